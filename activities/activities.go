@@ -1,0 +1,43 @@
+// Package activities holds every Temporal activity: all I/O of the
+// workflows (Postgres, the vault, acquirers) happens here.
+package activities
+
+import (
+	"context"
+	"log/slog"
+
+	"gorm.io/gorm"
+
+	"github.com/paygate/paygate/internal/connector/acquirer"
+	"github.com/paygate/paygate/internal/vault"
+)
+
+// Acquirer is the card acquirer the connector activities talk to.
+type Acquirer interface {
+	Charge(ctx context.Context, req acquirer.ChargeRequest) (acquirer.Charge, error)
+	Inquire(ctx context.Context, idempotencyKey string) (acquirer.Charge, error)
+}
+
+// Vault opens and forgets card data.
+type Vault interface {
+	Detokenize(ctx context.Context, token string) (vault.Card, error)
+	DropCVV(ctx context.Context, token string) error
+}
+
+// Activities holds the clients the activities need. The worker registers one
+// value; workflows call its methods through a nil pointer.
+type Activities struct {
+	DB        *gorm.DB
+	Vault     Vault
+	Acquirer  Acquirer
+	Connector string // the connector name shown to merchants
+	Logger    *slog.Logger
+}
+
+// Error types of application errors the activities return, for the
+// workflows' retry policies and branches.
+const (
+	ErrTypeAcquirerTimeout  = "AcquirerTimeout"
+	ErrTypeAcquirerRejected = "AcquirerRejected"
+	ErrTypeCardUnavailable  = "CardUnavailable"
+)

@@ -1,0 +1,130 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"gorm.io/gorm"
+
+	"github.com/paygate/paygate/internal/order"
+	"github.com/paygate/paygate/internal/risk"
+	"github.com/paygate/paygate/models"
+)
+
+// RecordOrderInput is a new order as the workflow first records it.
+type RecordOrderInput struct {
+	TransactionID      string
+	WorkflowID         string
+	MerchantID         string
+	AccountID          string
+	OrderNo            string
+	Currency           string
+	Amount             int64
+	PaymentStatus      int
+	OrderStatus        int
+	ResultCode         string
+	ResultMessage      string
+	CaptureMode        string
+	CardMasked         string
+	CardBrand          string
+	CardToken          string
+	CardFingerprint    string
+	RequestFingerprint string
+	Details            order.Details
+}
+
+// RecordOrder inserts the order row; a retry finds it there and does nothing.
+func (a *Activities) RecordOrder(ctx context.Context, in RecordOrderInput) error {
+	return models.InsertOrder(ctx, a.DB, &models.Order{
+		TransactionID:      in.TransactionID,
+		WorkflowID:         in.WorkflowID,
+		MerchantID:         in.MerchantID,
+		AccountID:          in.AccountID,
+		OrderNo:            in.OrderNo,
+		Currency:           in.Currency,
+		Amount:             in.Amount,
+		PaymentStatus:      in.PaymentStatus,
+		OrderStatus:        in.OrderStatus,
+		ResultCode:         in.ResultCode,
+		ResultMessage:      in.ResultMessage,
+		CaptureMode:        in.CaptureMode,
+		CardMasked:         in.CardMasked,
+		CardBrand:          in.CardBrand,
+		CardToken:          in.CardToken,
+		CardFingerprint:    in.CardFingerprint,
+		ShopperEmail:       in.Details.ShopperEmail,
+		ShopperIP:          in.Details.ShopperIP,
+		RequestFingerprint: in.RequestFingerprint,
+		Details:            in.Details,
+	})
+}
+
+// RiskInput is what the risk check needs to know about a payment.
+type RiskInput struct {
+	MerchantID      string
+	AccountID       string
+	Amount          int64
+	Currency        string
+	CardFingerprint string
+}
+
+// CheckRisk gathers the facts from Postgres and runs the risk rules.
+func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, error) {
+	account, err := models.FindAccount(ctx, a.DB, in.MerchantID, in.AccountID)
+	if err != nil {
+		return risk.Result{}, fmt.Errorf("risk check: %w", err)
+	}
+	blocked := true
+	err = a.DB.WithContext(ctx).Where("fingerprint = ?", in.CardFingerprint).Take(&models.BlockedCard{}).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		blocked = false
+	} else if err != nil {
+		return risk.Result{}, fmt.Errorf("risk check: %w", err)
+	}
+	return risk.Evaluate(risk.Facts{
+		Amount:      in.Amount,
+		Currency:    in.Currency,
+		AmountLimit: account.AmountLimits[in.Currency],
+		CardBlocked: in.CardFingerprint != "" && blocked,
+	}), nil
+}
+
+// FinishOrderInput is the outcome of a payment attempt, to be recorded.
+type FinishOrderInput struct {
+	TransactionID  string
+	PaymentStatus  int
+	OrderStatus    int
+	ResultCode     string
+	ResultMessage  string
+	CapturedAmount int64
+	Risk           risk.Result
+	Connector      string
+	ConnectorRef   string
+	AuthCode       string
+	Is3DS          bool
+	ThreeDSResult  string
+}
+
+// FinishOrder records the outcome on the order row.
+func (a *Activities) FinishOrder(ctx context.Context, in FinishOrderInput) error {
+	reasons := make([]models.RiskReason, 0, len(in.Risk.Reasons))
+	for _, r := range in.Risk.Reasons {
+		reasons = append(reasons, models.RiskReason{Name: r.Name, Status: r.Status})
+	}
+	return models.UpdateOrderResult(ctx, a.DB, in.TransactionID, models.OrderResult{
+		PaymentStatus:  in.PaymentStatus,
+		OrderStatus:    in.OrderStatus,
+		ResultCode:     in.ResultCode,
+		ResultMessage:  in.ResultMessage,
+		CapturedAmount: in.CapturedAmount,
+		RiskAction:     in.Risk.Action,
+		RiskScore:      in.Risk.Score,
+		RiskReasons:    reasons,
+		Connector:      in.Connector,
+		ConnectorRef:   in.ConnectorRef,
+		AuthCode:       in.AuthCode,
+		Is3DS:          in.Is3DS,
+		ThreeDSResult:  in.ThreeDSResult,
+	})
+}

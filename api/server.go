@@ -1,0 +1,102 @@
+// Package api is the merchant-facing HTTP interface: it authenticates and
+// validates requests, then starts or updates order workflows and renders
+// their answers. It never calls a connector or writes an order itself.
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"gorm.io/gorm"
+
+	"github.com/paygate/paygate/internal/codes"
+	"github.com/paygate/paygate/internal/merchant"
+	"github.com/paygate/paygate/internal/vault"
+	"github.com/paygate/paygate/workflows"
+)
+
+// Accounts loads merchant accounts with their signing keys.
+type Accounts interface {
+	Load(ctx context.Context, merchantID, accountID string) (*merchant.Account, error)
+}
+
+// Orders runs order workflows.
+type Orders interface {
+	Authorise(ctx context.Context, in workflows.OrderInput) (workflows.PaymentResult, error)
+}
+
+// CardVault tokenises cards at the edge.
+type CardVault interface {
+	Tokenize(ctx context.Context, scope string, c vault.Card) (string, bool, error)
+	Fingerprint(number string) string
+	Delete(ctx context.Context, token string) error
+}
+
+// IDs hands out transaction ids.
+type IDs interface {
+	Next() string
+}
+
+// Server holds what the handlers need.
+type Server struct {
+	Accounts Accounts
+	Orders   Orders
+	Vault    CardVault
+	IDs      IDs
+	DB       *gorm.DB
+	Logger   *slog.Logger
+	Now      func() time.Time
+}
+
+// Handler returns the HTTP handler with every route.
+func (s *Server) Handler() http.Handler {
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	// Client addresses come from the connection only: a header set by the
+	// caller must not get around the query IP allow-list.
+	_ = r.SetTrustedProxies(nil)
+	r.Use(s.logRequests, s.recoverPanics)
+	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok") })
+	v1 := r.Group("/v1")
+	v1.POST("/authorise", s.authorise)
+	v1.POST("/retrievalTrans", s.retrievalTrans)
+	return r
+}
+
+// logRequests writes one line per request: no bodies, so no card data.
+func (s *Server) logRequests(c *gin.Context) {
+	start := time.Now()
+	c.Next()
+	s.Logger.Info("request",
+		"method", c.Request.Method,
+		"path", c.Request.URL.Path,
+		"status", c.Writer.Status(),
+		"duration_ms", time.Since(start).Milliseconds(),
+		"client_ip", c.ClientIP(),
+		"result", c.GetString(ctxResultCode),
+	)
+}
+
+// ctxResultCode is the gin context key under which handlers leave the
+// result code for the request log.
+const ctxResultCode = "result_code"
+
+func (s *Server) recoverPanics(c *gin.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.Logger.Error("handler panic", "path", c.Request.URL.Path, "panic", r)
+			c.Set(ctxResultCode, codes.SystemError.ID)
+			if !c.Writer.Written() {
+				c.String(http.StatusServiceUnavailable, codes.SystemError.String())
+			}
+			c.Abort()
+		}
+	}()
+	c.Next()
+}

@@ -1,0 +1,143 @@
+package integration
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/internal/merchant"
+	"github.com/paygate/paygate/internal/signing"
+)
+
+// respon is the direct payment answer as a merchant parses it.
+type respon struct {
+	MerchantID    string `xml:"merchant_id"`
+	AccountID     string `xml:"account_id"`
+	OrderNo       string `xml:"order_no"`
+	Amount        string `xml:"amount"`
+	Currency      string `xml:"currency"`
+	TransactionID string `xml:"transaction_id"`
+	Card          string `xml:"card"`
+	OrderStatus   string `xml:"order_status"`
+	ResultInfo    string `xml:"result_info"`
+	Connector     string `xml:"connector"`
+	RiskAction    string `xml:"risk_action"`
+	RiskScore     string `xml:"risk_score"`
+	RiskReasons   []struct {
+		Name   string `xml:"name"`
+		Status string `xml:"status"`
+	} `xml:"risk_reasons>reason"`
+	EncryptionData string `xml:"encryption_data"`
+}
+
+var orderSeq atomic.Int64
+
+// newOrderNo returns an order number no other test uses.
+func newOrderNo(t *testing.T) string {
+	return "IT-" + time.Now().UTC().Format("150405") + "-" + randomHex(3) + "-" + itoa(orderSeq.Add(1))
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// cardOrder is a valid signed direct card payment of 12.34 USD.
+func cardOrder(creds merchant.Credentials, orderNo, pan string) map[string]string {
+	return map[string]string{
+		"merchant_id":      creds.MerchantID,
+		"account_id":       creds.AccountID,
+		"order_no":         orderNo,
+		"currency":         "USD",
+		"amount":           "12.34",
+		"first_name":       "Ada",
+		"last_name":        "Lovelace",
+		"card":             pan,
+		"expiration_year":  "2031",
+		"expiration_month": "12",
+		"security_code":    "739",
+		"shopper_email":    "ada@example.com",
+		"shopper_ip":       "203.0.113.7",
+		"billing_country":  "GB",
+		"notify_url":       "https://shop.example/notify",
+		"note":             "integration",
+	}
+}
+
+// signCard fills encryption_data with the authorise-card recipe.
+func signCard(f map[string]string, key string) map[string]string {
+	f["encryption_data"] = signing.Sign(key, f["merchant_id"], f["account_id"], f["order_no"], f["currency"],
+		f["amount"], f["first_name"], f["last_name"], f["card"], f["expiration_year"], f["expiration_month"],
+		f["security_code"], f["shopper_email"])
+	return f
+}
+
+func form(f map[string]string) string {
+	v := url.Values{}
+	for k, val := range f {
+		v.Set(k, val)
+	}
+	return v.Encode()
+}
+
+func jsonBody(t *testing.T, f any) string {
+	t.Helper()
+	b, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// post sends a body to the API and returns the status and body.
+func post(t *testing.T, path, contentType, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, env.api.URL+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", contentType)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, b
+}
+
+const formType = "application/x-www-form-urlencoded"
+
+// authorise posts a form-encoded direct payment and parses the XML answer.
+func authorise(t *testing.T, f map[string]string) (int, respon) {
+	t.Helper()
+	return authoriseBody(t, formType, form(f))
+}
+
+func authoriseBody(t *testing.T, contentType, body string) (int, respon) {
+	t.Helper()
+	code, b := post(t, "/v1/authorise", contentType, body)
+	var r respon
+	if err := xml.Unmarshal(b, &r); err != nil {
+		t.Fatalf("answer is not XML respon (%d): %v\n%s", code, err, b)
+	}
+	return code, r
+}
+
+// checkResultSignature verifies the upper-case payment result signature.
+func checkResultSignature(t *testing.T, r respon, key string) {
+	t.Helper()
+	want := signing.SignUpper(key, r.MerchantID, r.AccountID, r.TransactionID, r.OrderNo, r.Currency, r.Amount, r.OrderStatus, r.ResultInfo)
+	if r.EncryptionData != want {
+		t.Errorf("encryption_data = %q, want %q", r.EncryptionData, want)
+	}
+}

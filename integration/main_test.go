@@ -1,0 +1,182 @@
+// Package integration drives the whole gateway over HTTP: a real Temporal dev
+// server, a real Postgres, the real acquirer simulator on loopback, the
+// worker and the API, all started by TestMain.
+package integration
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/testsuite"
+	sdkworker "go.temporal.io/sdk/worker"
+
+	"github.com/paygate/paygate/internal/app"
+	"github.com/paygate/paygate/internal/devenv"
+	"github.com/paygate/paygate/internal/keyring"
+	"github.com/paygate/paygate/internal/merchant"
+	simulator "github.com/paygate/paygate/internal/simulator/acquirer"
+	"github.com/paygate/paygate/models"
+)
+
+// env is the running stack the tests share.
+var env struct {
+	gw       *app.Gateway
+	api      *httptest.Server
+	sim      *simulator.Server
+	simHTTP  *httptest.Server
+	temporal client.Client
+	worker   sdkworker.Worker
+	logs     *syncBuffer
+	auto     merchant.Credentials // capture mode auto, USD limit 10,000.00
+	manual   merchant.Credentials // capture mode manual
+}
+
+// syncBuffer collects every log line of the gateway so tests can search it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// Simulator timing: the timeout card's answer is held back far longer than
+// the gateway waits for it.
+const (
+	acquirerTimeout  = 1 * time.Second
+	simTimeoutDelay  = 4 * time.Second
+	simSettleDelay   = 200 * time.Millisecond
+	integrationLimit = 1_000_000 // 10,000.00 USD
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx := context.Background()
+	env.logs = &syncBuffer{}
+	logger := slog.New(slog.NewJSONHandler(env.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	setupLog := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	root, err := filepath.Abs("..")
+	if err != nil {
+		return fail(err)
+	}
+	bin, err := devenv.EnsureTemporalCLI(ctx, filepath.Join(root, ".bin"), setupLog)
+	if err != nil {
+		return fail(err)
+	}
+	server, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
+		ExistingPath: bin,
+		LogLevel:     "error",
+		ExtraArgs: []string{
+			"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
+			"--sqlite-pragma", "journal_mode=wal",
+		},
+		Stdout: os.Stderr,
+		Stderr: os.Stderr,
+	})
+	if err != nil {
+		return fail(fmt.Errorf("start temporal dev server: %w", err))
+	}
+	defer server.Stop()
+
+	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join(root, ".data", "postgres")}, setupLog)
+	if err != nil {
+		return fail(err)
+	}
+	defer pg.Stop()
+	dbName := "paygate_it_" + randomHex(6)
+	if err := devenv.CreateDatabase(ctx, pg.AdminURL, dbName); err != nil {
+		return fail(err)
+	}
+	defer devenv.DropDatabase(context.Background(), pg.AdminURL, dbName)
+
+	env.sim = simulator.NewServer(simulator.Options{TimeoutDelay: simTimeoutDelay, SettleDelay: simSettleDelay, Logger: logger})
+	defer env.sim.Close()
+	env.simHTTP = httptest.NewServer(env.sim.Handler())
+	defer env.simHTTP.Close()
+
+	spec, err := keyring.GenerateSpec("k1")
+	if err != nil {
+		return fail(err)
+	}
+	fp := make([]byte, 32)
+	_, _ = rand.Read(fp)
+	cfg := app.Config{
+		DatabaseURL:       pg.DatabaseURL(dbName),
+		TemporalAddress:   server.FrontendHostPort(),
+		TemporalNamespace: "default",
+		Keyring:           spec,
+		FingerprintKey:    base64.StdEncoding.EncodeToString(fp),
+		AcquirerURL:       env.simHTTP.URL,
+		AcquirerTimeout:   acquirerTimeout,
+		NodeName:          "integration",
+	}
+	env.gw, err = app.Open(ctx, cfg, logger, true)
+	if err != nil {
+		return fail(err)
+	}
+	defer env.gw.Close()
+	env.temporal = env.gw.Temporal
+	env.worker, err = env.gw.NewWorker()
+	if err != nil {
+		return fail(err)
+	}
+	if err := env.worker.Start(); err != nil {
+		return fail(err)
+	}
+	defer env.worker.Stop()
+	env.api = httptest.NewServer(env.gw.APIHandler())
+	defer env.api.Close()
+
+	env.auto, err = env.gw.Accounts.Create(ctx, merchant.NewAccount{
+		MerchantID: "10086", AccountID: "10086001", CaptureMode: models.CaptureAuto,
+		AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"USD", "EUR", "JPY"},
+		AmountLimits: map[string]int64{"USD": integrationLimit},
+	})
+	if err != nil {
+		return fail(err)
+	}
+	env.manual, err = env.gw.Accounts.Create(ctx, merchant.NewAccount{
+		MerchantID: "10086", AccountID: "10086002", CaptureMode: models.CaptureManual,
+		AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"USD", "EUR"},
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return m.Run()
+}
+
+func fail(err error) int {
+	fmt.Fprintln(os.Stderr, "integration setup:", err)
+	return 1
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

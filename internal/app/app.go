@@ -1,0 +1,224 @@
+// Package app wires the gateway's parts from configuration: the database,
+// Temporal, the vault, the API handler and the worker. The commands and the
+// integration tests build the gateway the same way through it.
+package app
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	sdkworker "go.temporal.io/sdk/worker"
+	"gorm.io/gorm"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/internal/connector/acquirer"
+	"github.com/paygate/paygate/internal/keyring"
+	"github.com/paygate/paygate/internal/merchant"
+	"github.com/paygate/paygate/internal/txid"
+	"github.com/paygate/paygate/internal/vault"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/worker"
+	"github.com/paygate/paygate/workflows"
+)
+
+// Config is the gateway's configuration. FromEnv reads it.
+type Config struct {
+	DatabaseURL       string
+	TemporalAddress   string
+	TemporalNamespace string
+	Keyring           string // "id:base64key,..." first is active
+	FingerprintKey    string // base64, 32 bytes
+	AcquirerURL       string
+	AcquirerTimeout   time.Duration
+	HTTPAddr          string
+	SimulatorAddr     string
+	NodeName          string
+}
+
+// FromEnv reads the configuration from the environment, with local defaults.
+func FromEnv() Config {
+	c := Config{
+		DatabaseURL:       os.Getenv("DATABASE_URL"),
+		TemporalAddress:   envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+		TemporalNamespace: envOr("TEMPORAL_NAMESPACE", "default"),
+		Keyring:           os.Getenv("PAYGATE_KEYRING"),
+		FingerprintKey:    os.Getenv("PAYGATE_FINGERPRINT_KEY"),
+		AcquirerURL:       envOr("ACQUIRER_URL", "http://127.0.0.1:8090"),
+		AcquirerTimeout:   10 * time.Second,
+		HTTPAddr:          envOr("PAYGATE_HTTP_ADDR", "127.0.0.1:8080"),
+		SimulatorAddr:     envOr("PAYGATE_SIMULATOR_ADDR", "127.0.0.1:8090"),
+	}
+	if v := os.Getenv("ACQUIRER_TIMEOUT"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil {
+			c.AcquirerTimeout = d
+		}
+	}
+	c.NodeName, _ = os.Hostname()
+	c.NodeName += "/" + strconv.Itoa(os.Getpid())
+	return c
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// Gateway holds the opened clients.
+type Gateway struct {
+	Config   Config
+	Logger   *slog.Logger
+	DB       *gorm.DB
+	Keys     *keyring.Keyring
+	Vault    *vault.Vault
+	Accounts *merchant.Service
+	Temporal client.Client
+}
+
+// Open connects to Postgres (and migrates it) and, when withTemporal is set,
+// to Temporal (and registers the search attributes).
+func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal bool) (*Gateway, error) {
+	if cfg.DatabaseURL == "" {
+		return nil, errors.New("DATABASE_URL is not set")
+	}
+	keys, err := keyring.Parse(cfg.Keyring)
+	if err != nil {
+		return nil, fmt.Errorf("PAYGATE_KEYRING: %w", err)
+	}
+	fpKey, err := base64.StdEncoding.DecodeString(cfg.FingerprintKey)
+	if err != nil || len(fpKey) < 32 {
+		return nil, errors.New("PAYGATE_FINGERPRINT_KEY must be at least 32 bytes in standard base64")
+	}
+	db, err := models.Open(ctx, cfg.DatabaseURL, logger)
+	if err != nil {
+		return nil, err
+	}
+	if err := models.Migrate(ctx, db); err != nil {
+		return nil, err
+	}
+	g := &Gateway{
+		Config:   cfg,
+		Logger:   logger,
+		DB:       db,
+		Keys:     keys,
+		Vault:    vault.New(db, keys, fpKey),
+		Accounts: merchant.NewService(db, keys, 5*time.Second),
+	}
+	if withTemporal {
+		c, err := client.DialContext(ctx, client.Options{
+			HostPort:  cfg.TemporalAddress,
+			Namespace: cfg.TemporalNamespace,
+			Logger:    sdklog.NewStructuredLogger(logger.With("component", "temporal")),
+		})
+		if err != nil {
+			g.Close()
+			return nil, fmt.Errorf("dial temporal %s: %w", cfg.TemporalAddress, err)
+		}
+		g.Temporal = c
+		if err := EnsureSearchAttributes(ctx, c, cfg.TemporalNamespace); err != nil {
+			g.Close()
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// Close releases the clients.
+func (g *Gateway) Close() {
+	if g.Temporal != nil {
+		g.Temporal.Close()
+	}
+	if sqlDB, err := g.DB.DB(); err == nil {
+		_ = sqlDB.Close()
+	}
+}
+
+// APIHandler returns the merchant API.
+func (g *Gateway) APIHandler() http.Handler {
+	s := &api.Server{
+		Accounts: g.Accounts,
+		Orders:   &api.TemporalOrders{Client: g.Temporal},
+		Vault:    g.Vault,
+		IDs:      txid.NewGenerator(txid.NodeFromString(g.Config.NodeName)),
+		DB:       g.DB,
+		Logger:   g.Logger.With("component", "api"),
+	}
+	return s.Handler()
+}
+
+// Activities returns the activities with their clients.
+func (g *Gateway) Activities() (*activities.Activities, error) {
+	acq, err := acquirer.NewClient(g.Config.AcquirerURL, g.Config.AcquirerTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("acquirer client: %w", err)
+	}
+	return &activities.Activities{
+		DB:        g.DB,
+		Vault:     g.Vault,
+		Acquirer:  acq,
+		Connector: workflows.ConnectorName,
+		Logger:    g.Logger.With("component", "activities"),
+	}, nil
+}
+
+// NewWorker returns a worker with every workflow and activity registered.
+func (g *Gateway) NewWorker() (sdkworker.Worker, error) {
+	acts, err := g.Activities()
+	if err != nil {
+		return nil, err
+	}
+	return worker.New(g.Temporal, acts), nil
+}
+
+// EnsureSearchAttributes registers the custom search attributes that are missing.
+func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string) error {
+	ops := c.OperatorService()
+	have, err := ops.ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return fmt.Errorf("list search attributes: %w", err)
+	}
+	missing := map[string]enumspb.IndexedValueType{}
+	for name, typ := range workflows.SearchAttributeTypes {
+		if _, ok := have.GetCustomAttributes()[name]; ok {
+			continue
+		}
+		v, ok := enumspb.IndexedValueType_value["INDEXED_VALUE_TYPE_"+upper(typ)]
+		if !ok {
+			return fmt.Errorf("search attribute %s: unknown type %s", name, typ)
+		}
+		missing[name] = enumspb.IndexedValueType(v)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	_, err = ops.AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{Namespace: namespace, SearchAttributes: missing})
+	var exists *serviceerror.AlreadyExists
+	if err != nil && !errors.As(err, &exists) {
+		return fmt.Errorf("add search attributes: %w", err)
+	}
+	return nil
+}
+
+func upper(s string) string {
+	b := []byte(s)
+	for i, ch := range b {
+		if 'a' <= ch && ch <= 'z' {
+			b[i] = ch - 'a' + 'A'
+		}
+	}
+	return string(b)
+}

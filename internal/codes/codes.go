@@ -1,0 +1,96 @@
+// Package codes holds every result code the gateway answers with, in one table.
+//
+// A result is rendered as "<code>:<message>" in result_info, refund_message and
+// notifications. The families follow the interface: 0000 success, I request and
+// account errors, R risk, C connector, S system, E communication, A declines.
+package codes
+
+import "strings"
+
+// Code is one entry of the result code table.
+type Code struct {
+	ID      string
+	Message string
+}
+
+// String renders the code as the interface's "<code>:<message>".
+func (c Code) String() string { return c.ID + ":" + c.Message }
+
+// With returns the code with a detail appended to its message, such as the
+// name of the offending field.
+func (c Code) With(detail string) Code {
+	if detail == "" {
+		return c
+	}
+	return Code{ID: c.ID, Message: c.Message + ": " + detail}
+}
+
+// Is reports whether c is the table entry other, ignoring any detail.
+func (c Code) Is(other Code) bool { return c.ID == other.ID }
+
+// Success reports whether the code is the success code.
+func (c Code) Success() bool { return c.ID == OK.ID }
+
+// Parse splits a "<code>:<message>" string back into a Code.
+func Parse(s string) Code {
+	id, msg, _ := strings.Cut(s, ":")
+	return Code{ID: id, Message: msg}
+}
+
+// The result code table. Keep docs/result-codes.md in step: a test compares them.
+var (
+	OK = Code{"0000", "Success"}
+
+	MissingField        = Code{"I0001", "Missing required field"}
+	UnknownMerchant     = Code{"I0002", "Unknown or inactive merchant account"}
+	InvalidAmount       = Code{"I0003", "Invalid amount"}
+	UnsupportedCurrency = Code{"I0004", "Currency not supported for this account"}
+	InvalidCardNumber   = Code{"I0005", "Invalid card number"}
+	InvalidExpiry       = Code{"I0006", "Invalid or expired card expiry date"}
+	InvalidCVV          = Code{"I0007", "Invalid security code"}
+	InvalidField        = Code{"I0008", "Invalid field value"}
+	DuplicateOrder      = Code{"I0009", "Duplicate order_no with different content"}
+	MalformedRequest    = Code{"I0010", "Malformed request body"}
+	RequestTooLarge     = Code{"I0011", "Request body too large"}
+	PaymentTypeConflict = Code{"I0012", "Give either card or payment_method, not both or neither"}
+	BadSignature        = Code{"I0013", "Signature verification failed"}
+	IPNotAllowed        = Code{"I0014", "Caller IP address not registered for queries"}
+	TooManyOrders       = Code{"I0015", "Too many orders in one request"}
+	OrderNotFound       = Code{"I0016", "Order not found"}
+	UnsupportedMethod   = Code{"I0017", "Payment method not supported"}
+	InvalidState        = Code{"I0018", "Operation not allowed in the order's current state"}
+	OrderMismatch       = Code{"I0019", "Entry does not match the order"}
+
+	RiskAmountLimit = Code{"R0001", "Amount exceeds the account limit"}
+	RiskBlockedCard = Code{"R0002", "Card is blocked"}
+	RiskRejected    = Code{"R0003", "Rejected by risk rules"}
+
+	ConnectorError      = Code{"C0001", "Acquirer error"}
+	ThreeDSNotAvailable = Code{"C0002", "Card requires 3-D Secure, which is not available for this payment"}
+
+	SystemError = Code{"S0001", "Temporary system error, try again"}
+
+	AcquirerTimeout = Code{"E0001", "Acquirer did not answer in time"}
+
+	Declined          = Code{"A0001", "Declined"}
+	InsufficientFunds = Code{"A0002", "Insufficient funds"}
+	ExpiredCard       = Code{"A0003", "Expired card"}
+	WrongCVV          = Code{"A0004", "Incorrect security code"}
+	ThreeDSFailed     = Code{"A0005", "3-D Secure authentication failed"}
+)
+
+// All lists the table in order, for documentation and tests.
+func All() []Code {
+	return []Code{
+		OK,
+		MissingField, UnknownMerchant, InvalidAmount, UnsupportedCurrency, InvalidCardNumber,
+		InvalidExpiry, InvalidCVV, InvalidField, DuplicateOrder, MalformedRequest, RequestTooLarge,
+		PaymentTypeConflict, BadSignature, IPNotAllowed, TooManyOrders, OrderNotFound,
+		UnsupportedMethod, InvalidState, OrderMismatch,
+		RiskAmountLimit, RiskBlockedCard, RiskRejected,
+		ConnectorError, ThreeDSNotAvailable,
+		SystemError,
+		AcquirerTimeout,
+		Declined, InsufficientFunds, ExpiredCard, WrongCVV, ThreeDSFailed,
+	}
+}

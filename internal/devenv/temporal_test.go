@@ -1,0 +1,278 @@
+package devenv
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTemporalArgs(t *testing.T) {
+	common := []string{
+		"--log-format", "json",
+		"--log-level", "warn",
+		"--sqlite-pragma", "journal_mode=wal",
+		"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
+	}
+	tests := []struct {
+		name string
+		opts TemporalOptions
+		want []string
+	}{
+		{
+			name: "defaults",
+			opts: TemporalOptions{DBFile: "/d/t.db"},
+			want: slices.Concat([]string{
+				"server", "start-dev",
+				"--db-filename", "/d/t.db",
+				"--ip", "127.0.0.1",
+				"--port", "7233",
+				"--ui-ip", "127.0.0.1",
+				"--ui-port", "8233",
+				"--namespace", "default",
+			}, common),
+		},
+		{
+			name: "ui port follows port",
+			opts: TemporalOptions{DBFile: "t.db", Port: 17233, Namespace: "paygate"},
+			want: slices.Concat([]string{
+				"server", "start-dev",
+				"--db-filename", "t.db",
+				"--ip", "127.0.0.1",
+				"--port", "17233",
+				"--ui-ip", "127.0.0.1",
+				"--ui-port", "18233",
+				"--namespace", "paygate",
+			}, common),
+		},
+		{
+			name: "explicit ip and ui port, sorted search attributes",
+			opts: TemporalOptions{
+				DBFile: "t.db", IP: "0.0.0.0", Port: 7000, UIPort: 9000,
+				SearchAttributes: map[string]string{"PaymentStatus": "Keyword", "AmountMinor": "Int", "MerchantID": "Keyword"},
+			},
+			want: slices.Concat([]string{
+				"server", "start-dev",
+				"--db-filename", "t.db",
+				"--ip", "0.0.0.0",
+				"--port", "7000",
+				"--ui-ip", "0.0.0.0",
+				"--ui-port", "9000",
+				"--namespace", "default",
+			}, common, []string{
+				"--search-attribute", "AmountMinor=Int",
+				"--search-attribute", "MerchantID=Keyword",
+				"--search-attribute", "PaymentStatus=Keyword",
+			}),
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := temporalArgs(tt.opts.withDefaults())
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("temporalArgs() =\n%q\nwant\n%q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestVersionMatches(t *testing.T) {
+	tests := []struct {
+		name   string
+		output string
+		want   bool
+	}{
+		{name: "cli output", output: "temporal version 1.5.1 (Server 1.29.1, UI 2.42.1)", want: true},
+		{name: "with v prefix", output: "temporal version v1.5.1", want: true},
+		{name: "other version", output: "temporal version 1.4.1 (Server 1.28.0, UI 2.41.0)", want: false},
+		{name: "longer version", output: "temporal version 1.5.10", want: false},
+		{name: "empty", output: "", want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := versionMatches(tt.output, TemporalCLIVersion); got != tt.want {
+				t.Errorf("versionMatches(%q) = %v, want %v", tt.output, got, tt.want)
+			}
+		})
+	}
+}
+
+// testLogger returns a logger writing to the test's output.
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// writeScript writes an executable shell script and returns its path.
+func writeScript(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestTemporalCLIVersion(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		bin     string
+		want    string
+		wantErr bool
+	}{
+		{name: "reports the version", bin: writeScript(t, dir, "good", `echo "temporal version 1.5.1 (Server 1.29.1, UI 2.42.1)"`), want: TemporalCLIVersion},
+		{name: "reports another version", bin: writeScript(t, dir, "old", `echo "temporal version 1.4.1"`), want: "temporal version 1.4.1"},
+		{name: "fails to run", bin: writeScript(t, dir, "broken", `exit 1`), wantErr: true},
+		{name: "missing", bin: filepath.Join(dir, "missing"), wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := temporalCLIVersion(t.Context(), tt.bin)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("temporalCLIVersion() error = %v, wantErr %v", err, tt.wantErr)
+			}
+			if got != tt.want {
+				t.Errorf("temporalCLIVersion() = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestEnsureTemporalCLIKeepsMatchingBinary(t *testing.T) {
+	dir := t.TempDir()
+	want := writeScript(t, dir, "temporal", `echo "temporal version 1.5.1 (Server 1.29.1, UI 2.42.1)"`)
+	got, err := EnsureTemporalCLI(t.Context(), dir, testLogger(t))
+	if err != nil {
+		t.Fatalf("EnsureTemporalCLI: %v", err)
+	}
+	if got != want {
+		t.Errorf("EnsureTemporalCLI = %q, want %q", got, want)
+	}
+}
+
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func TestStartTemporalErrors(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	busyPort := busy.Addr().(*net.TCPAddr).Port
+
+	dir := t.TempDir()
+	failing := writeScript(t, dir, "failing", `echo "boom: bad flag" >&2; exit 3`)
+	tests := []struct {
+		name    string
+		opts    TemporalOptions
+		wantErr []string
+	}{
+		{
+			name:    "frontend port in use",
+			opts:    TemporalOptions{Binary: failing, DBFile: filepath.Join(dir, "a.db"), Port: busyPort, UIPort: freePort(t)},
+			wantErr: []string{"frontend port", "already in use", strconv.Itoa(busyPort)},
+		},
+		{
+			name:    "ui port in use",
+			opts:    TemporalOptions{Binary: failing, DBFile: filepath.Join(dir, "b.db"), Port: freePort(t), UIPort: busyPort},
+			wantErr: []string{"UI port", "already in use"},
+		},
+		{
+			name:    "exits early",
+			opts:    TemporalOptions{Binary: failing, DBFile: filepath.Join(dir, "c.db"), Port: freePort(t), UIPort: freePort(t)},
+			wantErr: []string{"exited early", "exit status 3", "boom: bad flag"},
+		},
+		{
+			name:    "missing binary",
+			opts:    TemporalOptions{Binary: filepath.Join(dir, "nope"), DBFile: filepath.Join(dir, "d.db")},
+			wantErr: []string{"no such file"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := StartTemporal(t.Context(), tt.opts, nil)
+			if err == nil {
+				_ = p.Stop()
+				t.Fatal("StartTemporal succeeded, want error")
+			}
+			for _, want := range tt.wantErr {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not contain %q", err, want)
+				}
+			}
+		})
+	}
+}
+
+func TestStartTemporal(t *testing.T) {
+	bin, err := filepath.Abs(filepath.Join("..", "..", ".bin", "temporal"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(bin); errors.Is(err, os.ErrNotExist) {
+		t.Skipf("no temporal CLI at %s; install it with: GOBIN=$PWD/.bin go install %s@%s", bin, TemporalCLIModule, TemporalCLIVersion)
+	}
+	if v, err := temporalCLIVersion(t.Context(), bin); err != nil || v != TemporalCLIVersion {
+		t.Skipf("temporal CLI at %s is not a usable %s (found %q, err %v); it may still be installing", bin, TemporalCLIVersion, v, err)
+	}
+
+	dir := t.TempDir()
+	opts := TemporalOptions{
+		Binary:           bin,
+		DBFile:           filepath.Join(dir, "state", "temporal.db"),
+		Port:             freePort(t),
+		UIPort:           freePort(t),
+		Namespace:        "paygate-test",
+		SearchAttributes: map[string]string{"PaygateStatus": "Keyword"},
+		LogFile:          filepath.Join(dir, "logs", "temporal.log"),
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	defer cancel()
+	p, err := StartTemporal(ctx, opts, testLogger(t))
+	if err != nil {
+		t.Fatalf("StartTemporal: %v", err)
+	}
+	t.Cleanup(func() { _ = p.Stop() })
+
+	if want := "127.0.0.1:" + strconv.Itoa(opts.Port); p.HostPort() != want {
+		t.Errorf("HostPort() = %q, want %q", p.HostPort(), want)
+	}
+	if want := "http://127.0.0.1:" + strconv.Itoa(opts.UIPort); p.UIURL() != want {
+		t.Errorf("UIURL() = %q, want %q", p.UIURL(), want)
+	}
+	resp, err := http.Get(p.UIURL())
+	if err != nil {
+		t.Fatalf("GET UI: %v", err)
+	}
+	resp.Body.Close()
+	if _, err := os.Stat(opts.DBFile); err != nil {
+		t.Errorf("db file: %v", err)
+	}
+
+	if err := p.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
+	}
+	if err := p.Stop(); err != nil {
+		t.Fatalf("second Stop: %v", err)
+	}
+	if tcpAnswers(t.Context(), p.HostPort()) {
+		t.Errorf("frontend %s still answers after Stop", p.HostPort())
+	}
+}

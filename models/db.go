@@ -1,0 +1,169 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"gorm.io/driver/postgres"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+	gormlogger "gorm.io/gorm/logger"
+)
+
+// ErrNotFound is returned when a looked-up record does not exist.
+var ErrNotFound = errors.New("not found")
+
+// Open connects to Postgres. SQL is logged without parameter values, so no
+// customer data can reach the log through a slow-query line.
+func Open(ctx context.Context, url string, logger *slog.Logger) (*gorm.DB, error) {
+	gl := gormlogger.NewSlogLogger(logger, gormlogger.Config{
+		SlowThreshold:             time.Second,
+		LogLevel:                  gormlogger.Warn,
+		IgnoreRecordNotFoundError: true,
+		ParameterizedQueries:      true,
+	})
+	db, err := gorm.Open(postgres.Open(url), &gorm.Config{Logger: gl, TranslateError: true})
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("open postgres: %w", err)
+	}
+	sqlDB.SetMaxOpenConns(40)
+	sqlDB.SetMaxIdleConns(20)
+	if err := sqlDB.PingContext(ctx); err != nil {
+		return nil, fmt.Errorf("ping postgres: %w", err)
+	}
+	return db, nil
+}
+
+// Migrate brings the schema up to date.
+func Migrate(ctx context.Context, db *gorm.DB) error {
+	if err := db.WithContext(ctx).AutoMigrate(All()...); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	return nil
+}
+
+// FindAccount loads an active account of a merchant.
+func FindAccount(ctx context.Context, db *gorm.DB, merchantID, accountID string) (*Account, error) {
+	var a Account
+	err := db.WithContext(ctx).Where("id = ? AND merchant_id = ? AND active", accountID, merchantID).Take(&a).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find account %s: %w", accountID, err)
+	}
+	return &a, nil
+}
+
+// InsertOrder records a new order. A second insert of the same transaction is
+// a no-op, so the activity that calls it may be retried.
+func InsertOrder(ctx context.Context, db *gorm.DB, o *Order) error {
+	err := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(o).Error
+	if err != nil {
+		return fmt.Errorf("insert order %s: %w", o.TransactionID, err)
+	}
+	return nil
+}
+
+// OrderResult is what a payment attempt changes on an order.
+type OrderResult struct {
+	PaymentStatus  int
+	OrderStatus    int
+	ResultCode     string
+	ResultMessage  string
+	CapturedAmount int64
+	RiskAction     string
+	RiskScore      int
+	RiskReasons    []RiskReason
+	Connector      string
+	ConnectorRef   string
+	AuthCode       string
+	Is3DS          bool
+	ThreeDSResult  string
+}
+
+// UpdateOrderResult writes a payment attempt's outcome.
+func UpdateOrderResult(ctx context.Context, db *gorm.DB, transactionID string, r OrderResult) error {
+	res := db.WithContext(ctx).Model(&Order{}).Where("transaction_id = ?", transactionID).Select(
+		"payment_status", "order_status", "result_code", "result_message", "captured_amount",
+		"risk_action", "risk_score", "risk_reasons", "connector", "connector_ref", "auth_code",
+		"is3ds", "threeds_result", "updated_at",
+	).Updates(&Order{
+		PaymentStatus:  r.PaymentStatus,
+		OrderStatus:    r.OrderStatus,
+		ResultCode:     r.ResultCode,
+		ResultMessage:  r.ResultMessage,
+		CapturedAmount: r.CapturedAmount,
+		RiskAction:     r.RiskAction,
+		RiskScore:      r.RiskScore,
+		RiskReasons:    r.RiskReasons,
+		Connector:      r.Connector,
+		ConnectorRef:   r.ConnectorRef,
+		AuthCode:       r.AuthCode,
+		Is3DS:          r.Is3DS,
+		ThreeDSResult:  r.ThreeDSResult,
+		UpdatedAt:      time.Now(),
+	})
+	if res.Error != nil {
+		return fmt.Errorf("update order %s: %w", transactionID, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("update order %s: %w", transactionID, ErrNotFound)
+	}
+	return nil
+}
+
+// FindOrderByNo loads an account's order by the merchant's order number.
+func FindOrderByNo(ctx context.Context, db *gorm.DB, accountID, orderNo string) (*Order, error) {
+	var o Order
+	err := db.WithContext(ctx).Where("account_id = ? AND order_no = ?", accountID, orderNo).Take(&o).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find order %s: %w", orderNo, err)
+	}
+	return &o, nil
+}
+
+// FindOrders loads an account's orders by order numbers and transaction ids.
+func FindOrders(ctx context.Context, db *gorm.DB, merchantID, accountID string, orderNos, transactionIDs []string) ([]Order, error) {
+	var orders []Order
+	q := db.WithContext(ctx).Where("merchant_id = ? AND account_id = ?", merchantID, accountID)
+	switch {
+	case len(orderNos) > 0 && len(transactionIDs) > 0:
+		q = q.Where("order_no IN ? OR transaction_id IN ?", orderNos, transactionIDs)
+	case len(orderNos) > 0:
+		q = q.Where("order_no IN ?", orderNos)
+	case len(transactionIDs) > 0:
+		q = q.Where("transaction_id IN ?", transactionIDs)
+	default:
+		return nil, nil
+	}
+	if err := q.Order("transaction_id").Find(&orders).Error; err != nil {
+		return nil, fmt.Errorf("find orders: %w", err)
+	}
+	return orders, nil
+}
+
+// FindOrdersBetween pages through an account's orders created in [from, to),
+// ordered by transaction id and starting after the cursor.
+func FindOrdersBetween(ctx context.Context, db *gorm.DB, merchantID, accountID string, from, to time.Time, after string, limit int) ([]Order, error) {
+	var orders []Order
+	q := db.WithContext(ctx).Where("merchant_id = ? AND account_id = ? AND created_at >= ? AND created_at < ?",
+		merchantID, accountID, from, to)
+	if after != "" {
+		q = q.Where("transaction_id > ?", after)
+	}
+	if err := q.Order("transaction_id").Limit(limit).Find(&orders).Error; err != nil {
+		return nil, fmt.Errorf("find orders between: %w", err)
+	}
+	return orders, nil
+}

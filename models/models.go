@@ -1,0 +1,146 @@
+// Package models holds the Postgres record of merchants, orders and the card
+// vault, and the queries on it. Models are never workflow payloads.
+package models
+
+import (
+	"time"
+
+	"github.com/paygate/paygate/internal/order"
+)
+
+// Capture modes of an account.
+const (
+	CaptureAuto   = "auto"
+	CaptureManual = "manual"
+)
+
+// Merchant is a company that holds one or more accounts.
+type Merchant struct {
+	ID        string `gorm:"primaryKey;size:32"`
+	Name      string `gorm:"size:200;not null"`
+	CreatedAt time.Time
+}
+
+// Account is a merchant account: the signing key and the settings that orders
+// of that account follow. The signing key is sealed with the keyring.
+type Account struct {
+	ID         string `gorm:"primaryKey;size:32"`
+	MerchantID string `gorm:"size:32;not null;index"`
+	Name       string `gorm:"size:200;not null"`
+	Active     bool   `gorm:"not null;default:true"`
+
+	SignKeyID     string `gorm:"size:64;not null"`
+	SignKeySealed []byte `gorm:"not null"`
+	// The previous key stays valid until PrevSignKeyUntil so merchants can
+	// rotate without downtime.
+	PrevSignKeyID     string `gorm:"size:64"`
+	PrevSignKeySealed []byte
+	PrevSignKeyUntil  *time.Time
+
+	CaptureMode     string           `gorm:"size:16;not null;default:auto"`
+	AllowedQueryIPs []string         `gorm:"serializer:json;type:jsonb;not null"`
+	Currencies      []string         `gorm:"serializer:json;type:jsonb;not null"`
+	AmountLimits    map[string]int64 `gorm:"serializer:json;type:jsonb;not null"`
+
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// AllowsCurrency reports whether the account takes payments in the currency.
+func (a *Account) AllowsCurrency(code string) bool {
+	for _, c := range a.Currencies {
+		if c == code {
+			return true
+		}
+	}
+	return false
+}
+
+// AllowsQueryFrom reports whether ip is registered for queries.
+func (a *Account) AllowsQueryFrom(ip string) bool {
+	for _, allowed := range a.AllowedQueryIPs {
+		if allowed == ip {
+			return true
+		}
+	}
+	return false
+}
+
+// RiskReason is one rule's verdict, as the XML risk_reasons carries it.
+type RiskReason struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+}
+
+// Order is the record of one payment order. The workflow writes it; the API
+// only reads it.
+type Order struct {
+	TransactionID string `gorm:"primaryKey;size:19"`
+	WorkflowID    string `gorm:"size:300;not null;uniqueIndex"`
+	MerchantID    string `gorm:"size:32;not null;index"`
+	AccountID     string `gorm:"size:32;not null;uniqueIndex:idx_orders_account_order_no,priority:1"`
+	OrderNo       string `gorm:"size:64;not null;uniqueIndex:idx_orders_account_order_no,priority:2"`
+
+	Currency string `gorm:"size:3;not null"`
+	Amount   int64  `gorm:"not null"`
+
+	PaymentStatus int    `gorm:"not null;index"`
+	OrderStatus   int    `gorm:"not null"`
+	ResultCode    string `gorm:"size:8;not null"`
+	ResultMessage string `gorm:"size:300;not null"`
+
+	CaptureMode    string `gorm:"size:16;not null"`
+	CapturedAmount int64  `gorm:"not null;default:0"`
+	RefundedAmount int64  `gorm:"not null;default:0"`
+
+	CardMasked      string `gorm:"size:19"`
+	CardBrand       string `gorm:"size:16"`
+	CardToken       string `gorm:"size:64"`
+	CardFingerprint string `gorm:"size:64;index"`
+
+	ShopperEmail string `gorm:"size:200;index"`
+	ShopperIP    string `gorm:"size:64"`
+
+	// RequestFingerprint identifies the request's content so a repeated
+	// order_no can be told apart from a changed one.
+	RequestFingerprint string `gorm:"size:64;not null"`
+
+	RiskAction  string       `gorm:"size:16"`
+	RiskScore   int          `gorm:"not null;default:0"`
+	RiskReasons []RiskReason `gorm:"serializer:json;type:jsonb"`
+
+	Connector     string `gorm:"size:32"`
+	ConnectorRef  string `gorm:"size:64"`
+	AuthCode      string `gorm:"size:16"`
+	Is3DS         bool   `gorm:"column:is3ds;not null;default:false"`
+	ThreeDSResult string `gorm:"column:threeds_result;size:64"`
+
+	Details order.Details `gorm:"serializer:json;type:jsonb;not null"`
+
+	CreatedAt time.Time `gorm:"index"`
+	UpdatedAt time.Time
+}
+
+// VaultCard is one tokenised card. Everything that is card data is sealed with
+// the keyring; the CVV is dropped once the authorisation is over.
+type VaultCard struct {
+	Token        string `gorm:"primaryKey;size:64"`
+	KeyID        string `gorm:"size:64;not null"`
+	CardSealed   []byte `gorm:"not null"`
+	CVVSealed    []byte
+	Fingerprint  string `gorm:"size:64;not null;index"`
+	CreatedAt    time.Time
+	CVVDroppedAt *time.Time
+}
+
+// BlockedCard is an entry of the blocked-card list, by card fingerprint.
+type BlockedCard struct {
+	Fingerprint string `gorm:"primaryKey;size:64"`
+	Reason      string `gorm:"size:200;not null"`
+	CreatedAt   time.Time
+}
+
+// All lists every model, in migration order.
+func All() []any {
+	return []any{&Merchant{}, &Account{}, &Order{}, &VaultCard{}, &BlockedCard{}}
+}

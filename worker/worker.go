@@ -1,0 +1,28 @@
+// Package worker registers the workflows and activities on a Temporal worker.
+package worker
+
+import (
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/workflows"
+)
+
+// Register puts every workflow and activity on r.
+func Register(r sdkworker.Registry, acts *activities.Activities) {
+	r.RegisterWorkflowWithOptions(workflows.Order, workflow.RegisterOptions{Name: workflows.OrderWorkflowType})
+	r.RegisterActivity(acts)
+}
+
+// New returns a worker on the gateway's task queue with everything registered.
+func New(c client.Client, acts *activities.Activities) sdkworker.Worker {
+	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{
+		MaxConcurrentActivityExecutionSize:      200,
+		MaxConcurrentLocalActivityExecutionSize: 200,
+		MaxConcurrentWorkflowTaskExecutionSize:  200,
+	})
+	Register(w, acts)
+	return w
+}

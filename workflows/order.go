@@ -1,0 +1,345 @@
+package workflows
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/codes"
+	"github.com/paygate/paygate/internal/order"
+	"github.com/paygate/paygate/internal/risk"
+	"github.com/paygate/paygate/internal/status"
+	"github.com/paygate/paygate/models"
+)
+
+// CardRef is the card as the workflow knows it: a vault token and what may
+// be shown, never the number or the security code.
+type CardRef struct {
+	Token       string
+	Masked      string
+	Brand       string
+	Fingerprint string
+}
+
+// OrderInput starts an order workflow.
+type OrderInput struct {
+	TransactionID      string
+	MerchantID         string
+	AccountID          string
+	OrderNo            string
+	Amount             int64
+	Currency           string
+	CaptureMode        string
+	Card               CardRef
+	RequestFingerprint string
+	Details            order.Details
+}
+
+// AuthoriseRequest is the update a direct payment request sends. Only a
+// request with the same content as the order's first one is answered.
+type AuthoriseRequest struct {
+	RequestFingerprint string
+}
+
+// PaymentResult is the answer to a payment request.
+type PaymentResult struct {
+	TransactionID string
+	MerchantID    string
+	AccountID     string
+	OrderNo       string
+	Amount        int64
+	Currency      string
+	PaymentStatus status.Payment
+	OrderStatus   status.Order
+	ResultCode    string
+	ResultMessage string
+	CardMasked    string
+	CardToken     string
+	Connector     string
+	AuthCode      string
+	Risk          risk.Result
+	Is3DS         bool
+	ThreeDSResult string
+}
+
+// Code returns the result as a result code.
+func (r PaymentResult) Code() codes.Code {
+	return codes.Code{ID: r.ResultCode, Message: r.ResultMessage}
+}
+
+// OrderState is what the order-state query returns.
+type OrderState struct {
+	TransactionID string
+	PaymentStatus status.Payment
+	Result        *PaymentResult
+}
+
+// Timeouts and retry schedules of the order workflow's steps.
+const (
+	storeTimeout     = 10 * time.Second
+	authoriseTimeout = 60 * time.Second
+	inquiryTimeout   = 30 * time.Second
+	// chargeRounds bounds how often a charge is tried again after the
+	// acquirer said it never saw the previous attempt.
+	chargeRounds = 3
+)
+
+var (
+	storeOptions = workflow.LocalActivityOptions{
+		StartToCloseTimeout: storeTimeout,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    100 * time.Millisecond,
+			BackoffCoefficient: 2,
+			MaximumInterval:    10 * time.Second,
+		},
+	}
+	authoriseOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: authoriseTimeout,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    200 * time.Millisecond,
+			BackoffCoefficient: 2,
+			MaximumInterval:    10 * time.Second,
+			MaximumAttempts:    6,
+			NonRetryableErrorTypes: []string{
+				activities.ErrTypeAcquirerTimeout,
+				activities.ErrTypeAcquirerRejected,
+				activities.ErrTypeCardUnavailable,
+			},
+		},
+	}
+	// An inquiry is retried until the acquirer answers: until then nobody
+	// knows whether the card was charged, so the order must not move on.
+	inquiryOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: inquiryTimeout,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    500 * time.Millisecond,
+			BackoffCoefficient: 2,
+			MaximumInterval:    time.Minute,
+		},
+	}
+)
+
+// a is the nil pointer through which the workflow names activities.
+var a *activities.Activities
+
+type orderWorkflow struct {
+	in     OrderInput
+	id     string
+	status status.Payment
+	result *PaymentResult
+}
+
+// Order is the workflow of one payment order: it records the order, checks
+// risk, authorises through the connector and keeps the record in step.
+func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
+	w := &orderWorkflow{in: in, id: workflow.GetInfo(ctx).WorkflowExecution.ID, status: status.Pending}
+	if err := w.registerHandlers(ctx); err != nil {
+		return PaymentResult{}, err
+	}
+	res, err := w.pay(ctx)
+	if err != nil {
+		return PaymentResult{}, err
+	}
+	w.result = &res
+	// Let repeat requests that are waiting for the answer receive it.
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return PaymentResult{}, err
+	}
+	return res, nil
+}
+
+func (w *orderWorkflow) registerHandlers(ctx workflow.Context) error {
+	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateAuthorise,
+		func(ctx workflow.Context, req AuthoriseRequest) (PaymentResult, error) {
+			if err := workflow.Await(ctx, func() bool { return w.result != nil }); err != nil {
+				return PaymentResult{}, err
+			}
+			return *w.result, nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req AuthoriseRequest) error {
+			if req.RequestFingerprint != w.in.RequestFingerprint {
+				return temporal.NewApplicationError("order_no already used with different content", ErrTypeOrderMismatch)
+			}
+			return nil
+		}},
+	)
+	if err != nil {
+		return err
+	}
+	return workflow.SetQueryHandler(ctx, QueryOrderState, func() (OrderState, error) {
+		return OrderState{TransactionID: w.in.TransactionID, PaymentStatus: w.status, Result: w.result}, nil
+	})
+}
+
+func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
+	in := w.in
+	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	err := workflow.ExecuteLocalActivity(lctx, a.RecordOrder, activities.RecordOrderInput{
+		TransactionID:      in.TransactionID,
+		WorkflowID:         w.id,
+		MerchantID:         in.MerchantID,
+		AccountID:          in.AccountID,
+		OrderNo:            in.OrderNo,
+		Currency:           in.Currency,
+		Amount:             in.Amount,
+		PaymentStatus:      int(status.Pending),
+		OrderStatus:        int(status.OrderPending),
+		ResultCode:         "",
+		ResultMessage:      "",
+		CaptureMode:        in.CaptureMode,
+		CardMasked:         in.Card.Masked,
+		CardBrand:          in.Card.Brand,
+		CardToken:          in.Card.Token,
+		CardFingerprint:    in.Card.Fingerprint,
+		RequestFingerprint: in.RequestFingerprint,
+		Details:            in.Details,
+	}).Get(ctx, nil)
+	if err != nil {
+		return PaymentResult{}, err
+	}
+
+	var verdict risk.Result
+	err = workflow.ExecuteLocalActivity(lctx, a.CheckRisk, activities.RiskInput{
+		MerchantID:      in.MerchantID,
+		AccountID:       in.AccountID,
+		Amount:          in.Amount,
+		Currency:        in.Currency,
+		CardFingerprint: in.Card.Fingerprint,
+	}).Get(ctx, &verdict)
+	if err != nil {
+		return PaymentResult{}, err
+	}
+
+	var out activities.FinishOrderInput
+	if verdict.Action == risk.Reject {
+		out = activities.FinishOrderInput{PaymentStatus: int(status.Failed)}
+		out.ResultCode, out.ResultMessage = split(riskCode(verdict))
+	} else {
+		charge, code, err := w.charge(ctx)
+		if err != nil {
+			return PaymentResult{}, err
+		}
+		out = activities.FinishOrderInput{PaymentStatus: int(status.Failed), ConnectorRef: charge.ChargeID}
+		out.ResultCode, out.ResultMessage = split(code)
+		if charge.Approved {
+			out.AuthCode = charge.AuthCode
+			out.CapturedAmount = charge.CapturedAmount
+			out.PaymentStatus = int(status.Authorised)
+			if in.CaptureMode == models.CaptureAuto {
+				out.PaymentStatus = int(status.Paid)
+			}
+		}
+	}
+	// The security code is needed for this authorisation only.
+	if err := workflow.ExecuteLocalActivity(lctx, a.DropCVV, activities.DropCVVInput{CardToken: in.Card.Token}).Get(ctx, nil); err != nil {
+		return PaymentResult{}, err
+	}
+
+	out.TransactionID = in.TransactionID
+	out.OrderStatus = int(status.OrderStatusOf(status.Payment(out.PaymentStatus)))
+	out.Risk = verdict
+	out.Connector = ConnectorName
+	if err := workflow.ExecuteLocalActivity(lctx, a.FinishOrder, out).Get(ctx, nil); err != nil {
+		return PaymentResult{}, err
+	}
+	w.status = status.Payment(out.PaymentStatus)
+	if err := workflow.UpsertTypedSearchAttributes(ctx, SearchPaymentStatus.ValueSet(int64(w.status))); err != nil {
+		return PaymentResult{}, err
+	}
+	return PaymentResult{
+		TransactionID: in.TransactionID,
+		MerchantID:    in.MerchantID,
+		AccountID:     in.AccountID,
+		OrderNo:       in.OrderNo,
+		Amount:        in.Amount,
+		Currency:      in.Currency,
+		PaymentStatus: w.status,
+		OrderStatus:   status.Order(out.OrderStatus),
+		ResultCode:    out.ResultCode,
+		ResultMessage: out.ResultMessage,
+		CardMasked:    in.Card.Masked,
+		CardToken:     in.Card.Token,
+		Connector:     ConnectorName,
+		AuthCode:      out.AuthCode,
+		Risk:          verdict,
+	}, nil
+}
+
+// ConnectorName is the card connector's name in results.
+const ConnectorName = "sim-acquirer"
+
+// charge authorises at the acquirer. When the outcome of an attempt is
+// unknown it asks the acquirer before anything else, and charges again only
+// with the same idempotency key, so a card is never charged twice.
+func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, codes.Code, error) {
+	in := w.in
+	key := idempotencyKey(w.id, "authorise")
+	actx := workflow.WithActivityOptions(ctx, authoriseOptions)
+	ictx := workflow.WithActivityOptions(ctx, inquiryOptions)
+	for round := 0; round < chargeRounds; round++ {
+		var outcome activities.ChargeOutcome
+		err := workflow.ExecuteActivity(actx, a.Authorise, activities.AuthoriseInput{
+			CardToken:      in.Card.Token,
+			IdempotencyKey: key,
+			Reference:      in.TransactionID,
+			Amount:         in.Amount,
+			Currency:       in.Currency,
+			Capture:        in.CaptureMode == models.CaptureAuto,
+		}).Get(ctx, &outcome)
+		if err == nil {
+			return outcome, outcomeCode(outcome), nil
+		}
+		var appErr *temporal.ApplicationError
+		if errors.As(err, &appErr) && (appErr.Type() == activities.ErrTypeAcquirerRejected || appErr.Type() == activities.ErrTypeCardUnavailable) {
+			workflow.GetLogger(ctx).Error("acquirer refused the charge request", "error", err)
+			return activities.ChargeOutcome{}, codes.ConnectorError, nil
+		}
+		var found activities.InquiryResult
+		if err := workflow.ExecuteActivity(ictx, a.InquireCharge, activities.InquireInput{IdempotencyKey: key}).Get(ctx, &found); err != nil {
+			return activities.ChargeOutcome{}, codes.Code{}, err
+		}
+		if found.Found {
+			return found.Outcome, outcomeCode(found.Outcome), nil
+		}
+	}
+	return activities.ChargeOutcome{}, codes.ConnectorError, nil
+}
+
+// idempotencyKey derives the acquirer's idempotency key of one operation from
+// the workflow id; it holds no '/' so it can stand in an inquiry URL.
+func idempotencyKey(workflowID, operation string) string {
+	return strings.ReplaceAll(workflowID, "/", ":") + ":" + operation
+}
+
+func outcomeCode(o activities.ChargeOutcome) codes.Code {
+	if o.Approved {
+		return codes.OK
+	}
+	switch o.DeclineCode {
+	case "insufficient_funds":
+		return codes.InsufficientFunds
+	case "expired_card":
+		return codes.ExpiredCard
+	case "incorrect_cvc":
+		return codes.WrongCVV
+	case "authentication_required":
+		return codes.ThreeDSNotAvailable
+	}
+	return codes.Declined
+}
+
+func riskCode(r risk.Result) codes.Code {
+	switch r.Rule {
+	case risk.RuleAmountLimit:
+		return codes.RiskAmountLimit
+	case risk.RuleBlockedCard:
+		return codes.RiskBlockedCard
+	}
+	return codes.RiskRejected
+}
+
+func split(c codes.Code) (string, string) { return c.ID, c.Message }
