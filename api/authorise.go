@@ -39,8 +39,12 @@ type authoriseRequest struct {
 	EncryptionData  string     `json:"encryption_data"`
 }
 
-// signedValues are the fields of the "authorise, card" recipe, in order.
+// signedValues are the fields of the request's recipe, in order: "authorise,
+// APM" for a request with payment_method and no card, else "authorise, card".
 func (r *authoriseRequest) signedValues() []string {
+	if r.PaymentMethod != "" && r.Card == "" {
+		return []string{r.MerchantID, r.AccountID, r.OrderNo, r.Currency, r.Amount.String(), r.PaymentMethod, r.ReturnURL}
+	}
 	return []string{r.MerchantID, r.AccountID, r.OrderNo, r.Currency, r.Amount.String(), r.FirstName,
 		r.LastName, r.Card.String(), r.ExpirationYear.String(), r.ExpirationMonth.String(),
 		r.SecurityCode.String(), r.ShopperEmail}

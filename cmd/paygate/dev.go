@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/paygate/paygate/internal/app"
+	"github.com/paygate/paygate/internal/devenv"
+	"github.com/paygate/paygate/internal/keyring"
+	"github.com/paygate/paygate/internal/merchant"
+	simulator "github.com/paygate/paygate/internal/simulator/acquirer"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
+)
+
+// Demo merchant ids: fixed, so the README's examples work as written.
+const (
+	demoMerchantID = "10086"
+	demoAccountID  = "10086001"
+)
+
+// devSecrets are the local keys, made once and kept under .data.
+type devSecrets struct {
+	Keyring        string `json:"keyring"`
+	FingerprintKey string `json:"fingerprint_key"`
+}
+
+// demoFile is what .data/demo-merchant.json holds.
+type demoFile struct {
+	APIURL        string `json:"api_url"`
+	TemporalUIURL string `json:"temporal_ui_url"`
+	MerchantID    string `json:"merchant_id"`
+	AccountID     string `json:"account_id"`
+	SignKey       string `json:"sign_key"`
+}
+
+func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
+	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
+	dataDir := fs.String("data", ".data", "where local data lives")
+	binDir := fs.String("bin", ".bin", "where the Temporal CLI is installed")
+	apiAddr := fs.String("api", "127.0.0.1:8080", "API listen address")
+	simAddr := fs.String("simulator", "127.0.0.1:8090", "acquirer simulator listen address")
+	temporalPort := fs.Int("temporal-port", 7233, "Temporal frontend port")
+	uiPort := fs.Int("ui-port", 8233, "Temporal Web UI port")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*dataDir, 0o755); err != nil {
+		return err
+	}
+	// Bind our own ports first so a second `make run` fails fast and clearly.
+	apiLn, err := listen(*apiAddr)
+	if err != nil {
+		return fmt.Errorf("%w (is another `make run` going?)", err)
+	}
+	simLn, err := listen(*simAddr)
+	if err != nil {
+		apiLn.Close()
+		return err
+	}
+
+	cfg := app.FromEnv()
+	pgURL, stopPG, err := devDatabase(ctx, cfg.DatabaseURL, *dataDir, logger)
+	if err != nil {
+		return err
+	}
+	defer stopPG()
+	cfg.DatabaseURL = pgURL
+
+	logger.Info("checking the Temporal CLI; the first build takes a few minutes", "version", devenv.TemporalCLIVersion)
+	bin, err := devenv.EnsureTemporalCLI(ctx, *binDir, logger)
+	if err != nil {
+		return err
+	}
+	tp, err := devenv.StartTemporal(ctx, devenv.TemporalOptions{
+		Binary:           bin,
+		DBFile:           filepath.Join(*dataDir, "temporal.db"),
+		Port:             *temporalPort,
+		UIPort:           *uiPort,
+		SearchAttributes: workflows.SearchAttributeTypes,
+		LogFile:          filepath.Join(*dataDir, "temporal.log"),
+	}, logger)
+	if err != nil {
+		return err
+	}
+	defer tp.Stop()
+	cfg.TemporalAddress = tp.HostPort()
+
+	secrets, err := loadDevSecrets(filepath.Join(*dataDir, "secrets.json"))
+	if err != nil {
+		return err
+	}
+	cfg.Keyring, cfg.FingerprintKey = secrets.Keyring, secrets.FingerprintKey
+	cfg.AcquirerURL = "http://" + simLn.Addr().String()
+
+	sim := simulator.NewServer(simulator.Options{Logger: logger.With("component", "simulator")})
+	defer sim.Close()
+	errc := make(chan error, 2)
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { errc <- serveOn(runCtx, simLn, sim.Handler(), logger.With("component", "simulator")) }()
+
+	g, err := app.Open(ctx, cfg, logger, true)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	w, err := g.NewWorker()
+	if err != nil {
+		return err
+	}
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start worker: %w", err)
+	}
+	defer w.Stop()
+	go func() { errc <- serveOn(runCtx, apiLn, g.APIHandler(), logger.With("component", "api")) }()
+
+	demo, err := ensureDemoMerchant(ctx, g.Accounts)
+	if err != nil {
+		return err
+	}
+	demo.APIURL = "http://" + apiLn.Addr().String()
+	demo.TemporalUIURL = tp.UIURL()
+	if err := writeJSON(filepath.Join(*dataDir, "demo-merchant.json"), demo, 0o600); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, `
+Paygate is running. Ctrl-C stops everything.
+
+  API          %s
+  Temporal UI  %s
+  Temporal     %s
+  Simulator    %s
+  Postgres     %s
+
+Demo merchant (also in %s):
+  merchant_id  %s
+  account_id   %s
+  sign_key     %s
+
+`, demo.APIURL, demo.TemporalUIURL, tp.HostPort(), cfg.AcquirerURL, redactURL(pgURL),
+		filepath.Join(*dataDir, "demo-merchant.json"), demo.MerchantID, demo.AccountID, demo.SignKey)
+
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(stdout, "stopping...")
+	cancel()
+	return nil
+}
+
+// devDatabase finds or starts Postgres and makes sure the paygate database exists.
+func devDatabase(ctx context.Context, databaseURL, dataDir string, logger *slog.Logger) (string, func(), error) {
+	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join(dataDir, "postgres")}, logger)
+	if err != nil {
+		return "", nil, err
+	}
+	stop := func() {
+		if err := pg.Stop(); err != nil {
+			logger.Warn("stop postgres", "error", err)
+		}
+	}
+	if databaseURL != "" {
+		return databaseURL, stop, nil
+	}
+	if err := devenv.CreateDatabase(ctx, pg.AdminURL, "paygate"); err != nil {
+		stop()
+		return "", nil, err
+	}
+	return pg.DatabaseURL("paygate"), stop, nil
+}
+
+func loadDevSecrets(path string) (devSecrets, error) {
+	var s devSecrets
+	b, err := os.ReadFile(path)
+	if err == nil {
+		if err := json.Unmarshal(b, &s); err != nil {
+			return s, fmt.Errorf("%s: %w", path, err)
+		}
+		return s, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return s, err
+	}
+	if s.Keyring, err = keyring.GenerateSpec("dev1"); err != nil {
+		return s, err
+	}
+	fp := make([]byte, 32)
+	if _, err := rand.Read(fp); err != nil {
+		return s, err
+	}
+	s.FingerprintKey = base64.StdEncoding.EncodeToString(fp)
+	return s, writeJSON(path, s, 0o600)
+}
+
+func ensureDemoMerchant(ctx context.Context, accounts *merchant.Service) (demoFile, error) {
+	a, err := accounts.Load(ctx, demoMerchantID, demoAccountID)
+	if err == nil {
+		return demoFile{MerchantID: a.MerchantID, AccountID: a.ID, SignKey: a.SignKey()}, nil
+	}
+	if !errors.Is(err, merchant.ErrUnknownAccount) {
+		return demoFile{}, err
+	}
+	creds, err := accounts.Create(ctx, merchant.NewAccount{
+		MerchantID:      demoMerchantID,
+		MerchantName:    "Demo Shop",
+		AccountID:       demoAccountID,
+		AccountName:     "Demo Shop web",
+		CaptureMode:     models.CaptureAuto,
+		AllowedQueryIPs: []string{"127.0.0.1", "::1"},
+		Currencies:      []string{"USD", "EUR", "GBP", "JPY", "BRL"},
+		AmountLimits:    map[string]int64{"USD": 1_000_000, "EUR": 1_000_000, "GBP": 1_000_000},
+	})
+	if err != nil {
+		return demoFile{}, err
+	}
+	return demoFile{MerchantID: creds.MerchantID, AccountID: creds.AccountID, SignKey: creds.SignKey}, nil
+}
+
+func writeJSON(path string, v any, perm os.FileMode) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), perm); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// redactURL hides a password in a database URL before it is printed.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unprintable URL)"
+	}
+	return u.Redacted()
+}

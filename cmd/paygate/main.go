@@ -1,0 +1,76 @@
+// Command paygate runs the gateway's processes and its tools:
+//
+//	paygate dev                 the whole gateway locally (Postgres, Temporal + UI, api, worker, simulator)
+//	paygate serve               the merchant API
+//	paygate worker              the Temporal worker
+//	paygate simulator           the acquirer simulator
+//	paygate migrate             brings the database schema up to date
+//	paygate merchant create     creates a merchant account and prints its credentials
+//	paygate sign                prints encryption_data for values and a key
+//	paygate bench               drives signed authorisations through a running gateway
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "paygate:", err)
+		os.Exit(1)
+	}
+}
+
+var errUsage = errors.New(`usage: paygate <command> [flags]
+
+commands:
+  dev                run the whole gateway locally until Ctrl-C
+  serve              run the merchant API
+  worker             run the Temporal worker
+  simulator          run the acquirer simulator
+  migrate            bring the database schema up to date
+  merchant create    create a merchant account and print its credentials
+  sign               print encryption_data for values and a sign key
+  bench              drive signed authorisations through a running gateway`)
+
+func run(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		return errUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "dev":
+		return runDev(ctx, rest, stdout, logger)
+	case "serve":
+		return runServe(ctx, logger)
+	case "worker":
+		return runWorker(ctx, logger)
+	case "simulator":
+		return runSimulator(ctx, logger)
+	case "migrate":
+		return runMigrate(ctx, logger)
+	case "merchant":
+		if len(rest) == 0 || rest[0] != "create" {
+			return errors.New("usage: paygate merchant create [flags]")
+		}
+		return runMerchantCreate(ctx, rest[1:], stdout, logger)
+	case "sign":
+		return runSign(rest, stdout)
+	case "bench":
+		return runBench(ctx, rest, stdout)
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, errUsage.Error())
+		return nil
+	}
+	return fmt.Errorf("unknown command %q\n%w", cmd, errUsage)
+}

@@ -1,0 +1,690 @@
+package workflows_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/order"
+	"github.com/paygate/paygate/internal/risk"
+	"github.com/paygate/paygate/internal/status"
+	"github.com/paygate/paygate/workflows"
+)
+
+// Fixtures of one order. The workflow id fixes the acquirer idempotency key.
+const (
+	txID        = "1234567890123456789"
+	merchantID  = "M100"
+	accountID   = "A200"
+	orderNo     = "ORD-1"
+	amount      = int64(12345)
+	currency    = "EUR"
+	cardToken   = "tok_0f3a9c"
+	fingerprint = "req-fp-1"
+	chargeID    = "ch_001"
+	authCode    = "A1B2C3"
+	// wantKey is idempotencyKey(OrderWorkflowID(merchantID, accountID, orderNo), "authorise").
+	wantKey = "order:M100:A200:ORD-1:authorise"
+)
+
+// testPANs are the simulator's test cards (DESIGN §8).
+var testPANs = []string{
+	"4242424242424242", "5555555555554444", "4000000000000002", "4000000000009995",
+	"4000000000000069", "4000000000000127", "4000000000003220", "4000000000000119",
+	"4000000000000341",
+}
+
+// acts names the activities for mocks, as the workflow does.
+var acts *activities.Activities
+
+var (
+	accepted = risk.Result{Action: risk.Accept, Reasons: []risk.Reason{
+		{Name: risk.RuleAmountLimit, Status: risk.Accept},
+		{Name: risk.RuleBlockedCard, Status: risk.Accept},
+	}}
+	rejectedAmount = risk.Result{Action: risk.Reject, Score: 100, Rule: risk.RuleAmountLimit, Reasons: []risk.Reason{
+		{Name: risk.RuleAmountLimit, Status: risk.Reject},
+		{Name: risk.RuleBlockedCard, Status: risk.Accept},
+	}}
+	rejectedCard = risk.Result{Action: risk.Reject, Score: 100, Rule: risk.RuleBlockedCard, Reasons: []risk.Reason{
+		{Name: risk.RuleAmountLimit, Status: risk.Accept},
+		{Name: risk.RuleBlockedCard, Status: risk.Reject},
+	}}
+)
+
+func orderInput(captureMode string) workflows.OrderInput {
+	return workflows.OrderInput{
+		TransactionID: txID,
+		MerchantID:    merchantID,
+		AccountID:     accountID,
+		OrderNo:       orderNo,
+		Amount:        amount,
+		Currency:      currency,
+		CaptureMode:   captureMode,
+		Card: workflows.CardRef{
+			Token:       cardToken,
+			Masked:      "424242******4242",
+			Brand:       "visa",
+			Fingerprint: "card-fp-9",
+		},
+		RequestFingerprint: fingerprint,
+		Details: order.Details{
+			MerchantID:   merchantID,
+			AccountID:    accountID,
+			OrderNo:      orderNo,
+			Currency:     currency,
+			Amount:       "123.45",
+			ShopperEmail: "shopper@example.com",
+			FirstName:    "Ada",
+			LastName:     "Lovelace",
+		},
+	}
+}
+
+// acquirer scripts Authorise and InquireCharge by call number (from 0) and
+// records every activity input.
+type acquirer struct {
+	risk      risk.Result
+	authorise func(n int) (activities.ChargeOutcome, error)
+	inquire   func(n int) (activities.InquiryResult, error)
+
+	mu      sync.Mutex
+	records []activities.RecordOrderInput
+	risks   []activities.RiskInput
+	auths   []activities.AuthoriseInput
+	inqs    []activities.InquireInput
+	drops   []activities.DropCVVInput
+	finish  []activities.FinishOrderInput
+}
+
+func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(workflows.Order, workflow.RegisterOptions{Name: workflows.OrderWorkflowType})
+	env.RegisterActivity(&activities.Activities{})
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{
+		ID:        workflows.OrderWorkflowID(merchantID, accountID, orderNo),
+		TaskQueue: workflows.TaskQueue,
+	})
+	env.OnActivity(acts.RecordOrder, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RecordOrderInput) error {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.records = append(acq.records, in)
+			return nil
+		})
+	env.OnActivity(acts.CheckRisk, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RiskInput) (risk.Result, error) {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.risks = append(acq.risks, in)
+			return acq.risk, nil
+		})
+	env.OnActivity(acts.Authorise, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.AuthoriseInput) (activities.ChargeOutcome, error) {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.auths = append(acq.auths, in)
+			if acq.authorise == nil {
+				t.Errorf("Authorise called, want it never called")
+				return activities.ChargeOutcome{}, temporal.NewNonRetryableApplicationError("unexpected", "Unexpected", nil)
+			}
+			return acq.authorise(len(acq.auths) - 1)
+		}).Maybe()
+	env.OnActivity(acts.InquireCharge, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.InquireInput) (activities.InquiryResult, error) {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.inqs = append(acq.inqs, in)
+			if acq.inquire == nil {
+				t.Errorf("InquireCharge called, want it never called")
+				return activities.InquiryResult{}, temporal.NewNonRetryableApplicationError("unexpected", "Unexpected", nil)
+			}
+			return acq.inquire(len(acq.inqs) - 1)
+		}).Maybe()
+	env.OnActivity(acts.DropCVV, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.DropCVVInput) error {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.drops = append(acq.drops, in)
+			return nil
+		})
+	env.OnActivity(acts.FinishOrder, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.FinishOrderInput) error {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.finish = append(acq.finish, in)
+			return nil
+		})
+	return env
+}
+
+func run(t *testing.T, env *testsuite.TestWorkflowEnvironment, in workflows.OrderInput) workflows.PaymentResult {
+	t.Helper()
+	env.ExecuteWorkflow(workflows.OrderWorkflowType, in)
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	var res workflows.PaymentResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatalf("workflow result: %v", err)
+	}
+	return res
+}
+
+// Scripted answers.
+func approved(captured int64) activities.ChargeOutcome {
+	return activities.ChargeOutcome{ChargeID: chargeID, Approved: true, AuthCode: authCode, CapturedAmount: captured}
+}
+
+func declined(code string) activities.ChargeOutcome {
+	return activities.ChargeOutcome{ChargeID: chargeID, DeclineCode: code, Message: "declined by issuer"}
+}
+
+func answer(o activities.ChargeOutcome) func(int) (activities.ChargeOutcome, error) {
+	return func(int) (activities.ChargeOutcome, error) { return o, nil }
+}
+
+func timeout() error {
+	return temporal.NewNonRetryableApplicationError("acquirer did not answer in time", activities.ErrTypeAcquirerTimeout, nil)
+}
+
+func TestOrder(t *testing.T) {
+	// finished is the FinishOrder input of a charge that reached the acquirer.
+	finished := func(ps status.Payment, os status.Order, code, msg string) activities.FinishOrderInput {
+		return activities.FinishOrderInput{
+			TransactionID: txID, PaymentStatus: int(ps), OrderStatus: int(os),
+			ResultCode: code, ResultMessage: msg, Risk: accepted,
+			Connector: workflows.ConnectorName, ConnectorRef: chargeID,
+		}
+	}
+	paid := finished(status.Paid, status.OrderSuccess, "0000", "Success")
+	paid.AuthCode, paid.CapturedAmount = authCode, amount
+	authorised := finished(status.Authorised, status.OrderSuccess, "0000", "Success")
+	authorised.AuthCode = authCode
+	connectorError := activities.FinishOrderInput{
+		TransactionID: txID, PaymentStatus: int(status.Failed), OrderStatus: int(status.OrderFailure),
+		ResultCode: "C0001", ResultMessage: "Acquirer error", Risk: accepted, Connector: workflows.ConnectorName,
+	}
+	riskRejected := func(r risk.Result, code, msg string) activities.FinishOrderInput {
+		return activities.FinishOrderInput{
+			TransactionID: txID, PaymentStatus: int(status.Failed), OrderStatus: int(status.OrderFailure),
+			ResultCode: code, ResultMessage: msg, Risk: r, Connector: workflows.ConnectorName,
+		}
+	}
+
+	tests := []struct {
+		name        string
+		captureMode string
+		risk        risk.Result
+		authorise   func(n int) (activities.ChargeOutcome, error)
+		inquire     func(n int) (activities.InquiryResult, error)
+
+		wantStatus   status.Payment
+		wantOrder    status.Order
+		wantCode     string
+		wantMessage  string
+		wantFinish   activities.FinishOrderInput
+		wantAuths    int
+		wantInquires int
+	}{
+		{
+			name: "approved auto capture is paid", captureMode: "auto", risk: accepted,
+			authorise:  answer(approved(amount)),
+			wantStatus: status.Paid, wantOrder: status.OrderSuccess, wantCode: "0000", wantMessage: "Success",
+			wantFinish: paid, wantAuths: 1,
+		},
+		{
+			name: "approved manual capture is authorised", captureMode: "manual", risk: accepted,
+			authorise:  answer(approved(0)),
+			wantStatus: status.Authorised, wantOrder: status.OrderSuccess, wantCode: "0000", wantMessage: "Success",
+			wantFinish: authorised, wantAuths: 1,
+		},
+		{
+			name: "decline do_not_honor", captureMode: "auto", risk: accepted,
+			authorise:  answer(declined("do_not_honor")),
+			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "A0001", wantMessage: "Declined",
+			wantFinish: finished(status.Failed, status.OrderFailure, "A0001", "Declined"), wantAuths: 1,
+		},
+		{
+			name: "decline insufficient_funds", captureMode: "auto", risk: accepted,
+			authorise:  answer(declined("insufficient_funds")),
+			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "A0002", wantMessage: "Insufficient funds",
+			wantFinish: finished(status.Failed, status.OrderFailure, "A0002", "Insufficient funds"), wantAuths: 1,
+		},
+		{
+			name: "decline expired_card", captureMode: "auto", risk: accepted,
+			authorise:  answer(declined("expired_card")),
+			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "A0003", wantMessage: "Expired card",
+			wantFinish: finished(status.Failed, status.OrderFailure, "A0003", "Expired card"), wantAuths: 1,
+		},
+		{
+			name: "decline incorrect_cvc", captureMode: "manual", risk: accepted,
+			authorise:  answer(declined("incorrect_cvc")),
+			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "A0004", wantMessage: "Incorrect security code",
+			wantFinish: finished(status.Failed, status.OrderFailure, "A0004", "Incorrect security code"), wantAuths: 1,
+		},
+		{
+			name: "decline authentication_required", captureMode: "auto", risk: accepted,
+			authorise:  answer(declined("authentication_required")),
+			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "C0002",
+			wantMessage: "Card requires 3-D Secure, which is not available for this payment",
+			wantFinish:  finished(status.Failed, status.OrderFailure, "C0002", "Card requires 3-D Secure, which is not available for this payment"),
+			wantAuths:   1,
+		},
+		{
+			name: "decline unknown code is generic", captureMode: "auto", risk: accepted,
+			authorise:  answer(declined("pickup_card_stolen")),
+			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "A0001", wantMessage: "Declined",
+			wantFinish: finished(status.Failed, status.OrderFailure, "A0001", "Declined"), wantAuths: 1,
+		},
+		{
+			name: "risk reject amount limit never charges", captureMode: "auto", risk: rejectedAmount,
+			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "R0001", wantMessage: "Amount exceeds the account limit",
+			wantFinish: riskRejected(rejectedAmount, "R0001", "Amount exceeds the account limit"),
+		},
+		{
+			name: "risk reject blocked card never charges", captureMode: "auto", risk: rejectedCard,
+			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "R0002", wantMessage: "Card is blocked",
+			wantFinish: riskRejected(rejectedCard, "R0002", "Card is blocked"),
+		},
+		{
+			name: "transient authorise errors are retried", captureMode: "auto", risk: accepted,
+			authorise: func(n int) (activities.ChargeOutcome, error) {
+				if n < 2 {
+					return activities.ChargeOutcome{}, errors.New("connection reset by peer")
+				}
+				return approved(amount), nil
+			},
+			wantStatus: status.Paid, wantOrder: status.OrderSuccess, wantCode: "0000", wantMessage: "Success",
+			wantFinish: paid, wantAuths: 3,
+		},
+		{
+			name: "timeout then inquiry finds approved charge", captureMode: "auto", risk: accepted,
+			authorise: func(int) (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
+			inquire: func(int) (activities.InquiryResult, error) {
+				return activities.InquiryResult{Found: true, Outcome: approved(amount)}, nil
+			},
+			wantStatus: status.Paid, wantOrder: status.OrderSuccess, wantCode: "0000", wantMessage: "Success",
+			wantFinish: paid, wantAuths: 1, wantInquires: 1,
+		},
+		{
+			name: "timeout then inquiry finds declined charge", captureMode: "auto", risk: accepted,
+			authorise: func(int) (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
+			inquire: func(int) (activities.InquiryResult, error) {
+				return activities.InquiryResult{Found: true, Outcome: declined("insufficient_funds")}, nil
+			},
+			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "A0002", wantMessage: "Insufficient funds",
+			wantFinish: finished(status.Failed, status.OrderFailure, "A0002", "Insufficient funds"), wantAuths: 1, wantInquires: 1,
+		},
+		{
+			name: "timeout, not found, charged again with same key", captureMode: "auto", risk: accepted,
+			authorise: func(n int) (activities.ChargeOutcome, error) {
+				if n == 0 {
+					return activities.ChargeOutcome{}, timeout()
+				}
+				return approved(amount), nil
+			},
+			inquire:    func(int) (activities.InquiryResult, error) { return activities.InquiryResult{Found: false}, nil },
+			wantStatus: status.Paid, wantOrder: status.OrderSuccess, wantCode: "0000", wantMessage: "Success",
+			wantFinish: paid, wantAuths: 2, wantInquires: 1,
+		},
+		{
+			name: "timeout every round gives up after three rounds", captureMode: "auto", risk: accepted,
+			authorise:  func(int) (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
+			inquire:    func(int) (activities.InquiryResult, error) { return activities.InquiryResult{Found: false}, nil },
+			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "C0001", wantMessage: "Acquirer error",
+			wantFinish: connectorError, wantAuths: 3, wantInquires: 3,
+		},
+		{
+			name: "acquirer rejected is a connector error without inquiry", captureMode: "auto", risk: accepted,
+			authorise: func(int) (activities.ChargeOutcome, error) {
+				return activities.ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer refused the request", activities.ErrTypeAcquirerRejected, nil)
+			},
+			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "C0001", wantMessage: "Acquirer error",
+			wantFinish: connectorError, wantAuths: 1,
+		},
+		{
+			name: "card unavailable is a connector error without inquiry", captureMode: "auto", risk: accepted,
+			authorise: func(int) (activities.ChargeOutcome, error) {
+				return activities.ChargeOutcome{}, temporal.NewNonRetryableApplicationError("card token not in the vault", activities.ErrTypeCardUnavailable, nil)
+			},
+			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "C0001", wantMessage: "Acquirer error",
+			wantFinish: connectorError, wantAuths: 1,
+		},
+		{
+			name: "inquiry transient errors are retried until it answers", captureMode: "manual", risk: accepted,
+			authorise: func(int) (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
+			inquire: func(n int) (activities.InquiryResult, error) {
+				if n < 3 {
+					return activities.InquiryResult{}, errors.New("acquirer unreachable")
+				}
+				return activities.InquiryResult{Found: true, Outcome: approved(0)}, nil
+			},
+			wantStatus: status.Authorised, wantOrder: status.OrderSuccess, wantCode: "0000", wantMessage: "Success",
+			wantFinish: authorised, wantAuths: 1, wantInquires: 4,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			acq := &acquirer{risk: tc.risk, authorise: tc.authorise, inquire: tc.inquire}
+			env := newEnv(t, acq)
+			in := orderInput(tc.captureMode)
+			res := run(t, env, in)
+
+			if res.PaymentStatus != tc.wantStatus || res.OrderStatus != tc.wantOrder ||
+				res.ResultCode != tc.wantCode || res.ResultMessage != tc.wantMessage {
+				t.Errorf("result = %v/%v %s:%s, want %v/%v %s:%s",
+					res.PaymentStatus, res.OrderStatus, res.ResultCode, res.ResultMessage,
+					tc.wantStatus, tc.wantOrder, tc.wantCode, tc.wantMessage)
+			}
+			if res.TransactionID != txID || res.OrderNo != orderNo || res.Amount != amount || res.Currency != currency ||
+				res.CardToken != cardToken || res.CardMasked != in.Card.Masked || res.Connector != workflows.ConnectorName {
+				t.Errorf("result identity = %+v", res)
+			}
+			if res.AuthCode != tc.wantFinish.AuthCode {
+				t.Errorf("result AuthCode = %q, want %q", res.AuthCode, tc.wantFinish.AuthCode)
+			}
+			if !reflect.DeepEqual(res.Risk, tc.risk) {
+				t.Errorf("result Risk = %+v, want %+v", res.Risk, tc.risk)
+			}
+
+			if len(acq.finish) != 1 {
+				t.Fatalf("FinishOrder called %d times, want 1", len(acq.finish))
+			}
+			if !reflect.DeepEqual(acq.finish[0], tc.wantFinish) {
+				t.Errorf("FinishOrder input\n got %+v\nwant %+v", acq.finish[0], tc.wantFinish)
+			}
+			if len(acq.auths) != tc.wantAuths {
+				t.Errorf("Authorise called %d times, want %d", len(acq.auths), tc.wantAuths)
+			}
+			if len(acq.inqs) != tc.wantInquires {
+				t.Errorf("InquireCharge called %d times, want %d", len(acq.inqs), tc.wantInquires)
+			}
+			wantAuth := activities.AuthoriseInput{
+				CardToken: cardToken, IdempotencyKey: wantKey, Reference: txID,
+				Amount: amount, Currency: currency, Capture: tc.captureMode == "auto",
+			}
+			for i, got := range acq.auths {
+				if got != wantAuth {
+					t.Errorf("Authorise call %d input = %+v, want %+v", i, got, wantAuth)
+				}
+			}
+			for i, got := range acq.inqs {
+				if got.IdempotencyKey != wantKey {
+					t.Errorf("InquireCharge call %d key = %q, want %q (the Authorise key)", i, got.IdempotencyKey, wantKey)
+				}
+			}
+			if len(acq.drops) != 1 || acq.drops[0] != (activities.DropCVVInput{CardToken: cardToken}) {
+				t.Errorf("DropCVV inputs = %+v, want one for %s", acq.drops, cardToken)
+			}
+			if len(acq.records) != 1 {
+				t.Fatalf("RecordOrder called %d times, want 1", len(acq.records))
+			}
+			if r := acq.records[0]; r.PaymentStatus != int(status.Pending) || r.OrderStatus != int(status.OrderPending) ||
+				r.WorkflowID != "order/M100/A200/ORD-1" || r.CardToken != cardToken || r.RequestFingerprint != fingerprint ||
+				r.Amount != amount || r.CaptureMode != tc.captureMode {
+				t.Errorf("RecordOrder input = %+v", r)
+			}
+			wantRisk := activities.RiskInput{MerchantID: merchantID, AccountID: accountID, Amount: amount, Currency: currency, CardFingerprint: "card-fp-9"}
+			if len(acq.risks) != 1 || acq.risks[0] != wantRisk {
+				t.Errorf("CheckRisk inputs = %+v, want [%+v]", acq.risks, wantRisk)
+			}
+		})
+	}
+}
+
+func TestOrderQueryState(t *testing.T) {
+	tests := []struct {
+		name        string
+		captureMode string
+		authorise   func(int) (activities.ChargeOutcome, error)
+		want        status.Payment
+		wantCode    string
+	}{
+		{"paid", "auto", answer(approved(amount)), status.Paid, "0000"},
+		{"authorised", "manual", answer(approved(0)), status.Authorised, "0000"},
+		{"declined", "auto", answer(declined("expired_card")), status.Failed, "A0003"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t, &acquirer{risk: accepted, authorise: tc.authorise})
+			res := run(t, env, orderInput(tc.captureMode))
+			v, err := env.QueryWorkflow(workflows.QueryOrderState)
+			if err != nil {
+				t.Fatalf("query: %v", err)
+			}
+			var st workflows.OrderState
+			if err := v.Get(&st); err != nil {
+				t.Fatalf("decode query: %v", err)
+			}
+			if st.TransactionID != txID || st.PaymentStatus != tc.want {
+				t.Errorf("state = %s/%v, want %s/%v", st.TransactionID, st.PaymentStatus, txID, tc.want)
+			}
+			if st.Result == nil {
+				t.Fatal("state has no result")
+			}
+			if st.Result.ResultCode != tc.wantCode || !reflect.DeepEqual(*st.Result, res) {
+				t.Errorf("state result = %+v, want the workflow result %+v", *st.Result, res)
+			}
+		})
+	}
+}
+
+func TestOrderQueryStateWhileCharging(t *testing.T) {
+	// While the acquirer has not answered the order is pending.
+	var env *testsuite.TestWorkflowEnvironment
+	var during workflows.OrderState
+	var queryErr error
+	acq := &acquirer{risk: accepted}
+	acq.authorise = func(int) (activities.ChargeOutcome, error) {
+		return activities.ChargeOutcome{}, timeout()
+	}
+	acq.inquire = func(n int) (activities.InquiryResult, error) {
+		if n == 0 {
+			return activities.InquiryResult{}, errors.New("acquirer unreachable")
+		}
+		return activities.InquiryResult{Found: true, Outcome: approved(amount)}, nil
+	}
+	env = newEnv(t, acq)
+	// The first inquiry fails at once and is retried after 500ms.
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(workflows.QueryOrderState)
+		if err != nil {
+			queryErr = err
+			return
+		}
+		queryErr = v.Get(&during)
+	}, 100*time.Millisecond)
+	res := run(t, env, orderInput("auto"))
+	if queryErr != nil {
+		t.Fatalf("query: %v", queryErr)
+	}
+	if during.PaymentStatus != status.Pending || during.Result != nil {
+		t.Errorf("state while charging = %v result %v, want %v and none", during.PaymentStatus, during.Result, status.Pending)
+	}
+	if res.PaymentStatus != status.Paid {
+		t.Errorf("final status = %v, want %v", res.PaymentStatus, status.Paid)
+	}
+}
+
+func TestOrderAuthoriseUpdate(t *testing.T) {
+	tests := []struct {
+		name        string
+		fingerprint string
+		wantReject  bool
+	}{
+		{"same content gets the order's answer", fingerprint, false},
+		{"different content is rejected", "req-fp-other", true},
+		{"empty fingerprint is rejected", "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t, &acquirer{risk: accepted, authorise: answer(approved(amount))})
+			var (
+				wasAccepted, completed bool
+				rejectErr, doneErr     error
+				got                    any
+			)
+			env.RegisterDelayedCallback(func() {
+				env.UpdateWorkflow(workflows.UpdateAuthorise, "repeat-1", &testsuite.TestUpdateCallback{
+					OnAccept:   func() { wasAccepted = true },
+					OnReject:   func(err error) { rejectErr = err },
+					OnComplete: func(v any, err error) { completed, got, doneErr = true, v, err },
+				}, workflows.AuthoriseRequest{RequestFingerprint: tc.fingerprint})
+			}, 0)
+			res := run(t, env, orderInput("auto"))
+
+			if tc.wantReject {
+				var appErr *temporal.ApplicationError
+				if !errors.As(rejectErr, &appErr) || appErr.Type() != workflows.ErrTypeOrderMismatch {
+					t.Fatalf("reject error = %v, want an ApplicationError of type %s", rejectErr, workflows.ErrTypeOrderMismatch)
+				}
+				if wasAccepted || completed {
+					t.Error("update accepted, want rejected")
+				}
+				// The order itself is not disturbed.
+				if res.PaymentStatus != status.Paid || res.ResultCode != "0000" {
+					t.Errorf("workflow result = %v %s, want %v 0000", res.PaymentStatus, res.ResultCode, status.Paid)
+				}
+				return
+			}
+			if rejectErr != nil {
+				t.Fatalf("update rejected: %v", rejectErr)
+			}
+			if !wasAccepted || !completed || doneErr != nil {
+				t.Fatalf("update accepted=%v completed=%v err=%v", wasAccepted, completed, doneErr)
+			}
+			upd, ok := got.(workflows.PaymentResult)
+			if !ok {
+				t.Fatalf("update result is %T, want workflows.PaymentResult", got)
+			}
+			if !reflect.DeepEqual(upd, res) {
+				t.Errorf("update result\n got %+v\nwant %+v", upd, res)
+			}
+			if upd.PaymentStatus != status.Paid || upd.OrderStatus != status.OrderSuccess || upd.ResultCode != "0000" {
+				t.Errorf("update result = %v/%v %s, want 3000/1 0000", upd.PaymentStatus, upd.OrderStatus, upd.ResultCode)
+			}
+		})
+	}
+}
+
+// findPAN returns the first test card number found in any string of v
+// (after JSON encoding, so every exported field is seen), or "".
+func findPAN(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "json: " + err.Error()
+	}
+	digits := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return ' '
+	}, string(b))
+	for _, pan := range testPANs {
+		if strings.Contains(string(b), pan) || strings.Contains(digits, pan) {
+			return pan
+		}
+	}
+	return ""
+}
+
+func TestFindPANDetectsCardNumbers(t *testing.T) {
+	// The scanner must see a PAN wherever it hides, or the test below proves nothing.
+	tests := []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"token only", activities.AuthoriseInput{CardToken: cardToken, Reference: txID}, ""},
+		{"masked", workflows.CardRef{Masked: "424242******4242"}, ""},
+		{"in a token", activities.AuthoriseInput{CardToken: "tok_4000000000000341"}, "4000000000000341"},
+		{"in details", activities.RecordOrderInput{Details: order.Details{Note: "card 5555555555554444"}}, "5555555555554444"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := findPAN(tc.v); got != tc.want {
+				t.Errorf("findPAN = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOrderActivityInputsHoldNoCardNumber(t *testing.T) {
+	tests := []struct {
+		name      string
+		authorise func(int) (activities.ChargeOutcome, error)
+		inquire   func(int) (activities.InquiryResult, error)
+	}{
+		{"approved", answer(approved(amount)), nil},
+		{"timeout and inquiry",
+			func(int) (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
+			func(int) (activities.InquiryResult, error) {
+				return activities.InquiryResult{Found: true, Outcome: approved(amount)}, nil
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			acq := &acquirer{risk: accepted, authorise: tc.authorise, inquire: tc.inquire}
+			env := newEnv(t, acq)
+			res := run(t, env, orderInput("auto"))
+			inputs := []any{acq.records, acq.risks, acq.auths, acq.inqs, acq.drops, acq.finish, res}
+			for i, v := range inputs {
+				if pan := findPAN(v); pan != "" {
+					t.Errorf("activity input %d (%T) holds card number %s", i, v, pan)
+				}
+			}
+			if len(acq.records) != 1 || len(acq.auths) == 0 {
+				t.Fatalf("RecordOrder %d calls, Authorise %d calls", len(acq.records), len(acq.auths))
+			}
+			if acq.records[0].CardMasked != "424242******4242" || acq.auths[0].CardToken != cardToken {
+				t.Errorf("card reaches activities as %q / %q, want masked and token", acq.records[0].CardMasked, acq.auths[0].CardToken)
+			}
+		})
+	}
+}
+
+func TestOrderUpsertsPaymentStatus(t *testing.T) {
+	tests := []struct {
+		name        string
+		captureMode string
+		risk        risk.Result
+		authorise   func(int) (activities.ChargeOutcome, error)
+		want        status.Payment
+	}{
+		{"paid", "auto", accepted, answer(approved(amount)), status.Paid},
+		{"authorised", "manual", accepted, answer(approved(0)), status.Authorised},
+		{"risk rejected", "auto", rejectedCard, nil, status.Failed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t, &acquirer{risk: tc.risk, authorise: tc.authorise})
+			upserts := 0
+			env.OnUpsertTypedSearchAttributes(
+				temporal.NewSearchAttributes(workflows.SearchPaymentStatus.ValueSet(int64(tc.want))),
+			).Return(nil).Run(func(mock.Arguments) { upserts++ })
+			run(t, env, orderInput(tc.captureMode))
+			env.AssertExpectations(t)
+			if upserts != 1 {
+				t.Errorf("PaymentStatus upserted %d times, want 1", upserts)
+			}
+		})
+	}
+}
