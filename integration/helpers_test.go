@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"encoding/xml"
 	"io"
@@ -141,3 +142,5 @@ func checkResultSignature(t *testing.T, r respon, key string) {
 		t.Errorf("encryption_data = %q, want %q", r.EncryptionData, want)
 	}
 }
+
+func decodeB64(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }
