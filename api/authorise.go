@@ -389,7 +389,9 @@ func overlong(d *order.Details) string {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if raw := fields[name]; len(raw) > 0 && raw[0] == '"' && len(raw) > maxFreeText+2 {
+		// Measure the text itself, not its JSON form, where "&" or "<" take six bytes.
+		var text string
+		if raw := fields[name]; len(raw) > maxFreeText+2 && raw[0] == '"' && json.Unmarshal(raw, &text) == nil && len(text) > maxFreeText {
 			return name
 		}
 	}

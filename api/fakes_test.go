@@ -229,16 +229,7 @@ func newTestEnv(t *testing.T) *testEnv {
 // do sends a POST and returns the recorded answer.
 func (e *testEnv) do(t *testing.T, path, contentType string, body []byte, remoteAddr string) *httptest.ResponseRecorder {
 	t.Helper()
-	req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	if remoteAddr != "" {
-		req.RemoteAddr = remoteAddr
-	}
-	rec := httptest.NewRecorder()
-	e.handler.ServeHTTP(rec, req)
-	return rec
+	return serve(e, newPost(t, path, contentType, body, remoteAddr))
 }
 
 const (
@@ -394,4 +385,24 @@ func elementPaths(t *testing.T, body []byte) []string {
 			stack = stack[:len(stack)-1]
 		}
 	}
+}
+
+// newPost builds a POST from remoteAddr.
+func newPost(t *testing.T, path, contentType string, body []byte, remoteAddr string) *http.Request {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if remoteAddr != "" {
+		req.RemoteAddr = remoteAddr
+	}
+	return req
+}
+
+// serve runs req through the handler.
+func serve(e *testEnv, req *http.Request) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	e.handler.ServeHTTP(rec, req)
+	return rec
 }

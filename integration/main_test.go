@@ -94,6 +94,7 @@ func run(m *testing.M) int {
 		ExtraArgs: []string{
 			"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
 			"--sqlite-pragma", "journal_mode=wal",
+			"--sqlite-pragma", "synchronous=NORMAL",
 		},
 		Stdout: os.Stderr,
 		Stderr: os.Stderr,

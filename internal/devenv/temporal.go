@@ -181,6 +181,7 @@ func temporalArgs(o TemporalOptions) []string {
 		"--log-format", "json",
 		"--log-level", "warn",
 		"--sqlite-pragma", "journal_mode=wal",
+		"--sqlite-pragma", "synchronous=NORMAL",
 		"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
 	}
 	names := make([]string, 0, len(o.SearchAttributes))

@@ -19,7 +19,7 @@ func TestTemporalArgs(t *testing.T) {
 	common := []string{
 		"--log-format", "json",
 		"--log-level", "warn",
-		"--sqlite-pragma", "journal_mode=wal",
+		"--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=NORMAL",
 		"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
 	}
 	tests := []struct {
