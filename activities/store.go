@@ -34,9 +34,15 @@ type RecordOrderInput struct {
 	Details            order.Details
 }
 
+// RecordOrderResult tells whether the order_no was already taken by an older
+// order of the account.
+type RecordOrderResult struct {
+	ExistingTransactionID string
+}
+
 // RecordOrder inserts the order row; a retry finds it there and does nothing.
-func (a *Activities) RecordOrder(ctx context.Context, in RecordOrderInput) error {
-	return models.InsertOrder(ctx, a.DB, &models.Order{
+func (a *Activities) RecordOrder(ctx context.Context, in RecordOrderInput) (RecordOrderResult, error) {
+	existing, err := models.InsertOrder(ctx, a.DB, &models.Order{
 		TransactionID:      in.TransactionID,
 		WorkflowID:         in.WorkflowID,
 		MerchantID:         in.MerchantID,
@@ -58,6 +64,7 @@ func (a *Activities) RecordOrder(ctx context.Context, in RecordOrderInput) error
 		RequestFingerprint: in.RequestFingerprint,
 		Details:            in.Details,
 	})
+	return RecordOrderResult{ExistingTransactionID: existing}, err
 }
 
 // RiskInput is what the risk check needs to know about a payment.

@@ -150,7 +150,7 @@ func (s *Server) authorise(c *gin.Context) {
 		s.forgetToken(c, token, created)
 		reply(codes.DuplicateOrder, key)
 		return
-	case errors.Is(err, ErrOrderClosed):
+	case errors.Is(err, ErrOrderClosed) || err == nil && res.ExistingTransactionID != "":
 		s.answerFromRecord(c, &req, in.RequestFingerprint, token, created, key)
 		return
 	case err != nil:

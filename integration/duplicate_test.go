@@ -1,9 +1,12 @@
 package integration
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"testing"
+
+	"github.com/paygate/paygate/activities"
 )
 
 func TestDuplicateOrders(t *testing.T) {
@@ -91,5 +94,52 @@ func TestConcurrentDuplicatesChargeOnce(t *testing.T) {
 				t.Errorf("simulator charges = %d, want exactly 1", got)
 			}
 		})
+	}
+}
+
+// TestRecordOrderFindsAnOlderOrder covers an order_no whose first workflow
+// Temporal no longer keeps (retention): a new workflow's RecordOrder must
+// find the older order in Postgres and report it instead of writing, while a
+// retry of the same transaction stays a no-op. The workflow unit tests show
+// what the workflow then does, the API unit tests what the API answers.
+func TestRecordOrderFindsAnOlderOrder(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	creds := env.auto
+	orderNo := newOrderNo(t)
+	_, first := authorise(t, signCard(cardOrder(creds, orderNo, "4242424242424242"), creds.SignKey))
+	if first.ResultInfo != "0000:Success" {
+		t.Fatalf("first: %s", first.ResultInfo)
+	}
+	acts, err := env.gw.Activities()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name          string
+		transactionID string
+		want          string
+	}{
+		{"a new transaction for the same order_no", "1999999999999999999", first.TransactionID},
+		{"a retry of the first transaction", first.TransactionID, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := acts.RecordOrder(ctx, activities.RecordOrderInput{
+				TransactionID: tc.transactionID, WorkflowID: "order/stale/" + tc.transactionID,
+				MerchantID: creds.MerchantID, AccountID: creds.AccountID, OrderNo: orderNo,
+				Currency: "USD", Amount: 1, PaymentStatus: 1000, CaptureMode: "auto", RequestFingerprint: "x",
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.ExistingTransactionID != tc.want {
+				t.Errorf("ExistingTransactionID = %q, want %q", res.ExistingTransactionID, tc.want)
+			}
+		})
+	}
+	o := findOrder(t, creds.AccountID, orderNo)
+	if o.TransactionID != first.TransactionID || o.Amount != 1234 || o.PaymentStatus != 3000 {
+		t.Errorf("the first order changed: %s %d %d", o.TransactionID, o.Amount, o.PaymentStatus)
 	}
 }

@@ -63,13 +63,25 @@ func FindAccount(ctx context.Context, db *gorm.DB, merchantID, accountID string)
 }
 
 // InsertOrder records a new order. A second insert of the same transaction is
-// a no-op, so the activity that calls it may be retried.
-func InsertOrder(ctx context.Context, db *gorm.DB, o *Order) error {
-	err := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(o).Error
-	if err != nil {
-		return fmt.Errorf("insert order %s: %w", o.TransactionID, err)
+// a no-op, so the activity that calls it may be retried. When the account
+// already has another order with that order_no (its workflow is long gone
+// from Temporal), it returns that order's transaction id and changes nothing.
+func InsertOrder(ctx context.Context, db *gorm.DB, o *Order) (existing string, err error) {
+	res := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(o)
+	if res.Error != nil {
+		return "", fmt.Errorf("insert order %s: %w", o.TransactionID, res.Error)
 	}
-	return nil
+	if res.RowsAffected == 1 {
+		return "", nil
+	}
+	prior, err := FindOrderByNo(ctx, db, o.AccountID, o.OrderNo)
+	if err != nil {
+		return "", fmt.Errorf("insert order %s: %w", o.TransactionID, err)
+	}
+	if prior.TransactionID == o.TransactionID {
+		return "", nil
+	}
+	return prior.TransactionID, nil
 }
 
 // OrderResult is what a payment attempt changes on an order.

@@ -64,6 +64,9 @@ type PaymentResult struct {
 	Risk          risk.Result
 	Is3DS         bool
 	ThreeDSResult string
+	// ExistingTransactionID is set when the order_no belongs to an older
+	// order whose workflow Temporal no longer keeps; the record answers.
+	ExistingTransactionID string
 }
 
 // Code returns the result as a result code.
@@ -181,6 +184,7 @@ func (w *orderWorkflow) registerHandlers(ctx workflow.Context) error {
 func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 	in := w.in
 	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	var recorded activities.RecordOrderResult
 	err := workflow.ExecuteLocalActivity(lctx, a.RecordOrder, activities.RecordOrderInput{
 		TransactionID:      in.TransactionID,
 		WorkflowID:         w.id,
@@ -200,9 +204,17 @@ func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 		CardFingerprint:    in.Card.Fingerprint,
 		RequestFingerprint: in.RequestFingerprint,
 		Details:            in.Details,
-	}).Get(ctx, nil)
+	}).Get(ctx, &recorded)
 	if err != nil {
 		return PaymentResult{}, err
+	}
+	if recorded.ExistingTransactionID != "" {
+		return PaymentResult{
+			MerchantID:            in.MerchantID,
+			AccountID:             in.AccountID,
+			OrderNo:               in.OrderNo,
+			ExistingTransactionID: recorded.ExistingTransactionID,
+		}, nil
 	}
 
 	var verdict risk.Result

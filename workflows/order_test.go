@@ -97,6 +97,7 @@ func orderInput(captureMode string) workflows.OrderInput {
 // records every activity input.
 type acquirer struct {
 	risk      risk.Result
+	existing  string // transaction id RecordOrder reports as already holding the order_no
 	authorise func(n int) (activities.ChargeOutcome, error)
 	inquire   func(n int) (activities.InquiryResult, error)
 
@@ -120,11 +121,11 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 		TaskQueue: workflows.TaskQueue,
 	})
 	env.OnActivity(acts.RecordOrder, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.RecordOrderInput) error {
+		func(_ context.Context, in activities.RecordOrderInput) (activities.RecordOrderResult, error) {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
 			acq.records = append(acq.records, in)
-			return nil
+			return activities.RecordOrderResult{ExistingTransactionID: acq.existing}, nil
 		})
 	env.OnActivity(acts.CheckRisk, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.RiskInput) (risk.Result, error) {
@@ -686,5 +687,24 @@ func TestOrderUpsertsPaymentStatus(t *testing.T) {
 				t.Errorf("PaymentStatus upserted %d times, want 1", upserts)
 			}
 		})
+	}
+}
+
+// TestOrderNoTakenByOlderOrder covers an order_no whose first order's
+// workflow Temporal no longer keeps: the new workflow must touch nothing and
+// point the API at the record.
+func TestOrderNoTakenByOlderOrder(t *testing.T) {
+	acq := &acquirer{existing: "1379868670095785984"}
+	env := newEnv(t, acq)
+	in := orderInput("auto")
+	res := run(t, env, in)
+	want := workflows.PaymentResult{MerchantID: in.MerchantID, AccountID: in.AccountID, OrderNo: in.OrderNo,
+		ExistingTransactionID: "1379868670095785984"}
+	if !reflect.DeepEqual(res, want) {
+		t.Errorf("result = %+v, want %+v", res, want)
+	}
+	if len(acq.risks)+len(acq.auths)+len(acq.drops)+len(acq.finish) != 0 {
+		t.Errorf("activities ran after the order_no was found taken: risk %d authorise %d drop %d finish %d",
+			len(acq.risks), len(acq.auths), len(acq.drops), len(acq.finish))
 	}
 }

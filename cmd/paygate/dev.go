@@ -134,6 +134,11 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	if err := writeJSON(filepath.Join(*dataDir, "demo-merchant.json"), demo, 0o600); err != nil {
 		return err
 	}
+	env := fmt.Sprintf("DATABASE_URL=%s\nTEMPORAL_ADDRESS=%s\nPAYGATE_KEYRING=%s\nPAYGATE_FINGERPRINT_KEY=%s\nACQUIRER_URL=%s\n",
+		cfg.DatabaseURL, cfg.TemporalAddress, cfg.Keyring, cfg.FingerprintKey, cfg.AcquirerURL)
+	if err := os.WriteFile(filepath.Join(*dataDir, "dev.env"), []byte(env), 0o600); err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, `
 Paygate is running. Ctrl-C stops everything.
 
@@ -143,13 +148,15 @@ Paygate is running. Ctrl-C stops everything.
   Simulator    %s
   Postgres     %s
 
+The settings of this run are in %s (for other paygate commands).
+
 Demo merchant (also in %s):
   merchant_id  %s
   account_id   %s
   sign_key     %s
 
 `, demo.APIURL, demo.TemporalUIURL, tp.HostPort(), cfg.AcquirerURL, redactURL(pgURL),
-		filepath.Join(*dataDir, "demo-merchant.json"), demo.MerchantID, demo.AccountID, demo.SignKey)
+		filepath.Join(*dataDir, "dev.env"), filepath.Join(*dataDir, "demo-merchant.json"), demo.MerchantID, demo.AccountID, demo.SignKey)
 
 	select {
 	case <-ctx.Done():
