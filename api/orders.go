@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -25,11 +26,20 @@ var (
 // TemporalOrders runs order workflows on Temporal.
 type TemporalOrders struct {
 	Client client.Client
+	// Wait bounds how long a request waits for the payment result; the
+	// order goes on and a repeat of the request gets its answer.
+	Wait time.Duration
 }
 
 // Authorise starts the order's workflow, or finds the running one, and waits
 // for its payment result in one round trip (Update-with-Start).
 func (t *TemporalOrders) Authorise(ctx context.Context, in workflows.OrderInput) (workflows.PaymentResult, error) {
+	wait := t.Wait
+	if wait <= 0 {
+		wait = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
 	id := workflows.OrderWorkflowID(in.MerchantID, in.AccountID, in.OrderNo)
 	start := t.Client.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
 		ID:                       id,

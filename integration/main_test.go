@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -168,7 +169,16 @@ func run(m *testing.M) int {
 	if err != nil {
 		return fail(err)
 	}
-	return m.Run()
+	code := m.Run()
+	if code != 0 {
+		// The gateway's own log explains most failures; show its errors.
+		for _, line := range strings.Split(env.logs.String(), "\n") {
+			if strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, `"level":"WARN"`) {
+				fmt.Fprintln(os.Stderr, line)
+			}
+		}
+	}
+	return code
 }
 
 func fail(err error) int {

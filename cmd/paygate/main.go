@@ -6,6 +6,7 @@
 //	paygate simulator           the acquirer simulator
 //	paygate migrate             brings the database schema up to date
 //	paygate merchant create     creates a merchant account and prints its credentials
+//	paygate merchant rotate-key gives an account a new sign key; the old one stays valid for a grace period
 //	paygate sign                prints encryption_data for values and a key
 //	paygate bench               drives signed authorisations through a running gateway
 package main
@@ -37,6 +38,7 @@ commands:
   simulator          run the acquirer simulator
   migrate            bring the database schema up to date
   merchant create    create a merchant account and print its credentials
+  merchant rotate-key  give an account a new sign key (the old one stays valid for -grace)
   sign               print encryption_data for values and a sign key
   bench              drive signed authorisations through a running gateway`)
 
@@ -60,10 +62,13 @@ func run(args []string, stdout io.Writer) error {
 	case "migrate":
 		return runMigrate(ctx, logger)
 	case "merchant":
-		if len(rest) == 0 || rest[0] != "create" {
-			return errors.New("usage: paygate merchant create [flags]")
+		switch {
+		case len(rest) > 0 && rest[0] == "create":
+			return runMerchantCreate(ctx, rest[1:], stdout, logger)
+		case len(rest) > 0 && rest[0] == "rotate-key":
+			return runMerchantRotateKey(ctx, rest[1:], stdout, logger)
 		}
-		return runMerchantCreate(ctx, rest[1:], stdout, logger)
+		return errors.New("usage: paygate merchant create|rotate-key [flags]")
 	case "sign":
 		return runSign(rest, stdout)
 	case "bench":

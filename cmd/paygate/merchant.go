@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/paygate/paygate/internal/app"
 	"github.com/paygate/paygate/internal/merchant"
@@ -61,6 +62,31 @@ func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, log
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(creds)
+}
+
+func runMerchantRotateKey(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
+	fs := flag.NewFlagSet("merchant rotate-key", flag.ContinueOnError)
+	merchantID := fs.String("merchant-id", "", "merchant id")
+	accountID := fs.String("account-id", "", "account id")
+	grace := fs.Duration("grace", 24*time.Hour, "how long the old key stays valid")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *merchantID == "" || *accountID == "" {
+		return errors.New("-merchant-id and -account-id are required")
+	}
+	g, err := app.Open(ctx, app.FromEnv(), logger, false)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	key, err := g.Accounts.RotateKey(ctx, *merchantID, *accountID, *grace)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(merchant.Credentials{MerchantID: *merchantID, AccountID: *accountID, SignKey: key})
 }
 
 func splitComma(s string) []string {

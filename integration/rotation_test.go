@@ -1,0 +1,57 @@
+package integration
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/internal/merchant"
+	"github.com/paygate/paygate/models"
+)
+
+// TestSignKeyRotation rotates an account's key: during the grace period both
+// keys sign requests, and answers are signed with the new key.
+func TestSignKeyRotation(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	old, err := env.gw.Accounts.Create(ctx, merchant.NewAccount{
+		MerchantID: "20001", CaptureMode: models.CaptureAuto, Currencies: []string{"USD"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newKey, err := env.gw.Accounts.RotateKey(ctx, old.MerchantID, old.AccountID, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if newKey == old.SignKey {
+		t.Fatal("rotation kept the key")
+	}
+	tests := []struct {
+		name    string
+		signKey string
+		result  string
+	}{
+		{"new key", newKey, "0000:Success"},
+		{"old key within the grace period", old.SignKey, "0000:Success"},
+		{"unrelated key", "not-a-key", "I0013:Signature verification failed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, r := authorise(t, signCard(cardOrder(old, newOrderNo(t), "4242424242424242"), tc.signKey))
+			if r.ResultInfo != tc.result {
+				t.Fatalf("result_info = %q, want %q", r.ResultInfo, tc.result)
+			}
+			checkResultSignature(t, r, newKey)
+		})
+	}
+
+	// With no grace left, the old key is refused.
+	if _, err := env.gw.Accounts.RotateKey(ctx, old.MerchantID, old.AccountID, -time.Second); err != nil {
+		t.Fatal(err)
+	}
+	_, r := authorise(t, signCard(cardOrder(old, newOrderNo(t), "4242424242424242"), old.SignKey))
+	if r.ResultInfo != "I0013:Signature verification failed" {
+		t.Errorf("old key after the grace period: %q", r.ResultInfo)
+	}
+}
