@@ -16,6 +16,10 @@ import (
 type Acquirer interface {
 	Charge(ctx context.Context, req acquirer.ChargeRequest) (acquirer.Charge, error)
 	Inquire(ctx context.Context, idempotencyKey string) (acquirer.Charge, error)
+	Capture(ctx context.Context, chargeID, idempotencyKey string, amount int64) (acquirer.Charge, error)
+	Void(ctx context.Context, chargeID, idempotencyKey string) (acquirer.Charge, error)
+	Refund(ctx context.Context, chargeID, idempotencyKey string, amount int64) (acquirer.Refund, error)
+	GetRefund(ctx context.Context, refundID string) (acquirer.Refund, error)
 }
 
 // Vault opens and forgets card data.

@@ -2,10 +2,6 @@ package activities
 
 import (
 	"context"
-	"errors"
-	"fmt"
-
-	"gorm.io/gorm"
 
 	"github.com/paygate/paygate/internal/order"
 	"github.com/paygate/paygate/internal/risk"
@@ -65,36 +61,6 @@ func (a *Activities) RecordOrder(ctx context.Context, in RecordOrderInput) (Reco
 		Details:            in.Details,
 	})
 	return RecordOrderResult{ExistingTransactionID: existing}, err
-}
-
-// RiskInput is what the risk check needs to know about a payment.
-type RiskInput struct {
-	MerchantID      string
-	AccountID       string
-	Amount          int64
-	Currency        string
-	CardFingerprint string
-}
-
-// CheckRisk gathers the facts from Postgres and runs the risk rules.
-func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, error) {
-	account, err := models.FindAccount(ctx, a.DB, in.MerchantID, in.AccountID)
-	if err != nil {
-		return risk.Result{}, fmt.Errorf("risk check: %w", err)
-	}
-	blocked := true
-	err = a.DB.WithContext(ctx).Where("fingerprint = ?", in.CardFingerprint).Take(&models.BlockedCard{}).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		blocked = false
-	} else if err != nil {
-		return risk.Result{}, fmt.Errorf("risk check: %w", err)
-	}
-	return risk.Evaluate(risk.Facts{
-		Amount:      in.Amount,
-		Currency:    in.Currency,
-		AmountLimit: account.AmountLimits[in.Currency],
-		CardBlocked: in.CardFingerprint != "" && blocked,
-	}), nil
 }
 
 // FinishOrderInput is the outcome of a payment attempt, to be recorded.

@@ -142,6 +142,11 @@ func (s *Server) authorise(c *gin.Context) {
 			Fingerprint: s.Vault.Fingerprint(pan),
 		},
 		Details: req.Details,
+		Windows: workflows.Windows{
+			Review:        time.Duration(account.ReviewWindowSeconds) * time.Second,
+			Authorisation: time.Duration(account.AuthorisationWindowSeconds) * time.Second,
+			Refund:        time.Duration(account.RefundWindowSeconds) * time.Second,
+		}.WithDefaults(),
 	}
 	in.RequestFingerprint = requestFingerprint(in.Details, token)
 	res, err := s.Orders.Authorise(ctx, in)

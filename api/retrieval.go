@@ -12,7 +12,6 @@ import (
 	"github.com/paygate/paygate/internal/codes"
 	"github.com/paygate/paygate/internal/merchant"
 	"github.com/paygate/paygate/internal/money"
-	"github.com/paygate/paygate/internal/risk"
 	"github.com/paygate/paygate/models"
 )
 
@@ -225,11 +224,7 @@ func toQueriedOrder(o *models.Order) queriedOrder {
 		q.Is3DS = "1"
 	}
 	for _, r := range o.RiskReasons {
-		st := r.Status
-		if st != risk.Reject {
-			st = risk.Accept
-		}
-		q.FraudCheckResult = append(q.FraudCheckResult, fraudCheck{CheckItems: r.Name, Status: st})
+		q.FraudCheckResult = append(q.FraudCheckResult, fraudCheck{CheckItems: r.Name, Status: r.Status})
 	}
 	if sub := d.Subscription; sub != nil {
 		q.SubscriptionResult.ContractName = sub.ContractName

@@ -47,6 +47,8 @@ type Server struct {
 	Vault    CardVault
 	IDs      IDs
 	DB       *gorm.DB
+	Ops      OrderOps   // capture, cancel, review and refund on order workflows
+	Store    OrderStore // orders and refunds for the batch and refund endpoints
 	Logger   *slog.Logger
 	Now      func() time.Time
 }
@@ -66,6 +68,11 @@ func (s *Server) Handler() http.Handler {
 	v1 := r.Group("/v1")
 	v1.POST("/authorise", s.authorise)
 	v1.POST("/retrievalTrans", s.retrievalTrans)
+	v1.POST("/capture", s.capture)
+	v1.POST("/review", s.review)
+	v1.POST("/cancel", s.cancel)
+	v1.POST("/refund", s.refund)
+	v1.POST("/retrievalRefund", s.retrievalRefund)
 	return r
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/paygate/paygate/internal/merchant"
+	"github.com/paygate/paygate/internal/risk"
 	"github.com/paygate/paygate/models"
 )
 
@@ -71,7 +72,7 @@ func TestAuthoriseCardOutcomes(t *testing.T) {
 			if r.Amount != "12.34" || r.Currency != "USD" || r.OrderNo != orderNo {
 				t.Errorf("amount, currency, order_no = %q %q %q", r.Amount, r.Currency, r.OrderNo)
 			}
-			if r.Connector != "sim-acquirer" || r.RiskAction != "ACCEPT" || r.RiskScore != "0" || len(r.RiskReasons) != 2 {
+			if r.Connector != "sim-acquirer" || r.RiskAction != "ACCEPT" || r.RiskScore != "0" || len(r.RiskReasons) != len(risk.Rules()) {
 				t.Errorf("connector, risk = %q %q %q %v", r.Connector, r.RiskAction, r.RiskScore, r.RiskReasons)
 			}
 			checkResultSignature(t, r, tc.creds.SignKey)

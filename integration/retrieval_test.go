@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/internal/merchant"
+	"github.com/paygate/paygate/internal/risk"
 	"github.com/paygate/paygate/internal/signing"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
@@ -88,7 +89,7 @@ func TestRetrievalTrans(t *testing.T) {
 			p.TransactionID != rPaid.TransactionID || p.ShopperEmail != "ada@example.com" ||
 			p.ShopperPhone != "+44 20 7946 0000" || p.Is3DS != "0" || p.AntifraudProvider != "paygate-risk" ||
 			!strings.HasPrefix(p.ReferenceNo, "ch_") || p.DeliveryInformation["delivery_city"] != "London" ||
-			p.DeliveryInformation["delivery_country"] != "GB" || len(p.FraudCheckResult) != 2 ||
+			p.DeliveryInformation["delivery_country"] != "GB" || len(p.FraudCheckResult) != len(risk.Rules()) ||
 			p.FraudCheckResult[0].Status != "ACCEPT" || len(p.TransactionDate) != 14 {
 			t.Errorf("paid order: %+v", p)
 		}

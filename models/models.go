@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/internal/order"
+	"github.com/paygate/paygate/internal/risk"
 )
 
 // Capture modes of an account.
@@ -41,6 +42,15 @@ type Account struct {
 	AllowedQueryIPs []string         `gorm:"serializer:json;type:jsonb;not null"`
 	Currencies      []string         `gorm:"serializer:json;type:jsonb;not null"`
 	AmountLimits    map[string]int64 `gorm:"serializer:json;type:jsonb;not null"`
+	// Risk holds the account's risk rule settings; zero values (and a NULL
+	// column) mean the defaults.
+	Risk risk.Config `gorm:"serializer:json;type:jsonb"`
+
+	// Order deadlines in seconds; 0 means the gateway's default (review 3
+	// days, authorisation 7 days, refunds 180 days).
+	ReviewWindowSeconds        int64 `gorm:"not null;default:0"`
+	AuthorisationWindowSeconds int64 `gorm:"not null;default:0"`
+	RefundWindowSeconds        int64 `gorm:"not null;default:0"`
 
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -99,7 +109,7 @@ type Order struct {
 	CardFingerprint string `gorm:"size:64;index"`
 
 	ShopperEmail string `gorm:"size:200;index"`
-	ShopperIP    string `gorm:"size:64"`
+	ShopperIP    string `gorm:"size:64;index"`
 
 	// RequestFingerprint identifies the request's content so a repeated
 	// order_no can be told apart from a changed one.
@@ -142,5 +152,5 @@ type BlockedCard struct {
 
 // All lists every model, in migration order.
 func All() []any {
-	return []any{&Merchant{}, &Account{}, &Order{}, &VaultCard{}, &BlockedCard{}}
+	return []any{&Merchant{}, &Account{}, &Order{}, &Refund{}, &VaultCard{}, &BlockedCard{}}
 }

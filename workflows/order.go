@@ -37,6 +37,7 @@ type OrderInput struct {
 	Card               CardRef
 	RequestFingerprint string
 	Details            order.Details
+	Windows            Windows
 }
 
 // AuthoriseRequest is the update a direct payment request sends. Only a
@@ -136,13 +137,33 @@ type orderWorkflow struct {
 	in     OrderInput
 	id     string
 	status status.Payment
+	since  time.Time // when the order reached its status
 	result *PaymentResult
+	risk   risk.Result
+
+	// Money at the acquirer, in minor units.
+	chargeID      string
+	authorised    int64
+	captured      int64
+	refunded      int64 // settled refunds
+	refundPending int64 // refunds the acquirer has not settled yet
+	refundSeq     int
+
+	// lock serialises the operations on the order, so that two refunds can
+	// never both pass the captured-amount check.
+	lock workflow.Mutex
+	// inFlight counts pending refunds still being watched.
+	inFlight int
 }
 
 // Order is the workflow of one payment order: it records the order, checks
-// risk, authorises through the connector and keeps the record in step.
+// risk, authorises through the connector and keeps the record in step. It
+// stays open while the order can still be reviewed, captured, cancelled or
+// refunded, and runs the deadlines of each. It returns the payment result;
+// the order's later state is in the order-state query and the record.
 func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
-	w := &orderWorkflow{in: in, id: workflow.GetInfo(ctx).WorkflowExecution.ID, status: status.Pending}
+	w := &orderWorkflow{in: in, id: workflow.GetInfo(ctx).WorkflowExecution.ID, status: status.Pending,
+		since: workflow.Now(ctx), lock: workflow.NewMutex(ctx)}
 	if err := w.registerHandlers(ctx); err != nil {
 		return PaymentResult{}, err
 	}
@@ -151,7 +172,12 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 		return PaymentResult{}, err
 	}
 	w.result = &res
-	// Let repeat requests that are waiting for the answer receive it.
+	if res.ExistingTransactionID == "" {
+		if err := w.lifecycle(ctx); err != nil {
+			return PaymentResult{}, err
+		}
+	}
+	// Let requests that are waiting for an answer receive it.
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return PaymentResult{}, err
 	}
@@ -174,6 +200,9 @@ func (w *orderWorkflow) registerHandlers(ctx workflow.Context) error {
 		}},
 	)
 	if err != nil {
+		return err
+	}
+	if err := w.registerOperations(ctx); err != nil {
 		return err
 	}
 	return workflow.SetQueryHandler(ctx, QueryOrderState, func() (OrderState, error) {
@@ -219,50 +248,74 @@ func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 
 	var verdict risk.Result
 	err = workflow.ExecuteLocalActivity(lctx, a.CheckRisk, activities.RiskInput{
+		TransactionID:   in.TransactionID,
 		MerchantID:      in.MerchantID,
 		AccountID:       in.AccountID,
 		Amount:          in.Amount,
 		Currency:        in.Currency,
 		CardFingerprint: in.Card.Fingerprint,
+		CardBIN:         risk.BIN(in.Card.Masked),
+		ShopperEmail:    in.Details.ShopperEmail,
+		ShopperIP:       in.Details.ShopperIP,
+		BillingCountry:  in.Details.BillingCountry,
 	}).Get(ctx, &verdict)
 	if err != nil {
 		return PaymentResult{}, err
 	}
 
-	var out activities.FinishOrderInput
-	if verdict.Action == risk.Reject {
-		out = activities.FinishOrderInput{PaymentStatus: int(status.Failed)}
-		out.ResultCode, out.ResultMessage = split(riskCode(verdict))
-	} else {
-		charge, code, err := w.charge(ctx)
-		if err != nil {
-			return PaymentResult{}, err
-		}
-		out = activities.FinishOrderInput{PaymentStatus: int(status.Failed), ConnectorRef: charge.ChargeID}
-		out.ResultCode, out.ResultMessage = split(code)
-		if charge.Approved {
-			out.AuthCode = charge.AuthCode
-			out.CapturedAmount = charge.CapturedAmount
-			out.PaymentStatus = int(status.Authorised)
-			if in.CaptureMode == models.CaptureAuto {
-				out.PaymentStatus = int(status.Paid)
-			}
-		}
+	w.risk = verdict
+	switch verdict.Action {
+	case risk.Reject:
+		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Failed)}, riskCode(verdict), true)
+	case risk.Review:
+		// Held: nothing is authorised until a reviewer approves. The CVV
+		// stays sealed in the vault until then.
+		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.HeldForReview)}, codes.RiskReview, false)
 	}
-	// The security code is needed for this authorisation only.
-	if err := workflow.ExecuteLocalActivity(lctx, a.DropCVV, activities.DropCVVInput{CardToken: in.Card.Token}).Get(ctx, nil); err != nil {
+	return w.authorise(ctx)
+}
+
+// authorise charges the card and records the outcome.
+func (w *orderWorkflow) authorise(ctx workflow.Context) (PaymentResult, error) {
+	charge, code, err := w.charge(ctx)
+	if err != nil {
 		return PaymentResult{}, err
 	}
+	out := activities.FinishOrderInput{PaymentStatus: int(status.Failed), ConnectorRef: charge.ChargeID}
+	if charge.Approved {
+		w.chargeID = charge.ChargeID
+		w.authorised = w.in.Amount
+		w.captured = charge.CapturedAmount
+		out.AuthCode = charge.AuthCode
+		out.CapturedAmount = charge.CapturedAmount
+		out.PaymentStatus = int(status.Authorised)
+		if w.in.CaptureMode == models.CaptureAuto {
+			out.PaymentStatus = int(status.Paid)
+		}
+	}
+	return w.finish(ctx, out, code, true)
+}
 
+// finish records a payment outcome: it drops the CVV when the authorisation
+// is over, writes the order row, and moves the workflow's status.
+func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderInput, code codes.Code, dropCVV bool) (PaymentResult, error) {
+	in := w.in
+	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	// The security code is needed for this authorisation only.
+	if dropCVV {
+		if err := workflow.ExecuteLocalActivity(lctx, a.DropCVV, activities.DropCVVInput{CardToken: in.Card.Token}).Get(ctx, nil); err != nil {
+			return PaymentResult{}, err
+		}
+	}
 	out.TransactionID = in.TransactionID
+	out.ResultCode, out.ResultMessage = split(code)
 	out.OrderStatus = int(status.OrderStatusOf(status.Payment(out.PaymentStatus)))
-	out.Risk = verdict
+	out.Risk = w.risk
 	out.Connector = ConnectorName
 	if err := workflow.ExecuteLocalActivity(lctx, a.FinishOrder, out).Get(ctx, nil); err != nil {
 		return PaymentResult{}, err
 	}
-	w.status = status.Payment(out.PaymentStatus)
-	if err := workflow.UpsertTypedSearchAttributes(ctx, SearchPaymentStatus.ValueSet(int64(w.status))); err != nil {
+	if err := w.setStatus(ctx, status.Payment(out.PaymentStatus)); err != nil {
 		return PaymentResult{}, err
 	}
 	return PaymentResult{
@@ -280,8 +333,15 @@ func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 		CardToken:     in.Card.Token,
 		Connector:     ConnectorName,
 		AuthCode:      out.AuthCode,
-		Risk:          verdict,
+		Risk:          w.risk,
 	}, nil
+}
+
+// setStatus moves the order and keeps the PaymentStatus search attribute in step.
+func (w *orderWorkflow) setStatus(ctx workflow.Context, to status.Payment) error {
+	w.status = to
+	w.since = workflow.Now(ctx)
+	return workflow.UpsertTypedSearchAttributes(ctx, SearchPaymentStatus.ValueSet(int64(to)))
 }
 
 // ConnectorName is the card connector's name in results.
@@ -348,13 +408,7 @@ func outcomeCode(o activities.ChargeOutcome) codes.Code {
 }
 
 func riskCode(r risk.Result) codes.Code {
-	switch r.Rule {
-	case risk.RuleAmountLimit:
-		return codes.RiskAmountLimit
-	case risk.RuleBlockedCard:
-		return codes.RiskBlockedCard
-	}
-	return codes.RiskRejected
+	return risk.CodeFor(r.Rule)
 }
 
 func split(c codes.Code) (string, string) { return c.ID, c.Message }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"sync"
@@ -108,6 +109,18 @@ type acquirer struct {
 	inqs    []activities.InquireInput
 	drops   []activities.DropCVVInput
 	finish  []activities.FinishOrderInput
+
+	// Operations after the payment.
+	captures []activities.CaptureInput
+	voids    []activities.VoidInput
+	refunds  []activities.RefundInput
+	polls    []activities.RefundStatusInput
+	states   []activities.SaveOrderStateInput
+	saved    []activities.SaveRefundInput
+	// refundStatus scripts RefundCharge's answer by call number ("succeeded" if nil),
+	// pollStatus RefundStatus's.
+	refundStatus func(n int) string
+	pollStatus   func(n int) string
 }
 
 func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
@@ -170,6 +183,56 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 			acq.finish = append(acq.finish, in)
 			return nil
 		})
+	env.OnActivity(acts.CaptureCharge, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.CaptureInput) (activities.CaptureOutcome, error) {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.captures = append(acq.captures, in)
+			return activities.CaptureOutcome{CapturedAmount: in.Amount}, nil
+		}).Maybe()
+	env.OnActivity(acts.VoidCharge, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.VoidInput) error {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.voids = append(acq.voids, in)
+			return nil
+		}).Maybe()
+	env.OnActivity(acts.RefundCharge, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RefundInput) (activities.RefundOutcome, error) {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.refunds = append(acq.refunds, in)
+			st := "succeeded"
+			if acq.refundStatus != nil {
+				st = acq.refundStatus(len(acq.refunds) - 1)
+			}
+			return activities.RefundOutcome{RefundID: fmt.Sprintf("re_%d", len(acq.refunds)), Status: st}, nil
+		}).Maybe()
+	env.OnActivity(acts.RefundStatus, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RefundStatusInput) (activities.RefundOutcome, error) {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.polls = append(acq.polls, in)
+			st := "succeeded"
+			if acq.pollStatus != nil {
+				st = acq.pollStatus(len(acq.polls) - 1)
+			}
+			return activities.RefundOutcome{RefundID: in.RefundID, Status: st}, nil
+		}).Maybe()
+	env.OnActivity(acts.SaveOrderState, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.SaveOrderStateInput) error {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.states = append(acq.states, in)
+			return nil
+		}).Maybe()
+	env.OnActivity(acts.SaveRefund, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.SaveRefundInput) error {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.saved = append(acq.saved, in)
+			return nil
+		}).Maybe()
 	return env
 }
 
@@ -443,7 +506,8 @@ func TestOrder(t *testing.T) {
 				r.Amount != amount || r.CaptureMode != tc.captureMode {
 				t.Errorf("RecordOrder input = %+v", r)
 			}
-			wantRisk := activities.RiskInput{MerchantID: merchantID, AccountID: accountID, Amount: amount, Currency: currency, CardFingerprint: "card-fp-9"}
+			wantRisk := activities.RiskInput{MerchantID: merchantID, AccountID: accountID, Amount: amount, Currency: currency,
+				CardFingerprint: "card-fp-9", TransactionID: txID, CardBIN: "424242", ShopperEmail: "shopper@example.com"}
 			if len(acq.risks) != 1 || acq.risks[0] != wantRisk {
 				t.Errorf("CheckRisk inputs = %+v, want [%+v]", acq.risks, wantRisk)
 			}
@@ -460,7 +524,8 @@ func TestOrderQueryState(t *testing.T) {
 		wantCode    string
 	}{
 		{"paid", "auto", answer(approved(amount)), status.Paid, "0000"},
-		{"authorised", "manual", answer(approved(0)), status.Authorised, "0000"},
+		// Left uncaptured, the authorisation lapses after its window.
+		{"authorised, never captured", "manual", answer(approved(0)), status.Expired, "0000"},
 		{"declined", "auto", answer(declined("expired_card")), status.Failed, "A0003"},
 	}
 	for _, tc := range tests {
@@ -668,23 +733,24 @@ func TestOrderUpsertsPaymentStatus(t *testing.T) {
 		captureMode string
 		risk        risk.Result
 		authorise   func(int) (activities.ChargeOutcome, error)
-		want        status.Payment
+		want        []int64
 	}{
-		{"paid", "auto", accepted, answer(approved(amount)), status.Paid},
-		{"authorised", "manual", accepted, answer(approved(0)), status.Authorised},
-		{"risk rejected", "auto", rejectedCard, nil, status.Failed},
+		{"paid", "auto", accepted, answer(approved(amount)), []int64{3000}},
+		{"authorised, then expired", "manual", accepted, answer(approved(0)), []int64{2000, 7000}},
+		{"risk rejected", "auto", rejectedCard, nil, []int64{6000}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newEnv(t, &acquirer{risk: tc.risk, authorise: tc.authorise})
-			upserts := 0
-			env.OnUpsertTypedSearchAttributes(
-				temporal.NewSearchAttributes(workflows.SearchPaymentStatus.ValueSet(int64(tc.want))),
-			).Return(nil).Run(func(mock.Arguments) { upserts++ })
+			var got []int64
+			env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil).Run(func(args mock.Arguments) {
+				sa := args.Get(0).(temporal.SearchAttributes)
+				v, _ := sa.GetInt64(workflows.SearchPaymentStatus)
+				got = append(got, v)
+			})
 			run(t, env, orderInput(tc.captureMode))
-			env.AssertExpectations(t)
-			if upserts != 1 {
-				t.Errorf("PaymentStatus upserted %d times, want 1", upserts)
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("PaymentStatus upserts = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -29,7 +29,7 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	simURL := fs.String("simulator", "http://127.0.0.1:8090", "the acquirer simulator the gateway uses")
 	n := fs.Int("n", 400, "requests per run")
 	conc := fs.Int("c", 32, "concurrent requests")
-	pan := fs.String("card", "4242424242424242", "card number")
+	pan := fs.String("card", "", "card number for every payment (default: a different approvable card per payment, so velocity rules do not trip)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	baseline := loadgen.Run(ctx, "baseline: simulator charge, direct", *n, *conc, func(ctx context.Context, i int) error {
 		body, _ := json.Marshal(map[string]any{
 			"idempotency_key": "bench-" + runID + "-" + strconv.Itoa(i), "reference": "bench",
-			"card_number": *pan, "expiry_month": "12", "expiry_year": "2031", "cvv": "739",
+			"card_number": benchCard(i), "expiry_month": "12", "expiry_year": "2031", "cvv": "739",
 			"amount": 1234, "currency": "USD", "capture": true,
 		})
 		return postExpect(ctx, hc, *simURL+"/v1/charges", "application/json", body, func(b []byte) error {
@@ -59,12 +59,16 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	})
 	gateway := loadgen.Run(ctx, "gateway: POST /v1/authorise", *n, *conc, func(ctx context.Context, i int) error {
 		orderNo := "BENCH-" + runID + "-" + strconv.Itoa(i)
+		card := *pan
+		if card == "" {
+			card = benchCard(i)
+		}
 		f := url.Values{}
 		vals := [][2]string{
 			{"merchant_id", creds.MerchantID}, {"account_id", creds.AccountID}, {"order_no", orderNo},
 			{"currency", "USD"}, {"amount", "12.34"}, {"first_name", "Ada"}, {"last_name", "Lovelace"},
-			{"card", *pan}, {"expiration_year", "2031"}, {"expiration_month", "12"}, {"security_code", "739"},
-			{"shopper_email", "ada@example.com"},
+			{"card", card}, {"expiration_year", "2031"}, {"expiration_month", "12"}, {"security_code", "739"},
+			{"shopper_email", "bench" + strconv.Itoa(i) + "@example.com"},
 		}
 		signed := make([]string, len(vals))
 		for j, kv := range vals {
@@ -103,6 +107,24 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// benchCard returns the i-th of a series of Luhn-valid Visa numbers that the
+// simulator approves.
+func benchCard(i int) string {
+	body := fmt.Sprintf("41%013d", i)
+	sum := 0
+	for j := len(body) - 1; j >= 0; j-- {
+		d := int(body[j] - '0')
+		if (len(body)-j)%2 == 1 {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return body + strconv.Itoa((10-sum%10)%10)
 }
 
 func postExpect(ctx context.Context, hc *http.Client, target, contentType string, body []byte, check func([]byte) error) error {

@@ -40,6 +40,8 @@ func Parse(s string) Code {
 // The result code table. Keep docs/result-codes.md in step: a test compares them.
 var (
 	OK = Code{"0000", "Success"}
+	// RefundPending is the refund_message of a refund the acquirer has not settled yet.
+	RefundPending = Code{"0001", "Pending at the acquirer"}
 
 	MissingField        = Code{"I0001", "Missing required field"}
 	UnknownMerchant     = Code{"I0002", "Unknown or inactive merchant account"}
@@ -61,9 +63,14 @@ var (
 	InvalidState        = Code{"I0018", "Operation not allowed in the order's current state"}
 	OrderMismatch       = Code{"I0019", "Entry does not match the order"}
 
-	RiskAmountLimit = Code{"R0001", "Amount exceeds the account limit"}
-	RiskBlockedCard = Code{"R0002", "Card is blocked"}
-	RiskRejected    = Code{"R0003", "Rejected by risk rules"}
+	RiskReview          = Code{"R0000", "Held for risk review"}
+	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
+	RiskBlockedCard     = Code{"R0002", "Card is blocked"}
+	RiskRejected        = Code{"R0003", "Rejected by risk rules"}
+	RiskVelocity        = Code{"R0004", "Too many payments with the same card, email or IP address"}
+	RiskBlockedBIN      = Code{"R0005", "Card range is blocked"}
+	RiskBlockedCountry  = Code{"R0006", "Billing or card country is blocked"}
+	RiskCountryMismatch = Code{"R0007", "Billing country does not match the card's country"}
 
 	ConnectorError      = Code{"C0001", "Acquirer error"}
 	ThreeDSNotAvailable = Code{"C0002", "Card requires 3-D Secure, which is not available for this payment"}
@@ -82,12 +89,13 @@ var (
 // All lists the table in order, for documentation and tests.
 func All() []Code {
 	return []Code{
-		OK,
+		OK, RefundPending,
 		MissingField, UnknownMerchant, InvalidAmount, UnsupportedCurrency, InvalidCardNumber,
 		InvalidExpiry, InvalidCVV, InvalidField, DuplicateOrder, MalformedRequest, RequestTooLarge,
 		PaymentTypeConflict, BadSignature, IPNotAllowed, TooManyOrders, OrderNotFound,
 		UnsupportedMethod, InvalidState, OrderMismatch,
-		RiskAmountLimit, RiskBlockedCard, RiskRejected,
+		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
+		RiskCountryMismatch,
 		ConnectorError, ThreeDSNotAvailable,
 		SystemError,
 		AcquirerTimeout,

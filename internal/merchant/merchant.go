@@ -15,6 +15,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/paygate/paygate/internal/keyring"
+	"github.com/paygate/paygate/internal/risk"
 	"github.com/paygate/paygate/internal/signing"
 	"github.com/paygate/paygate/models"
 )
@@ -77,6 +78,13 @@ type NewAccount struct {
 	Currencies      []string
 	AmountLimits    map[string]int64
 	SignKey         string
+	// Risk is the account's risk rule settings; zero values mean the
+	// defaults (risk.DefaultConfig).
+	Risk risk.Config
+	// Windows are the order deadlines; zero values mean the defaults.
+	ReviewWindow        time.Duration
+	AuthorisationWindow time.Duration
+	RefundWindow        time.Duration
 }
 
 // Credentials are what a merchant needs to call the API.
@@ -96,6 +104,9 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (Credentials, error
 	}
 	if len(in.Currencies) == 0 {
 		return Credentials{}, fmt.Errorf("%w: no currencies", ErrInvalidSettings)
+	}
+	if err := in.Risk.Validate(); err != nil {
+		return Credentials{}, fmt.Errorf("%w: %w", ErrInvalidSettings, err)
 	}
 	var err error
 	if in.MerchantID == "" {
@@ -149,6 +160,11 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (Credentials, error
 			AllowedQueryIPs: in.AllowedQueryIPs,
 			Currencies:      in.Currencies,
 			AmountLimits:    in.AmountLimits,
+			Risk:            in.Risk,
+
+			ReviewWindowSeconds:        int64(in.ReviewWindow / time.Second),
+			AuthorisationWindowSeconds: int64(in.AuthorisationWindow / time.Second),
+			RefundWindowSeconds:        int64(in.RefundWindow / time.Second),
 		}).Error
 	})
 	if err != nil {

@@ -1,0 +1,454 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/codes"
+	"github.com/paygate/paygate/internal/status"
+	"github.com/paygate/paygate/models"
+)
+
+// Windows are an order's deadlines, from the account's settings.
+type Windows struct {
+	// Review: a held order not reviewed in time is rejected.
+	Review time.Duration
+	// Authorisation: an authorised order not captured in time is voided and expires.
+	Authorisation time.Duration
+	// Refund: how long after payment refunds are taken; then the workflow ends.
+	Refund time.Duration
+}
+
+// Default windows (issue 3 and DESIGN §1).
+const (
+	DefaultReviewWindow        = 3 * 24 * time.Hour
+	DefaultAuthorisationWindow = 7 * 24 * time.Hour
+	DefaultRefundWindow        = 180 * 24 * time.Hour
+)
+
+// WithDefaults fills the windows left at zero.
+func (w Windows) WithDefaults() Windows {
+	if w.Review <= 0 {
+		w.Review = DefaultReviewWindow
+	}
+	if w.Authorisation <= 0 {
+		w.Authorisation = DefaultAuthorisationWindow
+	}
+	if w.Refund <= 0 {
+		w.Refund = DefaultRefundWindow
+	}
+	return w
+}
+
+// Polling of a pending refund at the acquirer: quick at first, then rarely.
+const (
+	refundPollFirst = time.Second
+	refundPollMax   = time.Hour
+)
+
+var acquirerOpOptions = workflow.LocalActivityOptions{
+	StartToCloseTimeout: 30 * time.Second,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval:        200 * time.Millisecond,
+		BackoffCoefficient:     2,
+		MaximumInterval:        10 * time.Second,
+		MaximumAttempts:        8,
+		NonRetryableErrorTypes: []string{activities.ErrTypeAcquirerRejected},
+	},
+}
+
+// lifecycle keeps the order open while operations are possible and runs its
+// deadlines: review, authorisation expiry, end of the refund window.
+func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
+	win := w.in.Windows.WithDefaults()
+	for {
+		var window time.Duration
+		var lapse func(workflow.Context) error
+		switch w.status {
+		case status.HeldForReview:
+			window, lapse = win.Review, w.reviewLapsed
+		case status.Authorised:
+			window, lapse = win.Authorisation, w.authorisationLapsed
+		case status.Paid, status.PartiallyRefunded:
+			window = win.Refund
+		default:
+			// Final: wait for pending refunds to settle, then end.
+			return workflow.Await(ctx, func() bool { return w.inFlight == 0 })
+		}
+		current, since := w.status, w.since
+		remaining := window - workflow.Now(ctx).Sub(since)
+		moved := true
+		if remaining > 0 {
+			var err error
+			moved, err = workflow.AwaitWithTimeout(ctx, remaining, func() bool { return w.status != current })
+			if err != nil {
+				return err
+			}
+		}
+		if moved {
+			continue
+		}
+		if lapse == nil {
+			// The refund window is over: refunds now need a new process.
+			return workflow.Await(ctx, func() bool { return w.inFlight == 0 })
+		}
+		if err := w.lock.Lock(ctx); err != nil {
+			return err
+		}
+		// An operation may have moved the order while we waited for the lock.
+		if w.status == current {
+			if err := lapse(ctx); err != nil {
+				w.lock.Unlock()
+				return err
+			}
+		}
+		w.lock.Unlock()
+	}
+}
+
+func (w *orderWorkflow) reviewLapsed(ctx workflow.Context) error {
+	workflow.GetLogger(ctx).Info("review window lapsed: order rejected")
+	_, err := w.reject(ctx)
+	return err
+}
+
+func (w *orderWorkflow) authorisationLapsed(ctx workflow.Context) error {
+	workflow.GetLogger(ctx).Info("authorisation window lapsed: voiding")
+	if err := w.void(ctx); err != nil {
+		return err
+	}
+	return w.save(ctx, status.Expired)
+}
+
+// registerOperations installs the capture, cancel, review and refund updates.
+func (w *orderWorkflow) registerOperations(ctx workflow.Context) error {
+	for _, h := range []struct {
+		name      string
+		handler   any
+		validator any
+	}{
+		{UpdateCapture, w.capture, w.validateCapture},
+		{UpdateCancel, w.cancel, w.validateCancel},
+		{UpdateReview, w.review, w.validateReview},
+		{UpdateRefund, w.refund, w.validateRefund},
+	} {
+		if err := workflow.SetUpdateHandlerWithOptions(ctx, h.name, h.handler, workflow.UpdateHandlerOptions{Validator: h.validator}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refuse is the error a validator rejects an entry with.
+func refuse(code codes.Code, detail string) error {
+	c := code.With(detail)
+	return temporal.NewApplicationError(c.Message, ErrTypeEntryRefused, c.ID)
+}
+
+// matches checks that a batch entry names this order.
+func (w *orderWorkflow) matches(e EntryRef) error {
+	switch {
+	case e.TransactionID != w.in.TransactionID:
+		return refuse(codes.OrderMismatch, "transaction_id")
+	case e.OrderNo != w.in.OrderNo:
+		return refuse(codes.OrderMismatch, "order_no")
+	case e.Currency != w.in.Currency:
+		return refuse(codes.OrderMismatch, "currency")
+	case e.Amount != w.in.Amount:
+		return refuse(codes.OrderMismatch, "amount")
+	}
+	return nil
+}
+
+func (w *orderWorkflow) inState(allowed ...status.Payment) error {
+	for _, s := range allowed {
+		if w.status == s {
+			return nil
+		}
+	}
+	return refuse(codes.InvalidState, fmt.Sprintf("order is %s (%d)", w.status.Name(), w.status))
+}
+
+func (w *orderWorkflow) validateCapture(ctx workflow.Context, req CaptureRequest) error {
+	if err := w.matches(req.Entry); err != nil {
+		return err
+	}
+	if err := w.inState(status.Authorised); err != nil {
+		return err
+	}
+	if req.CaptureAmount < 0 || req.CaptureAmount > w.authorised {
+		return refuse(codes.InvalidAmount, fmt.Sprintf("capture amount must be between 0.01 and the authorised %d minor units", w.authorised))
+	}
+	return nil
+}
+
+func (w *orderWorkflow) capture(ctx workflow.Context, req CaptureRequest) (OperationResult, error) {
+	if err := w.lock.Lock(ctx); err != nil {
+		return OperationResult{}, err
+	}
+	defer w.lock.Unlock()
+	// Another operation may have run while this one waited for the lock.
+	if err := w.validateCapture(ctx, req); err != nil {
+		return refusedResult(err, w.status), nil
+	}
+	amount := req.CaptureAmount
+	if amount == 0 {
+		amount = w.authorised
+	}
+	var out activities.CaptureOutcome
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.CaptureCharge,
+		activities.CaptureInput{ChargeID: w.chargeID, IdempotencyKey: idempotencyKey(w.id, "capture"), Amount: amount}).Get(ctx, &out)
+	if err != nil {
+		return w.acquirerFailed(ctx, err)
+	}
+	w.captured = out.CapturedAmount
+	if err := w.save(ctx, status.Paid); err != nil {
+		return OperationResult{}, err
+	}
+	return w.done(), nil
+}
+
+func (w *orderWorkflow) validateCancel(ctx workflow.Context, req CancelRequest) error {
+	if err := w.matches(req.Entry); err != nil {
+		return err
+	}
+	return w.inState(status.Authorised, status.HeldForReview)
+}
+
+func (w *orderWorkflow) cancel(ctx workflow.Context, req CancelRequest) (OperationResult, error) {
+	if err := w.lock.Lock(ctx); err != nil {
+		return OperationResult{}, err
+	}
+	defer w.lock.Unlock()
+	if err := w.validateCancel(ctx, req); err != nil {
+		return refusedResult(err, w.status), nil
+	}
+	if w.status == status.HeldForReview {
+		// Nothing was authorised yet.
+		if _, err := w.reject(ctx); err != nil {
+			return OperationResult{}, err
+		}
+		return w.done(), nil
+	}
+	if err := w.void(ctx); err != nil {
+		return w.acquirerFailed(ctx, err)
+	}
+	if err := w.save(ctx, status.Cancelled); err != nil {
+		return OperationResult{}, err
+	}
+	return w.done(), nil
+}
+
+func (w *orderWorkflow) validateReview(ctx workflow.Context, req ReviewRequest) error {
+	if err := w.matches(req.Entry); err != nil {
+		return err
+	}
+	return w.inState(status.HeldForReview)
+}
+
+func (w *orderWorkflow) review(ctx workflow.Context, req ReviewRequest) (OperationResult, error) {
+	if err := w.lock.Lock(ctx); err != nil {
+		return OperationResult{}, err
+	}
+	defer w.lock.Unlock()
+	if err := w.validateReview(ctx, req); err != nil {
+		return refusedResult(err, w.status), nil
+	}
+	if !req.Approve {
+		if _, err := w.reject(ctx); err != nil {
+			return OperationResult{}, err
+		}
+		return w.done(), nil
+	}
+	// Approved: authorise now, as the payment would have without the hold.
+	res, err := w.authorise(ctx)
+	if err != nil {
+		return OperationResult{}, err
+	}
+	r := w.done()
+	r.ResultCode, r.ResultMessage = res.ResultCode, res.ResultMessage
+	return r, nil
+}
+
+// reject ends a held order as cancelled: nothing was charged.
+func (w *orderWorkflow) reject(ctx workflow.Context) (PaymentResult, error) {
+	return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Cancelled)}, codes.RiskRejected, true)
+}
+
+func (w *orderWorkflow) void(ctx workflow.Context) error {
+	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.VoidCharge,
+		activities.VoidInput{ChargeID: w.chargeID, IdempotencyKey: idempotencyKey(w.id, "void")}).Get(ctx, nil)
+}
+
+func (w *orderWorkflow) refundable() int64 { return w.captured - w.refunded - w.refundPending }
+
+func (w *orderWorkflow) validateRefund(ctx workflow.Context, req RefundRequest) error {
+	if err := w.matches(req.Entry); err != nil {
+		return err
+	}
+	if err := w.inState(status.Paid, status.PartiallyRefunded); err != nil {
+		return err
+	}
+	if req.RefundAmount <= 0 {
+		return refuse(codes.InvalidAmount, "refund_amount must be greater than zero")
+	}
+	if req.RefundAmount > w.refundable() {
+		return refuse(codes.InvalidAmount, fmt.Sprintf("refund_amount exceeds the refundable %d minor units", w.refundable()))
+	}
+	return nil
+}
+
+func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (OperationResult, error) {
+	if err := w.lock.Lock(ctx); err != nil {
+		return OperationResult{}, err
+	}
+	defer w.lock.Unlock()
+	// Racing refunds all passed validation against the same state; only
+	// those that still fit once it is their turn go through.
+	if err := w.validateRefund(ctx, req); err != nil {
+		return refusedResult(err, w.status), nil
+	}
+	w.refundSeq++
+	ref := fmt.Sprintf("%s-%02d", w.in.TransactionID, w.refundSeq)
+	row := activities.SaveRefundInput{
+		RefundReferenceID: ref, TransactionID: w.in.TransactionID, MerchantID: w.in.MerchantID,
+		AccountID: w.in.AccountID, OrderNo: w.in.OrderNo, Currency: w.in.Currency,
+		Amount: req.RefundAmount, Reason: req.Reason,
+	}
+	var out activities.RefundOutcome
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundCharge,
+		activities.RefundInput{ChargeID: w.chargeID, IdempotencyKey: idempotencyKey(w.id, "refund-"+ref), Amount: req.RefundAmount}).Get(ctx, &out)
+	if err != nil {
+		workflow.GetLogger(ctx).Error("refund failed at the acquirer", "refund", ref, "error", err)
+		row.Status, row.Settled = models.RefundFailed, true
+		row.ResultCode, row.ResultMessage = split(codes.ConnectorError)
+		if err := w.saveRefund(ctx, row); err != nil {
+			return OperationResult{}, err
+		}
+		return OperationResult{Status: EntryRefused, ResultCode: row.ResultCode, ResultMessage: row.ResultMessage,
+			PaymentStatus: w.status, RefundReferenceID: ref}, nil
+	}
+	row.AcquirerRef = out.RefundID
+	if out.Status == models.RefundPending {
+		w.refundPending += req.RefundAmount
+		row.Status = models.RefundPending
+		row.ResultCode, row.ResultMessage = split(codes.RefundPending)
+		if err := w.saveRefund(ctx, row); err != nil {
+			return OperationResult{}, err
+		}
+		w.inFlight++
+		workflow.Go(ctx, func(ctx workflow.Context) { w.watchRefund(ctx, row) })
+		return OperationResult{Status: EntryPending, ResultCode: row.ResultCode, ResultMessage: row.ResultMessage,
+			PaymentStatus: w.status, RefundReferenceID: ref, RefundReference: out.RefundID}, nil
+	}
+	if err := w.settleRefund(ctx, row, out.Status); err != nil {
+		return OperationResult{}, err
+	}
+	r := w.done()
+	r.RefundReferenceID, r.RefundReference = ref, out.RefundID
+	return r, nil
+}
+
+// settleRefund applies a refund the acquirer has settled (or failed).
+func (w *orderWorkflow) settleRefund(ctx workflow.Context, row activities.SaveRefundInput, acquirerStatus string) error {
+	row.Settled = true
+	if acquirerStatus == models.RefundSucceeded {
+		w.refunded += row.Amount
+		row.Status = models.RefundSucceeded
+		row.ResultCode, row.ResultMessage = split(codes.OK)
+	} else {
+		row.Status = models.RefundFailed
+		row.ResultCode, row.ResultMessage = split(codes.ConnectorError)
+	}
+	if err := w.saveRefund(ctx, row); err != nil {
+		return err
+	}
+	next := w.status
+	if w.refunded > 0 {
+		next = status.PartiallyRefunded
+		if w.refunded == w.captured {
+			next = status.Refunded
+		}
+	}
+	return w.save(ctx, next)
+}
+
+// watchRefund polls a pending refund until the acquirer settles it.
+func (w *orderWorkflow) watchRefund(ctx workflow.Context, row activities.SaveRefundInput) {
+	defer func() { w.inFlight-- }()
+	wait := refundPollFirst
+	for {
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return
+		}
+		wait = min(wait*2, refundPollMax)
+		var out activities.RefundOutcome
+		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundStatus,
+			activities.RefundStatusInput{RefundID: row.AcquirerRef}).Get(ctx, &out)
+		if err != nil || out.Status == models.RefundPending {
+			continue
+		}
+		if err := w.lock.Lock(ctx); err != nil {
+			return
+		}
+		w.refundPending -= row.Amount
+		if err := w.settleRefund(ctx, row, out.Status); err != nil {
+			workflow.GetLogger(ctx).Error("record settled refund", "refund", row.RefundReferenceID, "error", err)
+		}
+		w.lock.Unlock()
+		return
+	}
+}
+
+func (w *orderWorkflow) saveRefund(ctx workflow.Context, row activities.SaveRefundInput) error {
+	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.SaveRefund, row).Get(ctx, nil)
+}
+
+// save writes the order's status and amounts and moves the workflow's status.
+func (w *orderWorkflow) save(ctx workflow.Context, to status.Payment) error {
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.SaveOrderState,
+		activities.SaveOrderStateInput{
+			TransactionID:  w.in.TransactionID,
+			PaymentStatus:  int(to),
+			OrderStatus:    int(status.OrderStatusOf(to)),
+			CapturedAmount: w.captured,
+			RefundedAmount: w.refunded,
+		}).Get(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if to == w.status {
+		return nil
+	}
+	return w.setStatus(ctx, to)
+}
+
+func (w *orderWorkflow) done() OperationResult {
+	return OperationResult{Status: EntryDone, ResultCode: codes.OK.ID, ResultMessage: codes.OK.Message, PaymentStatus: w.status}
+}
+
+// acquirerFailed answers an entry the acquirer refused or never answered;
+// the order stays as it was.
+func (w *orderWorkflow) acquirerFailed(ctx workflow.Context, err error) (OperationResult, error) {
+	workflow.GetLogger(ctx).Error("acquirer operation failed", "error", err)
+	return OperationResult{Status: EntryRefused, ResultCode: codes.ConnectorError.ID, ResultMessage: codes.ConnectorError.Message,
+		PaymentStatus: w.status}, nil
+}
+
+// refusedResult turns a validator's refusal, met again under the lock, into
+// a refused entry.
+func refusedResult(err error, st status.Payment) OperationResult {
+	r := OperationResult{Status: EntryRefused, ResultCode: codes.InvalidState.ID, ResultMessage: err.Error(), PaymentStatus: st}
+	if appErr, ok := err.(*temporal.ApplicationError); ok {
+		r.ResultMessage = appErr.Message()
+		var id string
+		if appErr.Details(&id) == nil && id != "" {
+			r.ResultCode = id
+		}
+	}
+	return r
+}
