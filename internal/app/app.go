@@ -149,9 +149,12 @@ func (g *Gateway) Close() {
 
 // APIHandler returns the merchant API.
 func (g *Gateway) APIHandler() http.Handler {
+	orders := &api.TemporalOrders{Client: g.Temporal}
 	s := &api.Server{
 		Accounts: g.Accounts,
-		Orders:   &api.TemporalOrders{Client: g.Temporal},
+		Orders:   orders,
+		Ops:      orders,
+		Store:    api.DBStore{DB: g.DB},
 		Vault:    g.Vault,
 		IDs:      txid.NewGenerator(txid.NodeFromString(g.Config.NodeName)),
 		DB:       g.DB,
