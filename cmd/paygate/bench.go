@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,6 +31,7 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	n := fs.Int("n", 400, "requests per run")
 	conc := fs.Int("c", 32, "concurrent requests")
 	pan := fs.String("card", "", "card number for every payment (default: a different approvable card per payment, so velocity rules do not trip)")
+	batches := fs.Int("batches", 4, "capture and refund batches of 50 to time after the authorisations (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -106,6 +108,9 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 			return fmt.Errorf("%s: %d errors, first: %s", r.Name, r.Errors, r.FirstError)
 		}
 	}
+	if *batches > 0 {
+		return runBatchBench(ctx, hc, creds, *simURL, runID, *batches, stdout)
+	}
 	return nil
 }
 
@@ -146,4 +151,164 @@ func postExpect(ctx context.Context, hc *http.Client, target, contentType string
 		return fmt.Errorf("HTTP %d: %.120s", resp.StatusCode, strings.TrimSpace(string(b)))
 	}
 	return check(b)
+}
+
+// batchSize is the most entries a capture or refund batch may hold.
+const batchSize = 50
+
+// runBatchBench times capture batches on manual-capture orders and refund
+// batches on paid orders, each of 50 entries, against a baseline of the
+// simulator's capture and refund endpoints called directly for the same
+// number of charges with the gateway's batch concurrency.
+func runBatchBench(ctx context.Context, hc *http.Client, creds demoFile, simURL, runID string, batches int, stdout io.Writer) error {
+	if creds.ManualAccountID == "" {
+		return errors.New("the credentials file has no manual_account_id: run `make run` again to create it")
+	}
+	manual := demoFile{APIURL: creds.APIURL, MerchantID: creds.MerchantID, AccountID: creds.ManualAccountID, SignKey: creds.ManualSignKey}
+	n := batches * batchSize
+	// Orders to operate on; paying them is not timed.
+	capOrders, err := payOrders(ctx, hc, manual, "BC-"+runID, n)
+	if err != nil {
+		return err
+	}
+	refOrders, err := payOrders(ctx, hc, creds, "BR-"+runID, n)
+	if err != nil {
+		return err
+	}
+
+	// Baseline: charges made directly, then captured and refunded directly.
+	charge := func(i int, capture bool, prefix string) (string, error) {
+		body, _ := json.Marshal(map[string]any{
+			"idempotency_key": prefix + runID + "-" + strconv.Itoa(i), "reference": "bench",
+			"card_number": benchCard(i), "expiry_month": "12", "expiry_year": "2031", "cvv": "739",
+			"amount": 1234, "currency": "USD", "capture": capture,
+		})
+		var out struct {
+			ChargeID string `json:"charge_id"`
+		}
+		err := postExpect(ctx, hc, simURL+"/v1/charges", "application/json", body, func(b []byte) error { return json.Unmarshal(b, &out) })
+		return out.ChargeID, err
+	}
+	capCharges, refCharges := make([]string, n), make([]string, n)
+	for i := range n {
+		if capCharges[i], err = charge(i, false, "bcap-"); err != nil {
+			return err
+		}
+		if refCharges[i], err = charge(i, true, "bref-"); err != nil {
+			return err
+		}
+	}
+	const conc = 8 // the gateway works on 8 entries of a batch at once
+	simOp := func(path string, body map[string]any) error {
+		b, _ := json.Marshal(body)
+		return postExpect(ctx, hc, simURL+path, "application/json", b, func([]byte) error { return nil })
+	}
+	capBase := loadgen.Run(ctx, "baseline: simulator capture, direct", n, conc, func(ctx context.Context, i int) error {
+		return simOp("/v1/charges/"+capCharges[i]+"/capture", map[string]any{"idempotency_key": "c-" + capCharges[i], "amount": 1234})
+	})
+	refBase := loadgen.Run(ctx, "baseline: simulator refund, direct", n, conc, func(ctx context.Context, i int) error {
+		return simOp("/v1/charges/"+refCharges[i]+"/refunds", map[string]any{"idempotency_key": "r-" + refCharges[i], "amount": 100})
+	})
+
+	// The gateway: one batch request at a time, 50 entries each.
+	capBatches := loadgen.Run(ctx, "gateway: POST /v1/capture, 50 entries", batches, 1, func(ctx context.Context, b int) error {
+		return postBatch(ctx, hc, manual, "/v1/capture", "capture_orders", "capture_status", capOrders[b*batchSize:(b+1)*batchSize], nil)
+	})
+	refBatches := loadgen.Run(ctx, "gateway: POST /v1/refund, 50 entries", batches, 1, func(ctx context.Context, b int) error {
+		return postBatch(ctx, hc, creds, "/v1/refund", "refund_orders", "refund_status", refOrders[b*batchSize:(b+1)*batchSize],
+			map[string]string{"refund_amount": "1.00", "refund_reason": "bench"})
+	})
+
+	fmt.Fprintf(stdout, "\nbatches: %d of %d entries each; baseline runs the same %d operations with concurrency %d\n\n", batches, batchSize, n, conc)
+	fmt.Fprintln(stdout, loadgen.Header)
+	for _, r := range []loadgen.Result{capBase, capBatches, refBase, refBatches} {
+		fmt.Fprintln(stdout, r)
+	}
+	entriesPerSec := func(r loadgen.Result) float64 { return r.Throughput * batchSize }
+	fmt.Fprintf(stdout, "\nentries/s: capture %.1f (baseline %.1f, ratio %.3f); refund %.1f (baseline %.1f, ratio %.3f)\n",
+		entriesPerSec(capBatches), capBase.Throughput, entriesPerSec(capBatches)/capBase.Throughput,
+		entriesPerSec(refBatches), refBase.Throughput, entriesPerSec(refBatches)/refBase.Throughput)
+	for _, r := range []loadgen.Result{capBase, capBatches, refBase, refBatches} {
+		if r.Errors > 0 {
+			return fmt.Errorf("%s: %d errors, first: %s", r.Name, r.Errors, r.FirstError)
+		}
+	}
+	return nil
+}
+
+type paidOrder struct{ orderNo, transactionID string }
+
+// payOrders pays n orders of 12.34 USD, 16 at a time.
+func payOrders(ctx context.Context, hc *http.Client, creds demoFile, prefix string, n int) ([]paidOrder, error) {
+	out := make([]paidOrder, n)
+	r := loadgen.Run(ctx, "setup", n, 16, func(ctx context.Context, i int) error {
+		orderNo := prefix + "-" + strconv.Itoa(i)
+		vals := [][2]string{
+			{"merchant_id", creds.MerchantID}, {"account_id", creds.AccountID}, {"order_no", orderNo},
+			{"currency", "USD"}, {"amount", "12.34"}, {"first_name", "Ada"}, {"last_name", "Lovelace"},
+			{"card", benchCard(100000 + i)}, {"expiration_year", "2031"}, {"expiration_month", "12"}, {"security_code", "739"},
+			{"shopper_email", "batch" + strconv.Itoa(i) + "@example.com"},
+		}
+		f := url.Values{}
+		signed := make([]string, len(vals))
+		for j, kv := range vals {
+			f.Set(kv[0], kv[1])
+			signed[j] = kv[1]
+		}
+		f.Set("encryption_data", signing.Sign(creds.SignKey, signed...))
+		return postExpect(ctx, hc, creds.APIURL+"/v1/authorise", "application/x-www-form-urlencoded", []byte(f.Encode()), func(b []byte) error {
+			var res struct {
+				OrderStatus   string `xml:"order_status"`
+				TransactionID string `xml:"transaction_id"`
+				ResultInfo    string `xml:"result_info"`
+			}
+			if err := xml.Unmarshal(b, &res); err != nil {
+				return err
+			}
+			if res.OrderStatus != "1" {
+				return fmt.Errorf("order_status %s: %s", res.OrderStatus, res.ResultInfo)
+			}
+			out[i] = paidOrder{orderNo: orderNo, transactionID: res.TransactionID}
+			return nil
+		})
+	})
+	if r.Errors > 0 {
+		return nil, fmt.Errorf("paying the orders to operate on: %d errors, first: %s", r.Errors, r.FirstError)
+	}
+	return out, nil
+}
+
+// postBatch sends one signed batch and checks every entry was done.
+func postBatch(ctx context.Context, hc *http.Client, creds demoFile, path, array, statusField string, orders []paidOrder, extra map[string]string) error {
+	entries := make([]map[string]string, len(orders))
+	signed := []string{creds.MerchantID, creds.AccountID}
+	for i, o := range orders {
+		e := map[string]string{"transaction_id": o.transactionID, "order_no": o.orderNo, "currency": "USD", "amount": "12.34"}
+		for k, v := range extra {
+			e[k] = v
+		}
+		entries[i] = e
+		signed = append(signed, o.transactionID)
+	}
+	body, _ := json.Marshal(map[string]any{"merchant_id": creds.MerchantID, "account_id": creds.AccountID,
+		"encryption_data": signing.Sign(creds.SignKey, signed...), array: entries})
+	return postExpect(ctx, hc, creds.APIURL+path, "application/json", body, func(b []byte) error {
+		var res map[string]json.RawMessage
+		if err := json.Unmarshal(b, &res); err != nil {
+			return err
+		}
+		var list []map[string]string
+		if err := json.Unmarshal(res[array], &list); err != nil {
+			return fmt.Errorf("%s: %.200s", array, b)
+		}
+		if len(list) != len(orders) {
+			return fmt.Errorf("%d entries answered, want %d: %.200s", len(list), len(orders), b)
+		}
+		for _, e := range list {
+			if e[statusField] != "1" {
+				return fmt.Errorf("entry %s: %s %s %s", e["transaction_id"], e[statusField], e["error_message"], e["refund_message"])
+			}
+		}
+		return nil
+	})
 }

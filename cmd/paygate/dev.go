@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -23,16 +24,21 @@ import (
 	"github.com/paygate/paygate/workflows"
 )
 
-// Demo merchant ids: fixed, so the README's examples work as written.
+// Demo merchant ids: fixed, so the README's examples work as written. The
+// second account captures manually.
 const (
-	demoMerchantID = "10086"
-	demoAccountID  = "10086001"
+	demoMerchantID      = "10086"
+	demoAccountID       = "10086001"
+	demoManualAccountID = "10086002"
 )
 
 // devSecrets are the local keys, made once and kept under .data.
 type devSecrets struct {
 	Keyring        string `json:"keyring"`
 	FingerprintKey string `json:"fingerprint_key"`
+	// Database is the local database's name. It is made with the keys, so
+	// a fresh .data never meets rows sealed with keys it does not have.
+	Database string `json:"database"`
 }
 
 // demoFile is what .data/demo-merchant.json holds.
@@ -42,6 +48,9 @@ type demoFile struct {
 	MerchantID    string `json:"merchant_id"`
 	AccountID     string `json:"account_id"`
 	SignKey       string `json:"sign_key"`
+
+	ManualAccountID string `json:"manual_account_id"`
+	ManualSignKey   string `json:"manual_sign_key"`
 }
 
 func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
@@ -70,7 +79,11 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	}
 
 	cfg := app.FromEnv()
-	pgURL, stopPG, err := devDatabase(ctx, cfg.DatabaseURL, *dataDir, logger)
+	secrets, err := loadDevSecrets(filepath.Join(*dataDir, "secrets.json"))
+	if err != nil {
+		return err
+	}
+	pgURL, stopPG, err := devDatabase(ctx, cfg.DatabaseURL, *dataDir, secrets.Database, logger)
 	if err != nil {
 		return err
 	}
@@ -96,10 +109,6 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	defer tp.Stop()
 	cfg.TemporalAddress = tp.HostPort()
 
-	secrets, err := loadDevSecrets(filepath.Join(*dataDir, "secrets.json"))
-	if err != nil {
-		return err
-	}
 	cfg.Keyring, cfg.FingerprintKey = secrets.Keyring, secrets.FingerprintKey
 	cfg.AcquirerURL = "http://" + simLn.Addr().String()
 
@@ -152,11 +161,13 @@ The settings of this run are in %s (for other paygate commands).
 
 Demo merchant (also in %s):
   merchant_id  %s
-  account_id   %s
+  account_id   %s   (capture mode auto)
+  sign_key     %s
+  account_id   %s   (capture mode manual)
   sign_key     %s
 
 `, demo.APIURL, demo.TemporalUIURL, tp.HostPort(), cfg.AcquirerURL, redactURL(pgURL),
-		filepath.Join(*dataDir, "dev.env"), filepath.Join(*dataDir, "demo-merchant.json"), demo.MerchantID, demo.AccountID, demo.SignKey)
+		filepath.Join(*dataDir, "dev.env"), filepath.Join(*dataDir, "demo-merchant.json"), demo.MerchantID, demo.AccountID, demo.SignKey, demo.ManualAccountID, demo.ManualSignKey)
 
 	select {
 	case <-ctx.Done():
@@ -170,8 +181,8 @@ Demo merchant (also in %s):
 	return nil
 }
 
-// devDatabase finds or starts Postgres and makes sure the paygate database exists.
-func devDatabase(ctx context.Context, databaseURL, dataDir string, logger *slog.Logger) (string, func(), error) {
+// devDatabase finds or starts Postgres and makes sure the database exists.
+func devDatabase(ctx context.Context, databaseURL, dataDir, name string, logger *slog.Logger) (string, func(), error) {
 	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join(dataDir, "postgres")}, logger)
 	if err != nil {
 		return "", nil, err
@@ -184,11 +195,11 @@ func devDatabase(ctx context.Context, databaseURL, dataDir string, logger *slog.
 	if databaseURL != "" {
 		return databaseURL, stop, nil
 	}
-	if err := devenv.CreateDatabase(ctx, pg.AdminURL, "paygate"); err != nil {
+	if err := devenv.CreateDatabase(ctx, pg.AdminURL, name); err != nil {
 		stop()
 		return "", nil, err
 	}
-	return pg.DatabaseURL("paygate"), stop, nil
+	return pg.DatabaseURL(name), stop, nil
 }
 
 func loadDevSecrets(path string) (devSecrets, error) {
@@ -197,6 +208,9 @@ func loadDevSecrets(path string) (devSecrets, error) {
 	if err == nil {
 		if err := json.Unmarshal(b, &s); err != nil {
 			return s, fmt.Errorf("%s: %w", path, err)
+		}
+		if s.Database == "" {
+			s.Database = "paygate"
 		}
 		return s, nil
 	}
@@ -211,31 +225,45 @@ func loadDevSecrets(path string) (devSecrets, error) {
 		return s, err
 	}
 	s.FingerprintKey = base64.StdEncoding.EncodeToString(fp)
+	suffix := make([]byte, 4)
+	if _, err := rand.Read(suffix); err != nil {
+		return s, err
+	}
+	s.Database = "paygate_" + hex.EncodeToString(suffix)
 	return s, writeJSON(path, s, 0o600)
 }
 
 func ensureDemoMerchant(ctx context.Context, accounts *merchant.Service) (demoFile, error) {
-	a, err := accounts.Load(ctx, demoMerchantID, demoAccountID)
-	if err == nil {
-		return demoFile{MerchantID: a.MerchantID, AccountID: a.ID, SignKey: a.SignKey()}, nil
-	}
-	if !errors.Is(err, merchant.ErrUnknownAccount) {
+	auto, err := ensureDemoAccount(ctx, accounts, demoAccountID, "Demo Shop web", models.CaptureAuto)
+	if err != nil {
 		return demoFile{}, err
 	}
-	creds, err := accounts.Create(ctx, merchant.NewAccount{
+	manual, err := ensureDemoAccount(ctx, accounts, demoManualAccountID, "Demo Shop manual capture", models.CaptureManual)
+	if err != nil {
+		return demoFile{}, err
+	}
+	return demoFile{MerchantID: demoMerchantID, AccountID: auto.AccountID, SignKey: auto.SignKey,
+		ManualAccountID: manual.AccountID, ManualSignKey: manual.SignKey}, nil
+}
+
+func ensureDemoAccount(ctx context.Context, accounts *merchant.Service, accountID, name, captureMode string) (merchant.Credentials, error) {
+	a, err := accounts.Load(ctx, demoMerchantID, accountID)
+	if err == nil {
+		return merchant.Credentials{MerchantID: a.MerchantID, AccountID: a.ID, SignKey: a.SignKey()}, nil
+	}
+	if !errors.Is(err, merchant.ErrUnknownAccount) {
+		return merchant.Credentials{}, err
+	}
+	return accounts.Create(ctx, merchant.NewAccount{
 		MerchantID:      demoMerchantID,
 		MerchantName:    "Demo Shop",
-		AccountID:       demoAccountID,
-		AccountName:     "Demo Shop web",
-		CaptureMode:     models.CaptureAuto,
+		AccountID:       accountID,
+		AccountName:     name,
+		CaptureMode:     captureMode,
 		AllowedQueryIPs: []string{"127.0.0.1", "::1"},
 		Currencies:      []string{"USD", "EUR", "GBP", "JPY", "BRL"},
 		AmountLimits:    map[string]int64{"USD": 1_000_000, "EUR": 1_000_000, "GBP": 1_000_000},
 	})
-	if err != nil {
-		return demoFile{}, err
-	}
-	return demoFile{MerchantID: creds.MerchantID, AccountID: creds.AccountID, SignKey: creds.SignKey}, nil
 }
 
 func writeJSON(path string, v any, perm os.FileMode) error {
