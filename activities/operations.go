@@ -94,6 +94,7 @@ func acquirerError(what string, err error) error {
 // SaveOrderStateInput is an order's state after an operation.
 type SaveOrderStateInput struct {
 	TransactionID  string
+	Version        int64
 	PaymentStatus  int
 	OrderStatus    int
 	CapturedAmount int64
@@ -107,6 +108,7 @@ func (a *Activities) SaveOrderState(ctx context.Context, in SaveOrderStateInput)
 		OrderStatus:    in.OrderStatus,
 		CapturedAmount: in.CapturedAmount,
 		RefundedAmount: in.RefundedAmount,
+		Version:        in.Version,
 	})
 }
 
@@ -125,6 +127,7 @@ type SaveRefundInput struct {
 	ResultMessage     string
 	AcquirerRef       string
 	Settled           bool
+	Version           int64
 }
 
 // SaveRefund inserts or updates the refund's row.
@@ -142,6 +145,7 @@ func (a *Activities) SaveRefund(ctx context.Context, in SaveRefundInput) error {
 		ResultCode:        in.ResultCode,
 		ResultMessage:     in.ResultMessage,
 		AcquirerRef:       in.AcquirerRef,
+		Version:           in.Version,
 	}
 	if in.Settled {
 		now := time.Now()

@@ -65,7 +65,9 @@ func (a *Activities) RecordOrder(ctx context.Context, in RecordOrderInput) (Reco
 
 // FinishOrderInput is the outcome of a payment attempt, to be recorded.
 type FinishOrderInput struct {
-	TransactionID  string
+	TransactionID string
+	// Version is the workflow's write counter; see models.Order.StateVersion.
+	Version        int64
 	PaymentStatus  int
 	OrderStatus    int
 	ResultCode     string
@@ -99,5 +101,6 @@ func (a *Activities) FinishOrder(ctx context.Context, in FinishOrderInput) error
 		AuthCode:       in.AuthCode,
 		Is3DS:          in.Is3DS,
 		ThreeDSResult:  in.ThreeDSResult,
+		Version:        in.Version,
 	})
 }

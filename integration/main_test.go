@@ -97,6 +97,7 @@ func run(m *testing.M) int {
 			"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
 			"--sqlite-pragma", "journal_mode=wal",
 			"--sqlite-pragma", "synchronous=NORMAL",
+			"--dynamic-config-value", "history.maxInFlightUpdates=200",
 		},
 		Stdout: os.Stderr,
 		Stderr: os.Stderr,

@@ -99,14 +99,16 @@ type OrderResult struct {
 	AuthCode       string
 	Is3DS          bool
 	ThreeDSResult  string
+	Version        int64
 }
 
-// UpdateOrderResult writes a payment attempt's outcome.
+// UpdateOrderResult writes a payment attempt's outcome, unless the record
+// already holds a newer write of the workflow.
 func UpdateOrderResult(ctx context.Context, db *gorm.DB, transactionID string, r OrderResult) error {
-	res := db.WithContext(ctx).Model(&Order{}).Where("transaction_id = ?", transactionID).Select(
+	res := db.WithContext(ctx).Model(&Order{}).Where("transaction_id = ? AND state_version < ?", transactionID, r.Version).Select(
 		"payment_status", "order_status", "result_code", "result_message", "captured_amount",
 		"risk_action", "risk_score", "risk_reasons", "connector", "connector_ref", "auth_code",
-		"is3ds", "threeds_result", "updated_at",
+		"is3ds", "threeds_result", "state_version", "updated_at",
 	).Updates(&Order{
 		PaymentStatus:  r.PaymentStatus,
 		OrderStatus:    r.OrderStatus,
@@ -121,12 +123,26 @@ func UpdateOrderResult(ctx context.Context, db *gorm.DB, transactionID string, r
 		AuthCode:       r.AuthCode,
 		Is3DS:          r.Is3DS,
 		ThreeDSResult:  r.ThreeDSResult,
+		StateVersion:   r.Version,
 		UpdatedAt:      time.Now(),
 	})
 	if res.Error != nil {
 		return fmt.Errorf("update order %s: %w", transactionID, res.Error)
 	}
-	if res.RowsAffected == 0 {
+	return staleOrMissing(ctx, db, transactionID, res.RowsAffected)
+}
+
+// staleOrMissing explains an update that changed no row: the order is
+// missing (an error) or already holds a newer write (fine).
+func staleOrMissing(ctx context.Context, db *gorm.DB, transactionID string, affected int64) error {
+	if affected > 0 {
+		return nil
+	}
+	var n int64
+	if err := db.WithContext(ctx).Model(&Order{}).Where("transaction_id = ?", transactionID).Count(&n).Error; err != nil {
+		return fmt.Errorf("update order %s: %w", transactionID, err)
+	}
+	if n == 0 {
 		return fmt.Errorf("update order %s: %w", transactionID, ErrNotFound)
 	}
 	return nil

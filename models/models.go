@@ -127,6 +127,10 @@ type Order struct {
 
 	Details order.Details `gorm:"serializer:json;type:jsonb;not null"`
 
+	// StateVersion orders the workflow's writes: a write carrying an older
+	// version (from a retried workflow task) never overwrites a newer one.
+	StateVersion int64 `gorm:"not null;default:0"`
+
 	CreatedAt time.Time `gorm:"index"`
 	UpdatedAt time.Time
 }

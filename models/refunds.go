@@ -30,16 +30,20 @@ type Refund struct {
 	ResultCode        string `gorm:"size:8;not null"`
 	ResultMessage     string `gorm:"size:300;not null"`
 	AcquirerRef       string `gorm:"size:64"`
-	CreatedAt         time.Time
-	SettledAt         *time.Time
-	UpdatedAt         time.Time
+	// Version orders the workflow's writes, as Order.StateVersion does.
+	Version   int64 `gorm:"not null;default:0"`
+	CreatedAt time.Time
+	SettledAt *time.Time
+	UpdatedAt time.Time
 }
 
-// SaveRefund inserts or updates a refund; retries write the same row.
+// SaveRefund inserts or updates a refund; retries write the same row, and an
+// older write never overwrites a newer one.
 func SaveRefund(ctx context.Context, db *gorm.DB, r *Refund) error {
 	err := db.WithContext(ctx).Clauses(clause.OnConflict{
 		Columns:   []clause.Column{{Name: "refund_reference_id"}},
-		DoUpdates: clause.AssignmentColumns([]string{"status", "result_code", "result_message", "acquirer_ref", "settled_at", "updated_at"}),
+		DoUpdates: clause.AssignmentColumns([]string{"status", "result_code", "result_message", "acquirer_ref", "settled_at", "version", "updated_at"}),
+		Where:     clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "refunds.version < excluded.version"}}},
 	}).Create(r).Error
 	if err != nil {
 		return fmt.Errorf("save refund %s: %w", r.RefundReferenceID, err)
@@ -87,22 +91,22 @@ type OrderState struct {
 	OrderStatus    int
 	CapturedAmount int64
 	RefundedAmount int64
+	Version        int64
 }
 
-// UpdateOrderState writes an order's status and amounts.
+// UpdateOrderState writes an order's status and amounts, unless the record
+// already holds a newer write of the workflow.
 func UpdateOrderState(ctx context.Context, db *gorm.DB, transactionID string, s OrderState) error {
-	res := db.WithContext(ctx).Model(&Order{}).Where("transaction_id = ?", transactionID).Updates(map[string]any{
+	res := db.WithContext(ctx).Model(&Order{}).Where("transaction_id = ? AND state_version < ?", transactionID, s.Version).Updates(map[string]any{
 		"payment_status":  s.PaymentStatus,
 		"order_status":    s.OrderStatus,
 		"captured_amount": s.CapturedAmount,
 		"refunded_amount": s.RefundedAmount,
+		"state_version":   s.Version,
 		"updated_at":      time.Now(),
 	})
 	if res.Error != nil {
 		return fmt.Errorf("update order %s: %w", transactionID, res.Error)
 	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("update order %s: %w", transactionID, ErrNotFound)
-	}
-	return nil
+	return staleOrMissing(ctx, db, transactionID, res.RowsAffected)
 }

@@ -2,6 +2,8 @@
 package worker
 
 import (
+	"time"
+
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
@@ -22,6 +24,9 @@ func New(c client.Client, acts *activities.Activities) sdkworker.Worker {
 		MaxConcurrentActivityExecutionSize:      200,
 		MaxConcurrentLocalActivityExecutionSize: 200,
 		MaxConcurrentWorkflowTaskExecutionSize:  200,
+		// On a busy machine a sticky task can wait longer than the default
+		// 5s; falling back to the normal queue then costs a full replay.
+		StickyScheduleToStartTimeout: 30 * time.Second,
 	})
 	Register(w, acts)
 	return w

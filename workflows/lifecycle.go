@@ -405,14 +405,18 @@ func (w *orderWorkflow) watchRefund(ctx workflow.Context, row activities.SaveRef
 }
 
 func (w *orderWorkflow) saveRefund(ctx workflow.Context, row activities.SaveRefundInput) error {
+	w.writes++
+	row.Version = w.writes
 	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.SaveRefund, row).Get(ctx, nil)
 }
 
 // save writes the order's status and amounts and moves the workflow's status.
 func (w *orderWorkflow) save(ctx workflow.Context, to status.Payment) error {
+	w.writes++
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.SaveOrderState,
 		activities.SaveOrderStateInput{
 			TransactionID:  w.in.TransactionID,
+			Version:        w.writes,
 			PaymentStatus:  int(to),
 			OrderStatus:    int(status.OrderStatusOf(to)),
 			CapturedAmount: w.captured,

@@ -154,6 +154,9 @@ type orderWorkflow struct {
 	lock workflow.Mutex
 	// inFlight counts pending refunds still being watched.
 	inFlight int
+	// writes numbers the record writes, so that a write of a retried
+	// workflow task can never overwrite a newer one.
+	writes int64
 }
 
 // Order is the workflow of one payment order: it records the order, checks
@@ -308,6 +311,8 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 		}
 	}
 	out.TransactionID = in.TransactionID
+	w.writes++
+	out.Version = w.writes
 	out.ResultCode, out.ResultMessage = split(code)
 	out.OrderStatus = int(status.OrderStatusOf(status.Payment(out.PaymentStatus)))
 	out.Risk = w.risk

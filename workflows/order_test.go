@@ -273,7 +273,7 @@ func TestOrder(t *testing.T) {
 	// finished is the FinishOrder input of a charge that reached the acquirer.
 	finished := func(ps status.Payment, os status.Order, code, msg string) activities.FinishOrderInput {
 		return activities.FinishOrderInput{
-			TransactionID: txID, PaymentStatus: int(ps), OrderStatus: int(os),
+			TransactionID: txID, Version: 1, PaymentStatus: int(ps), OrderStatus: int(os),
 			ResultCode: code, ResultMessage: msg, Risk: accepted,
 			Connector: workflows.ConnectorName, ConnectorRef: chargeID,
 		}
@@ -283,12 +283,12 @@ func TestOrder(t *testing.T) {
 	authorised := finished(status.Authorised, status.OrderSuccess, "0000", "Success")
 	authorised.AuthCode = authCode
 	connectorError := activities.FinishOrderInput{
-		TransactionID: txID, PaymentStatus: int(status.Failed), OrderStatus: int(status.OrderFailure),
+		TransactionID: txID, Version: 1, PaymentStatus: int(status.Failed), OrderStatus: int(status.OrderFailure),
 		ResultCode: "C0001", ResultMessage: "Acquirer error", Risk: accepted, Connector: workflows.ConnectorName,
 	}
 	riskRejected := func(r risk.Result, code, msg string) activities.FinishOrderInput {
 		return activities.FinishOrderInput{
-			TransactionID: txID, PaymentStatus: int(status.Failed), OrderStatus: int(status.OrderFailure),
+			TransactionID: txID, Version: 1, PaymentStatus: int(status.Failed), OrderStatus: int(status.OrderFailure),
 			ResultCode: code, ResultMessage: msg, Risk: r, Connector: workflows.ConnectorName,
 		}
 	}

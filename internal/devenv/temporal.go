@@ -183,6 +183,8 @@ func temporalArgs(o TemporalOptions) []string {
 		"--sqlite-pragma", "journal_mode=wal",
 		"--sqlite-pragma", "synchronous=NORMAL",
 		"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
+		// Batches and racing duplicates send many updates to one order at once.
+		"--dynamic-config-value", "history.maxInFlightUpdates=200",
 	}
 	names := make([]string, 0, len(o.SearchAttributes))
 	for name := range o.SearchAttributes {

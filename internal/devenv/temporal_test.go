@@ -20,7 +20,7 @@ func TestTemporalArgs(t *testing.T) {
 		"--log-format", "json",
 		"--log-level", "warn",
 		"--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=NORMAL",
-		"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
+		"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000", "--dynamic-config-value", "history.maxInFlightUpdates=200",
 	}
 	tests := []struct {
 		name string
