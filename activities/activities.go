@@ -5,6 +5,7 @@ package activities
 import (
 	"context"
 	"log/slog"
+	"net/http"
 
 	"gorm.io/gorm"
 
@@ -34,7 +35,9 @@ type Activities struct {
 	DB        *gorm.DB
 	Vault     Vault
 	Acquirer  Acquirer
-	Connector string // the connector name shown to merchants
+	Accounts  SignKeys
+	Notifier  *http.Client // delivers notifications; see notify.NewClient
+	Connector string       // the connector name shown to merchants
 	Logger    *slog.Logger
 }
 

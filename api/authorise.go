@@ -147,6 +147,7 @@ func (s *Server) authorise(c *gin.Context) {
 			Authorisation: time.Duration(account.AuthorisationWindowSeconds) * time.Second,
 			Refund:        time.Duration(account.RefundWindowSeconds) * time.Second,
 		}.WithDefaults(),
+		NotifySchedule: s.NotifySchedule.WithDefaults(),
 	}
 	in.RequestFingerprint = requestFingerprint(in.Details, token)
 	res, err := s.Orders.Authorise(ctx, in)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/paygate/paygate/internal/codes"
 	"github.com/paygate/paygate/internal/merchant"
+	"github.com/paygate/paygate/internal/notify"
 	"github.com/paygate/paygate/internal/vault"
 	"github.com/paygate/paygate/workflows"
 )
@@ -51,6 +52,9 @@ type Server struct {
 	Store    OrderStore // orders and refunds for the batch and refund endpoints
 	Logger   *slog.Logger
 	Now      func() time.Time
+
+	// NotifySchedule is the retry schedule new orders' notifications follow.
+	NotifySchedule notify.Schedule
 }
 
 // Handler returns the HTTP handler with every route.

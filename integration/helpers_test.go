@@ -66,7 +66,7 @@ func cardOrder(creds merchant.Credentials, orderNo, pan string) map[string]strin
 		"shopper_email":    "ada@example.com",
 		"shopper_ip":       "203.0.113.7",
 		"billing_country":  "GB",
-		"notify_url":       "https://shop.example/notify",
+		"notify_url":       env.sink.URL + "/notify",
 		"note":             "integration",
 	}
 }

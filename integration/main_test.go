@@ -10,7 +10,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -27,6 +29,7 @@ import (
 	"github.com/paygate/paygate/internal/devenv"
 	"github.com/paygate/paygate/internal/keyring"
 	"github.com/paygate/paygate/internal/merchant"
+	"github.com/paygate/paygate/internal/notify"
 	"github.com/paygate/paygate/internal/risk"
 	simulator "github.com/paygate/paygate/internal/simulator/acquirer"
 	"github.com/paygate/paygate/models"
@@ -41,6 +44,7 @@ var env struct {
 	temporal client.Client
 	worker   sdkworker.Worker
 	logs     *syncBuffer
+	sink     *httptest.Server     // a merchant's notify_url that acknowledges everything
 	auto     merchant.Credentials // capture mode auto, USD limit 10,000.00
 	manual   merchant.Credentials // capture mode manual
 }
@@ -122,6 +126,11 @@ func run(m *testing.M) int {
 	defer env.sim.Close()
 	env.simHTTP = httptest.NewServer(env.sim.Handler())
 	defer env.simHTTP.Close()
+	env.sink = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer env.sink.Close()
 
 	spec, err := keyring.GenerateSpec("k1")
 	if err != nil {
@@ -138,6 +147,10 @@ func run(m *testing.M) int {
 		AcquirerURL:       env.simHTTP.URL,
 		AcquirerTimeout:   acquirerTimeout,
 		NodeName:          "integration",
+		// Receivers run on loopback; retries are quick so tests see them.
+		NotifyAllowPrivate: true,
+		NotifySchedule:     notify.Schedule{Initial: 100 * time.Millisecond, Max: time.Second, Horizon: time.Minute},
+		AdminToken:         adminToken,
 	}
 	env.gw, err = app.Open(ctx, cfg, logger, true)
 	if err != nil {
@@ -191,6 +204,9 @@ var quietRisk = risk.Config{
 	IPVelocity:           risk.Velocity{Score: risk.Off},
 	CountryMismatchScore: risk.Off,
 }
+
+// adminToken authenticates the tests' calls to the admin API.
+const adminToken = "integration-admin-token"
 
 func fail(err error) int {
 	fmt.Fprintln(os.Stderr, "integration setup:", err)

@@ -156,5 +156,5 @@ type BlockedCard struct {
 
 // All lists every model, in migration order.
 func All() []any {
-	return []any{&Merchant{}, &Account{}, &Order{}, &Refund{}, &VaultCard{}, &BlockedCard{}}
+	return []any{&Merchant{}, &Account{}, &Order{}, &Refund{}, &Notification{}, &NotificationAttempt{}, &VaultCard{}, &BlockedCard{}}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/codes"
+	"github.com/paygate/paygate/internal/money"
 	"github.com/paygate/paygate/internal/status"
 	"github.com/paygate/paygate/models"
 )
@@ -76,8 +77,9 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 		case status.Paid, status.PartiallyRefunded:
 			window = win.Refund
 		default:
-			// Final: wait for pending refunds to settle, then end.
-			return workflow.Await(ctx, func() bool { return w.inFlight == 0 })
+			// Final: wait for pending refunds to settle and for the
+			// notifications to be delivered (or given up), then end.
+			return workflow.Await(ctx, func() bool { return w.inFlight == 0 && w.notificationsIdle() })
 		}
 		current, since := w.status, w.since
 		remaining := window - workflow.Now(ctx).Sub(since)
@@ -94,7 +96,7 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 		}
 		if lapse == nil {
 			// The refund window is over: refunds now need a new process.
-			return workflow.Await(ctx, func() bool { return w.inFlight == 0 })
+			return workflow.Await(ctx, func() bool { return w.inFlight == 0 && w.notificationsIdle() })
 		}
 		if err := w.lock.Lock(ctx); err != nil {
 			return err
@@ -112,8 +114,11 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 
 func (w *orderWorkflow) reviewLapsed(ctx workflow.Context) error {
 	workflow.GetLogger(ctx).Info("review window lapsed: order rejected")
-	_, err := w.reject(ctx)
-	return err
+	res, err := w.reject(ctx)
+	if err != nil {
+		return err
+	}
+	return w.notify(ctx, NotifyReview, res.Code(), nil)
 }
 
 func (w *orderWorkflow) authorisationLapsed(ctx workflow.Context) error {
@@ -121,7 +126,10 @@ func (w *orderWorkflow) authorisationLapsed(ctx workflow.Context) error {
 	if err := w.void(ctx); err != nil {
 		return err
 	}
-	return w.save(ctx, status.Expired)
+	if err := w.save(ctx, status.Expired); err != nil {
+		return err
+	}
+	return w.notify(ctx, NotifyExpiry, codes.AuthorisationExpired, nil)
 }
 
 // registerOperations installs the capture, cancel, review and refund updates.
@@ -209,6 +217,11 @@ func (w *orderWorkflow) capture(ctx workflow.Context, req CaptureRequest) (Opera
 	if err := w.save(ctx, status.Paid); err != nil {
 		return OperationResult{}, err
 	}
+	if err := w.notify(ctx, NotifyCapture, codes.OK, map[string]string{
+		"capture_amount": money.FromMinor(w.captured, w.in.Currency).String(),
+	}); err != nil {
+		return OperationResult{}, err
+	}
 	return w.done(), nil
 }
 
@@ -232,12 +245,15 @@ func (w *orderWorkflow) cancel(ctx workflow.Context, req CancelRequest) (Operati
 		if _, err := w.reject(ctx); err != nil {
 			return OperationResult{}, err
 		}
-		return w.done(), nil
+	} else {
+		if err := w.void(ctx); err != nil {
+			return w.acquirerFailed(ctx, err)
+		}
+		if err := w.save(ctx, status.Cancelled); err != nil {
+			return OperationResult{}, err
+		}
 	}
-	if err := w.void(ctx); err != nil {
-		return w.acquirerFailed(ctx, err)
-	}
-	if err := w.save(ctx, status.Cancelled); err != nil {
+	if err := w.notify(ctx, NotifyCancel, codes.OK, nil); err != nil {
 		return OperationResult{}, err
 	}
 	return w.done(), nil
@@ -259,7 +275,11 @@ func (w *orderWorkflow) review(ctx workflow.Context, req ReviewRequest) (Operati
 		return refusedResult(err, w.status), nil
 	}
 	if !req.Approve {
-		if _, err := w.reject(ctx); err != nil {
+		res, err := w.reject(ctx)
+		if err != nil {
+			return OperationResult{}, err
+		}
+		if err := w.notify(ctx, NotifyReview, res.Code(), nil); err != nil {
 			return OperationResult{}, err
 		}
 		return w.done(), nil
@@ -267,6 +287,9 @@ func (w *orderWorkflow) review(ctx workflow.Context, req ReviewRequest) (Operati
 	// Approved: authorise now, as the payment would have without the hold.
 	res, err := w.authorise(ctx)
 	if err != nil {
+		return OperationResult{}, err
+	}
+	if err := w.notify(ctx, NotifyReview, res.Code(), nil); err != nil {
 		return OperationResult{}, err
 	}
 	r := w.done()
@@ -374,7 +397,21 @@ func (w *orderWorkflow) settleRefund(ctx workflow.Context, row activities.SaveRe
 			next = status.Refunded
 		}
 	}
-	return w.save(ctx, next)
+	if err := w.save(ctx, next); err != nil {
+		return err
+	}
+	refundStatus := "1"
+	if row.Status != models.RefundSucceeded {
+		refundStatus = "0"
+	}
+	return w.notify(ctx, NotifyRefund, codes.Code{ID: row.ResultCode, Message: row.ResultMessage}, map[string]string{
+		"refund_amount":       money.FromMinor(row.Amount, w.in.Currency).String(),
+		"refund_reference_id": row.RefundReferenceID,
+		"refund_reference":    row.AcquirerRef,
+		"refund_status":       refundStatus,
+		"refund_message":      codes.Code{ID: row.ResultCode, Message: row.ResultMessage}.String(),
+		"refund_reason":       row.Reason,
+	})
 }
 
 // watchRefund polls a pending refund until the acquirer settles it.

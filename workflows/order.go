@@ -10,6 +10,7 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/codes"
+	"github.com/paygate/paygate/internal/notify"
 	"github.com/paygate/paygate/internal/order"
 	"github.com/paygate/paygate/internal/risk"
 	"github.com/paygate/paygate/internal/status"
@@ -38,6 +39,8 @@ type OrderInput struct {
 	RequestFingerprint string
 	Details            order.Details
 	Windows            Windows
+	// NotifySchedule is the deployment's retry schedule of notifications.
+	NotifySchedule notify.Schedule
 }
 
 // AuthoriseRequest is the update a direct payment request sends. Only a
@@ -80,6 +83,7 @@ type OrderState struct {
 	TransactionID string
 	PaymentStatus status.Payment
 	Result        *PaymentResult
+	Notifications []NotificationState
 }
 
 // Timeouts and retry schedules of the order workflow's steps.
@@ -157,6 +161,11 @@ type orderWorkflow struct {
 	// writes numbers the record writes, so that a write of a retried
 	// workflow task can never overwrite a newer one.
 	writes int64
+
+	// Notifications: made in order, delivered one after the other.
+	noticeSeq     int
+	notices       []notice
+	notifications []NotificationState
 }
 
 // Order is the workflow of one payment order: it records the order, checks
@@ -170,18 +179,28 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 	if err := w.registerHandlers(ctx); err != nil {
 		return PaymentResult{}, err
 	}
+	workflow.Go(ctx, w.deliverAll)
 	res, err := w.pay(ctx)
 	if err != nil {
 		return PaymentResult{}, err
 	}
 	w.result = &res
 	if res.ExistingTransactionID == "" {
+		// A held order is not final yet: its review result is notified.
+		if w.status != status.HeldForReview {
+			if err := w.notify(ctx, NotifyPayment, res.Code(), nil); err != nil {
+				return PaymentResult{}, err
+			}
+		}
 		if err := w.lifecycle(ctx); err != nil {
 			return PaymentResult{}, err
 		}
 	}
-	// Let requests that are waiting for an answer receive it.
-	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+	// Let requests that are waiting for an answer receive it, and deliver
+	// what their operations notify.
+	if err := workflow.Await(ctx, func() bool {
+		return workflow.AllHandlersFinished(ctx) && w.notificationsIdle() && w.inFlight == 0
+	}); err != nil {
 		return PaymentResult{}, err
 	}
 	return res, nil
@@ -209,7 +228,8 @@ func (w *orderWorkflow) registerHandlers(ctx workflow.Context) error {
 		return err
 	}
 	return workflow.SetQueryHandler(ctx, QueryOrderState, func() (OrderState, error) {
-		return OrderState{TransactionID: w.in.TransactionID, PaymentStatus: w.status, Result: w.result}, nil
+		return OrderState{TransactionID: w.in.TransactionID, PaymentStatus: w.status, Result: w.result,
+			Notifications: w.notifications}, nil
 	})
 }
 

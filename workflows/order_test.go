@@ -121,6 +121,13 @@ type acquirer struct {
 	// pollStatus RefundStatus's.
 	refundStatus func(n int) string
 	pollStatus   func(n int) string
+
+	// Notifications: deliverOK decides each attempt (acknowledged when nil).
+	deliverOK  func(id string, attempt int, now time.Time) bool
+	notes      []activities.RecordNotificationInput
+	deliveries []activities.DeliverInput
+	marks      []activities.MarkNotificationInput
+	env        *testsuite.TestWorkflowEnvironment
 }
 
 func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
@@ -224,6 +231,31 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
 			acq.states = append(acq.states, in)
+			return nil
+		}).Maybe()
+	acq.env = env
+	env.OnActivity(acts.RecordNotification, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RecordNotificationInput) error {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.notes = append(acq.notes, in)
+			return nil
+		}).Maybe()
+	env.OnActivity(acts.DeliverNotification, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.DeliverInput) (activities.DeliverResult, error) {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.deliveries = append(acq.deliveries, in)
+			if acq.deliverOK != nil && !acq.deliverOK(in.NotifyID, in.Attempt, acq.env.Now()) {
+				return activities.DeliverResult{StatusCode: 503, Error: "HTTP 503"}, nil
+			}
+			return activities.DeliverResult{Delivered: true, StatusCode: 200}, nil
+		}).Maybe()
+	env.OnActivity(acts.MarkNotification, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.MarkNotificationInput) error {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.marks = append(acq.marks, in)
 			return nil
 		}).Maybe()
 	env.OnActivity(acts.SaveRefund, mock.Anything, mock.Anything).Return(
@@ -773,4 +805,10 @@ func TestOrderNoTakenByOlderOrder(t *testing.T) {
 		t.Errorf("activities ran after the order_no was found taken: risk %d authorise %d drop %d finish %d",
 			len(acq.risks), len(acq.auths), len(acq.drops), len(acq.finish))
 	}
+}
+
+var anyArg = mock.Anything
+
+func workflowOptions(name string) workflow.RegisterOptions {
+	return workflow.RegisterOptions{Name: name}
 }

@@ -40,7 +40,8 @@ commands:
   merchant create    create a merchant account and print its credentials
   merchant rotate-key  give an account a new sign key (the old one stays valid for -grace)
   sign               print encryption_data for values and a sign key
-  bench              drive signed authorisations through a running gateway`)
+  bench              drive signed authorisations through a running gateway
+  verify-notification  check a received notification's encryption_data and webhook signature`)
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
@@ -73,6 +74,8 @@ func run(args []string, stdout io.Writer) error {
 		return runSign(rest, stdout)
 	case "bench":
 		return runBench(ctx, rest, stdout)
+	case "verify-notification":
+		return runVerifyNotification(rest, os.Stdin, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, errUsage.Error())
 		return nil

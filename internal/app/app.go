@@ -27,6 +27,7 @@ import (
 	"github.com/paygate/paygate/internal/connector/acquirer"
 	"github.com/paygate/paygate/internal/keyring"
 	"github.com/paygate/paygate/internal/merchant"
+	"github.com/paygate/paygate/internal/notify"
 	"github.com/paygate/paygate/internal/txid"
 	"github.com/paygate/paygate/internal/vault"
 	"github.com/paygate/paygate/models"
@@ -46,6 +47,13 @@ type Config struct {
 	HTTPAddr          string
 	SimulatorAddr     string
 	NodeName          string
+	// NotifySchedule is the retry schedule of merchant notifications.
+	NotifySchedule notify.Schedule
+	// NotifyAllowPrivate lets notify_url point at loopback and private
+	// addresses: for local development and tests only.
+	NotifyAllowPrivate bool
+	// AdminToken authenticates the admin API; empty turns it off.
+	AdminToken string
 }
 
 // FromEnv reads the configuration from the environment, with local defaults.
@@ -66,6 +74,14 @@ func FromEnv() Config {
 			c.AcquirerTimeout = d
 		}
 	}
+	c.NotifySchedule = notify.DefaultSchedule()
+	if v := os.Getenv("PAYGATE_NOTIFY_SCHEDULE"); v != "" {
+		if s, err := notify.ParseSchedule(v); err == nil {
+			c.NotifySchedule = s
+		}
+	}
+	c.NotifyAllowPrivate = os.Getenv("PAYGATE_NOTIFY_ALLOW_PRIVATE") == "true"
+	c.AdminToken = os.Getenv("PAYGATE_ADMIN_TOKEN")
 	c.NodeName, _ = os.Hostname()
 	c.NodeName += "/" + strconv.Itoa(os.Getpid())
 	return c
@@ -155,10 +171,12 @@ func (g *Gateway) APIHandler() http.Handler {
 		Orders:   orders,
 		Ops:      orders,
 		Store:    api.DBStore{DB: g.DB},
-		Vault:    g.Vault,
-		IDs:      txid.NewGenerator(txid.NodeFromString(g.Config.NodeName)),
-		DB:       g.DB,
-		Logger:   g.Logger.With("component", "api"),
+
+		NotifySchedule: g.Config.NotifySchedule,
+		Vault:          g.Vault,
+		IDs:            txid.NewGenerator(txid.NodeFromString(g.Config.NodeName)),
+		DB:             g.DB,
+		Logger:         g.Logger.With("component", "api"),
 	}
 	return s.Handler()
 }
@@ -173,6 +191,8 @@ func (g *Gateway) Activities() (*activities.Activities, error) {
 		DB:        g.DB,
 		Vault:     g.Vault,
 		Acquirer:  acq,
+		Accounts:  g.Accounts,
+		Notifier:  notify.NewClient(10*time.Second, g.Config.NotifyAllowPrivate),
 		Connector: workflows.ConnectorName,
 		Logger:    g.Logger.With("component", "activities"),
 	}, nil

@@ -84,6 +84,9 @@ var (
 	ExpiredCard       = Code{"A0003", "Expired card"}
 	WrongCVV          = Code{"A0004", "Incorrect security code"}
 	ThreeDSFailed     = Code{"A0005", "3-D Secure authentication failed"}
+	// AuthorisationExpired is the result of an authorisation voided because
+	// it was not captured within the account's window.
+	AuthorisationExpired = Code{"A0006", "Authorisation expired before capture"}
 )
 
 // All lists the table in order, for documentation and tests.
@@ -99,6 +102,6 @@ func All() []Code {
 		ConnectorError, ThreeDSNotAvailable,
 		SystemError,
 		AcquirerTimeout,
-		Declined, InsufficientFunds, ExpiredCard, WrongCVV, ThreeDSFailed,
+		Declined, InsufficientFunds, ExpiredCard, WrongCVV, ThreeDSFailed, AuthorisationExpired,
 	}
 }

@@ -1,0 +1,180 @@
+package activities
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/paygate/paygate/internal/merchant"
+	"github.com/paygate/paygate/internal/notify"
+	"github.com/paygate/paygate/models"
+)
+
+// SignKeys gives the activities an account's signing key.
+type SignKeys interface {
+	Load(ctx context.Context, merchantID, accountID string) (*merchant.Account, error)
+}
+
+// RecordNotificationInput is a notification as the workflow makes it.
+type RecordNotificationInput struct {
+	NotifyID      string
+	TransactionID string
+	MerchantID    string
+	AccountID     string
+	OrderNo       string
+	Seq           int
+	Type          string
+	URL           string
+	Fields        map[string]string
+}
+
+// RecordNotification stores a notification before its first delivery.
+func (a *Activities) RecordNotification(ctx context.Context, in RecordNotificationInput) error {
+	return models.InsertNotification(ctx, a.DB, &models.Notification{
+		NotifyID:      in.NotifyID,
+		TransactionID: in.TransactionID,
+		MerchantID:    in.MerchantID,
+		AccountID:     in.AccountID,
+		OrderNo:       in.OrderNo,
+		Seq:           in.Seq,
+		NotifyType:    in.Type,
+		URL:           in.URL,
+		Fields:        in.Fields,
+		Status:        models.NotifyPending,
+	})
+}
+
+// DeliverInput names a notification and the attempt number.
+type DeliverInput struct {
+	NotifyID string
+	Attempt  int
+}
+
+// DeliverResult is one attempt's outcome. A receiver that did not
+// acknowledge is a result, not an error: the workflow owns the schedule.
+type DeliverResult struct {
+	Delivered  bool
+	StatusCode int
+	Error      string
+}
+
+// maxErrorText bounds what is kept of a failed attempt's error.
+const maxErrorText = 300
+
+// DeliverNotification posts a notification once: the stored fields, signed
+// with encryption_data and Standard Webhooks headers. Any 2xx acknowledges.
+func (a *Activities) DeliverNotification(ctx context.Context, in DeliverInput) (DeliverResult, error) {
+	n, err := models.FindNotification(ctx, a.DB, in.NotifyID)
+	if err != nil {
+		return DeliverResult{}, err
+	}
+	if n.Status == models.NotifyDelivered {
+		return DeliverResult{Delivered: true, StatusCode: n.LastStatusCode}, nil
+	}
+	account, err := a.Accounts.Load(ctx, n.MerchantID, n.AccountID)
+	if err != nil {
+		return DeliverResult{}, fmt.Errorf("deliver %s: %w", n.NotifyID, err)
+	}
+	fields := notify.Fields{}
+	for k, v := range n.Fields {
+		fields[k] = v
+	}
+	fields["encryption_data"] = notify.PaymentResultSignature(account.SignKey(), fields)
+	body := notify.Body(fields)
+
+	res := a.post(ctx, n.URL, n.NotifyID, account.SignKey(), body)
+	at := time.Now()
+	attempt := &models.NotificationAttempt{NotifyID: n.NotifyID, Attempt: in.Attempt, At: at,
+		StatusCode: res.StatusCode, LatencyMS: res.latency.Milliseconds(), Error: res.Error}
+	if err := models.RecordAttempt(ctx, a.DB, attempt, res.Delivered); err != nil {
+		return DeliverResult{}, err
+	}
+	if !res.Delivered {
+		a.Logger.Info("notification not acknowledged", "notify_id", n.NotifyID, "attempt", in.Attempt,
+			"status_code", res.StatusCode, "error", res.Error)
+	}
+	return res.DeliverResult, nil
+}
+
+type postResult struct {
+	DeliverResult
+	latency time.Duration
+}
+
+func (a *Activities) post(ctx context.Context, url, id, key string, body []byte) postResult {
+	start := time.Now()
+	fail := func(err error) postResult {
+		msg := err.Error()
+		if len(msg) > maxErrorText {
+			msg = msg[:maxErrorText]
+		}
+		return postResult{DeliverResult: DeliverResult{Error: msg}, latency: time.Since(start)}
+	}
+	if err := notify.CheckURL(url); err != nil {
+		return fail(err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return fail(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("User-Agent", "Paygate-Notifications/1")
+	for k, v := range notify.Sign(key, id, time.Now(), body) {
+		req.Header[k] = v
+	}
+	resp, err := a.Notifier.Do(req)
+	if err != nil {
+		if errors.Is(err, notify.ErrForbiddenAddress) {
+			return fail(fmt.Errorf("notify_url refused: %w", notify.ErrForbiddenAddress))
+		}
+		return fail(err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	r := postResult{DeliverResult: DeliverResult{StatusCode: resp.StatusCode}, latency: time.Since(start)}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		r.Delivered = true
+	} else {
+		r.Error = fmt.Sprintf("HTTP %d", resp.StatusCode)
+	}
+	return r
+}
+
+// MarkNotificationInput sets a notification's final state.
+type MarkNotificationInput struct {
+	NotifyID string
+	Status   string
+}
+
+// MarkNotification records that a notification was given up (or resent).
+func (a *Activities) MarkNotification(ctx context.Context, in MarkNotificationInput) error {
+	return models.SetNotificationStatus(ctx, a.DB, in.NotifyID, in.Status)
+}
+
+// LoadNotificationsInput selects notifications to deliver again.
+type LoadNotificationsInput struct {
+	NotifyIDs []string
+}
+
+// ResetNotifications marks the notifications pending again before a
+// redelivery and returns the ids that exist, in delivery order.
+func (a *Activities) ResetNotifications(ctx context.Context, in LoadNotificationsInput) ([]string, error) {
+	rows, err := models.FindNotifications(ctx, a.DB, models.NotificationSelection{NotifyIDs: in.NotifyIDs}, len(in.NotifyIDs))
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(rows))
+	for _, r := range rows {
+		err := a.DB.WithContext(ctx).Model(&models.Notification{}).Where("notify_id = ?", r.NotifyID).
+			Updates(map[string]any{"status": models.NotifyPending, "updated_at": time.Now()}).Error
+		if err != nil {
+			return nil, fmt.Errorf("reset notification %s: %w", r.NotifyID, err)
+		}
+		ids = append(ids, r.NotifyID)
+	}
+	return ids, nil
+}

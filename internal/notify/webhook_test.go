@@ -1,0 +1,205 @@
+package notify
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+const testKey = "k3y-for-tests-0123456789abcdef"
+
+// vectorFields is the payment-result vector of signature-vectors.json.
+func vectorFields() Fields {
+	return Fields{
+		"merchant_id": "10086", "account_id": "10086001", "transaction_id": "1379868670095785984",
+		"order_no": "ORD-2026-0002", "currency": "USD", "amount": "12.34",
+		"order_status": "1", "result_info": "0000:Success",
+	}
+}
+
+const vectorSignature = "6036B8D34D939F79412A6B733CC41CD788E73E76760725ACD5D829DDB62B15ED"
+
+func signedBody(key string) []byte {
+	f := vectorFields()
+	f["notify_type"] = "payment"
+	f["notify_id"] = "N1379868670095785999"
+	f[EncryptionDataField] = PaymentResultSignature(key, f)
+	return Body(f)
+}
+
+func TestPaymentResultSignatureVector(t *testing.T) {
+	if got := PaymentResultSignature(testKey, vectorFields()); got != vectorSignature {
+		t.Fatalf("PaymentResultSignature = %s, want %s", got, vectorSignature)
+	}
+	f := vectorFields()
+	f["notify_type"], f["extra"] = "refund", "ignored"
+	if got := PaymentResultSignature(testKey, f); got != vectorSignature {
+		t.Fatalf("fields outside the recipe changed the signature: %s", got)
+	}
+}
+
+func TestBodyKeyOrder(t *testing.T) {
+	tests := []struct {
+		name string
+		in   Fields
+		want string
+	}{
+		{"empty", Fields{}, ""},
+		{"sorted keys", Fields{"z": "1", "a": "2", "m": "3"}, "a=2&m=3&z=1"},
+		{"escaped values", Fields{"result_info": "0000:Success", "amount": "1 2&3"}, "amount=1+2%263&result_info=0000%3ASuccess"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for range 20 { // map order varies between runs; the body must not
+				if got := string(Body(tt.in)); got != tt.want {
+					t.Fatalf("Body = %q, want %q", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestSignVerifyHeaders(t *testing.T) {
+	const key = "whsec-test-key"
+	sent := time.Unix(1767225600, 0)
+	body := []byte("a=1&b=2")
+	good := Sign(key, "msg_1", sent, body)
+	otherSig := Sign("another-key", "msg_1", sent, body).Get(HeaderSignature)
+	with := func(mod func(h http.Header)) http.Header {
+		h := good.Clone()
+		mod(h)
+		return h
+	}
+	tests := []struct {
+		name    string
+		key     string
+		h       http.Header
+		body    []byte
+		now     time.Time
+		tol     time.Duration
+		wantErr error
+	}{
+		{"round trip", key, good, body, sent, 0, nil},
+		{"5m old accepted", key, good, body, sent.Add(5 * time.Minute), DefaultTolerance, nil},
+		{"one byte changed", key, good, []byte("a=1&b=3"), sent, 0, ErrBadSignature},
+		{"byte appended", key, good, []byte("a=1&b=2\n"), sent, 0, ErrBadSignature},
+		{"5m01s old", key, good, body, sent.Add(5*time.Minute + time.Second), DefaultTolerance, ErrStaleTimestamp},
+		{"5m01s in the future", key, good, body, sent.Add(-5*time.Minute - time.Second), DefaultTolerance, ErrStaleTimestamp},
+		{"zero tolerance means default", key, good, body, sent.Add(5*time.Minute + time.Second), 0, ErrStaleTimestamp},
+		{"wider tolerance", key, good, body, sent.Add(time.Hour), 2 * time.Hour, nil},
+		{"wrong key", "whsec-wrong-key", good, body, sent, 0, ErrBadSignature},
+		{"missing id", key, with(func(h http.Header) { h.Del(HeaderID) }), body, sent, 0, ErrMissingHeaders},
+		{"missing timestamp", key, with(func(h http.Header) { h.Del(HeaderTimestamp) }), body, sent, 0, ErrMissingHeaders},
+		{"missing signature", key, with(func(h http.Header) { h.Del(HeaderSignature) }), body, sent, 0, ErrMissingHeaders},
+		{"no headers", key, http.Header{}, body, sent, 0, ErrMissingHeaders},
+		{"malformed timestamp", key, with(func(h http.Header) { h.Set(HeaderTimestamp, "2026-01-01") }), body, sent, 0, ErrStaleTimestamp},
+		{"id changed", key, with(func(h http.Header) { h.Set(HeaderID, "msg_2") }), body, sent, 0, ErrBadSignature},
+		{"second of two v1 matches", key, with(func(h http.Header) {
+			h.Set(HeaderSignature, otherSig+" "+good.Get(HeaderSignature))
+		}), body, sent, 0, nil},
+		{"repeated header, second matches", key, with(func(h http.Header) {
+			h.Set(HeaderSignature, otherSig)
+			h.Add(HeaderSignature, good.Get(HeaderSignature))
+		}), body, sent, 0, nil},
+		{"other versions ignored", key, with(func(h http.Header) {
+			h.Set(HeaderSignature, "v1a,"+strings.TrimPrefix(good.Get(HeaderSignature), "v1,")+" v2,xyz")
+		}), body, sent, 0, ErrBadSignature},
+		{"garbage entries then match", key, with(func(h http.Header) {
+			h.Set(HeaderSignature, "v1,!!notbase64 v1 "+good.Get(HeaderSignature))
+		}), body, sent, 0, nil},
+		{"only non-matching v1", key, with(func(h http.Header) { h.Set(HeaderSignature, otherSig) }), body, sent, 0, ErrBadSignature},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := VerifyHeaders(tt.key, tt.h, tt.body, tt.now, tt.tol)
+			if tt.wantErr == nil {
+				if err != nil {
+					t.Fatalf("VerifyHeaders = %v, want nil", err)
+				}
+				return
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("VerifyHeaders = %v, want %v", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestSignHeaders(t *testing.T) {
+	h := Sign("whsec-test-key", "msg_2Lh9", time.Unix(1767225600, 0), []byte("a=1&b=2"))
+	want := map[string]string{
+		"Webhook-Id":        "msg_2Lh9",
+		"Webhook-Timestamp": "1767225600",
+		// Computed independently with Python's hmac module.
+		"Webhook-Signature": "v1,nTjJcBomJbS/CNOVNEgRZvtNx1L5v9uBhl9YSFS1Iqc=",
+	}
+	if len(h) != len(want) {
+		t.Fatalf("Sign gave %d headers, want %d: %v", len(h), len(want), h)
+	}
+	for k, v := range want {
+		if got := h.Get(k); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+}
+
+func TestVerifyBody(t *testing.T) {
+	good := signedBody(testKey)
+	replaceSig := func(sig string) []byte {
+		return []byte(strings.Replace(string(good), "encryption_data="+vectorSignature, "encryption_data="+sig, 1))
+	}
+	if !strings.Contains(string(good), "encryption_data="+vectorSignature) {
+		t.Fatalf("body %s does not carry the vector signature", good)
+	}
+	tests := []struct {
+		name    string
+		key     string
+		body    []byte
+		wantErr error
+	}{
+		{"good upper case", testKey, good, nil},
+		{"good lower case", testKey, replaceSig(strings.ToLower(vectorSignature)), nil},
+		{"good mixed case", testKey, replaceSig(strings.ToLower(vectorSignature[:10]) + vectorSignature[10:]), nil},
+		{"trailing newline tolerated on the field", testKey, append(append([]byte{}, good...), '\n'), nil},
+		{"wrong key", "another-key", good, ErrBadEncryptionData},
+		{"bad signature", testKey, replaceSig(strings.Repeat("0", 64)), ErrBadEncryptionData},
+		{"short signature", testKey, replaceSig("6036B8"), ErrBadEncryptionData},
+		{"amount changed", testKey, []byte(strings.Replace(string(good), "amount=12.34", "amount=12.35", 1)), ErrBadEncryptionData},
+		{"no encryption_data", testKey, Body(vectorFields()), ErrBadEncryptionData},
+		{"repeated field", testKey, append(append([]byte{}, good...), "&amount=99.00"...), ErrBadEncryptionData},
+		{"not a form", testKey, []byte("amount=%zz"), ErrBadEncryptionData},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := VerifyBody(tt.key, tt.body)
+			if tt.wantErr == nil {
+				if err != nil {
+					t.Fatalf("VerifyBody = %v, want nil", err)
+				}
+				return
+			}
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("VerifyBody = %v, want %v", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestVerify(t *testing.T) {
+	now := time.Unix(1767225600, 0)
+	body := signedBody(testKey)
+	h := Sign(testKey, "msg_1", now, body)
+	if err := Verify(testKey, h, body, now, 0); err != nil {
+		t.Fatalf("Verify = %v, want nil", err)
+	}
+	// Headers signed correctly over a body whose encryption_data is wrong.
+	bad := []byte(strings.Replace(string(body), "amount=12.34", "amount=12.35", 1))
+	if err := Verify(testKey, Sign(testKey, "msg_1", now, bad), bad, now, 0); !errors.Is(err, ErrBadEncryptionData) {
+		t.Fatalf("Verify(bad body) = %v, want ErrBadEncryptionData", err)
+	}
+	if err := Verify(testKey, http.Header{}, body, now, 0); !errors.Is(err, ErrMissingHeaders) {
+		t.Fatalf("Verify(no headers) = %v, want ErrMissingHeaders", err)
+	}
+}

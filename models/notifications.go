@@ -1,0 +1,169 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Notification statuses.
+const (
+	NotifyPending   = "pending"
+	NotifyDelivered = "delivered"
+	NotifyFailed    = "failed"
+)
+
+// Notification is one event to deliver to a merchant's notify_url. Its
+// fields are fixed when it is made, so every delivery of one notify_id
+// carries the same body.
+type Notification struct {
+	NotifyID      string            `gorm:"primaryKey;size:40"`
+	TransactionID string            `gorm:"size:19;not null;index"`
+	MerchantID    string            `gorm:"size:32;not null"`
+	AccountID     string            `gorm:"size:32;not null;index:idx_notifications_account_created,priority:1"`
+	OrderNo       string            `gorm:"size:64;not null"`
+	Seq           int               `gorm:"not null"`
+	NotifyType    string            `gorm:"size:16;not null"`
+	URL           string            `gorm:"size:1024;not null"`
+	Fields        map[string]string `gorm:"serializer:json;type:jsonb;not null"`
+
+	Status         string `gorm:"size:16;not null;index"`
+	Attempts       int    `gorm:"not null;default:0"`
+	LastAttemptAt  *time.Time
+	LastStatusCode int    `gorm:"not null;default:0"`
+	LastError      string `gorm:"size:500"`
+	DeliveredAt    *time.Time
+
+	CreatedAt time.Time `gorm:"index:idx_notifications_account_created,priority:2"`
+	UpdatedAt time.Time
+}
+
+// NotificationAttempt is one delivery attempt.
+type NotificationAttempt struct {
+	ID         uint      `gorm:"primaryKey"`
+	NotifyID   string    `gorm:"size:40;not null;index"`
+	Attempt    int       `gorm:"not null"`
+	At         time.Time `gorm:"not null"`
+	StatusCode int       `gorm:"not null"`
+	LatencyMS  int64     `gorm:"not null"`
+	Error      string    `gorm:"size:500"`
+}
+
+// InsertNotification records a new notification; a retry does nothing.
+func InsertNotification(ctx context.Context, db *gorm.DB, n *Notification) error {
+	if err := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(n).Error; err != nil {
+		return fmt.Errorf("insert notification %s: %w", n.NotifyID, err)
+	}
+	return nil
+}
+
+// FindNotification loads a notification.
+func FindNotification(ctx context.Context, db *gorm.DB, notifyID string) (*Notification, error) {
+	var n Notification
+	err := db.WithContext(ctx).Where("notify_id = ?", notifyID).Take(&n).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find notification %s: %w", notifyID, err)
+	}
+	return &n, nil
+}
+
+// RecordAttempt stores an attempt and moves the notification's state: a
+// delivered notification stays delivered.
+func RecordAttempt(ctx context.Context, db *gorm.DB, a *NotificationAttempt, delivered bool) error {
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Create(a).Error; err != nil {
+			return fmt.Errorf("record attempt of %s: %w", a.NotifyID, err)
+		}
+		updates := map[string]any{
+			"attempts":         gorm.Expr("attempts + 1"),
+			"last_attempt_at":  a.At,
+			"last_status_code": a.StatusCode,
+			"last_error":       a.Error,
+			"updated_at":       time.Now(),
+		}
+		if delivered {
+			updates["status"] = NotifyDelivered
+			updates["delivered_at"] = a.At
+		}
+		err := tx.Model(&Notification{}).Where("notify_id = ?", a.NotifyID).Updates(updates).Error
+		if err != nil {
+			return fmt.Errorf("update notification %s: %w", a.NotifyID, err)
+		}
+		return nil
+	})
+}
+
+// SetNotificationStatus sets the status, never taking a delivered
+// notification back to pending or failed.
+func SetNotificationStatus(ctx context.Context, db *gorm.DB, notifyID, status string) error {
+	err := db.WithContext(ctx).Model(&Notification{}).
+		Where("notify_id = ? AND status <> ?", notifyID, NotifyDelivered).
+		Updates(map[string]any{"status": status, "updated_at": time.Now()}).Error
+	if err != nil {
+		return fmt.Errorf("set notification %s %s: %w", notifyID, status, err)
+	}
+	return nil
+}
+
+// NotificationSelection picks notifications to deliver again.
+type NotificationSelection struct {
+	MerchantID string
+	AccountID  string
+	OrderNos   []string
+	NotifyIDs  []string
+	From, To   time.Time // created in [From, To) when set
+}
+
+// FindNotifications returns the selected notifications in delivery order
+// (per order, by sequence), at most limit.
+func FindNotifications(ctx context.Context, db *gorm.DB, s NotificationSelection, limit int) ([]Notification, error) {
+	q := db.WithContext(ctx).Model(&Notification{})
+	if s.MerchantID != "" {
+		q = q.Where("merchant_id = ?", s.MerchantID)
+	}
+	if s.AccountID != "" {
+		q = q.Where("account_id = ?", s.AccountID)
+	}
+	if len(s.OrderNos) > 0 {
+		q = q.Where("order_no IN ?", s.OrderNos)
+	}
+	if len(s.NotifyIDs) > 0 {
+		q = q.Where("notify_id IN ?", s.NotifyIDs)
+	}
+	if !s.From.IsZero() {
+		q = q.Where("created_at >= ?", s.From)
+	}
+	if !s.To.IsZero() {
+		q = q.Where("created_at < ?", s.To)
+	}
+	var out []Notification
+	if err := q.Order("transaction_id, seq").Limit(limit).Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("find notifications: %w", err)
+	}
+	return out, nil
+}
+
+// LatestNotifications returns, per transaction id, its newest notification.
+func LatestNotifications(ctx context.Context, db *gorm.DB, transactionIDs []string) (map[string]Notification, error) {
+	out := map[string]Notification{}
+	if len(transactionIDs) == 0 {
+		return out, nil
+	}
+	var rows []Notification
+	err := db.WithContext(ctx).Raw(`SELECT DISTINCT ON (transaction_id) * FROM notifications
+		WHERE transaction_id IN ? ORDER BY transaction_id, seq DESC`, transactionIDs).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("latest notifications: %w", err)
+	}
+	for _, r := range rows {
+		out[r.TransactionID] = r
+	}
+	return out, nil
+}

@@ -1,0 +1,179 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/codes"
+	"github.com/paygate/paygate/internal/money"
+	"github.com/paygate/paygate/internal/notify"
+	"github.com/paygate/paygate/internal/status"
+	"github.com/paygate/paygate/models"
+)
+
+// Notification types (notify_type).
+const (
+	NotifyPayment = "payment"
+	NotifyReview  = "review"
+	NotifyCapture = "capture"
+	NotifyCancel  = "cancel"
+	NotifyRefund  = "refund"
+	NotifyExpiry  = "expiry"
+)
+
+// RedeliverWorkflowType delivers chosen notifications again, with their
+// original notify_id and body.
+const RedeliverWorkflowType = "Redeliver"
+
+// deliverOptions: one attempt is one POST (10 s) plus the record; the
+// workflow, not the activity, owns the retry schedule, so the activity
+// retries only quickly for its own failures (database, worker crash).
+var deliverOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: 20 * time.Second,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval:    time.Second,
+		BackoffCoefficient: 2,
+		MaximumInterval:    30 * time.Second,
+		MaximumAttempts:    5,
+	},
+}
+
+// NotificationState is a notification as the order-state query shows it.
+type NotificationState struct {
+	NotifyID string
+	Type     string
+	Status   string
+	Attempts int
+}
+
+// notice is a notification waiting in the order's queue.
+type notice struct {
+	id string
+}
+
+// notify makes a notification of the order's current state and queues it.
+// Orders without a notify_url are not notified.
+func (w *orderWorkflow) notify(ctx workflow.Context, typ string, code codes.Code, extra map[string]string) error {
+	if w.in.Details.NotifyURL == "" {
+		return nil
+	}
+	w.noticeSeq++
+	id := fmt.Sprintf("%s-n%02d", w.in.TransactionID, w.noticeSeq)
+	fields := map[string]string{
+		"merchant_id":    w.in.MerchantID,
+		"account_id":     w.in.AccountID,
+		"transaction_id": w.in.TransactionID,
+		"order_no":       w.in.OrderNo,
+		"currency":       w.in.Currency,
+		"amount":         money.FromMinor(w.in.Amount, w.in.Currency).String(),
+		"order_status":   status.OrderStatusOf(w.status).String(),
+		"result_info":    code.String(),
+		"payment_status": w.status.String(),
+		"card":           w.in.Card.Masked,
+		"notify_type":    typ,
+		"notify_id":      id,
+	}
+	for k, v := range extra {
+		fields[k] = v
+	}
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.RecordNotification,
+		activities.RecordNotificationInput{
+			NotifyID: id, TransactionID: w.in.TransactionID, MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
+			OrderNo: w.in.OrderNo, Seq: w.noticeSeq, Type: typ, URL: w.in.Details.NotifyURL, Fields: fields,
+		}).Get(ctx, nil)
+	if err != nil {
+		return err
+	}
+	w.notices = append(w.notices, notice{id: id})
+	w.notifications = append(w.notifications, NotificationState{NotifyID: id, Type: typ, Status: models.NotifyPending})
+	return nil
+}
+
+// deliverAll sends the queued notifications one after the other, so a
+// merchant never gets a refund's result before the payment's.
+func (w *orderWorkflow) deliverAll(ctx workflow.Context) {
+	for {
+		if err := workflow.Await(ctx, func() bool { return len(w.notices) > 0 }); err != nil {
+			return
+		}
+		n := w.notices[0]
+		st, attempts := deliver(ctx, n.id, w.in.NotifySchedule)
+		for i := range w.notifications {
+			if w.notifications[i].NotifyID == n.id {
+				w.notifications[i].Status, w.notifications[i].Attempts = st, attempts
+			}
+		}
+		w.notices = w.notices[1:]
+	}
+}
+
+// deliver posts one notification until a 2xx or until the schedule's
+// horizon has passed; then it is marked failed. It returns the final status
+// and the number of attempts.
+func deliver(ctx workflow.Context, id string, schedule notify.Schedule) (string, int) {
+	schedule = schedule.WithDefaults()
+	actx := workflow.WithActivityOptions(ctx, deliverOptions)
+	first := workflow.Now(ctx)
+	for attempt := 1; ; attempt++ {
+		var res activities.DeliverResult
+		err := workflow.ExecuteActivity(actx, a.DeliverNotification, activities.DeliverInput{NotifyID: id, Attempt: attempt}).Get(ctx, &res)
+		if err == nil && res.Delivered {
+			return models.NotifyDelivered, attempt
+		}
+		if err != nil {
+			workflow.GetLogger(ctx).Warn("notification attempt failed", "notify_id", id, "attempt", attempt, "error", err)
+		}
+		wait := schedule.Delay(id, attempt)
+		if workflow.Now(ctx).Add(wait).Sub(first) > schedule.Horizon {
+			lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+			if err := workflow.ExecuteLocalActivity(lctx, a.MarkNotification,
+				activities.MarkNotificationInput{NotifyID: id, Status: models.NotifyFailed}).Get(ctx, nil); err != nil {
+				workflow.GetLogger(ctx).Error("mark notification failed", "notify_id", id, "error", err)
+			}
+			return models.NotifyFailed, attempt
+		}
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return models.NotifyPending, attempt
+		}
+	}
+}
+
+// notificationsIdle reports whether every queued notification is done.
+func (w *orderWorkflow) notificationsIdle() bool { return len(w.notices) == 0 }
+
+// RedeliverInput names the notifications to deliver again.
+type RedeliverInput struct {
+	NotifyIDs []string
+	Schedule  notify.Schedule
+}
+
+// RedeliverResult tells what became of each notification.
+type RedeliverResult struct {
+	Delivered []string
+	Failed    []string
+}
+
+// Redeliver delivers notifications again, in order, with their original
+// notify_id and body, on the same retry schedule as the first time.
+func Redeliver(ctx workflow.Context, in RedeliverInput) (RedeliverResult, error) {
+	var ids []string
+	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	if err := workflow.ExecuteLocalActivity(lctx, a.ResetNotifications,
+		activities.LoadNotificationsInput{NotifyIDs: in.NotifyIDs}).Get(ctx, &ids); err != nil {
+		return RedeliverResult{}, err
+	}
+	var out RedeliverResult
+	for _, id := range ids {
+		st, _ := deliver(ctx, id, in.Schedule)
+		if st == models.NotifyDelivered {
+			out.Delivered = append(out.Delivered, id)
+		} else {
+			out.Failed = append(out.Failed, id)
+		}
+	}
+	return out, nil
+}

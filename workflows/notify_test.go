@@ -1,0 +1,155 @@
+package workflows_test
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/notify"
+	"github.com/paygate/paygate/workflows"
+)
+
+// notifiedInput is an auto-capture order with a notify_url and the default
+// schedule (first retry after 30s, at most 1h apart, given up after 72h).
+func notifiedInput() workflows.OrderInput {
+	in := orderInput("auto")
+	in.Details.NotifyURL = "https://shop.example/notify"
+	in.NotifySchedule = notify.DefaultSchedule()
+	return in
+}
+
+func TestNotificationDeliveredAfterTwoDaysOfFailures(t *testing.T) {
+	acq := &acquirer{risk: accepted, authorise: answer(approved(amount))}
+	var start time.Time
+	acq.deliverOK = func(id string, attempt int, now time.Time) bool {
+		if start.IsZero() {
+			start = now
+		}
+		return now.Sub(start) >= 48*time.Hour
+	}
+	env := newEnv(t, acq)
+	// End the order once the notification is settled: a full refund.
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(workflows.UpdateRefund, "", &testsuite.TestUpdateCallback{
+			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("refund rejected: %v", err) }, OnComplete: func(any, error) {},
+		}, workflows.RefundRequest{Entry: entry, RefundAmount: amount})
+	}, 50*time.Hour)
+	run(t, env, notifiedInput())
+
+	if len(acq.notes) != 2 || acq.notes[0].Type != workflows.NotifyPayment || acq.notes[1].Type != workflows.NotifyRefund {
+		t.Fatalf("notifications made = %+v, want payment then refund", acq.notes)
+	}
+	payment := acq.notes[0]
+	if payment.NotifyID != txID+"-n01" || payment.Fields["notify_id"] != payment.NotifyID ||
+		payment.Fields["order_status"] != "1" || payment.Fields["result_info"] != "0000:Success" ||
+		payment.Fields["amount"] != "123.45" || payment.Fields["payment_status"] != "3000" ||
+		payment.Fields["card"] != "424242******4242" || payment.URL != "https://shop.example/notify" {
+		t.Errorf("payment notification = %+v", payment)
+	}
+	refund := acq.notes[1]
+	if refund.Fields["refund_amount"] != "123.45" || refund.Fields["refund_reference_id"] != txID+"-01" ||
+		refund.Fields["payment_status"] != "4000" || refund.Fields["refund_status"] != "1" {
+		t.Errorf("refund notification fields = %v", refund.Fields)
+	}
+	// The payment's attempts all come before the refund's first.
+	firstRefund := -1
+	paymentAttempts := 0
+	for i, d := range acq.deliveries {
+		switch d.NotifyID {
+		case payment.NotifyID:
+			paymentAttempts++
+			if firstRefund >= 0 {
+				t.Errorf("payment attempt %d after the refund's first delivery", d.Attempt)
+			}
+		case refund.NotifyID:
+			if firstRefund < 0 {
+				firstRefund = i
+			}
+		}
+	}
+	// 48h of failures with delays from 15-30s doubling up to 30-60min:
+	// well over 40 attempts, and never more than one an hour apart.
+	if paymentAttempts < 40 {
+		t.Errorf("payment delivered after %d attempts, want the retries of two days", paymentAttempts)
+	}
+	if len(acq.marks) != 0 {
+		t.Errorf("marked %v, want nothing given up", acq.marks)
+	}
+	v, err := env.QueryWorkflow(workflows.QueryOrderState)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st workflows.OrderState
+	if err := v.Get(&st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Notifications) != 2 || st.Notifications[0].Status != "delivered" || st.Notifications[0].Attempts != paymentAttempts ||
+		st.Notifications[1].Status != "delivered" {
+		t.Errorf("query notifications = %+v", st.Notifications)
+	}
+}
+
+func TestNotificationGivenUpAfterTheHorizon(t *testing.T) {
+	acq := &acquirer{risk: accepted, authorise: answer(declined("do_not_honor"))}
+	var first, last time.Time
+	acq.deliverOK = func(id string, attempt int, now time.Time) bool {
+		if first.IsZero() {
+			first = now
+		}
+		last = now
+		return false
+	}
+	env := newEnv(t, acq)
+	run(t, env, notifiedInput())
+	if len(acq.notes) != 1 || acq.notes[0].Fields["result_info"] != "A0001:Declined" || acq.notes[0].Fields["order_status"] != "0" {
+		t.Fatalf("notifications = %+v", acq.notes)
+	}
+	want := []activities.MarkNotificationInput{{NotifyID: txID + "-n01", Status: "failed"}}
+	if !reflect.DeepEqual(acq.marks, want) {
+		t.Errorf("marks = %+v, want %+v", acq.marks, want)
+	}
+	if span := last.Sub(first); span < 71*time.Hour || span > 72*time.Hour {
+		t.Errorf("attempts spanned %v, want just under the 72h horizon", span)
+	}
+}
+
+func TestNoNotificationWithoutNotifyURL(t *testing.T) {
+	acq := &acquirer{risk: accepted, authorise: answer(approved(amount))}
+	env := newEnv(t, acq)
+	in := orderInput("auto")
+	in.Details.NotifyURL = ""
+	run(t, env, in)
+	if len(acq.notes)+len(acq.deliveries) != 0 {
+		t.Errorf("notified without a notify_url: %+v %+v", acq.notes, acq.deliveries)
+	}
+}
+
+func TestRedeliverKeepsTheNotifyID(t *testing.T) {
+	acq := &acquirer{}
+	env := newEnv(t, acq)
+	env.RegisterWorkflowWithOptions(workflows.Redeliver, workflowOptions(workflows.RedeliverWorkflowType))
+	env.OnActivity(acts.ResetNotifications, anyArg, anyArg).Return([]string{"A-n01", "A-n02"}, nil)
+	calls := 0
+	acq.deliverOK = func(id string, attempt int, now time.Time) bool {
+		calls++
+		return id == "A-n01" || attempt >= 3
+	}
+	env.ExecuteWorkflow(workflows.RedeliverWorkflowType, workflows.RedeliverInput{NotifyIDs: []string{"A-n01", "A-n02"}, Schedule: notify.DefaultSchedule()})
+	var res workflows.RedeliverResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(res.Delivered, []string{"A-n01", "A-n02"}) || len(res.Failed) != 0 {
+		t.Errorf("result = %+v", res)
+	}
+	var ids []string
+	for _, d := range acq.deliveries {
+		ids = append(ids, d.NotifyID)
+	}
+	if !reflect.DeepEqual(ids, []string{"A-n01", "A-n02", "A-n02", "A-n02"}) {
+		t.Errorf("deliveries = %v", ids)
+	}
+}
