@@ -60,6 +60,11 @@ type queriedOrder struct {
 	ShopperPhone        string              `json:"shopper_phone"`
 	SubscriptionResult  subscriptionResult  `json:"subscription_result"`
 	TransactionDate     string              `json:"transaction_date"`
+	// The order's latest notification: pending, delivered or failed, ""
+	// when it has none.
+	NotifyStatus   string `json:"notify_status"`
+	NotifyAttempts int    `json:"notify_attempts"`
+	NotifyID       string `json:"notify_id"`
 }
 
 type deliveryInformation struct {
@@ -163,10 +168,27 @@ func (s *Server) retrievalTrans(c *gin.Context) {
 		refuse(http.StatusServiceUnavailable, codes.SystemError)
 		return
 	}
+	var latest map[string]models.Notification
+	if len(orders) > 0 {
+		txIDs := make([]string, len(orders))
+		for i := range orders {
+			txIDs[i] = orders[i].TransactionID
+		}
+		latest, err = models.LatestNotifications(ctx, s.DB, txIDs)
+		if err != nil {
+			s.Logger.Error("query notifications", "account_id", req.AccountID, "error", err)
+			refuse(http.StatusServiceUnavailable, codes.SystemError)
+			return
+		}
+	}
 	list := make([]queriedOrder, 0, len(orders))
 	seenNo, seenTrade := map[string]bool{}, map[string]bool{}
 	for i := range orders {
-		list = append(list, toQueriedOrder(&orders[i]))
+		q := toQueriedOrder(&orders[i])
+		if n, ok := latest[orders[i].TransactionID]; ok {
+			q.NotifyStatus, q.NotifyAttempts, q.NotifyID = n.Status, n.Attempts, n.NotifyID
+		}
+		list = append(list, q)
 		seenNo[orders[i].OrderNo], seenTrade[orders[i].TransactionID] = true, true
 	}
 	// Name what was asked for and not found, so a merchant can tell a

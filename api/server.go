@@ -55,6 +55,9 @@ type Server struct {
 
 	// NotifySchedule is the retry schedule new orders' notifications follow.
 	NotifySchedule notify.Schedule
+
+	// Admin is the operators' API under /admin; nil or without a token, off.
+	Admin *Admin
 }
 
 // Handler returns the HTTP handler with every route.
@@ -77,6 +80,8 @@ func (s *Server) Handler() http.Handler {
 	v1.POST("/cancel", s.cancel)
 	v1.POST("/refund", s.refund)
 	v1.POST("/retrievalRefund", s.retrievalRefund)
+	admin := r.Group("/admin")
+	admin.POST("/notifications/resend", s.resendNotifications)
 	return r
 }
 

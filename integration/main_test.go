@@ -37,6 +37,7 @@ import (
 
 // env is the running stack the tests share.
 var env struct {
+	cfg      app.Config
 	gw       *app.Gateway
 	api      *httptest.Server
 	sim      *simulator.Server
@@ -152,6 +153,7 @@ func run(m *testing.M) int {
 		NotifySchedule:     notify.Schedule{Initial: 100 * time.Millisecond, Max: time.Second, Horizon: time.Minute},
 		AdminToken:         adminToken,
 	}
+	env.cfg = cfg
 	env.gw, err = app.Open(ctx, cfg, logger, true)
 	if err != nil {
 		return fail(err)

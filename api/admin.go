@@ -1,0 +1,148 @@
+package api
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/paygate/internal/notify"
+	"github.com/paygate/paygate/internal/redeliver"
+	"github.com/paygate/paygate/models"
+)
+
+// Redeliverer starts the redelivery of selected notifications;
+// *redeliver.Service is one.
+type Redeliverer interface {
+	Start(ctx context.Context, sel models.NotificationSelection, schedule notify.Schedule) (redeliver.Result, error)
+}
+
+// Admin is the operators' API, under /admin. Without a Token it is off and
+// its routes answer as if they did not exist.
+type Admin struct {
+	Token     string
+	Redeliver Redeliverer
+	Schedule  notify.Schedule // retry schedule of redeliveries
+}
+
+// adminMaxBody bounds an admin request body.
+const adminMaxBody = 64 << 10
+
+type resendRequest struct {
+	MerchantID string   `json:"merchant_id"`
+	AccountID  string   `json:"account_id"`
+	OrderNos   []string `json:"order_nos"`
+	NotifyIDs  []string `json:"notify_ids"`
+	From       string   `json:"from"`
+	To         string   `json:"to"`
+}
+
+type adminError struct {
+	Error string `json:"error"`
+}
+
+// enabled reports whether the admin API is on.
+func (a *Admin) enabled() bool { return a != nil && a.Token != "" && a.Redeliver != nil }
+
+// authorised compares the bearer token in constant time.
+func (a *Admin) authorised(header string) bool {
+	token, ok := strings.CutPrefix(header, "Bearer ")
+	if !ok {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(a.Token)) == 1
+}
+
+// resendNotifications starts the redelivery of the selected notifications
+// with their original notify_id.
+func (s *Server) resendNotifications(c *gin.Context) {
+	a := s.Admin
+	if !a.enabled() {
+		c.String(http.StatusNotFound, "404 page not found")
+		return
+	}
+	if !a.authorised(c.GetHeader("Authorization")) {
+		c.Header("WWW-Authenticate", `Bearer realm="paygate-admin"`)
+		c.JSON(http.StatusUnauthorized, adminError{"unauthorised"})
+		return
+	}
+	var req resendRequest
+	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, adminMaxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		c.JSON(http.StatusBadRequest, adminError{"bad request body: " + err.Error()})
+		return
+	}
+	if dec.More() {
+		c.JSON(http.StatusBadRequest, adminError{"bad request body: trailing data"})
+		return
+	}
+	sel, msg := req.selection()
+	if msg != "" {
+		c.JSON(http.StatusBadRequest, adminError{msg})
+		return
+	}
+	res, err := a.Redeliver.Start(c.Request.Context(), sel, a.Schedule)
+	switch {
+	case errors.Is(err, redeliver.ErrNothingToResend):
+		c.JSON(http.StatusNotFound, adminError{"nothing to resend"})
+		return
+	case errors.Is(err, redeliver.ErrEmptySelection):
+		c.JSON(http.StatusBadRequest, adminError{err.Error()})
+		return
+	case err != nil:
+		s.Logger.Error("start redelivery", "error", err)
+		c.JSON(http.StatusServiceUnavailable, adminError{"redelivery unavailable, try again"})
+		return
+	}
+	s.Logger.Info("redelivery started", "workflow_id", res.WorkflowID, "notifications", len(res.NotifyIDs))
+	c.JSON(http.StatusAccepted, res)
+}
+
+// selection validates the request; the message is empty when it is good.
+func (r *resendRequest) selection() (models.NotificationSelection, string) {
+	sel := models.NotificationSelection{
+		MerchantID: strings.TrimSpace(r.MerchantID),
+		AccountID:  strings.TrimSpace(r.AccountID),
+		OrderNos:   trimAll(r.OrderNos),
+		NotifyIDs:  trimAll(r.NotifyIDs),
+	}
+	var err error
+	if v := strings.TrimSpace(r.From); v != "" {
+		if sel.From, err = time.Parse(time.RFC3339, v); err != nil {
+			return sel, "from: want an RFC 3339 time"
+		}
+	}
+	if v := strings.TrimSpace(r.To); v != "" {
+		if sel.To, err = time.Parse(time.RFC3339, v); err != nil {
+			return sel, "to: want an RFC 3339 time"
+		}
+	}
+	switch {
+	case redeliver.Empty(sel):
+		return sel, "select order_nos, notify_ids, or a from/to time range"
+	case len(sel.OrderNos) > 0 && sel.AccountID == "":
+		return sel, "order_nos need account_id"
+	case !sel.From.IsZero() && !sel.To.IsZero() && !sel.From.Before(sel.To):
+		return sel, "from must be before to"
+	case len(sel.OrderNos) > redeliver.MaxNotifications || len(sel.NotifyIDs) > redeliver.MaxNotifications:
+		return sel, "at most 1000 order_nos and 1000 notify_ids"
+	}
+	return sel, ""
+}
+
+// trimAll trims the strings and drops the empty ones.
+func trimAll(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
