@@ -9,6 +9,8 @@
 //	paygate merchant rotate-key gives an account a new sign key; the old one stays valid for a grace period
 //	paygate sign                prints encryption_data for values and a key
 //	paygate bench               drives signed authorisations through a running gateway
+//	paygate verify-notification checks a received notification as a merchant would
+//	paygate notify resend       delivers notifications again with their notify_id
 package main
 
 import (
@@ -41,7 +43,8 @@ commands:
   merchant rotate-key  give an account a new sign key (the old one stays valid for -grace)
   sign               print encryption_data for values and a sign key
   bench              drive signed authorisations through a running gateway
-  verify-notification  check a received notification's encryption_data and webhook signature`)
+  verify-notification  check a received notification's encryption_data and webhook signature
+  notify resend      deliver notifications again (by order, notify id or time range) with their notify_id`)
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
@@ -76,6 +79,8 @@ func run(args []string, stdout io.Writer) error {
 		return runBench(ctx, rest, stdout)
 	case "verify-notification":
 		return runVerifyNotification(rest, os.Stdin, stdout)
+	case "notify":
+		return runNotify(ctx, rest, stdout, logger)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, errUsage.Error())
 		return nil
