@@ -285,3 +285,80 @@ func TestWorkerKilledMidDeliveryStillDelivers(t *testing.T) {
 		t.Errorf("deliveries = %v, want the interrupted one and a later one", got)
 	}
 }
+
+// TestResendThroughTheAdminAPI delivers an order's notification again: the
+// receiver sees the same notify_id and the same body.
+func TestResendThroughTheAdminAPI(t *testing.T) {
+	t.Parallel()
+	creds := notifyAccount(t)
+	var mu sync.Mutex
+	var bodies []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, string(b))
+		mu.Unlock()
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	orderNo := newOrderNo(t)
+	f := cardOrder(creds, orderNo, "4242424242424242")
+	f["notify_url"] = srv.URL
+	_, r := authorise(t, signCard(f, creds.SignKey))
+	waitFor := func(n int) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			mu.Lock()
+			got := len(bodies)
+			mu.Unlock()
+			if got >= n {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d deliveries, want %d", got, n)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	waitFor(1)
+
+	tests := []struct {
+		name   string
+		token  string
+		body   string
+		status int
+	}{
+		{"no token", "", `{"account_id":"` + creds.AccountID + `","order_nos":["` + orderNo + `"]}`, http.StatusUnauthorized},
+		{"wrong token", "nope", `{"account_id":"` + creds.AccountID + `","order_nos":["` + orderNo + `"]}`, http.StatusUnauthorized},
+		{"nothing matches", adminToken, `{"account_id":"` + creds.AccountID + `","order_nos":["NO-SUCH"]}`, http.StatusNotFound},
+		{"resend the order", adminToken, `{"account_id":"` + creds.AccountID + `","order_nos":["` + orderNo + `"]}`, http.StatusAccepted},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPost, env.api.URL+"/admin/notifications/resend", strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
+			if tc.token != "" {
+				req.Header.Set("Authorization", "Bearer "+tc.token)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Fatalf("HTTP %d (%s), want %d", resp.StatusCode, b, tc.status)
+			}
+			if tc.status == http.StatusAccepted && !strings.Contains(string(b), r.TransactionID+"-n01") {
+				t.Errorf("answer %s does not name %s-n01", b, r.TransactionID)
+			}
+		})
+	}
+	waitFor(2)
+	mu.Lock()
+	defer mu.Unlock()
+	if bodies[0] != bodies[1] {
+		t.Errorf("redelivered body differs:\n%s\n%s", bodies[0], bodies[1])
+	}
+}

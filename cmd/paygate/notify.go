@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"time"
 
@@ -114,7 +115,7 @@ func runNotify(ctx context.Context, args []string, stdout io.Writer, logger *slo
 // runNotifyResend delivers the selected notifications again, with their
 // original notify_id, through a Redeliver workflow.
 func runNotifyResend(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
-	o, err := parseResendFlags(args, stdout)
+	o, err := parseResendFlags(args, os.Stderr)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/paygate/paygate/internal/keyring"
 	"github.com/paygate/paygate/internal/merchant"
 	"github.com/paygate/paygate/internal/notify"
+	"github.com/paygate/paygate/internal/redeliver"
 	"github.com/paygate/paygate/internal/txid"
 	"github.com/paygate/paygate/internal/vault"
 	"github.com/paygate/paygate/models"
@@ -177,6 +178,8 @@ func (g *Gateway) APIHandler() http.Handler {
 		IDs:            txid.NewGenerator(txid.NodeFromString(g.Config.NodeName)),
 		DB:             g.DB,
 		Logger:         g.Logger.With("component", "api"),
+
+		Admin: &api.Admin{Token: g.Config.AdminToken, Redeliver: redeliver.New(g.Temporal, g.DB), Schedule: g.Config.NotifySchedule},
 	}
 	return s.Handler()
 }
