@@ -21,6 +21,7 @@ type AuthoriseInput struct {
 	Amount         int64
 	Currency       string
 	Capture        bool
+	ThreeDS        *ThreeDSData // the 3-D Secure authentication, when there was one
 }
 
 // ChargeOutcome is the acquirer's answer to a charge.
@@ -65,6 +66,7 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 		Amount:         in.Amount,
 		Currency:       in.Currency,
 		Capture:        in.Capture,
+		ThreeDS:        threeDSOf(in.ThreeDS),
 	})
 	switch {
 	case err == nil:
@@ -75,6 +77,13 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer refused the request", ErrTypeAcquirerRejected, err)
 	}
 	return ChargeOutcome{}, fmt.Errorf("authorise %s: %w", in.Reference, err)
+}
+
+func threeDSOf(d *ThreeDSData) *acquirer.ThreeDSData {
+	if d == nil {
+		return nil
+	}
+	return &acquirer.ThreeDSData{AuthenticationID: d.AuthenticationID, ECI: d.ECI, CAVV: d.CAVV}
 }
 
 // InquireInput asks the acquirer what became of a charge attempt.

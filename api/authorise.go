@@ -35,7 +35,6 @@ type authoriseRequest struct {
 	ExpirationMonth order.Text `json:"expiration_month"`
 	ExpirationYear  order.Text `json:"expiration_year"`
 	SecurityCode    order.Text `json:"security_code"`
-	PaymentMethod   string     `json:"payment_method"`
 	EncryptionData  string     `json:"encryption_data"`
 }
 
@@ -108,6 +107,10 @@ func (s *Server) authorise(c *gin.Context) {
 		reply(codes.BadSignature, key)
 		return
 	}
+	if req.PaymentMethod != "" && req.Card == "" {
+		s.authoriseAPM(c, &req, account)
+		return
+	}
 	amount, code := validateCardOrder(&req, account, s.Now)
 	if code != nil {
 		reply(*code, key)
@@ -141,13 +144,11 @@ func (s *Server) authorise(c *gin.Context) {
 			Brand:       card.Brand(pan),
 			Fingerprint: s.Vault.Fingerprint(pan),
 		},
-		Details: req.Details,
-		Windows: workflows.Windows{
-			Review:        time.Duration(account.ReviewWindowSeconds) * time.Second,
-			Authorisation: time.Duration(account.AuthorisationWindowSeconds) * time.Second,
-			Refund:        time.Duration(account.RefundWindowSeconds) * time.Second,
-		}.WithDefaults(),
+		Details:        req.Details,
+		Windows:        windowsOf(account),
 		NotifySchedule: s.NotifySchedule.WithDefaults(),
+		ThreeDS:        strings.EqualFold(req.Open3D, "do3DS"),
+		PublicURL:      s.PublicURL,
 	}
 	in.RequestFingerprint = requestFingerprint(in.Details, token)
 	res, err := s.Orders.Authorise(ctx, in)
@@ -171,6 +172,15 @@ func (s *Server) authorise(c *gin.Context) {
 	r.Note = req.Note
 	r.sign(key)
 	renderXML(c, http.StatusOK, r, res.ResultCode)
+}
+
+// windowsOf reads an account's order deadlines.
+func windowsOf(account *merchant.Account) workflows.Windows {
+	return workflows.Windows{
+		Review:        time.Duration(account.ReviewWindowSeconds) * time.Second,
+		Authorisation: time.Duration(account.AuthorisationWindowSeconds) * time.Second,
+		Refund:        time.Duration(account.RefundWindowSeconds) * time.Second,
+	}.WithDefaults()
 }
 
 // answerFromRecord answers a repeated request for an order whose workflow has
@@ -221,6 +231,7 @@ func resultRespon(res workflows.PaymentResult) *respon {
 		ResultInfo:    res.Code().String(),
 		Connector:     res.Connector,
 		ThreeDSResult: res.ThreeDSResult,
+		IssuerURL:     res.IssuerURL,
 		RiskAction:    res.Risk.Action,
 		RiskScore:     strconv.Itoa(res.Risk.Score),
 	}

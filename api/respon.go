@@ -33,7 +33,9 @@ type respon struct {
 	RiskAction               string      `xml:"risk_action"`
 	RiskScore                string      `xml:"risk_score"`
 	RiskReasons              riskReasons `xml:"risk_reasons"`
-	EncryptionData           string      `xml:"encryption_data"`
+	// IssuerURL is where the shopper completes a 3-D Secure challenge.
+	IssuerURL      string `xml:"issuer_url,omitempty"`
+	EncryptionData string `xml:"encryption_data"`
 }
 
 type riskReasons struct {

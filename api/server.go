@@ -55,6 +55,14 @@ type Server struct {
 
 	// NotifySchedule is the retry schedule new orders' notifications follow.
 	NotifySchedule notify.Schedule
+	// PublicURL is the gateway's address as browsers and providers see it.
+	PublicURL string
+	// ProviderSecret checks what the 3-D Secure ACS and the APM provider send.
+	ProviderSecret string
+	// SessionKey signs hosted payment sessions.
+	SessionKey []byte
+	// Shopper runs the shopper's side of orders on Temporal.
+	Shopper ShopperFlows
 
 	// Admin is the operators' API under /admin; nil or without a token, off.
 	Admin *Admin
@@ -75,6 +83,11 @@ func (s *Server) Handler() http.Handler {
 	v1 := r.Group("/v1")
 	v1.POST("/authorise", s.authorise)
 	v1.POST("/retrievalTrans", s.retrievalTrans)
+	v1.POST("/checkout", s.checkoutPage)
+	v1.POST("/checkout/pay", s.checkoutPay)
+	v1.POST("/checkout/cancel", s.checkoutCancel)
+	v1.POST("/3ds/callback", s.threeDSCallback)
+	v1.POST("/apm/callback", s.apmCallback)
 	v1.POST("/capture", s.capture)
 	v1.POST("/review", s.review)
 	v1.POST("/cancel", s.cancel)

@@ -123,7 +123,8 @@ func run(m *testing.M) int {
 	}
 	defer devenv.DropDatabase(context.Background(), pg.AdminURL, dbName)
 
-	env.sim = simulator.NewServer(simulator.Options{TimeoutDelay: simTimeoutDelay, SettleDelay: simSettleDelay, Logger: logger})
+	env.sim = simulator.NewServer(simulator.Options{TimeoutDelay: simTimeoutDelay, SettleDelay: simSettleDelay, Logger: logger,
+		Secret: app.DefaultProviderSecret})
 	defer env.sim.Close()
 	env.simHTTP = httptest.NewServer(env.sim.Handler())
 	defer env.simHTTP.Close()
@@ -168,7 +169,13 @@ func run(m *testing.M) int {
 		return fail(err)
 	}
 	defer env.worker.Stop()
-	env.api = httptest.NewServer(env.gw.APIHandler())
+	// The API's own address goes into 3-D Secure and APM callbacks, so it
+	// is known before the handler is made.
+	env.api = httptest.NewUnstartedServer(nil)
+	env.gw.Config.PublicURL = "http://" + env.api.Listener.Addr().String()
+	env.gw.Config.ProviderSecret = app.DefaultProviderSecret
+	env.api.Config.Handler = env.gw.APIHandler()
+	env.api.Start()
 	defer env.api.Close()
 
 	env.auto, err = env.gw.Accounts.Create(ctx, merchant.NewAccount{

@@ -110,3 +110,17 @@ func UpdateOrderState(ctx context.Context, db *gorm.DB, transactionID string, s 
 	}
 	return staleOrMissing(ctx, db, transactionID, res.RowsAffected)
 }
+
+// FindOrderByID loads an order by transaction id alone, for callbacks that
+// name only our reference.
+func FindOrderByID(ctx context.Context, db *gorm.DB, transactionID string) (*Order, error) {
+	var o Order
+	err := db.WithContext(ctx).Where("transaction_id = ?", transactionID).Take(&o).Error
+	if err == gorm.ErrRecordNotFound {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("find order %s: %w", transactionID, err)
+	}
+	return &o, nil
+}

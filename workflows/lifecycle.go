@@ -22,6 +22,10 @@ type Windows struct {
 	Authorisation time.Duration
 	// Refund: how long after payment refunds are taken; then the workflow ends.
 	Refund time.Duration
+	// Session: the hosted page and a 3-D Secure challenge wait this long for the shopper.
+	Session time.Duration
+	// APM: an alternative payment waits this long for the provider.
+	APM time.Duration
 }
 
 // Default windows (issue 3 and DESIGN §1).
@@ -41,6 +45,12 @@ func (w Windows) WithDefaults() Windows {
 	}
 	if w.Refund <= 0 {
 		w.Refund = DefaultRefundWindow
+	}
+	if w.Session <= 0 {
+		w.Session = DefaultSessionWindow
+	}
+	if w.APM <= 0 {
+		w.APM = DefaultAPMWindow
 	}
 	return w
 }
@@ -70,6 +80,13 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 		var window time.Duration
 		var lapse func(workflow.Context) error
 		switch w.status {
+		case status.Pending:
+			if w.in.Kind == KindAPM {
+				window = win.APM
+			} else {
+				window = win.Session
+			}
+			lapse = w.shopperLapsed
 		case status.HeldForReview:
 			window, lapse = win.Review, w.reviewLapsed
 		case status.Authorised:

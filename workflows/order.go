@@ -41,6 +41,16 @@ type OrderInput struct {
 	Windows            Windows
 	// NotifySchedule is the deployment's retry schedule of notifications.
 	NotifySchedule notify.Schedule
+
+	// Kind is how the shopper pays: a card sent by the merchant (the
+	// default), our hosted payment page, or an alternative payment method.
+	Kind string
+	// ThreeDS asks for 3-D Secure (open3d=do3DS).
+	ThreeDS bool
+	// APM is the alternative payment method's data.
+	APM *APMOrder
+	// PublicURL is the gateway's address as browsers and providers see it.
+	PublicURL string
 }
 
 // AuthoriseRequest is the update a direct payment request sends. Only a
@@ -68,6 +78,8 @@ type PaymentResult struct {
 	Risk          risk.Result
 	Is3DS         bool
 	ThreeDSResult string
+	// IssuerURL is where the shopper goes next (3-D Secure ACS, APM page).
+	IssuerURL string
 	// ExistingTransactionID is set when the order_no belongs to an older
 	// order whose workflow Temporal no longer keeps; the record answers.
 	ExistingTransactionID string
@@ -139,6 +151,7 @@ var a *activities.Activities
 
 type orderWorkflow struct {
 	in     OrderInput
+	card   CardRef // from the input, or given later on the payment page
 	id     string
 	status status.Payment
 	since  time.Time // when the order reached its status
@@ -162,6 +175,10 @@ type orderWorkflow struct {
 	// workflow task can never overwrite a newer one.
 	writes int64
 
+	// The shopper's side: 3-D Secure and APM payments.
+	threeDS threeDSState
+	apm     apmState
+
 	// Notifications: made in order, delivered one after the other.
 	noticeSeq     int
 	notices       []notice
@@ -174,7 +191,7 @@ type orderWorkflow struct {
 // refunded, and runs the deadlines of each. It returns the payment result;
 // the order's later state is in the order-state query and the record.
 func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
-	w := &orderWorkflow{in: in, id: workflow.GetInfo(ctx).WorkflowExecution.ID, status: status.Pending,
+	w := &orderWorkflow{in: in, card: in.Card, id: workflow.GetInfo(ctx).WorkflowExecution.ID, status: status.Pending,
 		since: workflow.Now(ctx), lock: workflow.NewMutex(ctx)}
 	if err := w.registerHandlers(ctx); err != nil {
 		return PaymentResult{}, err
@@ -186,8 +203,9 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 	}
 	w.result = &res
 	if res.ExistingTransactionID == "" {
-		// A held order is not final yet: its review result is notified.
-		if w.status != status.HeldForReview {
+		// A held order or one waiting for its shopper is not final yet:
+		// its later result is notified.
+		if w.status != status.HeldForReview && w.status != status.Pending {
 			if err := w.notify(ctx, NotifyPayment, res.Code(), nil); err != nil {
 				return PaymentResult{}, err
 			}
@@ -227,6 +245,9 @@ func (w *orderWorkflow) registerHandlers(ctx workflow.Context) error {
 	if err := w.registerOperations(ctx); err != nil {
 		return err
 	}
+	if err := w.registerShopperHandlers(ctx); err != nil {
+		return err
+	}
 	return workflow.SetQueryHandler(ctx, QueryOrderState, func() (OrderState, error) {
 		return OrderState{TransactionID: w.in.TransactionID, PaymentStatus: w.status, Result: w.result,
 			Notifications: w.notifications}, nil
@@ -250,10 +271,10 @@ func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 		ResultCode:         "",
 		ResultMessage:      "",
 		CaptureMode:        in.CaptureMode,
-		CardMasked:         in.Card.Masked,
-		CardBrand:          in.Card.Brand,
-		CardToken:          in.Card.Token,
-		CardFingerprint:    in.Card.Fingerprint,
+		CardMasked:         w.card.Masked,
+		CardBrand:          w.card.Brand,
+		CardToken:          w.card.Token,
+		CardFingerprint:    w.card.Fingerprint,
 		RequestFingerprint: in.RequestFingerprint,
 		Details:            in.Details,
 	}).Get(ctx, &recorded)
@@ -268,16 +289,26 @@ func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 			ExistingTransactionID: recorded.ExistingTransactionID,
 		}, nil
 	}
+	if in.Kind == KindCheckout {
+		// The shopper gives the card on our payment page.
+		return w.awaitShopper(ctx, "")
+	}
+	return w.checkAndCharge(ctx)
+}
 
+// checkAndCharge runs the risk rules, then pays by the order's method.
+func (w *orderWorkflow) checkAndCharge(ctx workflow.Context) (PaymentResult, error) {
+	in := w.in
+	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
 	var verdict risk.Result
-	err = workflow.ExecuteLocalActivity(lctx, a.CheckRisk, activities.RiskInput{
+	err := workflow.ExecuteLocalActivity(lctx, a.CheckRisk, activities.RiskInput{
 		TransactionID:   in.TransactionID,
 		MerchantID:      in.MerchantID,
 		AccountID:       in.AccountID,
 		Amount:          in.Amount,
 		Currency:        in.Currency,
-		CardFingerprint: in.Card.Fingerprint,
-		CardBIN:         risk.BIN(in.Card.Masked),
+		CardFingerprint: w.card.Fingerprint,
+		CardBIN:         risk.BIN(w.card.Masked),
 		ShopperEmail:    in.Details.ShopperEmail,
 		ShopperIP:       in.Details.ShopperIP,
 		BillingCountry:  in.Details.BillingCountry,
@@ -294,6 +325,12 @@ func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 		// Held: nothing is authorised until a reviewer approves. The CVV
 		// stays sealed in the vault until then.
 		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.HeldForReview)}, codes.RiskReview, false)
+	}
+	switch {
+	case in.Kind == KindAPM:
+		return w.startAPM(ctx)
+	case in.ThreeDS:
+		return w.authenticate(ctx)
 	}
 	return w.authorise(ctx)
 }
@@ -326,7 +363,7 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
 	// The security code is needed for this authorisation only.
 	if dropCVV {
-		if err := workflow.ExecuteLocalActivity(lctx, a.DropCVV, activities.DropCVVInput{CardToken: in.Card.Token}).Get(ctx, nil); err != nil {
+		if err := workflow.ExecuteLocalActivity(lctx, a.DropCVV, activities.DropCVVInput{CardToken: w.card.Token}).Get(ctx, nil); err != nil {
 			return PaymentResult{}, err
 		}
 	}
@@ -337,6 +374,7 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 	out.OrderStatus = int(status.OrderStatusOf(status.Payment(out.PaymentStatus)))
 	out.Risk = w.risk
 	out.Connector = ConnectorName
+	out.Is3DS, out.ThreeDSResult = w.threeDS.used, w.threeDS.result
 	if err := workflow.ExecuteLocalActivity(lctx, a.FinishOrder, out).Get(ctx, nil); err != nil {
 		return PaymentResult{}, err
 	}
@@ -354,11 +392,13 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 		OrderStatus:   status.Order(out.OrderStatus),
 		ResultCode:    out.ResultCode,
 		ResultMessage: out.ResultMessage,
-		CardMasked:    in.Card.Masked,
-		CardToken:     in.Card.Token,
+		CardMasked:    w.card.Masked,
+		CardToken:     w.card.Token,
 		Connector:     ConnectorName,
 		AuthCode:      out.AuthCode,
 		Risk:          w.risk,
+		Is3DS:         out.Is3DS,
+		ThreeDSResult: out.ThreeDSResult,
 	}, nil
 }
 
@@ -383,12 +423,13 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 	for round := 0; round < chargeRounds; round++ {
 		var outcome activities.ChargeOutcome
 		err := workflow.ExecuteLocalActivity(actx, a.Authorise, activities.AuthoriseInput{
-			CardToken:      in.Card.Token,
+			CardToken:      w.card.Token,
 			IdempotencyKey: key,
 			Reference:      in.TransactionID,
 			Amount:         in.Amount,
 			Currency:       in.Currency,
 			Capture:        in.CaptureMode == models.CaptureAuto,
+			ThreeDS:        w.threeDS.data,
 		}).Get(ctx, &outcome)
 		if err == nil {
 			return outcome, outcomeCode(outcome), nil

@@ -113,8 +113,9 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	cfg.AcquirerURL = "http://" + simLn.Addr().String()
 	// Locally, shops under test run on this machine.
 	cfg.NotifyAllowPrivate = true
+	cfg.PublicURL = "http://" + apiLn.Addr().String()
 
-	sim := simulator.NewServer(simulator.Options{Logger: logger.With("component", "simulator")})
+	sim := simulator.NewServer(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.ProviderSecret})
 	defer sim.Close()
 	errc := make(chan error, 2)
 	runCtx, cancel := context.WithCancel(ctx)

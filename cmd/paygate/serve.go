@@ -43,7 +43,7 @@ func runWorker(ctx context.Context, logger *slog.Logger) error {
 }
 
 func runSimulator(ctx context.Context, logger *slog.Logger) error {
-	sim := simulator.NewServer(simulator.Options{Logger: logger.With("component", "simulator")})
+	sim := simulator.NewServer(simulator.Options{Logger: logger.With("component", "simulator"), Secret: app.FromEnv().ProviderSecret})
 	defer sim.Close()
 	return serveHTTP(ctx, app.FromEnv().SimulatorAddr, sim.Handler(), logger.With("component", "simulator"))
 }

@@ -5,6 +5,8 @@ package app
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -12,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -55,6 +58,11 @@ type Config struct {
 	NotifyAllowPrivate bool
 	// AdminToken authenticates the admin API; empty turns it off.
 	AdminToken string
+	// PublicURL is the API's address as shoppers' browsers and providers
+	// reach it (3-D Secure and APM callbacks, hosted pages).
+	PublicURL string
+	// ProviderSecret checks what the ACS and the APM provider send back.
+	ProviderSecret string
 }
 
 // FromEnv reads the configuration from the environment, with local defaults.
@@ -83,6 +91,8 @@ func FromEnv() Config {
 	}
 	c.NotifyAllowPrivate = os.Getenv("PAYGATE_NOTIFY_ALLOW_PRIVATE") == "true"
 	c.AdminToken = os.Getenv("PAYGATE_ADMIN_TOKEN")
+	c.PublicURL = envOr("PAYGATE_PUBLIC_URL", "http://"+c.HTTPAddr)
+	c.ProviderSecret = envOr("PAYGATE_PROVIDER_SECRET", DefaultProviderSecret)
 	c.NodeName, _ = os.Hostname()
 	c.NodeName += "/" + strconv.Itoa(os.Getpid())
 	return c
@@ -94,6 +104,10 @@ func envOr(name, def string) string {
 	}
 	return def
 }
+
+// DefaultProviderSecret is the simulators' shared secret when none is set;
+// real connectors bring their own.
+const DefaultProviderSecret = "sim-secret"
 
 // Gateway holds the opened clients.
 type Gateway struct {
@@ -154,6 +168,14 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 	return g, nil
 }
 
+// sessionKey signs hosted payment sessions; it is derived from the
+// fingerprint key so no other secret needs managing.
+func (g *Gateway) sessionKey() []byte {
+	m := hmac.New(sha256.New, []byte(g.Config.FingerprintKey))
+	m.Write([]byte("paygate checkout sessions"))
+	return m.Sum(nil)
+}
+
 // Close releases the clients.
 func (g *Gateway) Close() {
 	if g.Temporal != nil {
@@ -174,6 +196,10 @@ func (g *Gateway) APIHandler() http.Handler {
 		Store:    api.DBStore{DB: g.DB},
 
 		NotifySchedule: g.Config.NotifySchedule,
+		PublicURL:      strings.TrimSuffix(g.Config.PublicURL, "/"),
+		ProviderSecret: g.Config.ProviderSecret,
+		SessionKey:     g.sessionKey(),
+		Shopper:        orders,
 		Vault:          g.Vault,
 		IDs:            txid.NewGenerator(txid.NodeFromString(g.Config.NodeName)),
 		DB:             g.DB,

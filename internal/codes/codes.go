@@ -42,6 +42,9 @@ var (
 	OK = Code{"0000", "Success"}
 	// RefundPending is the refund_message of a refund the acquirer has not settled yet.
 	RefundPending = Code{"0001", "Pending at the acquirer"}
+	// AwaitingShopper is the result of an order waiting for its shopper
+	// (hosted page, 3-D Secure challenge, APM provider): order_status -1.
+	AwaitingShopper = Code{"0002", "Waiting for the shopper"}
 
 	MissingField        = Code{"I0001", "Missing required field"}
 	UnknownMerchant     = Code{"I0002", "Unknown or inactive merchant account"}
@@ -87,12 +90,14 @@ var (
 	// AuthorisationExpired is the result of an authorisation voided because
 	// it was not captured within the account's window.
 	AuthorisationExpired = Code{"A0006", "Authorisation expired before capture"}
+	ShopperCancelled     = Code{"A0007", "Cancelled by the shopper"}
+	SessionExpired       = Code{"A0008", "The shopper did not complete the payment in time"}
 )
 
 // All lists the table in order, for documentation and tests.
 func All() []Code {
 	return []Code{
-		OK, RefundPending,
+		OK, RefundPending, AwaitingShopper,
 		MissingField, UnknownMerchant, InvalidAmount, UnsupportedCurrency, InvalidCardNumber,
 		InvalidExpiry, InvalidCVV, InvalidField, DuplicateOrder, MalformedRequest, RequestTooLarge,
 		PaymentTypeConflict, BadSignature, IPNotAllowed, TooManyOrders, OrderNotFound,
@@ -102,6 +107,6 @@ func All() []Code {
 		ConnectorError, ThreeDSNotAvailable,
 		SystemError,
 		AcquirerTimeout,
-		Declined, InsufficientFunds, ExpiredCard, WrongCVV, ThreeDSFailed, AuthorisationExpired,
+		Declined, InsufficientFunds, ExpiredCard, WrongCVV, ThreeDSFailed, AuthorisationExpired, ShopperCancelled, SessionExpired,
 	}
 }

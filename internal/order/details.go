@@ -91,6 +91,70 @@ type Details struct {
 	Accept            string `json:"accept,omitempty"`
 
 	Subscription *Subscription `json:"subscription,omitempty"`
+
+	// Alternative payment method orders.
+	PaymentMethod        string  `json:"payment_method,omitempty"`
+	BankCode             string  `json:"bank_code,omitempty"`
+	DeliveryDistrictName string  `json:"delivery_district_name,omitempty"`
+	DeliveryStreetName   string  `json:"delivery_street_name,omitempty"`
+	Person               *Person `json:"person,omitempty"`
+
+	// Hosted payment.
+	DefaultLang string `json:"default_lang,omitempty"`
+}
+
+// Person is the payer of an alternative payment method.
+type Person struct {
+	DocumentNumber          string           `json:"document_number,omitempty"`
+	DocumentType            string           `json:"document_type,omitempty"`
+	SocialName              string           `json:"social_name,omitempty"`
+	Email                   string           `json:"email,omitempty"`
+	PhoneCountryCode        Text             `json:"phone_country_code,omitempty"`
+	PhoneAreaCode           Text             `json:"phone_area_code,omitempty"`
+	PhoneNumber             Text             `json:"phone_number,omitempty"`
+	BirthDate               string           `json:"birth_date,omitempty"`
+	NetMonthlyAverageIncome Text             `json:"net_monthly_average_income,omitempty"`
+	AddressStreet           string           `json:"address_street,omitempty"`
+	AddressNumber           Text             `json:"address_number,omitempty"`
+	AddressComplement       string           `json:"address_complement,omitempty"`
+	AddressPostalCode       Text             `json:"address_postal_code,omitempty"`
+	AddressCity             string           `json:"address_city,omitempty"`
+	AddressState            string           `json:"address_state,omitempty"`
+	AddressCountry          string           `json:"address_country,omitempty"`
+	FiscalCountry           string           `json:"fiscal_country,omitempty"`
+	Documents               *PersonDocuments `json:"documents,omitempty"`
+}
+
+// PersonDocuments are a person's supporting documents.
+type PersonDocuments struct {
+	FileType string          `json:"file_type,omitempty"`
+	FileData string          `json:"file_data,omitempty"`
+	FileURL  string          `json:"file_url,omitempty"`
+	Labels   *DocumentLabels `json:"labels,omitempty"`
+}
+
+// DocumentLabels link a document to a bank account.
+type DocumentLabels struct {
+	PersonBankAccountID string       `json:"person_bank_account_id,omitempty"`
+	BankAccount         *BankAccount `json:"bank_account,omitempty"`
+}
+
+// BankAccount is a person's bank account.
+type BankAccount struct {
+	AccountType         string `json:"account_type,omitempty"`
+	AccountNumber       Text   `json:"account_number,omitempty"`
+	BranchNumber        Text   `json:"branch_number,omitempty"`
+	OwnerDocumentNumber Text   `json:"owner_document_number,omitempty"`
+	OwnerName           string `json:"owner_name,omitempty"`
+	BranchCountry       string `json:"branch_country,omitempty"`
+	Currency            string `json:"currency,omitempty"`
+	Bank                *Bank  `json:"bank,omitempty"`
+}
+
+// Bank names a bank.
+type Bank struct {
+	Code Text   `json:"code,omitempty"`
+	Name string `json:"name,omitempty"`
 }
 
 // CartItem is one entry of cart_items.

@@ -100,6 +100,9 @@ type ChargeRequest struct {
 	Amount         int64  `json:"amount"`
 	Currency       string `json:"currency"`
 	Capture        bool   `json:"capture"`
+	// ThreeDS carries the result of a 3-D Secure authentication; nil when the
+	// charge is not authenticated.
+	ThreeDS *ThreeDSData `json:"three_ds,omitempty"`
 }
 
 // String describes r without card data.
@@ -133,15 +136,16 @@ func maskCard(number string) string {
 // chargeWire is the wire form of a ChargeRequest; it is only ever marshalled
 // straight into a request body.
 type chargeWire struct {
-	IdempotencyKey string `json:"idempotency_key"`
-	Reference      string `json:"reference"`
-	CardNumber     string `json:"card_number"`
-	ExpiryMonth    string `json:"expiry_month"`
-	ExpiryYear     string `json:"expiry_year"`
-	CVV            string `json:"cvv"`
-	Amount         int64  `json:"amount"`
-	Currency       string `json:"currency"`
-	Capture        bool   `json:"capture"`
+	IdempotencyKey string       `json:"idempotency_key"`
+	Reference      string       `json:"reference"`
+	CardNumber     string       `json:"card_number"`
+	ExpiryMonth    string       `json:"expiry_month"`
+	ExpiryYear     string       `json:"expiry_year"`
+	CVV            string       `json:"cvv"`
+	Amount         int64        `json:"amount"`
+	Currency       string       `json:"currency"`
+	Capture        bool         `json:"capture"`
+	ThreeDS        *ThreeDSData `json:"three_ds,omitempty"`
 }
 
 // Charge is the acquirer's record of a charge. It holds no card number.
@@ -160,6 +164,7 @@ type Charge struct {
 	Voided         bool      `json:"voided"`
 	CardBIN        string    `json:"card_bin"`
 	CardLast4      string    `json:"card_last4"`
+	ThreeDS        bool      `json:"three_ds"`
 	CreatedAt      time.Time `json:"created_at"`
 }
 

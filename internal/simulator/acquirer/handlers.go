@@ -27,8 +27,11 @@ var declines = map[string]decline{
 	"4000000000009995": {"insufficient_funds", "The card has insufficient funds."},
 	"4000000000000069": {"expired_card", "The card has expired."},
 	"4000000000000127": {"incorrect_cvc", "The card's security code is incorrect."},
-	"4000000000003220": {"authentication_required", "The card requires 3-D Secure authentication, which this endpoint does not offer."},
 }
+
+// cardChallenge needs a 3-D Secure challenge; a charge of it is approved only
+// with the data of a successful authentication.
+const cardChallenge = "4000000000003220"
 
 const maxKeyLen = 255
 
@@ -43,6 +46,15 @@ type chargeRequest struct {
 	Amount         int64  `json:"amount"`
 	Currency       string `json:"currency"`
 	Capture        bool   `json:"capture"`
+	// ThreeDS carries the result of a 3-D Secure authentication, if any.
+	ThreeDS *threeDSData `json:"three_ds,omitempty"`
+}
+
+// threeDSData names an authentication of this simulator and its result.
+type threeDSData struct {
+	AuthenticationID string `json:"authentication_id"`
+	ECI              string `json:"eci"`
+	CAVV             string `json:"cavv"`
 }
 
 type captureRequest struct {
@@ -108,7 +120,18 @@ func (s *Server) createCharge(req chargeRequest) Charge {
 		CardLast4:      req.CardNumber[len(req.CardNumber)-4:],
 		CreatedAt:      time.Now().UTC(),
 	}
-	if d, ok := declines[req.CardNumber]; ok {
+	authenticated := req.ThreeDS != nil && s.validThreeDS(req.CardNumber, *req.ThreeDS)
+	c.ThreeDS = authenticated
+	d, declined := declines[req.CardNumber]
+	switch {
+	case req.CardNumber == cardChallenge && !authenticated:
+		declined = true
+		d = decline{"authentication_required", "The card requires 3-D Secure authentication."}
+	case req.ThreeDS != nil && !authenticated:
+		declined = true
+		d = decline{"authentication_failed", "The 3-D Secure authentication data is not valid."}
+	}
+	if declined {
 		c.Status = StatusDeclined
 		c.DeclineCode = d.code
 		c.Message = d.message

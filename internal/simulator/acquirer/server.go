@@ -20,6 +20,8 @@ const (
 	defaultTimeoutDelay = 30 * time.Second
 	defaultSettleDelay  = 2 * time.Second
 	maxBodyBytes        = 64 << 10
+	defaultSecret       = "sim-secret"
+	callbackTimeout     = 5 * time.Second
 )
 
 // Charge statuses.
@@ -45,6 +47,9 @@ type Options struct {
 	SettleDelay time.Duration
 	// Logger receives one line per request; default slog.Default().
 	Logger *slog.Logger
+	// Secret is the HMAC key the simulator signs 3-D Secure results and APM
+	// provider callbacks with; default "sim-secret".
+	Secret string
 }
 
 // Charge is the acquirer's record of one charge attempt that reached a
@@ -64,6 +69,7 @@ type Charge struct {
 	Voided         bool      `json:"voided"`
 	CardBIN        string    `json:"card_bin"`
 	CardLast4      string    `json:"card_last4"`
+	ThreeDS        bool      `json:"three_ds"`
 	CreatedAt      time.Time `json:"created_at"`
 }
 
@@ -86,6 +92,8 @@ type Server struct {
 	settleDelay  time.Duration
 	logger       *slog.Logger
 	fpSecret     []byte
+	secret       []byte
+	callbacks    *http.Client
 
 	mu           sync.Mutex
 	charges      []*Charge
@@ -95,6 +103,8 @@ type Server struct {
 	refundsByID  map[string]*Refund
 	idem         map[string]*idemEntry
 	timers       map[string]*time.Timer
+	auths        map[string]*authentication
+	apmPayments  map[string]*apmPayment
 	closed       bool
 
 	done      chan struct{}
@@ -112,18 +122,29 @@ func NewServer(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	secret := make([]byte, 32)
-	_, _ = rand.Read(secret) // crypto/rand.Read never returns an error.
+	if opts.Secret == "" {
+		opts.Secret = defaultSecret
+	}
+	fpSecret := make([]byte, 32)
+	_, _ = rand.Read(fpSecret) // crypto/rand.Read never returns an error.
 	return &Server{
 		timeoutDelay: opts.TimeoutDelay,
 		settleDelay:  opts.SettleDelay,
 		logger:       opts.Logger,
-		fpSecret:     secret,
+		fpSecret:     fpSecret,
+		secret:       []byte(opts.Secret),
+		callbacks: &http.Client{
+			Timeout: callbackTimeout,
+			// A callback is delivered to the address given, never elsewhere.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
 		chargesByID:  make(map[string]*Charge),
 		chargesByKey: make(map[string]*Charge),
 		refundsByID:  make(map[string]*Refund),
 		idem:         make(map[string]*idemEntry),
 		timers:       make(map[string]*time.Timer),
+		auths:        make(map[string]*authentication),
+		apmPayments:  make(map[string]*apmPayment),
 		done:         make(chan struct{}),
 	}
 }
@@ -139,6 +160,16 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /v1/charges/{charge_id}/refunds", s.handleRefund)
 	mux.HandleFunc("GET /v1/refunds", s.handleListRefunds)
 	mux.HandleFunc("GET /v1/refunds/{refund_id}", s.handleGetRefund)
+	mux.HandleFunc("POST /v1/3ds/authentications", s.handleCreateAuthentication)
+	mux.HandleFunc("GET /v1/3ds/authentications/{id}", s.handleGetAuthentication)
+	mux.HandleFunc("GET /acs/{id}", s.handleACSPage)
+	mux.HandleFunc("POST /acs/{id}", s.handleACSSubmit)
+	mux.HandleFunc("GET /v1/apm/methods", s.handleAPMMethods)
+	mux.HandleFunc("POST /v1/apm/payments", s.handleCreateAPMPayment)
+	mux.HandleFunc("GET /v1/apm/payments/{id}", s.handleGetAPMPayment)
+	mux.HandleFunc("GET /apm/{id}", s.handleAPMPage)
+	mux.HandleFunc("POST /apm/{id}/pay", s.handleAPMPay)
+	mux.HandleFunc("POST /apm/{id}/cancel", s.handleAPMCancel)
 	return s.logRequests(mux)
 }
 

@@ -1,0 +1,141 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/paygate/paygate/internal/connector/acquirer"
+	"github.com/paygate/paygate/internal/vault"
+	"github.com/paygate/paygate/models"
+)
+
+// ThreeDSData is a 3-D Secure authentication a charge carries.
+type ThreeDSData struct {
+	AuthenticationID string
+	ECI              string
+	CAVV             string
+}
+
+// ThreeDSInput asks the directory server whether the card needs a challenge.
+type ThreeDSInput struct {
+	CardToken      string
+	IdempotencyKey string
+	Amount         int64
+	Currency       string
+	Reference      string
+	ReturnURL      string // where the ACS sends the shopper's browser back
+}
+
+// ThreeDSOutcome is the authentication: done (frictionless) or a challenge.
+type ThreeDSOutcome struct {
+	AuthenticationID string
+	Status           string // authenticated or challenge_required
+	ECI              string
+	CAVV             string
+	ACSURL           string
+}
+
+// Authenticate3DS starts 3-D Secure for a tokenised card.
+func (a *Activities) Authenticate3DS(ctx context.Context, in ThreeDSInput) (ThreeDSOutcome, error) {
+	c, err := a.Vault.Detokenize(ctx, in.CardToken)
+	if errors.Is(err, vault.ErrUnknownToken) {
+		return ThreeDSOutcome{}, temporal.NewNonRetryableApplicationError("card token not in the vault", ErrTypeCardUnavailable, err)
+	}
+	if err != nil {
+		return ThreeDSOutcome{}, err
+	}
+	au, err := a.Acquirer.Authenticate(ctx, acquirer.AuthenticationRequest{
+		IdempotencyKey: in.IdempotencyKey,
+		CardNumber:     c.Number,
+		ExpiryMonth:    c.ExpiryMonth,
+		ExpiryYear:     c.ExpiryYear,
+		Amount:         in.Amount,
+		Currency:       in.Currency,
+		Reference:      in.Reference,
+		ReturnURL:      in.ReturnURL,
+	})
+	if err != nil {
+		return ThreeDSOutcome{}, acquirerError("3-D Secure "+in.Reference, err)
+	}
+	return ThreeDSOutcome{AuthenticationID: au.AuthenticationID, Status: au.Status, ECI: au.ECI, CAVV: au.CAVV, ACSURL: au.ACSURL}, nil
+}
+
+// APMInput creates a payment at the APM provider.
+type APMInput struct {
+	IdempotencyKey string
+	Method         string
+	Amount         int64
+	Currency       string
+	Country        string
+	BankCode       string
+	Reference      string
+	CallbackURL    string
+	ReturnURL      string
+	Name           string
+	Email          string
+	Document       string
+}
+
+// APMOutcome is the provider's payment.
+type APMOutcome struct {
+	PaymentID   string
+	Status      string
+	RedirectURL string
+}
+
+// CreateAPMPayment creates the payment the shopper completes at the provider.
+func (a *Activities) CreateAPMPayment(ctx context.Context, in APMInput) (APMOutcome, error) {
+	p, err := a.Acquirer.CreateAPMPayment(ctx, acquirer.APMRequest{
+		IdempotencyKey: in.IdempotencyKey,
+		Method:         in.Method,
+		Amount:         in.Amount,
+		Currency:       in.Currency,
+		Country:        in.Country,
+		Reference:      in.Reference,
+		CallbackURL:    in.CallbackURL,
+		ReturnURL:      in.ReturnURL,
+		BankCode:       in.BankCode,
+		Customer:       acquirer.APMCustomer{Name: in.Name, Email: in.Email, Document: in.Document},
+	})
+	if err != nil {
+		return APMOutcome{}, acquirerError("APM payment "+in.Reference, err)
+	}
+	return APMOutcome{PaymentID: p.PaymentID, Status: p.Status, RedirectURL: p.RedirectURL}, nil
+}
+
+// APMStatusInput names a provider payment.
+type APMStatusInput struct {
+	PaymentID string
+}
+
+// GetAPMPayment reads a provider payment's status.
+func (a *Activities) GetAPMPayment(ctx context.Context, in APMStatusInput) (APMOutcome, error) {
+	p, err := a.Acquirer.GetAPMPayment(ctx, in.PaymentID)
+	if err != nil {
+		return APMOutcome{}, acquirerError("APM status "+in.PaymentID, err)
+	}
+	return APMOutcome{PaymentID: p.PaymentID, Status: p.Status, RedirectURL: p.RedirectURL}, nil
+}
+
+// AttachCardInput is the card a shopper gave on the payment page.
+type AttachCardInput struct {
+	TransactionID   string
+	CardMasked      string
+	CardBrand       string
+	CardToken       string
+	CardFingerprint string
+}
+
+// AttachCard records the shopper's card (masked, tokenised) on the order.
+func (a *Activities) AttachCard(ctx context.Context, in AttachCardInput) error {
+	err := a.DB.WithContext(ctx).Model(&models.Order{}).Where("transaction_id = ?", in.TransactionID).Updates(map[string]any{
+		"card_masked": in.CardMasked, "card_brand": in.CardBrand, "card_token": in.CardToken, "card_fingerprint": in.CardFingerprint,
+	}).Error
+	if err != nil {
+		return fmt.Errorf("attach card to %s: %w", in.TransactionID, err)
+	}
+	return nil
+}
