@@ -29,6 +29,7 @@ type respon struct {
 	ResultInfo    string `xml:"result_info"`
 	Connector     string `xml:"connector"`
 	RiskAction    string `xml:"risk_action"`
+	IssuerURL     string `xml:"issuer_url"`
 	RiskScore     string `xml:"risk_score"`
 	RiskReasons   []struct {
 		Name   string `xml:"name"`
