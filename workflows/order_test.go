@@ -128,6 +128,12 @@ type acquirer struct {
 	deliveries []activities.DeliverInput
 	marks      []activities.MarkNotificationInput
 	env        *testsuite.TestWorkflowEnvironment
+
+	// The shopper's side.
+	threeDS    activities.ThreeDSOutcome // Authenticate3DS's answer
+	apmStatus  string                    // GetAPMPayment's answer
+	apmCreated []activities.APMInput
+	attached   []activities.AttachCardInput
 }
 
 func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
@@ -234,6 +240,28 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 			return nil
 		}).Maybe()
 	acq.env = env
+	env.OnActivity(acts.Authenticate3DS, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ThreeDSInput) (activities.ThreeDSOutcome, error) {
+			return acq.threeDS, nil
+		}).Maybe()
+	env.OnActivity(acts.CreateAPMPayment, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.APMInput) (activities.APMOutcome, error) {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.apmCreated = append(acq.apmCreated, in)
+			return activities.APMOutcome{PaymentID: "ap_1", Status: "pending", RedirectURL: "http://provider/apm/ap_1"}, nil
+		}).Maybe()
+	env.OnActivity(acts.GetAPMPayment, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.APMStatusInput) (activities.APMOutcome, error) {
+			return activities.APMOutcome{PaymentID: in.PaymentID, Status: acq.apmStatus}, nil
+		}).Maybe()
+	env.OnActivity(acts.AttachCard, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.AttachCardInput) error {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.attached = append(acq.attached, in)
+			return nil
+		}).Maybe()
 	env.OnActivity(acts.RecordNotification, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.RecordNotificationInput) error {
 			acq.mu.Lock()
