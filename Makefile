@@ -7,12 +7,12 @@ export GOFLAGS := -buildvcs=false
 TEMPORAL_CLI_VERSION := v1.5.1
 TEMPORAL := .bin/temporal
 
-.PHONY: run test test-short build bench vet
+.PHONY: run test test-short build bench vet chromium
 
 run:
 	$(GO) run ./cmd/paygate dev
 
-test: $(TEMPORAL)
+test: $(TEMPORAL) chromium
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 60m ./...
 
@@ -29,3 +29,12 @@ bench: $(TEMPORAL)
 # version on first use.
 $(TEMPORAL):
 	GOBIN=$(CURDIR)/.bin $(GO) install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_CLI_VERSION)
+
+# Debian's Chromium drives the hosted payment pages in the browser tests.
+# Installed when missing and we may (root); otherwise the tests say what to do.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || command -v $${PAYGATE_CHROMIUM:-chromium} >/dev/null 2>&1 || \
+	  { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	      echo "installing Debian's chromium for the browser tests"; \
+	      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	    else echo "chromium is missing: install Debian's chromium (apt-get install chromium) or set PAYGATE_CHROMIUM"; fi; }

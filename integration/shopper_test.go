@@ -417,3 +417,47 @@ func TestHostedCheckoutOverHTTP(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckoutBadInputRecordsNothing(t *testing.T) {
+	t.Parallel()
+	creds := env.auto
+	tests := []struct {
+		name   string
+		change func(v url.Values)
+		code   string
+	}{
+		{"missing return_url", func(v url.Values) {
+			v.Del("return_url")
+			v.Set("encryption_data", signing.Sign(creds.SignKey, creds.MerchantID, creds.AccountID, v.Get("order_no"), "USD", "59.90", ""))
+		}, "I0001"},
+		{"wrong signature", func(v url.Values) { v.Set("amount", "1.00") }, "I0013"},
+		{"unknown account", func(v url.Values) { v.Set("account_id", "nope") }, "I0002"},
+		{"oversized note", func(v url.Values) { v.Set("note", strings.Repeat("n", 5000)) }, "I0008"},
+		{"currency not enabled", func(v url.Values) {
+			v.Set("currency", "GBP")
+			v.Set("encryption_data", signing.Sign(creds.SignKey, creds.MerchantID, creds.AccountID, v.Get("order_no"), "GBP", "59.90", v.Get("return_url")))
+		}, "I0004"},
+		{"bad cancel_url", func(v url.Values) { v.Set("cancel_url", "javascript:alert(1)") }, "I0008"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			orderNo := newOrderNo(t)
+			v := checkoutOrder(creds, orderNo)
+			tc.change(v)
+			_, page := browse(t, http.MethodPost, env.api.URL+"/v1/checkout", v)
+			if !strings.Contains(page, tc.code+":") {
+				t.Errorf("page does not show %s:\n%.300s", tc.code, page)
+			}
+			if _, err := models.FindOrderByNo(context.Background(), env.gw.DB, creds.AccountID, orderNo); err == nil {
+				t.Error("a refused checkout was recorded")
+			}
+		})
+	}
+	// A forged session cannot pay another order.
+	resp, _ := browse(t, http.MethodPost, env.api.URL+"/v1/checkout/pay", url.Values{
+		"session": {"1573876608864186368.00000000000000000000000000000000"}, "card_number": {"4242424242424242"},
+	})
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("forged session: HTTP %d, want 403", resp.StatusCode)
+	}
+}
