@@ -130,7 +130,7 @@ func (s *Server) startCheckout(c *gin.Context, body []byte, req *checkoutRequest
 	c.Header("Content-Type", "text/html; charset=utf-8")
 	c.Header("Cache-Control", "no-store")
 	c.Status(http.StatusOK)
-	if err := checkout.RenderForwarding(c.Writer, checkout.ForwardingData{Action: "/v1/checkout", Fields: fields}); err != nil {
+	if err := checkout.RenderForwarding(c.Writer, checkout.ForwardingData{Action: s.PublicURL + "/v1/checkout", Fields: fields}); err != nil {
 		s.Logger.Error("render forwarding page", "error", err)
 	}
 }
