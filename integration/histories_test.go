@@ -1,0 +1,64 @@
+package integration
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/paygate/paygate/workflows"
+)
+
+// TestRecordHistories saves the histories of typical orders to
+// workflows/testdata, where the replay test checks that a changed workflow
+// still replays them. It runs only when asked:
+//
+//	PAYGATE_RECORD_HISTORIES=1 go test -run TestRecordHistories ./integration
+func TestRecordHistories(t *testing.T) {
+	if os.Getenv("PAYGATE_RECORD_HISTORIES") == "" {
+		t.Skip("set PAYGATE_RECORD_HISTORIES=1 to record workflow histories")
+	}
+	ctx := context.Background()
+	creds := env.auto
+	save := func(name, orderNo string) {
+		t.Helper()
+		id := workflows.OrderWorkflowID(creds.MerchantID, creds.AccountID, orderNo)
+		if err := env.temporal.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		h := &historypb.History{}
+		iter := env.temporal.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for iter.HasNext() {
+			ev, err := iter.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Events = append(h.Events, ev)
+		}
+		b, err := protojson.MarshalOptions{Multiline: true}.Marshal(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("..", "workflows", "testdata", name+".json"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A declined payment ends at once; a refunded one after its refund.
+	declined := newOrderNo(t)
+	_, r := authorise(t, signCard(cardOrder(creds, declined, "4000000000000002"), creds.SignKey))
+	if r.OrderStatus != "0" {
+		t.Fatal(r.ResultInfo)
+	}
+	save("order-declined", declined)
+	paid := newOrderNo(t)
+	_, r = authorise(t, signCard(cardOrder(creds, paid, "4000000000000341"), creds.SignKey))
+	_, b := batch(t, creds, "/v1/refund", "refund_orders", []batchEntry{with(ref(r.TransactionID, paid, "12.34"), "refund_amount", "12.34")})
+	if len(b.Entries) != 1 || b.Entries[0]["refund_status"] != "1" {
+		t.Fatalf("refund: %v", b.Entries)
+	}
+	save("order-timeout-inquiry-refunded", paid)
+}
