@@ -117,24 +117,9 @@ func validateAPMOrder(req *authoriseRequest, account *merchant.Account) (money.A
 	}); missing != "" {
 		return fail(codes.MissingField.With(missing))
 	}
-	if req.ReturnURL == "" {
-		return fail(codes.MissingField.With("return_url"))
-	}
-	if len(req.OrderNo) > maxOrderNo || !printable(req.OrderNo) {
-		return fail(codes.InvalidField.With("order_no must be 1 to 64 printable characters without spaces"))
-	}
-	if !money.KnownCurrency(req.Currency) || !account.AllowsCurrency(req.Currency) {
-		return fail(codes.UnsupportedCurrency.With(req.Currency))
-	}
-	amount, err := money.Parse(req.Amount.String(), req.Currency)
-	if err != nil || amount.Minor <= 0 {
-		return fail(codes.InvalidAmount.With("amount must be a positive decimal with at most two fraction digits"))
-	}
-	if !validURL(req.ReturnURL) {
-		return fail(codes.InvalidField.With("return_url must be an http or https URL"))
-	}
-	if req.NotifyURL != "" && !validURL(req.NotifyURL) {
-		return fail(codes.InvalidField.With("notify_url must be an http or https URL"))
+	amount, code := validateRedirectOrder(&req.Details, account)
+	if code != nil {
+		return amount, code
 	}
 	country := req.BillingCountry
 	document := ""

@@ -140,26 +140,40 @@ func validateCheckout(req *checkoutRequest, account *merchant.Account) (money.Am
 	if missing := firstEmpty(map[string]string{"order_no": req.OrderNo, "currency": req.Currency, "amount": req.Amount.String()}); missing != "" {
 		return fail(codes.MissingField.With(missing))
 	}
-	if req.ReturnURL == "" {
-		return fail(codes.MissingField.With("return_url"))
-	}
-	if len(req.OrderNo) > maxOrderNo || !printable(req.OrderNo) {
-		return fail(codes.InvalidField.With("order_no must be 1 to 64 printable characters without spaces"))
-	}
-	if !money.KnownCurrency(req.Currency) || !account.AllowsCurrency(req.Currency) {
-		return fail(codes.UnsupportedCurrency.With(req.Currency))
-	}
-	amount, err := money.Parse(req.Amount.String(), req.Currency)
-	if err != nil || amount.Minor <= 0 {
-		return fail(codes.InvalidAmount.With("amount must be a positive decimal with at most two fraction digits"))
-	}
-	for name, u := range map[string]string{"return_url": req.ReturnURL, "cancel_url": req.CancelURL, "notify_url": req.NotifyURL} {
-		if u != "" && !validURL(u) {
-			return fail(codes.InvalidField.With(name + " must be an http or https URL"))
-		}
+	amount, code := validateRedirectOrder(&req.Details, account)
+	if code != nil {
+		return amount, code
 	}
 	if name := overlong(&req.Details); name != "" {
 		return fail(codes.InvalidField.With(name + " is too long"))
+	}
+	return amount, nil
+}
+
+// validateRedirectOrder checks what every order that sends the shopper away
+// and back has: order_no, currency, amount and the http(s) return_url,
+// cancel_url and notify_url.
+func validateRedirectOrder(d *order.Details, account *merchant.Account) (money.Amount, *codes.Code) {
+	fail := func(c codes.Code) (money.Amount, *codes.Code) { return money.Amount{}, &c }
+	if d.ReturnURL == "" {
+		return fail(codes.MissingField.With("return_url"))
+	}
+	if len(d.OrderNo) > maxOrderNo || !printable(d.OrderNo) {
+		return fail(codes.InvalidField.With("order_no must be 1 to 64 printable characters without spaces"))
+	}
+	if !money.KnownCurrency(d.Currency) || !account.AllowsCurrency(d.Currency) {
+		return fail(codes.UnsupportedCurrency.With(d.Currency))
+	}
+	amount, err := money.Parse(d.Amount.String(), d.Currency)
+	if err != nil || amount.Minor <= 0 {
+		return fail(codes.InvalidAmount.With("amount must be a positive decimal with at most two fraction digits"))
+	}
+	for _, u := range []struct{ name, value string }{
+		{"return_url", d.ReturnURL}, {"cancel_url", d.CancelURL}, {"notify_url", d.NotifyURL},
+	} {
+		if u.value != "" && !validURL(u.value) {
+			return fail(codes.InvalidField.With(u.name + " must be an http or https URL"))
+		}
 	}
 	return amount, nil
 }
