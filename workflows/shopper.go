@@ -245,6 +245,9 @@ func (w *orderWorkflow) registerShopperHandlers(ctx workflow.Context) error {
 			sel.AddReceive(threeDS, func(c workflow.ReceiveChannel, more bool) { c.Receive(ctx, &r3) })
 			sel.AddReceive(apm, func(c workflow.ReceiveChannel, more bool) { c.Receive(ctx, &ra) })
 			sel.Select(ctx)
+			// Count the result as in flight, so the order cannot end between
+			// its final status and the notification of it.
+			w.inFlight++
 			if err := w.lock.Lock(ctx); err != nil {
 				return
 			}
@@ -255,6 +258,7 @@ func (w *orderWorkflow) registerShopperHandlers(ctx workflow.Context) error {
 				err = w.apmDone(ctx, ra)
 			}
 			w.lock.Unlock()
+			w.inFlight--
 			if err != nil {
 				workflow.GetLogger(ctx).Error("shopper result", "error", err)
 			}
