@@ -121,7 +121,11 @@ func (s *Server) retrievalTrans(c *gin.Context) {
 	}
 	req.MerchantID, req.AccountID = strings.TrimSpace(req.MerchantID), strings.TrimSpace(req.AccountID)
 	if req.MerchantID == "" || req.AccountID == "" {
-		refuse(http.StatusOK, codes.MissingField.With(map[bool]string{true: "merchant_id", false: "account_id"}[req.MerchantID == ""]))
+		missing := "account_id"
+		if req.MerchantID == "" {
+			missing = "merchant_id"
+		}
+		refuse(http.StatusOK, codes.MissingField.With(missing))
 		return
 	}
 	account, err := s.Accounts.Load(ctx, req.MerchantID, req.AccountID)

@@ -365,23 +365,34 @@ func copyRefund(r *Refund) Refund {
 // validateCharge checks the shape of req. Its messages never echo the
 // request's values.
 func validateCharge(req chargeRequest) error {
-	if err := validateKey(req.IdempotencyKey); err != nil {
+	if err := validateCardRequest(req.IdempotencyKey, req.Reference, req.CardNumber, req.ExpiryMonth, req.ExpiryYear,
+		req.Amount, req.Currency); err != nil {
+		return err
+	}
+	if (len(req.CVV) != 3 && len(req.CVV) != 4) || !digits(req.CVV) {
+		return errors.New("cvv must be 3 or 4 digits")
+	}
+	return nil
+}
+
+// validateCardRequest checks what charges and authentications share: the
+// key, the reference, the card, the amount. Its messages never echo values.
+func validateCardRequest(key, reference, cardNumber, month, year string, amount int64, currency string) error {
+	if err := validateKey(key); err != nil {
 		return err
 	}
 	switch {
-	case len(req.Reference) > maxKeyLen:
+	case len(reference) > maxKeyLen:
 		return fmt.Errorf("reference must be at most %d characters", maxKeyLen)
-	case len(req.CardNumber) < 12 || len(req.CardNumber) > 19 || !digits(req.CardNumber):
+	case len(cardNumber) < 12 || len(cardNumber) > 19 || !digits(cardNumber):
 		return errors.New("card_number must be 12 to 19 digits")
-	case !validMonth(req.ExpiryMonth):
+	case !validMonth(month):
 		return errors.New("expiry_month must be 1 to 12")
-	case (len(req.ExpiryYear) != 2 && len(req.ExpiryYear) != 4) || !digits(req.ExpiryYear):
+	case (len(year) != 2 && len(year) != 4) || !digits(year):
 		return errors.New("expiry_year must be 2 or 4 digits")
-	case (len(req.CVV) != 3 && len(req.CVV) != 4) || !digits(req.CVV):
-		return errors.New("cvv must be 3 or 4 digits")
-	case req.Amount <= 0:
+	case amount <= 0:
 		return errors.New("amount must be a positive number of minor units")
-	case !validCurrency(req.Currency):
+	case !validCurrency(currency):
 		return errors.New("currency must be 3 upper-case letters")
 	}
 	return nil

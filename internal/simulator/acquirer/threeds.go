@@ -8,7 +8,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -272,23 +271,11 @@ func sign(secret, msg []byte) string {
 // validateAuthentication checks the shape of req. Its messages never echo
 // the request's values.
 func validateAuthentication(req authenticationRequest) error {
-	if err := validateKey(req.IdempotencyKey); err != nil {
+	if err := validateCardRequest(req.IdempotencyKey, req.Reference, req.CardNumber, req.ExpiryMonth, req.ExpiryYear,
+		req.Amount, req.Currency); err != nil {
 		return err
 	}
-	switch {
-	case len(req.Reference) > maxKeyLen:
-		return fmt.Errorf("reference must be at most %d characters", maxKeyLen)
-	case len(req.CardNumber) < 12 || len(req.CardNumber) > 19 || !digits(req.CardNumber):
-		return errors.New("card_number must be 12 to 19 digits")
-	case !validMonth(req.ExpiryMonth):
-		return errors.New("expiry_month must be 1 to 12")
-	case (len(req.ExpiryYear) != 2 && len(req.ExpiryYear) != 4) || !digits(req.ExpiryYear):
-		return errors.New("expiry_year must be 2 or 4 digits")
-	case req.Amount <= 0:
-		return errors.New("amount must be a positive number of minor units")
-	case !validCurrency(req.Currency):
-		return errors.New("currency must be 3 upper-case letters")
-	case !validHTTPURL(req.ReturnURL):
+	if !validHTTPURL(req.ReturnURL) {
 		return errors.New("return_url must be an absolute http or https URL")
 	}
 	return nil
