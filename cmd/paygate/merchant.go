@@ -117,17 +117,10 @@ func runSign(args []string, stdout io.Writer) error {
 	}
 	k := *key
 	if *keyFile != "" {
-		b, err := os.ReadFile(*keyFile)
-		if err != nil {
+		var err error
+		if k, err = readSignKey(*keyFile); err != nil {
 			return err
 		}
-		var f struct {
-			SignKey string `json:"sign_key"`
-		}
-		if err := json.Unmarshal(b, &f); err != nil || f.SignKey == "" {
-			return fmt.Errorf("%s holds no sign_key", *keyFile)
-		}
-		k = f.SignKey
 	}
 	if k == "" || fs.NArg() == 0 {
 		fs.Usage()
@@ -146,6 +139,22 @@ func runSign(args []string, stdout io.Writer) error {
 	}
 	_, err := fmt.Fprintln(stdout, sig)
 	return err
+}
+
+// readSignKey reads the sign_key field of a JSON file such as
+// .data/demo-merchant.json.
+func readSignKey(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	var f struct {
+		SignKey string `json:"sign_key"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil || f.SignKey == "" {
+		return "", fmt.Errorf("%s holds no sign_key", path)
+	}
+	return f.SignKey, nil
 }
 
 func isFieldName(s string) bool {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -49,17 +48,10 @@ func runVerifyNotification(args []string, stdin io.Reader, stdout io.Writer) err
 		if k != "" {
 			return errors.New("give -key or -key-file, not both")
 		}
-		b, err := os.ReadFile(*keyFile)
-		if err != nil {
+		var err error
+		if k, err = readSignKey(*keyFile); err != nil {
 			return err
 		}
-		var f struct {
-			SignKey string `json:"sign_key"`
-		}
-		if err := json.Unmarshal(b, &f); err != nil || f.SignKey == "" {
-			return fmt.Errorf("%s holds no sign_key", *keyFile)
-		}
-		k = f.SignKey
 	}
 	if k == "" {
 		fs.Usage()
