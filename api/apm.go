@@ -32,9 +32,9 @@ type apmRespon struct {
 }
 
 // authoriseAPM starts an alternative-payment-method order; the request's
-// signature has been checked with the APM recipe.
-func (s *Server) authoriseAPM(c *gin.Context, req *authoriseRequest, account *merchant.Account) {
-	key := account.SignKey()
+// signature has been checked with the APM recipe and proved key, which
+// signs the answer.
+func (s *Server) authoriseAPM(c *gin.Context, req *authoriseRequest, account *merchant.Account, key string) {
 	reply := func(code codes.Code) {
 		r := failed(req.MerchantID, req.AccountID, req.OrderNo, req.Amount.String(), req.Currency, code)
 		r.sign(key)

@@ -98,17 +98,19 @@ func (s *Server) authorise(c *gin.Context) {
 		reply(codes.SystemError, "")
 		return
 	}
-	key := account.SignKey()
+	// Until the request proves the key its answers go unsigned: a signed
+	// refusal over values the caller chose would be a signing oracle.
 	if req.EncryptionData == "" {
-		reply(codes.MissingField.With("encryption_data"), key)
+		reply(codes.MissingField.With("encryption_data"), "")
 		return
 	}
-	if !account.VerifySignature(s.Now(), req.EncryptionData, req.signedValues()...) {
-		reply(codes.BadSignature, key)
+	key, ok := s.authenticate(c, account, req.EncryptionData, req.signedValues()...)
+	if !ok {
+		reply(codes.BadSignature, "")
 		return
 	}
 	if req.PaymentMethod != "" && req.Card == "" {
-		s.authoriseAPM(c, &req, account)
+		s.authoriseAPM(c, &req, account, key)
 		return
 	}
 	amount, code := validateCardOrder(&req, account, s.Now)
@@ -354,6 +356,15 @@ func validateCardOrder(req *authoriseRequest, account *merchant.Account, now fun
 	}
 	if len(req.FirstName) > maxNameField || len(req.LastName) > maxNameField {
 		return fail(codes.InvalidField.With("first_name and last_name must be at most 100 characters"))
+	}
+	// Names hold no digits. The card recipe concatenates amount, first_name,
+	// last_name and card without separators, so a digit allowed here could
+	// move between fields under the same signature (12.34 + Ada = 12.3 + 4Ada).
+	if strings.ContainsAny(req.FirstName, "0123456789") {
+		return fail(codes.InvalidField.With("first_name must not contain digits"))
+	}
+	if strings.ContainsAny(req.LastName, "0123456789") {
+		return fail(codes.InvalidField.With("last_name must not contain digits"))
 	}
 	if addr, err := mail.ParseAddress(req.ShopperEmail); err != nil || addr.Address != req.ShopperEmail || len(req.ShopperEmail) > maxEmail {
 		return fail(codes.InvalidField.With("shopper_email"))

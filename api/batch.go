@@ -20,6 +20,7 @@ import (
 	"github.com/paygate/paygate/internal/money"
 	"github.com/paygate/paygate/internal/order"
 	"github.com/paygate/paygate/internal/signing"
+	"github.com/paygate/paygate/internal/txid"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
@@ -347,15 +348,27 @@ func (s *Server) batch(c *gin.Context, op batchOp) {
 		refuse(http.StatusServiceUnavailable, codes.SystemError)
 		return
 	}
-	key = account.SignKey()
 	entries := req.entries(op)
 	signed := []string{req.MerchantID.String(), req.AccountID.String()}
 	for i := range entries {
 		signed = append(signed, entries[i].TransactionID.String())
 	}
-	if !account.VerifySignature(s.Now(), strings.TrimSpace(req.EncryptionData.String()), signed...) {
+	// key stays empty, and every answer unsigned, until the request proves it.
+	proven, ok := s.authenticate(c, account, strings.TrimSpace(req.EncryptionData.String()), signed...)
+	if !ok {
 		refuse(http.StatusOK, codes.BadSignature)
 		return
+	}
+	key = proven
+	// The answer's recipe lists every entry's transaction_id after
+	// return_status with no separator; only well-formed ids are signed, so
+	// the answer can never read as a request over other ids. A missing id
+	// adds nothing to the signed text and is refused entry by entry.
+	for i := range entries {
+		if id := entries[i].TransactionID.String(); id != "" && !txid.Valid(id) {
+			refuse(http.StatusOK, codes.InvalidField.With(fmt.Sprintf("%s[%d].transaction_id must be 19 digits", op.array, i)))
+			return
+		}
 	}
 	if len(entries) == 0 {
 		refuse(http.StatusOK, codes.MissingField.With(op.array))

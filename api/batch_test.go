@@ -292,7 +292,7 @@ func TestBatchRefusedAsAWhole(t *testing.T) {
 			body     []byte // instead of build
 			wantCode codes.Code
 			wantHTTP int
-			signed   bool // the account is known, so the answer is signed
+			signed   bool // the request proved the key, so the answer is signed
 			detailed bool // the message goes on with a detail of the error
 		}{
 			{
@@ -320,7 +320,7 @@ func TestBatchRefusedAsAWhole(t *testing.T) {
 				},
 			},
 			{
-				name: "I0013 wrong signature", wantCode: codes.BadSignature, signed: true,
+				name: "I0013 wrong signature", wantCode: codes.BadSignature,
 				build: func() fields {
 					f := batchFields(ep.array, testSignKey, ep.sample(txA))
 					f["encryption_data"] = strings.Repeat("a", 64)
@@ -328,7 +328,7 @@ func TestBatchRefusedAsAWhole(t *testing.T) {
 				},
 			},
 			{
-				name: "I0013 missing signature", wantCode: codes.BadSignature, signed: true,
+				name: "I0013 missing signature", wantCode: codes.BadSignature,
 				build: func() fields {
 					f := batchFields(ep.array, testSignKey, ep.sample(txA))
 					delete(f, "encryption_data")
@@ -336,11 +336,11 @@ func TestBatchRefusedAsAWhole(t *testing.T) {
 				},
 			},
 			{
-				name: "I0013 signed with another key", wantCode: codes.BadSignature, signed: true,
+				name: "I0013 signed with another key", wantCode: codes.BadSignature,
 				build: func() fields { return batchFields(ep.array, otherSignKey, ep.sample(txA)) },
 			},
 			{
-				name: "I0013 signed over the entries in another order", wantCode: codes.BadSignature, signed: true,
+				name: "I0013 signed over the entries in another order", wantCode: codes.BadSignature,
 				build: func() fields {
 					f := batchFields(ep.array, testSignKey, ep.sample(txB), ep.sample(txA))
 					f[ep.array] = []any{ep.sample(txA), ep.sample(txB)}
@@ -348,7 +348,7 @@ func TestBatchRefusedAsAWhole(t *testing.T) {
 				},
 			},
 			{
-				name: "I0013 signed without the transaction ids", wantCode: codes.BadSignature, signed: true,
+				name: "I0013 signed without the transaction ids", wantCode: codes.BadSignature,
 				build: func() fields {
 					f := batchFields(ep.array, testSignKey, ep.sample(txA))
 					f["encryption_data"] = signing.Sign(testSignKey, testMerchantID, testAccountID)
@@ -361,6 +361,20 @@ func TestBatchRefusedAsAWhole(t *testing.T) {
 					f := batchFields(ep.array, testSignKey)
 					delete(f, ep.array)
 					return f
+				},
+			},
+			{
+				name: "I0008 transaction_id of 20 digits", signed: true,
+				wantCode: codes.InvalidField.With(ep.array + "[1].transaction_id must be 19 digits"),
+				build: func() fields {
+					return batchFields(ep.array, testSignKey, entry(txA), entry("0"+txA))
+				},
+			},
+			{
+				name: "I0008 transaction_id with a letter", signed: true,
+				wantCode: codes.InvalidField.With(ep.array + "[0].transaction_id must be 19 digits"),
+				build: func() fields {
+					return batchFields(ep.array, testSignKey, entry("A"+txA[1:]))
 				},
 			},
 			{

@@ -77,7 +77,11 @@ func (s *Server) checkoutPage(c *gin.Context) {
 	if sig == "" {
 		sig = req.SignInfo
 	}
-	if sig == "" || !account.VerifySignature(s.Now(), sig, req.signedValues()...) {
+	if sig == "" {
+		s.shopperMessage(c, http.StatusOK, lang, "payment_failed", codes.BadSignature)
+		return
+	}
+	if _, ok := s.authenticate(c, account, sig, req.signedValues()...); !ok {
 		s.shopperMessage(c, http.StatusOK, lang, "payment_failed", codes.BadSignature)
 		return
 	}

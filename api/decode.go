@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/paygate/paygate/internal/codes"
@@ -50,11 +52,18 @@ func decodeBody(body []byte, dst any) *codes.Code {
 	}
 	if trimmed[0] != '{' {
 		converted, err := formToJSON(string(trimmed))
+		var refused *fieldError
+		if errors.As(err, &refused) {
+			return &refused.code
+		}
 		if err != nil {
 			c := codes.MalformedRequest.With(err.Error())
 			return &c
 		}
 		trimmed = converted
+	}
+	if code := checkJSONText(trimmed); code != nil {
+		return code
 	}
 	if err := json.Unmarshal(trimmed, dst); err != nil {
 		c := codes.MalformedRequest.With(describeJSONError(err))
@@ -63,17 +72,28 @@ func decodeBody(body []byte, dst any) *codes.Code {
 	return nil
 }
 
+// fieldError carries the result code that refuses one field of a form.
+type fieldError struct{ code codes.Code }
+
+func (e *fieldError) Error() string { return e.code.String() }
+
 func formToJSON(body string) ([]byte, error) {
 	values, err := url.ParseQuery(body)
 	if err != nil {
 		return nil, errors.New("body is neither JSON nor a valid form")
 	}
 	obj := make(map[string]json.RawMessage, len(values))
-	for key, vals := range values {
+	// Fields in name order, so the field a refusal names does not depend on
+	// map order.
+	for _, key := range slices.Sorted(maps.Keys(values)) {
+		vals := values[key]
 		if len(vals) == 0 {
 			continue
 		}
 		v := vals[0]
+		if code := checkFormText(key, v); code != nil {
+			return nil, &fieldError{code: *code}
+		}
 		if nestedFields[key] {
 			t := strings.TrimSpace(v)
 			if t != "" && (t[0] == '[' || t[0] == '{') {

@@ -7,6 +7,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/paygate/internal/codes"
+	"github.com/paygate/paygate/internal/money"
 	"github.com/paygate/paygate/internal/signing"
 )
 
@@ -57,8 +58,20 @@ func (r *respon) sign(key string) {
 		r.Currency, r.Amount, r.OrderStatus, r.ResultInfo)
 }
 
-// failed is the answer to a request refused before any order existed.
+// failed is the answer to a request refused before any order existed. It
+// echoes order_no, amount and currency only when they are well-formed, so a
+// signed refusal never carries a value that could shift into a neighbouring
+// field of another recipe.
 func failed(merchantID, accountID, orderNo, amount, currency string, code codes.Code) *respon {
+	if len(orderNo) > maxOrderNo || !printable(orderNo) {
+		orderNo = ""
+	}
+	if !money.KnownCurrency(currency) {
+		currency = ""
+	}
+	if _, err := money.Parse(amount, currency); currency == "" || err != nil {
+		amount = ""
+	}
 	return &respon{
 		MerchantID:  merchantID,
 		AccountID:   accountID,

@@ -138,7 +138,7 @@ func (s *Server) retrievalTrans(c *gin.Context) {
 		refuse(http.StatusServiceUnavailable, codes.SystemError)
 		return
 	}
-	if !account.VerifySignature(s.Now(), strings.TrimSpace(req.EncryptionData), req.MerchantID, req.AccountID) {
+	if _, ok := s.authenticate(c, account, strings.TrimSpace(req.EncryptionData), req.MerchantID, req.AccountID); !ok {
 		refuse(http.StatusOK, codes.BadSignature)
 		return
 	}

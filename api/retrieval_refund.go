@@ -90,7 +90,7 @@ func (s *Server) retrievalRefund(c *gin.Context) {
 		refuse(http.StatusServiceUnavailable, codes.SystemError)
 		return
 	}
-	if !account.VerifySignature(s.Now(), strings.TrimSpace(req.EncryptionData.String()), merchantID, accountID) {
+	if _, ok := s.authenticate(c, account, strings.TrimSpace(req.EncryptionData.String()), merchantID, accountID); !ok {
 		refuse(http.StatusOK, codes.BadSignature)
 		return
 	}

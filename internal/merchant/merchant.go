@@ -61,10 +61,22 @@ func (a *Account) SignKey() string { return a.signKey }
 // VerifySignature reports whether sig signs values with the current key or,
 // during a rotation's grace period, with the previous one.
 func (a *Account) VerifySignature(now time.Time, sig string, values ...string) bool {
+	_, ok := a.ProvenKey(now, sig, values...)
+	return ok
+}
+
+// ProvenKey returns the key that sig proves: the current key or, during a
+// rotation's grace period, the previous one. Answers are signed with that
+// key, so a caller holding only the old key never obtains a signature made
+// with the new one.
+func (a *Account) ProvenKey(now time.Time, sig string, values ...string) (string, bool) {
 	if signing.Verify(a.signKey, sig, values...) {
-		return true
+		return a.signKey, true
 	}
-	return a.prevKey != "" && now.Before(a.prevTill) && signing.Verify(a.prevKey, sig, values...)
+	if a.prevKey != "" && now.Before(a.prevTill) && signing.Verify(a.prevKey, sig, values...) {
+		return a.prevKey, true
+	}
+	return "", false
 }
 
 // NewAccount holds the settings of an account to create. Empty ids are generated.
