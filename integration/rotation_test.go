@@ -10,7 +10,8 @@ import (
 )
 
 // TestSignKeyRotation rotates an account's key: during the grace period both
-// keys sign requests, and answers are signed with the new key.
+// keys sign requests, and each answer is signed with the key its request
+// proved, so a holder of the old key never obtains a new-key signature.
 func TestSignKeyRotation(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -31,10 +32,11 @@ func TestSignKeyRotation(t *testing.T) {
 		name    string
 		signKey string
 		result  string
+		answer  string // the key the answer is signed with; empty: unsigned
 	}{
-		{"new key", newKey, "0000:Success"},
-		{"old key within the grace period", old.SignKey, "0000:Success"},
-		{"unrelated key", "not-a-key", "I0013:Signature verification failed"},
+		{"new key", newKey, "0000:Success", newKey},
+		{"old key within the grace period", old.SignKey, "0000:Success", old.SignKey},
+		{"unrelated key", "not-a-key", "I0013:Signature verification failed", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -42,7 +44,13 @@ func TestSignKeyRotation(t *testing.T) {
 			if r.ResultInfo != tc.result {
 				t.Fatalf("result_info = %q, want %q", r.ResultInfo, tc.result)
 			}
-			checkResultSignature(t, r, newKey)
+			if tc.answer == "" {
+				if r.EncryptionData != "" {
+					t.Errorf("encryption_data = %q, want empty", r.EncryptionData)
+				}
+				return
+			}
+			checkResultSignature(t, r, tc.answer)
 		})
 	}
 
