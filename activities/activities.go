@@ -30,6 +30,7 @@ type Acquirer interface {
 type Vault interface {
 	Detokenize(ctx context.Context, token string) (vault.Card, error)
 	DropCVV(ctx context.Context, token string) error
+	Delete(ctx context.Context, token string) error
 }
 
 // Activities holds the clients the activities need. The worker registers one
@@ -50,4 +51,10 @@ const (
 	ErrTypeAcquirerTimeout  = "AcquirerTimeout"
 	ErrTypeAcquirerRejected = "AcquirerRejected"
 	ErrTypeCardUnavailable  = "CardUnavailable"
+	// ErrTypeRecordRejected: Postgres refused a record write for its
+	// values (see models.IsDataError); the same write can never succeed.
+	ErrTypeRecordRejected = "RecordRejected"
+	// ErrTypeTransactionIDConflict: the order's transaction id is already
+	// another order's, so the order cannot be recorded under it.
+	ErrTypeTransactionIDConflict = "TransactionIDConflict"
 )

@@ -119,3 +119,18 @@ type DropCVVInput struct {
 func (a *Activities) DropCVV(ctx context.Context, in DropCVVInput) error {
 	return a.Vault.DropCVV(ctx, in.CardToken)
 }
+
+// DeleteCardInput names the card to forget whole.
+type DeleteCardInput struct {
+	CardToken string
+}
+
+// DeleteCard forgets a card entirely (number and security code), for an
+// order that ended before anything was charged and whose record could not
+// be written: no order will ever use the token.
+func (a *Activities) DeleteCard(ctx context.Context, in DeleteCardInput) error {
+	if in.CardToken == "" {
+		return nil
+	}
+	return a.Vault.Delete(ctx, in.CardToken)
+}

@@ -2,6 +2,9 @@ package activities
 
 import (
 	"context"
+	"errors"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/paygate/paygate/internal/order"
 	"github.com/paygate/paygate/internal/risk"
@@ -36,7 +39,27 @@ type RecordOrderResult struct {
 	ExistingTransactionID string
 }
 
+// storeError classifies a failed record write for the workflow's retry
+// policy. A write Postgres refused for its values, and a transaction id that
+// is another order's, are non-retryable with their own types, so that the
+// workflow ends the order with a final code instead of retrying a write that
+// cannot succeed (and failing when the retries run out). Anything else, such
+// as a lost connection, is returned as it is and retried.
+func storeError(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, models.ErrTransactionIDConflict):
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTransactionIDConflict, err)
+	case models.IsDataError(err):
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRecordRejected, err)
+	}
+	return err
+}
+
 // RecordOrder inserts the order row; a retry finds it there and does nothing.
+// A row Postgres refuses is a RecordRejected error, a transaction id that is
+// another order's a TransactionIDConflict error; neither is retried.
 func (a *Activities) RecordOrder(ctx context.Context, in RecordOrderInput) (RecordOrderResult, error) {
 	existing, err := models.InsertOrder(ctx, a.DB, &models.Order{
 		TransactionID:      in.TransactionID,
@@ -60,7 +83,10 @@ func (a *Activities) RecordOrder(ctx context.Context, in RecordOrderInput) (Reco
 		RequestFingerprint: in.RequestFingerprint,
 		Details:            in.Details,
 	})
-	return RecordOrderResult{ExistingTransactionID: existing}, err
+	if err != nil {
+		return RecordOrderResult{}, storeError(err)
+	}
+	return RecordOrderResult{ExistingTransactionID: existing}, nil
 }
 
 // FinishOrderInput is the outcome of a payment attempt, to be recorded.
@@ -81,13 +107,14 @@ type FinishOrderInput struct {
 	ThreeDSResult  string
 }
 
-// FinishOrder records the outcome on the order row.
+// FinishOrder records the outcome on the order row. A write Postgres refuses
+// is a RecordRejected error, which is not retried.
 func (a *Activities) FinishOrder(ctx context.Context, in FinishOrderInput) error {
 	reasons := make([]models.RiskReason, 0, len(in.Risk.Reasons))
 	for _, r := range in.Risk.Reasons {
 		reasons = append(reasons, models.RiskReason{Name: r.Name, Status: r.Status})
 	}
-	return models.UpdateOrderResult(ctx, a.DB, in.TransactionID, models.OrderResult{
+	return storeError(models.UpdateOrderResult(ctx, a.DB, in.TransactionID, models.OrderResult{
 		PaymentStatus:  in.PaymentStatus,
 		OrderStatus:    in.OrderStatus,
 		ResultCode:     in.ResultCode,
@@ -102,5 +129,5 @@ func (a *Activities) FinishOrder(ctx context.Context, in FinishOrderInput) error
 		Is3DS:          in.Is3DS,
 		ThreeDSResult:  in.ThreeDSResult,
 		Version:        in.Version,
-	})
+	}))
 }

@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/testsuite"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -194,6 +195,10 @@ func run(m *testing.M) int {
 		return fail(err)
 	}
 	code := m.Run()
+	if err := afterTheTests(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "integration: after the tests:", err)
+		code = 1
+	}
 	if code != 0 {
 		// The gateway's own log explains most failures; show its errors.
 		for _, line := range strings.Split(env.logs.String(), "\n") {
@@ -203,6 +208,74 @@ func run(m *testing.M) int {
 		}
 	}
 	return code
+}
+
+// mayFail lists the workflow ids of executions tests make fail on purpose.
+// There are none: a workflow must never end failed, whatever the data.
+var mayFail = map[string]bool{}
+
+// settleWait bounds how long afterTheTests waits for orders still in flight.
+const settleWait = 15 * time.Second
+
+// afterTheTests checks what must hold once every test has run: no workflow
+// execution ended failed (unless listed in mayFail), and no vault entry
+// still holds a sealed CVV that no order may need (one of an order past its
+// authorisation, or of a card no order uses). The sweep is not run first:
+// production runs no sweep on its own (it is the `paygate vault sweep`
+// command), so the orders' own paths must have dropped every CVV. Orders
+// still in flight get up to settleWait to settle.
+func afterTheTests(ctx context.Context) error {
+	var problems []string
+	deadline := time.Now().Add(settleWait)
+	for {
+		tokens, err := env.gw.Vault.StrayCVVs(ctx, 0)
+		if err != nil {
+			return err
+		}
+		if len(tokens) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			for _, tok := range tokens {
+				var orders []models.Order
+				if err := env.gw.DB.WithContext(ctx).Where("card_token = ?", tok).Find(&orders).Error; err != nil {
+					return err
+				}
+				what := "no order uses it"
+				for _, o := range orders {
+					what = fmt.Sprintf("order %s (%s) is %d %s", o.TransactionID, o.OrderNo, o.PaymentStatus, o.ResultCode)
+				}
+				problems = append(problems, fmt.Sprintf("vault entry %s still holds a sealed CVV: %s", tok, what))
+			}
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+
+	// Visibility records follow the executions with a short lag.
+	time.Sleep(time.Second)
+	var token []byte
+	for {
+		page, err := env.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Namespace: env.cfg.TemporalNamespace, Query: `ExecutionStatus="Failed"`, NextPageToken: token,
+		})
+		if err != nil {
+			return fmt.Errorf("list failed workflows: %w", err)
+		}
+		for _, e := range page.GetExecutions() {
+			id := e.GetExecution().GetWorkflowId()
+			if !mayFail[id] {
+				problems = append(problems, fmt.Sprintf("workflow %s (%s, run %s) failed", id, e.GetType().GetName(), e.GetExecution().GetRunId()))
+			}
+		}
+		if token = page.GetNextPageToken(); len(token) == 0 {
+			break
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%d problems:\n  %s", len(problems), strings.Join(problems, "\n  "))
+	}
+	return nil
 }
 
 // quietRisk turns off the rules that the shared accounts' many similar test

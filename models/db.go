@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/driver/postgres"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
@@ -15,6 +17,30 @@ import (
 
 // ErrNotFound is returned when a looked-up record does not exist.
 var ErrNotFound = errors.New("not found")
+
+// ErrTransactionIDConflict is returned when a new order's transaction id is
+// already the id of another order. Writing again cannot succeed: the order
+// needs another id.
+var ErrTransactionIDConflict = errors.New("transaction id already belongs to another order")
+
+// IsDataError reports whether Postgres refused a statement for the values it
+// carried: SQLSTATE class 22 (data exception: a NUL byte or invalid UTF-8 in
+// text, a value too long for its column), 23 (integrity constraint
+// violation) or 54 (program limit exceeded, such as an index row too large).
+// The same statement with the same values can never succeed, so retrying it
+// is pointless; connection and server faults are not data errors.
+func IsDataError(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	for _, class := range []string{"22", "23", "54"} {
+		if strings.HasPrefix(pgErr.Code, class) {
+			return true
+		}
+	}
+	return false
+}
 
 // Open connects to Postgres. SQL is logged without parameter values, so no
 // customer data can reach the log through a slow-query line.
@@ -66,6 +92,8 @@ func FindAccount(ctx context.Context, db *gorm.DB, merchantID, accountID string)
 // a no-op, so the activity that calls it may be retried. When the account
 // already has another order with that order_no (its workflow is long gone
 // from Temporal), it returns that order's transaction id and changes nothing.
+// When the transaction id is another order's, it returns
+// ErrTransactionIDConflict and changes nothing.
 func InsertOrder(ctx context.Context, db *gorm.DB, o *Order) (existing string, err error) {
 	res := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(o)
 	if res.Error != nil {
@@ -75,6 +103,17 @@ func InsertOrder(ctx context.Context, db *gorm.DB, o *Order) (existing string, e
 		return "", nil
 	}
 	prior, err := FindOrderByNo(ctx, db, o.AccountID, o.OrderNo)
+	if errors.Is(err, ErrNotFound) {
+		// The insert met no order with this order_no, so it met another
+		// order's transaction id.
+		var n int64
+		if err := db.WithContext(ctx).Model(&Order{}).Where("transaction_id = ?", o.TransactionID).Count(&n).Error; err != nil {
+			return "", fmt.Errorf("insert order %s: %w", o.TransactionID, err)
+		}
+		if n > 0 {
+			return "", fmt.Errorf("insert order %s: %w", o.TransactionID, ErrTransactionIDConflict)
+		}
+	}
 	if err != nil {
 		return "", fmt.Errorf("insert order %s: %w", o.TransactionID, err)
 	}

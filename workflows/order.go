@@ -174,6 +174,9 @@ type orderWorkflow struct {
 	// writes numbers the record writes, so that a write of a retried
 	// workflow task can never overwrite a newer one.
 	writes int64
+	// unrecorded is set when no record holds the order: its first write was
+	// refused (see unrecordable). Such an order is not notified.
+	unrecorded bool
 
 	// The shopper's side: 3-D Secure and APM payments.
 	threeDS threeDSState
@@ -205,7 +208,7 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 	if res.ExistingTransactionID == "" {
 		// A held order or one waiting for its shopper is not final yet:
 		// its later result is notified.
-		if w.status != status.HeldForReview && w.status != status.Pending {
+		if w.status != status.HeldForReview && w.status != status.Pending && !w.unrecorded {
 			if err := w.notify(ctx, NotifyPayment, res.Code(), nil); err != nil {
 				return PaymentResult{}, err
 			}
@@ -258,7 +261,7 @@ func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 	in := w.in
 	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
 	var recorded activities.RecordOrderResult
-	err := workflow.ExecuteLocalActivity(lctx, a.RecordOrder, activities.RecordOrderInput{
+	rec := activities.RecordOrderInput{
 		TransactionID:      in.TransactionID,
 		WorkflowID:         w.id,
 		MerchantID:         in.MerchantID,
@@ -277,23 +280,137 @@ func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 		CardFingerprint:    w.card.Fingerprint,
 		RequestFingerprint: in.RequestFingerprint,
 		Details:            in.Details,
-	}).Get(ctx, &recorded)
+	}
+	err := workflow.ExecuteLocalActivity(lctx, a.RecordOrder, rec).Get(ctx, &recorded)
+	if unrecordableError(err) {
+		return w.unrecordable(ctx, rec, err)
+	}
 	if err != nil {
 		return PaymentResult{}, err
 	}
 	if recorded.ExistingTransactionID != "" {
-		return PaymentResult{
-			MerchantID:            in.MerchantID,
-			AccountID:             in.AccountID,
-			OrderNo:               in.OrderNo,
-			ExistingTransactionID: recorded.ExistingTransactionID,
-		}, nil
+		return w.existing(recorded.ExistingTransactionID), nil
 	}
 	if in.Kind == KindCheckout {
 		// The shopper gives the card on our payment page.
 		return w.awaitShopper(ctx, "")
 	}
 	return w.checkAndCharge(ctx)
+}
+
+// existing is the result of an order whose order_no belongs to an older order
+// of the account; the API answers from that order's record.
+func (w *orderWorkflow) existing(transactionID string) PaymentResult {
+	return PaymentResult{
+		MerchantID:            w.in.MerchantID,
+		AccountID:             w.in.AccountID,
+		OrderNo:               w.in.OrderNo,
+		ExistingTransactionID: transactionID,
+	}
+}
+
+// unrecordableError reports whether a record write failed in a way no retry
+// can mend: Postgres refused the values, or the transaction id is another
+// order's.
+func unrecordableError(err error) bool {
+	t := errorType(err)
+	return t == activities.ErrTypeRecordRejected || t == activities.ErrTypeTransactionIDConflict
+}
+
+// errorType is the type of the application error in err, or "".
+func errorType(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return appErr.Type()
+	}
+	return ""
+}
+
+// unrecordable ends an order whose first record write cannot succeed, before
+// anything was checked or charged. Retrying would only end in a failed
+// workflow, an order_no that can never be used again and a sealed CVV left in
+// the vault. Instead the order ends at once, final: payment_status 6000,
+// order_status 0 and S0002 (the database refused the order's values) or
+// S0003 (the transaction id is another order's), and its card is removed
+// from the vault. After a refused value the order is recorded again with its
+// keys only, so that a repeated request is answered the same from the
+// record; under another order's transaction id nothing can be recorded.
+func (w *orderWorkflow) unrecordable(ctx workflow.Context, rec activities.RecordOrderInput, cause error) (PaymentResult, error) {
+	logger := workflow.GetLogger(ctx)
+	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	code, transactionID := codes.RecordRejected, w.in.TransactionID
+	if errorType(cause) == activities.ErrTypeTransactionIDConflict {
+		code, transactionID = codes.TransactionIDConflict, ""
+	}
+	logger.Error("order cannot be recorded: it ends without a charge", "code", code.ID, "error", cause)
+	w.unrecorded = true
+	if code.Is(codes.RecordRejected) {
+		var recorded activities.RecordOrderResult
+		err := workflow.ExecuteLocalActivity(lctx, a.RecordOrder, keysOnly(rec, code)).Get(ctx, &recorded)
+		switch {
+		case err == nil && recorded.ExistingTransactionID != "":
+			// The order_no is an older order's, whose card entry this
+			// request's token may be: the API answers from that record.
+			return w.existing(recorded.ExistingTransactionID), nil
+		case err == nil:
+			w.unrecorded = false
+		case unrecordableError(err):
+			logger.Error("order keys cannot be recorded either", "error", err)
+		default:
+			return PaymentResult{}, err
+		}
+	}
+	// Nothing will ever be charged on this card entry: forget it whole.
+	if err := workflow.ExecuteLocalActivity(lctx, a.DeleteCard, activities.DeleteCardInput{CardToken: w.card.Token}).Get(ctx, nil); err != nil {
+		return PaymentResult{}, err
+	}
+	if err := w.setStatus(ctx, status.Failed); err != nil {
+		return PaymentResult{}, err
+	}
+	return PaymentResult{
+		TransactionID: transactionID,
+		MerchantID:    w.in.MerchantID,
+		AccountID:     w.in.AccountID,
+		OrderNo:       w.in.OrderNo,
+		Amount:        w.in.Amount,
+		Currency:      w.in.Currency,
+		PaymentStatus: status.Failed,
+		OrderStatus:   status.OrderFailure,
+		ResultCode:    code.ID,
+		ResultMessage: code.Message,
+		CardMasked:    w.card.Masked,
+	}, nil
+}
+
+// keysOnly is an order's first record reduced to what the API checked
+// before the workflow started (ids, amount, masked card, the request's
+// fingerprint) and ended with a final code: no free text of the merchant's,
+// no card token.
+func keysOnly(rec activities.RecordOrderInput, code codes.Code) activities.RecordOrderInput {
+	return activities.RecordOrderInput{
+		TransactionID:      rec.TransactionID,
+		WorkflowID:         rec.WorkflowID,
+		MerchantID:         rec.MerchantID,
+		AccountID:          rec.AccountID,
+		OrderNo:            rec.OrderNo,
+		Currency:           rec.Currency,
+		Amount:             rec.Amount,
+		PaymentStatus:      int(status.Failed),
+		OrderStatus:        int(status.OrderFailure),
+		ResultCode:         code.ID,
+		ResultMessage:      code.Message,
+		CaptureMode:        rec.CaptureMode,
+		CardMasked:         rec.CardMasked,
+		CardBrand:          rec.CardBrand,
+		CardFingerprint:    rec.CardFingerprint,
+		RequestFingerprint: rec.RequestFingerprint,
+		Details: order.Details{
+			MerchantID: rec.MerchantID,
+			AccountID:  rec.AccountID,
+			OrderNo:    rec.OrderNo,
+			Currency:   rec.Currency,
+		},
+	}
 }
 
 // checkAndCharge runs the risk rules, then pays by the order's method.
@@ -375,7 +492,7 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 	out.Risk = w.risk
 	out.Connector = ConnectorName
 	out.Is3DS, out.ThreeDSResult = w.threeDS.used, w.threeDS.result
-	if err := workflow.ExecuteLocalActivity(lctx, a.FinishOrder, out).Get(ctx, nil); err != nil {
+	if err := w.recordOutcome(ctx, out); err != nil {
 		return PaymentResult{}, err
 	}
 	if err := w.setStatus(ctx, status.Payment(out.PaymentStatus)); err != nil {
@@ -400,6 +517,38 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 		Is3DS:         out.Is3DS,
 		ThreeDSResult: out.ThreeDSResult,
 	}, nil
+}
+
+// recordOutcome writes a payment outcome on the order row. When Postgres
+// refuses the write for its values (text from the acquirer, say), the outcome
+// is written again with its status, code and amount only; if even that is
+// refused, the workflow goes on with the outcome it knows, which its result
+// and queries carry, rather than fail after money may have moved.
+func (w *orderWorkflow) recordOutcome(ctx workflow.Context, out activities.FinishOrderInput) error {
+	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	err := workflow.ExecuteLocalActivity(lctx, a.FinishOrder, out).Get(ctx, nil)
+	if errorType(err) != activities.ErrTypeRecordRejected {
+		return err
+	}
+	logger := workflow.GetLogger(ctx)
+	logger.Error("order outcome refused by the record: writing it without details", "error", err)
+	w.writes++
+	bare := activities.FinishOrderInput{
+		TransactionID:  out.TransactionID,
+		Version:        w.writes,
+		PaymentStatus:  out.PaymentStatus,
+		OrderStatus:    out.OrderStatus,
+		ResultCode:     out.ResultCode,
+		ResultMessage:  out.ResultMessage,
+		CapturedAmount: out.CapturedAmount,
+		Connector:      out.Connector,
+	}
+	err = workflow.ExecuteLocalActivity(lctx, a.FinishOrder, bare).Get(ctx, nil)
+	if errorType(err) == activities.ErrTypeRecordRejected {
+		logger.Error("order outcome refused by the record", "payment_status", out.PaymentStatus, "code", out.ResultCode, "error", err)
+		return nil
+	}
+	return err
 }
 
 // setStatus moves the order and keeps the PaymentStatus search attribute in step.

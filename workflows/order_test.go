@@ -101,6 +101,10 @@ type acquirer struct {
 	existing  string // transaction id RecordOrder reports as already holding the order_no
 	authorise func(n int) (activities.ChargeOutcome, error)
 	inquire   func(n int) (activities.InquiryResult, error)
+	// recordErr and finishErr script RecordOrder's and FinishOrder's
+	// failures by call number (none when nil or when they return nil).
+	recordErr func(n int) error
+	finishErr func(n int) error
 
 	mu      sync.Mutex
 	records []activities.RecordOrderInput
@@ -109,6 +113,7 @@ type acquirer struct {
 	inqs    []activities.InquireInput
 	drops   []activities.DropCVVInput
 	finish  []activities.FinishOrderInput
+	deletes []activities.DeleteCardInput
 
 	// Operations after the payment.
 	captures []activities.CaptureInput
@@ -151,6 +156,11 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
 			acq.records = append(acq.records, in)
+			if acq.recordErr != nil {
+				if err := acq.recordErr(len(acq.records) - 1); err != nil {
+					return activities.RecordOrderResult{}, err
+				}
+			}
 			return activities.RecordOrderResult{ExistingTransactionID: acq.existing}, nil
 		})
 	env.OnActivity(acts.CheckRisk, mock.Anything, mock.Anything).Return(
@@ -194,8 +204,18 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
 			acq.finish = append(acq.finish, in)
+			if acq.finishErr != nil {
+				return acq.finishErr(len(acq.finish) - 1)
+			}
 			return nil
-		})
+		}).Maybe()
+	env.OnActivity(acts.DeleteCard, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.DeleteCardInput) error {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.deletes = append(acq.deletes, in)
+			return nil
+		}).Maybe()
 	env.OnActivity(acts.CaptureCharge, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.CaptureInput) (activities.CaptureOutcome, error) {
 			acq.mu.Lock()

@@ -11,6 +11,7 @@
 //	paygate bench               drives signed authorisations through a running gateway
 //	paygate verify-notification checks a received notification as a merchant would
 //	paygate notify resend       delivers notifications again with their notify_id
+//	paygate vault sweep         drops the CVVs no order needs any more
 package main
 
 import (
@@ -44,7 +45,8 @@ commands:
   sign               print encryption_data for values and a sign key
   bench              drive signed authorisations through a running gateway
   verify-notification  check a received notification's encryption_data and webhook signature
-  notify resend      deliver notifications again (by order, notify id or time range) with their notify_id`)
+  notify resend      deliver notifications again (by order, notify id or time range) with their notify_id
+  vault sweep        drop the CVVs no order needs any more (-dry-run, -every D to repeat)`)
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
@@ -81,6 +83,8 @@ func run(args []string, stdout io.Writer) error {
 		return runVerifyNotification(rest, os.Stdin, stdout)
 	case "notify":
 		return runNotify(ctx, rest, stdout, logger)
+	case "vault":
+		return runVault(ctx, rest, stdout, logger)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, errUsage.Error())
 		return nil

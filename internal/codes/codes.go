@@ -79,6 +79,12 @@ var (
 	ThreeDSNotAvailable = Code{"C0002", "Card requires 3-D Secure, which is not available for this payment"}
 
 	SystemError = Code{"S0001", "Temporary system error, try again"}
+	// RecordRejected ends an order whose record the database refused for
+	// its values: nothing was charged and the order is final (6000).
+	RecordRejected = Code{"S0002", "Order data could not be recorded"}
+	// TransactionIDConflict ends an order whose transaction id is already
+	// another order's: nothing was charged and the order is final (6000).
+	TransactionIDConflict = Code{"S0003", "Transaction id already in use"}
 
 	AcquirerTimeout = Code{"E0001", "Acquirer did not answer in time"}
 
@@ -105,7 +111,7 @@ func All() []Code {
 		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
 		RiskCountryMismatch,
 		ConnectorError, ThreeDSNotAvailable,
-		SystemError,
+		SystemError, RecordRejected, TransactionIDConflict,
 		AcquirerTimeout,
 		Declined, InsufficientFunds, ExpiredCard, WrongCVV, ThreeDSFailed, AuthorisationExpired, ShopperCancelled, SessionExpired,
 	}

@@ -108,6 +108,8 @@ func TestFamilies(t *testing.T) {
 		{ConnectorError, "C0001"},
 		{ThreeDSNotAvailable, "C0002"},
 		{SystemError, "S0001"},
+		{RecordRejected, "S0002"},
+		{TransactionIDConflict, "S0003"},
 		{AcquirerTimeout, "E0001"},
 		{Declined, "A0001"},
 		{InsufficientFunds, "A0002"},

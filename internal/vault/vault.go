@@ -18,6 +18,7 @@ import (
 
 	"github.com/paygate/paygate/internal/card"
 	"github.com/paygate/paygate/internal/keyring"
+	"github.com/paygate/paygate/internal/status"
 	"github.com/paygate/paygate/models"
 )
 
@@ -148,4 +149,85 @@ func (v *Vault) Delete(ctx context.Context, token string) error {
 		return fmt.Errorf("delete token %s: %w", token, err)
 	}
 	return nil
+}
+
+// DefaultSweepGrace is how old a sealed CVV must be before the sweep may
+// drop it when no order holds its token: the API seals the card a moment
+// before the order's workflow records the order (or, on the hosted page,
+// attaches the card), and an order the gateway still works on must keep it.
+const DefaultSweepGrace = time.Hour
+
+// sweepBatch bounds the rows one sweep statement changes.
+const sweepBatch = 500
+
+// strayCVVs selects the tokens whose sealed CVV no order may still need.
+// Only an order waiting for its shopper (1000: 3-D Secure challenge, hosted
+// page) or held for review (2100) may still authorise the card; every other
+// status is past its authorisation. A token no order uses belongs to a
+// request that never became an order, once it is older than the cutoff.
+func (v *Vault) strayCVVs(ctx context.Context, cutoff time.Time) *gorm.DB {
+	waiting := v.db.Model(&models.Order{}).Select("1").
+		Where("orders.card_token = vault_cards.token AND orders.payment_status IN ?",
+			[]int{int(status.Pending), int(status.HeldForReview)})
+	used := v.db.Model(&models.Order{}).Select("1").Where("orders.card_token = vault_cards.token")
+	return v.db.WithContext(ctx).Model(&models.VaultCard{}).Select("vault_cards.token").
+		Where("vault_cards.cvv_sealed IS NOT NULL").
+		Where("NOT EXISTS (?)", waiting).
+		Where("vault_cards.created_at < ? OR EXISTS (?)", cutoff, used)
+}
+
+// StrayCVVs lists the tokens SweepCVV would drop the CVV of now: sealed CVVs
+// of orders past their authorisation, and of tokens older than grace that
+// no order uses.
+func (v *Vault) StrayCVVs(ctx context.Context, grace time.Duration) ([]string, error) {
+	var tokens []string
+	if err := v.strayCVVs(ctx, time.Now().Add(-grace)).Order("vault_cards.token").Pluck("vault_cards.token", &tokens).Error; err != nil {
+		return nil, fmt.Errorf("find stray cvvs: %w", err)
+	}
+	return tokens, nil
+}
+
+// SweepCVV drops the sealed CVVs that no order may still need: those of
+// orders that are final (or past their authorisation), and those of tokens
+// no order uses once they are older than grace. The order workflows drop the
+// CVV themselves; the sweep is the net under them (a worker that died for
+// good, a request refused after its card was sealed). It returns how many
+// CVVs it dropped; the card numbers stay, sealed, for the orders' records.
+func (v *Vault) SweepCVV(ctx context.Context, grace time.Duration) (int64, error) {
+	cutoff := time.Now().Add(-grace)
+	var total int64
+	for {
+		res := v.db.WithContext(ctx).Model(&models.VaultCard{}).
+			Where("token IN (?)", v.strayCVVs(ctx, cutoff).Limit(sweepBatch)).
+			Updates(map[string]any{"cvv_sealed": nil, "cvv_dropped_at": time.Now()})
+		if res.Error != nil {
+			return total, fmt.Errorf("sweep cvvs: %w", res.Error)
+		}
+		total += res.RowsAffected
+		if res.RowsAffected < sweepBatch {
+			return total, nil
+		}
+	}
+}
+
+// SweepEvery runs SweepCVV at once and then every interval until ctx ends,
+// logging what each run dropped. A failed run is logged and tried again at
+// the next interval.
+func (v *Vault) SweepEvery(ctx context.Context, every, grace time.Duration, logger *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		n, err := v.SweepCVV(ctx, grace)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			logger.Error("vault sweep", "error", err)
+		case n > 0:
+			logger.Info("vault sweep dropped security codes", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
