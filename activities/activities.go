@@ -22,6 +22,7 @@ type Acquirer interface {
 	Refund(ctx context.Context, chargeID, idempotencyKey string, amount int64) (acquirer.Refund, error)
 	GetRefund(ctx context.Context, refundID string) (acquirer.Refund, error)
 	Authenticate(ctx context.Context, req acquirer.AuthenticationRequest) (acquirer.Authentication, error)
+	GetAuthentication(ctx context.Context, id string) (acquirer.Authentication, error)
 	CreateAPMPayment(ctx context.Context, req acquirer.APMRequest) (acquirer.APMPayment, error)
 	GetAPMPayment(ctx context.Context, id string) (acquirer.APMPayment, error)
 }

@@ -32,7 +32,7 @@ type ThreeDSInput struct {
 // ThreeDSOutcome is the authentication: done (frictionless) or a challenge.
 type ThreeDSOutcome struct {
 	AuthenticationID string
-	Status           string // authenticated or challenge_required
+	Status           string // authenticated, challenge_required or failed
 	ECI              string
 	CAVV             string
 	ACSURL           string
@@ -59,6 +59,22 @@ func (a *Activities) Authenticate3DS(ctx context.Context, in ThreeDSInput) (Thre
 	})
 	if err != nil {
 		return ThreeDSOutcome{}, acquirerError("3-D Secure "+in.Reference, err)
+	}
+	return ThreeDSOutcome{AuthenticationID: au.AuthenticationID, Status: au.Status, ECI: au.ECI, CAVV: au.CAVV, ACSURL: au.ACSURL}, nil
+}
+
+// ThreeDSStatusInput names a 3-D Secure authentication.
+type ThreeDSStatusInput struct {
+	AuthenticationID string
+}
+
+// Get3DSAuthentication asks the ACS for an authentication's state: the
+// order trusts this answer, never the shopper's browser. A challenge not yet
+// answered is "challenge_required".
+func (a *Activities) Get3DSAuthentication(ctx context.Context, in ThreeDSStatusInput) (ThreeDSOutcome, error) {
+	au, err := a.Acquirer.GetAuthentication(ctx, in.AuthenticationID)
+	if err != nil {
+		return ThreeDSOutcome{}, acquirerError("3-D Secure status "+in.AuthenticationID, err)
 	}
 	return ThreeDSOutcome{AuthenticationID: au.AuthenticationID, Status: au.Status, ECI: au.ECI, CAVV: au.CAVV, ACSURL: au.ACSURL}, nil
 }
@@ -111,7 +127,8 @@ type APMStatusInput struct {
 	PaymentID string
 }
 
-// GetAPMPayment reads a provider payment's status.
+// GetAPMPayment reads a provider payment's status: the order trusts this
+// answer, never the callback that woke it.
 func (a *Activities) GetAPMPayment(ctx context.Context, in APMStatusInput) (APMOutcome, error) {
 	p, err := a.Acquirer.GetAPMPayment(ctx, in.PaymentID)
 	if err != nil {

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"time"
@@ -29,12 +30,12 @@ type ShopperFlows interface {
 	CancelCheckout(ctx context.Context, workflowID string) (workflows.PaymentResult, error)
 }
 
-// SignalThreeDS hands the ACS's verdict to the order.
+// SignalThreeDS wakes the order for the ACS's outcome of an authentication.
 func (t *TemporalOrders) SignalThreeDS(ctx context.Context, workflowID string, r workflows.ThreeDSResult) error {
 	return t.Client.SignalWorkflow(ctx, workflowID, "", workflows.SignalThreeDSResult, r)
 }
 
-// SignalAPM hands the provider's callback to the order.
+// SignalAPM wakes the order for the provider's status of a payment.
 func (t *TemporalOrders) SignalAPM(ctx context.Context, workflowID string, r workflows.APMResult) error {
 	return t.Client.SignalWorkflow(ctx, workflowID, "", workflows.SignalAPMResult, r)
 }
@@ -80,18 +81,25 @@ func (t *TemporalOrders) update(ctx context.Context, workflowID, name string, ar
 	return res, nil
 }
 
-// threeDSCallback receives the ACS's verdict from the shopper's browser,
-// checks the ACS's signature, hands it to the order and sends the shopper on.
+// threeDSCallback receives the ACS's answer from the shopper's browser. It
+// checks the ACS's signature, then only wakes the order with the
+// authentication's id: the order asks the ACS for the outcome and never
+// records the status, ECI or CAVV posted here. The shopper is then sent on
+// with the order's result.
 func (s *Server) threeDSCallback(c *gin.Context) {
 	ctx := c.Request.Context()
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
 	if err := c.Request.ParseForm(); err != nil {
+		if bodyOverLimit(err) {
+			s.shopperMessage(c, http.StatusRequestEntityTooLarge, "en", "payment_failed", codes.RequestTooLarge)
+			return
+		}
 		s.shopperMessage(c, http.StatusBadRequest, "en", "payment_failed", codes.MalformedRequest)
 		return
 	}
 	f := c.Request.PostForm
-	r := workflows.ThreeDSResult{AuthenticationID: f.Get("authentication_id"), Status: f.Get("status"),
-		ECI: f.Get("eci"), CAVV: f.Get("cavv")}
-	if !acquirer.VerifyThreeDSResult(s.ProviderSecret, r.AuthenticationID, r.Status, r.CAVV, f.Get("reference"), f.Get("signature")) {
+	id := f.Get("authentication_id")
+	if !acquirer.VerifyThreeDSResult(s.ProviderSecret, id, f.Get("status"), f.Get("cavv"), f.Get("reference"), f.Get("signature")) {
 		s.shopperMessage(c, http.StatusForbidden, "en", "payment_failed", codes.BadSignature)
 		return
 	}
@@ -100,19 +108,26 @@ func (s *Server) threeDSCallback(c *gin.Context) {
 		s.shopperMessage(c, http.StatusNotFound, "en", "payment_failed", codes.OrderNotFound)
 		return
 	}
-	if err := s.Shopper.SignalThreeDS(ctx, o.WorkflowID, r); err != nil {
-		s.Logger.Error("signal 3-D Secure result", "transaction_id", o.TransactionID, "error", err)
+	if err := s.Shopper.SignalThreeDS(ctx, o.WorkflowID, workflows.ThreeDSResult{AuthenticationID: id}); err != nil {
+		s.Logger.Error("signal 3-D Secure callback", "transaction_id", o.TransactionID, "error", err)
 		s.shopperMessage(c, http.StatusServiceUnavailable, o.Details.DefaultLang, "payment_failed", codes.SystemError)
 		return
 	}
 	s.sendShopperOn(c, o)
 }
 
-// apmCallback receives the APM provider's server-to-server callback.
+// apmCallback receives the APM provider's server-to-server callback. It
+// checks the provider's signature, then only wakes the order with the
+// payment's id: the order asks the provider for the payment's status and
+// never records the status posted here.
 func (s *Server) apmCallback(c *gin.Context) {
 	ctx := c.Request.Context()
-	body, err := readBody(c.Request.Body)
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
 	if err != nil {
+		if bodyOverLimit(err) {
+			c.JSON(http.StatusRequestEntityTooLarge, gin.H{"error": "body too large"})
+			return
+		}
 		c.JSON(http.StatusBadRequest, gin.H{"error": "unreadable body"})
 		return
 	}
@@ -124,7 +139,6 @@ func (s *Server) apmCallback(c *gin.Context) {
 	var cb struct {
 		PaymentID string `json:"payment_id"`
 		Reference string `json:"reference"`
-		Status    string `json:"status"`
 	}
 	if code := decodeBody(body, &cb); code != nil || cb.PaymentID == "" || cb.Reference == "" {
 		c.JSON(http.StatusBadRequest, gin.H{"error": "malformed callback"})
@@ -135,12 +149,18 @@ func (s *Server) apmCallback(c *gin.Context) {
 		c.JSON(http.StatusNotFound, gin.H{"error": "unknown reference"})
 		return
 	}
-	if err := s.Shopper.SignalAPM(ctx, o.WorkflowID, workflows.APMResult{PaymentID: cb.PaymentID, Status: cb.Status}); err != nil {
-		s.Logger.Error("signal APM result", "transaction_id", o.TransactionID, "error", err)
+	if err := s.Shopper.SignalAPM(ctx, o.WorkflowID, workflows.APMResult{PaymentID: cb.PaymentID}); err != nil {
+		s.Logger.Error("signal APM callback", "transaction_id", o.TransactionID, "error", err)
 		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "try again"})
 		return
 	}
 	c.JSON(http.StatusOK, gin.H{"ok": true})
+}
+
+// bodyOverLimit reports whether err is a body over its http.MaxBytesReader limit.
+func bodyOverLimit(err error) bool {
+	var e *http.MaxBytesError
+	return errors.As(err, &e)
 }
 
 // finalState waits (a bounded time) until the order no longer waits for

@@ -236,6 +236,7 @@ func TestCVVDroppedWhenFinal(t *testing.T) {
 		name    string
 		in      func() workflows.OrderInput
 		acq     *acquirer
+		acs     *acs // the ACS's word when the order asks it; nil: not asked
 		updates []step
 		signal  any
 		// waitAt is a time at which the order still waits and must keep
@@ -255,8 +256,8 @@ func TestCVVDroppedWhenFinal(t *testing.T) {
 		{name: "held, then rejected", in: func() workflows.OrderInput { return orderInput("auto") },
 			acq: &acquirer{risk: heldForReview}, updates: []step{{time.Hour, workflows.UpdateReview, reviewEntry}},
 			waitAt: 30 * time.Minute, final: status.Cancelled, drops: 1},
-		{name: "3-D Secure challenge failed", in: threeDS, acq: &acquirer{risk: accepted, threeDS: challenge},
-			signal: workflows.ThreeDSResult{AuthenticationID: "au_1", Status: "failed"}, waitAt: 30 * time.Second,
+		{name: "3-D Secure challenge failed", in: threeDS, acq: &acquirer{risk: accepted, threeDS: challenge}, acs: acsSays("failed"),
+			signal: workflows.ThreeDSResult{AuthenticationID: "au_1"}, waitAt: 30 * time.Second,
 			final: status.Failed, drops: 1},
 		{name: "3-D Secure challenge never answered", in: threeDS, acq: &acquirer{risk: accepted, threeDS: challenge},
 			waitAt: 10 * time.Minute, final: status.Failed, drops: 1},
@@ -273,6 +274,9 @@ func TestCVVDroppedWhenFinal(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newEnv(t, tc.acq)
+			if tc.acs != nil {
+				withACS(env, tc.acs)
+			}
 			for _, s := range tc.updates {
 				env.RegisterDelayedCallback(func() {
 					env.UpdateWorkflow(s.name, "", &testsuite.TestUpdateCallback{

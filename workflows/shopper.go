@@ -20,9 +20,13 @@ const (
 
 // Signals and updates of the shopper's side.
 const (
-	// SignalThreeDSResult carries the ACS's verdict, checked by the API.
+	// SignalThreeDSResult wakes an order waiting for a 3-D Secure
+	// challenge: the ACS says the authentication it names has an outcome.
+	// The order asks the ACS for that outcome.
 	SignalThreeDSResult = "threeds-result"
-	// SignalAPMResult carries the provider's callback, checked by the API.
+	// SignalAPMResult wakes an order waiting for its APM payment: the
+	// provider says the payment it names has moved. The order asks the
+	// provider for the payment's status.
 	SignalAPMResult = "apm-result"
 	// UpdatePay gives a checkout order the shopper's card.
 	UpdatePay = "pay"
@@ -47,19 +51,54 @@ type APMOrder struct {
 	Document  string
 }
 
-// ThreeDSResult is the ACS's verdict as the API received and checked it.
+// ThreeDSResult wakes an order waiting for a 3-D Secure challenge. It names
+// the authentication only: what a callback claims is never recorded.
 type ThreeDSResult struct {
 	AuthenticationID string
-	Status           string // authenticated or failed
-	ECI              string
-	CAVV             string
+	// Deprecated: Status, ECI and CAVV are what a callback claimed. Orders
+	// ignore them; they are read only to replay orders that took a
+	// callback's word before changeCallbackInquiry. Left empty, they are
+	// not sent.
+	Status string `json:",omitempty"`
+	ECI    string `json:",omitempty"`
+	CAVV   string `json:",omitempty"`
 }
 
-// APMResult is the provider's callback as the API received and checked it.
+// APMResult wakes an order waiting for its APM payment. It names the
+// provider's payment only: what a callback claims is never recorded.
 type APMResult struct {
 	PaymentID string
-	Status    string // succeeded or cancelled
+	// Deprecated: Status is what a callback claimed. Orders ignore it; it
+	// is read only to replay orders that took a callback's word before
+	// changeCallbackInquiry. Left empty, it is not sent.
+	Status string `json:",omitempty"`
 }
+
+// changeCallbackInquiry is the change (workflow.GetVersion) after which a
+// callback only wakes the order, which then asks the provider. Orders that
+// handled a callback before it replay the callback's word.
+const changeCallbackInquiry = "callback-inquiry"
+
+// providerInquiryOptions: what a callback woke the order for is asked of the
+// provider until it answers; meanwhile nothing is recorded. The inquiry is
+// cancelled when the order stops waiting (its window lapsed, the shopper
+// left), so a provider that never comes back never holds the order open.
+var providerInquiryOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: 30 * time.Second,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval:    time.Second,
+		BackoffCoefficient: 2,
+		MaximumInterval:    2 * time.Minute,
+	},
+}
+
+// Statuses the ACS and the APM provider report (see internal/connector/acquirer).
+const (
+	authAuthenticated = "authenticated"
+	authFailed        = "failed"
+	apmSucceeded      = "succeeded"
+	apmCancelled      = "cancelled"
+)
 
 // PayRequest is the card the shopper gave on the payment page.
 type PayRequest struct {
@@ -121,28 +160,96 @@ func (w *orderWorkflow) authenticate(ctx workflow.Context) (PaymentResult, error
 	return w.awaitShopper(ctx, out.ACSURL)
 }
 
-// threeDSDone continues a challenged payment with the ACS's verdict.
-func (w *orderWorkflow) threeDSDone(ctx workflow.Context, r ThreeDSResult) error {
-	if !w.threeDS.awaiting || r.AuthenticationID != w.threeDS.authenticationID {
-		workflow.GetLogger(ctx).Warn("3-D Secure result not awaited", "authentication_id", r.AuthenticationID)
+// threeDSCallback handles the ACS's callback for an order. A callback for
+// an authentication the order does not wait for changes nothing. Otherwise
+// the order asks the ACS for the authentication and goes on with the ACS's
+// answer: authenticated (charge with the ACS's ECI and CAVV), failed (A0005)
+// or still challenged (keep waiting, the session window still runs).
+func (w *orderWorkflow) threeDSCallback(ctx workflow.Context, r ThreeDSResult) error {
+	id := r.AuthenticationID
+	awaited := func() bool { return w.threeDS.awaiting && w.threeDS.authenticationID == id }
+	if err := w.lock.Lock(ctx); err != nil {
+		return err
+	}
+	if !awaited() {
+		w.lock.Unlock()
+		workflow.GetLogger(ctx).Warn("3-D Secure callback not awaited", "authentication_id", id)
 		return nil
 	}
-	w.threeDS.awaiting = false
+	if workflow.GetVersion(ctx, changeCallbackInquiry, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		// Handled before orders asked the ACS: replay the callback's word.
+		defer w.lock.Unlock()
+		st := authFailed
+		if r.Status == authAuthenticated {
+			st = authAuthenticated
+		}
+		return w.threeDSSettle(ctx, activities.ThreeDSOutcome{AuthenticationID: id, Status: st, ECI: r.ECI, CAVV: r.CAVV})
+	}
+	w.lock.Unlock()
+	var au activities.ThreeDSOutcome
+	if !w.askProvider(ctx, a.Get3DSAuthentication, activities.ThreeDSStatusInput{AuthenticationID: id}, &au, awaited) {
+		return nil
+	}
+	if err := w.lock.Lock(ctx); err != nil {
+		return err
+	}
+	defer w.lock.Unlock()
+	if !awaited() {
+		return nil
+	}
+	au.AuthenticationID = id
+	return w.threeDSSettle(ctx, au)
+}
+
+// threeDSSettle continues a challenged payment with the ACS's answer; an
+// authentication still challenged leaves the order waiting.
+func (w *orderWorkflow) threeDSSettle(ctx workflow.Context, au activities.ThreeDSOutcome) error {
 	var res PaymentResult
 	var err error
-	if r.Status == "authenticated" {
+	switch au.Status {
+	case authAuthenticated:
+		w.threeDS.awaiting = false
 		w.threeDS.result = "challenge:authenticated"
-		w.threeDS.data = &activities.ThreeDSData{AuthenticationID: r.AuthenticationID, ECI: r.ECI, CAVV: r.CAVV}
+		w.threeDS.data = &activities.ThreeDSData{AuthenticationID: au.AuthenticationID, ECI: au.ECI, CAVV: au.CAVV}
 		res, err = w.authorise(ctx)
-	} else {
+	case authFailed:
+		w.threeDS.awaiting = false
 		w.threeDS.result = "challenge:failed"
 		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Failed)}, codes.ThreeDSFailed, true)
+	default:
+		workflow.GetLogger(ctx).Info("3-D Secure challenge not answered yet: the order waits",
+			"authentication_id", au.AuthenticationID, "acs_status", au.Status)
+		return nil
 	}
 	if err != nil {
 		return err
 	}
 	w.result = &res
 	return w.notify(ctx, NotifyPayment, res.Code(), nil)
+}
+
+// askProvider runs a status inquiry (activity, with in) for a callback and
+// stores the provider's answer in valuePtr. It retries until the provider
+// answers; it gives up, reporting false, when the provider refuses the
+// inquiry or when waiting turns false (the inquiry is then cancelled). It
+// never fails the workflow.
+func (w *orderWorkflow) askProvider(ctx workflow.Context, activity, in, valuePtr any, waiting func() bool) bool {
+	logger := workflow.GetLogger(ctx)
+	ictx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	f := workflow.ExecuteActivity(workflow.WithActivityOptions(ictx, providerInquiryOptions), activity, in)
+	if err := workflow.Await(ctx, func() bool { return f.IsReady() || !waiting() }); err != nil {
+		return false
+	}
+	if !f.IsReady() {
+		logger.Info("the order stopped waiting: status inquiry dropped")
+		return false
+	}
+	if err := f.Get(ctx, valuePtr); err != nil {
+		logger.Error("status inquiry refused: the order keeps waiting", "error", err)
+		return false
+	}
+	return true
 }
 
 // startAPM creates the payment at the provider and sends the shopper there.
@@ -171,23 +278,66 @@ func (w *orderWorkflow) startAPM(ctx workflow.Context) (PaymentResult, error) {
 	return w.awaitShopper(ctx, out.RedirectURL)
 }
 
-// apmDone settles an APM payment with the provider's verdict.
-func (w *orderWorkflow) apmDone(ctx workflow.Context, r APMResult) error {
-	if !w.apm.awaiting || r.PaymentID != w.apm.paymentID {
-		workflow.GetLogger(ctx).Warn("APM result not awaited", "payment_id", r.PaymentID)
+// apmCallback handles the APM provider's callback for an order. A callback
+// for a payment the order does not wait for changes nothing. Otherwise the
+// order asks the provider for the payment and records the provider's status:
+// succeeded (paid), cancelled (A0007) or still pending (keep waiting, the
+// APM window still runs).
+func (w *orderWorkflow) apmCallback(ctx workflow.Context, r APMResult) error {
+	id := r.PaymentID
+	awaited := func() bool { return w.apm.awaiting && w.apm.paymentID == id }
+	if err := w.lock.Lock(ctx); err != nil {
+		return err
+	}
+	if !awaited() {
+		w.lock.Unlock()
+		workflow.GetLogger(ctx).Warn("APM callback not awaited", "payment_id", id)
 		return nil
 	}
-	w.apm.awaiting = false
+	if workflow.GetVersion(ctx, changeCallbackInquiry, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		// Handled before orders asked the provider: replay the callback's word.
+		defer w.lock.Unlock()
+		st := apmCancelled
+		if r.Status == apmSucceeded {
+			st = apmSucceeded
+		}
+		return w.apmSettle(ctx, id, st)
+	}
+	w.lock.Unlock()
+	var p activities.APMOutcome
+	if !w.askProvider(ctx, a.GetAPMPayment, activities.APMStatusInput{PaymentID: id}, &p, awaited) {
+		return nil
+	}
+	if err := w.lock.Lock(ctx); err != nil {
+		return err
+	}
+	defer w.lock.Unlock()
+	if !awaited() {
+		return nil
+	}
+	return w.apmSettle(ctx, id, p.Status)
+}
+
+// apmSettle records the provider's status of the order's APM payment; a
+// payment still pending leaves the order waiting.
+func (w *orderWorkflow) apmSettle(ctx workflow.Context, paymentID, providerStatus string) error {
 	var res PaymentResult
 	var err error
-	if r.Status == "succeeded" {
-		w.chargeID = r.PaymentID
+	switch providerStatus {
+	case apmSucceeded:
+		w.apm.awaiting = false
+		w.chargeID = paymentID
 		w.authorised, w.captured = w.in.Amount, w.in.Amount
 		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Paid), CapturedAmount: w.in.Amount,
-			ConnectorRef: r.PaymentID}, codes.OK, false)
-	} else {
-		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Failed), ConnectorRef: r.PaymentID},
+			ConnectorRef: paymentID}, codes.OK, false)
+	case apmCancelled:
+		w.apm.awaiting = false
+		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Failed), ConnectorRef: paymentID},
 			codes.ShopperCancelled, false)
+	default:
+		workflow.GetLogger(ctx).Info("APM payment not settled yet: the order waits",
+			"payment_id", paymentID, "provider_status", providerStatus)
+		return nil
 	}
 	if err != nil {
 		return err
@@ -203,8 +353,8 @@ func (w *orderWorkflow) shopperLapsed(ctx workflow.Context) error {
 		var out activities.APMOutcome
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.GetAPMPayment,
 			activities.APMStatusInput{PaymentID: w.apm.paymentID}).Get(ctx, &out)
-		if err == nil && out.Status == "succeeded" {
-			return w.apmDone(ctx, APMResult{PaymentID: w.apm.paymentID, Status: out.Status})
+		if err == nil && out.Status == apmSucceeded {
+			return w.apmSettle(ctx, w.apm.paymentID, out.Status)
 		}
 	}
 	w.threeDS.awaiting, w.apm.awaiting = false, false
@@ -245,19 +395,16 @@ func (w *orderWorkflow) registerShopperHandlers(ctx workflow.Context) error {
 			sel.AddReceive(threeDS, func(c workflow.ReceiveChannel, more bool) { c.Receive(ctx, &r3) })
 			sel.AddReceive(apm, func(c workflow.ReceiveChannel, more bool) { c.Receive(ctx, &ra) })
 			sel.Select(ctx)
-			// Count the result as in flight, so the order cannot end between
-			// its final status and the notification of it.
+			// Count the callback as in flight, so the order cannot end
+			// while the provider is asked, nor between its final status
+			// and the notification of it.
 			w.inFlight++
-			if err := w.lock.Lock(ctx); err != nil {
-				return
-			}
 			var err error
 			if r3.AuthenticationID != "" {
-				err = w.threeDSDone(ctx, r3)
+				err = w.threeDSCallback(ctx, r3)
 			} else if ra.PaymentID != "" {
-				err = w.apmDone(ctx, ra)
+				err = w.apmCallback(ctx, ra)
 			}
-			w.lock.Unlock()
 			w.inFlight--
 			if err != nil {
 				workflow.GetLogger(ctx).Error("shopper result", "error", err)

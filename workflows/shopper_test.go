@@ -1,10 +1,18 @@
 package workflows_test
 
 import (
+	"context"
+	"errors"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/status"
@@ -33,12 +41,77 @@ func apmInput() workflows.OrderInput {
 	return in
 }
 
+// acs scripts the ACS's answers to Get3DSAuthentication by call number
+// (from 0) and counts the inquiries.
+type acs struct {
+	answer func(n int) (activities.ThreeDSOutcome, error)
+
+	mu    sync.Mutex
+	asked []string // the authentication ids asked for
+}
+
+// withACS adds the ACS's status inquiry to env, which newEnv does not mock.
+func withACS(env *testsuite.TestWorkflowEnvironment, ac *acs) {
+	env.OnActivity(acts.Get3DSAuthentication, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ThreeDSStatusInput) (activities.ThreeDSOutcome, error) {
+			ac.mu.Lock()
+			defer ac.mu.Unlock()
+			ac.asked = append(ac.asked, in.AuthenticationID)
+			if ac.answer == nil {
+				return activities.ThreeDSOutcome{}, temporal.NewNonRetryableApplicationError("no ACS", "Unexpected", nil)
+			}
+			return ac.answer(len(ac.asked) - 1)
+		}).Maybe()
+}
+
+// acsSays is an ACS that always gives the authentication au_1 status.
+func acsSays(status string) *acs {
+	return &acs{answer: func(int) (activities.ThreeDSOutcome, error) {
+		out := activities.ThreeDSOutcome{AuthenticationID: "au_1", Status: status}
+		if status == "authenticated" {
+			out.ECI, out.CAVV = "05", "acs-cavv"
+		}
+		return out, nil
+	}}
+}
+
+// inquiries counts the (non-local) activities of each type the order ran:
+// the status inquiries callbacks wake.
+type inquiries struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func countInquiries(env *testsuite.TestWorkflowEnvironment) *inquiries {
+	q := &inquiries{n: map[string]int{}}
+	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		q.n[info.ActivityType.Name]++
+	})
+	return q
+}
+
+func (q *inquiries) of(name string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.n[name]
+}
+
+func threeDSInput() workflows.OrderInput {
+	in := orderInput("auto")
+	in.ThreeDS = true
+	return in
+}
+
+var challenge = activities.ThreeDSOutcome{AuthenticationID: "au_1", Status: "challenge_required", ACSURL: "http://sim/acs/au_1"}
+
 func TestShopperSide(t *testing.T) {
-	challenge := activities.ThreeDSOutcome{AuthenticationID: "au_1", Status: "challenge_required", ACSURL: "http://sim/acs/au_1"}
 	tests := []struct {
 		name       string
 		in         func() workflows.OrderInput
 		acq        *acquirer
+		acs        *acs
 		signal     string
 		arg        any
 		at         time.Duration
@@ -50,14 +123,14 @@ func TestShopperSide(t *testing.T) {
 	}{
 		{
 			name: "APM paid at the provider",
-			in:   apmInput, acq: &acquirer{risk: accepted},
-			signal: workflows.SignalAPMResult, arg: workflows.APMResult{PaymentID: "ap_1", Status: "succeeded"}, at: time.Hour,
+			in:   apmInput, acq: &acquirer{risk: accepted, apmStatus: "succeeded"},
+			signal: workflows.SignalAPMResult, arg: workflows.APMResult{PaymentID: "ap_1"}, at: time.Hour,
 			firstOrder: status.OrderPending, issuerURL: "http://provider/apm/ap_1", final: status.Paid, code: "0000",
 		},
 		{
 			name: "APM cancelled by the shopper",
-			in:   apmInput, acq: &acquirer{risk: accepted},
-			signal: workflows.SignalAPMResult, arg: workflows.APMResult{PaymentID: "ap_1", Status: "cancelled"}, at: time.Hour,
+			in:   apmInput, acq: &acquirer{risk: accepted, apmStatus: "cancelled"},
+			signal: workflows.SignalAPMResult, arg: workflows.APMResult{PaymentID: "ap_1"}, at: time.Hour,
 			firstOrder: status.OrderPending, issuerURL: "http://provider/apm/ap_1", final: status.Failed, code: "A0007",
 		},
 		{
@@ -71,50 +144,26 @@ func TestShopperSide(t *testing.T) {
 			firstOrder: status.OrderPending, issuerURL: "http://provider/apm/ap_1", final: status.Paid, code: "0000",
 		},
 		{
-			name: "APM callback of another payment is ignored",
-			in:   apmInput, acq: &acquirer{risk: accepted, apmStatus: "pending"},
-			signal: workflows.SignalAPMResult, arg: workflows.APMResult{PaymentID: "ap_other", Status: "succeeded"}, at: time.Hour,
-			firstOrder: status.OrderPending, issuerURL: "http://provider/apm/ap_1", final: status.Expired, code: "A0008",
-		},
-		{
 			name: "3-D Secure challenge passed",
-			in: func() workflows.OrderInput {
-				in := orderInput("auto")
-				in.ThreeDS = true
-				return in
-			},
-			acq:    &acquirer{risk: accepted, threeDS: challenge, authorise: answer(approved(amount))},
-			signal: workflows.SignalThreeDSResult, arg: workflows.ThreeDSResult{AuthenticationID: "au_1", Status: "authenticated", ECI: "05", CAVV: "cavv"},
+			in:   threeDSInput, acq: &acquirer{risk: accepted, threeDS: challenge, authorise: answer(approved(amount))},
+			acs:    acsSays("authenticated"),
+			signal: workflows.SignalThreeDSResult, arg: workflows.ThreeDSResult{AuthenticationID: "au_1"},
 			at: time.Minute, firstOrder: status.OrderPending, issuerURL: "http://sim/acs/au_1", final: status.Paid, code: "0000", auths: 1,
 		},
 		{
 			name: "3-D Secure challenge failed",
-			in: func() workflows.OrderInput {
-				in := orderInput("auto")
-				in.ThreeDS = true
-				return in
-			},
-			acq:    &acquirer{risk: accepted, threeDS: challenge},
-			signal: workflows.SignalThreeDSResult, arg: workflows.ThreeDSResult{AuthenticationID: "au_1", Status: "failed"},
+			in:   threeDSInput, acq: &acquirer{risk: accepted, threeDS: challenge}, acs: acsSays("failed"),
+			signal: workflows.SignalThreeDSResult, arg: workflows.ThreeDSResult{AuthenticationID: "au_1"},
 			at: time.Minute, firstOrder: status.OrderPending, issuerURL: "http://sim/acs/au_1", final: status.Failed, code: "A0005",
 		},
 		{
 			name: "3-D Secure challenge never answered: fails after the session window",
-			in: func() workflows.OrderInput {
-				in := orderInput("auto")
-				in.ThreeDS = true
-				return in
-			},
-			acq:        &acquirer{risk: accepted, threeDS: challenge},
+			in:   threeDSInput, acq: &acquirer{risk: accepted, threeDS: challenge},
 			firstOrder: status.OrderPending, issuerURL: "http://sim/acs/au_1", final: status.Failed, code: "A0005",
 		},
 		{
-			name: "frictionless 3-D Secure charges at once",
-			in: func() workflows.OrderInput {
-				in := orderInput("auto")
-				in.ThreeDS = true
-				return in
-			},
+			name:       "frictionless 3-D Secure charges at once",
+			in:         threeDSInput,
 			acq:        &acquirer{risk: accepted, threeDS: activities.ThreeDSOutcome{AuthenticationID: "au_2", Status: "authenticated", ECI: "05", CAVV: "c"}, authorise: answer(approved(amount))},
 			firstOrder: status.OrderSuccess, final: status.Paid, code: "0000", auths: 1,
 		},
@@ -133,6 +182,11 @@ func TestShopperSide(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newEnv(t, tc.acq)
+			ac := tc.acs
+			if ac == nil {
+				ac = &acs{}
+			}
+			withACS(env, ac)
 			if tc.signal != "" {
 				env.RegisterDelayedCallback(func() { env.SignalWorkflow(tc.signal, tc.arg) }, tc.at)
 			}
@@ -149,6 +203,238 @@ func TestShopperSide(t *testing.T) {
 			}
 			if tc.auths > 0 && tc.in().ThreeDS && tc.acq.auths[0].ThreeDS == nil {
 				t.Error("the charge carries no 3-D Secure data")
+			}
+		})
+	}
+}
+
+// TestCallbacksAreNotTrusted: a callback only wakes the order, which records
+// what the ACS or the provider says, never what the callback claims.
+func TestCallbacksAreNotTrusted(t *testing.T) {
+	type check struct {
+		at     time.Duration
+		status status.Payment
+	}
+	tests := []struct {
+		name string
+		in   func() workflows.OrderInput
+		acq  *acquirer
+		acs  *acs
+		// signals are sent at their times; settle, when set, changes what
+		// the APM provider says at its time.
+		signals  []signalAt
+		settle   *signalAt
+		checks   []check // the order's status while it runs
+		final    status.Payment
+		code     string
+		threeDS  string
+		auths    int
+		inquired map[string]int // status inquiries made for callbacks, by activity
+		paid     int            // outcomes recorded as paid
+	}{
+		{
+			name: "APM callback says paid, provider says pending: the order stays pending and expires",
+			in:   apmInput, acq: &acquirer{risk: accepted, apmStatus: "pending"},
+			signals: []signalAt{{time.Hour, workflows.SignalAPMResult, workflows.APMResult{PaymentID: "ap_1", Status: "succeeded"}}},
+			checks:  []check{{2 * time.Hour, status.Pending}, {23 * time.Hour, status.Pending}},
+			final:   status.Expired, code: "A0008", inquired: map[string]int{"GetAPMPayment": 1},
+		},
+		{
+			name: "APM callback says paid too early: paid only once the provider settles",
+			in:   apmInput, acq: &acquirer{risk: accepted, apmStatus: "pending"},
+			signals: []signalAt{
+				{time.Hour, workflows.SignalAPMResult, workflows.APMResult{PaymentID: "ap_1", Status: "succeeded"}},
+				{3 * time.Hour, workflows.SignalAPMResult, workflows.APMResult{PaymentID: "ap_1"}},
+			},
+			settle: &signalAt{at: 2 * time.Hour, arg: "succeeded"},
+			checks: []check{{90 * time.Minute, status.Pending}, {150 * time.Minute, status.Pending}, {4 * time.Hour, status.Paid}},
+			final:  status.Paid, code: "0000", inquired: map[string]int{"GetAPMPayment": 2}, paid: 1,
+		},
+		{
+			name: "APM callback says cancelled, provider says paid: paid",
+			in:   apmInput, acq: &acquirer{risk: accepted, apmStatus: "succeeded"},
+			signals: []signalAt{{time.Hour, workflows.SignalAPMResult, workflows.APMResult{PaymentID: "ap_1", Status: "cancelled"}}},
+			final:   status.Paid, code: "0000", inquired: map[string]int{"GetAPMPayment": 1}, paid: 1,
+		},
+		{
+			name: "APM callback for another payment: ignored, the provider is not even asked",
+			in:   apmInput, acq: &acquirer{risk: accepted, apmStatus: "succeeded"},
+			signals: []signalAt{{time.Hour, workflows.SignalAPMResult, workflows.APMResult{PaymentID: "ap_other", Status: "succeeded"}}},
+			checks:  []check{{2 * time.Hour, status.Pending}},
+			// The window's end still asks the provider (a local activity).
+			final: status.Paid, code: "0000", inquired: map[string]int{"GetAPMPayment": 0}, paid: 1,
+		},
+		{
+			name: "APM callback repeated: the payment is recorded once",
+			in:   apmInput, acq: &acquirer{risk: accepted, apmStatus: "succeeded"},
+			signals: []signalAt{
+				{time.Hour, workflows.SignalAPMResult, workflows.APMResult{PaymentID: "ap_1"}},
+				{time.Hour, workflows.SignalAPMResult, workflows.APMResult{PaymentID: "ap_1"}},
+				{2 * time.Hour, workflows.SignalAPMResult, workflows.APMResult{PaymentID: "ap_1"}},
+			},
+			final: status.Paid, code: "0000", inquired: map[string]int{"GetAPMPayment": 1}, paid: 1,
+		},
+		{
+			name: "3-D Secure callback says authenticated, ACS says failed: A0005",
+			in:   threeDSInput, acq: &acquirer{risk: accepted, threeDS: challenge}, acs: acsSays("failed"),
+			signals: []signalAt{{time.Minute, workflows.SignalThreeDSResult,
+				workflows.ThreeDSResult{AuthenticationID: "au_1", Status: "authenticated", ECI: "05", CAVV: "forged"}}},
+			final: status.Failed, code: "A0005", threeDS: "challenge:failed", inquired: map[string]int{"Get3DSAuthentication": 1},
+		},
+		{
+			name: "3-D Secure callback says authenticated, challenge still open: pending until the window lapses",
+			in:   threeDSInput, acq: &acquirer{risk: accepted, threeDS: challenge}, acs: acsSays("challenge_required"),
+			signals: []signalAt{{time.Minute, workflows.SignalThreeDSResult,
+				workflows.ThreeDSResult{AuthenticationID: "au_1", Status: "authenticated", CAVV: "forged"}}},
+			checks: []check{{2 * time.Minute, status.Pending}, {14 * time.Minute, status.Pending}},
+			final:  status.Failed, code: "A0005", threeDS: "challenge:timeout", inquired: map[string]int{"Get3DSAuthentication": 1},
+		},
+		{
+			name: "3-D Secure callback for another authentication: ignored, the ACS is not asked",
+			in:   threeDSInput, acq: &acquirer{risk: accepted, threeDS: challenge}, acs: acsSays("authenticated"),
+			signals: []signalAt{{time.Minute, workflows.SignalThreeDSResult,
+				workflows.ThreeDSResult{AuthenticationID: "au_other", Status: "authenticated", CAVV: "c"}}},
+			checks: []check{{2 * time.Minute, status.Pending}},
+			final:  status.Failed, code: "A0005", threeDS: "challenge:timeout", inquired: map[string]int{"Get3DSAuthentication": 0},
+		},
+		{
+			name: "3-D Secure inquiry fails twice, then the ACS answers: charged and recorded once",
+			in:   threeDSInput, acq: &acquirer{risk: accepted, threeDS: challenge, authorise: answer(approved(amount))},
+			acs: &acs{answer: func(n int) (activities.ThreeDSOutcome, error) {
+				if n < 2 {
+					return activities.ThreeDSOutcome{}, errors.New("acs unavailable")
+				}
+				return activities.ThreeDSOutcome{AuthenticationID: "au_1", Status: "authenticated", ECI: "05", CAVV: "acs-cavv"}, nil
+			}},
+			signals: []signalAt{{time.Minute, workflows.SignalThreeDSResult, workflows.ThreeDSResult{AuthenticationID: "au_1"}}},
+			final:   status.Paid, code: "0000", threeDS: "challenge:authenticated", auths: 1,
+			inquired: map[string]int{"Get3DSAuthentication": 3}, paid: 1,
+		},
+		{
+			name: "3-D Secure inquiry refused by the ACS: the order keeps waiting, then lapses",
+			in:   threeDSInput, acq: &acquirer{risk: accepted, threeDS: challenge}, acs: &acs{},
+			signals: []signalAt{{time.Minute, workflows.SignalThreeDSResult, workflows.ThreeDSResult{AuthenticationID: "au_1", Status: "authenticated"}}},
+			checks:  []check{{2 * time.Minute, status.Pending}},
+			final:   status.Failed, code: "A0005", threeDS: "challenge:timeout", inquired: map[string]int{"Get3DSAuthentication": 1},
+		},
+		{
+			name: "3-D Secure ACS down until the window lapses: the inquiry is dropped and the order ends",
+			in:   threeDSInput, acq: &acquirer{risk: accepted, threeDS: challenge},
+			acs: &acs{answer: func(int) (activities.ThreeDSOutcome, error) {
+				return activities.ThreeDSOutcome{}, errors.New("acs unavailable")
+			}},
+			signals: []signalAt{{time.Minute, workflows.SignalThreeDSResult, workflows.ThreeDSResult{AuthenticationID: "au_1"}}},
+			checks:  []check{{10 * time.Minute, status.Pending}},
+			final:   status.Failed, code: "A0005", threeDS: "challenge:timeout",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t, tc.acq)
+			ac := tc.acs
+			if ac == nil {
+				ac = &acs{}
+			}
+			withACS(env, ac)
+			q := countInquiries(env)
+			for _, s := range tc.signals {
+				env.RegisterDelayedCallback(func() { env.SignalWorkflow(s.name, s.arg) }, s.at)
+			}
+			if tc.settle != nil {
+				env.RegisterDelayedCallback(func() {
+					tc.acq.mu.Lock()
+					defer tc.acq.mu.Unlock()
+					tc.acq.apmStatus = tc.settle.arg.(string)
+				}, tc.settle.at)
+			}
+			for _, c := range tc.checks {
+				env.RegisterDelayedCallback(func() {
+					if st := finalState(t, env); st.PaymentStatus != c.status {
+						t.Errorf("at %v: payment_status %v, want %v", c.at, st.PaymentStatus, c.status)
+					}
+				}, c.at)
+			}
+			run(t, env, tc.in())
+			st := finalState(t, env)
+			if st.PaymentStatus != tc.final || st.Result == nil || st.Result.ResultCode != tc.code {
+				t.Fatalf("final: %v %+v, want %v %s", st.PaymentStatus, st.Result, tc.final, tc.code)
+			}
+			if tc.threeDS != "" && st.Result.ThreeDSResult != tc.threeDS {
+				t.Errorf("threeds_result = %q, want %q", st.Result.ThreeDSResult, tc.threeDS)
+			}
+			for name, want := range tc.inquired {
+				if got := q.of(name); got != want {
+					t.Errorf("%s inquiries = %d, want %d", name, got, want)
+				}
+			}
+			if len(tc.acq.auths) != tc.auths {
+				t.Fatalf("charges = %d, want %d", len(tc.acq.auths), tc.auths)
+			}
+			if tc.auths > 0 {
+				// The charge carries the ACS's authentication, not the callback's.
+				if d := tc.acq.auths[0].ThreeDS; d == nil || d.AuthenticationID != "au_1" || d.CAVV != "acs-cavv" {
+					t.Errorf("charge 3-D Secure data = %+v, want the ACS's", d)
+				}
+			}
+			paid := 0
+			for _, f := range tc.acq.finish {
+				if f.PaymentStatus == int(status.Paid) {
+					paid++
+				}
+			}
+			if paid != tc.paid {
+				t.Errorf("outcomes recorded as paid = %d, want %d", paid, tc.paid)
+			}
+		})
+	}
+}
+
+// signalAt is a signal sent at a time of the test clock.
+type signalAt struct {
+	at   time.Duration
+	name string
+	arg  any
+}
+
+// TestCallbacksBeforeTheInquiryReplay: an order that handled a callback
+// before changeCallbackInquiry (GetVersion answers DefaultVersion) goes on
+// with the callback's word, as it did when its history was written, and
+// asks nobody.
+func TestCallbacksBeforeTheInquiryReplay(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     func() workflows.OrderInput
+		acq    *acquirer
+		signal signalAt
+		final  status.Payment
+		code   string
+	}{
+		{"APM succeeded", apmInput, &acquirer{risk: accepted, apmStatus: "pending"},
+			signalAt{time.Hour, workflows.SignalAPMResult, workflows.APMResult{PaymentID: "ap_1", Status: "succeeded"}}, status.Paid, "0000"},
+		{"APM cancelled", apmInput, &acquirer{risk: accepted, apmStatus: "pending"},
+			signalAt{time.Hour, workflows.SignalAPMResult, workflows.APMResult{PaymentID: "ap_1", Status: "cancelled"}}, status.Failed, "A0007"},
+		{"3-D Secure authenticated", threeDSInput, &acquirer{risk: accepted, threeDS: challenge, authorise: answer(approved(amount))},
+			signalAt{time.Minute, workflows.SignalThreeDSResult, workflows.ThreeDSResult{AuthenticationID: "au_1", Status: "authenticated", ECI: "05", CAVV: "acs-cavv"}},
+			status.Paid, "0000"},
+		{"3-D Secure failed", threeDSInput, &acquirer{risk: accepted, threeDS: challenge},
+			signalAt{time.Minute, workflows.SignalThreeDSResult, workflows.ThreeDSResult{AuthenticationID: "au_1", Status: "failed"}},
+			status.Failed, "A0005"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t, tc.acq)
+			ac := &acs{}
+			withACS(env, ac)
+			q := countInquiries(env)
+			env.OnGetVersion("callback-inquiry", workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
+			env.RegisterDelayedCallback(func() { env.SignalWorkflow(tc.signal.name, tc.signal.arg) }, tc.signal.at)
+			run(t, env, tc.in())
+			st := finalState(t, env)
+			if st.PaymentStatus != tc.final || st.Result == nil || st.Result.ResultCode != tc.code {
+				t.Errorf("final: %v %+v, want %v %s", st.PaymentStatus, st.Result, tc.final, tc.code)
+			}
+			if n := q.of("GetAPMPayment") + q.of("Get3DSAuthentication"); n != 0 {
+				t.Errorf("status inquiries = %d, want none", n)
 			}
 		})
 	}

@@ -116,16 +116,24 @@ func (c *Client) GetAuthentication(ctx context.Context, id string) (Authenticati
 }
 
 // VerifyThreeDSResult reports whether signature is the ACS's signature of a
-// challenge result: lower hex HMAC-SHA256(secret,
-// authentication_id|status|cavv|reference). It compares in constant time.
+// challenge result (see SignThreeDSResult). It compares in constant time.
+// A valid signature proves only that the secret's holder sent the result:
+// the outcome itself is read from the ACS (GetAuthentication).
 func VerifyThreeDSResult(secret, authenticationID, status, cavv, reference, signature string) bool {
-	want := sign(secret, []byte(authenticationID+"|"+status+"|"+cavv+"|"+reference))
+	want := SignThreeDSResult(secret, authenticationID, status, cavv, reference)
 	return hmac.Equal([]byte(want), []byte(signature))
+}
+
+// SignThreeDSResult returns the signature the ACS sends with a challenge
+// result: lower hex HMAC-SHA256(secret, authentication_id|status|cavv|reference).
+func SignThreeDSResult(secret, authenticationID, status, cavv, reference string) string {
+	return sign(secret, []byte(authenticationID+"|"+status+"|"+cavv+"|"+reference))
 }
 
 // VerifyProviderSignature reports whether signature (the X-Provider-Signature
 // header) is the APM provider's signature of body. It compares in constant
-// time.
+// time. A valid signature proves only who sent the callback: the payment's
+// status is read from the provider (GetAPMPayment).
 func VerifyProviderSignature(secret string, body []byte, signature string) bool {
 	return hmac.Equal([]byte(SignProviderCallback(secret, body)), []byte(signature))
 }

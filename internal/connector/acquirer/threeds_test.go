@@ -187,6 +187,9 @@ func TestChallengeThenCharge(t *testing.T) {
 
 func TestVerifyThreeDSResult(t *testing.T) {
 	valid := SignProviderCallback(testSecret, []byte("au_1|authenticated|CAVV|order-1"))
+	if got := SignThreeDSResult(testSecret, "au_1", "authenticated", "CAVV", "order-1"); got != valid {
+		t.Fatalf("SignThreeDSResult = %s, want %s", got, valid)
+	}
 	tests := []struct {
 		name                          string
 		secret, id, status, cavv, ref string

@@ -2,10 +2,25 @@ package acquirer
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"html/template"
 	"net/http"
 )
+
+// pageStyle is the one style sheet of every page, inline.
+const pageStyle = `
+body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#222}
+.amount{font-size:1.5rem;font-weight:600}
+button{padding:.5rem 1rem;margin:.5rem .5rem 0 0}
+label{display:block;margin-top:1rem}
+input[type=text]{font-size:1.2rem;padding:.3rem;width:10rem}
+`
+
+// resultScript posts the ACS's result form back to the merchant's side as
+// soon as the page has loaded.
+const resultScript = `window.addEventListener("load",function(){document.getElementById("threeds-result").submit()})`
 
 const pageHead = `<!DOCTYPE html>
 <html lang="en">
@@ -13,16 +28,35 @@ const pageHead = `<!DOCTYPE html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{template "title" .}}</title>
-<style>
-body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;color:#222}
-.amount{font-size:1.5rem;font-weight:600}
-button{padding:.5rem 1rem;margin:.5rem .5rem 0 0}
-label{display:block;margin-top:1rem}
-input[type=text]{font-size:1.2rem;padding:.3rem;width:10rem}
-</style>
+<style>` + pageStyle + `</style>
 </head>
 <body>
 `
+
+// pageCSP is the Content-Security-Policy of every page: nothing loads but
+// the page's own inline style and script (allowed by hash), and no other
+// site may frame the page (clickjacking of the challenge or the pay button).
+// Forms are not limited (form-action): the result page posts to the
+// merchant's side and the APM page's answer redirects to the shop, both on
+// other origins.
+var pageCSP = "default-src 'none'; style-src " + cspHash(pageStyle) + "; script-src " + cspHash(resultScript) +
+	"; base-uri 'none'; frame-ancestors 'none'"
+
+// cspHash is the CSP source expression that allows the inline text s.
+func cspHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}
+
+// setPageHeaders sets the security headers every page of the simulator
+// sends.
+func setPageHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", pageCSP)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+}
 
 const pageFoot = `
 </body>
@@ -61,7 +95,7 @@ var (
 <input type="hidden" name="signature" value="{{.Signature}}">
 <button type="submit" id="continue">Continue</button>
 </form>
-<script>window.addEventListener("load",function(){document.getElementById("threeds-result").submit()})</script>`)
+<script>`+resultScript+`</script>`)
 
 	apmPage = newPage("apm", "{{.Method}} payment", `<h1>{{.Method}} payment</h1>
 <p>Amount: <span class="amount" id="amount">{{.Amount}} {{.Currency}}</span></p>
@@ -83,13 +117,13 @@ var (
 // a half-written page.
 func writePage(w http.ResponseWriter, status int, t *template.Template, data any) {
 	var buf bytes.Buffer
+	h := w.Header()
+	setPageHeaders(h)
 	if err := t.Execute(&buf, data); err != nil {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
-	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())
 }
