@@ -7,7 +7,7 @@ export GOFLAGS := -buildvcs=false
 TEMPORAL_CLI_VERSION := v1.5.1
 TEMPORAL := .bin/temporal
 
-.PHONY: run test test-short build bench vet chromium
+.PHONY: run test test-short build bench vet chromium fuzz
 
 run:
 	$(GO) run ./cmd/paygate dev
@@ -18,6 +18,24 @@ test: $(TEMPORAL) chromium
 
 test-short:
 	$(GO) test -count=1 -short ./...
+
+# Every fuzz target (func FuzzXxx in a *_fuzz_test.go) runs for FUZZTIME, one
+# after another; a failure is reported and the others still run. New failing
+# inputs land in the package's testdata/fuzz/FuzzXxx/, where plain go test
+# (make test) runs them from then on.
+FUZZTIME ?= 30s
+FUZZ_PKGS ?= $(sort $(patsubst %/,%,$(dir $(shell find . -name '*_fuzz_test.go' -not -path './.*'))))
+
+fuzz:
+	@failed=""; \
+	for pkg in $(FUZZ_PKGS); do \
+	  names=$$($(GO) test -list '^Fuzz' $$pkg) || { echo "$$names"; failed="$$failed $$pkg"; continue; }; \
+	  for name in $$(echo "$$names" | grep '^Fuzz'); do \
+	    echo "== $$pkg $$name for $(FUZZTIME)"; \
+	    $(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) $$pkg || failed="$$failed $$pkg:$$name"; \
+	  done; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz: failed:$$failed"; exit 1; fi; echo "fuzz: every target passed"
 
 build:
 	$(GO) build -o paygate ./cmd/paygate

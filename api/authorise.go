@@ -100,7 +100,7 @@ func (s *Server) authorise(c *gin.Context) {
 	}
 	// Until the request proves the key its answers go unsigned: a signed
 	// refusal over values the caller chose would be a signing oracle.
-	if req.EncryptionData == "" {
+	if req.EncryptionData == "" && !hasStrongSignature(c) {
 		reply(codes.MissingField.With("encryption_data"), "")
 		return
 	}

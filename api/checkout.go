@@ -77,7 +77,7 @@ func (s *Server) checkoutPage(c *gin.Context) {
 	if sig == "" {
 		sig = req.SignInfo
 	}
-	if sig == "" {
+	if sig == "" && !hasStrongSignature(c) {
 		s.shopperMessage(c, http.StatusOK, lang, "payment_failed", codes.BadSignature)
 		return
 	}
@@ -85,7 +85,9 @@ func (s *Server) checkoutPage(c *gin.Context) {
 		s.shopperMessage(c, http.StatusOK, lang, "payment_failed", codes.BadSignature)
 		return
 	}
-	if req.EncryptionData == "" {
+	// The shopper's browser cannot send the strong signature's header, so a
+	// request that does is the merchant's.
+	if req.EncryptionData == "" && !hasStrongSignature(c) {
 		s.paymentPage(c, &req, account)
 		return
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/internal/codes"
 	"github.com/paygate/paygate/internal/merchant"
 	"github.com/paygate/paygate/internal/notify"
+	"github.com/paygate/paygate/internal/replay"
 	"github.com/paygate/paygate/internal/vault"
 	"github.com/paygate/paygate/workflows"
 )
@@ -63,9 +64,18 @@ type Server struct {
 	SessionKey []byte
 	// Shopper runs the shopper's side of orders on Temporal.
 	Shopper ShopperFlows
+	// FormOrigins are the origins, besides the gateway's own, that the
+	// shopper's pages may send the shopper to with a form: the 3-D Secure
+	// ACS and APM provider pages (see edge.go).
+	FormOrigins []string
 
 	// Admin is the operators' API under /admin; nil or without a token, off.
 	Admin *Admin
+
+	// Replays keeps first answers and strong-signature nonces (replay.go);
+	// nil means one over DB (none without DB: replays are then not caught
+	// and strong signatures are refused).
+	Replays *replay.Store
 }
 
 // Handler returns the HTTP handler with every route.
@@ -79,8 +89,18 @@ func (s *Server) Handler() http.Handler {
 	// caller must not get around the query IP allow-list.
 	_ = r.SetTrustedProxies(nil)
 	r.Use(s.logRequests, s.recoverPanics)
+	// Body limit and security headers on every answer (edge.go).
+	r.Use(s.edge)
 	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok") })
 	v1 := r.Group("/v1")
+	// First answers of repeated requests, Idempotency-Key (replay.go).
+	if s.Replays == nil && s.DB != nil {
+		s.Replays = replay.New(s.DB)
+		if s.Logger != nil {
+			s.Replays.Logger = s.Logger
+		}
+	}
+	v1.Use(s.replayGuard)
 	v1.POST("/authorise", s.authorise)
 	v1.POST("/retrievalTrans", s.retrievalTrans)
 	v1.POST("/checkout", s.checkoutPage)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/paygate/paygate/internal/codes"
@@ -95,7 +96,14 @@ type jsonFrame struct {
 // the raw bytes of each token, because decoding would quietly replace it),
 // control characters, nesting deeper than maxDepth, arrays over their limit
 // and nested strings over maxNestedText. The answer names the field.
-func checkJSONText(raw []byte) *codes.Code {
+func checkJSONText(raw []byte) *codes.Code { return checkJSONTextAt(raw, "", 0) }
+
+// checkJSONTextAt walks raw as the value of the field at prefix ("" for the
+// body), opened inside depth objects. A nested field sent as JSON text in a
+// string (how batch arrays may come) is walked again as the document it
+// holds, since its escapes only become characters when it is decoded a
+// second time.
+func checkJSONTextAt(raw []byte, prefix string, depth int) *codes.Code {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var stack []*jsonFrame
@@ -118,7 +126,7 @@ func checkJSONText(raw []byte) *codes.Code {
 			top = stack[len(stack)-1]
 		}
 		// The path of the value this token is (or, for a key, names).
-		path := ""
+		path := prefix
 		isKey := false
 		if top != nil {
 			switch {
@@ -150,7 +158,7 @@ func checkJSONText(raw []byte) *codes.Code {
 		}
 		switch v := tok.(type) {
 		case json.Delim:
-			if len(stack) >= maxDepth {
+			if depth+len(stack) >= maxDepth {
 				c := codes.InvalidField.With(fieldName(path, false) + " is nested too deeply")
 				return &c
 			}
@@ -174,9 +182,16 @@ func checkJSONText(raw []byte) *codes.Code {
 			if code := checkText(fieldName(path, false), v); code != nil {
 				return code
 			}
-			if len(stack) > 1 && len(v) > maxNestedText {
+			if depth+len(stack) > 1 && len(v) > maxNestedText {
 				c := codes.InvalidField.With(path + " is too long")
 				return &c
+			}
+			if len(stack) == 1 && prefix == "" && nestedFields[path] {
+				if inner := strings.TrimSpace(v); inner != "" && (inner[0] == '[' || inner[0] == '{') {
+					if code := checkJSONTextAt([]byte(inner), path, 1); code != nil {
+						return code
+					}
+				}
 			}
 		}
 		if top != nil {

@@ -14,6 +14,7 @@ func TestDecodeBodyRefusesBadText(t *testing.T) {
 		FirstName    string           `json:"first_name"`
 		RefundReason string           `json:"refund_reason"`
 		CartItems    []order.CartItem `json:"cart_items"`
+		RefundOrders batchEntries     `json:"refund_orders"`
 	}
 	manyItems := "[" + strings.Repeat(`{"basic_item_data":{"name":"Hat"}},`, 100) + `{"basic_item_data":{"name":"Hat"}}]`
 	deep := strings.Repeat(`{"a":`, 7) + "1" + strings.Repeat("}", 7)
@@ -39,6 +40,9 @@ func TestDecodeBodyRefusesBadText(t *testing.T) {
 		{name: "101 cart items", body: `{"cart_items":` + manyItems + `}`, want: "I0011:Request body too large: cart_items holds more than 100 entries"},
 		{name: "nested too deeply", body: `{"note":"x","custom_obj":` + deep + `}`, want: "I0008:Invalid field value: custom_obj.a.a.a.a.a is nested too deeply"},
 		{name: "overlong nested text", body: `{"cart_items":[{"basic_item_data":{"name":"` + strings.Repeat("x", 2049) + `"}}]}`, want: "I0008:Invalid field value: cart_items[0].basic_item_data.name is too long"},
+		{name: "NUL escaped in a batch array sent as JSON text", body: `{"refund_orders":"[{\"refund_reason\":\"a\\u0000b\"}]"}`, want: "I0008:Invalid field value: refund_orders[0].refund_reason contains a control character"},
+		{name: "batch array as JSON text nested too deeply", body: `{"refund_orders":"[{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":1}}}}}]"}`, want: "I0008:Invalid field value: refund_orders[0].a.a.a.a is nested too deeply"},
+		{name: "batch array as JSON text is fine", body: `{"refund_orders":"[{\"refund_reason\":\"line\\none\"}]"}`},
 		{name: "unicode text is fine", body: `{"first_name":"Zoë","note":"日本語 ✓"}`},
 	}
 	for _, tc := range cases {

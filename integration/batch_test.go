@@ -286,7 +286,10 @@ func TestConcurrentRefundsNeverExceedTheCapture(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, r := batch(t, creds, "/v1/refund", "refund_orders", []batchEntry{with(ref(tx, no, "100.00"), "refund_amount", "10.00")})
+			// Each refund has its own reason: identical bodies would be
+			// answered from the replay store, not executed.
+			entry := with(ref(tx, no, "100.00"), "refund_amount", "10.00", "refund_reason", fmt.Sprintf("part %d", i))
+			_, r := batch(t, creds, "/v1/refund", "refund_orders", []batchEntry{entry})
 			if len(r.Entries) == 1 {
 				statuses[i] = r.Entries[0]["refund_status"]
 			}

@@ -72,7 +72,9 @@ func Migrate(ctx context.Context, db *gorm.DB) error {
 	if err := db.WithContext(ctx).AutoMigrate(All()...); err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
-	return nil
+	// The replay store also creates its tables on first use; here they are
+	// made with the rest, so `paygate migrate` leaves a complete schema.
+	return MigrateReplays(ctx, db)
 }
 
 // FindAccount loads an active account of a merchant.

@@ -37,6 +37,10 @@ type Account struct {
 	PrevSignKeyID     string `gorm:"size:64"`
 	PrevSignKeySealed []byte
 	PrevSignKeyUntil  *time.Time
+	// SigningScheme is how requests prove the key: "compatible"
+	// (encryption_data, or a strong signature) or "strong" (only the
+	// Paygate-Signature header; internal/signing/strong.go).
+	SigningScheme string `gorm:"size:16;not null;default:compatible"`
 
 	CaptureMode     string           `gorm:"size:16;not null;default:auto"`
 	AllowedQueryIPs []string         `gorm:"serializer:json;type:jsonb;not null"`

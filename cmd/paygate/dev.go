@@ -20,6 +20,7 @@ import (
 	"github.com/paygate/paygate/internal/keyring"
 	"github.com/paygate/paygate/internal/merchant"
 	simulator "github.com/paygate/paygate/internal/simulator/acquirer"
+	"github.com/paygate/paygate/internal/vault"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
@@ -78,7 +79,10 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 		return err
 	}
 
-	cfg := app.FromEnv()
+	cfg, err := app.FromEnv()
+	if err != nil {
+		return fmt.Errorf("configuration:\n%w", err)
+	}
 	secrets, err := loadDevSecrets(filepath.Join(*dataDir, "secrets.json"))
 	if err != nil {
 		return err
@@ -111,6 +115,10 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 
 	cfg.Keyring, cfg.FingerprintKey = secrets.Keyring, secrets.FingerprintKey
 	cfg.AcquirerURL = "http://" + simLn.Addr().String()
+	// The simulators run in this process and share the local secret.
+	if cfg.ProviderSecret == "" {
+		cfg.ProviderSecret = app.DefaultProviderSecret
+	}
 	// Locally, shops under test run on this machine.
 	cfg.NotifyAllowPrivate = true
 	cfg.PublicURL = "http://" + apiLn.Addr().String()
@@ -135,6 +143,9 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 		return fmt.Errorf("start worker: %w", err)
 	}
 	defer w.Stop()
+	if cfg.VaultSweepEvery > 0 {
+		go g.Vault.SweepEvery(runCtx, cfg.VaultSweepEvery, vault.DefaultSweepGrace, logger.With("component", "vault-sweep"))
+	}
 	go func() { errc <- serveOn(runCtx, apiLn, g.APIHandler(), logger.With("component", "api")) }()
 
 	demo, err := ensureDemoMerchant(ctx, g.Accounts)

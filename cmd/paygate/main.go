@@ -7,7 +7,8 @@
 //	paygate migrate             brings the database schema up to date
 //	paygate merchant create     creates a merchant account and prints its credentials
 //	paygate merchant rotate-key gives an account a new sign key; the old one stays valid for a grace period
-//	paygate sign                prints encryption_data for values and a key
+//	paygate merchant set-signing sets an account's signing scheme (compatible or strong)
+//	paygate sign                prints encryption_data for values and a key, or a Paygate-Signature (-strong)
 //	paygate bench               drives signed authorisations through a running gateway
 //	paygate verify-notification checks a received notification as a merchant would
 //	paygate notify resend       delivers notifications again with their notify_id
@@ -42,7 +43,8 @@ commands:
   migrate            bring the database schema up to date
   merchant create    create a merchant account and print its credentials
   merchant rotate-key  give an account a new sign key (the old one stays valid for -grace)
-  sign               print encryption_data for values and a sign key
+  merchant set-signing  set an account's signing scheme: compatible or strong (-scheme)
+  sign               print encryption_data for values and a sign key (-strong: a Paygate-Signature header)
   bench              drive signed authorisations through a running gateway
   verify-notification  check a received notification's encryption_data and webhook signature
   notify resend      deliver notifications again (by order, notify id or time range) with their notify_id
@@ -73,8 +75,10 @@ func run(args []string, stdout io.Writer) error {
 			return runMerchantCreate(ctx, rest[1:], stdout, logger)
 		case len(rest) > 0 && rest[0] == "rotate-key":
 			return runMerchantRotateKey(ctx, rest[1:], stdout, logger)
+		case len(rest) > 0 && rest[0] == "set-signing":
+			return runMerchantSetSigning(ctx, rest[1:], stdout, logger)
 		}
-		return errors.New("usage: paygate merchant create|rotate-key [flags]")
+		return errors.New("usage: paygate merchant create|rotate-key|set-signing [flags]")
 	case "sign":
 		return runSign(rest, stdout)
 	case "bench":

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -27,12 +30,14 @@ func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, log
 	currencies := fs.String("currencies", "USD,EUR,GBP", "comma-separated enabled currencies")
 	ips := fs.String("query-ips", "127.0.0.1", "comma-separated IPs allowed to query orders")
 	limits := fs.String("limits", "", "per-currency amount limits, e.g. USD=10000.00,EUR=5000.00")
+	scheme := fs.String("signing", merchant.SigningCompatible, "how requests prove the key: compatible (encryption_data or Paygate-Signature) or strong (Paygate-Signature only)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	in := merchant.NewAccount{
 		MerchantID: *merchantID, AccountID: *accountID, MerchantName: *name, CaptureMode: *capture,
 		Currencies: splitComma(*currencies), AllowedQueryIPs: splitComma(*ips), AmountLimits: map[string]int64{},
+		SigningScheme: *scheme,
 	}
 	for _, c := range in.Currencies {
 		if !money.KnownCurrency(c) {
@@ -50,7 +55,7 @@ func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, log
 		}
 		in.AmountLimits[cur] = a.Minor
 	}
-	g, err := app.Open(ctx, app.FromEnv(), logger, false)
+	g, err := app.OpenFromEnv(ctx, logger, false)
 	if err != nil {
 		return err
 	}
@@ -61,7 +66,35 @@ func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, log
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
-	return enc.Encode(creds)
+	return enc.Encode(struct {
+		merchant.Credentials
+		SigningScheme string `json:"signing_scheme"`
+	}{creds, in.SigningScheme})
+}
+
+// runMerchantSetSigning sets how an account's requests prove its key.
+func runMerchantSetSigning(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
+	fs := flag.NewFlagSet("merchant set-signing", flag.ContinueOnError)
+	merchantID := fs.String("merchant-id", "", "merchant id")
+	accountID := fs.String("account-id", "", "account id")
+	scheme := fs.String("scheme", "", "compatible (encryption_data or Paygate-Signature) or strong (Paygate-Signature only)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *merchantID == "" || *accountID == "" || *scheme == "" {
+		return errors.New("-merchant-id, -account-id and -scheme are required")
+	}
+	g, err := app.OpenFromEnv(ctx, logger, false)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	if err := g.Accounts.SetSigningScheme(ctx, *merchantID, *accountID, *scheme); err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]string{"merchant_id": *merchantID, "account_id": *accountID, "signing_scheme": *scheme})
 }
 
 func runMerchantRotateKey(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
@@ -75,7 +108,7 @@ func runMerchantRotateKey(ctx context.Context, args []string, stdout io.Writer, 
 	if *merchantID == "" || *accountID == "" {
 		return errors.New("-merchant-id and -account-id are required")
 	}
-	g, err := app.Open(ctx, app.FromEnv(), logger, false)
+	g, err := app.OpenFromEnv(ctx, logger, false)
 	if err != nil {
 		return err
 	}
@@ -99,17 +132,28 @@ func splitComma(s string) []string {
 	return out
 }
 
-// runSign prints the signature of the values, in the order given, with a key.
+// runSign prints the signature of the values, in the order given, with a
+// key; with -strong, the Paygate-Signature header value of a request body.
 func runSign(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("sign", flag.ContinueOnError)
 	key := fs.String("key", "", "the account's sign_key")
 	keyFile := fs.String("key-file", "", "a JSON file with a sign_key field, such as .data/demo-merchant.json")
 	upper := fs.Bool("upper", false, "print upper-case hex, as the gateway signs its answers")
+	strong := fs.Bool("strong", false, "print a Paygate-Signature header value for -path and -body or -body-file")
+	path := fs.String("path", "", "with -strong: the operation's path, such as /v1/refund")
+	method := fs.String("method", http.MethodPost, "with -strong: the HTTP method")
+	body := fs.String("body", "", "with -strong: the request body (JSON or form), as sent")
+	bodyFile := fs.String("body-file", "", "with -strong: a file holding the request body")
+	nonce := fs.String("nonce", "", "with -strong: the nonce (default: 32 random hex digits)")
+	at := fs.Int64("time", 0, "with -strong: the timestamp in unix seconds (default: now)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: paygate sign (-key KEY | -key-file FILE) [-upper] value...\n\n"+
+		fmt.Fprintln(fs.Output(), "usage: paygate sign (-key KEY | -key-file FILE) [-upper] value...\n"+
+			"       paygate sign (-key KEY | -key-file FILE) -strong -path /v1/... (-body TEXT | -body-file FILE) [-nonce N] [-time UNIX]\n\n"+
 			"Values are signed in the order given; name=value is accepted and only the value is signed.\n"+
 			"Recipes (DESIGN §3), e.g. authorise card: merchant_id account_id order_no currency amount\n"+
-			"first_name last_name card expiration_year expiration_month security_code shopper_email")
+			"first_name last_name card expiration_year expiration_month security_code shopper_email\n"+
+			"With -strong it prints t=<unix>,n=<nonce>,v1=<hex> for the Paygate-Signature header: it covers\n"+
+			"the method, the path, the time, the nonce and every field of the body (docs/decisions.md).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -121,6 +165,9 @@ func runSign(args []string, stdout io.Writer) error {
 		if k, err = readSignKey(*keyFile); err != nil {
 			return err
 		}
+	}
+	if *strong {
+		return signStrong(stdout, k, *method, *path, *body, *bodyFile, *nonce, *at, fs.NArg())
 	}
 	if k == "" || fs.NArg() == 0 {
 		fs.Usage()
@@ -138,6 +185,48 @@ func runSign(args []string, stdout io.Writer) error {
 		sig = signing.SignUpper(k, values...)
 	}
 	_, err := fmt.Fprintln(stdout, sig)
+	return err
+}
+
+// signStrong prints the Paygate-Signature header value of a request.
+func signStrong(stdout io.Writer, key, method, path, body, bodyFile, nonce string, at int64, extraArgs int) error {
+	if key == "" {
+		return errors.New("-strong needs a key (-key or -key-file)")
+	}
+	if extraArgs > 0 {
+		return errors.New("-strong signs the body: give it with -body or -body-file, not as values")
+	}
+	if !strings.HasPrefix(path, "/") {
+		return errors.New("-strong needs -path, such as /v1/refund")
+	}
+	if (body == "") == (bodyFile == "") {
+		return errors.New("-strong needs one of -body and -body-file")
+	}
+	raw := []byte(body)
+	if bodyFile != "" {
+		var err error
+		if raw, err = os.ReadFile(bodyFile); err != nil {
+			return err
+		}
+	}
+	if nonce == "" {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return fmt.Errorf("nonce: %w", err)
+		}
+		nonce = hex.EncodeToString(b)
+	}
+	if !signing.ValidNonce(nonce) {
+		return fmt.Errorf("-nonce must be %d to %d characters of A-Z a-z 0-9 _ -", signing.MinNonceLen, signing.MaxNonceLen)
+	}
+	if at == 0 {
+		at = time.Now().Unix()
+	}
+	sig, err := signing.SignStrong(key, method, path, at, nonce, raw)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(stdout, sig.String())
 	return err
 }
 

@@ -119,13 +119,12 @@ func runNotifyResend(ctx context.Context, args []string, stdout io.Writer, logge
 	if err != nil {
 		return err
 	}
-	cfg := app.FromEnv()
-	g, err := app.Open(ctx, cfg, logger, true)
+	g, err := app.OpenFromEnv(ctx, logger, true)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	res, err := redeliver.Start(ctx, g.Temporal, g.DB, o.Selection, cfg.NotifySchedule)
+	res, err := redeliver.Start(ctx, g.Temporal, g.DB, o.Selection, g.Config.NotifySchedule)
 	if err != nil {
 		return err
 	}

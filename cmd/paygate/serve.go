@@ -11,10 +11,14 @@ import (
 
 	"github.com/paygate/paygate/internal/app"
 	simulator "github.com/paygate/paygate/internal/simulator/acquirer"
+	"github.com/paygate/paygate/internal/vault"
 )
 
 func runServe(ctx context.Context, logger *slog.Logger) error {
-	cfg := app.FromEnv()
+	cfg, err := gatewayConfig(app.Serve)
+	if err != nil {
+		return err
+	}
 	g, err := app.Open(ctx, cfg, logger, true)
 	if err != nil {
 		return err
@@ -24,7 +28,11 @@ func runServe(ctx context.Context, logger *slog.Logger) error {
 }
 
 func runWorker(ctx context.Context, logger *slog.Logger) error {
-	g, err := app.Open(ctx, app.FromEnv(), logger, true)
+	cfg, err := gatewayConfig(app.Worker)
+	if err != nil {
+		return err
+	}
+	g, err := app.Open(ctx, cfg, logger, true)
 	if err != nil {
 		return err
 	}
@@ -37,19 +45,41 @@ func runWorker(ctx context.Context, logger *slog.Logger) error {
 		return fmt.Errorf("start worker: %w", err)
 	}
 	logger.Info("worker started")
+	if cfg.VaultSweepEvery > 0 {
+		// The order workflows drop each security code themselves; the sweep
+		// is the net under them (see paygate vault sweep).
+		go g.Vault.SweepEvery(ctx, cfg.VaultSweepEvery, vault.DefaultSweepGrace, logger.With("component", "vault-sweep"))
+	}
 	<-ctx.Done()
 	w.Stop()
 	return nil
 }
 
+// gatewayConfig reads the configuration of a gateway process and refuses
+// it when a secret the process needs is missing, a default or too weak.
+func gatewayConfig(p app.Process) (app.Config, error) {
+	cfg, err := app.FromEnv()
+	if err != nil {
+		return cfg, fmt.Errorf("configuration:\n%w", err)
+	}
+	if err := cfg.CheckSecrets(p); err != nil {
+		return cfg, fmt.Errorf("refusing to start without proper secrets (only `paygate dev` has local defaults):\n%w", err)
+	}
+	return cfg, nil
+}
+
 func runSimulator(ctx context.Context, logger *slog.Logger) error {
-	sim := simulator.NewServer(simulator.Options{Logger: logger.With("component", "simulator"), Secret: app.FromEnv().ProviderSecret})
+	cfg, err := app.FromEnv()
+	if err != nil {
+		return fmt.Errorf("configuration:\n%w", err)
+	}
+	sim := simulator.NewServer(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.ProviderSecret})
 	defer sim.Close()
-	return serveHTTP(ctx, app.FromEnv().SimulatorAddr, sim.Handler(), logger.With("component", "simulator"))
+	return serveHTTP(ctx, cfg.SimulatorAddr, sim.Handler(), logger.With("component", "simulator"))
 }
 
 func runMigrate(ctx context.Context, logger *slog.Logger) error {
-	g, err := app.Open(ctx, app.FromEnv(), logger, false)
+	g, err := app.OpenFromEnv(ctx, logger, false)
 	if err != nil {
 		return err
 	}
@@ -78,7 +108,7 @@ func serveHTTP(ctx context.Context, addr string, h http.Handler, logger *slog.Lo
 
 // serveOn serves until ctx ends, then shuts down gracefully.
 func serveOn(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := app.NewHTTPServer(h)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	logger.Info("listening", "addr", ln.Addr().String())

@@ -67,7 +67,7 @@ func runVault(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	if err != nil {
 		return err
 	}
-	g, err := app.Open(ctx, app.FromEnv(), logger, false)
+	g, err := app.OpenFromEnv(ctx, logger, false)
 	if err != nil {
 		return err
 	}

@@ -65,6 +65,12 @@ var (
 	UnsupportedMethod   = Code{"I0017", "Payment method not supported"}
 	InvalidState        = Code{"I0018", "Operation not allowed in the order's current state"}
 	OrderMismatch       = Code{"I0019", "Entry does not match the order"}
+	// IdempotencyConflict refuses a request whose Idempotency-Key the account
+	// already used on the same operation with other content.
+	IdempotencyConflict = Code{"I0020", "Idempotency-Key reused with different content"}
+	// RequestInProgress refuses a request while the same request (same
+	// Idempotency-Key, or the same signed batch) is still being answered.
+	RequestInProgress = Code{"I0021", "The same request is still in progress"}
 
 	RiskReview          = Code{"R0000", "Held for risk review"}
 	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
@@ -107,7 +113,7 @@ func All() []Code {
 		MissingField, UnknownMerchant, InvalidAmount, UnsupportedCurrency, InvalidCardNumber,
 		InvalidExpiry, InvalidCVV, InvalidField, DuplicateOrder, MalformedRequest, RequestTooLarge,
 		PaymentTypeConflict, BadSignature, IPNotAllowed, TooManyOrders, OrderNotFound,
-		UnsupportedMethod, InvalidState, OrderMismatch,
+		UnsupportedMethod, InvalidState, OrderMismatch, IdempotencyConflict, RequestInProgress,
 		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
 		RiskCountryMismatch,
 		ConnectorError, ThreeDSNotAvailable,

@@ -26,6 +26,22 @@ var ErrUnknownAccount = errors.New("unknown merchant account")
 // ErrInvalidSettings is returned when a new account's settings are not usable.
 var ErrInvalidSettings = errors.New("invalid account settings")
 
+// Signing schemes of an account (models.Account.SigningScheme).
+const (
+	// SigningCompatible accepts encryption_data (DESIGN §3) and strong
+	// signatures; it is the default.
+	SigningCompatible = "compatible"
+	// SigningStrong accepts only strong signatures (the Paygate-Signature
+	// header, internal/signing/strong.go).
+	SigningStrong = "strong"
+)
+
+// validSigningScheme reports whether s names a signing scheme; empty
+// means the default.
+func validSigningScheme(s string) bool {
+	return s == "" || s == SigningCompatible || s == SigningStrong
+}
+
 // Service creates and loads merchant accounts.
 type Service struct {
 	db    *gorm.DB
@@ -79,6 +95,22 @@ func (a *Account) ProvenKey(now time.Time, sig string, values ...string) (string
 	return "", false
 }
 
+// StrongOnly reports whether the account accepts only strong signatures.
+func (a *Account) StrongOnly() bool { return a.SigningScheme == SigningStrong }
+
+// ProveWith returns the key for which check holds: the current key or,
+// during a rotation's grace period, the previous one (as ProvenKey does
+// for encryption_data).
+func (a *Account) ProveWith(now time.Time, check func(key string) bool) (string, bool) {
+	if check(a.signKey) {
+		return a.signKey, true
+	}
+	if a.prevKey != "" && now.Before(a.prevTill) && check(a.prevKey) {
+		return a.prevKey, true
+	}
+	return "", false
+}
+
 // NewAccount holds the settings of an account to create. Empty ids are generated.
 type NewAccount struct {
 	MerchantID      string
@@ -90,6 +122,9 @@ type NewAccount struct {
 	Currencies      []string
 	AmountLimits    map[string]int64
 	SignKey         string
+	// SigningScheme is SigningCompatible (the default when empty) or
+	// SigningStrong.
+	SigningScheme string
 	// Risk is the account's risk rule settings; zero values mean the
 	// defaults (risk.DefaultConfig).
 	Risk risk.Config
@@ -116,6 +151,12 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (Credentials, error
 	}
 	if len(in.Currencies) == 0 {
 		return Credentials{}, fmt.Errorf("%w: no currencies", ErrInvalidSettings)
+	}
+	if !validSigningScheme(in.SigningScheme) {
+		return Credentials{}, fmt.Errorf("%w: signing scheme %q", ErrInvalidSettings, in.SigningScheme)
+	}
+	if in.SigningScheme == "" {
+		in.SigningScheme = SigningCompatible
 	}
 	if err := in.Risk.Validate(); err != nil {
 		return Credentials{}, fmt.Errorf("%w: %w", ErrInvalidSettings, err)
@@ -168,6 +209,7 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (Credentials, error
 			Active:          true,
 			SignKeyID:       keyID,
 			SignKeySealed:   sealed,
+			SigningScheme:   in.SigningScheme,
 			CaptureMode:     in.CaptureMode,
 			AllowedQueryIPs: in.AllowedQueryIPs,
 			Currencies:      in.Currencies,
@@ -257,6 +299,29 @@ func (s *Service) RotateKey(ctx context.Context, merchantID, accountID string, g
 	delete(s.cache, merchantID+"/"+accountID)
 	s.mu.Unlock()
 	return newKey, nil
+}
+
+// SetSigningScheme sets how the account's requests prove its key:
+// SigningCompatible or SigningStrong.
+func (s *Service) SetSigningScheme(ctx context.Context, merchantID, accountID, scheme string) error {
+	if scheme == "" || !validSigningScheme(scheme) {
+		return fmt.Errorf("%w: signing scheme %q", ErrInvalidSettings, scheme)
+	}
+	m, err := models.FindAccount(ctx, s.db, merchantID, accountID)
+	if errors.Is(err, models.ErrNotFound) {
+		return ErrUnknownAccount
+	}
+	if err != nil {
+		return err
+	}
+	err = s.db.WithContext(ctx).Model(&models.Account{}).Where("id = ?", m.ID).Update("signing_scheme", scheme).Error
+	if err != nil {
+		return fmt.Errorf("set signing scheme of %s: %w", m.ID, err)
+	}
+	s.mu.Lock()
+	delete(s.cache, merchantID+"/"+accountID)
+	s.mu.Unlock()
+	return nil
 }
 
 // NewSignKey returns a fresh random signing key: 32 bytes as hex.

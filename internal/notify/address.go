@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"syscall"
 	"time"
+
+	"code.dny.dev/ssrf"
 )
 
 // ErrForbiddenAddress is returned (wrapped) when a notify URL or the address
@@ -38,27 +40,29 @@ func CheckURL(raw string) error {
 	return nil
 }
 
-var forbiddenPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),     // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"), // carrier-grade NAT
-}
+// guardian judges addresses by code.dny.dev/ssrf's lists, generated from
+// the IANA IPv4 and IPv6 Special-Purpose Address Registries: every IPv4
+// special-purpose block (this network, private use, shared address space
+// 100.64/10, loopback, link local, IETF protocol assignments 192.0.0/24,
+// documentation, AS112, AMT, the 6to4 relay anycast, benchmarking
+// 198.18/15, reserved 240/4, multicast, broadcast) and, for IPv6, anything
+// outside global unicast 2000::/3 (loopback, unspecified, IPv4-mapped,
+// NAT64 64:ff9b::/96 and 64:ff9b:1::/48, discard, unique local, link
+// local, multicast) plus the special-purpose blocks inside it (IETF
+// protocol assignments 2001::/23 with Teredo 2001::/32, documentation
+// 2001:db8::/32 and 3fff::/20, 6to4 2002::/16, AS112 2620:4f:8000::/48).
+// Ports and networks are not its business here: merchants use any port.
+var guardian = ssrf.New(ssrf.WithAnyPort(), ssrf.WithAnyNetwork())
 
-// Forbidden reports whether deliveries must not go to ip: loopback, private
-// (RFC 1918, fc00::/7), link-local (169.254.0.0/16, fe80::/10), unspecified,
-// multicast, 100.64.0.0/10 (CGNAT) or 0.0.0.0/8. IPv4-mapped IPv6 addresses
-// are judged as the IPv4 address they carry; an invalid address is forbidden.
+// Forbidden reports whether deliveries must not go to ip: any address in an
+// IANA special-purpose block (see guardian), so only global unicast
+// remains. An IPv4-mapped IPv6 address is judged as the IPv4 address it
+// carries; an invalid address is forbidden.
 func Forbidden(ip netip.Addr) bool {
-	ip = ip.Unmap()
-	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsUnspecified() ||
-		ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() {
+	if !ip.IsValid() {
 		return true
 	}
-	for _, p := range forbiddenPrefixes {
-		if p.Contains(ip) {
-			return true
-		}
-	}
-	return false
+	return guardian.SafeAddr(ip.Unmap()) != nil
 }
 
 // refuseForbidden is a net.Dialer Control function: it sees the resolved IP
@@ -69,7 +73,7 @@ func refuseForbidden(network, address string, _ syscall.RawConn) error {
 		return fmt.Errorf("%w: cannot parse dial address %q: %v", ErrForbiddenAddress, address, err)
 	}
 	if Forbidden(ap.Addr()) {
-		return fmt.Errorf("%w: %s is a private, loopback, link-local or reserved address", ErrForbiddenAddress, ap.Addr())
+		return fmt.Errorf("%w: %s is in an IANA special-purpose range (private, loopback, link-local, reserved...)", ErrForbiddenAddress, ap.Addr())
 	}
 	return nil
 }

@@ -7,10 +7,14 @@
 //
 // with a 10-bit node number and a 12-bit per-millisecond sequence. Ids have
 // exactly 19 digits from mid-2022 until 2084.
+//
+// Ids are unique across processes only if no two running processes use the
+// same node. A process's node is configured or leased (Lease, through a
+// LeaseStore such as the Postgres table of models.NodeLeases); it is never
+// derived from a host name, since hashes of names collide.
 package txid
 
 import (
-	"hash/fnv"
 	"strconv"
 	"sync"
 	"time"
@@ -34,6 +38,7 @@ var epoch = time.Date(2015, time.January, 1, 0, 0, 0, 0, time.UTC)
 type Generator struct {
 	mu     sync.Mutex
 	node   int64
+	lease  *Lease // When set, the node comes from it.
 	lastMS int64
 	seq    int64
 	now    func() time.Time // The clock; replaced in tests.
@@ -49,6 +54,15 @@ func NewGenerator(node uint16) *Generator {
 		now:    time.Now,
 		sleep:  time.Sleep,
 	}
+}
+
+// NewLeasedGenerator returns a Generator whose node is the one l holds at
+// each call. Next panics with ErrNoNode while l holds none: an id is then
+// refused rather than risked as a duplicate of another process's.
+func NewLeasedGenerator(l *Lease) *Generator {
+	g := NewGenerator(0)
+	g.lease = l
+	return g
 }
 
 // millis returns the milliseconds elapsed since epoch on the generator's
@@ -68,6 +82,16 @@ func (g *Generator) Next() string {
 	defer g.mu.Unlock()
 
 	ms := g.millis()
+	node := g.node
+	if g.lease != nil {
+		// Asked after the clock was read: the id's time is never later
+		// than a moment the lease was known to hold.
+		n, ok := g.lease.Node()
+		if !ok {
+			panic(ErrNoNode)
+		}
+		node = int64(n & nodeMask)
+	}
 	if ms <= g.lastMS {
 		ms = g.lastMS
 		g.seq = (g.seq + 1) & sequenceMask
@@ -79,7 +103,7 @@ func (g *Generator) Next() string {
 	}
 	g.lastMS = ms
 
-	id := ms<<timeShift | g.node<<sequenceBits | g.seq
+	id := ms<<timeShift | node<<sequenceBits | g.seq
 	s := strconv.FormatInt(id, 10)
 	if len(s) < idDigits {
 		// Only before mid-2022, for example with a wrong clock.
@@ -104,12 +128,4 @@ func (g *Generator) nextMillis() int64 {
 		}
 		g.sleep(100 * time.Microsecond)
 	}
-}
-
-// NodeFromString returns a stable node number in 0..1023 derived from s,
-// typically a host name, using the 32-bit FNV-1a hash.
-func NodeFromString(s string) uint16 {
-	h := fnv.New32a()
-	h.Write([]byte(s))
-	return uint16(h.Sum32() & nodeMask)
 }

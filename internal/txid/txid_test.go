@@ -123,7 +123,7 @@ func mustParse(t *testing.T, id string) int64 {
 }
 
 func TestNextRealClockIncreasing(t *testing.T) {
-	g := NewGenerator(NodeFromString("test-host"))
+	g := NewGenerator(637)
 	prev := ""
 	for i := 0; i < 100_000; i++ {
 		id := g.Next()
@@ -167,25 +167,6 @@ func TestNextConcurrentUnique(t *testing.T) {
 	}
 	if len(seen) != goroutines*perGoroutine {
 		t.Errorf("got %d unique ids, want %d", len(seen), goroutines*perGoroutine)
-	}
-}
-
-func TestNodeFromString(t *testing.T) {
-	tests := []struct {
-		host string
-		want uint16
-	}{
-		{"", 453},
-		{"api-1", 637},
-		{"api-2", 452},
-		{"paygate-worker-7.eu-west-1.internal", 956},
-	}
-	for _, tt := range tests {
-		t.Run(tt.host, func(t *testing.T) {
-			if got := NodeFromString(tt.host); got != tt.want {
-				t.Errorf("NodeFromString(%q) = %d, want %d", tt.host, got, tt.want)
-			}
-		})
 	}
 }
 

@@ -1,0 +1,348 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/paygate/internal/codes"
+	"github.com/paygate/paygate/internal/merchant"
+	"github.com/paygate/paygate/internal/order"
+	"github.com/paygate/paygate/internal/replay"
+	"github.com/paygate/paygate/models"
+)
+
+// Replays (issue 8): the compatible signature does not name the operation
+// and covers few fields, so a signed request seen once could be sent again
+// and executed again. The replay guard answers a request that was already
+// answered with its first answer instead:
+//
+//   - the capture, cancel, review and refund batches: the same body on the
+//     same operation for the same account within 24 h, always;
+//   - every merchant operation sent with an Idempotency-Key header: the same
+//     key on the same operation for the same account, with the same body;
+//     with another body it is refused (IdempotencyConflict).
+//
+// A request claims its keys in Postgres before its handler runs, so
+// identical requests sent together are executed once: the others wait for
+// the first answer, or are refused with RequestInProgress. Only answers of
+// requests that proved the account's key and were answered 200 are kept;
+// any other answer releases the claim, so a refused request can be
+// corrected and sent again.
+
+// IdempotencyKeyHeader is the header that names a request for the replay
+// store.
+const IdempotencyKeyHeader = "Idempotency-Key"
+
+// ReplayedHeader is set on an answer given from the replay store.
+const ReplayedHeader = "Idempotent-Replayed"
+
+// maxIdempotencyKey is the longest Idempotency-Key, in bytes.
+const maxIdempotencyKey = 255
+
+// maxStoredAnswer is the largest answer the replay store keeps; a larger
+// one is not kept (its request may then be executed again).
+const maxStoredAnswer = MaxBodyBytes
+
+// replayWait is how long a request waits for the answer of the same
+// request in progress before it is refused with RequestInProgress.
+var replayWait = 10 * time.Second
+
+// ctxBody is the gin context key of the request body the replay guard
+// read (the strong signature covers it).
+const ctxBody = "paygate.body"
+
+// replayRoutes are the merchant operations the guard covers; true for those
+// whose repeated bodies are answered from the store without an
+// Idempotency-Key.
+var replayRoutes = map[string]bool{
+	"/v1/authorise":       false,
+	"/v1/checkout":        false,
+	"/v1/retrievalTrans":  false,
+	"/v1/retrievalRefund": false,
+	"/v1/capture":         true,
+	"/v1/review":          true,
+	"/v1/cancel":          true,
+	"/v1/refund":          true,
+}
+
+// replayGuard is the replay store's middleware on /v1 (see above). Without
+// a store (no database) it only keeps the body for the strong signature.
+func (s *Server) replayGuard(c *gin.Context) {
+	op := c.FullPath()
+	batchOnly, covered := replayRoutes[op]
+	if !covered || c.Request.Method != http.MethodPost {
+		c.Next()
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(c.Request.Body, MaxBodyBytes+1))
+	// The handler reads the same bytes, and the same error, as it would have.
+	c.Request.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errorReader{err}))
+	if err != nil || len(body) > MaxBodyBytes {
+		c.Next()
+		return
+	}
+	c.Set(ctxBody, body)
+	idemKey, withKey := c.Request.Header[http.CanonicalHeaderKey(IdempotencyKeyHeader)]
+	if s.Replays == nil || !batchOnly && !withKey {
+		c.Next()
+		return
+	}
+	who := peekAccount(body)
+	if withKey && (len(idemKey) != 1 || !validIdempotencyKey(idemKey[0])) {
+		s.refuseReplay(c, op, who, http.StatusOK,
+			codes.InvalidField.With("Idempotency-Key must be 1 to 255 printable ASCII characters, sent once"))
+		return
+	}
+	if who.merchantID == "" || who.accountID == "" {
+		c.Next() // The handler refuses it: nothing is executed.
+		return
+	}
+	fingerprint := s.bodyFingerprint(body)
+	scope := who.merchantID + "/" + who.accountID
+	var keys []models.ReplayKey
+	if withKey {
+		keys = append(keys, models.ReplayKey{Scope: scope, Operation: op, Key: "idem:" + idemKey[0]})
+	}
+	if batchOnly {
+		keys = append(keys, models.ReplayKey{Scope: scope, Operation: op, Key: "body:" + fingerprint})
+	}
+	s.guarded(c, op, who, keys, fingerprint)
+}
+
+// bodyFingerprint names a body in the replay store: an HMAC-SHA256 under a
+// key derived from the gateway's SessionKey, so that the store never holds
+// a plain hash of a body that may carry a card number and security code
+// (a plain hash could be searched for them). Without a SessionKey (tests)
+// it is a plain SHA-256.
+func (s *Server) bodyFingerprint(body []byte) string {
+	if len(s.SessionKey) == 0 {
+		sum := sha256.Sum256(body)
+		return hex.EncodeToString(sum[:])
+	}
+	derive := hmac.New(sha256.New, s.SessionKey)
+	derive.Write([]byte("paygate replay fingerprints"))
+	m := hmac.New(sha256.New, derive.Sum(nil))
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// guarded claims every key, then answers from the store or runs the handler
+// and keeps its answer.
+func (s *Server) guarded(c *gin.Context, op string, who peeked, keys []models.ReplayKey, fingerprint string) {
+	ctx := c.Request.Context()
+	type held struct {
+		key   models.ReplayKey
+		claim string
+	}
+	var claims []held
+	release := func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		for _, h := range claims {
+			if err := s.Replays.Release(ctx, h.key, h.claim); err != nil {
+				s.Logger.Error("release replay claim", "operation", op, "error", err)
+			}
+		}
+	}
+	keep := func(a models.ReplayAnswer) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		for _, h := range claims {
+			if err := s.Replays.Complete(ctx, h.key, h.claim, a); err != nil {
+				s.Logger.Error("store replay answer", "operation", op, "error", err)
+				_ = s.Replays.Release(ctx, h.key, h.claim)
+			}
+		}
+	}
+	for _, k := range keys {
+		res, err := s.Replays.Claim(ctx, k, fingerprint, replayWait)
+		if err != nil {
+			release()
+			s.Logger.Error("claim replay key", "operation", op, "error", err)
+			s.refuseReplay(c, op, who, http.StatusServiceUnavailable, codes.SystemError)
+			return
+		}
+		switch res.Outcome {
+		case replay.Claimed:
+			claims = append(claims, held{k, res.Claim})
+			continue
+		case replay.Conflict:
+			release()
+			s.refuseReplay(c, op, who, http.StatusOK, codes.IdempotencyConflict)
+			return
+		case replay.Busy:
+			release()
+			s.refuseReplay(c, op, who, http.StatusOK, codes.RequestInProgress)
+			return
+		}
+		// Answered: the first answer, to a caller who proves the key as
+		// the first request did.
+		if !s.mayReplay(c, op, who, res.Answer) {
+			release()
+			return
+		}
+		keep(res.Answer)
+		s.replayAnswer(c, res.Answer)
+		return
+	}
+
+	rec := &answerRecorder{ResponseWriter: c.Writer}
+	c.Writer = rec
+	finished := false
+	defer func() {
+		if !finished { // the handler panicked
+			release()
+		}
+	}()
+	c.Next()
+	finished = true
+	if c.GetBool(ctxAuthenticated) && rec.Status() == http.StatusOK && !rec.overflow {
+		keep(models.ReplayAnswer{
+			Status:      rec.Status(),
+			ContentType: rec.Header().Get("Content-Type"),
+			Body:        rec.buf.Bytes(),
+			ResultCode:  c.GetString(ctxResultCode),
+			Strong:      c.GetBool(ctxStrong),
+		})
+	} else {
+		release()
+	}
+	s.Replays.PruneSoon()
+}
+
+// mayReplay reports whether the stored answer may go to this request. The
+// same body carries the same encryption_data, so for the compatible scheme
+// it proves what the first request proved; a strong signature sits in the
+// header, so when the account takes only strong signatures, or the first
+// request proved the key with one, this request must carry a valid strong
+// signature of its own (new nonce, fresh timestamp). It answers the
+// refusal itself.
+func (s *Server) mayReplay(c *gin.Context, op string, who peeked, a models.ReplayAnswer) bool {
+	account, err := s.Accounts.Load(c.Request.Context(), who.merchantID, who.accountID)
+	if errors.Is(err, merchant.ErrUnknownAccount) {
+		s.refuseReplay(c, op, who, http.StatusOK, codes.UnknownMerchant)
+		return false
+	}
+	if err != nil {
+		s.Logger.Error("load account", "account_id", who.accountID, "error", err)
+		s.refuseReplay(c, op, who, http.StatusServiceUnavailable, codes.SystemError)
+		return false
+	}
+	if !account.StrongOnly() && !a.Strong && !hasStrongSignature(c) {
+		return true
+	}
+	if _, ok := s.proveStrong(c, account); !ok {
+		s.refuseReplay(c, op, who, http.StatusOK, codes.BadSignature)
+		return false
+	}
+	return true
+}
+
+// replayAnswer writes the stored answer.
+func (s *Server) replayAnswer(c *gin.Context, a models.ReplayAnswer) {
+	c.Set(ctxResultCode, a.ResultCode)
+	h := c.Writer.Header()
+	h.Set(ReplayedHeader, "true")
+	h.Set("Cache-Control", "no-store")
+	c.Data(a.Status, a.ContentType, a.Body)
+	c.Abort()
+}
+
+// refuseReplay answers a refusal of the guard in the operation's own format,
+// never signed: the caller has proved nothing at this point.
+func (s *Server) refuseReplay(c *gin.Context, op string, who peeked, httpStatus int, code codes.Code) {
+	defer c.Abort()
+	c.Set(ctxResultCode, code.ID)
+	switch op {
+	case "/v1/authorise":
+		renderXML(c, httpStatus, failed(who.merchantID, who.accountID, "", "", "", code), code.ID)
+	case "/v1/checkout":
+		s.shopperMessage(c, httpStatus, "en", "payment_failed", code)
+	case "/v1/retrievalTrans":
+		c.JSON(httpStatus, retrievalResponse{MerchantID: who.merchantID, AccountID: who.accountID,
+			ReturnStatus: "0", ReturnMessage: code.String(), OrdersList: []queriedOrder{}})
+	case "/v1/retrievalRefund":
+		c.JSON(httpStatus, retrievalRefundResponse{MerchantID: who.merchantID, AccountID: who.accountID,
+			ReturnStatus: "0", ReturnMessage: code.String(), RefundList: []queriedRefund{}})
+	default:
+		array := strings.TrimPrefix(op, "/v1/") + "_orders"
+		c.JSON(httpStatus, batchResponse{MerchantID: who.merchantID, AccountID: who.accountID,
+			ReturnStatus: "0", ReturnMessage: code.String(), array: array})
+	}
+}
+
+// peeked is who a request says it is from, before anything is proved.
+type peeked struct{ merchantID, accountID string }
+
+// peekAccount reads merchant_id and account_id as the handlers do; empty
+// when the body does not decode (the handler then refuses it).
+func peekAccount(body []byte) peeked {
+	var ids struct {
+		MerchantID order.Text `json:"merchant_id"`
+		AccountID  order.Text `json:"account_id"`
+	}
+	if decodeBody(body, &ids) != nil {
+		return peeked{}
+	}
+	return peeked{strings.TrimSpace(ids.MerchantID.String()), strings.TrimSpace(ids.AccountID.String())}
+}
+
+// validIdempotencyKey accepts 1 to 255 printable ASCII characters.
+func validIdempotencyKey(k string) bool {
+	if k == "" || len(k) > maxIdempotencyKey {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x20 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// errorReader returns its error once the body's bytes are read (nil: EOF).
+type errorReader struct{ err error }
+
+func (r errorReader) Read([]byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	return 0, io.EOF
+}
+
+// answerRecorder keeps a copy of the answer as it is written.
+type answerRecorder struct {
+	gin.ResponseWriter
+	buf      bytes.Buffer
+	overflow bool
+}
+
+func (w *answerRecorder) keep(b []byte) {
+	if w.overflow || w.buf.Len()+len(b) > maxStoredAnswer {
+		w.overflow = true
+		return
+	}
+	w.buf.Write(b)
+}
+
+// Write keeps all of b, also when the client has gone: the answer is the
+// handler's, whoever still listens.
+func (w *answerRecorder) Write(b []byte) (int, error) {
+	w.keep(b)
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *answerRecorder) WriteString(s string) (int, error) {
+	w.keep([]byte(s))
+	return w.ResponseWriter.WriteString(s)
+}
