@@ -13,6 +13,10 @@ import (
 // means the default score instead.
 const Off = -1
 
+// MaxScore is the largest score or threshold a Config may set, so that the
+// sum of every rule's score cannot overflow.
+const MaxScore = 1_000_000
+
 // Defaults of a Config's zero values.
 const (
 	DefaultReviewScore          = 50
@@ -117,6 +121,9 @@ func (c Config) Validate() error {
 		if v.v.Max < 0 || v.v.Window < 0 || (v.v.Score < 0 && v.v.Score != Off) {
 			return fmt.Errorf("%w: %s: max, window and score must not be negative (score %d turns the rule off)", ErrInvalidConfig, v.name, Off)
 		}
+		if v.v.Score > MaxScore {
+			return fmt.Errorf("%w: %s: score %d is over %d", ErrInvalidConfig, v.name, v.v.Score, MaxScore)
+		}
 	}
 	for _, bin := range c.BlockedBINs {
 		if len(bin) < 1 || len(bin) > binLen || !digits(bin) {
@@ -133,6 +140,9 @@ func (c Config) Validate() error {
 	}
 	if c.ReviewScore < 0 || c.RejectScore < 0 || c.ReviewScore > c.RejectScore {
 		return fmt.Errorf("%w: need 0 < review_score (%d) <= reject_score (%d)", ErrInvalidConfig, c.ReviewScore, c.RejectScore)
+	}
+	if c.CountryMismatchScore > MaxScore || c.RejectScore > MaxScore {
+		return fmt.Errorf("%w: country_mismatch_score, review_score and reject_score must be at most %d", ErrInvalidConfig, MaxScore)
 	}
 	return nil
 }

@@ -104,6 +104,10 @@ func TestValidate(t *testing.T) {
 		{"lower-case country", Config{BlockedCountries: []string{"gb"}}, false},
 		{"review above reject", Config{ReviewScore: 120}, false},
 		{"negative reject", Config{RejectScore: -100}, false},
+		{"scores at the cap", Config{CardVelocity: Velocity{Score: MaxScore}, CountryMismatchScore: MaxScore, ReviewScore: MaxScore, RejectScore: MaxScore}, true},
+		{"velocity score over the cap", Config{CardVelocity: Velocity{Score: MaxScore + 1}}, false},
+		{"mismatch score over the cap", Config{CountryMismatchScore: MaxScore + 1}, false},
+		{"reject over the cap", Config{RejectScore: MaxScore + 1}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,7 +32,10 @@
 // default and the score Off turns a scored rule off.
 package risk
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Actions a risk check can take.
 const (
@@ -112,7 +115,13 @@ func Evaluate(cfg Config, f Facts) Result {
 			if score >= cfg.RejectScore {
 				status = Reject
 			}
-			r.Score += score
+			// Saturate: a score from settings that skipped Validate must
+			// not wrap the sum round to an accept.
+			if r.Score > math.MaxInt-score {
+				r.Score = math.MaxInt
+			} else {
+				r.Score += score
+			}
 			if score > heaviest {
 				heaviest, r.Rule = score, name
 			}
