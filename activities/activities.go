@@ -9,22 +9,22 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/paygate/paygate/internal/connector/acquirer"
-	"github.com/paygate/paygate/internal/vault"
+	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
+	"github.com/paygate/paygate/internal/adapters/vault"
 )
 
 // Acquirer is the card acquirer the connector activities talk to.
 type Acquirer interface {
-	Charge(ctx context.Context, req acquirer.ChargeRequest) (acquirer.Charge, error)
-	Inquire(ctx context.Context, idempotencyKey string) (acquirer.Charge, error)
-	Capture(ctx context.Context, chargeID, idempotencyKey string, amount int64) (acquirer.Charge, error)
-	Void(ctx context.Context, chargeID, idempotencyKey string) (acquirer.Charge, error)
-	Refund(ctx context.Context, chargeID, idempotencyKey string, amount int64) (acquirer.Refund, error)
-	GetRefund(ctx context.Context, refundID string) (acquirer.Refund, error)
-	Authenticate(ctx context.Context, req acquirer.AuthenticationRequest) (acquirer.Authentication, error)
-	GetAuthentication(ctx context.Context, id string) (acquirer.Authentication, error)
-	CreateAPMPayment(ctx context.Context, req acquirer.APMRequest) (acquirer.APMPayment, error)
-	GetAPMPayment(ctx context.Context, id string) (acquirer.APMPayment, error)
+	Charge(ctx context.Context, req simacquirer.ChargeRequest) (simacquirer.Charge, error)
+	Inquire(ctx context.Context, idempotencyKey string) (simacquirer.Charge, error)
+	Capture(ctx context.Context, chargeID, idempotencyKey string, amount int64) (simacquirer.Charge, error)
+	Void(ctx context.Context, chargeID, idempotencyKey string) (simacquirer.Charge, error)
+	Refund(ctx context.Context, chargeID, idempotencyKey string, amount int64) (simacquirer.Refund, error)
+	GetRefund(ctx context.Context, refundID string) (simacquirer.Refund, error)
+	Authenticate(ctx context.Context, req simacquirer.AuthenticationRequest) (simacquirer.Authentication, error)
+	GetAuthentication(ctx context.Context, id string) (simacquirer.Authentication, error)
+	CreateAPMPayment(ctx context.Context, req simacquirer.APMRequest) (simacquirer.APMPayment, error)
+	GetAPMPayment(ctx context.Context, id string) (simacquirer.APMPayment, error)
 }
 
 // Vault opens and forgets card data.
@@ -41,7 +41,7 @@ type Activities struct {
 	Vault     Vault
 	Acquirer  Acquirer
 	Accounts  SignKeys
-	Notifier  *http.Client // delivers notifications; see notify.NewClient
+	Notifier  *http.Client // delivers notifications; see notifyclient.NewClient
 	Connector string       // the connector name shown to merchants
 	Logger    *slog.Logger
 }

@@ -7,8 +7,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/paygate/paygate/internal/connector/acquirer"
-	"github.com/paygate/paygate/internal/vault"
+	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
+	"github.com/paygate/paygate/internal/adapters/vault"
 )
 
 // AuthoriseInput asks the acquirer to authorise (and, for a sale, capture) a
@@ -34,7 +34,7 @@ type ChargeOutcome struct {
 	CapturedAmount int64
 }
 
-func outcomeOf(c acquirer.Charge) ChargeOutcome {
+func outcomeOf(c simacquirer.Charge) ChargeOutcome {
 	return ChargeOutcome{
 		ChargeID:       c.ChargeID,
 		Approved:       c.Status == "approved",
@@ -56,7 +56,7 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 	if err != nil {
 		return ChargeOutcome{}, err
 	}
-	charge, err := a.Acquirer.Charge(ctx, acquirer.ChargeRequest{
+	charge, err := a.Acquirer.Charge(ctx, simacquirer.ChargeRequest{
 		IdempotencyKey: in.IdempotencyKey,
 		Reference:      in.Reference,
 		CardNumber:     c.Number,
@@ -71,19 +71,19 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 	switch {
 	case err == nil:
 		return outcomeOf(charge), nil
-	case errors.Is(err, acquirer.ErrTimeout):
+	case errors.Is(err, simacquirer.ErrTimeout):
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer did not answer in time", ErrTypeAcquirerTimeout, err)
-	case errors.Is(err, acquirer.ErrRejected), errors.Is(err, acquirer.ErrConflict):
+	case errors.Is(err, simacquirer.ErrRejected), errors.Is(err, simacquirer.ErrConflict):
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer refused the request", ErrTypeAcquirerRejected, err)
 	}
 	return ChargeOutcome{}, fmt.Errorf("authorise %s: %w", in.Reference, err)
 }
 
-func threeDSOf(d *ThreeDSData) *acquirer.ThreeDSData {
+func threeDSOf(d *ThreeDSData) *simacquirer.ThreeDSData {
 	if d == nil {
 		return nil
 	}
-	return &acquirer.ThreeDSData{AuthenticationID: d.AuthenticationID, ECI: d.ECI, CAVV: d.CAVV}
+	return &simacquirer.ThreeDSData{AuthenticationID: d.AuthenticationID, ECI: d.ECI, CAVV: d.CAVV}
 }
 
 // InquireInput asks the acquirer what became of a charge attempt.
@@ -101,7 +101,7 @@ type InquiryResult struct {
 // errors are retried; a not-found answer means no charge was made.
 func (a *Activities) InquireCharge(ctx context.Context, in InquireInput) (InquiryResult, error) {
 	charge, err := a.Acquirer.Inquire(ctx, in.IdempotencyKey)
-	if errors.Is(err, acquirer.ErrNotFound) {
+	if errors.Is(err, simacquirer.ErrNotFound) {
 		return InquiryResult{Found: false}, nil
 	}
 	if err != nil {

@@ -9,8 +9,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/notify"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/adapters/notifyclient"
+	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/models"
 )
 
@@ -114,7 +115,7 @@ func (a *Activities) post(ctx context.Context, url, id, key string, body []byte)
 		}
 		return postResult{DeliverResult: DeliverResult{Error: msg}, latency: time.Since(start)}
 	}
-	if err := notify.CheckURL(url); err != nil {
+	if err := notifyclient.CheckURL(url); err != nil {
 		return fail(err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
@@ -128,8 +129,8 @@ func (a *Activities) post(ctx context.Context, url, id, key string, body []byte)
 	}
 	resp, err := a.Notifier.Do(req)
 	if err != nil {
-		if errors.Is(err, notify.ErrForbiddenAddress) {
-			return fail(fmt.Errorf("notify_url refused: %w", notify.ErrForbiddenAddress))
+		if errors.Is(err, notifyclient.ErrForbiddenAddress) {
+			return fail(fmt.Errorf("notify_url refused: %w", notifyclient.ErrForbiddenAddress))
 		}
 		return fail(err)
 	}

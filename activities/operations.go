@@ -8,7 +8,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/paygate/paygate/internal/connector/acquirer"
+	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
 	"github.com/paygate/paygate/models"
 )
 
@@ -85,7 +85,7 @@ func (a *Activities) RefundStatus(ctx context.Context, in RefundStatusInput) (Re
 }
 
 func acquirerError(what string, err error) error {
-	if errors.Is(err, acquirer.ErrConflict) || errors.Is(err, acquirer.ErrRejected) || errors.Is(err, acquirer.ErrNotFound) {
+	if errors.Is(err, simacquirer.ErrConflict) || errors.Is(err, simacquirer.ErrRejected) || errors.Is(err, simacquirer.ErrNotFound) {
 		return temporal.NewNonRetryableApplicationError(what+": refused by the acquirer", ErrTypeAcquirerRejected, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)

@@ -7,7 +7,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/paygate/paygate/internal/risk"
+	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/models"
 )
 

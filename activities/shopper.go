@@ -7,8 +7,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/paygate/paygate/internal/connector/acquirer"
-	"github.com/paygate/paygate/internal/vault"
+	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
+	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/models"
 )
 
@@ -47,7 +47,7 @@ func (a *Activities) Authenticate3DS(ctx context.Context, in ThreeDSInput) (Thre
 	if err != nil {
 		return ThreeDSOutcome{}, err
 	}
-	au, err := a.Acquirer.Authenticate(ctx, acquirer.AuthenticationRequest{
+	au, err := a.Acquirer.Authenticate(ctx, simacquirer.AuthenticationRequest{
 		IdempotencyKey: in.IdempotencyKey,
 		CardNumber:     c.Number,
 		ExpiryMonth:    c.ExpiryMonth,
@@ -104,7 +104,7 @@ type APMOutcome struct {
 
 // CreateAPMPayment creates the payment the shopper completes at the provider.
 func (a *Activities) CreateAPMPayment(ctx context.Context, in APMInput) (APMOutcome, error) {
-	p, err := a.Acquirer.CreateAPMPayment(ctx, acquirer.APMRequest{
+	p, err := a.Acquirer.CreateAPMPayment(ctx, simacquirer.APMRequest{
 		IdempotencyKey: in.IdempotencyKey,
 		Method:         in.Method,
 		Amount:         in.Amount,
@@ -114,7 +114,7 @@ func (a *Activities) CreateAPMPayment(ctx context.Context, in APMInput) (APMOutc
 		CallbackURL:    in.CallbackURL,
 		ReturnURL:      in.ReturnURL,
 		BankCode:       in.BankCode,
-		Customer:       acquirer.APMCustomer{Name: in.Name, Email: in.Email, Document: in.Document},
+		Customer:       simacquirer.APMCustomer{Name: in.Name, Email: in.Email, Document: in.Document},
 	})
 	if err != nil {
 		return APMOutcome{}, acquirerError("APM payment "+in.Reference, err)

@@ -6,8 +6,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/paygate/paygate/internal/order"
-	"github.com/paygate/paygate/internal/risk"
+	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/models"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/paygate/internal/notify"
-	"github.com/paygate/paygate/internal/redeliver"
+	"github.com/paygate/paygate/internal/adapters/redeliver"
+	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/models"
 )
 

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/internal/notify"
-	"github.com/paygate/paygate/internal/redeliver"
+	"github.com/paygate/paygate/internal/adapters/redeliver"
+	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/models"
 )
 

@@ -8,11 +8,11 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/paygate/internal/apm"
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/money"
-	"github.com/paygate/paygate/internal/signing"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/apm"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/workflows"
 )
 

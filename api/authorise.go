@@ -16,13 +16,13 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/paygate/internal/card"
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/country"
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/money"
-	"github.com/paygate/paygate/internal/order"
-	"github.com/paygate/paygate/internal/vault"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/domain/card"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/country"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )

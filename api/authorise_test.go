@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/order"
-	"github.com/paygate/paygate/internal/signing"
-	"github.com/paygate/paygate/internal/vault"
+	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/workflows"
 )
 

@@ -15,12 +15,12 @@ import (
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/money"
-	"github.com/paygate/paygate/internal/order"
-	"github.com/paygate/paygate/internal/signing"
-	"github.com/paygate/paygate/internal/txid"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/txid"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/paygate/paygate/internal/codes"
+	"github.com/paygate/paygate/internal/domain/codes"
 )
 
 // MaxBodyBytes is the largest request body the API reads.

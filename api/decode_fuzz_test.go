@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/paygate/paygate/internal/codes"
+	"github.com/paygate/paygate/internal/domain/codes"
 )
 
 // Fuzz targets of the request decoding: run each with

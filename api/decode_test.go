@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/order"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/order"
 )
 
 func TestDecodeBody(t *testing.T) {

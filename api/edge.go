@@ -10,7 +10,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/paygate/internal/checkout"
+	"github.com/paygate/paygate/api/checkout"
 	"github.com/paygate/paygate/models"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/paygate/internal/order"
+	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/models"
 )
 

@@ -18,12 +18,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/risk"
-	"github.com/paygate/paygate/internal/signing"
-	"github.com/paygate/paygate/internal/status"
-	"github.com/paygate/paygate/internal/vault"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )

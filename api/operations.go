@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/paygate/paygate/internal/codes"
+	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/workflows"
 )
 

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/signing"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/models"
 )
 

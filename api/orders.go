@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/paygate/paygate/internal/status"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/workflows"
 )
 

@@ -17,10 +17,10 @@ import (
 
 	"gorm.io/gorm"
 
-	"github.com/paygate/paygate/internal/devenv"
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/replay"
-	"github.com/paygate/paygate/internal/signing"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/adapters/replay"
+	"github.com/paygate/paygate/internal/dev/devenv"
+	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/models"
 )
 

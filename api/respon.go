@@ -6,9 +6,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/money"
-	"github.com/paygate/paygate/internal/signing"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/signing"
 )
 
 // respon is the XML answer of a direct payment (root element respon).

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/internal/codes"
+	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/models"
 )
 

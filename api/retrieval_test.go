@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/paygate/internal/codes"
+	"github.com/paygate/paygate/internal/domain/codes"
 )
 
 // validQuery is a correctly signed query from a registered address.

@@ -12,11 +12,11 @@ import (
 	"github.com/gin-gonic/gin"
 	"gorm.io/gorm"
 
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/notify"
-	"github.com/paygate/paygate/internal/replay"
-	"github.com/paygate/paygate/internal/vault"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/adapters/replay"
+	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/workflows"
 )
 

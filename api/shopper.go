@@ -11,12 +11,12 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.temporal.io/sdk/client"
 
-	"github.com/paygate/paygate/internal/checkout"
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/connector/acquirer"
-	"github.com/paygate/paygate/internal/money"
-	"github.com/paygate/paygate/internal/signing"
-	"github.com/paygate/paygate/internal/status"
+	"github.com/paygate/paygate/api/checkout"
+	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
@@ -99,7 +99,7 @@ func (s *Server) threeDSCallback(c *gin.Context) {
 	}
 	f := c.Request.PostForm
 	id := f.Get("authentication_id")
-	if !acquirer.VerifyThreeDSResult(s.ProviderSecret, id, f.Get("status"), f.Get("cavv"), f.Get("reference"), f.Get("signature")) {
+	if !simacquirer.VerifyThreeDSResult(s.ProviderSecret, id, f.Get("status"), f.Get("cavv"), f.Get("reference"), f.Get("signature")) {
 		s.shopperMessage(c, http.StatusForbidden, "en", "payment_failed", codes.BadSignature)
 		return
 	}
@@ -131,7 +131,7 @@ func (s *Server) apmCallback(c *gin.Context) {
 		c.JSON(http.StatusBadRequest, gin.H{"error": "unreadable body"})
 		return
 	}
-	if !acquirer.VerifyProviderSignature(s.ProviderSecret, body, c.GetHeader("X-Provider-Signature")) {
+	if !simacquirer.VerifyProviderSignature(s.ProviderSecret, body, c.GetHeader("X-Provider-Signature")) {
 		s.Logger.Warn("APM callback with a bad signature", "client_ip", c.ClientIP())
 		c.JSON(http.StatusUnauthorized, gin.H{"error": "bad signature"})
 		return

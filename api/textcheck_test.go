@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/paygate/internal/order"
+	"github.com/paygate/paygate/internal/domain/order"
 )
 
 func TestDecodeBodyRefusesBadText(t *testing.T) {

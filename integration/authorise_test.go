@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/risk"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/models"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/paygate/internal/codes"
+	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/models"
 )
 

@@ -27,9 +27,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/notify"
-	"github.com/paygate/paygate/internal/signing"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/models"
 )
 
@@ -642,7 +642,7 @@ func runBrowserCase(t *testing.T, browserCtx context.Context, shop *testShop, ro
 }
 
 // checkSpanish asserts that the payment page speaks Spanish (the es texts of
-// internal/checkout/messages.go).
+// api/checkout/messages.go).
 func checkSpanish(t *testing.T, ctx context.Context) {
 	t.Helper()
 	checks := []struct{ id, want string }{

@@ -17,9 +17,9 @@ import (
 
 	"go.temporal.io/api/enums/v1"
 
-	"github.com/paygate/paygate/internal/app"
-	"github.com/paygate/paygate/internal/connector/acquirer"
-	"github.com/paygate/paygate/internal/merchant"
+	"github.com/paygate/paygate/app"
+	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
+	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/workflows"
 )
 
@@ -103,7 +103,7 @@ func signedAPMCallback(t *testing.T, cb map[string]any) (int, string) {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Provider-Signature", acquirer.SignProviderCallback(app.DefaultProviderSecret, body))
+	req.Header.Set("X-Provider-Signature", simacquirer.SignProviderCallback(app.DefaultProviderSecret, body))
 	resp, b := sendCallback(t, req)
 	return resp.StatusCode, b
 }
@@ -221,7 +221,7 @@ func forgedThreeDS(authenticationID, status, cavv, reference string) url.Values 
 	return url.Values{
 		"authentication_id": {authenticationID}, "status": {status}, "eci": {"05"}, "cavv": {cavv},
 		"reference": {reference},
-		"signature": {acquirer.SignThreeDSResult(app.DefaultProviderSecret, authenticationID, status, cavv, reference)},
+		"signature": {simacquirer.SignThreeDSResult(app.DefaultProviderSecret, authenticationID, status, cavv, reference)},
 	}
 }
 

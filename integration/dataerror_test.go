@@ -13,12 +13,12 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/paygate/paygate/api"
-	"github.com/paygate/paygate/internal/card"
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/order"
-	"github.com/paygate/paygate/internal/status"
-	"github.com/paygate/paygate/internal/vault"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/domain/card"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )

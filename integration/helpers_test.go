@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/signing"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/signing"
 )
 
 // respon is the direct payment answer as a merchant parses it.

@@ -26,13 +26,13 @@ import (
 	"go.temporal.io/sdk/testsuite"
 	sdkworker "go.temporal.io/sdk/worker"
 
-	"github.com/paygate/paygate/internal/app"
-	"github.com/paygate/paygate/internal/devenv"
-	"github.com/paygate/paygate/internal/keyring"
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/notify"
-	"github.com/paygate/paygate/internal/risk"
-	simulator "github.com/paygate/paygate/internal/simulator/acquirer"
+	"github.com/paygate/paygate/app"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/dev/devenv"
+	"github.com/paygate/paygate/internal/dev/simulator"
+	"github.com/paygate/paygate/internal/domain/keyring"
+	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/models"
 )
 

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/api"
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/signing"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/models"
 )
 

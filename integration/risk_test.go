@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/order"
-	"github.com/paygate/paygate/internal/risk"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/models"
 )
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/internal/merchant"
+	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/models"
 )
 

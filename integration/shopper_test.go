@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/internal/connector/acquirer"
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/signing"
+	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/models"
 )
 
@@ -295,7 +295,7 @@ func TestForgedProviderCallbackRefused(t *testing.T) {
 		status    int
 	}{
 		{"no signature", "", http.StatusUnauthorized},
-		{"signed with another secret", acquirer.SignProviderCallback("not-the-secret", body), http.StatusUnauthorized},
+		{"signed with another secret", simacquirer.SignProviderCallback("not-the-secret", body), http.StatusUnauthorized},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,8 +5,8 @@ package models
 import (
 	"time"
 
-	"github.com/paygate/paygate/internal/order"
-	"github.com/paygate/paygate/internal/risk"
+	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/risk"
 )
 
 // Capture modes of an account.
@@ -39,7 +39,7 @@ type Account struct {
 	PrevSignKeyUntil  *time.Time
 	// SigningScheme is how requests prove the key: "compatible"
 	// (encryption_data, or a strong signature) or "strong" (only the
-	// Paygate-Signature header; internal/signing/strong.go).
+	// Paygate-Signature header; internal/domain/signing/strong.go).
 	SigningScheme string `gorm:"size:16;not null;default:compatible"`
 
 	CaptureMode     string           `gorm:"size:16;not null;default:auto"`

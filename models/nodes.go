@@ -9,7 +9,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// Node numbers of transaction ids (internal/txid): 10 bits.
+// Node numbers of transaction ids (internal/domain/txid): 10 bits.
 const (
 	MinNode = 0
 	MaxNode = 1023

@@ -10,9 +10,9 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/paygate/paygate/activities"
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/order"
-	"github.com/paygate/paygate/internal/status"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/workflows"
 )
 

@@ -8,10 +8,10 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/money"
-	"github.com/paygate/paygate/internal/notify"
-	"github.com/paygate/paygate/internal/status"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 )
 

@@ -8,7 +8,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/paygate/paygate/activities"
-	"github.com/paygate/paygate/internal/notify"
+	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/workflows"
 )
 

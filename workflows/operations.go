@@ -1,7 +1,7 @@
 package workflows
 
 import (
-	"github.com/paygate/paygate/internal/status"
+	"github.com/paygate/paygate/internal/domain/status"
 )
 
 // Updates that operate on an existing order, one per batch entry.

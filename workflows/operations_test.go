@@ -9,8 +9,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/paygate/paygate/internal/risk"
-	"github.com/paygate/paygate/internal/status"
+	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/workflows"
 )
 

@@ -9,11 +9,11 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/notify"
-	"github.com/paygate/paygate/internal/order"
-	"github.com/paygate/paygate/internal/risk"
-	"github.com/paygate/paygate/internal/status"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 )
 

@@ -18,9 +18,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
-	"github.com/paygate/paygate/internal/order"
-	"github.com/paygate/paygate/internal/risk"
-	"github.com/paygate/paygate/internal/status"
+	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/workflows"
 )
 

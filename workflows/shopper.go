@@ -7,8 +7,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
-	"github.com/paygate/paygate/internal/codes"
-	"github.com/paygate/paygate/internal/status"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/status"
 )
 
 // Order kinds.
@@ -92,7 +92,7 @@ var providerInquiryOptions = workflow.ActivityOptions{
 	},
 }
 
-// Statuses the ACS and the APM provider report (see internal/connector/acquirer).
+// Statuses the ACS and the APM provider report (see internal/adapters/connectors/simacquirer).
 const (
 	authAuthenticated = "authenticated"
 	authFailed        = "failed"

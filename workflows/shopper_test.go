@@ -15,7 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
-	"github.com/paygate/paygate/internal/status"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/workflows"
 )
 

@@ -17,8 +17,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/paygate/internal/loadgen"
-	"github.com/paygate/paygate/internal/signing"
+	"github.com/paygate/paygate/internal/dev/loadgen"
+	"github.com/paygate/paygate/internal/domain/signing"
 )
 
 // runBench measures signed direct card payments through a running gateway

@@ -15,12 +15,12 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/paygate/paygate/internal/app"
-	"github.com/paygate/paygate/internal/devenv"
-	"github.com/paygate/paygate/internal/keyring"
-	"github.com/paygate/paygate/internal/merchant"
-	simulator "github.com/paygate/paygate/internal/simulator/acquirer"
-	"github.com/paygate/paygate/internal/vault"
+	"github.com/paygate/paygate/app"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/dev/devenv"
+	"github.com/paygate/paygate/internal/dev/simulator"
+	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )

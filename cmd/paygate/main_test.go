@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/paygate/internal/card"
+	"github.com/paygate/paygate/internal/domain/card"
 )
 
 func TestSignCommand(t *testing.T) {

@@ -15,10 +15,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/paygate/internal/app"
-	"github.com/paygate/paygate/internal/merchant"
-	"github.com/paygate/paygate/internal/money"
-	"github.com/paygate/paygate/internal/signing"
+	"github.com/paygate/paygate/app"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/signing"
 )
 
 func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/paygate/internal/app"
-	"github.com/paygate/paygate/internal/redeliver"
+	"github.com/paygate/paygate/app"
+	"github.com/paygate/paygate/internal/adapters/redeliver"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )

@@ -9,9 +9,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/paygate/paygate/internal/app"
-	simulator "github.com/paygate/paygate/internal/simulator/acquirer"
-	"github.com/paygate/paygate/internal/vault"
+	"github.com/paygate/paygate/app"
+	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/dev/simulator"
 )
 
 func runServe(ctx context.Context, logger *slog.Logger) error {

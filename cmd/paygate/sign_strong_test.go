@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/paygate/internal/signing"
+	"github.com/paygate/paygate/internal/domain/signing"
 )
 
 // TestSignStrong: paygate sign -strong prints the Paygate-Signature of the

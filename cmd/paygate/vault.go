@@ -9,8 +9,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/paygate/paygate/internal/app"
-	"github.com/paygate/paygate/internal/vault"
+	"github.com/paygate/paygate/app"
+	"github.com/paygate/paygate/internal/adapters/vault"
 )
 
 const vaultSweepUsage = "usage: paygate vault sweep [-grace 1h] [-every 15m] [-dry-run]\n" +

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/paygate/paygate/internal/notify"
+	"github.com/paygate/paygate/internal/domain/notify"
 )
 
 // runVerifyNotification checks a notification as a merchant would receive it:

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/internal/notify"
+	"github.com/paygate/paygate/internal/domain/notify"
 )
 
 func TestVerifyNotificationCommand(t *testing.T) {

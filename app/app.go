@@ -1,0 +1,620 @@
+// Package app wires the gateway's parts from configuration: the database,
+// Temporal, the vault, the API handler and the worker. The commands and the
+// integration tests build the gateway the same way through it.
+package app
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/operatorservice/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	sdkworker "go.temporal.io/sdk/worker"
+	"gorm.io/gorm"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/adapters/notifyclient"
+	"github.com/paygate/paygate/internal/adapters/redeliver"
+	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/domain/keyring"
+	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/txid"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/worker"
+	"github.com/paygate/paygate/workflows"
+)
+
+// Config is the gateway's configuration. FromEnv reads it.
+type Config struct {
+	DatabaseURL       string
+	TemporalAddress   string
+	TemporalNamespace string
+	Keyring           string // "id:base64key,..." first is active
+	FingerprintKey    string // base64, 32 bytes
+	AcquirerURL       string
+	AcquirerTimeout   time.Duration
+	HTTPAddr          string
+	SimulatorAddr     string
+	// NodeID is this process's transaction-id node when it is configured
+	// (PAYGATE_NODE_ID, 0 to 1023); nil leases a free one from Postgres.
+	// Either way the process holds the node's lease while it runs, so two
+	// processes configured with the same node cannot both start.
+	NodeID *uint16
+	// NodeName names this process in the node lease table (host/pid by
+	// default); a random suffix makes each run's lease its own.
+	NodeName string
+	// NodeLeaseTTL is how long a node lease lasts unless renewed
+	// (txid.DefaultLeaseTTL when zero).
+	NodeLeaseTTL time.Duration
+	// NotifySchedule is the retry schedule of merchant notifications.
+	NotifySchedule notify.Schedule
+	// NotifyAllowPrivate lets notify_url point at loopback and private
+	// addresses: for local development and tests only.
+	NotifyAllowPrivate bool
+	// AdminToken authenticates the admin API; empty turns it off.
+	AdminToken string
+	// PublicURL is the API's address as shoppers' browsers and providers
+	// reach it (3-D Secure and APM callbacks, hosted pages).
+	PublicURL string
+	// ProviderSecret checks what the ACS and the APM provider send back.
+	ProviderSecret string
+	// VaultSweepEvery is how often a worker drops the sealed security codes
+	// no order needs any more (PAYGATE_VAULT_SWEEP_EVERY; 0 turns it off).
+	VaultSweepEvery time.Duration
+}
+
+// EnvError names the variable whose value is unfit.
+type EnvError struct {
+	Var string
+	Err error
+}
+
+func (e *EnvError) Error() string { return e.Var + ": " + e.Err.Error() }
+
+func (e *EnvError) Unwrap() error { return e.Err }
+
+// Reasons a variable is refused, wrapped in an EnvError.
+var (
+	ErrUnset         = errors.New("is not set")
+	ErrDefaultSecret = errors.New("is a default or placeholder value")
+	ErrWeakSecret    = errors.New("is too short")
+	ErrMalformed     = errors.New("is malformed")
+)
+
+// FromEnv reads the configuration from the environment, with local defaults
+// for addresses and tunings (never for secrets). A value that is set but
+// cannot be read is an error naming its variable; all such errors are
+// reported together.
+func FromEnv() (Config, error) {
+	c := Config{
+		DatabaseURL:       os.Getenv("DATABASE_URL"),
+		TemporalAddress:   envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+		TemporalNamespace: envOr("TEMPORAL_NAMESPACE", "default"),
+		Keyring:           os.Getenv("PAYGATE_KEYRING"),
+		FingerprintKey:    os.Getenv("PAYGATE_FINGERPRINT_KEY"),
+		AcquirerURL:       envOr("ACQUIRER_URL", "http://127.0.0.1:8090"),
+		AcquirerTimeout:   10 * time.Second,
+		HTTPAddr:          envOr("PAYGATE_HTTP_ADDR", "127.0.0.1:8080"),
+		SimulatorAddr:     envOr("PAYGATE_SIMULATOR_ADDR", "127.0.0.1:8090"),
+		NotifySchedule:    notify.DefaultSchedule(),
+		AdminToken:        os.Getenv("PAYGATE_ADMIN_TOKEN"),
+		ProviderSecret:    os.Getenv("PAYGATE_PROVIDER_SECRET"),
+		VaultSweepEvery:   DefaultVaultSweepEvery,
+	}
+	c.PublicURL = envOr("PAYGATE_PUBLIC_URL", "http://"+c.HTTPAddr)
+	host, _ := os.Hostname()
+	c.NodeName = host + "/" + strconv.Itoa(os.Getpid())
+
+	var errs []error
+	fail := func(name string, err error) { errs = append(errs, &EnvError{Var: name, Err: err}) }
+	if v := os.Getenv("ACQUIRER_TIMEOUT"); v != "" {
+		d, err := positiveDuration(v)
+		if err != nil {
+			fail("ACQUIRER_TIMEOUT", err)
+		}
+		c.AcquirerTimeout = d
+	}
+	if v := os.Getenv("PAYGATE_NOTIFY_SCHEDULE"); v != "" {
+		s, err := notify.ParseSchedule(v)
+		if err != nil {
+			fail("PAYGATE_NOTIFY_SCHEDULE", fmt.Errorf("%w: %v", ErrMalformed, err))
+		}
+		c.NotifySchedule = s
+	}
+	if v := os.Getenv("PAYGATE_NOTIFY_ALLOW_PRIVATE"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			fail("PAYGATE_NOTIFY_ALLOW_PRIVATE", fmt.Errorf("%w: want true or false", ErrMalformed))
+		}
+		c.NotifyAllowPrivate = b
+	}
+	if v := os.Getenv("PAYGATE_NODE_ID"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 16)
+		if err != nil || n > models.MaxNode {
+			fail("PAYGATE_NODE_ID", fmt.Errorf("%w: want a number from %d to %d", ErrMalformed, models.MinNode, models.MaxNode))
+		} else {
+			id := uint16(n)
+			c.NodeID = &id
+		}
+	}
+	if v := os.Getenv("PAYGATE_NODE_LEASE_TTL"); v != "" {
+		d, err := positiveDuration(v)
+		if err == nil && d < minNodeLeaseTTL {
+			err = fmt.Errorf("%w: at least %s", ErrMalformed, minNodeLeaseTTL)
+		}
+		if err != nil {
+			fail("PAYGATE_NODE_LEASE_TTL", err)
+		}
+		c.NodeLeaseTTL = d
+	}
+	if v := os.Getenv("PAYGATE_VAULT_SWEEP_EVERY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || (d > 0 && d < time.Minute) {
+			fail("PAYGATE_VAULT_SWEEP_EVERY", fmt.Errorf("%w: want 0 (off) or a duration of at least 1m such as 15m", ErrMalformed))
+		} else {
+			c.VaultSweepEvery = d
+		}
+	}
+	for _, u := range []struct{ name, value string }{
+		{"PAYGATE_PUBLIC_URL", c.PublicURL}, {"ACQUIRER_URL", c.AcquirerURL},
+	} {
+		if !httpURL(u.value) {
+			fail(u.name, fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))
+		}
+	}
+	return c, errors.Join(errs...)
+}
+
+// DefaultVaultSweepEvery is how often a worker sweeps the vault unless
+// PAYGATE_VAULT_SWEEP_EVERY says otherwise.
+const DefaultVaultSweepEvery = 15 * time.Minute
+
+// minNodeLeaseTTL bounds PAYGATE_NODE_LEASE_TTL: the lease is renewed every
+// third of it.
+const minNodeLeaseTTL = 3 * time.Second
+
+func positiveDuration(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %q is not a duration such as 10s or 1m", ErrMalformed, v)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%w: %s is not positive", ErrMalformed, v)
+	}
+	return d, nil
+}
+
+func httpURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// DefaultProviderSecret is the simulators' shared secret in `paygate dev`
+// and the tests. Every other process refuses it (CheckSecrets).
+const DefaultProviderSecret = "sim-secret"
+
+// Process is what a gateway process runs; it decides which secrets the
+// process needs.
+type Process int
+
+// The gateway's processes.
+const (
+	// Serve is the merchant API: it seals cards (keyring, fingerprint
+	// key), checks provider callbacks (provider secret) and, when
+	// PAYGATE_ADMIN_TOKEN is set, serves the admin API.
+	Serve Process = iota + 1
+	// Worker runs the workflows and activities: it opens cards and sign
+	// keys (keyring, fingerprint key).
+	Worker
+)
+
+// Minimum lengths of the secrets that are passwords rather than keys.
+const (
+	minProviderSecret = 16
+	minAdminToken     = 32
+)
+
+// placeholders are values that are someone's example, never a secret.
+var placeholders = []string{
+	DefaultProviderSecret, "changeme", "change-me", "secret", "password", "admin", "token", "test",
+}
+
+// CheckSecrets refuses a configuration in which a secret that process p
+// needs is unset, a default or placeholder, or too weak: the keyring and
+// fingerprint key always; for Serve the provider secret (the simulated and
+// real 3-D Secure and APM connectors sign their callbacks with it, and
+// they are always configured), and the admin token when it is set (unset,
+// the admin API is off). Every problem is reported, each an *EnvError.
+// `paygate dev` does not call it: it keeps local defaults.
+func (c Config) CheckSecrets(p Process) error {
+	var errs []error
+	fail := func(name string, err error) { errs = append(errs, &EnvError{Var: name, Err: err}) }
+	if err := checkKeyring(c.Keyring); err != nil {
+		fail("PAYGATE_KEYRING", err)
+	}
+	if err := checkKey(c.FingerprintKey, 32); err != nil {
+		fail("PAYGATE_FINGERPRINT_KEY", err)
+	}
+	if p == Serve {
+		if err := checkPassword(c.ProviderSecret, minProviderSecret); err != nil {
+			fail("PAYGATE_PROVIDER_SECRET", err)
+		}
+		if c.AdminToken != "" {
+			if err := checkPassword(c.AdminToken, minAdminToken); err != nil {
+				fail("PAYGATE_ADMIN_TOKEN", err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func checkPassword(v string, minLen int) error {
+	v = strings.TrimSpace(v)
+	switch {
+	case v == "":
+		return ErrUnset
+	case slices.ContainsFunc(placeholders, func(p string) bool { return strings.EqualFold(v, p) }) || sameByte([]byte(v)):
+		return ErrDefaultSecret
+	case len(v) < minLen:
+		return fmt.Errorf("%w: at least %d characters", ErrWeakSecret, minLen)
+	}
+	return nil
+}
+
+// checkKey checks a standard base64 key of at least minLen bytes.
+func checkKey(v string, minLen int) error {
+	if strings.TrimSpace(v) == "" {
+		return ErrUnset
+	}
+	b, err := base64.StdEncoding.DecodeString(v)
+	switch {
+	case err != nil:
+		// The decoding error could echo key material; do not include it.
+		return fmt.Errorf("%w: not standard base64", ErrMalformed)
+	case len(b) < minLen:
+		return fmt.Errorf("%w: at least %d bytes", ErrWeakSecret, minLen)
+	case sameByte(b):
+		return ErrDefaultSecret
+	}
+	return nil
+}
+
+// checkKeyring checks every key of a keyring spec.
+func checkKeyring(spec string) error {
+	if strings.TrimSpace(spec) == "" {
+		return ErrUnset
+	}
+	if _, err := keyring.Parse(spec); err != nil {
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	for _, entry := range strings.Split(spec, ",") {
+		id, b64, _ := strings.Cut(strings.TrimSpace(entry), ":")
+		if b, _ := base64.StdEncoding.DecodeString(b64); sameByte(b) {
+			return fmt.Errorf("key %q %w", id, ErrDefaultSecret)
+		}
+	}
+	return nil
+}
+
+// sameByte reports whether b is one byte repeated (all zeros, "aaaa..."):
+// a placeholder, not a secret.
+func sameByte(b []byte) bool {
+	for _, x := range b {
+		if x != b[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// Gateway holds the opened clients.
+type Gateway struct {
+	Config   Config
+	Logger   *slog.Logger
+	DB       *gorm.DB
+	Keys     *keyring.Keyring
+	Vault    *vault.Vault
+	Accounts *merchant.Service
+	Temporal client.Client
+
+	ids       *txid.Generator // on the leased node
+	stopLease context.CancelFunc
+	leaseDone chan struct{}
+}
+
+// Open connects to Postgres (and migrates it) and, when withTemporal is set
+// (a gateway process rather than a one-off command), to Temporal (and
+// registers the search attributes) and takes the process's transaction-id
+// node: the configured one or a free one, leased in Postgres and renewed
+// until Close.
+func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal bool) (*Gateway, error) {
+	if cfg.DatabaseURL == "" {
+		return nil, errors.New("DATABASE_URL is not set")
+	}
+	keys, err := keyring.Parse(cfg.Keyring)
+	if err != nil {
+		return nil, fmt.Errorf("PAYGATE_KEYRING: %w", err)
+	}
+	fpKey, err := base64.StdEncoding.DecodeString(cfg.FingerprintKey)
+	if err != nil || len(fpKey) < 32 {
+		return nil, errors.New("PAYGATE_FINGERPRINT_KEY must be at least 32 bytes in standard base64")
+	}
+	db, err := models.Open(ctx, cfg.DatabaseURL, logger)
+	if err != nil {
+		return nil, err
+	}
+	if err := models.Migrate(ctx, db); err != nil {
+		return nil, err
+	}
+	if err := models.MigrateNodeLeases(ctx, db); err != nil {
+		return nil, err
+	}
+	g := &Gateway{
+		Config:   cfg,
+		Logger:   logger,
+		DB:       db,
+		Keys:     keys,
+		Vault:    vault.New(db, keys, fpKey),
+		Accounts: merchant.NewService(db, keys, 5*time.Second),
+	}
+	if withTemporal {
+		if err := g.takeNode(ctx); err != nil {
+			g.Close()
+			return nil, err
+		}
+		c, err := client.DialContext(ctx, client.Options{
+			HostPort:  cfg.TemporalAddress,
+			Namespace: cfg.TemporalNamespace,
+			Logger:    sdklog.NewStructuredLogger(logger.With("component", "temporal")),
+		})
+		if err != nil {
+			g.Close()
+			return nil, fmt.Errorf("dial temporal %s: %w", cfg.TemporalAddress, err)
+		}
+		g.Temporal = c
+		if err := EnsureSearchAttributes(ctx, c, cfg.TemporalNamespace); err != nil {
+			g.Close()
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// OpenFromEnv opens the gateway (Open) with the configuration FromEnv
+// reads: for the one-off commands, which need no secret check.
+func OpenFromEnv(ctx context.Context, logger *slog.Logger, withTemporal bool) (*Gateway, error) {
+	cfg, err := FromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("configuration:\n%w", err)
+	}
+	return Open(ctx, cfg, logger, withTemporal)
+}
+
+// NodeLeaseGrace is how long a node stays unused after its lease ended: ids
+// carry their process's wall-clock time, so the grace covers the clock
+// skew between the hosts of the old and the new holder.
+const NodeLeaseGrace = 5 * time.Second
+
+// takeNode leases the process's transaction-id node and keeps the lease in
+// the background until Close. A configured node that another process holds
+// is waited for as long as that lease could still last (a restart right
+// after a crash); then the error names the holder.
+func (g *Gateway) takeNode(ctx context.Context) error {
+	cfg := g.Config
+	store := &models.NodeLeases{DB: g.DB, Holder: holderName(cfg.NodeName), Min: models.MinNode, Max: models.MaxNode, Grace: NodeLeaseGrace}
+	if cfg.NodeID != nil {
+		store.Min, store.Max = int(*cfg.NodeID), int(*cfg.NodeID)
+	}
+	ttl := cfg.NodeLeaseTTL
+	if ttl <= 0 {
+		ttl = txid.DefaultLeaseTTL
+	}
+	opts := txid.LeaseOptions{TTL: ttl, Logger: g.Logger.With("component", "txid")}
+	lease, err := txid.AcquireLease(ctx, store, opts)
+	if cfg.NodeID != nil {
+		deadline := time.Now().Add(ttl + NodeLeaseGrace + time.Second)
+		for errors.Is(err, models.ErrNoFreeNode) && time.Now().Before(deadline) {
+			g.Logger.Warn("waiting for the configured transaction-id node", "node", *cfg.NodeID, "error", err)
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(2 * time.Second):
+			}
+			lease, err = txid.AcquireLease(ctx, store, opts)
+		}
+		if err != nil {
+			return fmt.Errorf("PAYGATE_NODE_ID=%d: %w", *cfg.NodeID, err)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("lease a transaction-id node: %w", err)
+	}
+	node, _ := lease.Node()
+	g.Logger.Info("transaction-id node leased", "node", node, "holder", store.Holder, "configured", cfg.NodeID != nil)
+	keepCtx, stop := context.WithCancel(context.Background())
+	g.stopLease, g.leaseDone = stop, make(chan struct{})
+	go func() {
+		defer close(g.leaseDone)
+		lease.Keep(keepCtx)
+	}()
+	g.ids = txid.NewLeasedGenerator(lease)
+	return nil
+}
+
+// holderName makes name unique to this run of the process: host names and
+// pids repeat across containers and restarts.
+func holderName(name string) string {
+	if name == "" {
+		name = "paygate"
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b) // crypto/rand.Read never returns an error.
+	return name + "/" + hex.EncodeToString(b)
+}
+
+// sessionKey signs hosted payment sessions; it is derived from the
+// fingerprint key so no other secret needs managing.
+func (g *Gateway) sessionKey() []byte {
+	m := hmac.New(sha256.New, []byte(g.Config.FingerprintKey))
+	m.Write([]byte("paygate checkout sessions"))
+	return m.Sum(nil)
+}
+
+// Close gives the node lease back and releases the clients.
+func (g *Gateway) Close() {
+	if g.stopLease != nil {
+		g.stopLease()
+		<-g.leaseDone
+	}
+	if g.Temporal != nil {
+		g.Temporal.Close()
+	}
+	if sqlDB, err := g.DB.DB(); err == nil {
+		_ = sqlDB.Close()
+	}
+}
+
+// APIHandler returns the merchant API. The Gateway must have been opened
+// with Temporal (and so holds a transaction-id node).
+func (g *Gateway) APIHandler() http.Handler {
+	orders := &api.TemporalOrders{Client: g.Temporal}
+	s := &api.Server{
+		Accounts: g.Accounts,
+		Orders:   orders,
+		Ops:      orders,
+		Store:    api.DBStore{DB: g.DB},
+
+		NotifySchedule: g.Config.NotifySchedule,
+		PublicURL:      strings.TrimSuffix(g.Config.PublicURL, "/"),
+		ProviderSecret: g.Config.ProviderSecret,
+		SessionKey:     g.sessionKey(),
+		Shopper:        orders,
+		Vault:          g.Vault,
+		IDs:            g.ids,
+		FormOrigins:    []string{g.Config.AcquirerURL}, // The simulated ACS and APM pages live there.
+		DB:             g.DB,
+		Logger:         g.Logger.With("component", "api"),
+
+		Admin: &api.Admin{Token: g.Config.AdminToken, Redeliver: redeliver.New(g.Temporal, g.DB), Schedule: g.Config.NotifySchedule},
+	}
+	return s.Handler()
+}
+
+// Limits of the gateway's HTTP servers (API and simulator). A request's
+// header must arrive within HTTPReadHeaderTimeout and the whole request (a
+// body is at most 1 MiB) within HTTPReadTimeout. An answer may take
+// HTTPWriteTimeout from the end of the request's header: /v1/authorise and
+// the batch operations wait up to 60 s for a workflow's result, the 3-D
+// Secure return up to 30 s, so it is well above those. Idle keep-alive
+// connections close after HTTPIdleTimeout.
+const (
+	HTTPReadHeaderTimeout = 10 * time.Second
+	HTTPReadTimeout       = 30 * time.Second
+	HTTPWriteTimeout      = 90 * time.Second
+	HTTPIdleTimeout       = 2 * time.Minute
+	HTTPMaxHeaderBytes    = 64 << 10
+)
+
+// NewHTTPServer returns a server for h with the limits above.
+func NewHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: HTTPReadHeaderTimeout,
+		ReadTimeout:       HTTPReadTimeout,
+		WriteTimeout:      HTTPWriteTimeout,
+		IdleTimeout:       HTTPIdleTimeout,
+		MaxHeaderBytes:    HTTPMaxHeaderBytes,
+	}
+}
+
+// Activities returns the activities with their clients.
+func (g *Gateway) Activities() (*activities.Activities, error) {
+	acq, err := simacquirer.NewClient(g.Config.AcquirerURL, g.Config.AcquirerTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("acquirer client: %w", err)
+	}
+	return &activities.Activities{
+		DB:        g.DB,
+		Vault:     g.Vault,
+		Acquirer:  acq,
+		Accounts:  g.Accounts,
+		Notifier:  notifyclient.NewClient(10*time.Second, g.Config.NotifyAllowPrivate),
+		Connector: workflows.ConnectorName,
+		Logger:    g.Logger.With("component", "activities"),
+	}, nil
+}
+
+// NewWorker returns a worker with every workflow and activity registered.
+func (g *Gateway) NewWorker() (sdkworker.Worker, error) {
+	acts, err := g.Activities()
+	if err != nil {
+		return nil, err
+	}
+	return worker.New(g.Temporal, acts), nil
+}
+
+// EnsureSearchAttributes registers the custom search attributes that are missing.
+func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace string) error {
+	ops := c.OperatorService()
+	have, err := ops.ListSearchAttributes(ctx, &operatorservice.ListSearchAttributesRequest{Namespace: namespace})
+	if err != nil {
+		return fmt.Errorf("list search attributes: %w", err)
+	}
+	missing := map[string]enumspb.IndexedValueType{}
+	for name, typ := range workflows.SearchAttributeTypes {
+		if _, ok := have.GetCustomAttributes()[name]; ok {
+			continue
+		}
+		v, ok := enumspb.IndexedValueType_value["INDEXED_VALUE_TYPE_"+upper(typ)]
+		if !ok {
+			return fmt.Errorf("search attribute %s: unknown type %s", name, typ)
+		}
+		missing[name] = enumspb.IndexedValueType(v)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	_, err = ops.AddSearchAttributes(ctx, &operatorservice.AddSearchAttributesRequest{Namespace: namespace, SearchAttributes: missing})
+	var exists *serviceerror.AlreadyExists
+	if err != nil && !errors.As(err, &exists) {
+		return fmt.Errorf("add search attributes: %w", err)
+	}
+	return nil
+}
+
+func upper(s string) string {
+	b := []byte(s)
+	for i, ch := range b {
+		if 'a' <= ch && ch <= 'z' {
+			b[i] = ch - 'a' + 'A'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,304 @@
+package app
+
+import (
+	"encoding/base64"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/paygate/paygate/internal/domain/keyring"
+	"github.com/paygate/paygate/internal/domain/notify"
+)
+
+// envVars are the variables FromEnv reads.
+var envVars = []string{
+	"DATABASE_URL", "TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "PAYGATE_KEYRING", "PAYGATE_FINGERPRINT_KEY",
+	"ACQUIRER_URL", "ACQUIRER_TIMEOUT", "PAYGATE_HTTP_ADDR", "PAYGATE_SIMULATOR_ADDR", "PAYGATE_NOTIFY_SCHEDULE",
+	"PAYGATE_NOTIFY_ALLOW_PRIVATE", "PAYGATE_ADMIN_TOKEN", "PAYGATE_PUBLIC_URL", "PAYGATE_PROVIDER_SECRET",
+	"PAYGATE_NODE_ID", "PAYGATE_NODE_LEASE_TTL", "PAYGATE_VAULT_SWEEP_EVERY",
+}
+
+// clearEnv empties every variable FromEnv reads for the test's duration.
+func clearEnv(t *testing.T) {
+	t.Helper()
+	for _, name := range envVars {
+		t.Setenv(name, "")
+	}
+}
+
+// refused returns the variables an error from FromEnv or CheckSecrets
+// names, each with its reason.
+func refused(err error) map[string]error {
+	out := map[string]error{}
+	var list []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		list = j.Unwrap()
+	} else if err != nil {
+		list = []error{err}
+	}
+	for _, e := range list {
+		var ee *EnvError
+		if errors.As(e, &ee) {
+			out[ee.Var] = ee.Err
+		} else {
+			out["?"] = e
+		}
+	}
+	return out
+}
+
+func TestFromEnv(t *testing.T) {
+	node := func(n uint16) *uint16 { return &n }
+	tests := []struct {
+		name  string
+		env   map[string]string
+		check func(t *testing.T, c Config)
+		bad   []string // variables refused as malformed
+	}{
+		{name: "defaults", check: func(t *testing.T, c Config) {
+			if c.AcquirerTimeout != 10*time.Second || c.NotifySchedule != notify.DefaultSchedule() || c.NotifyAllowPrivate ||
+				c.NodeID != nil || c.NodeLeaseTTL != 0 || c.PublicURL != "http://127.0.0.1:8080" ||
+				c.VaultSweepEvery != 15*time.Minute {
+				t.Errorf("defaults = %+v", c)
+			}
+			if c.ProviderSecret != "" || c.AdminToken != "" || c.Keyring != "" || c.FingerprintKey != "" {
+				t.Error("a secret has a default")
+			}
+			if c.NodeName == "" {
+				t.Error("no node name")
+			}
+		}},
+		{name: "all set", env: map[string]string{
+			"ACQUIRER_TIMEOUT": "3s", "PAYGATE_NOTIFY_SCHEDULE": "initial=1s,max=2s,horizon=1h",
+			"PAYGATE_NOTIFY_ALLOW_PRIVATE": "true", "PAYGATE_NODE_ID": "1023", "PAYGATE_NODE_LEASE_TTL": "45s",
+			"PAYGATE_PUBLIC_URL": "https://pay.example", "PAYGATE_PROVIDER_SECRET": "s3cr3t-from-the-provider",
+		}, check: func(t *testing.T, c Config) {
+			want := notify.Schedule{Initial: time.Second, Max: 2 * time.Second, Horizon: time.Hour}
+			if c.AcquirerTimeout != 3*time.Second || c.NotifySchedule != want || !c.NotifyAllowPrivate ||
+				c.NodeID == nil || *c.NodeID != *node(1023) || c.NodeLeaseTTL != 45*time.Second ||
+				c.PublicURL != "https://pay.example" || c.ProviderSecret != "s3cr3t-from-the-provider" {
+				t.Errorf("config = %+v", c)
+			}
+		}},
+		{name: "node 0 is a configured node", env: map[string]string{"PAYGATE_NODE_ID": "0"}, check: func(t *testing.T, c Config) {
+			if c.NodeID == nil || *c.NodeID != 0 {
+				t.Errorf("NodeID = %v, want 0", c.NodeID)
+			}
+		}},
+		{name: "public URL follows the listen address", env: map[string]string{"PAYGATE_HTTP_ADDR": "10.0.0.5:9000"}, check: func(t *testing.T, c Config) {
+			if c.PublicURL != "http://10.0.0.5:9000" {
+				t.Errorf("PublicURL = %s", c.PublicURL)
+			}
+		}},
+		{name: "acquirer timeout not a duration", env: map[string]string{"ACQUIRER_TIMEOUT": "10"}, bad: []string{"ACQUIRER_TIMEOUT"}},
+		{name: "acquirer timeout negative", env: map[string]string{"ACQUIRER_TIMEOUT": "-5s"}, bad: []string{"ACQUIRER_TIMEOUT"}},
+		{name: "acquirer timeout zero", env: map[string]string{"ACQUIRER_TIMEOUT": "0s"}, bad: []string{"ACQUIRER_TIMEOUT"}},
+		{name: "schedule unknown key", env: map[string]string{"PAYGATE_NOTIFY_SCHEDULE": "first=1s"}, bad: []string{"PAYGATE_NOTIFY_SCHEDULE"}},
+		{name: "schedule bad duration", env: map[string]string{"PAYGATE_NOTIFY_SCHEDULE": "initial=soon"}, bad: []string{"PAYGATE_NOTIFY_SCHEDULE"}},
+		{name: "schedule max below initial", env: map[string]string{"PAYGATE_NOTIFY_SCHEDULE": "initial=1h,max=1m"}, bad: []string{"PAYGATE_NOTIFY_SCHEDULE"}},
+		{name: "allow private not a boolean", env: map[string]string{"PAYGATE_NOTIFY_ALLOW_PRIVATE": "yes"}, bad: []string{"PAYGATE_NOTIFY_ALLOW_PRIVATE"}},
+		{name: "node id too large", env: map[string]string{"PAYGATE_NODE_ID": "1024"}, bad: []string{"PAYGATE_NODE_ID"}},
+		{name: "node id negative", env: map[string]string{"PAYGATE_NODE_ID": "-1"}, bad: []string{"PAYGATE_NODE_ID"}},
+		{name: "node id not a number", env: map[string]string{"PAYGATE_NODE_ID": "api-1"}, bad: []string{"PAYGATE_NODE_ID"}},
+		{name: "lease ttl too short", env: map[string]string{"PAYGATE_NODE_LEASE_TTL": "1s"}, bad: []string{"PAYGATE_NODE_LEASE_TTL"}},
+		{name: "lease ttl not a duration", env: map[string]string{"PAYGATE_NODE_LEASE_TTL": "1 minute"}, bad: []string{"PAYGATE_NODE_LEASE_TTL"}},
+		{name: "vault sweep every hour", env: map[string]string{"PAYGATE_VAULT_SWEEP_EVERY": "1h"}, check: func(t *testing.T, c Config) {
+			if c.VaultSweepEvery != time.Hour {
+				t.Errorf("VaultSweepEvery = %s, want 1h", c.VaultSweepEvery)
+			}
+		}},
+		{name: "vault sweep off", env: map[string]string{"PAYGATE_VAULT_SWEEP_EVERY": "0"}, check: func(t *testing.T, c Config) {
+			if c.VaultSweepEvery != 0 {
+				t.Errorf("VaultSweepEvery = %s, want 0 (off)", c.VaultSweepEvery)
+			}
+		}},
+		{name: "vault sweep too often", env: map[string]string{"PAYGATE_VAULT_SWEEP_EVERY": "5s"}, bad: []string{"PAYGATE_VAULT_SWEEP_EVERY"}},
+		{name: "vault sweep negative", env: map[string]string{"PAYGATE_VAULT_SWEEP_EVERY": "-1m"}, bad: []string{"PAYGATE_VAULT_SWEEP_EVERY"}},
+		{name: "public URL relative", env: map[string]string{"PAYGATE_PUBLIC_URL": "/pay"}, bad: []string{"PAYGATE_PUBLIC_URL"}},
+		{name: "acquirer URL not http", env: map[string]string{"ACQUIRER_URL": "ftp://acq.example"}, bad: []string{"ACQUIRER_URL"}},
+		{name: "every problem at once", env: map[string]string{
+			"ACQUIRER_TIMEOUT": "x", "PAYGATE_NOTIFY_SCHEDULE": "x", "PAYGATE_NODE_ID": "x", "PAYGATE_NOTIFY_ALLOW_PRIVATE": "x",
+		}, bad: []string{"ACQUIRER_TIMEOUT", "PAYGATE_NOTIFY_SCHEDULE", "PAYGATE_NODE_ID", "PAYGATE_NOTIFY_ALLOW_PRIVATE"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clearEnv(t)
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			c, err := FromEnv()
+			got := refused(err)
+			if len(got) != len(tt.bad) {
+				t.Fatalf("FromEnv() error = %v, want refusals of %v", err, tt.bad)
+			}
+			for _, name := range tt.bad {
+				if !errors.Is(got[name], ErrMalformed) {
+					t.Errorf("%s: %v, want ErrMalformed", name, got[name])
+				}
+				if !strings.Contains(err.Error(), name) {
+					t.Errorf("the error %q does not name %s", err, name)
+				}
+			}
+			if tt.check != nil {
+				tt.check(t, c)
+			}
+		})
+	}
+}
+
+func TestCheckSecrets(t *testing.T) {
+	spec, err := keyring.GenerateSpec("k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec2, err := keyring.GenerateSpec("k2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(b byte, n int) string {
+		k := make([]byte, n)
+		for i := range k {
+			k[i] = b + byte(i)
+		}
+		return base64.StdEncoding.EncodeToString(k)
+	}
+	zeros := base64.StdEncoding.EncodeToString(make([]byte, 32))
+	good := Config{
+		Keyring:        spec + "," + spec2,
+		FingerprintKey: key(1, 32),
+		ProviderSecret: "9f2c1e7a4b5d6e8f0a1b2c3d",
+		AdminToken:     "b7e1c9d2a4f6081e3c5a7b9d1f2e4c6a8b0d",
+	}
+	with := func(f func(*Config)) Config {
+		c := good
+		f(&c)
+		return c
+	}
+	tests := []struct {
+		name string
+		cfg  Config
+		p    Process
+		want map[string]error // variable → reason
+	}{
+		{"all proper, serve", good, Serve, nil},
+		{"all proper, worker", good, Worker, nil},
+		{"admin API off (no token)", with(func(c *Config) { c.AdminToken = "" }), Serve, nil},
+		{"keyring unset", with(func(c *Config) { c.Keyring = "" }), Worker,
+			map[string]error{"PAYGATE_KEYRING": ErrUnset}},
+		{"keyring malformed", with(func(c *Config) { c.Keyring = "k1:short" }), Serve,
+			map[string]error{"PAYGATE_KEYRING": ErrMalformed}},
+		{"keyring with an all-zero key", with(func(c *Config) { c.Keyring = spec + ",old:" + zeros }), Serve,
+			map[string]error{"PAYGATE_KEYRING": ErrDefaultSecret}},
+		{"fingerprint key unset", with(func(c *Config) { c.FingerprintKey = " " }), Worker,
+			map[string]error{"PAYGATE_FINGERPRINT_KEY": ErrUnset}},
+		{"fingerprint key not base64", with(func(c *Config) { c.FingerprintKey = "not base64!" }), Serve,
+			map[string]error{"PAYGATE_FINGERPRINT_KEY": ErrMalformed}},
+		{"fingerprint key short", with(func(c *Config) { c.FingerprintKey = key(1, 16) }), Serve,
+			map[string]error{"PAYGATE_FINGERPRINT_KEY": ErrWeakSecret}},
+		{"fingerprint key all zero", with(func(c *Config) { c.FingerprintKey = zeros }), Worker,
+			map[string]error{"PAYGATE_FINGERPRINT_KEY": ErrDefaultSecret}},
+		{"provider secret unset", with(func(c *Config) { c.ProviderSecret = "" }), Serve,
+			map[string]error{"PAYGATE_PROVIDER_SECRET": ErrUnset}},
+		{"provider secret is the simulators' default", with(func(c *Config) { c.ProviderSecret = DefaultProviderSecret }), Serve,
+			map[string]error{"PAYGATE_PROVIDER_SECRET": ErrDefaultSecret}},
+		{"provider secret placeholder", with(func(c *Config) { c.ProviderSecret = "CHANGEME" }), Serve,
+			map[string]error{"PAYGATE_PROVIDER_SECRET": ErrDefaultSecret}},
+		{"provider secret one character repeated", with(func(c *Config) { c.ProviderSecret = strings.Repeat("x", 40) }), Serve,
+			map[string]error{"PAYGATE_PROVIDER_SECRET": ErrDefaultSecret}},
+		{"provider secret short", with(func(c *Config) { c.ProviderSecret = "abc123" }), Serve,
+			map[string]error{"PAYGATE_PROVIDER_SECRET": ErrWeakSecret}},
+		{"provider secret not needed by the worker", with(func(c *Config) { c.ProviderSecret = "" }), Worker, nil},
+		{"admin token short", with(func(c *Config) { c.AdminToken = "0123456789abcdef" }), Serve,
+			map[string]error{"PAYGATE_ADMIN_TOKEN": ErrWeakSecret}},
+		{"admin token placeholder", with(func(c *Config) { c.AdminToken = "admin" }), Serve,
+			map[string]error{"PAYGATE_ADMIN_TOKEN": ErrDefaultSecret}},
+		{"admin token not needed by the worker", with(func(c *Config) { c.AdminToken = "x" }), Worker, nil},
+		{"everything missing, serve", Config{}, Serve, map[string]error{
+			"PAYGATE_KEYRING": ErrUnset, "PAYGATE_FINGERPRINT_KEY": ErrUnset, "PAYGATE_PROVIDER_SECRET": ErrUnset,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.CheckSecrets(tt.p)
+			got := refused(err)
+			if len(got) != len(tt.want) {
+				t.Fatalf("CheckSecrets = %v, want refusals %v", err, tt.want)
+			}
+			for name, reason := range tt.want {
+				if !errors.Is(got[name], reason) {
+					t.Errorf("%s: %v, want %v", name, got[name], reason)
+				}
+			}
+			if err != nil && (strings.Contains(err.Error(), good.ProviderSecret) || strings.Contains(err.Error(), good.FingerprintKey)) {
+				t.Error("the error shows a secret")
+			}
+		})
+	}
+}
+
+// TestComposeSecrets keeps docker-compose.yml in step with CheckSecrets:
+// every secret of the api and worker (and the simulator's provider secret,
+// and the database password) comes from the environment with no default,
+// and every variable compose gives the gateway is one it reads.
+func TestComposeSecrets(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docker-compose.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compose struct {
+		Services map[string]struct {
+			Command     []string          `yaml:"command"`
+			Environment map[string]string `yaml:"environment"`
+		} `yaml:"services"`
+	}
+	if err := yaml.Unmarshal(b, &compose); err != nil {
+		t.Fatalf("docker-compose.yml: %v", err)
+	}
+	// required checks that a variable's value is ${source:?message}.
+	required := func(service, name, source, value string) {
+		t.Helper()
+		if !strings.HasPrefix(value, "${"+source+":?") || !strings.HasSuffix(value, "}") {
+			t.Errorf("%s: %s = %q, want ${%s:?message} (no default)", service, name, value, source)
+		}
+	}
+	for _, svc := range []string{"api", "worker"} {
+		s, ok := compose.Services[svc]
+		if !ok {
+			t.Fatalf("no %s service", svc)
+		}
+		for name, value := range s.Environment {
+			if !slices.Contains(envVars, name) {
+				t.Errorf("%s: %s is not a variable the gateway reads", svc, name)
+			}
+			if strings.Contains(value, ":-") && secretVar(name) {
+				t.Errorf("%s: the secret %s has a default: %q", svc, name, value)
+			}
+		}
+		for _, name := range []string{"PAYGATE_KEYRING", "PAYGATE_FINGERPRINT_KEY", "PAYGATE_PROVIDER_SECRET", "PAYGATE_ADMIN_TOKEN"} {
+			required(svc, name, name, s.Environment[name])
+		}
+		if v := s.Environment["DATABASE_URL"]; !strings.Contains(v, "${POSTGRES_PASSWORD:?") {
+			t.Errorf("%s: DATABASE_URL = %q, want the password from ${POSTGRES_PASSWORD:?...}", svc, v)
+		}
+	}
+	if cmd := compose.Services["api"].Command; !slices.Equal(cmd, []string{"serve"}) {
+		t.Errorf("api command = %v", cmd)
+	}
+	required("simulator", "PAYGATE_PROVIDER_SECRET", "PAYGATE_PROVIDER_SECRET", compose.Services["simulator"].Environment["PAYGATE_PROVIDER_SECRET"])
+	required("postgres", "POSTGRES_PASSWORD", "POSTGRES_PASSWORD", compose.Services["postgres"].Environment["POSTGRES_PASSWORD"])
+	required("temporal", "POSTGRES_PWD", "POSTGRES_PASSWORD", compose.Services["temporal"].Environment["POSTGRES_PWD"])
+}
+
+func secretVar(name string) bool {
+	switch name {
+	case "PAYGATE_KEYRING", "PAYGATE_FINGERPRINT_KEY", "PAYGATE_PROVIDER_SECRET", "PAYGATE_ADMIN_TOKEN", "DATABASE_URL":
+		return true
+	}
+	return false
+}

@@ -1,0 +1,374 @@
+// Package acquirer is the HTTP client for the card acquirer's API.
+//
+// Every error it returns wraps one of the package's sentinel errors (or the
+// caller's context error) so callers can decide whether to retry, inquire or
+// give up. Errors never contain card data.
+package simacquirer
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+const (
+	defaultTimeout   = 10 * time.Second
+	maxResponseBytes = 1 << 20
+)
+
+var (
+	// ErrTimeout means no answer arrived in time, or the connection failed after
+	// the request may have reached the acquirer: the outcome is unknown and the
+	// caller must inquire before doing anything else.
+	ErrTimeout = errors.New("acquirer: no answer in time, outcome unknown")
+	// ErrUnavailable means the acquirer answered 5xx or could not be reached:
+	// nothing was done and it is safe to retry with the same idempotency key.
+	ErrUnavailable = errors.New("acquirer: unavailable")
+	// ErrNotFound means the acquirer has no such charge or refund.
+	ErrNotFound = errors.New("acquirer: not found")
+	// ErrConflict means the idempotency key was used with a different request
+	// or the charge is in the wrong state for the operation.
+	ErrConflict = errors.New("acquirer: conflict")
+	// ErrRejected means the request itself is wrong; it must not be retried.
+	ErrRejected = errors.New("acquirer: request rejected")
+)
+
+// Charge statuses.
+const (
+	StatusApproved = "approved"
+	StatusDeclined = "declined"
+)
+
+// Refund statuses.
+const (
+	RefundSucceeded = "succeeded"
+	RefundPending   = "pending"
+	RefundFailed    = "failed"
+)
+
+// Client calls the acquirer's HTTP API. It is safe for concurrent use.
+type Client struct {
+	baseURL *url.URL
+	http    *http.Client
+}
+
+// NewClient returns a client for the acquirer at baseURL whose requests give
+// up after timeout; a zero timeout means 10 seconds.
+func NewClient(baseURL string, timeout time.Duration) (*Client, error) {
+	if timeout < 0 {
+		return nil, fmt.Errorf("acquirer client: negative timeout %s", timeout)
+	}
+	if timeout == 0 {
+		timeout = defaultTimeout
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("acquirer client: parse base url: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("acquirer client: base url scheme must be http or https, got %q", u.Scheme)
+	}
+	if u.Host == "" {
+		return nil, errors.New("acquirer client: base url has no host")
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return nil, errors.New("acquirer client: base url must not carry user info, query or fragment")
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return &Client{baseURL: u, http: &http.Client{Timeout: timeout}}, nil
+}
+
+// ChargeRequest asks the acquirer to authorise, and optionally capture, a
+// card payment. Its String, GoString, LogValue and JSON forms hide the card.
+type ChargeRequest struct {
+	IdempotencyKey string `json:"idempotency_key"`
+	Reference      string `json:"reference"`
+	CardNumber     string `json:"-"`
+	ExpiryMonth    string `json:"-"`
+	ExpiryYear     string `json:"-"`
+	CVV            string `json:"-"`
+	Amount         int64  `json:"amount"`
+	Currency       string `json:"currency"`
+	Capture        bool   `json:"capture"`
+	// ThreeDS carries the result of a 3-D Secure authentication; nil when the
+	// charge is not authenticated.
+	ThreeDS *ThreeDSData `json:"three_ds,omitempty"`
+}
+
+// String describes r without card data.
+func (r ChargeRequest) String() string {
+	return fmt.Sprintf("ChargeRequest{IdempotencyKey:%q Reference:%q Card:%s Amount:%d Currency:%q Capture:%t}",
+		r.IdempotencyKey, r.Reference, maskCard(r.CardNumber), r.Amount, r.Currency, r.Capture)
+}
+
+// GoString describes r without card data, for the %#v verb.
+func (r ChargeRequest) GoString() string { return r.String() }
+
+// LogValue describes r for log/slog without card data.
+func (r ChargeRequest) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("idempotency_key", r.IdempotencyKey),
+		slog.String("reference", r.Reference),
+		slog.String("card", maskCard(r.CardNumber)),
+		slog.Int64("amount", r.Amount),
+		slog.String("currency", r.Currency),
+		slog.Bool("capture", r.Capture),
+	)
+}
+
+func maskCard(number string) string {
+	if len(number) < 4 {
+		return "****"
+	}
+	return "****" + number[len(number)-4:]
+}
+
+// chargeWire is the wire form of a ChargeRequest; it is only ever marshalled
+// straight into a request body.
+type chargeWire struct {
+	IdempotencyKey string       `json:"idempotency_key"`
+	Reference      string       `json:"reference"`
+	CardNumber     string       `json:"card_number"`
+	ExpiryMonth    string       `json:"expiry_month"`
+	ExpiryYear     string       `json:"expiry_year"`
+	CVV            string       `json:"cvv"`
+	Amount         int64        `json:"amount"`
+	Currency       string       `json:"currency"`
+	Capture        bool         `json:"capture"`
+	ThreeDS        *ThreeDSData `json:"three_ds,omitempty"`
+}
+
+// Charge is the acquirer's record of a charge. It holds no card number.
+type Charge struct {
+	ChargeID       string    `json:"charge_id"`
+	IdempotencyKey string    `json:"idempotency_key"`
+	Reference      string    `json:"reference"`
+	Status         string    `json:"status"`
+	DeclineCode    string    `json:"decline_code"`
+	Message        string    `json:"message"`
+	AuthCode       string    `json:"auth_code"`
+	Amount         int64     `json:"amount"`
+	Currency       string    `json:"currency"`
+	CapturedAmount int64     `json:"captured_amount"`
+	RefundedAmount int64     `json:"refunded_amount"`
+	Voided         bool      `json:"voided"`
+	CardBIN        string    `json:"card_bin"`
+	CardLast4      string    `json:"card_last4"`
+	ThreeDS        bool      `json:"three_ds"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// Approved reports whether the acquirer approved the charge.
+func (c Charge) Approved() bool { return c.Status == StatusApproved }
+
+// Refund is the acquirer's record of a refund.
+type Refund struct {
+	RefundID       string     `json:"refund_id"`
+	ChargeID       string     `json:"charge_id"`
+	IdempotencyKey string     `json:"idempotency_key"`
+	Amount         int64      `json:"amount"`
+	Currency       string     `json:"currency"`
+	Status         string     `json:"status"`
+	CreatedAt      time.Time  `json:"created_at"`
+	SettledAt      *time.Time `json:"settled_at"`
+}
+
+// Charge asks the acquirer to charge a card. A decline is not an error: it
+// comes back as a Charge with Status "declined". On ErrTimeout the caller must
+// Inquire with the same idempotency key before retrying.
+func (c *Client) Charge(ctx context.Context, req ChargeRequest) (Charge, error) {
+	what := "charge " + req.IdempotencyKey
+	if req.IdempotencyKey == "" {
+		return Charge{}, fmt.Errorf("charge: %w: empty idempotency key", ErrRejected)
+	}
+	body := chargeWire(req)
+	var out Charge
+	err := c.do(ctx, what, http.MethodPost, "/v1/charges", body, &out)
+	return out, err
+}
+
+// Inquire returns the charge created with idempotencyKey, or ErrNotFound if
+// the acquirer never created one.
+func (c *Client) Inquire(ctx context.Context, idempotencyKey string) (Charge, error) {
+	what := "inquire " + idempotencyKey
+	if idempotencyKey == "" {
+		return Charge{}, fmt.Errorf("inquire: %w: empty idempotency key", ErrRejected)
+	}
+	var out Charge
+	err := c.do(ctx, what, http.MethodGet, "/v1/charges/"+url.PathEscape(idempotencyKey), nil, &out)
+	return out, err
+}
+
+// Charges returns every charge the acquirer holds, in creation order.
+func (c *Client) Charges(ctx context.Context) ([]Charge, error) {
+	var out struct {
+		Charges []Charge `json:"charges"`
+	}
+	if err := c.do(ctx, "list charges", http.MethodGet, "/v1/charges", nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Charges, nil
+}
+
+// Capture captures amount of an approved, uncaptured charge; the rest of the
+// authorisation is released.
+func (c *Client) Capture(ctx context.Context, chargeID, idempotencyKey string, amount int64) (Charge, error) {
+	what := "capture " + chargeID + " " + idempotencyKey
+	if err := checkIDs(what, chargeID, idempotencyKey); err != nil {
+		return Charge{}, err
+	}
+	body := struct {
+		IdempotencyKey string `json:"idempotency_key"`
+		Amount         int64  `json:"amount"`
+	}{idempotencyKey, amount}
+	var out Charge
+	err := c.do(ctx, what, http.MethodPost, "/v1/charges/"+url.PathEscape(chargeID)+"/capture", body, &out)
+	return out, err
+}
+
+// Void cancels an approved charge that has not been captured.
+func (c *Client) Void(ctx context.Context, chargeID, idempotencyKey string) (Charge, error) {
+	what := "void " + chargeID + " " + idempotencyKey
+	if err := checkIDs(what, chargeID, idempotencyKey); err != nil {
+		return Charge{}, err
+	}
+	body := struct {
+		IdempotencyKey string `json:"idempotency_key"`
+	}{idempotencyKey}
+	var out Charge
+	err := c.do(ctx, what, http.MethodPost, "/v1/charges/"+url.PathEscape(chargeID)+"/void", body, &out)
+	return out, err
+}
+
+// Refund returns amount of a captured charge to the card. The refund may come
+// back pending; poll GetRefund until it settles.
+func (c *Client) Refund(ctx context.Context, chargeID, idempotencyKey string, amount int64) (Refund, error) {
+	what := "refund " + chargeID + " " + idempotencyKey
+	if err := checkIDs(what, chargeID, idempotencyKey); err != nil {
+		return Refund{}, err
+	}
+	body := struct {
+		IdempotencyKey string `json:"idempotency_key"`
+		Amount         int64  `json:"amount"`
+	}{idempotencyKey, amount}
+	var out Refund
+	err := c.do(ctx, what, http.MethodPost, "/v1/charges/"+url.PathEscape(chargeID)+"/refunds", body, &out)
+	return out, err
+}
+
+// GetRefund returns the refund with refundID.
+func (c *Client) GetRefund(ctx context.Context, refundID string) (Refund, error) {
+	what := "get refund " + refundID
+	if refundID == "" {
+		return Refund{}, fmt.Errorf("get refund: %w: empty refund id", ErrRejected)
+	}
+	var out Refund
+	err := c.do(ctx, what, http.MethodGet, "/v1/refunds/"+url.PathEscape(refundID), nil, &out)
+	return out, err
+}
+
+func checkIDs(what, chargeID, idempotencyKey string) error {
+	if chargeID == "" {
+		return fmt.Errorf("%s: %w: empty charge id", what, ErrRejected)
+	}
+	if idempotencyKey == "" {
+		return fmt.Errorf("%s: %w: empty idempotency key", what, ErrRejected)
+	}
+	return nil
+}
+
+type errorBody struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+// do sends one request and decodes a 2xx answer into out. what names the
+// operation in errors and must not hold card data.
+func (c *Client) do(ctx context.Context, what, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("%s: encode request: %w", what, err)
+		}
+		body = bytes.NewReader(b)
+	}
+	u := *c.baseURL
+	u.Path += path
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return fmt.Errorf("%s: build request: %w", what, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return transportError(ctx, what, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+	if err != nil {
+		return transportError(ctx, what, err)
+	}
+
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return fmt.Errorf("%s: decode response: %w", what, err)
+		}
+		return nil
+	}
+	var eb errorBody
+	_ = json.Unmarshal(raw, &eb)
+	code := eb.Error
+	if code == "" {
+		code = http.StatusText(resp.StatusCode)
+	}
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	case resp.StatusCode == http.StatusConflict:
+		return fmt.Errorf("%s: %w: %s", what, ErrConflict, code)
+	case resp.StatusCode >= 500:
+		return fmt.Errorf("%s: %w: status %d %s", what, ErrUnavailable, resp.StatusCode, code)
+	default:
+		if eb.Message != "" {
+			return fmt.Errorf("%s: %w: %s: %s", what, ErrRejected, code, eb.Message)
+		}
+		return fmt.Errorf("%s: %w: status %d %s", what, ErrRejected, resp.StatusCode, code)
+	}
+}
+
+// transportError classifies a failure to get an answer. Only a failure to
+// connect proves the acquirer did nothing; any other failure leaves the
+// outcome unknown and is reported as ErrTimeout. The underlying error is
+// formatted, not wrapped, so that errors.Is sees only the classification.
+func transportError(ctx context.Context, what string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		if errors.Is(ctxErr, context.DeadlineExceeded) {
+			return fmt.Errorf("%s: %w: %w", what, ErrTimeout, ctxErr)
+		}
+		return fmt.Errorf("%s: %w", what, ctxErr)
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		return fmt.Errorf("%s: %w: cannot connect: %v", what, ErrUnavailable, opErr.Err)
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) && !dnsErr.IsTimeout {
+		return fmt.Errorf("%s: %w: cannot resolve host", what, ErrUnavailable)
+	}
+	return fmt.Errorf("%s: %w: %v", what, ErrTimeout, err)
+}

@@ -1,0 +1,349 @@
+// Package merchant creates merchant accounts and resolves an account with its
+// signing keys for the API. Signing keys are sealed at rest with the keyring.
+package merchant
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/big"
+	"sync"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/paygate/paygate/internal/domain/keyring"
+	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/models"
+)
+
+// ErrUnknownAccount is returned for an unknown or inactive merchant account.
+var ErrUnknownAccount = errors.New("unknown merchant account")
+
+// ErrInvalidSettings is returned when a new account's settings are not usable.
+var ErrInvalidSettings = errors.New("invalid account settings")
+
+// Signing schemes of an account (models.Account.SigningScheme).
+const (
+	// SigningCompatible accepts encryption_data (DESIGN §3) and strong
+	// signatures; it is the default.
+	SigningCompatible = "compatible"
+	// SigningStrong accepts only strong signatures (the Paygate-Signature
+	// header, internal/domain/signing/strong.go).
+	SigningStrong = "strong"
+)
+
+// validSigningScheme reports whether s names a signing scheme; empty
+// means the default.
+func validSigningScheme(s string) bool {
+	return s == "" || s == SigningCompatible || s == SigningStrong
+}
+
+// Service creates and loads merchant accounts.
+type Service struct {
+	db    *gorm.DB
+	keys  *keyring.Keyring
+	ttl   time.Duration
+	now   func() time.Time
+	mu    sync.Mutex
+	cache map[string]cached
+}
+
+type cached struct {
+	account *Account
+	until   time.Time
+}
+
+// NewService returns a Service. Loaded accounts are cached for ttl (0 turns
+// the cache off), which bounds how long a settings change takes to apply.
+func NewService(db *gorm.DB, keys *keyring.Keyring, ttl time.Duration) *Service {
+	return &Service{db: db, keys: keys, ttl: ttl, now: time.Now, cache: map[string]cached{}}
+}
+
+// Account is a loaded account with its signing keys opened.
+type Account struct {
+	models.Account
+	signKey  string
+	prevKey  string
+	prevTill time.Time
+}
+
+// SignKey is the account's current signing key, used to sign our answers.
+func (a *Account) SignKey() string { return a.signKey }
+
+// VerifySignature reports whether sig signs values with the current key or,
+// during a rotation's grace period, with the previous one.
+func (a *Account) VerifySignature(now time.Time, sig string, values ...string) bool {
+	_, ok := a.ProvenKey(now, sig, values...)
+	return ok
+}
+
+// ProvenKey returns the key that sig proves: the current key or, during a
+// rotation's grace period, the previous one. Answers are signed with that
+// key, so a caller holding only the old key never obtains a signature made
+// with the new one.
+func (a *Account) ProvenKey(now time.Time, sig string, values ...string) (string, bool) {
+	if signing.Verify(a.signKey, sig, values...) {
+		return a.signKey, true
+	}
+	if a.prevKey != "" && now.Before(a.prevTill) && signing.Verify(a.prevKey, sig, values...) {
+		return a.prevKey, true
+	}
+	return "", false
+}
+
+// StrongOnly reports whether the account accepts only strong signatures.
+func (a *Account) StrongOnly() bool { return a.SigningScheme == SigningStrong }
+
+// ProveWith returns the key for which check holds: the current key or,
+// during a rotation's grace period, the previous one (as ProvenKey does
+// for encryption_data).
+func (a *Account) ProveWith(now time.Time, check func(key string) bool) (string, bool) {
+	if check(a.signKey) {
+		return a.signKey, true
+	}
+	if a.prevKey != "" && now.Before(a.prevTill) && check(a.prevKey) {
+		return a.prevKey, true
+	}
+	return "", false
+}
+
+// NewAccount holds the settings of an account to create. Empty ids are generated.
+type NewAccount struct {
+	MerchantID      string
+	MerchantName    string
+	AccountID       string
+	AccountName     string
+	CaptureMode     string
+	AllowedQueryIPs []string
+	Currencies      []string
+	AmountLimits    map[string]int64
+	SignKey         string
+	// SigningScheme is SigningCompatible (the default when empty) or
+	// SigningStrong.
+	SigningScheme string
+	// Risk is the account's risk rule settings; zero values mean the
+	// defaults (risk.DefaultConfig).
+	Risk risk.Config
+	// Windows are the order deadlines; zero values mean the defaults.
+	ReviewWindow        time.Duration
+	AuthorisationWindow time.Duration
+	RefundWindow        time.Duration
+}
+
+// Credentials are what a merchant needs to call the API.
+type Credentials struct {
+	MerchantID string `json:"merchant_id"`
+	AccountID  string `json:"account_id"`
+	SignKey    string `json:"sign_key"`
+}
+
+// Create stores a new account, and its merchant if that does not exist yet.
+func (s *Service) Create(ctx context.Context, in NewAccount) (Credentials, error) {
+	if in.CaptureMode == "" {
+		in.CaptureMode = models.CaptureAuto
+	}
+	if in.CaptureMode != models.CaptureAuto && in.CaptureMode != models.CaptureManual {
+		return Credentials{}, fmt.Errorf("%w: capture mode %q", ErrInvalidSettings, in.CaptureMode)
+	}
+	if len(in.Currencies) == 0 {
+		return Credentials{}, fmt.Errorf("%w: no currencies", ErrInvalidSettings)
+	}
+	if !validSigningScheme(in.SigningScheme) {
+		return Credentials{}, fmt.Errorf("%w: signing scheme %q", ErrInvalidSettings, in.SigningScheme)
+	}
+	if in.SigningScheme == "" {
+		in.SigningScheme = SigningCompatible
+	}
+	if err := in.Risk.Validate(); err != nil {
+		return Credentials{}, fmt.Errorf("%w: %w", ErrInvalidSettings, err)
+	}
+	var err error
+	if in.MerchantID == "" {
+		if in.MerchantID, err = randomDigits(5); err != nil {
+			return Credentials{}, err
+		}
+	}
+	if in.AccountID == "" {
+		suffix, err := randomDigits(3)
+		if err != nil {
+			return Credentials{}, err
+		}
+		in.AccountID = in.MerchantID + suffix
+	}
+	if in.SignKey == "" {
+		if in.SignKey, err = NewSignKey(); err != nil {
+			return Credentials{}, err
+		}
+	}
+	keyID, sealed, err := s.keys.Seal([]byte(in.SignKey), []byte(in.AccountID))
+	if err != nil {
+		return Credentials{}, fmt.Errorf("seal sign key: %w", err)
+	}
+	if in.AllowedQueryIPs == nil {
+		in.AllowedQueryIPs = []string{}
+	}
+	if in.AmountLimits == nil {
+		in.AmountLimits = map[string]int64{}
+	}
+	name := in.MerchantName
+	if name == "" {
+		name = "Merchant " + in.MerchantID
+	}
+	accountName := in.AccountName
+	if accountName == "" {
+		accountName = "Account " + in.AccountID
+	}
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		m := models.Merchant{ID: in.MerchantID, Name: name}
+		if err := tx.Where(models.Merchant{ID: in.MerchantID}).FirstOrCreate(&m).Error; err != nil {
+			return err
+		}
+		return tx.Create(&models.Account{
+			ID:              in.AccountID,
+			MerchantID:      in.MerchantID,
+			Name:            accountName,
+			Active:          true,
+			SignKeyID:       keyID,
+			SignKeySealed:   sealed,
+			SigningScheme:   in.SigningScheme,
+			CaptureMode:     in.CaptureMode,
+			AllowedQueryIPs: in.AllowedQueryIPs,
+			Currencies:      in.Currencies,
+			AmountLimits:    in.AmountLimits,
+			Risk:            in.Risk,
+
+			ReviewWindowSeconds:        int64(in.ReviewWindow / time.Second),
+			AuthorisationWindowSeconds: int64(in.AuthorisationWindow / time.Second),
+			RefundWindowSeconds:        int64(in.RefundWindow / time.Second),
+		}).Error
+	})
+	if err != nil {
+		return Credentials{}, fmt.Errorf("create account %s: %w", in.AccountID, err)
+	}
+	return Credentials{MerchantID: in.MerchantID, AccountID: in.AccountID, SignKey: in.SignKey}, nil
+}
+
+// Load returns an active account of the merchant with its keys opened.
+func (s *Service) Load(ctx context.Context, merchantID, accountID string) (*Account, error) {
+	cacheKey := merchantID + "/" + accountID
+	now := s.now()
+	if s.ttl > 0 {
+		s.mu.Lock()
+		c, ok := s.cache[cacheKey]
+		s.mu.Unlock()
+		if ok && now.Before(c.until) {
+			return c.account, nil
+		}
+	}
+	m, err := models.FindAccount(ctx, s.db, merchantID, accountID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, ErrUnknownAccount
+	}
+	if err != nil {
+		return nil, err
+	}
+	a := &Account{Account: *m}
+	key, err := s.keys.Open(m.SignKeyID, m.SignKeySealed, []byte(m.ID))
+	if err != nil {
+		return nil, fmt.Errorf("open sign key of %s: %w", m.ID, err)
+	}
+	a.signKey = string(key)
+	if m.PrevSignKeyUntil != nil && len(m.PrevSignKeySealed) > 0 {
+		prev, err := s.keys.Open(m.PrevSignKeyID, m.PrevSignKeySealed, []byte(m.ID))
+		if err != nil {
+			return nil, fmt.Errorf("open previous sign key of %s: %w", m.ID, err)
+		}
+		a.prevKey, a.prevTill = string(prev), *m.PrevSignKeyUntil
+	}
+	if s.ttl > 0 {
+		s.mu.Lock()
+		s.cache[cacheKey] = cached{account: a, until: now.Add(s.ttl)}
+		s.mu.Unlock()
+	}
+	return a, nil
+}
+
+// RotateKey gives the account a new signing key; the old one stays valid for grace.
+func (s *Service) RotateKey(ctx context.Context, merchantID, accountID string, grace time.Duration) (string, error) {
+	m, err := models.FindAccount(ctx, s.db, merchantID, accountID)
+	if errors.Is(err, models.ErrNotFound) {
+		return "", ErrUnknownAccount
+	}
+	if err != nil {
+		return "", err
+	}
+	newKey, err := NewSignKey()
+	if err != nil {
+		return "", err
+	}
+	keyID, sealed, err := s.keys.Seal([]byte(newKey), []byte(m.ID))
+	if err != nil {
+		return "", fmt.Errorf("seal sign key: %w", err)
+	}
+	until := s.now().Add(grace)
+	err = s.db.WithContext(ctx).Model(&models.Account{}).Where("id = ?", m.ID).Updates(map[string]any{
+		"prev_sign_key_id":     m.SignKeyID,
+		"prev_sign_key_sealed": m.SignKeySealed,
+		"prev_sign_key_until":  until,
+		"sign_key_id":          keyID,
+		"sign_key_sealed":      sealed,
+	}).Error
+	if err != nil {
+		return "", fmt.Errorf("rotate key of %s: %w", m.ID, err)
+	}
+	s.mu.Lock()
+	delete(s.cache, merchantID+"/"+accountID)
+	s.mu.Unlock()
+	return newKey, nil
+}
+
+// SetSigningScheme sets how the account's requests prove its key:
+// SigningCompatible or SigningStrong.
+func (s *Service) SetSigningScheme(ctx context.Context, merchantID, accountID, scheme string) error {
+	if scheme == "" || !validSigningScheme(scheme) {
+		return fmt.Errorf("%w: signing scheme %q", ErrInvalidSettings, scheme)
+	}
+	m, err := models.FindAccount(ctx, s.db, merchantID, accountID)
+	if errors.Is(err, models.ErrNotFound) {
+		return ErrUnknownAccount
+	}
+	if err != nil {
+		return err
+	}
+	err = s.db.WithContext(ctx).Model(&models.Account{}).Where("id = ?", m.ID).Update("signing_scheme", scheme).Error
+	if err != nil {
+		return fmt.Errorf("set signing scheme of %s: %w", m.ID, err)
+	}
+	s.mu.Lock()
+	delete(s.cache, merchantID+"/"+accountID)
+	s.mu.Unlock()
+	return nil
+}
+
+// NewSignKey returns a fresh random signing key: 32 bytes as hex.
+func NewSignKey() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("new sign key: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+func randomDigits(n int) (string, error) {
+	out := make([]byte, n)
+	for i := range out {
+		d, err := rand.Int(rand.Reader, big.NewInt(10))
+		if err != nil {
+			return "", fmt.Errorf("random id: %w", err)
+		}
+		out[i] = byte('0' + d.Int64())
+		if i == 0 && out[i] == '0' {
+			out[i] = '1'
+		}
+	}
+	return string(out), nil
+}

@@ -1,0 +1,226 @@
+// Package replay keeps the first answer of merchant requests so that a
+// request sent again is answered, not executed again (issue 8: replays do
+// not move money twice), and the nonces of strong signatures.
+//
+// A request claims its key in Postgres before it is executed: one row per
+// (account, operation, key), inserted "in progress". A second request with
+// the same key finds the row: it waits a little for the first answer, and
+// gets it, or is told the request is still in progress. The request that
+// holds the claim stores its answer when it proved the account's key and
+// was answered 200, and releases the claim otherwise, so a refused request
+// can be corrected and sent again.
+//
+// Entries live for TTL (24 h), nonces for NonceTTL. Expired rows are never
+// used (claims take them over) and are deleted by Prune, which the API
+// runs in the background at most once every PruneEvery.
+package replay
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/models"
+)
+
+// Defaults of a Store.
+const (
+	// DefaultTTL is how long a first answer is kept.
+	DefaultTTL = 24 * time.Hour
+	// DefaultLease is how long a claim holds before another request may
+	// take it over: well above the API's write timeout (90 s), so a live
+	// request is never overtaken; it only frees keys of requests whose
+	// process died.
+	DefaultLease = 5 * time.Minute
+	// DefaultNonceTTL covers every timestamp a strong signature may carry:
+	// one StrongTolerance ahead of the clock stays acceptable for two
+	// tolerances.
+	DefaultNonceTTL = 2*signing.StrongTolerance + time.Minute
+	// DefaultPruneEvery is the least time between two background prunes.
+	DefaultPruneEvery = 10 * time.Minute
+)
+
+// Outcome is what a claim found.
+type Outcome int
+
+const (
+	// Claimed: the key is this request's; execute it, then Complete or Release.
+	Claimed Outcome = iota
+	// Answered: the key holds the first answer of the same content.
+	Answered
+	// Conflict: the key was claimed with other content (Idempotency-Key reuse).
+	Conflict
+	// Busy: the same request is still being answered elsewhere.
+	Busy
+)
+
+// Result is the outcome of Claim.
+type Result struct {
+	Outcome Outcome
+	// Claim is the token to Complete or Release with (Claimed).
+	Claim string
+	// Answer is the first answer (Answered).
+	Answer models.ReplayAnswer
+}
+
+// Store is the replay store over Postgres.
+type Store struct {
+	db         *gorm.DB
+	TTL        time.Duration
+	Lease      time.Duration
+	NonceTTL   time.Duration
+	PruneEvery time.Duration
+	Logger     *slog.Logger
+
+	migrateMu sync.Mutex
+	migrated  atomic.Bool
+	lastPrune atomic.Int64 // unix nanoseconds of the last prune started
+	pruning   atomic.Bool
+}
+
+// New returns a Store with the default durations. It creates its tables
+// on first use (models.MigrateReplays).
+func New(db *gorm.DB) *Store {
+	return &Store{db: db, TTL: DefaultTTL, Lease: DefaultLease, NonceTTL: DefaultNonceTTL,
+		PruneEvery: DefaultPruneEvery, Logger: slog.New(slog.DiscardHandler)}
+}
+
+// ensure creates the tables once per process.
+func (s *Store) ensure(ctx context.Context) error {
+	if s.migrated.Load() {
+		return nil
+	}
+	s.migrateMu.Lock()
+	defer s.migrateMu.Unlock()
+	if s.migrated.Load() {
+		return nil
+	}
+	if err := models.MigrateReplays(ctx, s.db); err != nil {
+		return err
+	}
+	s.migrated.Store(true)
+	return nil
+}
+
+// Claim claims k for a request whose body has the given fingerprint. When
+// the same content is in progress elsewhere it waits up to wait for that
+// answer before it reports Busy.
+func (s *Store) Claim(ctx context.Context, k models.ReplayKey, fingerprint string, wait time.Duration) (Result, error) {
+	if err := s.ensure(ctx); err != nil {
+		return Result{}, err
+	}
+	token, err := newToken()
+	if err != nil {
+		return Result{}, err
+	}
+	deadline := time.Now().Add(wait)
+	pause := 20 * time.Millisecond
+	for vanished := 0; ; {
+		taken, e, err := models.ClaimReplay(ctx, s.db, k, fingerprint, token, s.Lease, s.TTL)
+		if err != nil {
+			return Result{}, err
+		}
+		switch {
+		case taken:
+			return Result{Outcome: Claimed, Claim: token}, nil
+		case e == nil && vanished < 10:
+			vanished++
+			continue // released or expired between the two statements
+		case e == nil:
+			return Result{Outcome: Busy}, nil
+		case e.Fingerprint != fingerprint:
+			return Result{Outcome: Conflict}, nil
+		case e.State == models.ReplayDone:
+			return Result{Outcome: Answered, Answer: models.ReplayAnswer{Status: e.Status, ContentType: e.ContentType,
+				Body: e.Body, ResultCode: e.ResultCode, Strong: e.Strong}}, nil
+		}
+		if time.Now().Add(pause).After(deadline) {
+			return Result{Outcome: Busy}, nil
+		}
+		select {
+		case <-ctx.Done():
+			return Result{}, ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 250*time.Millisecond)
+	}
+}
+
+// Complete stores the answer of the claim.
+func (s *Store) Complete(ctx context.Context, k models.ReplayKey, claim string, a models.ReplayAnswer) error {
+	return models.CompleteReplay(ctx, s.db, k, claim, a)
+}
+
+// Release gives the key up so the request may be sent again.
+func (s *Store) Release(ctx context.Context, k models.ReplayKey, claim string) error {
+	return models.ReleaseReplay(ctx, s.db, k, claim)
+}
+
+// ErrNonceSeen is returned by UseNonce for a nonce the account already used.
+var ErrNonceSeen = errors.New("nonce already used")
+
+// UseNonce records a strong signature's nonce for the account; ErrNonceSeen
+// when it was used within NonceTTL.
+func (s *Store) UseNonce(ctx context.Context, accountID, nonce string) error {
+	if err := s.ensure(ctx); err != nil {
+		return err
+	}
+	fresh, err := models.UseNonce(ctx, s.db, accountID, nonce, s.NonceTTL)
+	if err != nil {
+		return err
+	}
+	if !fresh {
+		return ErrNonceSeen
+	}
+	return nil
+}
+
+// Prune deletes expired entries and nonces.
+func (s *Store) Prune(ctx context.Context) (int64, error) {
+	if err := s.ensure(ctx); err != nil {
+		return 0, err
+	}
+	return models.PruneReplays(ctx, s.db)
+}
+
+// PruneSoon starts a Prune in the background unless one ran within
+// PruneEvery or is running. Every API process calls it as requests come,
+// so expired rows go without a scheduler of their own.
+func (s *Store) PruneSoon() {
+	now := time.Now()
+	last := s.lastPrune.Load()
+	if now.UnixNano()-last < int64(s.PruneEvery) || !s.lastPrune.CompareAndSwap(last, now.UnixNano()) {
+		return
+	}
+	if !s.pruning.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer s.pruning.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		n, err := s.Prune(ctx)
+		if err != nil {
+			s.Logger.Warn("prune replay store", "error", err)
+			return
+		}
+		s.Logger.Debug("pruned replay store", "rows", n)
+	}()
+}
+
+func newToken() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("claim token: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}

@@ -1,0 +1,275 @@
+package replay_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/paygate/paygate/internal/adapters/replay"
+	"github.com/paygate/paygate/internal/dev/devenv"
+	"github.com/paygate/paygate/models"
+)
+
+// testDB returns an empty database of its own on a real Postgres server
+// (DATABASE_URL, 127.0.0.1:5432 or the dev cluster under .data/), dropped
+// when the test ends. The store creates its tables itself.
+func testDB(t *testing.T) *gorm.DB {
+	t.Helper()
+	ctx := t.Context()
+	logger := slog.New(slog.DiscardHandler)
+	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join("..", "..", ".data", "postgres")}, logger)
+	if err != nil {
+		t.Skipf("no postgres server: %v", err)
+	}
+	t.Cleanup(func() { _ = pg.Stop() })
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "paygate_replay_" + hex.EncodeToString(b)
+	if err := devenv.CreateDatabase(ctx, pg.AdminURL, name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := devenv.DropDatabase(context.Background(), pg.AdminURL, name); err != nil {
+			t.Errorf("drop %s: %v", name, err)
+		}
+	})
+	db, err := models.Open(ctx, pg.DatabaseURL(name), logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if sqlDB, err := db.DB(); err == nil {
+			_ = sqlDB.Close()
+		}
+	})
+	return db
+}
+
+var key = models.ReplayKey{Scope: "10086/10086001", Operation: "/v1/refund", Key: "body:abc"}
+
+func answer(body string) models.ReplayAnswer {
+	return models.ReplayAnswer{Status: 200, ContentType: "application/json; charset=utf-8", Body: []byte(body), ResultCode: "0000"}
+}
+
+func TestClaimCompleteAndReplay(t *testing.T) {
+	db := testDB(t)
+	s := replay.New(db)
+	ctx := t.Context()
+
+	first, err := s.Claim(ctx, key, "fp1", 0)
+	if err != nil || first.Outcome != replay.Claimed || first.Claim == "" {
+		t.Fatalf("first claim = %+v, %v", first, err)
+	}
+	busy, err := s.Claim(ctx, key, "fp1", 0)
+	if err != nil || busy.Outcome != replay.Busy {
+		t.Fatalf("claim while in progress = %+v, %v; want Busy", busy, err)
+	}
+	conflict, err := s.Claim(ctx, key, "fp2", time.Second)
+	if err != nil || conflict.Outcome != replay.Conflict {
+		t.Fatalf("claim with other content = %+v, %v; want Conflict at once", conflict, err)
+	}
+	if err := s.Complete(ctx, key, first.Claim, answer(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	again, err := s.Claim(ctx, key, "fp1", 0)
+	if err != nil || again.Outcome != replay.Answered {
+		t.Fatalf("claim after the answer = %+v, %v; want Answered", again, err)
+	}
+	if got := again.Answer; got.Status != 200 || string(got.Body) != `{"a":1}` || got.ContentType != "application/json; charset=utf-8" || got.ResultCode != "0000" {
+		t.Errorf("answer = %+v", got)
+	}
+	if c, _ := s.Claim(ctx, key, "fp2", 0); c.Outcome != replay.Conflict {
+		t.Errorf("other content after the answer = %v, want Conflict", c.Outcome)
+	}
+	// Another operation or account is another key.
+	for _, k := range []models.ReplayKey{
+		{Scope: key.Scope, Operation: "/v1/capture", Key: key.Key},
+		{Scope: "10086/10086002", Operation: key.Operation, Key: key.Key},
+	} {
+		if c, err := s.Claim(ctx, k, "fp1", 0); err != nil || c.Outcome != replay.Claimed {
+			t.Errorf("claim of %+v = %+v, %v; want Claimed", k, c, err)
+		}
+	}
+}
+
+func TestReleaseLetsTheRequestRunAgain(t *testing.T) {
+	db := testDB(t)
+	s := replay.New(db)
+	ctx := t.Context()
+	first, _ := s.Claim(ctx, key, "fp1", 0)
+	if err := s.Release(ctx, key, "not-the-claim"); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := s.Claim(ctx, key, "fp1", 0); c.Outcome != replay.Busy {
+		t.Fatalf("another request's release freed the key: %v", c.Outcome)
+	}
+	if err := s.Release(ctx, key, first.Claim); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := s.Claim(ctx, key, "fp2", 0); c.Outcome != replay.Claimed {
+		t.Errorf("claim after release = %v, want Claimed", c.Outcome)
+	}
+}
+
+func TestWaitingClaimGetsTheAnswer(t *testing.T) {
+	db := testDB(t)
+	s := replay.New(db)
+	ctx := t.Context()
+	first, _ := s.Claim(ctx, key, "fp1", 0)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		_ = s.Complete(context.Background(), key, first.Claim, answer("late"))
+	}()
+	start := time.Now()
+	got, err := s.Claim(ctx, key, "fp1", 5*time.Second)
+	if err != nil || got.Outcome != replay.Answered || string(got.Answer.Body) != "late" {
+		t.Fatalf("waiting claim = %+v, %v", got, err)
+	}
+	if d := time.Since(start); d < 250*time.Millisecond || d > 3*time.Second {
+		t.Errorf("waited %s", d)
+	}
+}
+
+func TestConcurrentClaimsOneWinner(t *testing.T) {
+	db := testDB(t)
+	s := replay.New(db)
+	const n = 20
+	outcomes := make([]replay.Outcome, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			r, err := s.Claim(context.Background(), key, "fp1", 0)
+			if err != nil {
+				t.Error(err)
+			}
+			outcomes[i] = r.Outcome
+		})
+	}
+	wg.Wait()
+	claimed := 0
+	for _, o := range outcomes {
+		if o == replay.Claimed {
+			claimed++
+		} else if o != replay.Busy {
+			t.Errorf("outcome %v, want Claimed or Busy", o)
+		}
+	}
+	if claimed != 1 {
+		t.Errorf("%d requests claimed the key, want 1", claimed)
+	}
+}
+
+func TestExpiredEntriesAndLapsedClaims(t *testing.T) {
+	db := testDB(t)
+	s := replay.New(db)
+	ctx := t.Context()
+	first, _ := s.Claim(ctx, key, "fp1", 0)
+	if err := s.Complete(ctx, key, first.Claim, answer("old")); err != nil {
+		t.Fatal(err)
+	}
+	// A day later the answer is gone: the same request runs again.
+	if err := db.Exec(`UPDATE replay_entries SET expires_at = now() - interval '1 second'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Claim(ctx, key, "fp2", 0)
+	if err != nil || c.Outcome != replay.Claimed {
+		t.Fatalf("claim over an expired entry = %+v, %v", c, err)
+	}
+	// A claim whose request died (its lease lapsed) is taken over.
+	if err := db.Exec(`UPDATE replay_entries SET claimed_until = now() - interval '1 second'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.Claim(ctx, key, "fp2", 0)
+	if err != nil || d.Outcome != replay.Claimed || d.Claim == c.Claim {
+		t.Fatalf("claim over a lapsed claim = %+v, %v", d, err)
+	}
+	// The overtaken request can no longer store its answer.
+	if err := s.Complete(ctx, key, c.Claim, answer("overtaken")); err != nil {
+		t.Fatal(err)
+	}
+	if e, err := models.FindReplay(ctx, db, key); err != nil || e.State != models.ReplayInProgress || e.Claim != d.Claim {
+		t.Errorf("entry = %+v, %v; want the new claim in progress", e, err)
+	}
+}
+
+func TestUseNonce(t *testing.T) {
+	db := testDB(t)
+	s := replay.New(db)
+	ctx := t.Context()
+	if err := s.UseNonce(ctx, "10086001", "nonce-0123456789ab"); err != nil {
+		t.Fatalf("first use: %v", err)
+	}
+	if err := s.UseNonce(ctx, "10086001", "nonce-0123456789ab"); !errors.Is(err, replay.ErrNonceSeen) {
+		t.Fatalf("second use: %v, want ErrNonceSeen", err)
+	}
+	if err := s.UseNonce(ctx, "10086002", "nonce-0123456789ab"); err != nil {
+		t.Errorf("another account's nonce: %v", err)
+	}
+	if err := db.Exec(`UPDATE signature_nonces SET expires_at = now() - interval '1 second'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UseNonce(ctx, "10086001", "nonce-0123456789ab"); err != nil {
+		t.Errorf("use after expiry: %v", err)
+	}
+}
+
+func TestPrune(t *testing.T) {
+	db := testDB(t)
+	s := replay.New(db)
+	ctx := t.Context()
+	for _, k := range []string{"body:1", "body:2", "idem:x"} {
+		r, _ := s.Claim(ctx, models.ReplayKey{Scope: key.Scope, Operation: key.Operation, Key: k}, "fp", 0)
+		_ = s.Complete(ctx, models.ReplayKey{Scope: key.Scope, Operation: key.Operation, Key: k}, r.Claim, answer(k))
+	}
+	_ = s.UseNonce(ctx, "10086001", "nonce-aaaaaaaaaaaaaaaa")
+	_ = s.UseNonce(ctx, "10086001", "nonce-bbbbbbbbbbbbbbbb")
+	if err := db.Exec(`UPDATE replay_entries SET expires_at = now() - interval '1 second' WHERE key <> 'idem:x'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec(`UPDATE signature_nonces SET expires_at = now() - interval '1 second' WHERE nonce = 'nonce-aaaaaaaaaaaaaaaa'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	n, err := s.Prune(ctx)
+	if err != nil || n != 3 {
+		t.Fatalf("Prune = %d, %v; want 3 rows", n, err)
+	}
+	var entries, nonces int64
+	db.Model(&models.ReplayEntry{}).Count(&entries)
+	db.Model(&models.SignatureNonce{}).Count(&nonces)
+	if entries != 1 || nonces != 1 {
+		t.Errorf("left %d entries and %d nonces, want 1 and 1", entries, nonces)
+	}
+
+	// PruneSoon runs at most once per PruneEvery.
+	_ = db.Exec(`UPDATE replay_entries SET expires_at = now() - interval '1 second'`)
+	s.PruneEvery = time.Hour
+	s.PruneSoon()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		db.Model(&models.ReplayEntry{}).Count(&entries)
+		if entries == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if entries != 0 {
+		t.Fatalf("PruneSoon left %d expired entries", entries)
+	}
+	r, _ := s.Claim(ctx, models.ReplayKey{Scope: key.Scope, Operation: key.Operation, Key: "body:3"}, "fp", 0)
+	_ = s.Complete(ctx, models.ReplayKey{Scope: key.Scope, Operation: key.Operation, Key: "body:3"}, r.Claim, answer("3"))
+	_ = db.Exec(`UPDATE replay_entries SET expires_at = now() - interval '1 second'`)
+	s.PruneSoon()
+	time.Sleep(200 * time.Millisecond)
+	db.Model(&models.ReplayEntry{}).Count(&entries)
+	if entries != 1 {
+		t.Errorf("a second PruneSoon within PruneEvery pruned (%d entries left)", entries)
+	}
+}

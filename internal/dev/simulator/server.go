@@ -1,0 +1,270 @@
+// Package acquirer is an in-memory HTTP simulator of a card acquirer.
+//
+// It authorises, captures, voids and refunds charges over a small JSON API,
+// with deterministic outcomes chosen by test card numbers. It keeps a record
+// of every charge so tests can prove that no order was charged twice. It never
+// stores or logs a full card number or a CVV: a charge keeps only the first
+// six and the last four digits of the card.
+package simulator
+
+import (
+	"context"
+	"crypto/rand"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+)
+
+const (
+	defaultTimeoutDelay = 30 * time.Second
+	defaultSettleDelay  = 2 * time.Second
+	maxBodyBytes        = 64 << 10
+	defaultSecret       = "sim-secret"
+	callbackTimeout     = 5 * time.Second
+)
+
+// Charge statuses.
+const (
+	StatusApproved = "approved"
+	StatusDeclined = "declined"
+)
+
+// Refund statuses.
+const (
+	RefundSucceeded = "succeeded"
+	RefundPending   = "pending"
+	RefundFailed    = "failed"
+)
+
+// Options configures a Server. Zero values select the defaults.
+type Options struct {
+	// TimeoutDelay is how long the answer for the timeout test card is held
+	// back; default 30s.
+	TimeoutDelay time.Duration
+	// SettleDelay is how long a pending refund waits before it settles;
+	// default 2s.
+	SettleDelay time.Duration
+	// Logger receives one line per request; default slog.Default().
+	Logger *slog.Logger
+	// Secret is the HMAC key the simulator signs 3-D Secure results and APM
+	// provider callbacks with; default "sim-secret".
+	Secret string
+}
+
+// Charge is the acquirer's record of one charge attempt that reached a
+// decision. It holds no card number or CVV.
+type Charge struct {
+	ChargeID       string    `json:"charge_id"`
+	IdempotencyKey string    `json:"idempotency_key"`
+	Reference      string    `json:"reference"`
+	Status         string    `json:"status"`
+	DeclineCode    string    `json:"decline_code"`
+	Message        string    `json:"message"`
+	AuthCode       string    `json:"auth_code"`
+	Amount         int64     `json:"amount"`
+	Currency       string    `json:"currency"`
+	CapturedAmount int64     `json:"captured_amount"`
+	RefundedAmount int64     `json:"refunded_amount"`
+	Voided         bool      `json:"voided"`
+	CardBIN        string    `json:"card_bin"`
+	CardLast4      string    `json:"card_last4"`
+	ThreeDS        bool      `json:"three_ds"`
+	CreatedAt      time.Time `json:"created_at"`
+}
+
+// Refund is the acquirer's record of one refund of a captured charge.
+type Refund struct {
+	RefundID       string     `json:"refund_id"`
+	ChargeID       string     `json:"charge_id"`
+	IdempotencyKey string     `json:"idempotency_key"`
+	Amount         int64      `json:"amount"`
+	Currency       string     `json:"currency"`
+	Status         string     `json:"status"`
+	CreatedAt      time.Time  `json:"created_at"`
+	SettledAt      *time.Time `json:"settled_at"`
+}
+
+// Server is the acquirer simulator. Its zero value is not usable; create one
+// with NewServer.
+type Server struct {
+	timeoutDelay time.Duration
+	settleDelay  time.Duration
+	logger       *slog.Logger
+	fpSecret     []byte
+	secret       []byte
+	callbacks    *http.Client
+
+	mu           sync.Mutex
+	charges      []*Charge
+	chargesByID  map[string]*Charge
+	chargesByKey map[string]*Charge
+	refunds      []*Refund
+	refundsByID  map[string]*Refund
+	idem         map[string]*idemEntry
+	timers       map[string]*time.Timer
+	auths        map[string]*authentication
+	apmPayments  map[string]*apmPayment
+	closed       bool
+
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+// NewServer returns a simulator configured by opts.
+func NewServer(opts Options) *Server {
+	if opts.TimeoutDelay <= 0 {
+		opts.TimeoutDelay = defaultTimeoutDelay
+	}
+	if opts.SettleDelay <= 0 {
+		opts.SettleDelay = defaultSettleDelay
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Secret == "" {
+		opts.Secret = defaultSecret
+	}
+	fpSecret := make([]byte, 32)
+	_, _ = rand.Read(fpSecret) // crypto/rand.Read never returns an error.
+	return &Server{
+		timeoutDelay: opts.TimeoutDelay,
+		settleDelay:  opts.SettleDelay,
+		logger:       opts.Logger,
+		fpSecret:     fpSecret,
+		secret:       []byte(opts.Secret),
+		callbacks: &http.Client{
+			Timeout: callbackTimeout,
+			// A callback is delivered to the address given, never elsewhere.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+		chargesByID:  make(map[string]*Charge),
+		chargesByKey: make(map[string]*Charge),
+		refundsByID:  make(map[string]*Refund),
+		idem:         make(map[string]*idemEntry),
+		timers:       make(map[string]*time.Timer),
+		auths:        make(map[string]*authentication),
+		apmPayments:  make(map[string]*apmPayment),
+		done:         make(chan struct{}),
+	}
+}
+
+// Handler returns the HTTP handler serving the simulator's API.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/charges", s.handleCreateCharge)
+	mux.HandleFunc("GET /v1/charges", s.handleListCharges)
+	mux.HandleFunc("GET /v1/charges/{idempotency_key}", s.handleInquire)
+	mux.HandleFunc("POST /v1/charges/{charge_id}/capture", s.handleCapture)
+	mux.HandleFunc("POST /v1/charges/{charge_id}/void", s.handleVoid)
+	mux.HandleFunc("POST /v1/charges/{charge_id}/refunds", s.handleRefund)
+	mux.HandleFunc("GET /v1/refunds", s.handleListRefunds)
+	mux.HandleFunc("GET /v1/refunds/{refund_id}", s.handleGetRefund)
+	mux.HandleFunc("POST /v1/3ds/authentications", s.handleCreateAuthentication)
+	mux.HandleFunc("GET /v1/3ds/authentications/{id}", s.handleGetAuthentication)
+	mux.HandleFunc("GET /acs/{id}", s.handleACSPage)
+	mux.HandleFunc("POST /acs/{id}", s.handleACSSubmit)
+	mux.HandleFunc("GET /v1/apm/methods", s.handleAPMMethods)
+	mux.HandleFunc("POST /v1/apm/payments", s.handleCreateAPMPayment)
+	mux.HandleFunc("GET /v1/apm/payments/{id}", s.handleGetAPMPayment)
+	mux.HandleFunc("GET /apm/{id}", s.handleAPMPage)
+	mux.HandleFunc("POST /apm/{id}/pay", s.handleAPMPay)
+	mux.HandleFunc("POST /apm/{id}/cancel", s.handleAPMCancel)
+	return s.logRequests(mux)
+}
+
+// Charges returns a copy of every charge in creation order.
+func (s *Server) Charges() []Charge {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Charge, len(s.charges))
+	for i, c := range s.charges {
+		out[i] = *c
+	}
+	return out
+}
+
+// Refunds returns a copy of every refund in creation order.
+func (s *Server) Refunds() []Refund {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Refund, len(s.refunds))
+	for i, r := range s.refunds {
+		out[i] = copyRefund(r)
+	}
+	return out
+}
+
+// Close stops pending settle timers and releases answers that are being held
+// back. Refunds still pending stay pending. Close is safe to call more than once.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		for id, t := range s.timers {
+			t.Stop()
+			delete(s.timers, id)
+		}
+		s.mu.Unlock()
+		close(s.done)
+	})
+}
+
+// requestInfo carries what the log line reports about a request. Handlers
+// fill it in; it must never hold card data.
+type requestInfo struct {
+	idempotencyKey string
+	outcome        string
+}
+
+type requestInfoKey struct{}
+
+func infoFrom(ctx context.Context) *requestInfo {
+	if info, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
+		return info
+	}
+	return &requestInfo{}
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// logRequests writes one structured line per request. It logs the path,
+// which holds only identifiers, never the body.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		info := &requestInfo{}
+		rec := &statusRecorder{ResponseWriter: w}
+		ctx := context.WithValue(r.Context(), requestInfoKey{}, info)
+		next.ServeHTTP(rec, r.WithContext(ctx))
+		status := rec.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		s.logger.LogAttrs(ctx, slog.LevelInfo, "acquirer request",
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", status),
+			slog.String("idempotency_key", info.idempotencyKey),
+			slog.String("outcome", info.outcome),
+			slog.Duration("duration", time.Since(start)),
+		)
+	})
+}
