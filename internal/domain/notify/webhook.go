@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -45,13 +44,68 @@ func webhookMAC(key, id, timestamp string, body []byte) []byte {
 	return m.Sum(nil)
 }
 
+// Header holds webhook headers under canonical names, as net/http keeps
+// them, so a sender can copy it into a request's header as it is. It is
+// its own type so that this package stays free of net/http.
+type Header map[string][]string
+
+// HeaderReader is what the Verify functions read headers through; an
+// http.Header is one.
+type HeaderReader interface {
+	Get(name string) string
+	Values(name string) []string
+}
+
+// canonicalName spells a header name as net/http does: the first letter and
+// each letter after a hyphen in upper case, the rest in lower case.
+func canonicalName(name string) string {
+	b := []byte(name)
+	upper := true
+	for i, c := range b {
+		switch {
+		case upper && 'a' <= c && c <= 'z':
+			b[i] = c - 'a' + 'A'
+		case !upper && 'A' <= c && c <= 'Z':
+			b[i] = c - 'A' + 'a'
+		}
+		upper = c == '-'
+	}
+	return string(b)
+}
+
+// Get returns the first value of the named header, or "".
+func (h Header) Get(name string) string {
+	if v := h[canonicalName(name)]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
+// Values returns every value of the named header.
+func (h Header) Values(name string) []string { return h[canonicalName(name)] }
+
+// Set replaces the named header's values with value.
+func (h Header) Set(name, value string) { h[canonicalName(name)] = []string{value} }
+
+// Del removes the named header.
+func (h Header) Del(name string) { delete(h, canonicalName(name)) }
+
+// Clone returns a copy that shares nothing with h.
+func (h Header) Clone() Header {
+	out := make(Header, len(h))
+	for k, v := range h {
+		out[k] = append([]string(nil), v...)
+	}
+	return out
+}
+
 // Sign returns the Standard Webhooks headers for a body: webhook-id is id,
 // webhook-timestamp is ts in Unix seconds and webhook-signature is
 // "v1," + base64(HMAC-SHA256(key, id + "." + timestamp + "." + body)). The
 // key's bytes are used as given, not base64-decoded.
-func Sign(key, id string, ts time.Time, body []byte) http.Header {
+func Sign(key, id string, ts time.Time, body []byte) Header {
 	timestamp := strconv.FormatInt(ts.Unix(), 10)
-	h := make(http.Header, 3)
+	h := make(Header, 3)
 	h.Set(HeaderID, id)
 	h.Set(HeaderTimestamp, timestamp)
 	h.Set(HeaderSignature, "v1,"+base64.StdEncoding.EncodeToString(webhookMAC(key, id, timestamp, body)))
@@ -64,7 +118,7 @@ func Sign(key, id string, ts time.Time, body []byte) http.Header {
 // webhook-signature header may hold several space-separated entries, and may
 // be repeated; the notification is accepted when any "v1," entry matches.
 // Entries of other versions are ignored.
-func VerifyHeaders(key string, h http.Header, body []byte, now time.Time, tolerance time.Duration) error {
+func VerifyHeaders(key string, h HeaderReader, body []byte, now time.Time, tolerance time.Duration) error {
 	id, timestamp := h.Get(HeaderID), h.Get(HeaderTimestamp)
 	sigs := h.Values(HeaderSignature)
 	var missing []string
@@ -142,7 +196,7 @@ func VerifyBody(key string, body []byte) error {
 
 // Verify checks the webhook headers (VerifyHeaders) and then the body's
 // encryption_data (VerifyBody), returning the first failure.
-func Verify(key string, h http.Header, body []byte, now time.Time, tolerance time.Duration) error {
+func Verify(key string, h HeaderReader, body []byte, now time.Time, tolerance time.Duration) error {
 	if err := VerifyHeaders(key, h, body, now, tolerance); err != nil {
 		return err
 	}

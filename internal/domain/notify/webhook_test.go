@@ -65,7 +65,8 @@ func TestSignVerifyHeaders(t *testing.T) {
 	const key = "whsec-test-key"
 	sent := time.Unix(1767225600, 0)
 	body := []byte("a=1&b=2")
-	good := Sign(key, "msg_1", sent, body)
+	// A receiver reads the headers as net/http gives them.
+	good := http.Header(Sign(key, "msg_1", sent, body))
 	otherSig := Sign("another-key", "msg_1", sent, body).Get(HeaderSignature)
 	with := func(mod func(h http.Header)) http.Header {
 		h := good.Clone()
