@@ -6,15 +6,27 @@ export GOFLAGS := -buildvcs=false
 
 TEMPORAL_CLI_VERSION := v1.5.1
 TEMPORAL := .bin/temporal
+# The SDK's determinism checker; v0.6.0 builds with Go 1.26 and reads
+# workflows written against SDK v1.50.0. The version is in the file name, so
+# changing it installs the new one.
+WORKFLOWCHECK_VERSION := v0.6.0
+WORKFLOWCHECK := .bin/workflowcheck-$(WORKFLOWCHECK_VERSION)
 
-.PHONY: run test test-short build bench vet chromium fuzz
+.PHONY: run test test-short build bench vet chromium fuzz workflowcheck
 
 run:
 	$(GO) run ./cmd/paygate dev
 
-test: $(TEMPORAL) chromium
+test: $(TEMPORAL) $(WORKFLOWCHECK) chromium
 	$(GO) vet ./...
+	$(WORKFLOWCHECK) ./workflows/...
 	$(GO) test -count=1 -timeout 60m ./...
+
+# Non-deterministic calls in workflow code (time.Now, map iteration, ...);
+# a finding fails the target. Silence one only with a //workflowcheck:ignore
+# comment that says why it is safe.
+workflowcheck: $(WORKFLOWCHECK)
+	$(WORKFLOWCHECK) ./workflows/...
 
 test-short:
 	$(GO) test -count=1 -short ./...
@@ -47,6 +59,11 @@ bench: $(TEMPORAL)
 # version on first use.
 $(TEMPORAL):
 	GOBIN=$(CURDIR)/.bin $(GO) install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_CLI_VERSION)
+
+# workflowcheck, built from Go modules at a pinned version on first use.
+$(WORKFLOWCHECK):
+	GOBIN=$(CURDIR)/.bin/workflowcheck.tmp $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
+	mv .bin/workflowcheck.tmp/workflowcheck $@ && rmdir .bin/workflowcheck.tmp
 
 # Debian's Chromium drives the hosted payment pages in the browser tests.
 # Installed when missing and we may (root); otherwise the tests say what to do.

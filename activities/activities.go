@@ -7,24 +7,48 @@ import (
 	"log/slog"
 	"net/http"
 
+	"go.temporal.io/sdk/temporal"
 	"gorm.io/gorm"
 
-	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
 	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/domain/connector"
 )
 
-// Acquirer is the card acquirer the connector activities talk to.
-type Acquirer interface {
-	Charge(ctx context.Context, req simacquirer.ChargeRequest) (simacquirer.Charge, error)
-	Inquire(ctx context.Context, idempotencyKey string) (simacquirer.Charge, error)
-	Capture(ctx context.Context, chargeID, idempotencyKey string, amount int64) (simacquirer.Charge, error)
-	Void(ctx context.Context, chargeID, idempotencyKey string) (simacquirer.Charge, error)
-	Refund(ctx context.Context, chargeID, idempotencyKey string, amount int64) (simacquirer.Refund, error)
-	GetRefund(ctx context.Context, refundID string) (simacquirer.Refund, error)
-	Authenticate(ctx context.Context, req simacquirer.AuthenticationRequest) (simacquirer.Authentication, error)
-	GetAuthentication(ctx context.Context, id string) (simacquirer.Authentication, error)
-	CreateAPMPayment(ctx context.Context, req simacquirer.APMRequest) (simacquirer.APMPayment, error)
-	GetAPMPayment(ctx context.Context, id string) (simacquirer.APMPayment, error)
+// Connector is one acquirer as the activities use it: card payments in the
+// connector vocabulary (internal/domain/connector), whatever its wire
+// format. Every error wraps one of connector's errors, which decide between
+// retrying, inquiring and giving up.
+type Connector interface {
+	// Name is the name accounts and orders give the connector.
+	Name() string
+	Charge(ctx context.Context, req connector.ChargeRequest) (connector.Charge, error)
+	// Inquire returns the charge made with idempotencyKey, or an error
+	// wrapping connector.ErrNotFound when the acquirer made none.
+	Inquire(ctx context.Context, idempotencyKey string) (connector.Charge, error)
+	Capture(ctx context.Context, req connector.CaptureRequest) (connector.Charge, error)
+	Void(ctx context.Context, req connector.VoidRequest) (connector.Charge, error)
+	Refund(ctx context.Context, req connector.RefundRequest) (connector.Refund, error)
+	GetRefund(ctx context.Context, refundID string) (connector.Refund, error)
+}
+
+// ThreeDSConnector is a connector that also runs 3-D Secure.
+type ThreeDSConnector interface {
+	Connector
+	Authenticate(ctx context.Context, req connector.AuthenticationRequest) (connector.Authentication, error)
+	GetAuthentication(ctx context.Context, id string) (connector.Authentication, error)
+}
+
+// APMConnector is a connector that also takes alternative payment methods.
+type APMConnector interface {
+	Connector
+	CreateAPMPayment(ctx context.Context, req connector.APMRequest) (connector.APMPayment, error)
+	GetAPMPayment(ctx context.Context, id string) (connector.APMPayment, error)
+}
+
+// Connectors finds a connector by the name an order carries; an empty name
+// asks for the default (internal/adapters/connectors.Registry).
+type Connectors interface {
+	Get(name string) (Connector, error)
 }
 
 // Vault opens and forgets card data.
@@ -37,13 +61,23 @@ type Vault interface {
 // Activities holds the clients the activities need. The worker registers one
 // value; workflows call its methods through a nil pointer.
 type Activities struct {
-	DB        *gorm.DB
-	Vault     Vault
-	Acquirer  Acquirer
-	Accounts  SignKeys
-	Notifier  *http.Client // delivers notifications; see notifyclient.NewClient
-	Connector string       // the connector name shown to merchants
-	Logger    *slog.Logger
+	DB         *gorm.DB
+	Vault      Vault
+	Connectors Connectors // the acquirers, by the name each order carries
+	Accounts   SignKeys
+	Notifier   *http.Client // delivers notifications; see notifyclient.NewClient
+	Logger     *slog.Logger
+}
+
+// connector returns the connector an order names. One the configuration
+// does not run is a non-retryable AcquirerRejected error: the order fails
+// without a charge rather than wait for a connector that will not come.
+func (a *Activities) connector(name string) (Connector, error) {
+	c, err := a.Connectors.Get(name)
+	if err != nil {
+		return nil, temporal.NewNonRetryableApplicationError("connector not configured", ErrTypeAcquirerRejected, err)
+	}
+	return c, nil
 }
 
 // Error types of application errors the activities return, for the

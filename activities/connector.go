@@ -7,14 +7,17 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
 	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/domain/connector"
 )
 
 // AuthoriseInput asks the acquirer to authorise (and, for a sale, capture) a
 // tokenised card. The idempotency key comes from the workflow, so retries
 // can never charge twice.
 type AuthoriseInput struct {
+	// Connector names the order's connector, chosen when the order was
+	// made; empty means the default (orders made before accounts chose).
+	Connector      string
 	CardToken      string
 	IdempotencyKey string
 	Reference      string
@@ -26,6 +29,8 @@ type AuthoriseInput struct {
 
 // ChargeOutcome is the acquirer's answer to a charge.
 type ChargeOutcome struct {
+	// Connector is the name of the connector that answered.
+	Connector      string
 	ChargeID       string
 	Approved       bool
 	DeclineCode    string
@@ -34,21 +39,27 @@ type ChargeOutcome struct {
 	CapturedAmount int64
 }
 
-func outcomeOf(c simacquirer.Charge) ChargeOutcome {
+func outcomeOf(name string, c connector.Charge) ChargeOutcome {
 	return ChargeOutcome{
-		ChargeID:       c.ChargeID,
-		Approved:       c.Status == "approved",
-		DeclineCode:    c.DeclineCode,
+		Connector:      name,
+		ChargeID:       c.ID,
+		Approved:       c.Approved(),
+		DeclineCode:    string(c.DeclineReason),
 		Message:        c.Message,
 		AuthCode:       c.AuthCode,
 		CapturedAmount: c.CapturedAmount,
 	}
 }
 
-// Authorise opens the card from the vault and charges it. A timeout is
-// returned as a non-retryable AcquirerTimeout: the outcome is unknown and the
-// workflow must ask the acquirer before doing anything else.
+// Authorise opens the card from the vault and charges it through the
+// order's connector. A timeout is returned as a non-retryable
+// AcquirerTimeout: the outcome is unknown and the workflow must ask the
+// acquirer before doing anything else.
 func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOutcome, error) {
+	conn, err := a.connector(in.Connector)
+	if err != nil {
+		return ChargeOutcome{}, err
+	}
 	c, err := a.Vault.Detokenize(ctx, in.CardToken)
 	if errors.Is(err, vault.ErrUnknownToken) {
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("card token not in the vault", ErrTypeCardUnavailable, err)
@@ -56,13 +67,10 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 	if err != nil {
 		return ChargeOutcome{}, err
 	}
-	charge, err := a.Acquirer.Charge(ctx, simacquirer.ChargeRequest{
+	charge, err := conn.Charge(ctx, connector.ChargeRequest{
 		IdempotencyKey: in.IdempotencyKey,
 		Reference:      in.Reference,
-		CardNumber:     c.Number,
-		ExpiryMonth:    c.ExpiryMonth,
-		ExpiryYear:     c.ExpiryYear,
-		CVV:            c.CVV,
+		Card:           connector.Card{Number: c.Number, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, CVV: c.CVV},
 		Amount:         in.Amount,
 		Currency:       in.Currency,
 		Capture:        in.Capture,
@@ -70,24 +78,26 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 	})
 	switch {
 	case err == nil:
-		return outcomeOf(charge), nil
-	case errors.Is(err, simacquirer.ErrTimeout):
+		return outcomeOf(conn.Name(), charge), nil
+	case errors.Is(err, connector.ErrTimeout):
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer did not answer in time", ErrTypeAcquirerTimeout, err)
-	case errors.Is(err, simacquirer.ErrRejected), errors.Is(err, simacquirer.ErrConflict):
+	case errors.Is(err, connector.ErrRejected), errors.Is(err, connector.ErrConflict), errors.Is(err, connector.ErrUnsupported):
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer refused the request", ErrTypeAcquirerRejected, err)
 	}
 	return ChargeOutcome{}, fmt.Errorf("authorise %s: %w", in.Reference, err)
 }
 
-func threeDSOf(d *ThreeDSData) *simacquirer.ThreeDSData {
+func threeDSOf(d *ThreeDSData) *connector.ThreeDSData {
 	if d == nil {
 		return nil
 	}
-	return &simacquirer.ThreeDSData{AuthenticationID: d.AuthenticationID, ECI: d.ECI, CAVV: d.CAVV}
+	return &connector.ThreeDSData{AuthenticationID: d.AuthenticationID, ECI: d.ECI, CAVV: d.CAVV}
 }
 
 // InquireInput asks the acquirer what became of a charge attempt.
 type InquireInput struct {
+	// Connector names the order's connector; empty means the default.
+	Connector      string
 	IdempotencyKey string
 }
 
@@ -100,14 +110,20 @@ type InquiryResult struct {
 // InquireCharge is the status inquiry after an unknown outcome. Transport
 // errors are retried; a not-found answer means no charge was made.
 func (a *Activities) InquireCharge(ctx context.Context, in InquireInput) (InquiryResult, error) {
-	charge, err := a.Acquirer.Inquire(ctx, in.IdempotencyKey)
-	if errors.Is(err, simacquirer.ErrNotFound) {
+	conn, err := a.Connectors.Get(in.Connector)
+	if err != nil {
+		// Until the connector is configured again nobody knows whether the
+		// card was charged: the inquiry keeps being retried.
+		return InquiryResult{}, fmt.Errorf("inquire %s: %w", in.IdempotencyKey, err)
+	}
+	charge, err := conn.Inquire(ctx, in.IdempotencyKey)
+	if errors.Is(err, connector.ErrNotFound) {
 		return InquiryResult{Found: false}, nil
 	}
 	if err != nil {
 		return InquiryResult{}, fmt.Errorf("inquire %s: %w", in.IdempotencyKey, err)
 	}
-	return InquiryResult{Found: true, Outcome: outcomeOf(charge)}, nil
+	return InquiryResult{Found: true, Outcome: outcomeOf(conn.Name(), charge)}, nil
 }
 
 // DropCVVInput names the card whose security code is to be forgotten.

@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/notifyclient"
 	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/models"
 )
 
@@ -45,7 +46,7 @@ func (a *Activities) RecordNotification(ctx context.Context, in RecordNotificati
 		NotifyType:    in.Type,
 		URL:           in.URL,
 		Fields:        in.Fields,
-		Status:        models.NotifyPending,
+		Status:        notify.Pending,
 	})
 }
 
@@ -73,7 +74,7 @@ func (a *Activities) DeliverNotification(ctx context.Context, in DeliverInput) (
 	if err != nil {
 		return DeliverResult{}, err
 	}
-	if n.Status == models.NotifyDelivered {
+	if n.Status == notify.Delivered {
 		return DeliverResult{Delivered: true, StatusCode: n.LastStatusCode}, nil
 	}
 	account, err := a.Accounts.Load(ctx, n.MerchantID, n.AccountID)
@@ -84,7 +85,7 @@ func (a *Activities) DeliverNotification(ctx context.Context, in DeliverInput) (
 	for k, v := range n.Fields {
 		fields[k] = v
 	}
-	fields["encryption_data"] = notify.PaymentResultSignature(account.SignKey(), fields)
+	fields["encryption_data"] = signing.SignPaymentResult(account.SignKey(), signing.PaymentResultFrom(fields.Get))
 	body := notify.Body(fields)
 
 	res := a.post(ctx, n.URL, n.NotifyID, account.SignKey(), body)
@@ -148,7 +149,7 @@ func (a *Activities) post(ctx context.Context, url, id, key string, body []byte)
 // MarkNotificationInput sets a notification's final state.
 type MarkNotificationInput struct {
 	NotifyID string
-	Status   string
+	Status   notify.Status
 }
 
 // MarkNotification records that a notification was given up (or resent).
@@ -171,7 +172,7 @@ func (a *Activities) ResetNotifications(ctx context.Context, in LoadNotification
 	ids := make([]string, 0, len(rows))
 	for _, r := range rows {
 		err := a.DB.WithContext(ctx).Model(&models.Notification{}).Where("notify_id = ?", r.NotifyID).
-			Updates(map[string]any{"status": models.NotifyPending, "updated_at": time.Now()}).Error
+			Updates(map[string]any{"status": notify.Pending, "updated_at": time.Now()}).Error
 		if err != nil {
 			return nil, fmt.Errorf("reset notification %s: %w", r.NotifyID, err)
 		}

@@ -8,15 +8,20 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
+	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/refund"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 )
 
 // CaptureInput captures an authorised charge at the acquirer.
 type CaptureInput struct {
+	// Connector names the order's connector; empty means the default.
+	Connector      string
 	ChargeID       string
 	IdempotencyKey string
 	Amount         int64
+	Currency       string
 }
 
 // CaptureOutcome is the acquirer's answer to a capture.
@@ -27,7 +32,12 @@ type CaptureOutcome struct {
 // CaptureCharge captures at the acquirer. An invalid state there is a
 // non-retryable AcquirerRejected error.
 func (a *Activities) CaptureCharge(ctx context.Context, in CaptureInput) (CaptureOutcome, error) {
-	c, err := a.Acquirer.Capture(ctx, in.ChargeID, in.IdempotencyKey, in.Amount)
+	conn, err := a.connector(in.Connector)
+	if err != nil {
+		return CaptureOutcome{}, err
+	}
+	c, err := conn.Capture(ctx, connector.CaptureRequest{ChargeID: in.ChargeID, IdempotencyKey: in.IdempotencyKey,
+		Amount: in.Amount, Currency: in.Currency})
 	if err != nil {
 		return CaptureOutcome{}, acquirerError("capture "+in.ChargeID, err)
 	}
@@ -36,13 +46,19 @@ func (a *Activities) CaptureCharge(ctx context.Context, in CaptureInput) (Captur
 
 // VoidInput releases an authorisation at the acquirer.
 type VoidInput struct {
+	// Connector names the order's connector; empty means the default.
+	Connector      string
 	ChargeID       string
 	IdempotencyKey string
 }
 
 // VoidCharge voids an uncaptured charge.
 func (a *Activities) VoidCharge(ctx context.Context, in VoidInput) error {
-	if _, err := a.Acquirer.Void(ctx, in.ChargeID, in.IdempotencyKey); err != nil {
+	conn, err := a.connector(in.Connector)
+	if err != nil {
+		return err
+	}
+	if _, err := conn.Void(ctx, connector.VoidRequest{ChargeID: in.ChargeID, IdempotencyKey: in.IdempotencyKey}); err != nil {
 		return acquirerError("void "+in.ChargeID, err)
 	}
 	return nil
@@ -50,42 +66,62 @@ func (a *Activities) VoidCharge(ctx context.Context, in VoidInput) error {
 
 // RefundInput refunds part of a captured charge.
 type RefundInput struct {
+	// Connector names the order's connector; empty means the default.
+	Connector      string
 	ChargeID       string
 	IdempotencyKey string
 	Amount         int64
+	Currency       string
 }
 
-// RefundOutcome is the acquirer's view of a refund.
+// RefundOutcome is the acquirer's view of a refund, in our words.
 type RefundOutcome struct {
 	RefundID string
-	Status   string // succeeded, pending or failed
+	Status   refund.Status
 }
 
 // RefundCharge asks the acquirer for a refund; it may answer pending.
 func (a *Activities) RefundCharge(ctx context.Context, in RefundInput) (RefundOutcome, error) {
-	r, err := a.Acquirer.Refund(ctx, in.ChargeID, in.IdempotencyKey, in.Amount)
+	conn, err := a.connector(in.Connector)
+	if err != nil {
+		return RefundOutcome{}, err
+	}
+	// The connector gives the status in our words (refund.Status): what it
+	// calls neither pending nor done is failed, and the workflow settles
+	// such a refund as failed and notifies it.
+	r, err := conn.Refund(ctx, connector.RefundRequest{ChargeID: in.ChargeID, IdempotencyKey: in.IdempotencyKey,
+		Amount: in.Amount, Currency: in.Currency})
 	if err != nil {
 		return RefundOutcome{}, acquirerError("refund "+in.ChargeID, err)
 	}
-	return RefundOutcome{RefundID: r.RefundID, Status: r.Status}, nil
+	return RefundOutcome{RefundID: r.ID, Status: r.Status}, nil
 }
 
 // RefundStatusInput names a refund at the acquirer.
 type RefundStatusInput struct {
-	RefundID string
+	// Connector names the order's connector; empty means the default.
+	Connector string
+	RefundID  string
 }
 
 // RefundStatus reads a refund's current status at the acquirer.
 func (a *Activities) RefundStatus(ctx context.Context, in RefundStatusInput) (RefundOutcome, error) {
-	r, err := a.Acquirer.GetRefund(ctx, in.RefundID)
+	conn, err := a.connector(in.Connector)
+	if err != nil {
+		return RefundOutcome{}, err
+	}
+	r, err := conn.GetRefund(ctx, in.RefundID)
 	if err != nil {
 		return RefundOutcome{}, acquirerError("refund status "+in.RefundID, err)
 	}
-	return RefundOutcome{RefundID: r.RefundID, Status: r.Status}, nil
+	return RefundOutcome{RefundID: r.ID, Status: r.Status}, nil
 }
 
+// acquirerError makes a connector's refusal (conflict, rejected, not found,
+// not offered) non-retryable; anything else is returned for the retry policy.
 func acquirerError(what string, err error) error {
-	if errors.Is(err, simacquirer.ErrConflict) || errors.Is(err, simacquirer.ErrRejected) || errors.Is(err, simacquirer.ErrNotFound) {
+	if errors.Is(err, connector.ErrConflict) || errors.Is(err, connector.ErrRejected) || errors.Is(err, connector.ErrNotFound) ||
+		errors.Is(err, connector.ErrUnsupported) {
 		return temporal.NewNonRetryableApplicationError(what+": refused by the acquirer", ErrTypeAcquirerRejected, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
@@ -95,8 +131,8 @@ func acquirerError(what string, err error) error {
 type SaveOrderStateInput struct {
 	TransactionID  string
 	Version        int64
-	PaymentStatus  int
-	OrderStatus    int
+	PaymentStatus  status.Payment
+	OrderStatus    status.Order
 	CapturedAmount int64
 	RefundedAmount int64
 }
@@ -122,7 +158,7 @@ type SaveRefundInput struct {
 	Currency          string
 	Amount            int64
 	Reason            string
-	Status            string
+	Status            refund.Status
 	ResultCode        string
 	ResultMessage     string
 	AcquirerRef       string

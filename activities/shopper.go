@@ -7,8 +7,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
 	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/models"
 )
 
@@ -21,6 +21,8 @@ type ThreeDSData struct {
 
 // ThreeDSInput asks the directory server whether the card needs a challenge.
 type ThreeDSInput struct {
+	// Connector names the order's connector; empty means the default.
+	Connector      string
 	CardToken      string
 	IdempotencyKey string
 	Amount         int64
@@ -38,8 +40,13 @@ type ThreeDSOutcome struct {
 	ACSURL           string
 }
 
-// Authenticate3DS starts 3-D Secure for a tokenised card.
+// Authenticate3DS starts 3-D Secure for a tokenised card. A connector that
+// runs no 3-D Secure refuses it (non-retryable AcquirerRejected).
 func (a *Activities) Authenticate3DS(ctx context.Context, in ThreeDSInput) (ThreeDSOutcome, error) {
+	conn, err := a.threeDSConnector(in.Connector)
+	if err != nil {
+		return ThreeDSOutcome{}, err
+	}
 	c, err := a.Vault.Detokenize(ctx, in.CardToken)
 	if errors.Is(err, vault.ErrUnknownToken) {
 		return ThreeDSOutcome{}, temporal.NewNonRetryableApplicationError("card token not in the vault", ErrTypeCardUnavailable, err)
@@ -47,11 +54,9 @@ func (a *Activities) Authenticate3DS(ctx context.Context, in ThreeDSInput) (Thre
 	if err != nil {
 		return ThreeDSOutcome{}, err
 	}
-	au, err := a.Acquirer.Authenticate(ctx, simacquirer.AuthenticationRequest{
+	au, err := conn.Authenticate(ctx, connector.AuthenticationRequest{
 		IdempotencyKey: in.IdempotencyKey,
-		CardNumber:     c.Number,
-		ExpiryMonth:    c.ExpiryMonth,
-		ExpiryYear:     c.ExpiryYear,
+		Card:           connector.Card{Number: c.Number, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear},
 		Amount:         in.Amount,
 		Currency:       in.Currency,
 		Reference:      in.Reference,
@@ -60,11 +65,43 @@ func (a *Activities) Authenticate3DS(ctx context.Context, in ThreeDSInput) (Thre
 	if err != nil {
 		return ThreeDSOutcome{}, acquirerError("3-D Secure "+in.Reference, err)
 	}
-	return ThreeDSOutcome{AuthenticationID: au.AuthenticationID, Status: au.Status, ECI: au.ECI, CAVV: au.CAVV, ACSURL: au.ACSURL}, nil
+	return threeDSOutcomeOf(au), nil
+}
+
+func threeDSOutcomeOf(au connector.Authentication) ThreeDSOutcome {
+	return ThreeDSOutcome{AuthenticationID: au.ID, Status: string(au.Status), ECI: au.ECI, CAVV: au.CAVV, ACSURL: au.ACSURL}
+}
+
+// threeDSConnector returns the order's connector if it runs 3-D Secure.
+func (a *Activities) threeDSConnector(name string) (ThreeDSConnector, error) {
+	conn, err := a.connector(name)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := conn.(ThreeDSConnector)
+	if !ok {
+		return nil, acquirerError("3-D Secure", fmt.Errorf("connector %s: %w", conn.Name(), connector.ErrUnsupported))
+	}
+	return c, nil
+}
+
+// apmConnector returns the order's connector if it takes APM payments.
+func (a *Activities) apmConnector(name string) (APMConnector, error) {
+	conn, err := a.connector(name)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := conn.(APMConnector)
+	if !ok {
+		return nil, acquirerError("APM payment", fmt.Errorf("connector %s: %w", conn.Name(), connector.ErrUnsupported))
+	}
+	return c, nil
 }
 
 // ThreeDSStatusInput names a 3-D Secure authentication.
 type ThreeDSStatusInput struct {
+	// Connector names the order's connector; empty means the default.
+	Connector        string
 	AuthenticationID string
 }
 
@@ -72,15 +109,21 @@ type ThreeDSStatusInput struct {
 // order trusts this answer, never the shopper's browser. A challenge not yet
 // answered is "challenge_required".
 func (a *Activities) Get3DSAuthentication(ctx context.Context, in ThreeDSStatusInput) (ThreeDSOutcome, error) {
-	au, err := a.Acquirer.GetAuthentication(ctx, in.AuthenticationID)
+	conn, err := a.threeDSConnector(in.Connector)
+	if err != nil {
+		return ThreeDSOutcome{}, err
+	}
+	au, err := conn.GetAuthentication(ctx, in.AuthenticationID)
 	if err != nil {
 		return ThreeDSOutcome{}, acquirerError("3-D Secure status "+in.AuthenticationID, err)
 	}
-	return ThreeDSOutcome{AuthenticationID: au.AuthenticationID, Status: au.Status, ECI: au.ECI, CAVV: au.CAVV, ACSURL: au.ACSURL}, nil
+	return threeDSOutcomeOf(au), nil
 }
 
 // APMInput creates a payment at the APM provider.
 type APMInput struct {
+	// Connector names the order's connector; empty means the default.
+	Connector      string
 	IdempotencyKey string
 	Method         string
 	Amount         int64
@@ -104,7 +147,11 @@ type APMOutcome struct {
 
 // CreateAPMPayment creates the payment the shopper completes at the provider.
 func (a *Activities) CreateAPMPayment(ctx context.Context, in APMInput) (APMOutcome, error) {
-	p, err := a.Acquirer.CreateAPMPayment(ctx, simacquirer.APMRequest{
+	conn, err := a.apmConnector(in.Connector)
+	if err != nil {
+		return APMOutcome{}, err
+	}
+	p, err := conn.CreateAPMPayment(ctx, connector.APMRequest{
 		IdempotencyKey: in.IdempotencyKey,
 		Method:         in.Method,
 		Amount:         in.Amount,
@@ -114,27 +161,33 @@ func (a *Activities) CreateAPMPayment(ctx context.Context, in APMInput) (APMOutc
 		CallbackURL:    in.CallbackURL,
 		ReturnURL:      in.ReturnURL,
 		BankCode:       in.BankCode,
-		Customer:       simacquirer.APMCustomer{Name: in.Name, Email: in.Email, Document: in.Document},
+		Customer:       connector.APMCustomer{Name: in.Name, Email: in.Email, Document: in.Document},
 	})
 	if err != nil {
 		return APMOutcome{}, acquirerError("APM payment "+in.Reference, err)
 	}
-	return APMOutcome{PaymentID: p.PaymentID, Status: p.Status, RedirectURL: p.RedirectURL}, nil
+	return APMOutcome{PaymentID: p.ID, Status: string(p.Status), RedirectURL: p.RedirectURL}, nil
 }
 
 // APMStatusInput names a provider payment.
 type APMStatusInput struct {
+	// Connector names the order's connector; empty means the default.
+	Connector string
 	PaymentID string
 }
 
 // GetAPMPayment reads a provider payment's status: the order trusts this
 // answer, never the callback that woke it.
 func (a *Activities) GetAPMPayment(ctx context.Context, in APMStatusInput) (APMOutcome, error) {
-	p, err := a.Acquirer.GetAPMPayment(ctx, in.PaymentID)
+	conn, err := a.apmConnector(in.Connector)
+	if err != nil {
+		return APMOutcome{}, err
+	}
+	p, err := conn.GetAPMPayment(ctx, in.PaymentID)
 	if err != nil {
 		return APMOutcome{}, acquirerError("APM status "+in.PaymentID, err)
 	}
-	return APMOutcome{PaymentID: p.PaymentID, Status: p.Status, RedirectURL: p.RedirectURL}, nil
+	return APMOutcome{PaymentID: p.ID, Status: string(p.Status), RedirectURL: p.RedirectURL}, nil
 }
 
 // AttachCardInput is the card a shopper gave on the payment page.

@@ -6,8 +6,10 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/paygate/paygate/internal/domain/capture"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 )
 
@@ -20,11 +22,11 @@ type RecordOrderInput struct {
 	OrderNo            string
 	Currency           string
 	Amount             int64
-	PaymentStatus      int
-	OrderStatus        int
+	PaymentStatus      status.Payment
+	OrderStatus        status.Order
 	ResultCode         string
 	ResultMessage      string
-	CaptureMode        string
+	CaptureMode        capture.Mode
 	CardMasked         string
 	CardBrand          string
 	CardToken          string
@@ -94,8 +96,8 @@ type FinishOrderInput struct {
 	TransactionID string
 	// Version is the workflow's write counter; see models.Order.StateVersion.
 	Version        int64
-	PaymentStatus  int
-	OrderStatus    int
+	PaymentStatus  status.Payment
+	OrderStatus    status.Order
 	ResultCode     string
 	ResultMessage  string
 	CapturedAmount int64

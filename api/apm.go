@@ -1,110 +1,70 @@
 package api
 
 import (
-	"encoding/xml"
 	"errors"
 	"net/http"
 	"strings"
-
-	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/apm"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
-	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/workflows"
 )
 
-// apmRespon is the XML answer of an APM payment: where to send the shopper.
-type apmRespon struct {
-	XMLName        xml.Name `xml:"respon"`
-	MerchantID     string   `xml:"merchant_id"`
-	AccountID      string   `xml:"account_id"`
-	OrderNo        string   `xml:"order_no"`
-	Amount         string   `xml:"amount"`
-	Currency       string   `xml:"currency"`
-	IssuerURL      string   `xml:"issuer_url"`
-	TransactionID  string   `xml:"transaction_id"`
-	OrderStatus    string   `xml:"order_status"`
-	ResultInfo     string   `xml:"result_info"`
-	EncryptionData string   `xml:"encryption_data"`
-}
-
-// authoriseAPM starts an alternative-payment-method order; the request's
-// signature has been checked with the APM recipe and proved key, which
-// signs the answer.
-func (s *Server) authoriseAPM(c *gin.Context, req *authoriseRequest, account *merchant.Account, key string) {
-	reply := func(code codes.Code) {
-		r := failed(req.MerchantID, req.AccountID, req.OrderNo, req.Amount.String(), req.Currency, code)
-		r.sign(key)
-		renderXML(c, http.StatusOK, r, code.ID)
-	}
-	amount, code := validateAPMOrder(req, account)
+// authoriseAPM places an alternative-payment-method order; the request
+// proved the key with the APM recipe, and that key signs the answer.
+func (s *Server) authoriseAPM(m *merchantCall, req *authoriseRequest) {
+	amount, code := validateAPMOrder(req, m.account)
 	if code != nil {
-		reply(*code)
+		m.refuse(*code)
 		return
 	}
-	person := req.Person
-	country := req.BillingCountry
-	if country == "" && person != nil {
-		country = person.AddressCountry
-	}
-	document, email := "", req.ShopperEmail
-	if person != nil {
-		document = person.DocumentNumber
-		if person.Email != "" {
-			email = person.Email
-		}
-	}
-	m, _ := apm.Lookup(req.PaymentMethod)
-	in := workflows.OrderInput{
-		TransactionID:  s.IDs.Next(),
-		MerchantID:     req.MerchantID,
-		AccountID:      req.AccountID,
-		OrderNo:        req.OrderNo,
-		Amount:         amount.Minor,
-		Currency:       amount.Currency,
-		CaptureMode:    account.CaptureMode,
-		Details:        req.Details,
-		Windows:        windowsOf(account),
-		NotifySchedule: s.NotifySchedule.WithDefaults(),
-		Kind:           workflows.KindAPM,
-		PublicURL:      s.PublicURL,
-		APM: &workflows.APMOrder{
-			Method: m.Name, Country: country, BankCode: req.BankCode, ReturnURL: req.ReturnURL,
-			Name: strings.TrimSpace(req.FirstName + " " + req.LastName), Email: email, Document: document,
-		},
-	}
-	in.RequestFingerprint = requestFingerprint(in.Details, "")
-	res, err := s.Orders.Authorise(c.Request.Context(), in)
+	shopper := req.apmShopper()
+	method, _ := apm.Lookup(req.PaymentMethod)
+	in := s.orderInput(m.account, newOrder{details: req.Details, amount: amount, kind: order.KindAPM,
+		apm: &workflows.APMOrder{
+			Method: method.Name, Country: shopper.country, BankCode: req.BankCode, ReturnURL: req.ReturnURL,
+			Name: strings.TrimSpace(req.FirstName + " " + req.LastName), Email: shopper.email, Document: shopper.document,
+		}})
+	res, err := s.placeOrder(m.c.Request.Context(), in)
 	switch {
 	case errors.Is(err, ErrOrderMismatch):
-		reply(codes.DuplicateOrder)
+		m.refuse(codes.DuplicateOrder)
 		return
-	case errors.Is(err, ErrOrderClosed) || err == nil && res.ExistingTransactionID != "":
-		s.answerFromRecord(c, req, in.RequestFingerprint, "", false, key)
+	case errors.Is(err, ErrOrderClosed):
+		s.answerFromRecord(m, req, in.RequestFingerprint, "", false)
 		return
 	case err != nil:
 		s.Logger.Error("authorise APM order", "order_no", req.OrderNo, "error", err)
-		reply(codes.SystemError)
+		m.refuse(codes.SystemError)
 		return
 	}
-	r := &apmRespon{
-		MerchantID: res.MerchantID, AccountID: res.AccountID, OrderNo: res.OrderNo,
-		Amount: money.FromMinor(res.Amount, res.Currency).String(), Currency: res.Currency,
-		IssuerURL: res.IssuerURL, TransactionID: res.TransactionID,
-		OrderStatus: res.OrderStatus.String(), ResultInfo: res.Code().String(),
+	r := resultRespon(res)
+	r.sign(m.key)
+	renderXML(m.c, http.StatusOK, r.apmShape(), res.ResultCode)
+}
+
+// apmShopper is who pays an APM order, as its provider needs it.
+type apmShopper struct {
+	country  string // billing_country, else person.address_country
+	document string // person.document_number
+	email    string // person.email, else shopper_email
+}
+
+func (r *authoriseRequest) apmShopper() apmShopper {
+	sh := apmShopper{country: r.BillingCountry, email: r.ShopperEmail}
+	if p := r.Person; p != nil {
+		if sh.country == "" {
+			sh.country = p.AddressCountry
+		}
+		sh.document = p.DocumentNumber
+		if p.Email != "" {
+			sh.email = p.Email
+		}
 	}
-	r.EncryptionData = signing.SignUpper(key, r.MerchantID, r.AccountID, r.TransactionID, r.OrderNo, r.Currency,
-		r.Amount, r.OrderStatus, r.ResultInfo)
-	c.Set(ctxResultCode, res.ResultCode)
-	body, err := xml.Marshal(r)
-	if err != nil {
-		c.String(http.StatusServiceUnavailable, codes.SystemError.String())
-		return
-	}
-	c.Data(http.StatusOK, "application/xml; charset=utf-8", append([]byte(xml.Header), body...))
+	return sh
 }
 
 // validateAPMOrder checks an APM order: the common fields, then the method's
@@ -121,19 +81,12 @@ func validateAPMOrder(req *authoriseRequest, account *merchant.Account) (money.A
 	if code != nil {
 		return amount, code
 	}
-	country := req.BillingCountry
-	document := ""
-	if p := req.Person; p != nil {
-		if country == "" {
-			country = p.AddressCountry
-		}
-		document = p.DocumentNumber
-		if p.Email != "" && len(p.Email) > maxEmail {
-			return fail(codes.InvalidField.With("person.email"))
-		}
+	if p := req.Person; p != nil && len(p.Email) > maxEmail {
+		return fail(codes.InvalidField.With("person.email"))
 	}
-	_, known, problem := apm.Check(apm.Order{Method: req.PaymentMethod, Currency: req.Currency, Country: country,
-		Document: document, BankCode: req.BankCode})
+	shopper := req.apmShopper()
+	_, known, problem := apm.Check(apm.Order{Method: req.PaymentMethod, Currency: req.Currency, Country: shopper.country,
+		Document: shopper.document, BankCode: req.BankCode})
 	if !known {
 		return fail(codes.UnsupportedMethod.With(req.PaymentMethod))
 	}

@@ -76,8 +76,7 @@ func (s *Server) proveStrong(c *gin.Context, account *merchant.Account) (string,
 		s.Logger.Debug("strong signature refused", "account_id", account.ID, "error", err)
 		return "", false
 	}
-	raw, _ := c.Get(ctxBody)
-	body, ok := raw.([]byte)
+	body, ok := keptBody(c)
 	if !ok || s.Replays == nil {
 		// The body was not kept, or no nonce store: fail closed.
 		s.Logger.Warn("strong signature cannot be checked", "path", c.FullPath(), "body_kept", ok)
@@ -113,8 +112,7 @@ func isBrowserCheckout(c *gin.Context) bool {
 	if c.FullPath() != "/v1/checkout" {
 		return false
 	}
-	raw, _ := c.Get(ctxBody)
-	body, ok := raw.([]byte)
+	body, ok := keptBody(c)
 	if !ok {
 		return false
 	}

@@ -17,14 +17,19 @@ import (
 // MaxBodyBytes is the largest request body the API reads.
 const MaxBodyBytes = 1 << 20
 
-// errTooLarge is returned by readBody for a body over MaxBodyBytes.
-var errTooLarge = errors.New("request body over 1 MiB")
+var (
+	// errTooLarge is returned by readBody for a body over MaxBodyBytes.
+	errTooLarge = errors.New("request body over 1 MiB")
+	// errBodyUnreadable is returned by readBody for a body that could not
+	// be read; the formats answer it each in their own way (answerTo).
+	errBodyUnreadable = errors.New("request body could not be read")
+)
 
 // readBody reads at most MaxBodyBytes and reports a larger body.
 func readBody(r io.Reader) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r, MaxBodyBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("read body: %w", err)
+		return nil, fmt.Errorf("%w: %w", errBodyUnreadable, err)
 	}
 	if len(body) > MaxBodyBytes {
 		return nil, errTooLarge
@@ -130,4 +135,37 @@ func describeJSONError(err error) string {
 		return "truncated JSON"
 	}
 	return "invalid JSON"
+}
+
+// requestMap is the request's fields as text, read as decodeBody reads them
+// (JSON when the body starts with '{', else a form), for the forwarding page
+// and the checks that look at a field before the handler decodes.
+func requestMap(body []byte) map[string]string {
+	out := map[string]string{}
+	trimmed := strings.TrimSpace(string(body))
+	if strings.HasPrefix(trimmed, "{") {
+		var raw map[string]json.RawMessage
+		if json.Unmarshal([]byte(trimmed), &raw) != nil {
+			return out
+		}
+		for k, v := range raw {
+			var s string
+			if json.Unmarshal(v, &s) == nil {
+				out[k] = s
+			} else {
+				out[k] = string(v)
+			}
+		}
+		return out
+	}
+	values, err := url.ParseQuery(trimmed)
+	if err != nil {
+		return out
+	}
+	for k, v := range values {
+		if len(v) > 0 {
+			out[k] = v[0]
+		}
+	}
+	return out
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -42,9 +41,6 @@ func (e *ErrEntryRefused) Error() string { return "entry refused: " + e.Code + "
 // refund must not be sent again, but looked up.
 var ErrOutcomeUnknown = errors.New("operation sent, outcome not known in time")
 
-// defaultOperationWait bounds an operation when TemporalOrders.Wait is unset.
-const defaultOperationWait = 60 * time.Second
-
 // updateIDLength is how many hex digits of the content hash an update id keeps.
 const updateIDLength = 32
 
@@ -72,11 +68,7 @@ func (t *TemporalOrders) Refund(ctx context.Context, workflowID string, req work
 // operate runs one update on the order's workflow and waits, at most Wait,
 // for its result.
 func (t *TemporalOrders) operate(ctx context.Context, workflowID, name, updateID string, arg any) (workflows.OperationResult, error) {
-	wait := t.Wait
-	if wait <= 0 {
-		wait = defaultOperationWait
-	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
+	ctx, cancel := t.bounded(ctx)
 	defer cancel()
 	handle, err := t.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 		WorkflowID:   workflowID,

@@ -31,14 +31,22 @@ type TemporalOrders struct {
 	Wait time.Duration
 }
 
+// defaultWait bounds a call when Wait is unset.
+const defaultWait = 60 * time.Second
+
+// bounded is ctx bounded by the wait for a workflow's answer.
+func (t *TemporalOrders) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	wait := t.Wait
+	if wait <= 0 {
+		wait = defaultWait
+	}
+	return context.WithTimeout(ctx, wait)
+}
+
 // Authorise starts the order's workflow, or finds the running one, and waits
 // for its payment result in one round trip (Update-with-Start).
 func (t *TemporalOrders) Authorise(ctx context.Context, in workflows.OrderInput) (workflows.PaymentResult, error) {
-	wait := t.Wait
-	if wait <= 0 {
-		wait = 60 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
+	ctx, cancel := t.bounded(ctx)
 	defer cancel()
 	id := workflows.OrderWorkflowID(in.MerchantID, in.AccountID, in.OrderNo)
 	start := t.Client.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
@@ -62,6 +70,12 @@ func (t *TemporalOrders) Authorise(ctx context.Context, in workflows.OrderInput)
 			WaitForStage: client.WorkflowUpdateStageCompleted,
 		},
 	})
+	return paymentResultOf(ctx, handle, err)
+}
+
+// paymentResultOf waits for the payment result of an update that was sent
+// (err: or not), its errors classified.
+func paymentResultOf(ctx context.Context, handle client.WorkflowUpdateHandle, err error) (workflows.PaymentResult, error) {
 	if err != nil {
 		return workflows.PaymentResult{}, classify(err)
 	}
@@ -72,6 +86,8 @@ func (t *TemporalOrders) Authorise(ctx context.Context, in workflows.OrderInput)
 	return res, nil
 }
 
+// classify turns the error of a payment update into ErrOrderMismatch,
+// ErrOrderClosed or a wrapped error.
 func classify(err error) error {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeOrderMismatch {
@@ -86,4 +102,46 @@ func classify(err error) error {
 		return ErrOrderClosed
 	}
 	return fmt.Errorf("authorise update: %w", err)
+}
+
+// SignalThreeDS wakes the order for the ACS's outcome of an authentication.
+func (t *TemporalOrders) SignalThreeDS(ctx context.Context, workflowID string, r workflows.ThreeDSResult) error {
+	return t.Client.SignalWorkflow(ctx, workflowID, "", workflows.SignalThreeDSResult, r)
+}
+
+// SignalAPM wakes the order for the provider's status of a payment.
+func (t *TemporalOrders) SignalAPM(ctx context.Context, workflowID string, r workflows.APMResult) error {
+	return t.Client.SignalWorkflow(ctx, workflowID, "", workflows.SignalAPMResult, r)
+}
+
+// State asks the order's workflow for its state.
+func (t *TemporalOrders) State(ctx context.Context, workflowID string) (workflows.OrderState, error) {
+	v, err := t.Client.QueryWorkflow(ctx, workflowID, "", workflows.QueryOrderState)
+	if err != nil {
+		return workflows.OrderState{}, err
+	}
+	var st workflows.OrderState
+	err = v.Get(&st)
+	return st, err
+}
+
+// Pay gives a checkout order the shopper's card and waits for the result.
+func (t *TemporalOrders) Pay(ctx context.Context, workflowID string, req workflows.PayRequest) (workflows.PaymentResult, error) {
+	return t.update(ctx, workflowID, workflows.UpdatePay, req)
+}
+
+// CancelCheckout ends a checkout the shopper left.
+func (t *TemporalOrders) CancelCheckout(ctx context.Context, workflowID string) (workflows.PaymentResult, error) {
+	return t.update(ctx, workflowID, workflows.UpdateShopperCancel, struct{}{})
+}
+
+// update sends a shopper's update to a checkout order and waits for the
+// payment result.
+func (t *TemporalOrders) update(ctx context.Context, workflowID, name string, arg any) (workflows.PaymentResult, error) {
+	ctx, cancel := t.bounded(ctx)
+	defer cancel()
+	h, err := t.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: workflowID, UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	return paymentResultOf(ctx, h, err)
 }

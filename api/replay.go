@@ -61,25 +61,40 @@ var replayWait = 10 * time.Second
 // read (the strong signature covers it).
 const ctxBody = "paygate.body"
 
-// replayRoutes are the merchant operations the guard covers; true for those
-// whose repeated bodies are answered from the store without an
-// Idempotency-Key.
-var replayRoutes = map[string]bool{
-	"/v1/authorise":       false,
-	"/v1/checkout":        false,
-	"/v1/retrievalTrans":  false,
-	"/v1/retrievalRefund": false,
-	"/v1/capture":         true,
-	"/v1/review":          true,
-	"/v1/cancel":          true,
-	"/v1/refund":          true,
+// replayRoute is a merchant operation the guard covers.
+type replayRoute struct {
+	// bodies: a repeated body is answered from the store even without an
+	// Idempotency-Key (the batches).
+	bodies bool
+	// answers is the shape the guard's own refusals take.
+	answers answerFormat
+}
+
+// replayRoutes are the merchant operations the guard covers.
+var replayRoutes = map[string]replayRoute{
+	"/v1/authorise":       {answers: xmlAnswers},
+	"/v1/checkout":        {answers: pageAnswers},
+	"/v1/retrievalTrans":  {answers: queryAnswers},
+	"/v1/retrievalRefund": {answers: refundQueryAnswers},
+	"/v1/capture":         {bodies: true, answers: batchAnswers(captureOp.array)},
+	"/v1/review":          {bodies: true, answers: batchAnswers(reviewOp.array)},
+	"/v1/cancel":          {bodies: true, answers: batchAnswers(cancelOp.array)},
+	"/v1/refund":          {bodies: true, answers: batchAnswers(refundOp.array)},
+}
+
+// keptBody is the request body the replay guard kept for the strong
+// signature; false when it kept none.
+func keptBody(c *gin.Context) ([]byte, bool) {
+	raw, _ := c.Get(ctxBody)
+	body, ok := raw.([]byte)
+	return body, ok
 }
 
 // replayGuard is the replay store's middleware on /v1 (see above). Without
 // a store (no database) it only keeps the body for the strong signature.
 func (s *Server) replayGuard(c *gin.Context) {
 	op := c.FullPath()
-	batchOnly, covered := replayRoutes[op]
+	route, covered := replayRoutes[op]
 	if !covered || c.Request.Method != http.MethodPost {
 		c.Next()
 		return
@@ -93,7 +108,7 @@ func (s *Server) replayGuard(c *gin.Context) {
 	}
 	c.Set(ctxBody, body)
 	idemKey, withKey := c.Request.Header[http.CanonicalHeaderKey(IdempotencyKeyHeader)]
-	if s.Replays == nil || !batchOnly && !withKey {
+	if s.Replays == nil || !route.bodies && !withKey {
 		c.Next()
 		return
 	}
@@ -113,7 +128,7 @@ func (s *Server) replayGuard(c *gin.Context) {
 	if withKey {
 		keys = append(keys, models.ReplayKey{Scope: scope, Operation: op, Key: "idem:" + idemKey[0]})
 	}
-	if batchOnly {
+	if route.bodies {
 		keys = append(keys, models.ReplayKey{Scope: scope, Operation: op, Key: "body:" + fingerprint})
 	}
 	s.guarded(c, op, who, keys, fingerprint)
@@ -138,7 +153,7 @@ func (s *Server) bodyFingerprint(body []byte) string {
 
 // guarded claims every key, then answers from the store or runs the handler
 // and keeps its answer.
-func (s *Server) guarded(c *gin.Context, op string, who peeked, keys []models.ReplayKey, fingerprint string) {
+func (s *Server) guarded(c *gin.Context, op string, who echo, keys []models.ReplayKey, fingerprint string) {
 	ctx := c.Request.Context()
 	type held struct {
 		key   models.ReplayKey
@@ -227,7 +242,7 @@ func (s *Server) guarded(c *gin.Context, op string, who peeked, keys []models.Re
 // request proved the key with one, this request must carry a valid strong
 // signature of its own (new nonce, fresh timestamp). It answers the
 // refusal itself.
-func (s *Server) mayReplay(c *gin.Context, op string, who peeked, a models.ReplayAnswer) bool {
+func (s *Server) mayReplay(c *gin.Context, op string, who echo, a models.ReplayAnswer) bool {
 	account, err := s.Accounts.Load(c.Request.Context(), who.merchantID, who.accountID)
 	if errors.Is(err, merchant.ErrUnknownAccount) {
 		s.refuseReplay(c, op, who, http.StatusOK, codes.UnknownMerchant)
@@ -260,41 +275,24 @@ func (s *Server) replayAnswer(c *gin.Context, a models.ReplayAnswer) {
 
 // refuseReplay answers a refusal of the guard in the operation's own format,
 // never signed: the caller has proved nothing at this point.
-func (s *Server) refuseReplay(c *gin.Context, op string, who peeked, httpStatus int, code codes.Code) {
+func (s *Server) refuseReplay(c *gin.Context, op string, who echo, httpStatus int, code codes.Code) {
 	defer c.Abort()
-	c.Set(ctxResultCode, code.ID)
-	switch op {
-	case "/v1/authorise":
-		renderXML(c, httpStatus, failed(who.merchantID, who.accountID, "", "", "", code), code.ID)
-	case "/v1/checkout":
-		s.shopperMessage(c, httpStatus, "en", "payment_failed", code)
-	case "/v1/retrievalTrans":
-		c.JSON(httpStatus, retrievalResponse{MerchantID: who.merchantID, AccountID: who.accountID,
-			ReturnStatus: "0", ReturnMessage: code.String(), OrdersList: []queriedOrder{}})
-	case "/v1/retrievalRefund":
-		c.JSON(httpStatus, retrievalRefundResponse{MerchantID: who.merchantID, AccountID: who.accountID,
-			ReturnStatus: "0", ReturnMessage: code.String(), RefundList: []queriedRefund{}})
-	default:
-		array := strings.TrimPrefix(op, "/v1/") + "_orders"
-		c.JSON(httpStatus, batchResponse{MerchantID: who.merchantID, AccountID: who.accountID,
-			ReturnStatus: "0", ReturnMessage: code.String(), array: array})
-	}
+	replayRoutes[op].answers.render(s, c, refusal{httpStatus: httpStatus, code: code, echo: who})
 }
 
-// peeked is who a request says it is from, before anything is proved.
-type peeked struct{ merchantID, accountID string }
-
-// peekAccount reads merchant_id and account_id as the handlers do; empty
-// when the body does not decode (the handler then refuses it).
-func peekAccount(body []byte) peeked {
+// peekAccount reads merchant_id and account_id as the handlers do, before
+// anything is proved; none when the body does not decode (the handler then
+// refuses it).
+func peekAccount(body []byte) echo {
 	var ids struct {
 		MerchantID order.Text `json:"merchant_id"`
 		AccountID  order.Text `json:"account_id"`
 	}
 	if decodeBody(body, &ids) != nil {
-		return peeked{}
+		return undecoded
 	}
-	return peeked{strings.TrimSpace(ids.MerchantID.String()), strings.TrimSpace(ids.AccountID.String())}
+	return echo{merchantID: strings.TrimSpace(ids.MerchantID.String()), accountID: strings.TrimSpace(ids.AccountID.String()),
+		lang: undecoded.lang}
 }
 
 // validIdempotencyKey accepts 1 to 255 printable ASCII characters.
@@ -308,41 +306,4 @@ func validIdempotencyKey(k string) bool {
 		}
 	}
 	return true
-}
-
-// errorReader returns its error once the body's bytes are read (nil: EOF).
-type errorReader struct{ err error }
-
-func (r errorReader) Read([]byte) (int, error) {
-	if r.err != nil {
-		return 0, r.err
-	}
-	return 0, io.EOF
-}
-
-// answerRecorder keeps a copy of the answer as it is written.
-type answerRecorder struct {
-	gin.ResponseWriter
-	buf      bytes.Buffer
-	overflow bool
-}
-
-func (w *answerRecorder) keep(b []byte) {
-	if w.overflow || w.buf.Len()+len(b) > maxStoredAnswer {
-		w.overflow = true
-		return
-	}
-	w.buf.Write(b)
-}
-
-// Write keeps all of b, also when the client has gone: the answer is the
-// handler's, whoever still listens.
-func (w *answerRecorder) Write(b []byte) (int, error) {
-	w.keep(b)
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *answerRecorder) WriteString(s string) (int, error) {
-	w.keep([]byte(s))
-	return w.ResponseWriter.WriteString(s)
 }

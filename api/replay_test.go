@@ -22,6 +22,7 @@ import (
 	"github.com/paygate/paygate/internal/dev/devenv"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/models/migrations"
 )
 
 // The strong-scheme test account.
@@ -63,7 +64,9 @@ func replayTestDB(t *testing.T) *gorm.DB {
 			_ = sqlDB.Close()
 		}
 	})
-	if err := models.Migrate(ctx, db); err != nil {
+	if sqlDB, err := db.DB(); err != nil {
+		t.Fatal(err)
+	} else if _, err := migrations.Up(ctx, sqlDB, nil); err != nil {
 		t.Fatal(err)
 	}
 	return db

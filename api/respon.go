@@ -3,22 +3,30 @@ package api
 import (
 	"encoding/xml"
 	"net/http"
+	"strconv"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
 )
+
+// resultHead is how both XML payment answers begin (interface: respon).
+type resultHead struct {
+	MerchantID string `xml:"merchant_id"`
+	AccountID  string `xml:"account_id"`
+	OrderNo    string `xml:"order_no"`
+	Amount     string `xml:"amount"`
+	Currency   string `xml:"currency"`
+}
 
 // respon is the XML answer of a direct payment (root element respon).
 type respon struct {
-	XMLName                  xml.Name    `xml:"respon"`
-	MerchantID               string      `xml:"merchant_id"`
-	AccountID                string      `xml:"account_id"`
-	OrderNo                  string      `xml:"order_no"`
-	Amount                   string      `xml:"amount"`
-	Currency                 string      `xml:"currency"`
+	XMLName xml.Name `xml:"respon"`
+	resultHead
 	TransactionID            string      `xml:"transaction_id"`
 	Card                     string      `xml:"card"`
 	OrderStatus              string      `xml:"order_status"`
@@ -48,14 +56,22 @@ type riskReason struct {
 	Status string `xml:"status"`
 }
 
-// sign fills encryption_data with the payment-result recipe of DESIGN §3.
-// Without a key (unknown account) the answer goes unsigned.
+// paymentResult is what the answer's encryption_data covers.
+func (r *respon) paymentResult() signing.PaymentResult {
+	return signing.PaymentResult{
+		MerchantID: r.MerchantID, AccountID: r.AccountID, TransactionID: r.TransactionID, OrderNo: r.OrderNo,
+		Currency: r.Currency, Amount: r.Amount, OrderStatus: r.OrderStatus, ResultInfo: r.ResultInfo,
+	}
+}
+
+// sign fills encryption_data with the payment-result recipe of DESIGN §3,
+// under the key the request proved. Without one the answer goes unsigned:
+// nothing is signed for a caller who has not proved the key.
 func (r *respon) sign(key string) {
 	if key == "" {
 		return
 	}
-	r.EncryptionData = signing.SignUpper(key, r.MerchantID, r.AccountID, r.TransactionID, r.OrderNo,
-		r.Currency, r.Amount, r.OrderStatus, r.ResultInfo)
+	r.EncryptionData = signing.SignPaymentResult(key, r.paymentResult())
 }
 
 // failed is the answer to a request refused before any order existed. It
@@ -73,23 +89,84 @@ func failed(merchantID, accountID, orderNo, amount, currency string, code codes.
 		amount = ""
 	}
 	return &respon{
-		MerchantID:  merchantID,
-		AccountID:   accountID,
-		OrderNo:     orderNo,
-		Amount:      amount,
-		Currency:    currency,
+		resultHead:  resultHead{MerchantID: merchantID, AccountID: accountID, OrderNo: orderNo, Amount: amount, Currency: currency},
 		OrderStatus: "0",
 		ResultInfo:  code.String(),
 		RiskScore:   "0",
 	}
 }
 
-func renderXML(c *gin.Context, httpStatus int, r *respon, resultID string) {
+// renderXML writes an XML answer (a respon or an apmRespon) and leaves its
+// result code for the request log.
+func renderXML(c *gin.Context, httpStatus int, answer any, resultID string) {
 	c.Set(ctxResultCode, resultID)
-	body, err := xml.Marshal(r)
+	body, err := xml.Marshal(answer)
 	if err != nil {
 		c.String(http.StatusServiceUnavailable, codes.SystemError.String())
 		return
 	}
 	c.Data(httpStatus, "application/xml; charset=utf-8", append([]byte(xml.Header), body...))
+}
+
+// resultRespon is the answer of a payment the order's workflow has just
+// given its result for.
+func resultRespon(res workflows.PaymentResult) *respon {
+	r := &respon{
+		resultHead: resultHead{MerchantID: res.MerchantID, AccountID: res.AccountID, OrderNo: res.OrderNo,
+			Amount: money.FromMinor(res.Amount, res.Currency).String(), Currency: res.Currency},
+		TransactionID: res.TransactionID,
+		Card:          res.CardMasked,
+		OrderStatus:   res.OrderStatus.String(),
+		ResultInfo:    res.Code().String(),
+		Connector:     res.Connector,
+		ThreeDSResult: res.ThreeDSResult,
+		IssuerURL:     res.IssuerURL,
+		RiskAction:    res.Risk.Action,
+		RiskScore:     strconv.Itoa(res.Risk.Score),
+	}
+	for _, reason := range res.Risk.Reasons {
+		r.RiskReasons.Reasons = append(r.RiskReasons.Reasons, riskReason{Name: reason.Name, Status: reason.Status})
+	}
+	return r
+}
+
+// orderRespon is the answer of a payment from its record, for a repeated
+// request whose workflow has closed.
+func orderRespon(o *models.Order) *respon {
+	r := &respon{
+		resultHead: resultHead{MerchantID: o.MerchantID, AccountID: o.AccountID, OrderNo: o.OrderNo,
+			Amount: money.FromMinor(o.Amount, o.Currency).String(), Currency: o.Currency},
+		TransactionID: o.TransactionID,
+		Card:          o.CardMasked,
+		OrderStatus:   strconv.Itoa(int(o.OrderStatus)),
+		ResultInfo:    codes.Code{ID: o.ResultCode, Message: o.ResultMessage}.String(),
+		Note:          o.Details.Note,
+		Connector:     o.Connector,
+		ThreeDSResult: o.ThreeDSResult,
+		RiskAction:    o.RiskAction,
+		RiskScore:     strconv.Itoa(o.RiskScore),
+	}
+	for _, reason := range o.RiskReasons {
+		r.RiskReasons.Reasons = append(r.RiskReasons.Reasons, riskReason{Name: reason.Name, Status: reason.Status})
+	}
+	return r
+}
+
+// apmRespon is the XML answer of an APM payment: where to send the shopper.
+type apmRespon struct {
+	XMLName xml.Name `xml:"respon"`
+	resultHead
+	IssuerURL      string `xml:"issuer_url"`
+	TransactionID  string `xml:"transaction_id"`
+	OrderStatus    string `xml:"order_status"`
+	ResultInfo     string `xml:"result_info"`
+	EncryptionData string `xml:"encryption_data"`
+}
+
+// apmShape is the signed payment result r as an APM payment answers it.
+func (r *respon) apmShape() *apmRespon {
+	return &apmRespon{
+		resultHead: r.resultHead, IssuerURL: r.IssuerURL, TransactionID: r.TransactionID,
+		OrderStatus: r.OrderStatus, ResultInfo: r.ResultInfo, EncryptionData: r.EncryptionData,
+	}
 }

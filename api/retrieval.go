@@ -1,25 +1,17 @@
 package api
 
 import (
-	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/codes"
-	"github.com/paygate/paygate/internal/domain/money"
-	"github.com/paygate/paygate/models"
 )
 
 // maxQueryOrders is the most orders one query may name or return.
 const maxQueryOrders = 100
-
-// AntifraudProvider names our own risk engine in queried orders.
-const AntifraudProvider = "paygate-risk"
 
 type retrievalRequest struct {
 	MerchantID     string `json:"merchant_id"`
@@ -32,6 +24,18 @@ type retrievalRequest struct {
 	Cursor         string `json:"cursor"`
 }
 
+func (r *retrievalRequest) trim() {
+	r.MerchantID, r.AccountID = strings.TrimSpace(r.MerchantID), strings.TrimSpace(r.AccountID)
+	r.EncryptionData = strings.TrimSpace(r.EncryptionData)
+}
+
+func (r *retrievalRequest) echo() echo { return echo{merchantID: r.MerchantID, accountID: r.AccountID} }
+
+func (r *retrievalRequest) signature() string { return r.EncryptionData }
+
+// signedValues are the query recipe's: the ids alone (DESIGN §3).
+func (r *retrievalRequest) signedValues() []string { return []string{r.MerchantID, r.AccountID} }
+
 type retrievalResponse struct {
 	MerchantID    string         `json:"merchant_id"`
 	AccountID     string         `json:"account_id"`
@@ -41,171 +45,24 @@ type retrievalResponse struct {
 	NextCursor    string         `json:"next_cursor,omitempty"`
 }
 
-type queriedOrder struct {
-	Amount              string              `json:"amount"`
-	Currency            string              `json:"currency"`
-	OrderNo             string              `json:"order_no"`
-	TransactionID       string              `json:"transaction_id"`
-	ReferenceNo         string              `json:"reference_no"`
-	Website             string              `json:"website"`
-	DeliveryInformation deliveryInformation `json:"delivery_information"`
-	AntifraudProvider   string              `json:"antifraud_provider"`
-	FraudCheckResult    []fraudCheck        `json:"fraud_check_result"`
-	Is3DS               string              `json:"is3ds"`
-	PaymentStatus       string              `json:"payment_status"`
-	QueryResult         string              `json:"query_result"`
-	ResultInfo          string              `json:"result_info"`
-	Card                string              `json:"card"`
-	ShopperEmail        string              `json:"shopper_email"`
-	ShopperPhone        string              `json:"shopper_phone"`
-	SubscriptionResult  subscriptionResult  `json:"subscription_result"`
-	TransactionDate     string              `json:"transaction_date"`
-	// The order's latest notification: pending, delivered or failed, ""
-	// when it has none.
-	NotifyStatus   string `json:"notify_status"`
-	NotifyAttempts int    `json:"notify_attempts"`
-	NotifyID       string `json:"notify_id"`
-}
-
-type deliveryInformation struct {
-	DeliveryAddress    string `json:"delivery_address"`
-	DeliveryCity       string `json:"delivery_city"`
-	DeliveryCountry    string `json:"delivery_country"`
-	DeliveryFirstName  string `json:"delivery_firstname"`
-	DeliveryLastName   string `json:"delivery_lastname"`
-	DeliveryPostalCode string `json:"delivery_postal_code"`
-	DeliveryState      string `json:"delivery_state"`
-}
-
-type fraudCheck struct {
-	CheckItems string `json:"check_items"`
-	Status     string `json:"status"`
-}
-
-type subscriptionResult struct {
-	ContractName             string `json:"contract_name"`
-	RecurringDeductionPeriod string `json:"recurring_deduction_period"`
-	RecurringDeductionTime   string `json:"recurring_deduction_time"`
-	RecurringID              string `json:"recurring_id"`
-	RecurringStatus          string `json:"recurring_status"`
-}
-
-// Query results of one entry: found, or named but not found.
-const (
-	queryFound    = "1"
-	queryNotFound = "0"
-)
-
+// retrievalTrans answers the orders a query names (orders, trades) or, with
+// neither, a page of the orders of a time window.
 func (s *Server) retrievalTrans(c *gin.Context) {
-	ctx := c.Request.Context()
 	var req retrievalRequest
-	refuse := func(httpStatus int, code codes.Code) {
-		c.Set(ctxResultCode, code.ID)
-		c.JSON(httpStatus, retrievalResponse{
-			MerchantID: req.MerchantID, AccountID: req.AccountID,
-			ReturnStatus: "0", ReturnMessage: code.String(), OrdersList: []queriedOrder{},
-		})
-	}
-	body, err := readBody(c.Request.Body)
-	if errors.Is(err, errTooLarge) {
-		refuse(http.StatusRequestEntityTooLarge, codes.RequestTooLarge)
+	m, ok := s.acceptMerchant(c, queryAnswers, &req)
+	if !ok || !m.fromQueryAddress() {
 		return
 	}
-	if err != nil {
-		refuse(http.StatusBadRequest, codes.MalformedRequest)
+	sel, code := req.selection()
+	if code != nil {
+		m.refuse(*code)
 		return
 	}
-	if code := decodeBody(body, &req); code != nil {
-		refuse(http.StatusOK, *code)
-		return
-	}
-	req.MerchantID, req.AccountID = strings.TrimSpace(req.MerchantID), strings.TrimSpace(req.AccountID)
-	if req.MerchantID == "" || req.AccountID == "" {
-		missing := "account_id"
-		if req.MerchantID == "" {
-			missing = "merchant_id"
-		}
-		refuse(http.StatusOK, codes.MissingField.With(missing))
-		return
-	}
-	account, err := s.Accounts.Load(ctx, req.MerchantID, req.AccountID)
-	if errors.Is(err, merchant.ErrUnknownAccount) {
-		refuse(http.StatusOK, codes.UnknownMerchant)
-		return
-	}
-	if err != nil {
-		s.Logger.Error("load account", "account_id", req.AccountID, "error", err)
-		refuse(http.StatusServiceUnavailable, codes.SystemError)
-		return
-	}
-	if _, ok := s.authenticate(c, account, strings.TrimSpace(req.EncryptionData), req.MerchantID, req.AccountID); !ok {
-		refuse(http.StatusOK, codes.BadSignature)
-		return
-	}
-	if !account.AllowsQueryFrom(c.ClientIP()) {
-		refuse(http.StatusOK, codes.IPNotAllowed.With(c.ClientIP()))
-		return
-	}
-	orderNos, trades := splitList(req.Orders), splitList(req.Trades)
-	var orders []models.Order
-	var next string
-	switch {
-	case len(orderNos)+len(trades) > maxQueryOrders:
-		refuse(http.StatusOK, codes.TooManyOrders.With("at most 100 orders and trades together"))
-		return
-	case len(orderNos)+len(trades) > 0:
-		orders, err = models.FindOrders(ctx, s.DB, req.MerchantID, req.AccountID, orderNos, trades)
-	default:
-		from, to, ok := parseWindow(req.StartTime, req.EndTime)
-		if !ok {
-			refuse(http.StatusOK, codes.MissingField.With("orders, trades, or start_time and end_time (yyyyMMddHHmmss)"))
-			return
-		}
-		orders, err = models.FindOrdersBetween(ctx, s.DB, req.MerchantID, req.AccountID, from, to, req.Cursor, maxQueryOrders+1)
-		if len(orders) > maxQueryOrders {
-			orders = orders[:maxQueryOrders]
-			next = orders[len(orders)-1].TransactionID
-		}
-	}
+	list, next, err := s.queryOrders(c.Request.Context(), &req, sel)
 	if err != nil {
 		s.Logger.Error("query orders", "account_id", req.AccountID, "error", err)
-		refuse(http.StatusServiceUnavailable, codes.SystemError)
+		m.refuse(codes.SystemError)
 		return
-	}
-	var latest map[string]models.Notification
-	if len(orders) > 0 {
-		txIDs := make([]string, len(orders))
-		for i := range orders {
-			txIDs[i] = orders[i].TransactionID
-		}
-		latest, err = models.LatestNotifications(ctx, s.DB, txIDs)
-		if err != nil {
-			s.Logger.Error("query notifications", "account_id", req.AccountID, "error", err)
-			refuse(http.StatusServiceUnavailable, codes.SystemError)
-			return
-		}
-	}
-	list := make([]queriedOrder, 0, len(orders))
-	seenNo, seenTrade := map[string]bool{}, map[string]bool{}
-	for i := range orders {
-		q := toQueriedOrder(&orders[i])
-		if n, ok := latest[orders[i].TransactionID]; ok {
-			q.NotifyStatus, q.NotifyAttempts, q.NotifyID = n.Status, n.Attempts, n.NotifyID
-		}
-		list = append(list, q)
-		seenNo[orders[i].OrderNo], seenTrade[orders[i].TransactionID] = true, true
-	}
-	// Name what was asked for and not found, so a merchant can tell a
-	// missing order from a dropped one.
-	for _, no := range orderNos {
-		if !seenNo[no] {
-			list = append(list, queriedOrder{OrderNo: no, QueryResult: queryNotFound, ResultInfo: codes.OrderNotFound.String(), FraudCheckResult: []fraudCheck{}})
-		}
-	}
-	for _, t := range trades {
-		if !seenTrade[t] {
-			list = append(list, queriedOrder{TransactionID: t, QueryResult: queryNotFound, ResultInfo: codes.OrderNotFound.String(), FraudCheckResult: []fraudCheck{}})
-		}
 	}
 	c.Set(ctxResultCode, codes.OK.ID)
 	c.JSON(http.StatusOK, retrievalResponse{
@@ -214,48 +71,31 @@ func (s *Server) retrievalTrans(c *gin.Context) {
 	})
 }
 
-func toQueriedOrder(o *models.Order) queriedOrder {
-	d := &o.Details
-	q := queriedOrder{
-		Amount:        money.FromMinor(o.Amount, o.Currency).String(),
-		Currency:      o.Currency,
-		OrderNo:       o.OrderNo,
-		TransactionID: o.TransactionID,
-		ReferenceNo:   o.ConnectorRef,
-		Website:       d.Website,
-		DeliveryInformation: deliveryInformation{
-			DeliveryAddress:    d.DeliveryAddress,
-			DeliveryCity:       d.DeliveryCity,
-			DeliveryCountry:    d.DeliveryCountry,
-			DeliveryFirstName:  d.DeliveryFirstName,
-			DeliveryLastName:   d.DeliveryLastName,
-			DeliveryPostalCode: d.DeliveryPostalCode.String(),
-			DeliveryState:      d.DeliveryState,
-		},
-		AntifraudProvider: AntifraudProvider,
-		FraudCheckResult:  []fraudCheck{},
-		Is3DS:             "0",
-		PaymentStatus:     strconv.Itoa(o.PaymentStatus),
-		QueryResult:       queryFound,
-		ResultInfo:        codes.Code{ID: o.ResultCode, Message: o.ResultMessage}.String(),
-		Card:              o.CardMasked,
-		ShopperEmail:      d.ShopperEmail,
-		ShopperPhone:      d.ShopperPhone,
-		TransactionDate:   o.CreatedAt.UTC().Format("20060102150405"),
+// querySelection is what a query asks for: the orders it names, or, when
+// it names none, a page of the orders created in [from, to).
+type querySelection struct {
+	orderNos, trades []string
+	from, to         time.Time
+}
+
+func (q querySelection) named() bool { return len(q.orderNos)+len(q.trades) > 0 }
+
+// selection reads what the query asks for, or the code that refuses it.
+func (r *retrievalRequest) selection() (querySelection, *codes.Code) {
+	fail := func(c codes.Code) (querySelection, *codes.Code) { return querySelection{}, &c }
+	sel := querySelection{orderNos: splitList(r.Orders), trades: splitList(r.Trades)}
+	if len(sel.orderNos)+len(sel.trades) > maxQueryOrders {
+		return fail(codes.TooManyOrders.With("at most 100 orders and trades together"))
 	}
-	if o.ResultCode == "" {
-		q.ResultInfo = ""
+	if sel.named() {
+		return sel, nil
 	}
-	if o.Is3DS {
-		q.Is3DS = "1"
+	from, to, ok := parseWindow(r.StartTime, r.EndTime)
+	if !ok {
+		return fail(codes.MissingField.With("orders, trades, or start_time and end_time (yyyyMMddHHmmss)"))
 	}
-	for _, r := range o.RiskReasons {
-		q.FraudCheckResult = append(q.FraudCheckResult, fraudCheck{CheckItems: r.Name, Status: r.Status})
-	}
-	if sub := d.Subscription; sub != nil {
-		q.SubscriptionResult.ContractName = sub.ContractName
-	}
-	return q
+	sel.from, sel.to = from, to
+	return sel, nil
 }
 
 func splitList(s string) []string {

@@ -1,13 +1,10 @@
 package api
 
 import (
-	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/order"
@@ -24,6 +21,19 @@ type retrievalRefundRequest struct {
 	EncryptionData    order.Text `json:"encryption_data"`
 	Trades            order.Text `json:"trades"`
 	RefundReferenceID order.Text `json:"refund_reference_id"`
+}
+
+func (r *retrievalRefundRequest) trim() { trimTexts(&r.MerchantID, &r.AccountID, &r.EncryptionData) }
+
+func (r *retrievalRefundRequest) echo() echo {
+	return echo{merchantID: r.MerchantID.String(), accountID: r.AccountID.String()}
+}
+
+func (r *retrievalRefundRequest) signature() string { return r.EncryptionData.String() }
+
+// signedValues are the query recipe's: the ids alone (DESIGN §3).
+func (r *retrievalRefundRequest) signedValues() []string {
+	return []string{r.MerchantID.String(), r.AccountID.String()}
 }
 
 type retrievalRefundResponse struct {
@@ -51,66 +61,26 @@ type queriedRefund struct {
 // retrievalRefund answers the refunds of the orders named in trades and the
 // refunds named in refund_reference_id, with their statuses.
 func (s *Server) retrievalRefund(c *gin.Context) {
-	ctx := c.Request.Context()
 	var req retrievalRefundRequest
-	refuse := func(httpStatus int, code codes.Code) {
-		c.Set(ctxResultCode, code.ID)
-		c.JSON(httpStatus, retrievalRefundResponse{
-			MerchantID: req.MerchantID.String(), AccountID: req.AccountID.String(),
-			ReturnStatus: "0", ReturnMessage: code.String(), RefundList: []queriedRefund{},
-		})
-	}
-	body, err := readBody(c.Request.Body)
-	if errors.Is(err, errTooLarge) {
-		refuse(http.StatusRequestEntityTooLarge, codes.RequestTooLarge)
+	m, ok := s.acceptMerchant(c, refundQueryAnswers, &req)
+	if !ok || !m.fromQueryAddress() {
 		return
 	}
-	if err != nil {
-		refuse(http.StatusBadRequest, codes.MalformedRequest.With("body could not be read"))
-		return
-	}
-	if code := decodeBody(body, &req); code != nil {
-		req = retrievalRefundRequest{}
-		refuse(http.StatusOK, *code)
-		return
-	}
-	merchantID, accountID := strings.TrimSpace(req.MerchantID.String()), strings.TrimSpace(req.AccountID.String())
-	req.MerchantID, req.AccountID = order.Text(merchantID), order.Text(accountID)
-	if missing := firstEmpty(map[string]string{"merchant_id": merchantID, "account_id": accountID}); missing != "" {
-		refuse(http.StatusOK, codes.MissingField.With(missing))
-		return
-	}
-	account, err := s.Accounts.Load(ctx, merchantID, accountID)
-	if errors.Is(err, merchant.ErrUnknownAccount) {
-		refuse(http.StatusOK, codes.UnknownMerchant)
-		return
-	}
-	if err != nil {
-		s.Logger.Error("load account", "account_id", accountID, "error", err)
-		refuse(http.StatusServiceUnavailable, codes.SystemError)
-		return
-	}
-	if _, ok := s.authenticate(c, account, strings.TrimSpace(req.EncryptionData.String()), merchantID, accountID); !ok {
-		refuse(http.StatusOK, codes.BadSignature)
-		return
-	}
-	if !account.AllowsQueryFrom(c.ClientIP()) {
-		refuse(http.StatusOK, codes.IPNotAllowed.With(c.ClientIP()))
-		return
-	}
+	ctx := c.Request.Context()
+	merchantID, accountID := req.MerchantID.String(), req.AccountID.String()
 	trades, refundIDs := splitList(req.Trades.String()), splitList(req.RefundReferenceID.String())
 	switch {
 	case len(trades)+len(refundIDs) == 0:
-		refuse(http.StatusOK, codes.MissingField.With("trades or refund_reference_id"))
+		m.refuse(codes.MissingField.With("trades or refund_reference_id"))
 		return
 	case len(trades)+len(refundIDs) > maxQueryRefunds:
-		refuse(http.StatusOK, codes.TooManyOrders.With("at most 100 trades and refund_reference_id together"))
+		m.refuse(codes.TooManyOrders.With("at most 100 trades and refund_reference_id together"))
 		return
 	}
 	refunds, err := s.Store.FindRefunds(ctx, merchantID, accountID, trades, refundIDs)
 	if err != nil {
 		s.Logger.Error("query refunds", "account_id", accountID, "error", err)
-		refuse(http.StatusServiceUnavailable, codes.SystemError)
+		m.refuse(codes.SystemError)
 		return
 	}
 	list := make([]queriedRefund, 0, len(refunds))
@@ -128,9 +98,9 @@ func (s *Server) retrievalRefund(c *gin.Context) {
 // failed, -1 still pending at the acquirer.
 func refundStatus(s string) string {
 	switch s {
-	case models.RefundSucceeded:
+	case string(models.RefundSucceeded):
 		return entryDone
-	case models.RefundFailed:
+	case string(models.RefundFailed):
 		return entryRefused
 	default:
 		return entryPending
@@ -147,7 +117,7 @@ func toQueriedRefund(r *models.Refund) queriedRefund {
 		Currency:          r.Currency,
 		RefundAmount:      money.FromMinor(r.Amount, r.Currency).String(),
 		RefundReason:      r.Reason,
-		RefundStatus:      refundStatus(r.Status),
+		RefundStatus:      refundStatus(string(r.Status)),
 		RefundReference:   r.AcquirerRef,
 		RefundReferenceID: r.RefundReferenceID,
 		RefundDate:        r.CreatedAt.UTC().Format(dateFormat),

@@ -58,8 +58,9 @@ type Server struct {
 	NotifySchedule notify.Schedule
 	// PublicURL is the gateway's address as browsers and providers see it.
 	PublicURL string
-	// ProviderSecret checks what the 3-D Secure ACS and the APM provider send.
-	ProviderSecret string
+	// Callbacks check what the connectors' 3-D Secure ACS and APM providers
+	// send (callbacks.go); nil refuses every callback.
+	Callbacks CallbackVerifiers
 	// SessionKey signs hosted payment sessions.
 	SessionKey []byte
 	// Shopper runs the shopper's side of orders on Temporal.

@@ -5,17 +5,11 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"go.temporal.io/sdk/client"
 
-	"github.com/paygate/paygate/api/checkout"
-	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
 	"github.com/paygate/paygate/internal/domain/codes"
-	"github.com/paygate/paygate/internal/domain/money"
-	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
@@ -28,57 +22,6 @@ type ShopperFlows interface {
 	State(ctx context.Context, workflowID string) (workflows.OrderState, error)
 	Pay(ctx context.Context, workflowID string, req workflows.PayRequest) (workflows.PaymentResult, error)
 	CancelCheckout(ctx context.Context, workflowID string) (workflows.PaymentResult, error)
-}
-
-// SignalThreeDS wakes the order for the ACS's outcome of an authentication.
-func (t *TemporalOrders) SignalThreeDS(ctx context.Context, workflowID string, r workflows.ThreeDSResult) error {
-	return t.Client.SignalWorkflow(ctx, workflowID, "", workflows.SignalThreeDSResult, r)
-}
-
-// SignalAPM wakes the order for the provider's status of a payment.
-func (t *TemporalOrders) SignalAPM(ctx context.Context, workflowID string, r workflows.APMResult) error {
-	return t.Client.SignalWorkflow(ctx, workflowID, "", workflows.SignalAPMResult, r)
-}
-
-// State asks the order's workflow for its state.
-func (t *TemporalOrders) State(ctx context.Context, workflowID string) (workflows.OrderState, error) {
-	v, err := t.Client.QueryWorkflow(ctx, workflowID, "", workflows.QueryOrderState)
-	if err != nil {
-		return workflows.OrderState{}, err
-	}
-	var st workflows.OrderState
-	err = v.Get(&st)
-	return st, err
-}
-
-// Pay gives a checkout order the shopper's card and waits for the result.
-func (t *TemporalOrders) Pay(ctx context.Context, workflowID string, req workflows.PayRequest) (workflows.PaymentResult, error) {
-	return t.update(ctx, workflowID, workflows.UpdatePay, req)
-}
-
-// CancelCheckout ends a checkout the shopper left.
-func (t *TemporalOrders) CancelCheckout(ctx context.Context, workflowID string) (workflows.PaymentResult, error) {
-	return t.update(ctx, workflowID, workflows.UpdateShopperCancel, struct{}{})
-}
-
-func (t *TemporalOrders) update(ctx context.Context, workflowID, name string, arg any) (workflows.PaymentResult, error) {
-	wait := t.Wait
-	if wait <= 0 {
-		wait = 60 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	h, err := t.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: workflowID, UpdateName: name, Args: []any{arg}, WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	if err != nil {
-		return workflows.PaymentResult{}, classify(err)
-	}
-	var res workflows.PaymentResult
-	if err := h.Get(ctx, &res); err != nil {
-		return workflows.PaymentResult{}, classify(err)
-	}
-	return res, nil
 }
 
 // threeDSCallback receives the ACS's answer from the shopper's browser. It
@@ -99,13 +42,18 @@ func (s *Server) threeDSCallback(c *gin.Context) {
 	}
 	f := c.Request.PostForm
 	id := f.Get("authentication_id")
-	if !simacquirer.VerifyThreeDSResult(s.ProviderSecret, id, f.Get("status"), f.Get("cavv"), f.Get("reference"), f.Get("signature")) {
+	signed := func(v CallbackVerifier) bool { return v.VerifyThreeDSResult(f) }
+	if !s.signedByAConnector(signed) {
 		s.shopperMessage(c, http.StatusForbidden, "en", "payment_failed", codes.BadSignature)
 		return
 	}
 	o, err := models.FindOrderByID(ctx, s.DB, f.Get("reference"))
 	if err != nil {
 		s.shopperMessage(c, http.StatusNotFound, "en", "payment_failed", codes.OrderNotFound)
+		return
+	}
+	if !s.signedByOrdersConnector(o, signed) {
+		s.shopperMessage(c, http.StatusForbidden, "en", "payment_failed", codes.BadSignature)
 		return
 	}
 	if err := s.Shopper.SignalThreeDS(ctx, o.WorkflowID, workflows.ThreeDSResult{AuthenticationID: id}); err != nil {
@@ -131,7 +79,8 @@ func (s *Server) apmCallback(c *gin.Context) {
 		c.JSON(http.StatusBadRequest, gin.H{"error": "unreadable body"})
 		return
 	}
-	if !simacquirer.VerifyProviderSignature(s.ProviderSecret, body, c.GetHeader("X-Provider-Signature")) {
+	signed := func(v CallbackVerifier) bool { return v.VerifyAPMCallback(body, c.Request.Header) }
+	if !s.signedByAConnector(signed) {
 		s.Logger.Warn("APM callback with a bad signature", "client_ip", c.ClientIP())
 		c.JSON(http.StatusUnauthorized, gin.H{"error": "bad signature"})
 		return
@@ -147,6 +96,10 @@ func (s *Server) apmCallback(c *gin.Context) {
 	o, err := models.FindOrderByID(ctx, s.DB, cb.Reference)
 	if err != nil {
 		c.JSON(http.StatusNotFound, gin.H{"error": "unknown reference"})
+		return
+	}
+	if !s.signedByOrdersConnector(o, signed) {
+		c.JSON(http.StatusUnauthorized, gin.H{"error": "bad signature"})
 		return
 	}
 	if err := s.Shopper.SignalAPM(ctx, o.WorkflowID, workflows.APMResult{PaymentID: cb.PaymentID}); err != nil {
@@ -206,59 +159,4 @@ func (s *Server) sendShopperOn(c *gin.Context, o *models.Order) {
 		return
 	}
 	s.redirectWithResult(c, target, o, st.Result)
-}
-
-// resultFields are the signed payment result a shopper brings back to the
-// merchant (DESIGN §3, payment result recipe).
-func (s *Server) resultFields(o *models.Order, res *workflows.PaymentResult) (url.Values, error) {
-	account, err := s.Accounts.Load(context.Background(), o.MerchantID, o.AccountID)
-	if err != nil {
-		return nil, err
-	}
-	v := url.Values{}
-	v.Set("merchant_id", o.MerchantID)
-	v.Set("account_id", o.AccountID)
-	v.Set("transaction_id", o.TransactionID)
-	v.Set("order_no", o.OrderNo)
-	v.Set("currency", o.Currency)
-	v.Set("amount", money.FromMinor(o.Amount, o.Currency).String())
-	v.Set("order_status", res.OrderStatus.String())
-	v.Set("result_info", res.Code().String())
-	v.Set("encryption_data", signing.SignUpper(account.SignKey(), v.Get("merchant_id"), v.Get("account_id"),
-		v.Get("transaction_id"), v.Get("order_no"), v.Get("currency"), v.Get("amount"), v.Get("order_status"), v.Get("result_info")))
-	return v, nil
-}
-
-// redirectWithResult sends the browser to target with the signed result in
-// the query string; it never holds card data.
-func (s *Server) redirectWithResult(c *gin.Context, target string, o *models.Order, res *workflows.PaymentResult) {
-	v, err := s.resultFields(o, res)
-	if err != nil {
-		s.Logger.Error("sign payment result", "transaction_id", o.TransactionID, "error", err)
-		s.shopperMessage(c, http.StatusServiceUnavailable, o.Details.DefaultLang, "payment_failed", codes.SystemError)
-		return
-	}
-	u, err := url.Parse(target)
-	if err != nil {
-		s.shopperMessage(c, http.StatusOK, o.Details.DefaultLang, "payment_failed", res.Code())
-		return
-	}
-	q := u.Query()
-	for k, vals := range v {
-		q[k] = vals
-	}
-	u.RawQuery = q.Encode()
-	c.Set(ctxResultCode, res.ResultCode)
-	c.Redirect(http.StatusSeeOther, u.String())
-}
-
-// shopperMessage renders a short page for the shopper.
-func (s *Server) shopperMessage(c *gin.Context, httpStatus int, lang, titleKey string, code codes.Code) {
-	c.Set(ctxResultCode, code.ID)
-	c.Status(httpStatus)
-	c.Header("Content-Type", "text/html; charset=utf-8")
-	c.Header("Cache-Control", "no-store")
-	if err := checkout.RenderMessage(c.Writer, lang, checkout.Message(lang, titleKey), code.String()); err != nil {
-		s.Logger.Error("render page", "error", err)
-	}
 }

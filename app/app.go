@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/api/serviceerror"
@@ -31,7 +33,6 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/api"
-	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/notifyclient"
 	"github.com/paygate/paygate/internal/adapters/redeliver"
@@ -53,8 +54,23 @@ type Config struct {
 	FingerprintKey    string // base64, 32 bytes
 	AcquirerURL       string
 	AcquirerTimeout   time.Duration
-	HTTPAddr          string
-	SimulatorAddr     string
+	// Connectors names the acquirer connectors this deployment runs
+	// (PAYGATE_CONNECTORS; connectors.go); accounts may name only these.
+	Connectors []string
+	// SimBankURL is the second simulated acquirer's base URL (SIMBANK_URL).
+	SimBankURL string
+	// SimBankAddr is where `paygate simulator` serves the second simulated
+	// acquirer (PAYGATE_SIMBANK_ADDR).
+	SimBankAddr   string
+	HTTPAddr      string
+	SimulatorAddr string
+	// RailURL is the payout rail's base URL (RAIL_URL).
+	RailURL string
+	// RailAddr is where `paygate simulator` serves the payout rail
+	// simulator (PAYGATE_RAIL_ADDR); RailDataPath is the file it keeps its
+	// transfers in (PAYGATE_RAIL_DATA).
+	RailAddr     string
+	RailDataPath string
 	// NodeID is this process's transaction-id node when it is configured
 	// (PAYGATE_NODE_ID, 0 to 1023); nil leases a free one from Postgres.
 	// Either way the process holds the node's lease while it runs, so two
@@ -116,6 +132,10 @@ func FromEnv() (Config, error) {
 		AcquirerTimeout:   10 * time.Second,
 		HTTPAddr:          envOr("PAYGATE_HTTP_ADDR", "127.0.0.1:8080"),
 		SimulatorAddr:     envOr("PAYGATE_SIMULATOR_ADDR", "127.0.0.1:8090"),
+		SimBankAddr:       envOr("PAYGATE_SIMBANK_ADDR", "127.0.0.1:8091"),
+		RailURL:           envOr("RAIL_URL", "http://127.0.0.1:8092"),
+		RailAddr:          envOr("PAYGATE_RAIL_ADDR", "127.0.0.1:8092"),
+		RailDataPath:      envOr("PAYGATE_RAIL_DATA", ".data/rail-transfers.jsonl"),
 		NotifySchedule:    notify.DefaultSchedule(),
 		AdminToken:        os.Getenv("PAYGATE_ADMIN_TOKEN"),
 		ProviderSecret:    os.Getenv("PAYGATE_PROVIDER_SECRET"),
@@ -176,13 +196,70 @@ func FromEnv() (Config, error) {
 		}
 	}
 	for _, u := range []struct{ name, value string }{
-		{"PAYGATE_PUBLIC_URL", c.PublicURL}, {"ACQUIRER_URL", c.AcquirerURL},
+		{"PAYGATE_PUBLIC_URL", c.PublicURL}, {"ACQUIRER_URL", c.AcquirerURL}, {"RAIL_URL", c.RailURL},
 	} {
 		if !httpURL(u.value) {
 			fail(u.name, fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))
 		}
 	}
+	for _, a := range []struct{ name, value string }{
+		{"PAYGATE_HTTP_ADDR", c.HTTPAddr}, {"PAYGATE_SIMULATOR_ADDR", c.SimulatorAddr},
+		{"PAYGATE_SIMBANK_ADDR", c.SimBankAddr}, {"PAYGATE_RAIL_ADDR", c.RailAddr},
+	} {
+		if !listenAddr(a.value) {
+			fail(a.name, fmt.Errorf("%w: want host:port such as 127.0.0.1:8080 or :8080", ErrMalformed))
+		}
+	}
+	if !grpcTarget(c.TemporalAddress) {
+		fail("TEMPORAL_ADDRESS", fmt.Errorf("%w: want host:port such as temporal:7233", ErrMalformed))
+	}
+	if c.DatabaseURL != "" {
+		// pgx's error quotes the URL; even with the password masked, it
+		// stays out of the message.
+		if _, err := pgconn.ParseConfig(c.DatabaseURL); err != nil {
+			fail("DATABASE_URL", fmt.Errorf("%w: want a Postgres URL such as postgres://user:password@host:5432/paygate", ErrMalformed))
+		}
+	}
+	// How strong the keys are is CheckSecrets' question, for the processes
+	// that need them; that they can be read at all is asked of every command.
+	if c.Keyring != "" {
+		if _, err := keyring.Parse(c.Keyring); err != nil {
+			fail("PAYGATE_KEYRING", fmt.Errorf("%w: %v", ErrMalformed, err))
+		}
+	}
+	if c.FingerprintKey != "" {
+		if _, err := base64.StdEncoding.DecodeString(c.FingerprintKey); err != nil {
+			// The decoding error could echo key material; do not include it.
+			fail("PAYGATE_FINGERPRINT_KEY", fmt.Errorf("%w: not standard base64", ErrMalformed))
+		}
+	}
+	connectorsFromEnv(&c, os.Getenv, fail)
 	return c, errors.Join(errs...)
+}
+
+// listenAddr reports whether v is a host:port to listen on (the host may
+// be empty: every interface).
+func listenAddr(v string) bool {
+	_, port, err := net.SplitHostPort(v)
+	if err != nil {
+		return false
+	}
+	_, err = strconv.ParseUint(port, 10, 16)
+	return err == nil
+}
+
+// grpcTarget reports whether v is a Temporal frontend address: host:port,
+// or gRPC's resolver form scheme:///name that the SDK also takes.
+func grpcTarget(v string) bool {
+	if scheme, rest, ok := strings.Cut(v, ":///"); ok {
+		return scheme != "" && rest != ""
+	}
+	host, port, err := net.SplitHostPort(v)
+	if err != nil || host == "" {
+		return false
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	return err == nil && n > 0
 }
 
 // DefaultVaultSweepEvery is how often a worker sweeps the vault unless
@@ -349,7 +426,8 @@ type Gateway struct {
 	leaseDone chan struct{}
 }
 
-// Open connects to Postgres (and migrates it) and, when withTemporal is set
+// Open connects to Postgres (and checks that its schema is at this
+// binary's version, see Migrate) and, when withTemporal is set
 // (a gateway process rather than a one-off command), to Temporal (and
 // registers the search attributes) and takes the process's transaction-id
 // node: the configured one or a free one, leased in Postgres and renewed
@@ -370,10 +448,13 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 	if err != nil {
 		return nil, err
 	}
-	if err := models.Migrate(ctx, db); err != nil {
-		return nil, err
-	}
-	if err := models.MigrateNodeLeases(ctx, db); err != nil {
+	// The schema is `paygate migrate`'s job (Migrate); a process that
+	// finds another version refuses to start rather than race others
+	// changing it.
+	if err := checkSchema(ctx, db); err != nil {
+		if sqlDB, derr := db.DB(); derr == nil {
+			_ = sqlDB.Close()
+		}
 		return nil, err
 	}
 	g := &Gateway{
@@ -505,15 +586,23 @@ func (g *Gateway) Close() {
 // with Temporal (and so holds a transaction-id node).
 func (g *Gateway) APIHandler() http.Handler {
 	orders := &api.TemporalOrders{Client: g.Temporal}
+	// A connector that cannot be built (FromEnv has checked the addresses,
+	// so only a hand-made Config gets here) leaves callbacks refused.
+	var callbacks api.CallbackVerifiers
+	if cbs, err := g.Config.CallbackVerifiers(); err != nil {
+		g.Logger.Error("connectors: every 3-D Secure and APM callback will be refused", "error", err)
+	} else {
+		callbacks = cbs
+	}
 	s := &api.Server{
-		Accounts: g.Accounts,
-		Orders:   orders,
-		Ops:      orders,
-		Store:    api.DBStore{DB: g.DB},
+		Accounts:  g.Accounts,
+		Callbacks: callbacks,
+		Orders:    orders,
+		Ops:       orders,
+		Store:     api.DBStore{DB: g.DB},
 
 		NotifySchedule: g.Config.NotifySchedule,
 		PublicURL:      strings.TrimSuffix(g.Config.PublicURL, "/"),
-		ProviderSecret: g.Config.ProviderSecret,
 		SessionKey:     g.sessionKey(),
 		Shopper:        orders,
 		Vault:          g.Vault,
@@ -556,18 +645,17 @@ func NewHTTPServer(h http.Handler) *http.Server {
 
 // Activities returns the activities with their clients.
 func (g *Gateway) Activities() (*activities.Activities, error) {
-	acq, err := simacquirer.NewClient(g.Config.AcquirerURL, g.Config.AcquirerTimeout)
+	conns, err := g.Config.ActivityConnectors()
 	if err != nil {
-		return nil, fmt.Errorf("acquirer client: %w", err)
+		return nil, err
 	}
 	return &activities.Activities{
-		DB:        g.DB,
-		Vault:     g.Vault,
-		Acquirer:  acq,
-		Accounts:  g.Accounts,
-		Notifier:  notifyclient.NewClient(10*time.Second, g.Config.NotifyAllowPrivate),
-		Connector: workflows.ConnectorName,
-		Logger:    g.Logger.With("component", "activities"),
+		DB:         g.DB,
+		Vault:      g.Vault,
+		Connectors: conns,
+		Accounts:   g.Accounts,
+		Notifier:   notifyclient.NewClient(10*time.Second, g.Config.NotifyAllowPrivate),
+		Logger:     g.Logger.With("component", "activities"),
 	}, nil
 }
 

@@ -22,6 +22,7 @@ var envVars = []string{
 	"ACQUIRER_URL", "ACQUIRER_TIMEOUT", "PAYGATE_HTTP_ADDR", "PAYGATE_SIMULATOR_ADDR", "PAYGATE_NOTIFY_SCHEDULE",
 	"PAYGATE_NOTIFY_ALLOW_PRIVATE", "PAYGATE_ADMIN_TOKEN", "PAYGATE_PUBLIC_URL", "PAYGATE_PROVIDER_SECRET",
 	"PAYGATE_NODE_ID", "PAYGATE_NODE_LEASE_TTL", "PAYGATE_VAULT_SWEEP_EVERY",
+	"PAYGATE_CONNECTORS", "SIMBANK_URL", "PAYGATE_SIMBANK_ADDR", "RAIL_URL", "PAYGATE_RAIL_ADDR", "PAYGATE_RAIL_DATA",
 }
 
 // clearEnv empties every variable FromEnv reads for the test's duration.
@@ -122,6 +123,25 @@ func TestFromEnv(t *testing.T) {
 		{name: "vault sweep negative", env: map[string]string{"PAYGATE_VAULT_SWEEP_EVERY": "-1m"}, bad: []string{"PAYGATE_VAULT_SWEEP_EVERY"}},
 		{name: "public URL relative", env: map[string]string{"PAYGATE_PUBLIC_URL": "/pay"}, bad: []string{"PAYGATE_PUBLIC_URL"}},
 		{name: "acquirer URL not http", env: map[string]string{"ACQUIRER_URL": "ftp://acq.example"}, bad: []string{"ACQUIRER_URL"}},
+		{name: "addresses and URLs of every form", env: map[string]string{
+			"DATABASE_URL": "host=db port=5432 dbname=paygate", "TEMPORAL_ADDRESS": "dns:///temporal.internal:7233",
+			"PAYGATE_HTTP_ADDR": ":8080", "PAYGATE_SIMULATOR_ADDR": "[::1]:8090",
+		}, check: func(t *testing.T, c Config) {
+			if c.HTTPAddr != ":8080" || c.TemporalAddress != "dns:///temporal.internal:7233" {
+				t.Errorf("config = %+v", c)
+			}
+		}},
+		{name: "database URL with a bad port", env: map[string]string{"DATABASE_URL": "postgres://u:hunter2@db:five/paygate"}, bad: []string{"DATABASE_URL"}},
+		{name: "database URL not a URL", env: map[string]string{"DATABASE_URL": "db:5432"}, bad: []string{"DATABASE_URL"}},
+		{name: "database URL bad sslmode", env: map[string]string{"DATABASE_URL": "postgres://db/paygate?sslmode=sometimes"}, bad: []string{"DATABASE_URL"}},
+		{name: "temporal address without port", env: map[string]string{"TEMPORAL_ADDRESS": "temporal"}, bad: []string{"TEMPORAL_ADDRESS"}},
+		{name: "temporal address without host", env: map[string]string{"TEMPORAL_ADDRESS": ":7233"}, bad: []string{"TEMPORAL_ADDRESS"}},
+		{name: "http address without port", env: map[string]string{"PAYGATE_HTTP_ADDR": "0.0.0.0"}, bad: []string{"PAYGATE_HTTP_ADDR"}},
+		{name: "simulator address port too large", env: map[string]string{"PAYGATE_SIMULATOR_ADDR": "127.0.0.1:70000"}, bad: []string{"PAYGATE_SIMULATOR_ADDR"}},
+		{name: "rail address named port", env: map[string]string{"PAYGATE_RAIL_ADDR": "127.0.0.1:http"}, bad: []string{"PAYGATE_RAIL_ADDR"}},
+		{name: "simbank address empty port", env: map[string]string{"PAYGATE_SIMBANK_ADDR": "127.0.0.1:"}, bad: []string{"PAYGATE_SIMBANK_ADDR"}},
+		{name: "keyring not a keyring", env: map[string]string{"PAYGATE_KEYRING": "just-a-password"}, bad: []string{"PAYGATE_KEYRING"}},
+		{name: "fingerprint key not base64", env: map[string]string{"PAYGATE_FINGERPRINT_KEY": "not base64!"}, bad: []string{"PAYGATE_FINGERPRINT_KEY"}},
 		{name: "every problem at once", env: map[string]string{
 			"ACQUIRER_TIMEOUT": "x", "PAYGATE_NOTIFY_SCHEDULE": "x", "PAYGATE_NODE_ID": "x", "PAYGATE_NOTIFY_ALLOW_PRIVATE": "x",
 		}, bad: []string{"ACQUIRER_TIMEOUT", "PAYGATE_NOTIFY_SCHEDULE", "PAYGATE_NODE_ID", "PAYGATE_NOTIFY_ALLOW_PRIVATE"}},
@@ -149,6 +169,20 @@ func TestFromEnv(t *testing.T) {
 				tt.check(t, c)
 			}
 		})
+	}
+}
+
+// TestFromEnvKeepsTheDatabasePasswordOut: a malformed DATABASE_URL is
+// named, never quoted, so its password cannot reach a log.
+func TestFromEnvKeepsTheDatabasePasswordOut(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("DATABASE_URL", "postgres://paygate:hunter2@db:five/paygate")
+	_, err := FromEnv()
+	if !errors.Is(refused(err)["DATABASE_URL"], ErrMalformed) {
+		t.Fatalf("FromEnv() = %v, want DATABASE_URL refused", err)
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("the error %q shows the password", err)
 	}
 }
 
@@ -255,6 +289,9 @@ func TestComposeSecrets(t *testing.T) {
 		Services map[string]struct {
 			Command     []string          `yaml:"command"`
 			Environment map[string]string `yaml:"environment"`
+			DependsOn   map[string]struct {
+				Condition string `yaml:"condition"`
+			} `yaml:"depends_on"`
 		} `yaml:"services"`
 	}
 	if err := yaml.Unmarshal(b, &compose); err != nil {
@@ -286,6 +323,18 @@ func TestComposeSecrets(t *testing.T) {
 		if v := s.Environment["DATABASE_URL"]; !strings.Contains(v, "${POSTGRES_PASSWORD:?") {
 			t.Errorf("%s: DATABASE_URL = %q, want the password from ${POSTGRES_PASSWORD:?...}", svc, v)
 		}
+		// serve and worker refuse a schema of another version, so the
+		// one-shot migrate service must have finished first.
+		if c := s.DependsOn["migrate"].Condition; c != "service_completed_successfully" {
+			t.Errorf("%s: depends on migrate with condition %q, want service_completed_successfully", svc, c)
+		}
+	}
+	migrate := compose.Services["migrate"]
+	if !slices.Equal(migrate.Command, []string{"migrate"}) {
+		t.Errorf("migrate command = %v, want [migrate]", migrate.Command)
+	}
+	if v := migrate.Environment["DATABASE_URL"]; v != compose.Services["api"].Environment["DATABASE_URL"] {
+		t.Errorf("migrate: DATABASE_URL = %q, want the api's", v)
 	}
 	if cmd := compose.Services["api"].Command; !slices.Equal(cmd, []string{"serve"}) {
 		t.Errorf("api command = %v", cmd)

@@ -18,6 +18,7 @@ import (
 	"github.com/paygate/paygate/internal/dev/devenv"
 	"github.com/paygate/paygate/internal/domain/txid"
 	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/models/migrations"
 )
 
 // leaseDB returns a database of its own with the node lease table, on a real
@@ -55,11 +56,9 @@ func leaseDB(t *testing.T) *gorm.DB {
 			_ = sqlDB.Close()
 		}
 	})
-	if err := models.MigrateNodeLeases(ctx, db); err != nil {
+	if sqlDB, err := db.DB(); err != nil {
 		t.Fatal(err)
-	}
-	// A second migration (another process starting) changes nothing.
-	if err := models.MigrateNodeLeases(ctx, db); err != nil {
+	} else if _, err := migrations.Up(ctx, sqlDB, nil); err != nil {
 		t.Fatal(err)
 	}
 	return db

@@ -78,7 +78,7 @@ func TestAuthoriseCardOutcomes(t *testing.T) {
 			checkResultSignature(t, r, tc.creds.SignKey)
 
 			o := findOrder(t, tc.creds.AccountID, orderNo)
-			if o.PaymentStatus != tc.paymentStatus || o.CapturedAmount != tc.captured || o.Amount != 1234 {
+			if int(o.PaymentStatus) != tc.paymentStatus || o.CapturedAmount != tc.captured || o.Amount != 1234 {
 				t.Errorf("record: payment_status %d captured %d amount %d; want %d %d 1234", o.PaymentStatus, o.CapturedAmount, o.Amount, tc.paymentStatus, tc.captured)
 			}
 			if o.TransactionID != r.TransactionID {

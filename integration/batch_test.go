@@ -108,7 +108,7 @@ func with(e batchEntry, kv ...string) batchEntry {
 
 func paymentStatus(t *testing.T, creds merchant.Credentials, orderNo string) int {
 	t.Helper()
-	return findOrder(t, creds.AccountID, orderNo).PaymentStatus
+	return int(findOrder(t, creds.AccountID, orderNo).PaymentStatus)
 }
 
 func TestCaptureAndCancelBatch(t *testing.T) {

@@ -418,7 +418,7 @@ func waitPaymentStatus(t *testing.T, accountID, orderNo string) int {
 	for {
 		o := findOrder(t, accountID, orderNo)
 		if o.PaymentStatus != 1000 || time.Now().After(deadline) {
-			return o.PaymentStatus
+			return int(o.PaymentStatus)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

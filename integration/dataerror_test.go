@@ -133,7 +133,7 @@ func TestRecordRefusedEndsTheOrder(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the order's keys were not recorded: %v", err)
 			}
-			if o.TransactionID != in.TransactionID || o.PaymentStatus != int(status.Failed) || o.OrderStatus != int(status.OrderFailure) ||
+			if o.TransactionID != in.TransactionID || o.PaymentStatus != status.Failed || o.OrderStatus != status.OrderFailure ||
 				o.ResultCode != codes.RecordRejected.ID || o.RequestFingerprint != in.RequestFingerprint || o.CardToken != "" ||
 				o.ShopperEmail != "" || o.Details.Note != "" {
 				t.Errorf("record = %+v", o)

@@ -1,6 +1,6 @@
 // Package integration drives the whole gateway over HTTP: a real Temporal dev
-// server, a real Postgres, the real acquirer simulator on loopback, the
-// worker and the API, all started by TestMain.
+// server, a real Postgres, the real acquirer simulators on loopback (the
+// first one and sim-bank), the worker and the API, all started by TestMain.
 package integration
 
 import (
@@ -29,6 +29,7 @@ import (
 	"github.com/paygate/paygate/app"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/dev/devenv"
+	"github.com/paygate/paygate/internal/dev/simbank"
 	"github.com/paygate/paygate/internal/dev/simulator"
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/notify"
@@ -43,6 +44,8 @@ var env struct {
 	api      *httptest.Server
 	sim      *simulator.Server
 	simHTTP  *httptest.Server
+	bank     *simbank.Server // the second simulated acquirer (connector sim-bank)
+	bankHTTP *httptest.Server
 	temporal client.Client
 	worker   sdkworker.Worker
 	logs     *syncBuffer
@@ -99,14 +102,11 @@ func run(m *testing.M) int {
 	server, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
 		ExistingPath: bin,
 		LogLevel:     "error",
-		ExtraArgs: []string{
-			"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
-			"--sqlite-pragma", "journal_mode=wal",
-			"--sqlite-pragma", "synchronous=NORMAL",
-			"--dynamic-config-value", "history.maxInFlightUpdates=200",
-		},
-		Stdout: os.Stderr,
-		Stderr: os.Stderr,
+		// The same tuning as `paygate dev`; here with an in-memory
+		// database, no UI and a free port.
+		ExtraArgs: devenv.TemporalTuning,
+		Stdout:    os.Stderr,
+		Stderr:    os.Stderr,
 	})
 	if err != nil {
 		return fail(fmt.Errorf("start temporal dev server: %w", err))
@@ -129,6 +129,10 @@ func run(m *testing.M) int {
 	defer env.sim.Close()
 	env.simHTTP = httptest.NewServer(env.sim.Handler())
 	defer env.simHTTP.Close()
+	env.bank = simbank.NewServer(simbank.Options{TimeoutDelay: simTimeoutDelay, SettleDelay: simSettleDelay, Logger: logger})
+	defer env.bank.Close()
+	env.bankHTTP = httptest.NewServer(env.bank.Handler())
+	defer env.bankHTTP.Close()
 	env.sink = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.WriteHeader(http.StatusNoContent)
@@ -148,6 +152,8 @@ func run(m *testing.M) int {
 		Keyring:           spec,
 		FingerprintKey:    base64.StdEncoding.EncodeToString(fp),
 		AcquirerURL:       env.simHTTP.URL,
+		SimBankURL:        env.bankHTTP.URL,
+		Connectors:        []string{"sim-acquirer", "sim-bank"},
 		AcquirerTimeout:   acquirerTimeout,
 		NodeName:          "integration",
 		// Receivers run on loopback; retries are quick so tests see them.
@@ -156,6 +162,11 @@ func run(m *testing.M) int {
 		AdminToken:         adminToken,
 	}
 	env.cfg = cfg
+	// As in production, the schema comes from the migrations, applied
+	// before the gateway opens the database.
+	if _, err := app.Migrate(ctx, cfg.DatabaseURL, logger); err != nil {
+		return fail(err)
+	}
 	env.gw, err = app.Open(ctx, cfg, logger, true)
 	if err != nil {
 		return fail(err)

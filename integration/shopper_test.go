@@ -61,7 +61,7 @@ func unescape(s string) string { return html.UnescapeString(s) }
 func orderStatus(t *testing.T, accountID, orderNo string) (int, *models.Order) {
 	t.Helper()
 	o := findOrder(t, accountID, orderNo)
-	return o.PaymentStatus, o
+	return int(o.PaymentStatus), o
 }
 
 // waitStatus waits until the order leaves 1000.
@@ -126,7 +126,7 @@ func TestThreeDSecureDirectPayment(t *testing.T) {
 				}
 			}
 			o := waitStatus(t, creds.AccountID, orderNo)
-			if o.PaymentStatus != tc.final || o.ResultCode+":"+o.ResultMessage != tc.result || !o.Is3DS || o.ThreeDSResult != tc.threeDSResult {
+			if int(o.PaymentStatus) != tc.final || o.ResultCode+":"+o.ResultMessage != tc.result || !o.Is3DS || o.ThreeDSResult != tc.threeDSResult {
 				t.Errorf("record: %d %s:%s is3ds %v %q", o.PaymentStatus, o.ResultCode, o.ResultMessage, o.Is3DS, o.ThreeDSResult)
 			}
 			wantCharges := 1
@@ -241,7 +241,7 @@ func TestAlternativePaymentMethods(t *testing.T) {
 				t.Errorf("provider answer: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 			}
 			o := waitStatus(t, creds.AccountID, orderNo)
-			if o.PaymentStatus != tc.final {
+			if int(o.PaymentStatus) != tc.final {
 				t.Errorf("payment_status = %d, want %d (%s)", o.PaymentStatus, tc.final, o.ResultCode)
 			}
 		})

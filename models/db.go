@@ -13,6 +13,8 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 	gormlogger "gorm.io/gorm/logger"
+
+	"github.com/paygate/paygate/internal/domain/status"
 )
 
 // ErrNotFound is returned when a looked-up record does not exist.
@@ -67,16 +69,6 @@ func Open(ctx context.Context, url string, logger *slog.Logger) (*gorm.DB, error
 	return db, nil
 }
 
-// Migrate brings the schema up to date.
-func Migrate(ctx context.Context, db *gorm.DB) error {
-	if err := db.WithContext(ctx).AutoMigrate(All()...); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	// The replay store also creates its tables on first use; here they are
-	// made with the rest, so `paygate migrate` leaves a complete schema.
-	return MigrateReplays(ctx, db)
-}
-
 // FindAccount loads an active account of a merchant.
 func FindAccount(ctx context.Context, db *gorm.DB, merchantID, accountID string) (*Account, error) {
 	var a Account
@@ -127,8 +119,8 @@ func InsertOrder(ctx context.Context, db *gorm.DB, o *Order) (existing string, e
 
 // OrderResult is what a payment attempt changes on an order.
 type OrderResult struct {
-	PaymentStatus  int
-	OrderStatus    int
+	PaymentStatus  status.Payment
+	OrderStatus    status.Order
 	ResultCode     string
 	ResultMessage  string
 	CapturedAmount int64

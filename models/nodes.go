@@ -32,22 +32,6 @@ type NodeLease struct {
 // TableName is the lease table's name.
 func (NodeLease) TableName() string { return "node_leases" }
 
-// MigrateNodeLeases creates the lease table if it is missing. It is plain
-// DDL with IF NOT EXISTS, so processes starting together do not trip over
-// each other.
-func MigrateNodeLeases(ctx context.Context, db *gorm.DB) error {
-	err := db.WithContext(ctx).Exec(`CREATE TABLE IF NOT EXISTS node_leases (
-	node        integer PRIMARY KEY CHECK (node BETWEEN 0 AND 1023),
-	holder      text NOT NULL,
-	acquired_at timestamptz NOT NULL,
-	expires_at  timestamptz NOT NULL
-)`).Error
-	if err != nil {
-		return fmt.Errorf("migrate node_leases: %w", err)
-	}
-	return nil
-}
-
 // NodeLeases leases transaction-id nodes in Postgres for one holder, a name
 // unique to the running process.
 type NodeLeases struct {

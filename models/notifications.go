@@ -8,13 +8,17 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"github.com/paygate/paygate/internal/domain/notify"
 )
 
-// Notification statuses.
+// Notification statuses under their older names.
+//
+// Deprecated: use notify.Pending, notify.Delivered and notify.Failed.
 const (
-	NotifyPending   = "pending"
-	NotifyDelivered = "delivered"
-	NotifyFailed    = "failed"
+	NotifyPending   = notify.Pending
+	NotifyDelivered = notify.Delivered
+	NotifyFailed    = notify.Failed
 )
 
 // Notification is one event to deliver to a merchant's notify_url. Its
@@ -31,8 +35,8 @@ type Notification struct {
 	URL           string            `gorm:"size:1024;not null"`
 	Fields        map[string]string `gorm:"serializer:json;type:jsonb;not null"`
 
-	Status         string `gorm:"size:16;not null;index"`
-	Attempts       int    `gorm:"not null;default:0"`
+	Status         notify.Status `gorm:"size:16;not null;index"`
+	Attempts       int           `gorm:"not null;default:0"`
 	LastAttemptAt  *time.Time
 	LastStatusCode int    `gorm:"not null;default:0"`
 	LastError      string `gorm:"size:500"`
@@ -102,7 +106,7 @@ func RecordAttempt(ctx context.Context, db *gorm.DB, a *NotificationAttempt, del
 
 // SetNotificationStatus sets the status, never taking a delivered
 // notification back to pending or failed.
-func SetNotificationStatus(ctx context.Context, db *gorm.DB, notifyID, status string) error {
+func SetNotificationStatus(ctx context.Context, db *gorm.DB, notifyID string, status notify.Status) error {
 	err := db.WithContext(ctx).Model(&Notification{}).
 		Where("notify_id = ? AND status <> ?", notifyID, NotifyDelivered).
 		Updates(map[string]any{"status": status, "updated_at": time.Now()}).Error

@@ -7,29 +7,34 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"github.com/paygate/paygate/internal/domain/refund"
+	"github.com/paygate/paygate/internal/domain/status"
 )
 
-// Refund statuses.
+// Refund statuses under their older names.
+//
+// Deprecated: use refund.Pending, refund.Succeeded and refund.Failed.
 const (
-	RefundPending   = "pending"
-	RefundSucceeded = "succeeded"
-	RefundFailed    = "failed"
+	RefundPending   = refund.Pending
+	RefundSucceeded = refund.Succeeded
+	RefundFailed    = refund.Failed
 )
 
 // Refund is one refund of an order. Its id is <transaction_id>-NN.
 type Refund struct {
-	RefundReferenceID string `gorm:"primaryKey;size:24"`
-	TransactionID     string `gorm:"size:19;not null;index"`
-	MerchantID        string `gorm:"size:32;not null"`
-	AccountID         string `gorm:"size:32;not null;index"`
-	OrderNo           string `gorm:"size:64;not null"`
-	Currency          string `gorm:"size:3;not null"`
-	Amount            int64  `gorm:"not null"`
-	Reason            string `gorm:"size:500"`
-	Status            string `gorm:"size:16;not null"`
-	ResultCode        string `gorm:"size:8;not null"`
-	ResultMessage     string `gorm:"size:300;not null"`
-	AcquirerRef       string `gorm:"size:64"`
+	RefundReferenceID string        `gorm:"primaryKey;size:24"`
+	TransactionID     string        `gorm:"size:19;not null;index"`
+	MerchantID        string        `gorm:"size:32;not null"`
+	AccountID         string        `gorm:"size:32;not null;index"`
+	OrderNo           string        `gorm:"size:64;not null"`
+	Currency          string        `gorm:"size:3;not null"`
+	Amount            int64         `gorm:"not null"`
+	Reason            string        `gorm:"size:500"`
+	Status            refund.Status `gorm:"size:16;not null"`
+	ResultCode        string        `gorm:"size:8;not null"`
+	ResultMessage     string        `gorm:"size:300;not null"`
+	AcquirerRef       string        `gorm:"size:64"`
 	// Version orders the workflow's writes, as Order.StateVersion does.
 	Version   int64 `gorm:"not null;default:0"`
 	CreatedAt time.Time
@@ -87,8 +92,8 @@ func FindOrderByTransaction(ctx context.Context, db *gorm.DB, merchantID, accoun
 
 // OrderState is what an operation on an order changes.
 type OrderState struct {
-	PaymentStatus  int
-	OrderStatus    int
+	PaymentStatus  status.Payment
+	OrderStatus    status.Order
 	CapturedAmount int64
 	RefundedAmount int64
 	Version        int64

@@ -65,44 +65,6 @@ type SignatureNonce struct {
 // TableName is the nonce table's name.
 func (SignatureNonce) TableName() string { return "signature_nonces" }
 
-// MigrateReplays creates the replay and nonce tables if they are missing.
-// It is plain DDL with IF NOT EXISTS, so processes starting together do not
-// trip over each other.
-func MigrateReplays(ctx context.Context, db *gorm.DB) error {
-	for _, stmt := range []string{
-		`CREATE TABLE IF NOT EXISTS replay_entries (
-	scope         text NOT NULL,
-	operation     text NOT NULL,
-	key           text NOT NULL,
-	fingerprint   text NOT NULL,
-	state         text NOT NULL CHECK (state IN ('in_progress', 'done')),
-	claim         text NOT NULL,
-	claimed_until timestamptz NOT NULL,
-	status        integer NOT NULL DEFAULT 0,
-	content_type  text NOT NULL DEFAULT '',
-	body          bytea,
-	result_code   text NOT NULL DEFAULT '',
-	strong        boolean NOT NULL DEFAULT false,
-	created_at    timestamptz NOT NULL,
-	expires_at    timestamptz NOT NULL,
-	PRIMARY KEY (scope, operation, key)
-)`,
-		`CREATE INDEX IF NOT EXISTS idx_replay_entries_expires_at ON replay_entries (expires_at)`,
-		`CREATE TABLE IF NOT EXISTS signature_nonces (
-	account_id text NOT NULL,
-	nonce      text NOT NULL,
-	expires_at timestamptz NOT NULL,
-	PRIMARY KEY (account_id, nonce)
-)`,
-		`CREATE INDEX IF NOT EXISTS idx_signature_nonces_expires_at ON signature_nonces (expires_at)`,
-	} {
-		if err := db.WithContext(ctx).Exec(stmt).Error; err != nil {
-			return fmt.Errorf("migrate replay tables: %w", err)
-		}
-	}
-	return nil
-}
-
 // ReplayKey names one entry.
 type ReplayKey struct {
 	Scope     string

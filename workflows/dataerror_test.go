@@ -136,7 +136,7 @@ func TestOrderThatCannotBeRecorded(t *testing.T) {
 				wantKeys := activities.RecordOrderInput{
 					TransactionID: txID, WorkflowID: workflows.OrderWorkflowID(merchantID, accountID, orderNo),
 					MerchantID: merchantID, AccountID: accountID, OrderNo: orderNo, Currency: currency, Amount: amount,
-					PaymentStatus: int(status.Failed), OrderStatus: int(status.OrderFailure),
+					PaymentStatus: status.Failed, OrderStatus: status.OrderFailure,
 					ResultCode: tc.wantCode.ID, ResultMessage: tc.wantCode.Message, CaptureMode: "auto",
 					CardMasked: in.Card.Masked, CardBrand: in.Card.Brand, CardFingerprint: in.Card.Fingerprint,
 					RequestFingerprint: fingerprint,
@@ -194,8 +194,8 @@ func TestOutcomeRefusedByTheRecord(t *testing.T) {
 			}
 			bare := acq.finish[1]
 			want := activities.FinishOrderInput{
-				TransactionID: txID, Version: 2, PaymentStatus: int(status.Paid), OrderStatus: int(status.OrderSuccess),
-				ResultCode: codes.OK.ID, ResultMessage: codes.OK.Message, CapturedAmount: amount, Connector: workflows.ConnectorName,
+				TransactionID: txID, Version: 2, PaymentStatus: status.Paid, OrderStatus: status.OrderSuccess,
+				ResultCode: codes.OK.ID, ResultMessage: codes.OK.Message, CapturedAmount: amount, Connector: workflows.DefaultConnector,
 			}
 			if !equalFinish(bare, want) {
 				t.Errorf("second write = %+v, want the bare outcome %+v", bare, want)

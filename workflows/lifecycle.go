@@ -10,8 +10,8 @@ import (
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/refund"
 	"github.com/paygate/paygate/internal/domain/status"
-	"github.com/paygate/paygate/models"
 )
 
 // Windows are an order's deadlines, from the account's settings.
@@ -119,13 +119,23 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 			return err
 		}
 		// An operation may have moved the order while we waited for the lock.
+		var err error
 		if w.status == current {
-			if err := lapse(ctx); err != nil {
-				w.lock.Unlock()
-				return err
-			}
+			err = lapse(ctx)
 		}
 		w.lock.Unlock()
+		if illegalMove(err) {
+			// The deadline's move was refused and changed nothing (see
+			// checkMove). It would only be refused again, so the order
+			// waits, as it stands, for another step to move it.
+			if err := workflow.Await(ctx, func() bool { return w.status != current }); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
 	}
 }
 
@@ -226,13 +236,14 @@ func (w *orderWorkflow) capture(ctx workflow.Context, req CaptureRequest) (Opera
 	}
 	var out activities.CaptureOutcome
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.CaptureCharge,
-		activities.CaptureInput{ChargeID: w.chargeID, IdempotencyKey: idempotencyKey(w.id, "capture"), Amount: amount}).Get(ctx, &out)
+		activities.CaptureInput{Connector: w.connectorName(), ChargeID: w.chargeID,
+			IdempotencyKey: idempotencyKey(w.id, "capture"), Amount: amount, Currency: w.in.Currency}).Get(ctx, &out)
 	if err != nil {
 		return w.acquirerFailed(ctx, err)
 	}
 	w.captured = out.CapturedAmount
 	if err := w.save(ctx, status.Paid); err != nil {
-		return OperationResult{}, err
+		return w.stepFailed(err)
 	}
 	if err := w.notify(ctx, NotifyCapture, codes.OK, map[string]string{
 		"capture_amount": money.FromMinor(w.captured, w.in.Currency).String(),
@@ -260,14 +271,14 @@ func (w *orderWorkflow) cancel(ctx workflow.Context, req CancelRequest) (Operati
 	if w.status == status.HeldForReview {
 		// Nothing was authorised yet.
 		if _, err := w.reject(ctx); err != nil {
-			return OperationResult{}, err
+			return w.stepFailed(err)
 		}
 	} else {
 		if err := w.void(ctx); err != nil {
 			return w.acquirerFailed(ctx, err)
 		}
 		if err := w.save(ctx, status.Cancelled); err != nil {
-			return OperationResult{}, err
+			return w.stepFailed(err)
 		}
 	}
 	if err := w.notify(ctx, NotifyCancel, codes.OK, nil); err != nil {
@@ -294,7 +305,7 @@ func (w *orderWorkflow) review(ctx workflow.Context, req ReviewRequest) (Operati
 	if !req.Approve {
 		res, err := w.reject(ctx)
 		if err != nil {
-			return OperationResult{}, err
+			return w.stepFailed(err)
 		}
 		if err := w.notify(ctx, NotifyReview, res.Code(), nil); err != nil {
 			return OperationResult{}, err
@@ -304,7 +315,7 @@ func (w *orderWorkflow) review(ctx workflow.Context, req ReviewRequest) (Operati
 	// Approved: authorise now, as the payment would have without the hold.
 	res, err := w.authorise(ctx)
 	if err != nil {
-		return OperationResult{}, err
+		return w.stepFailed(err)
 	}
 	if err := w.notify(ctx, NotifyReview, res.Code(), nil); err != nil {
 		return OperationResult{}, err
@@ -316,12 +327,12 @@ func (w *orderWorkflow) review(ctx workflow.Context, req ReviewRequest) (Operati
 
 // reject ends a held order as cancelled: nothing was charged.
 func (w *orderWorkflow) reject(ctx workflow.Context) (PaymentResult, error) {
-	return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Cancelled)}, codes.RiskRejected, true)
+	return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Cancelled}, codes.RiskRejected, true)
 }
 
 func (w *orderWorkflow) void(ctx workflow.Context) error {
 	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.VoidCharge,
-		activities.VoidInput{ChargeID: w.chargeID, IdempotencyKey: idempotencyKey(w.id, "void")}).Get(ctx, nil)
+		activities.VoidInput{Connector: w.connectorName(), ChargeID: w.chargeID, IdempotencyKey: idempotencyKey(w.id, "void")}).Get(ctx, nil)
 }
 
 func (w *orderWorkflow) refundable() int64 { return w.captured - w.refunded - w.refundPending }
@@ -361,10 +372,11 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 	}
 	var out activities.RefundOutcome
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundCharge,
-		activities.RefundInput{ChargeID: w.chargeID, IdempotencyKey: idempotencyKey(w.id, "refund-"+ref), Amount: req.RefundAmount}).Get(ctx, &out)
+		activities.RefundInput{Connector: w.connectorName(), ChargeID: w.chargeID,
+			IdempotencyKey: idempotencyKey(w.id, "refund-"+ref), Amount: req.RefundAmount, Currency: w.in.Currency}).Get(ctx, &out)
 	if err != nil {
 		workflow.GetLogger(ctx).Error("refund failed at the acquirer", "refund", ref, "error", err)
-		row.Status, row.Settled = models.RefundFailed, true
+		row.Status, row.Settled = refund.Failed, true
 		row.ResultCode, row.ResultMessage = split(codes.ConnectorError)
 		if err := w.saveRefund(ctx, row); err != nil {
 			return OperationResult{}, err
@@ -373,9 +385,9 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 			PaymentStatus: w.status, RefundReferenceID: ref}, nil
 	}
 	row.AcquirerRef = out.RefundID
-	if out.Status == models.RefundPending {
+	if out.Status == refund.Pending {
 		w.refundPending += req.RefundAmount
-		row.Status = models.RefundPending
+		row.Status = refund.Pending
 		row.ResultCode, row.ResultMessage = split(codes.RefundPending)
 		if err := w.saveRefund(ctx, row); err != nil {
 			return OperationResult{}, err
@@ -386,7 +398,7 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 			PaymentStatus: w.status, RefundReferenceID: ref, RefundReference: out.RefundID}, nil
 	}
 	if err := w.settleRefund(ctx, row, out.Status); err != nil {
-		return OperationResult{}, err
+		return w.stepFailed(err)
 	}
 	r := w.done()
 	r.RefundReferenceID, r.RefundReference = ref, out.RefundID
@@ -394,14 +406,14 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 }
 
 // settleRefund applies a refund the acquirer has settled (or failed).
-func (w *orderWorkflow) settleRefund(ctx workflow.Context, row activities.SaveRefundInput, acquirerStatus string) error {
+func (w *orderWorkflow) settleRefund(ctx workflow.Context, row activities.SaveRefundInput, settled refund.Status) error {
 	row.Settled = true
-	if acquirerStatus == models.RefundSucceeded {
+	if settled == refund.Succeeded {
 		w.refunded += row.Amount
-		row.Status = models.RefundSucceeded
+		row.Status = refund.Succeeded
 		row.ResultCode, row.ResultMessage = split(codes.OK)
 	} else {
-		row.Status = models.RefundFailed
+		row.Status = refund.Failed
 		row.ResultCode, row.ResultMessage = split(codes.ConnectorError)
 	}
 	if err := w.saveRefund(ctx, row); err != nil {
@@ -418,7 +430,7 @@ func (w *orderWorkflow) settleRefund(ctx workflow.Context, row activities.SaveRe
 		return err
 	}
 	refundStatus := "1"
-	if row.Status != models.RefundSucceeded {
+	if row.Status != refund.Succeeded {
 		refundStatus = "0"
 	}
 	return w.notify(ctx, NotifyRefund, codes.Code{ID: row.ResultCode, Message: row.ResultMessage}, map[string]string{
@@ -442,8 +454,8 @@ func (w *orderWorkflow) watchRefund(ctx workflow.Context, row activities.SaveRef
 		wait = min(wait*2, refundPollMax)
 		var out activities.RefundOutcome
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundStatus,
-			activities.RefundStatusInput{RefundID: row.AcquirerRef}).Get(ctx, &out)
-		if err != nil || out.Status == models.RefundPending {
+			activities.RefundStatusInput{Connector: w.connectorName(), RefundID: row.AcquirerRef}).Get(ctx, &out)
+		if err != nil || out.Status == refund.Pending {
 			continue
 		}
 		if err := w.lock.Lock(ctx); err != nil {
@@ -465,14 +477,18 @@ func (w *orderWorkflow) saveRefund(ctx workflow.Context, row activities.SaveRefu
 }
 
 // save writes the order's status and amounts and moves the workflow's status.
+// A move the state table refuses writes nothing (see checkMove).
 func (w *orderWorkflow) save(ctx workflow.Context, to status.Payment) error {
+	if err := w.checkMove(ctx, to); err != nil {
+		return err
+	}
 	w.writes++
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.SaveOrderState,
 		activities.SaveOrderStateInput{
 			TransactionID:  w.in.TransactionID,
 			Version:        w.writes,
-			PaymentStatus:  int(to),
-			OrderStatus:    int(status.OrderStatusOf(to)),
+			PaymentStatus:  to,
+			OrderStatus:    status.OrderStatusOf(to),
 			CapturedAmount: w.captured,
 			RefundedAmount: w.refunded,
 		}).Get(ctx, nil)
@@ -487,6 +503,18 @@ func (w *orderWorkflow) save(ctx workflow.Context, to status.Payment) error {
 
 func (w *orderWorkflow) done() OperationResult {
 	return OperationResult{Status: EntryDone, ResultCode: codes.OK.ID, ResultMessage: codes.OK.Message, PaymentStatus: w.status}
+}
+
+// stepFailed answers an entry whose step returned err. A move the state
+// table refused changed nothing (see checkMove): the entry is refused with
+// I0018 and the order as it stands, and the order goes on. Any other error
+// fails the update, as it always has.
+func (w *orderWorkflow) stepFailed(err error) (OperationResult, error) {
+	if !illegalMove(err) {
+		return OperationResult{}, err
+	}
+	c := codes.InvalidState.With(err.Error())
+	return OperationResult{Status: EntryRefused, ResultCode: c.ID, ResultMessage: c.Message, PaymentStatus: w.status}, nil
 }
 
 // acquirerFailed answers an entry the acquirer refused or never answered;

@@ -12,7 +12,6 @@ import (
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/status"
-	"github.com/paygate/paygate/models"
 )
 
 // Notification types (notify_type).
@@ -46,7 +45,7 @@ var deliverOptions = workflow.ActivityOptions{
 type NotificationState struct {
 	NotifyID string
 	Type     string
-	Status   string
+	Status   notify.Status
 	Attempts int
 }
 
@@ -77,8 +76,11 @@ func (w *orderWorkflow) notify(ctx workflow.Context, typ string, code codes.Code
 		"notify_type":    typ,
 		"notify_id":      id,
 	}
-	for k, v := range extra {
-		fields[k] = v
+	// Filling a map gives the same map in any order, but workflowcheck
+	// flags every range over a map (maps.Copy too); DeterministicKeys
+	// keeps the rule without exceptions.
+	for _, k := range workflow.DeterministicKeys(extra) {
+		fields[k] = extra[k]
 	}
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.RecordNotification,
 		activities.RecordNotificationInput{
@@ -89,7 +91,7 @@ func (w *orderWorkflow) notify(ctx workflow.Context, typ string, code codes.Code
 		return err
 	}
 	w.notices = append(w.notices, notice{id: id})
-	w.notifications = append(w.notifications, NotificationState{NotifyID: id, Type: typ, Status: models.NotifyPending})
+	w.notifications = append(w.notifications, NotificationState{NotifyID: id, Type: typ, Status: notify.Pending})
 	return nil
 }
 
@@ -114,7 +116,7 @@ func (w *orderWorkflow) deliverAll(ctx workflow.Context) {
 // deliver posts one notification until a 2xx or until the schedule's
 // horizon has passed; then it is marked failed. It returns the final status
 // and the number of attempts.
-func deliver(ctx workflow.Context, id string, schedule notify.Schedule) (string, int) {
+func deliver(ctx workflow.Context, id string, schedule notify.Schedule) (notify.Status, int) {
 	schedule = schedule.WithDefaults()
 	actx := workflow.WithActivityOptions(ctx, deliverOptions)
 	first := workflow.Now(ctx)
@@ -122,7 +124,7 @@ func deliver(ctx workflow.Context, id string, schedule notify.Schedule) (string,
 		var res activities.DeliverResult
 		err := workflow.ExecuteActivity(actx, a.DeliverNotification, activities.DeliverInput{NotifyID: id, Attempt: attempt}).Get(ctx, &res)
 		if err == nil && res.Delivered {
-			return models.NotifyDelivered, attempt
+			return notify.Delivered, attempt
 		}
 		if err != nil {
 			workflow.GetLogger(ctx).Warn("notification attempt failed", "notify_id", id, "attempt", attempt, "error", err)
@@ -131,13 +133,13 @@ func deliver(ctx workflow.Context, id string, schedule notify.Schedule) (string,
 		if workflow.Now(ctx).Add(wait).Sub(first) > schedule.Horizon {
 			lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
 			if err := workflow.ExecuteLocalActivity(lctx, a.MarkNotification,
-				activities.MarkNotificationInput{NotifyID: id, Status: models.NotifyFailed}).Get(ctx, nil); err != nil {
+				activities.MarkNotificationInput{NotifyID: id, Status: notify.Failed}).Get(ctx, nil); err != nil {
 				workflow.GetLogger(ctx).Error("mark notification failed", "notify_id", id, "error", err)
 			}
-			return models.NotifyFailed, attempt
+			return notify.Failed, attempt
 		}
 		if err := workflow.Sleep(ctx, wait); err != nil {
-			return models.NotifyPending, attempt
+			return notify.Pending, attempt
 		}
 	}
 }
@@ -169,7 +171,7 @@ func Redeliver(ctx workflow.Context, in RedeliverInput) (RedeliverResult, error)
 	var out RedeliverResult
 	for _, id := range ids {
 		st, _ := deliver(ctx, id, in.Schedule)
-		if st == models.NotifyDelivered {
+		if st == notify.Delivered {
 			out.Delivered = append(out.Delivered, id)
 		} else {
 			out.Failed = append(out.Failed, id)

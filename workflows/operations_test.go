@@ -9,6 +9,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/capture"
+	"github.com/paygate/paygate/internal/domain/refund"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/workflows"
@@ -52,7 +55,7 @@ type step struct {
 
 // runSteps runs the order with the updates sent at their times and returns
 // each update's outcome and the order's final state.
-func runSteps(t *testing.T, acq *acquirer, captureMode string, steps []step) ([]outcome, workflows.OrderState) {
+func runSteps(t *testing.T, acq *acquirer, captureMode capture.Mode, steps []step) ([]outcome, workflows.OrderState) {
 	t.Helper()
 	env := newEnv(t, acq)
 	outs := make([]outcome, len(steps))
@@ -96,14 +99,16 @@ func TestOrderOperations(t *testing.T) {
 	}
 	tests := []struct {
 		name        string
-		captureMode string
+		captureMode capture.Mode
 		risk        risk.Result
-		steps       []step
-		want        []want
-		final       status.Payment
-		captures    []int64
-		voids       int
-		refunds     []int64
+		// authorise is the acquirer's answer; approved when nil.
+		authorise func(n int) (activities.ChargeOutcome, error)
+		steps     []step
+		want      []want
+		final     status.Payment
+		captures  []int64
+		voids     int
+		refunds   []int64
 	}{
 		{
 			name: "full capture", captureMode: "manual",
@@ -173,6 +178,14 @@ func TestOrderOperations(t *testing.T) {
 			want: []want{{1, "0000"}, {1, "0000"}}, final: status.Paid, captures: []int64{amount},
 		},
 		{
+			// DESIGN §4 lists 2100→2000|3000|5000; the acquirer may still
+			// decline what review approved, so 2100→6000 is in the table too.
+			name: "review approve, then declined: 2100 → 6000", captureMode: "auto", risk: heldForReview,
+			authorise: answer(declined("do_not_honor")),
+			steps:     []step{{hour, workflows.UpdateReview, workflows.ReviewRequest{Entry: entry, Approve: true}}},
+			want:      []want{{1, "A0001"}}, final: status.Failed,
+		},
+		{
 			name: "review reject cancels", captureMode: "auto", risk: heldForReview,
 			steps: []step{{hour, workflows.UpdateReview, workflows.ReviewRequest{Entry: entry}}},
 			want:  []want{{1, "0000"}}, final: status.Cancelled,
@@ -223,6 +236,9 @@ func TestOrderOperations(t *testing.T) {
 			acq := &acquirer{risk: r, authorise: answer(approved(0))}
 			if tc.captureMode == "auto" {
 				acq.authorise = answer(approved(amount))
+			}
+			if tc.authorise != nil {
+				acq.authorise = tc.authorise
 			}
 			outs, st := runSteps(t, acq, tc.captureMode, tc.steps)
 			for i, o := range outs {
@@ -289,12 +305,12 @@ func TestRefundReferencesAndKeys(t *testing.T) {
 // -1, the order does not move until the acquirer settles.
 func TestPendingRefundSettlesLater(t *testing.T) {
 	acq := &acquirer{risk: accepted, authorise: answer(approved(amount)),
-		refundStatus: func(int) string { return "pending" },
-		pollStatus: func(n int) string {
+		refundStatus: func(int) refund.Status { return refund.Pending },
+		pollStatus: func(n int) refund.Status {
 			if n < 3 {
-				return "pending"
+				return refund.Pending
 			}
-			return "succeeded"
+			return refund.Succeeded
 		},
 	}
 	var during workflows.OrderState
@@ -321,7 +337,7 @@ func TestPendingRefundSettlesLater(t *testing.T) {
 		t.Errorf("polled %d times, want 4", len(acq.polls))
 	}
 	last := acq.states[len(acq.states)-1]
-	if last.PaymentStatus != int(status.Refunded) || last.RefundedAmount != amount {
+	if last.PaymentStatus != status.Refunded || last.RefundedAmount != amount {
 		t.Errorf("last saved state = %+v, want 4000 with %d refunded", last, amount)
 	}
 	if n := len(acq.saved); n != 2 || acq.saved[0].Status != "pending" || acq.saved[1].Status != "succeeded" {

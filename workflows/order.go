@@ -9,12 +9,13 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/capture"
 	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/status"
-	"github.com/paygate/paygate/models"
 )
 
 // CardRef is the card as the workflow knows it: a vault token and what may
@@ -34,7 +35,7 @@ type OrderInput struct {
 	OrderNo            string
 	Amount             int64
 	Currency           string
-	CaptureMode        string
+	CaptureMode        capture.Mode
 	Card               CardRef
 	RequestFingerprint string
 	Details            order.Details
@@ -44,13 +45,18 @@ type OrderInput struct {
 
 	// Kind is how the shopper pays: a card sent by the merchant (the
 	// default), our hosted payment page, or an alternative payment method.
-	Kind string
+	Kind order.Kind
 	// ThreeDS asks for 3-D Secure (open3d=do3DS).
 	ThreeDS bool
 	// APM is the alternative payment method's data.
 	APM *APMOrder
 	// PublicURL is the gateway's address as browsers and providers see it.
 	PublicURL string
+	// Connector names the acquirer connector that runs the order, taken from
+	// the account when the order was made: a running order keeps its
+	// connector whatever later happens to the account. Empty (orders
+	// started before accounts chose a connector) means DefaultConnector.
+	Connector string
 }
 
 // AuthoriseRequest is the update a direct payment request sends. Only a
@@ -182,6 +188,9 @@ type orderWorkflow struct {
 	threeDS threeDSState
 	apm     apmState
 
+	// answeredBy is the name of the connector that answered the charge.
+	answeredBy string
+
 	// Notifications: made in order, delivered one after the other.
 	noticeSeq     int
 	notices       []notice
@@ -201,6 +210,15 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 	}
 	workflow.Go(ctx, w.deliverAll)
 	res, err := w.pay(ctx)
+	refused := illegalMove(err)
+	if refused {
+		// The payment's outcome was a move the state table refuses: it
+		// changed nothing (checkMove logged it). A workflow never fails
+		// for what it was given, so the request is answered with the
+		// order as it stands, nothing is notified, and the order's
+		// deadlines run from its unchanged status.
+		res, err = w.asItStands(), nil
+	}
 	if err != nil {
 		return PaymentResult{}, err
 	}
@@ -208,7 +226,7 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 	if res.ExistingTransactionID == "" {
 		// A held order or one waiting for its shopper is not final yet:
 		// its later result is notified.
-		if w.status != status.HeldForReview && w.status != status.Pending && !w.unrecorded {
+		if !refused && w.status != status.HeldForReview && w.status != status.Pending && !w.unrecorded {
 			if err := w.notify(ctx, NotifyPayment, res.Code(), nil); err != nil {
 				return PaymentResult{}, err
 			}
@@ -269,8 +287,8 @@ func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 		OrderNo:            in.OrderNo,
 		Currency:           in.Currency,
 		Amount:             in.Amount,
-		PaymentStatus:      int(status.Pending),
-		OrderStatus:        int(status.OrderPending),
+		PaymentStatus:      status.Pending,
+		OrderStatus:        status.OrderPending,
 		ResultCode:         "",
 		ResultMessage:      "",
 		CaptureMode:        in.CaptureMode,
@@ -343,6 +361,9 @@ func (w *orderWorkflow) unrecordable(ctx workflow.Context, rec activities.Record
 		code, transactionID = codes.TransactionIDConflict, ""
 	}
 	logger.Error("order cannot be recorded: it ends without a charge", "code", code.ID, "error", cause)
+	if err := w.checkMove(ctx, status.Failed); err != nil {
+		return PaymentResult{}, err
+	}
 	w.unrecorded = true
 	if code.Is(codes.RecordRejected) {
 		var recorded activities.RecordOrderResult
@@ -395,8 +416,8 @@ func keysOnly(rec activities.RecordOrderInput, code codes.Code) activities.Recor
 		OrderNo:            rec.OrderNo,
 		Currency:           rec.Currency,
 		Amount:             rec.Amount,
-		PaymentStatus:      int(status.Failed),
-		OrderStatus:        int(status.OrderFailure),
+		PaymentStatus:      status.Failed,
+		OrderStatus:        status.OrderFailure,
 		ResultCode:         code.ID,
 		ResultMessage:      code.Message,
 		CaptureMode:        rec.CaptureMode,
@@ -437,11 +458,11 @@ func (w *orderWorkflow) checkAndCharge(ctx workflow.Context) (PaymentResult, err
 	w.risk = verdict
 	switch verdict.Action {
 	case risk.Reject:
-		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Failed)}, riskCode(verdict), true)
+		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, riskCode(verdict), true)
 	case risk.Review:
 		// Held: nothing is authorised until a reviewer approves. The CVV
 		// stays sealed in the vault until then.
-		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.HeldForReview)}, codes.RiskReview, false)
+		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.HeldForReview}, codes.RiskReview, false)
 	}
 	switch {
 	case in.Kind == KindAPM:
@@ -458,16 +479,19 @@ func (w *orderWorkflow) authorise(ctx workflow.Context) (PaymentResult, error) {
 	if err != nil {
 		return PaymentResult{}, err
 	}
-	out := activities.FinishOrderInput{PaymentStatus: int(status.Failed), ConnectorRef: charge.ChargeID}
+	out := activities.FinishOrderInput{PaymentStatus: status.Failed, ConnectorRef: charge.ChargeID}
+	if charge.Connector != "" {
+		w.answeredBy = charge.Connector
+	}
 	if charge.Approved {
 		w.chargeID = charge.ChargeID
 		w.authorised = w.in.Amount
 		w.captured = charge.CapturedAmount
 		out.AuthCode = charge.AuthCode
 		out.CapturedAmount = charge.CapturedAmount
-		out.PaymentStatus = int(status.Authorised)
-		if w.in.CaptureMode == models.CaptureAuto {
-			out.PaymentStatus = int(status.Paid)
+		out.PaymentStatus = status.Authorised
+		if w.in.CaptureMode == capture.Auto {
+			out.PaymentStatus = status.Paid
 		}
 	}
 	return w.finish(ctx, out, code, true)
@@ -476,6 +500,11 @@ func (w *orderWorkflow) authorise(ctx workflow.Context) (PaymentResult, error) {
 // finish records a payment outcome: it drops the CVV when the authorisation
 // is over, writes the order row, and moves the workflow's status.
 func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderInput, code codes.Code, dropCVV bool) (PaymentResult, error) {
+	// A move the state table refuses is found before anything is done:
+	// the CVV, the record and the status stay as they were.
+	if err := w.checkMove(ctx, out.PaymentStatus); err != nil {
+		return PaymentResult{}, err
+	}
 	in := w.in
 	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
 	// The security code is needed for this authorisation only.
@@ -488,14 +517,14 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 	w.writes++
 	out.Version = w.writes
 	out.ResultCode, out.ResultMessage = split(code)
-	out.OrderStatus = int(status.OrderStatusOf(status.Payment(out.PaymentStatus)))
+	out.OrderStatus = status.OrderStatusOf(out.PaymentStatus)
 	out.Risk = w.risk
-	out.Connector = ConnectorName
+	out.Connector = w.recordedConnector()
 	out.Is3DS, out.ThreeDSResult = w.threeDS.used, w.threeDS.result
 	if err := w.recordOutcome(ctx, out); err != nil {
 		return PaymentResult{}, err
 	}
-	if err := w.setStatus(ctx, status.Payment(out.PaymentStatus)); err != nil {
+	if err := w.setStatus(ctx, out.PaymentStatus); err != nil {
 		return PaymentResult{}, err
 	}
 	return PaymentResult{
@@ -506,12 +535,12 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 		Amount:        in.Amount,
 		Currency:      in.Currency,
 		PaymentStatus: w.status,
-		OrderStatus:   status.Order(out.OrderStatus),
+		OrderStatus:   out.OrderStatus,
 		ResultCode:    out.ResultCode,
 		ResultMessage: out.ResultMessage,
 		CardMasked:    w.card.Masked,
 		CardToken:     w.card.Token,
-		Connector:     ConnectorName,
+		Connector:     out.Connector,
 		AuthCode:      out.AuthCode,
 		Risk:          w.risk,
 		Is3DS:         out.Is3DS,
@@ -551,15 +580,91 @@ func (w *orderWorkflow) recordOutcome(ctx workflow.Context, out activities.Finis
 	return err
 }
 
-// setStatus moves the order and keeps the PaymentStatus search attribute in step.
+// setStatus moves the order and keeps the PaymentStatus search attribute in
+// step. A move the state table refuses (checkMove) changes nothing and is
+// returned as an error wrapping status.ErrIllegalTransition. The steps that
+// write the record (finish, save, unrecordable) check the move before they
+// write, so that a refused move leaves the record as it was too.
 func (w *orderWorkflow) setStatus(ctx workflow.Context, to status.Payment) error {
+	if err := w.checkMove(ctx, to); err != nil {
+		return err
+	}
 	w.status = to
 	w.since = workflow.Now(ctx)
 	return workflow.UpsertTypedSearchAttributes(ctx, SearchPaymentStatus.ValueSet(int64(to)))
 }
 
-// ConnectorName is the card connector's name in results.
-const ConnectorName = "sim-acquirer"
+// checkMove returns nil when the order may move to payment_status to: the
+// state table of DESIGN §4 allows the move (status.Check), or to is the
+// status the order already has. Restating the status is not a move: a
+// pending order sent on to the 3-D Secure page is recorded pending again,
+// and a failed refund records a paid order's amounts with its status.
+//
+// A refused move is a flaw in the workflow (a step that believed the order
+// was elsewhere), never the merchant's or the shopper's doing. It is logged
+// here, once, with both statuses, and returned as an error wrapping
+// status.ErrIllegalTransition. The step that met it stops there and changes
+// neither the record nor the status; illegalMove tells its callers, which
+// go on without it rather than fail the workflow: the payment is answered
+// with the order as it stands (Order), a deadline leaves the order waiting
+// for another step (lifecycle), a batch entry is refused with I0018
+// (stepFailed), and a callback or a refund poll is logged and dropped, as
+// any of their errors is.
+func (w *orderWorkflow) checkMove(ctx workflow.Context, to status.Payment) error {
+	if to == w.status {
+		return nil
+	}
+	if err := status.Check(w.status, to); err != nil {
+		workflow.GetLogger(ctx).Error("payment_status move refused: the order stays as it is",
+			"transaction_id", w.in.TransactionID, "from", int(w.status), "to", int(to), "error", err)
+		return err
+	}
+	return nil
+}
+
+// illegalMove reports whether err is a move the state table refused (see
+// checkMove); the step that returned it changed nothing.
+func illegalMove(err error) bool { return errors.Is(err, status.ErrIllegalTransition) }
+
+// asItStands is the payment result of the order as it stands, for a payment
+// whose outcome was refused by the state table: its unchanged status, and
+// S0001 since the fault is ours.
+func (w *orderWorkflow) asItStands() PaymentResult {
+	return PaymentResult{
+		TransactionID: w.in.TransactionID,
+		MerchantID:    w.in.MerchantID,
+		AccountID:     w.in.AccountID,
+		OrderNo:       w.in.OrderNo,
+		Amount:        w.in.Amount,
+		Currency:      w.in.Currency,
+		PaymentStatus: w.status,
+		OrderStatus:   status.OrderStatusOf(w.status),
+		ResultCode:    codes.SystemError.ID,
+		ResultMessage: codes.SystemError.Message,
+		CardMasked:    w.card.Masked,
+	}
+}
+
+// DefaultConnector runs the orders whose input names no connector: every
+// order started before accounts chose their connector went through it.
+const DefaultConnector = connector.DefaultName
+
+// connectorName is the connector the order's acquirer operations go to.
+func (w *orderWorkflow) connectorName() string {
+	if w.in.Connector != "" {
+		return w.in.Connector
+	}
+	return DefaultConnector
+}
+
+// recordedConnector is the connector name the order's record and answers
+// show: the one that answered its charge, else the one it is routed to.
+func (w *orderWorkflow) recordedConnector() string {
+	if w.answeredBy != "" {
+		return w.answeredBy
+	}
+	return w.connectorName()
+}
 
 // charge authorises at the acquirer. When the outcome of an attempt is
 // unknown it asks the acquirer before anything else, and charges again only
@@ -572,12 +677,13 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 	for round := 0; round < chargeRounds; round++ {
 		var outcome activities.ChargeOutcome
 		err := workflow.ExecuteLocalActivity(actx, a.Authorise, activities.AuthoriseInput{
+			Connector:      w.connectorName(),
 			CardToken:      w.card.Token,
 			IdempotencyKey: key,
 			Reference:      in.TransactionID,
 			Amount:         in.Amount,
 			Currency:       in.Currency,
-			Capture:        in.CaptureMode == models.CaptureAuto,
+			Capture:        in.CaptureMode == capture.Auto,
 			ThreeDS:        w.threeDS.data,
 		}).Get(ctx, &outcome)
 		if err == nil {
@@ -589,7 +695,7 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 			return activities.ChargeOutcome{}, codes.ConnectorError, nil
 		}
 		var found activities.InquiryResult
-		if err := workflow.ExecuteActivity(ictx, a.InquireCharge, activities.InquireInput{IdempotencyKey: key}).Get(ctx, &found); err != nil {
+		if err := workflow.ExecuteActivity(ictx, a.InquireCharge, activities.InquireInput{Connector: w.connectorName(), IdempotencyKey: key}).Get(ctx, &found); err != nil {
 			return activities.ChargeOutcome{}, codes.Code{}, err
 		}
 		if found.Found {

@@ -18,7 +18,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/capture"
 	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/refund"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/workflows"
@@ -65,7 +67,7 @@ var (
 	}}
 )
 
-func orderInput(captureMode string) workflows.OrderInput {
+func orderInput(captureMode capture.Mode) workflows.OrderInput {
 	return workflows.OrderInput{
 		TransactionID: txID,
 		MerchantID:    merchantID,
@@ -124,8 +126,8 @@ type acquirer struct {
 	saved    []activities.SaveRefundInput
 	// refundStatus scripts RefundCharge's answer by call number ("succeeded" if nil),
 	// pollStatus RefundStatus's.
-	refundStatus func(n int) string
-	pollStatus   func(n int) string
+	refundStatus func(n int) refund.Status
+	pollStatus   func(n int) refund.Status
 
 	// Notifications: deliverOK decides each attempt (acknowledged when nil).
 	deliverOK  func(id string, attempt int, now time.Time) bool
@@ -235,7 +237,7 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
 			acq.refunds = append(acq.refunds, in)
-			st := "succeeded"
+			st := refund.Succeeded
 			if acq.refundStatus != nil {
 				st = acq.refundStatus(len(acq.refunds) - 1)
 			}
@@ -246,7 +248,7 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
 			acq.polls = append(acq.polls, in)
-			st := "succeeded"
+			st := refund.Succeeded
 			if acq.pollStatus != nil {
 				st = acq.pollStatus(len(acq.polls) - 1)
 			}
@@ -353,9 +355,9 @@ func TestOrder(t *testing.T) {
 	// finished is the FinishOrder input of a charge that reached the acquirer.
 	finished := func(ps status.Payment, os status.Order, code, msg string) activities.FinishOrderInput {
 		return activities.FinishOrderInput{
-			TransactionID: txID, Version: 1, PaymentStatus: int(ps), OrderStatus: int(os),
+			TransactionID: txID, Version: 1, PaymentStatus: ps, OrderStatus: os,
 			ResultCode: code, ResultMessage: msg, Risk: accepted,
-			Connector: workflows.ConnectorName, ConnectorRef: chargeID,
+			Connector: workflows.DefaultConnector, ConnectorRef: chargeID,
 		}
 	}
 	paid := finished(status.Paid, status.OrderSuccess, "0000", "Success")
@@ -363,19 +365,19 @@ func TestOrder(t *testing.T) {
 	authorised := finished(status.Authorised, status.OrderSuccess, "0000", "Success")
 	authorised.AuthCode = authCode
 	connectorError := activities.FinishOrderInput{
-		TransactionID: txID, Version: 1, PaymentStatus: int(status.Failed), OrderStatus: int(status.OrderFailure),
-		ResultCode: "C0001", ResultMessage: "Acquirer error", Risk: accepted, Connector: workflows.ConnectorName,
+		TransactionID: txID, Version: 1, PaymentStatus: status.Failed, OrderStatus: status.OrderFailure,
+		ResultCode: "C0001", ResultMessage: "Acquirer error", Risk: accepted, Connector: workflows.DefaultConnector,
 	}
 	riskRejected := func(r risk.Result, code, msg string) activities.FinishOrderInput {
 		return activities.FinishOrderInput{
-			TransactionID: txID, Version: 1, PaymentStatus: int(status.Failed), OrderStatus: int(status.OrderFailure),
-			ResultCode: code, ResultMessage: msg, Risk: r, Connector: workflows.ConnectorName,
+			TransactionID: txID, Version: 1, PaymentStatus: status.Failed, OrderStatus: status.OrderFailure,
+			ResultCode: code, ResultMessage: msg, Risk: r, Connector: workflows.DefaultConnector,
 		}
 	}
 
 	tests := []struct {
 		name        string
-		captureMode string
+		captureMode capture.Mode
 		risk        risk.Result
 		authorise   func(n int) (activities.ChargeOutcome, error)
 		inquire     func(n int) (activities.InquiryResult, error)
@@ -539,7 +541,7 @@ func TestOrder(t *testing.T) {
 					tc.wantStatus, tc.wantOrder, tc.wantCode, tc.wantMessage)
 			}
 			if res.TransactionID != txID || res.OrderNo != orderNo || res.Amount != amount || res.Currency != currency ||
-				res.CardToken != cardToken || res.CardMasked != in.Card.Masked || res.Connector != workflows.ConnectorName {
+				res.CardToken != cardToken || res.CardMasked != in.Card.Masked || res.Connector != workflows.DefaultConnector {
 				t.Errorf("result identity = %+v", res)
 			}
 			if res.AuthCode != tc.wantFinish.AuthCode {
@@ -561,7 +563,9 @@ func TestOrder(t *testing.T) {
 			if len(acq.inqs) != tc.wantInquires {
 				t.Errorf("InquireCharge called %d times, want %d", len(acq.inqs), tc.wantInquires)
 			}
+			// The input names no connector: the order goes to the default.
 			wantAuth := activities.AuthoriseInput{
+				Connector: workflows.DefaultConnector,
 				CardToken: cardToken, IdempotencyKey: wantKey, Reference: txID,
 				Amount: amount, Currency: currency, Capture: tc.captureMode == "auto",
 			}
@@ -571,8 +575,8 @@ func TestOrder(t *testing.T) {
 				}
 			}
 			for i, got := range acq.inqs {
-				if got.IdempotencyKey != wantKey {
-					t.Errorf("InquireCharge call %d key = %q, want %q (the Authorise key)", i, got.IdempotencyKey, wantKey)
+				if got.IdempotencyKey != wantKey || got.Connector != workflows.DefaultConnector {
+					t.Errorf("InquireCharge call %d = %+v, want key %q (the Authorise key) at %s", i, got, wantKey, workflows.DefaultConnector)
 				}
 			}
 			if len(acq.drops) != 1 || acq.drops[0] != (activities.DropCVVInput{CardToken: cardToken}) {
@@ -581,7 +585,7 @@ func TestOrder(t *testing.T) {
 			if len(acq.records) != 1 {
 				t.Fatalf("RecordOrder called %d times, want 1", len(acq.records))
 			}
-			if r := acq.records[0]; r.PaymentStatus != int(status.Pending) || r.OrderStatus != int(status.OrderPending) ||
+			if r := acq.records[0]; r.PaymentStatus != status.Pending || r.OrderStatus != status.OrderPending ||
 				r.WorkflowID != "order/M100/A200/ORD-1" || r.CardToken != cardToken || r.RequestFingerprint != fingerprint ||
 				r.Amount != amount || r.CaptureMode != tc.captureMode {
 				t.Errorf("RecordOrder input = %+v", r)
@@ -598,7 +602,7 @@ func TestOrder(t *testing.T) {
 func TestOrderQueryState(t *testing.T) {
 	tests := []struct {
 		name        string
-		captureMode string
+		captureMode capture.Mode
 		authorise   func(int) (activities.ChargeOutcome, error)
 		want        status.Payment
 		wantCode    string
@@ -810,7 +814,7 @@ func TestOrderActivityInputsHoldNoCardNumber(t *testing.T) {
 func TestOrderUpsertsPaymentStatus(t *testing.T) {
 	tests := []struct {
 		name        string
-		captureMode string
+		captureMode capture.Mode
 		risk        risk.Result
 		authorise   func(int) (activities.ChargeOutcome, error)
 		want        []int64

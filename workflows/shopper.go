@@ -8,14 +8,16 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/status"
 )
 
-// Order kinds.
+// Order kinds, under the names the API starts orders with; they are the
+// domain's (internal/domain/order).
 const (
-	KindCard     = ""         // the merchant sends the card (direct payment)
-	KindCheckout = "checkout" // the shopper pays on our hosted page
-	KindAPM      = "apm"      // an alternative payment method's provider
+	KindCard     = order.KindCard     // the merchant sends the card (direct payment)
+	KindCheckout = order.KindCheckout // the shopper pays on our hosted page
+	KindAPM      = order.KindAPM      // an alternative payment method's provider
 )
 
 // Signals and updates of the shopper's side.
@@ -92,7 +94,7 @@ var providerInquiryOptions = workflow.ActivityOptions{
 	},
 }
 
-// Statuses the ACS and the APM provider report (see internal/adapters/connectors/simacquirer).
+// Statuses the ACS and the APM provider report (internal/domain/connector).
 const (
 	authAuthenticated = "authenticated"
 	authFailed        = "failed"
@@ -123,7 +125,7 @@ type apmState struct {
 // awaitShopper records the order as waiting for the shopper (1000,
 // order_status -1) and answers with where the shopper goes next.
 func (w *orderWorkflow) awaitShopper(ctx workflow.Context, issuerURL string) (PaymentResult, error) {
-	res, err := w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Pending)}, codes.AwaitingShopper, false)
+	res, err := w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Pending}, codes.AwaitingShopper, false)
 	if err != nil {
 		return PaymentResult{}, err
 	}
@@ -137,6 +139,7 @@ func (w *orderWorkflow) authenticate(ctx workflow.Context) (PaymentResult, error
 	var out activities.ThreeDSOutcome
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.Authenticate3DS,
 		activities.ThreeDSInput{
+			Connector:      w.connectorName(),
 			CardToken:      w.card.Token,
 			IdempotencyKey: idempotencyKey(w.id, "3ds"),
 			Amount:         w.in.Amount,
@@ -146,7 +149,7 @@ func (w *orderWorkflow) authenticate(ctx workflow.Context) (PaymentResult, error
 		}).Get(ctx, &out)
 	if err != nil {
 		workflow.GetLogger(ctx).Error("3-D Secure authentication failed", "error", err)
-		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Failed)}, codes.ConnectorError, true)
+		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, codes.ConnectorError, true)
 	}
 	w.threeDS.used = true
 	w.threeDS.authenticationID = out.AuthenticationID
@@ -187,7 +190,7 @@ func (w *orderWorkflow) threeDSCallback(ctx workflow.Context, r ThreeDSResult) e
 	}
 	w.lock.Unlock()
 	var au activities.ThreeDSOutcome
-	if !w.askProvider(ctx, a.Get3DSAuthentication, activities.ThreeDSStatusInput{AuthenticationID: id}, &au, awaited) {
+	if !w.askProvider(ctx, a.Get3DSAuthentication, activities.ThreeDSStatusInput{Connector: w.connectorName(), AuthenticationID: id}, &au, awaited) {
 		return nil
 	}
 	if err := w.lock.Lock(ctx); err != nil {
@@ -215,7 +218,7 @@ func (w *orderWorkflow) threeDSSettle(ctx workflow.Context, au activities.ThreeD
 	case authFailed:
 		w.threeDS.awaiting = false
 		w.threeDS.result = "challenge:failed"
-		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Failed)}, codes.ThreeDSFailed, true)
+		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, codes.ThreeDSFailed, true)
 	default:
 		workflow.GetLogger(ctx).Info("3-D Secure challenge not answered yet: the order waits",
 			"authentication_id", au.AuthenticationID, "acs_status", au.Status)
@@ -257,6 +260,7 @@ func (w *orderWorkflow) startAPM(ctx workflow.Context) (PaymentResult, error) {
 	var out activities.APMOutcome
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.CreateAPMPayment,
 		activities.APMInput{
+			Connector:      w.connectorName(),
 			IdempotencyKey: idempotencyKey(w.id, "apm"),
 			Method:         w.in.APM.Method,
 			Amount:         w.in.Amount,
@@ -272,7 +276,7 @@ func (w *orderWorkflow) startAPM(ctx workflow.Context) (PaymentResult, error) {
 		}).Get(ctx, &out)
 	if err != nil {
 		workflow.GetLogger(ctx).Error("APM payment not created", "error", err)
-		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Failed)}, codes.ConnectorError, false)
+		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, codes.ConnectorError, false)
 	}
 	w.apm = apmState{paymentID: out.PaymentID, awaiting: true}
 	return w.awaitShopper(ctx, out.RedirectURL)
@@ -305,7 +309,7 @@ func (w *orderWorkflow) apmCallback(ctx workflow.Context, r APMResult) error {
 	}
 	w.lock.Unlock()
 	var p activities.APMOutcome
-	if !w.askProvider(ctx, a.GetAPMPayment, activities.APMStatusInput{PaymentID: id}, &p, awaited) {
+	if !w.askProvider(ctx, a.GetAPMPayment, activities.APMStatusInput{Connector: w.connectorName(), PaymentID: id}, &p, awaited) {
 		return nil
 	}
 	if err := w.lock.Lock(ctx); err != nil {
@@ -328,11 +332,11 @@ func (w *orderWorkflow) apmSettle(ctx workflow.Context, paymentID, providerStatu
 		w.apm.awaiting = false
 		w.chargeID = paymentID
 		w.authorised, w.captured = w.in.Amount, w.in.Amount
-		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Paid), CapturedAmount: w.in.Amount,
+		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Paid, CapturedAmount: w.in.Amount,
 			ConnectorRef: paymentID}, codes.OK, false)
 	case apmCancelled:
 		w.apm.awaiting = false
-		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Failed), ConnectorRef: paymentID},
+		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed, ConnectorRef: paymentID},
 			codes.ShopperCancelled, false)
 	default:
 		workflow.GetLogger(ctx).Info("APM payment not settled yet: the order waits",
@@ -352,7 +356,7 @@ func (w *orderWorkflow) shopperLapsed(ctx workflow.Context) error {
 		// The provider may have settled without reaching us: ask it once.
 		var out activities.APMOutcome
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.GetAPMPayment,
-			activities.APMStatusInput{PaymentID: w.apm.paymentID}).Get(ctx, &out)
+			activities.APMStatusInput{Connector: w.connectorName(), PaymentID: w.apm.paymentID}).Get(ctx, &out)
 		if err == nil && out.Status == apmSucceeded {
 			return w.apmSettle(ctx, w.apm.paymentID, out.Status)
 		}
@@ -367,7 +371,7 @@ func (w *orderWorkflow) shopperLapsed(ctx workflow.Context) error {
 	if w.threeDS.used {
 		ps = status.Failed
 	}
-	res, err := w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(ps)}, code, true)
+	res, err := w.finish(ctx, activities.FinishOrderInput{PaymentStatus: ps}, code, true)
 	if err != nil {
 		return err
 	}
@@ -474,7 +478,7 @@ func (w *orderWorkflow) shopperCancel(ctx workflow.Context, _ struct{}) (Payment
 		return PaymentResult{}, temporal.NewApplicationError("the order is not waiting for the shopper", ErrTypeEntryRefused, codes.InvalidState.ID)
 	}
 	w.apm.awaiting = false
-	res, err := w.finish(ctx, activities.FinishOrderInput{PaymentStatus: int(status.Failed)}, codes.ShopperCancelled, w.card.Token != "")
+	res, err := w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, codes.ShopperCancelled, w.card.Token != "")
 	if err != nil {
 		return PaymentResult{}, err
 	}

@@ -378,7 +378,7 @@ func TestCallbacksAreNotTrusted(t *testing.T) {
 			}
 			paid := 0
 			for _, f := range tc.acq.finish {
-				if f.PaymentStatus == int(status.Paid) {
+				if f.PaymentStatus == status.Paid {
 					paid++
 				}
 			}

@@ -19,6 +19,8 @@ import (
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/dev/devenv"
+	"github.com/paygate/paygate/internal/dev/railsim"
+	"github.com/paygate/paygate/internal/dev/simbank"
 	"github.com/paygate/paygate/internal/dev/simulator"
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/models"
@@ -60,6 +62,8 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	binDir := fs.String("bin", ".bin", "where the Temporal CLI is installed")
 	apiAddr := fs.String("api", "127.0.0.1:8080", "API listen address")
 	simAddr := fs.String("simulator", "127.0.0.1:8090", "acquirer simulator listen address")
+	railAddr := fs.String("rail", "127.0.0.1:8092", "payout rail simulator listen address")
+	bankAddr := fs.String("simbank", "127.0.0.1:8091", "second simulated acquirer (connector sim-bank) listen address")
 	temporalPort := fs.Int("temporal-port", 7233, "Temporal frontend port")
 	uiPort := fs.Int("ui-port", 8233, "Temporal Web UI port")
 	if err := fs.Parse(args); err != nil {
@@ -78,6 +82,19 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 		apiLn.Close()
 		return err
 	}
+	railLn, err := listen(*railAddr)
+	if err != nil {
+		apiLn.Close()
+		simLn.Close()
+		return err
+	}
+	bankLn, err := listen(*bankAddr)
+	if err != nil {
+		apiLn.Close()
+		simLn.Close()
+		railLn.Close()
+		return err
+	}
 
 	cfg, err := app.FromEnv()
 	if err != nil {
@@ -93,6 +110,11 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	}
 	defer stopPG()
 	cfg.DatabaseURL = pgURL
+	// Locally there is no separate `paygate migrate` step: the schema is
+	// brought up to date here, before anything opens the database.
+	if _, err := app.Migrate(ctx, cfg.DatabaseURL, logger); err != nil {
+		return err
+	}
 
 	logger.Info("checking the Temporal CLI; the first build takes a few minutes", "version", devenv.TemporalCLIVersion)
 	bin, err := devenv.EnsureTemporalCLI(ctx, *binDir, logger)
@@ -115,6 +137,8 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 
 	cfg.Keyring, cfg.FingerprintKey = secrets.Keyring, secrets.FingerprintKey
 	cfg.AcquirerURL = "http://" + simLn.Addr().String()
+	cfg.RailURL = "http://" + railLn.Addr().String()
+	cfg.SimBankURL = "http://" + bankLn.Addr().String()
 	// The simulators run in this process and share the local secret.
 	if cfg.ProviderSecret == "" {
 		cfg.ProviderSecret = app.DefaultProviderSecret
@@ -125,10 +149,23 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 
 	sim := simulator.NewServer(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.ProviderSecret})
 	defer sim.Close()
-	errc := make(chan error, 2)
+	// The payout rail keeps its transfers under .data, so a restarted dev
+	// setup still knows what it paid.
+	railLogger := logger.With("component", "rail-simulator")
+	rail, err := railsim.NewServer(railsim.Options{Logger: railLogger, DataPath: filepath.Join(*dataDir, "rail-transfers.jsonl")})
+	if err != nil {
+		railLn.Close()
+		return err
+	}
+	defer rail.Close()
+	bank := simbank.NewServer(simbank.Options{Logger: logger.With("component", "simbank")})
+	defer bank.Close()
+	errc := make(chan error, 4)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() { errc <- serveOn(runCtx, simLn, sim.Handler(), logger.With("component", "simulator")) }()
+	go func() { errc <- serveOn(runCtx, railLn, rail.Handler(), railLogger) }()
+	go func() { errc <- serveOn(runCtx, bankLn, bank.Handler(), logger.With("component", "simbank")) }()
 
 	g, err := app.Open(ctx, cfg, logger, true)
 	if err != nil {
@@ -157,8 +194,8 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	if err := writeJSON(filepath.Join(*dataDir, "demo-merchant.json"), demo, 0o600); err != nil {
 		return err
 	}
-	env := fmt.Sprintf("DATABASE_URL=%s\nTEMPORAL_ADDRESS=%s\nPAYGATE_KEYRING=%s\nPAYGATE_FINGERPRINT_KEY=%s\nACQUIRER_URL=%s\n",
-		cfg.DatabaseURL, cfg.TemporalAddress, cfg.Keyring, cfg.FingerprintKey, cfg.AcquirerURL)
+	env := fmt.Sprintf("DATABASE_URL=%s\nTEMPORAL_ADDRESS=%s\nPAYGATE_KEYRING=%s\nPAYGATE_FINGERPRINT_KEY=%s\nACQUIRER_URL=%s\nRAIL_URL=%s\nSIMBANK_URL=%s\n",
+		cfg.DatabaseURL, cfg.TemporalAddress, cfg.Keyring, cfg.FingerprintKey, cfg.AcquirerURL, cfg.RailURL, cfg.SimBankURL)
 	if err := os.WriteFile(filepath.Join(*dataDir, "dev.env"), []byte(env), 0o600); err != nil {
 		return err
 	}
@@ -169,6 +206,8 @@ Paygate is running. Ctrl-C stops everything.
   Temporal UI  %s
   Temporal     %s
   Simulator    %s
+  Sim-bank     %s
+  Payout rail  %s
   Postgres     %s
 
 The settings of this run are in %s (for other paygate commands).
@@ -180,7 +219,7 @@ Demo merchant (also in %s):
   account_id   %s   (capture mode manual)
   sign_key     %s
 
-`, demo.APIURL, demo.TemporalUIURL, tp.HostPort(), cfg.AcquirerURL, redactURL(pgURL),
+`, demo.APIURL, demo.TemporalUIURL, tp.HostPort(), cfg.AcquirerURL, cfg.SimBankURL, cfg.RailURL, redactURL(pgURL),
 		filepath.Join(*dataDir, "dev.env"), filepath.Join(*dataDir, "demo-merchant.json"), demo.MerchantID, demo.AccountID, demo.SignKey, demo.ManualAccountID, demo.ManualSignKey)
 
 	select {

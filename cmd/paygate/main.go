@@ -3,7 +3,7 @@
 //	paygate dev                 the whole gateway locally (Postgres, Temporal + UI, api, worker, simulator)
 //	paygate serve               the merchant API
 //	paygate worker              the Temporal worker
-//	paygate simulator           the acquirer simulator
+//	paygate simulator           the acquirer simulators (sim-acquirer, sim-bank) and the payout rail simulator
 //	paygate migrate             brings the database schema up to date
 //	paygate merchant create     creates a merchant account and prints its credentials
 //	paygate merchant rotate-key gives an account a new sign key; the old one stays valid for a grace period
@@ -39,7 +39,7 @@ commands:
   dev                run the whole gateway locally until Ctrl-C
   serve              run the merchant API
   worker             run the Temporal worker
-  simulator          run the acquirer simulator
+  simulator          run the acquirer (sim-acquirer, sim-bank) and payout rail simulators
   migrate            bring the database schema up to date
   merchant create    create a merchant account and print its credentials
   merchant rotate-key  give an account a new sign key (the old one stays valid for -grace)

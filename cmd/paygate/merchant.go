@@ -17,6 +17,7 @@ import (
 
 	"github.com/paygate/paygate/app"
 	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/signing"
 )
@@ -31,13 +32,23 @@ func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, log
 	ips := fs.String("query-ips", "127.0.0.1", "comma-separated IPs allowed to query orders")
 	limits := fs.String("limits", "", "per-currency amount limits, e.g. USD=10000.00,EUR=5000.00")
 	scheme := fs.String("signing", merchant.SigningCompatible, "how requests prove the key: compatible (encryption_data or Paygate-Signature) or strong (Paygate-Signature only)")
+	conn := fs.String("connector", connector.DefaultName, "the acquirer connector of the account's orders: one of PAYGATE_CONNECTORS (sim-acquirer, sim-bank)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	// Only a connector this deployment runs: an order of an account whose
+	// connector is not configured could never be paid.
+	cfg, err := app.FromEnv()
+	if err != nil {
+		return fmt.Errorf("configuration:\n%w", err)
+	}
+	if err := cfg.CheckConnector(*conn); err != nil {
 		return err
 	}
 	in := merchant.NewAccount{
 		MerchantID: *merchantID, AccountID: *accountID, MerchantName: *name, CaptureMode: *capture,
 		Currencies: splitComma(*currencies), AllowedQueryIPs: splitComma(*ips), AmountLimits: map[string]int64{},
-		SigningScheme: *scheme,
+		SigningScheme: *scheme, Connector: *conn,
 	}
 	for _, c := range in.Currencies {
 		if !money.KnownCurrency(c) {
@@ -55,7 +66,7 @@ func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, log
 		}
 		in.AmountLimits[cur] = a.Minor
 	}
-	g, err := app.OpenFromEnv(ctx, logger, false)
+	g, err := app.Open(ctx, cfg, logger, false)
 	if err != nil {
 		return err
 	}
@@ -69,7 +80,8 @@ func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, log
 	return enc.Encode(struct {
 		merchant.Credentials
 		SigningScheme string `json:"signing_scheme"`
-	}{creds, in.SigningScheme})
+		Connector     string `json:"connector"`
+	}{creds, in.SigningScheme, in.Connector})
 }
 
 // runMerchantSetSigning sets how an account's requests prove its key.

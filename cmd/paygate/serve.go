@@ -11,6 +11,8 @@ import (
 
 	"github.com/paygate/paygate/app"
 	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/dev/railsim"
+	"github.com/paygate/paygate/internal/dev/simbank"
 	"github.com/paygate/paygate/internal/dev/simulator"
 )
 
@@ -75,17 +77,56 @@ func runSimulator(ctx context.Context, logger *slog.Logger) error {
 	}
 	sim := simulator.NewServer(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.ProviderSecret})
 	defer sim.Close()
-	return serveHTTP(ctx, cfg.SimulatorAddr, sim.Handler(), logger.With("component", "simulator"))
-}
-
-func runMigrate(ctx context.Context, logger *slog.Logger) error {
-	g, err := app.OpenFromEnv(ctx, logger, false)
+	simLn, err := listen(cfg.SimulatorAddr)
 	if err != nil {
 		return err
 	}
-	g.Close()
-	logger.Info("schema up to date")
-	return nil
+	// The payout rail simulator runs beside the acquirer's, on its own
+	// address, and keeps its transfers in a file across restarts.
+	railLogger := logger.With("component", "rail-simulator")
+	rail, err := railsim.NewServer(railsim.Options{Logger: railLogger, DataPath: cfg.RailDataPath})
+	if err != nil {
+		simLn.Close()
+		return err
+	}
+	defer rail.Close()
+	railLn, err := listen(cfg.RailAddr)
+	if err != nil {
+		simLn.Close()
+		return err
+	}
+	// The second simulated acquirer (connector sim-bank) has its own
+	// address and API.
+	bankLogger := logger.With("component", "simbank")
+	bank := simbank.NewServer(simbank.Options{Logger: bankLogger})
+	defer bank.Close()
+	bankLn, err := listen(cfg.SimBankAddr)
+	if err != nil {
+		simLn.Close()
+		railLn.Close()
+		return err
+	}
+	// When one server stops, the other is stopped too.
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 3)
+	go func() { errc <- serveOn(runCtx, simLn, sim.Handler(), logger.With("component", "simulator")) }()
+	go func() { errc <- serveOn(runCtx, railLn, rail.Handler(), railLogger) }()
+	go func() { errc <- serveOn(runCtx, bankLn, bank.Handler(), bankLogger) }()
+	err = <-errc
+	cancel()
+	return errors.Join(err, <-errc, <-errc)
+}
+
+// runMigrate applies the schema migrations the database lacks. It needs
+// only DATABASE_URL: no secret, no Temporal.
+func runMigrate(ctx context.Context, logger *slog.Logger) error {
+	cfg, err := app.FromEnv()
+	if err != nil {
+		return fmt.Errorf("configuration:\n%w", err)
+	}
+	_, err = app.Migrate(ctx, cfg.DatabaseURL, logger)
+	return err
 }
 
 // listen binds addr now, so that a taken port is reported before anything

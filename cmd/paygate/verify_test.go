@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/signing"
 )
 
 func TestVerifyNotificationCommand(t *testing.T) {
@@ -20,7 +21,7 @@ func TestVerifyNotificationCommand(t *testing.T) {
 		"order_no": "ORD-2026-0002", "currency": "USD", "amount": "12.34",
 		"order_status": "1", "result_info": "0000:Success", "notify_type": "payment", "notify_id": "N1",
 	}
-	f["encryption_data"] = notify.PaymentResultSignature(key, f)
+	f["encryption_data"] = signing.SignPaymentResult(key, signing.PaymentResultFrom(f.Get))
 	body := notify.Body(f)
 	h := notify.Sign(key, "msg_N1", sent, body)
 	changed := bytes.Replace(body, []byte("amount=12.34"), []byte("amount=12.35"), 1)

@@ -13,7 +13,11 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
+	"github.com/paygate/paygate/internal/adapters/connectors"
+	"github.com/paygate/paygate/internal/domain/capture"
+	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/signing"
@@ -125,6 +129,11 @@ type NewAccount struct {
 	// SigningScheme is SigningCompatible (the default when empty) or
 	// SigningStrong.
 	SigningScheme string
+	// Connector names the acquirer connector of the account's orders;
+	// empty means connector.DefaultName. Whether the deployment runs it is
+	// for the caller to check (app.Config.CheckConnector): this store only
+	// refuses a name that cannot be one.
+	Connector string
 	// Risk is the account's risk rule settings; zero values mean the
 	// defaults (risk.DefaultConfig).
 	Risk risk.Config
@@ -157,6 +166,12 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (Credentials, error
 	}
 	if in.SigningScheme == "" {
 		in.SigningScheme = SigningCompatible
+	}
+	if in.Connector == "" {
+		in.Connector = connector.DefaultName
+	}
+	if err := connectors.CheckName(in.Connector); err != nil {
+		return Credentials{}, fmt.Errorf("%w: %w", ErrInvalidSettings, err)
 	}
 	if err := in.Risk.Validate(); err != nil {
 		return Credentials{}, fmt.Errorf("%w: %w", ErrInvalidSettings, err)
@@ -198,8 +213,10 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (Credentials, error
 		accountName = "Account " + in.AccountID
 	}
 	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		// Two accounts of a new merchant may be created at once: the second
+		// insert of the merchant row does nothing instead of failing.
 		m := models.Merchant{ID: in.MerchantID, Name: name}
-		if err := tx.Where(models.Merchant{ID: in.MerchantID}).FirstOrCreate(&m).Error; err != nil {
+		if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&m).Error; err != nil {
 			return err
 		}
 		return tx.Create(&models.Account{
@@ -210,7 +227,8 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (Credentials, error
 			SignKeyID:       keyID,
 			SignKeySealed:   sealed,
 			SigningScheme:   in.SigningScheme,
-			CaptureMode:     in.CaptureMode,
+			Connector:       in.Connector,
+			CaptureMode:     capture.Mode(in.CaptureMode),
 			AllowedQueryIPs: in.AllowedQueryIPs,
 			Currencies:      in.Currencies,
 			AmountLimits:    in.AmountLimits,

@@ -16,6 +16,7 @@ import (
 	"github.com/paygate/paygate/internal/dev/devenv"
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/models/migrations"
 )
 
 // testDB returns a migrated database of its own on a real Postgres server
@@ -50,7 +51,9 @@ func testDB(t *testing.T) *gorm.DB {
 			_ = sqlDB.Close()
 		}
 	})
-	if err := models.Migrate(ctx, db); err != nil {
+	if sqlDB, err := db.DB(); err != nil {
+		t.Fatal(err)
+	} else if _, err := migrations.Up(ctx, sqlDB, nil); err != nil {
 		t.Fatal(err)
 	}
 	return db

@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -81,43 +80,21 @@ type Store struct {
 	PruneEvery time.Duration
 	Logger     *slog.Logger
 
-	migrateMu sync.Mutex
-	migrated  atomic.Bool
 	lastPrune atomic.Int64 // unix nanoseconds of the last prune started
 	pruning   atomic.Bool
 }
 
-// New returns a Store with the default durations. It creates its tables
-// on first use (models.MigrateReplays).
+// New returns a Store with the default durations. Its tables are part of
+// the schema `paygate migrate` makes (models/migrations).
 func New(db *gorm.DB) *Store {
 	return &Store{db: db, TTL: DefaultTTL, Lease: DefaultLease, NonceTTL: DefaultNonceTTL,
 		PruneEvery: DefaultPruneEvery, Logger: slog.New(slog.DiscardHandler)}
-}
-
-// ensure creates the tables once per process.
-func (s *Store) ensure(ctx context.Context) error {
-	if s.migrated.Load() {
-		return nil
-	}
-	s.migrateMu.Lock()
-	defer s.migrateMu.Unlock()
-	if s.migrated.Load() {
-		return nil
-	}
-	if err := models.MigrateReplays(ctx, s.db); err != nil {
-		return err
-	}
-	s.migrated.Store(true)
-	return nil
 }
 
 // Claim claims k for a request whose body has the given fingerprint. When
 // the same content is in progress elsewhere it waits up to wait for that
 // answer before it reports Busy.
 func (s *Store) Claim(ctx context.Context, k models.ReplayKey, fingerprint string, wait time.Duration) (Result, error) {
-	if err := s.ensure(ctx); err != nil {
-		return Result{}, err
-	}
 	token, err := newToken()
 	if err != nil {
 		return Result{}, err
@@ -171,9 +148,6 @@ var ErrNonceSeen = errors.New("nonce already used")
 // UseNonce records a strong signature's nonce for the account; ErrNonceSeen
 // when it was used within NonceTTL.
 func (s *Store) UseNonce(ctx context.Context, accountID, nonce string) error {
-	if err := s.ensure(ctx); err != nil {
-		return err
-	}
 	fresh, err := models.UseNonce(ctx, s.db, accountID, nonce, s.NonceTTL)
 	if err != nil {
 		return err
@@ -186,9 +160,6 @@ func (s *Store) UseNonce(ctx context.Context, accountID, nonce string) error {
 
 // Prune deletes expired entries and nonces.
 func (s *Store) Prune(ctx context.Context) (int64, error) {
-	if err := s.ensure(ctx); err != nil {
-		return 0, err
-	}
 	return models.PruneReplays(ctx, s.db)
 }
 

@@ -16,11 +16,12 @@ import (
 	"github.com/paygate/paygate/internal/adapters/replay"
 	"github.com/paygate/paygate/internal/dev/devenv"
 	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/models/migrations"
 )
 
 // testDB returns an empty database of its own on a real Postgres server
 // (DATABASE_URL, 127.0.0.1:5432 or the dev cluster under .data/), dropped
-// when the test ends. The store creates its tables itself.
+// when the test ends, with the schema the migrations make.
 func testDB(t *testing.T) *gorm.DB {
 	t.Helper()
 	ctx := t.Context()
@@ -50,6 +51,11 @@ func testDB(t *testing.T) *gorm.DB {
 			_ = sqlDB.Close()
 		}
 	})
+	if sqlDB, err := db.DB(); err != nil {
+		t.Fatal(err)
+	} else if _, err := migrations.Up(ctx, sqlDB, nil); err != nil {
+		t.Fatal(err)
+	}
 	return db
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/models/migrations"
 )
 
 // testDB returns a migrated database of its own on a real Postgres server
@@ -52,7 +53,9 @@ func testDB(t *testing.T) *gorm.DB {
 			_ = sqlDB.Close()
 		}
 	})
-	if err := models.Migrate(ctx, db); err != nil {
+	if sqlDB, err := db.DB(); err != nil {
+		t.Fatal(err)
+	} else if _, err := migrations.Up(ctx, sqlDB, nil); err != nil {
 		t.Fatal(err)
 	}
 	return db
@@ -90,7 +93,7 @@ func record(t *testing.T, db *gorm.DB, n int, token string, st status.Payment) {
 	txID := fmt.Sprintf("%019d", 7_000_000_000_000_000_000+n)
 	_, err := models.InsertOrder(t.Context(), db, &models.Order{
 		TransactionID: txID, WorkflowID: "order/M/A/" + txID, MerchantID: "M", AccountID: "A", OrderNo: txID,
-		Currency: "USD", Amount: 100, PaymentStatus: int(st), OrderStatus: int(status.OrderStatusOf(st)),
+		Currency: "USD", Amount: 100, PaymentStatus: st, OrderStatus: status.OrderStatusOf(st),
 		CaptureMode: models.CaptureAuto, CardToken: token, RequestFingerprint: "fp",
 	})
 	if err != nil {

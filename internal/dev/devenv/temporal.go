@@ -1,6 +1,7 @@
 package devenv
 
 import (
+	"bytes"
 	"context"
 	"debug/buildinfo"
 	"errors"
@@ -15,7 +16,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
+
+	"go.temporal.io/sdk/client"
+	sdklog "go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
 )
 
 // TemporalCLIModule is the Go package path of the temporal CLI.
@@ -133,7 +140,7 @@ type TemporalOptions struct {
 	// Binary is the path of the temporal CLI, see EnsureTemporalCLI.
 	Binary string
 	// DBFile is the SQLite file holding the server state; it and its
-	// directory are created if missing.
+	// directory are created if missing, and it is kept across runs.
 	DBFile string
 	// IP is the address both the frontend and the UI listen on; default 127.0.0.1.
 	IP string
@@ -148,6 +155,8 @@ type TemporalOptions struct {
 	SearchAttributes map[string]string
 	// LogFile receives the server's stdout and stderr (appended); "" discards them.
 	LogFile string
+	// StartTimeout bounds the wait for the frontend and the UI; default 60s.
+	StartTimeout time.Duration
 }
 
 // withDefaults returns o with unset fields filled in.
@@ -164,44 +173,119 @@ func (o TemporalOptions) withDefaults() TemporalOptions {
 	if o.Namespace == "" {
 		o.Namespace = "default"
 	}
+	if o.StartTimeout == 0 {
+		o.StartTimeout = temporalStartTimeout
+	}
 	return o
 }
 
-// temporalArgs builds the arguments of `temporal server start-dev` for o,
-// which must already have its defaults applied.
-func temporalArgs(o TemporalOptions) []string {
-	args := []string{
-		"server", "start-dev",
-		"--db-filename", o.DBFile,
-		"--ip", o.IP,
-		"--port", strconv.Itoa(o.Port),
-		"--ui-ip", o.IP,
-		"--ui-port", strconv.Itoa(o.UIPort),
-		"--namespace", o.Namespace,
-		"--log-format", "json",
-		"--log-level", "warn",
-		"--sqlite-pragma", "journal_mode=wal",
-		"--sqlite-pragma", "synchronous=NORMAL",
-		"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
-		// Batches and racing duplicates send many updates to one order at once.
-		"--dynamic-config-value", "history.maxInFlightUpdates=200",
-	}
-	names := make([]string, 0, len(o.SearchAttributes))
-	for name := range o.SearchAttributes {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		args = append(args, "--search-attribute", name+"="+o.SearchAttributes[name])
-	}
-	return args
+// TemporalTuning are the dev server flags beyond what the SDK launcher's
+// options name, passed in its ExtraArgs: the SQLite file in WAL mode with
+// synchronous=NORMAL (durable enough for a dev database, and many times
+// faster under the tests' load), a transfer queue polled fast enough for
+// hundreds of workflows a second, and room for the many updates that
+// batches and racing duplicates send to one order at once. The integration
+// tests' server takes the same.
+var TemporalTuning = []string{
+	"--sqlite-pragma", "journal_mode=wal",
+	"--sqlite-pragma", "synchronous=NORMAL",
+	"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000",
+	"--dynamic-config-value", "history.maxInFlightUpdates=200",
 }
 
-// StartTemporal starts `temporal server start-dev` and waits (up to 60s,
-// honouring ctx) until the frontend port accepts TCP connections and the UI
-// answers HTTP. It fails if either port is already in use or the server exits
-// early. The caller must Stop the returned process.
-func StartTemporal(ctx context.Context, opts TemporalOptions, logger *slog.Logger) (*Process, error) {
+// devServerOptions maps o, which must have its defaults applied, onto the
+// SDK launcher's options. Everything the launcher has an option for goes
+// there; only TemporalTuning rides in ExtraArgs. The UI listens on the
+// frontend's IP: the CLI's --ui-ip defaults to --ip.
+func devServerOptions(o TemporalOptions, out io.Writer, logger *slog.Logger) (testsuite.DevServerOptions, error) {
+	attrs, err := searchAttributes(o.SearchAttributes)
+	if err != nil {
+		return testsuite.DevServerOptions{}, err
+	}
+	return testsuite.DevServerOptions{
+		ExistingPath: o.Binary,
+		ClientOptions: &client.Options{
+			HostPort:  net.JoinHostPort(o.IP, strconv.Itoa(o.Port)),
+			Namespace: o.Namespace,
+			Logger:    sdklog.NewStructuredLogger(logger),
+		},
+		DBFilename:       o.DBFile,
+		EnableUI:         true,
+		UIPort:           strconv.Itoa(o.UIPort),
+		LogFormat:        "json",
+		LogLevel:         "warn",
+		SearchAttributes: attrs,
+		ExtraArgs:        slices.Clone(TemporalTuning),
+		Stdout:           out,
+		Stderr:           out,
+	}, nil
+}
+
+// searchAttributes turns names and type names ("Keyword", "Int", ...) into
+// the typed keys the launcher registers.
+func searchAttributes(types map[string]string) (temporal.SearchAttributes, error) {
+	var updates []temporal.SearchAttributeUpdate
+	for name, typ := range types {
+		var u temporal.SearchAttributeUpdate
+		switch typ {
+		case "Keyword":
+			u = temporal.NewSearchAttributeKeyKeyword(name).ValueSet("")
+		case "Text":
+			u = temporal.NewSearchAttributeKeyString(name).ValueSet("")
+		case "Int":
+			u = temporal.NewSearchAttributeKeyInt64(name).ValueSet(0)
+		case "Double":
+			u = temporal.NewSearchAttributeKeyFloat64(name).ValueSet(0)
+		case "Bool":
+			u = temporal.NewSearchAttributeKeyBool(name).ValueSet(false)
+		case "Datetime":
+			u = temporal.NewSearchAttributeKeyTime(name).ValueSet(time.Time{})
+		case "KeywordList":
+			u = temporal.NewSearchAttributeKeyKeywordList(name).ValueSet(nil)
+		default:
+			return temporal.SearchAttributes{}, fmt.Errorf("search attribute %s: unknown type %q", name, typ)
+		}
+		updates = append(updates, u)
+	}
+	return temporal.NewSearchAttributes(updates...), nil
+}
+
+// TemporalServer is a Temporal dev server started by StartTemporal.
+type TemporalServer struct {
+	server  *testsuite.DevServer
+	addr    string
+	uiURL   string
+	logFile *os.File
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// HostPort returns the frontend's host:port, e.g. "127.0.0.1:7233".
+func (s *TemporalServer) HostPort() string { return s.addr }
+
+// UIURL returns the base URL of the web UI, e.g. "http://127.0.0.1:8233".
+func (s *TemporalServer) UIURL() string { return s.uiURL }
+
+// StartTemporal starts `temporal server start-dev` through the SDK's
+// launcher (testsuite.StartDevServer) and waits, up to opts.StartTimeout
+// and honouring ctx, until the frontend takes a client and the UI answers
+// HTTP. The caller must Stop the returned server.
+//
+// What stays here rather than in the launcher, and why:
+//   - The binary comes from EnsureTemporalCLI (ExistingPath): the launcher
+//     would download a release from temporal.download, which CI cannot
+//     reach and which is not pinned to TemporalCLIVersion.
+//   - Both ports are checked first. The launcher cannot see its child exit
+//     (it keeps the process to itself until it is ready), so a server that
+//     dies at once, as on a taken port, would be waited for until the
+//     timeout; the check turns the commonest cause into an immediate,
+//     clear error. Any other early exit is reported at the timeout with
+//     the tail of the server's output.
+//   - The launcher waits for the frontend only; the UI is waited for here,
+//     so `make run` prints a UI URL that answers.
+//   - Stop is bounded: the launcher's Stop sends SIGINT and waits for ever.
+func StartTemporal(ctx context.Context, opts TemporalOptions, logger *slog.Logger) (*TemporalServer, error) {
 	logger = orDiscard(logger)
 	opts = opts.withDefaults()
 	if opts.Binary == "" {
@@ -225,8 +309,12 @@ func StartTemporal(ctx context.Context, opts TemporalOptions, logger *slog.Logge
 		}
 	}
 
-	var out io.Writer
-	var logFile *os.File
+	tail := &tailBuffer{max: 4096}
+	var out io.Writer = tail
+	s := &TemporalServer{
+		addr:  net.JoinHostPort(opts.IP, strconv.Itoa(opts.Port)),
+		uiURL: "http://" + net.JoinHostPort(opts.IP, strconv.Itoa(opts.UIPort)),
+	}
 	if opts.LogFile != "" {
 		if err := os.MkdirAll(filepath.Dir(opts.LogFile), 0o755); err != nil {
 			return nil, fmt.Errorf("create temporal log dir: %w", err)
@@ -235,59 +323,94 @@ func StartTemporal(ctx context.Context, opts TemporalOptions, logger *slog.Logge
 		if err != nil {
 			return nil, fmt.Errorf("open temporal log file: %w", err)
 		}
-		logFile, out = f, f
+		s.logFile, out = f, io.MultiWriter(f, tail)
 	}
-
-	args := temporalArgs(opts)
-	cmd := exec.Command(opts.Binary, args...)
-	p, err := startChild("temporal server", cmd, out, logger)
+	dso, err := devServerOptions(opts, out, logger.With("component", "temporal-devserver"))
 	if err != nil {
-		if logFile != nil {
-			_ = logFile.Close()
-		}
-		return nil, err
+		s.closeLog()
+		return nil, fmt.Errorf("start temporal: %w", err)
 	}
-	if logFile != nil {
-		p.closers = append(p.closers, logFile)
-	}
-	p.addr = net.JoinHostPort(opts.IP, strconv.Itoa(opts.Port))
-	p.uiURL = "http://" + net.JoinHostPort(opts.IP, strconv.Itoa(opts.UIPort))
-	logger.Info("starting temporal dev server", "pid", cmd.Process.Pid, "addr", p.addr, "ui", p.uiURL, "db", opts.DBFile, "log", opts.LogFile)
 
+	logger.Info("starting temporal dev server", "addr", s.addr, "ui", s.uiURL, "db", opts.DBFile, "log", opts.LogFile)
 	start := time.Now()
-	if err := waitTemporalReady(ctx, p); err != nil {
-		_ = p.Stop()
-		return nil, err
+	startCtx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
+	defer cancel()
+	s.server, err = testsuite.StartDevServer(startCtx, dso)
+	if err != nil {
+		s.closeLog()
+		return nil, startError(err, s.addr, opts.StartTimeout, tail)
 	}
-	logger.Info("temporal dev server ready", "addr", p.addr, "ui", p.uiURL, "took", time.Since(start).Round(time.Millisecond))
-	return p, nil
+	if err := waitHTTP(startCtx, s.uiURL); err != nil {
+		_ = s.Stop()
+		return nil, startError(fmt.Errorf("UI %s: %w", s.uiURL, err), s.addr, opts.StartTimeout, tail)
+	}
+	logger.Info("temporal dev server ready", "addr", s.addr, "ui", s.uiURL, "took", time.Since(start).Round(time.Millisecond))
+	return s, nil
 }
 
-// waitTemporalReady polls the frontend and UI ports of p until both answer.
-func waitTemporalReady(ctx context.Context, p *Process) error {
-	ctx, cancel := context.WithTimeout(ctx, temporalStartTimeout)
-	defer cancel()
+// startError describes a server that did not come up, with the tail of
+// its output.
+func startError(err error, addr string, timeout time.Duration, tail *tailBuffer) error {
+	msg := fmt.Sprintf("temporal dev server on %s did not come up within %s: %v", addr, timeout, err)
+	if out := bytes.TrimSpace(tail.Bytes()); len(out) > 0 {
+		msg += "; last output:\n" + string(out)
+	}
+	return errors.New(msg)
+}
+
+// Stop closes the launcher's client, interrupts the server and waits up to
+// stopGrace for it to exit. Stop is idempotent: later calls return the
+// result of the first one.
+func (s *TemporalServer) Stop() error {
+	if s == nil {
+		return nil
+	}
+	s.stopOnce.Do(func() {
+		defer s.closeLog()
+		if s.server == nil {
+			return
+		}
+		s.server.Client().Close()
+		done := make(chan error, 1)
+		go func() { done <- s.server.Stop() }()
+		select {
+		case err := <-done:
+			var exit *exec.ExitError
+			// The CLI may report the interrupt it was stopped with.
+			if err != nil && !(errors.As(err, &exit) && !exit.Exited()) {
+				s.stopErr = fmt.Errorf("stop temporal dev server: %w", err)
+			}
+		case <-time.After(stopGrace):
+			// The launcher keeps the process to itself, so it cannot be
+			// killed from here; say so rather than hang.
+			s.stopErr = fmt.Errorf("temporal dev server on %s did not stop within %s of SIGINT", s.addr, stopGrace)
+		}
+	})
+	return s.stopErr
+}
+
+func (s *TemporalServer) closeLog() {
+	if s.logFile != nil {
+		_ = s.logFile.Close()
+		s.logFile = nil
+	}
+}
+
+// stopGrace is how long Stop waits for the server after SIGINT.
+const stopGrace = 10 * time.Second
+
+// waitHTTP polls url until it answers HTTP (any status) or ctx ends.
+func waitHTTP(ctx context.Context, url string) error {
 	client := &http.Client{Timeout: time.Second}
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
-	frontendUp := false
 	for {
-		if p.exited() {
-			return p.exitError()
-		}
-		if !frontendUp {
-			frontendUp = tcpAnswers(ctx, p.addr)
-		}
-		if frontendUp && httpAnswers(ctx, client, p.uiURL) {
+		if httpAnswers(ctx, client, url) {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
-			if p.exited() {
-				return p.exitError()
-			}
-			return fmt.Errorf("wait for temporal server on %s (UI %s): %w", p.addr, p.uiURL, context.Cause(ctx))
-		case <-p.done:
+			return context.Cause(ctx)
 		case <-tick.C:
 		}
 	}

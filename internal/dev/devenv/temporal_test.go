@@ -3,6 +3,7 @@ package devenv
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,70 +16,71 @@ import (
 	"time"
 )
 
-func TestTemporalArgs(t *testing.T) {
-	common := []string{
-		"--log-format", "json",
-		"--log-level", "warn",
-		"--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=NORMAL",
-		"--dynamic-config-value", "history.transferProcessorMaxPollRPS=1000", "--dynamic-config-value", "history.maxInFlightUpdates=200",
-	}
+func TestDevServerOptions(t *testing.T) {
 	tests := []struct {
-		name string
-		opts TemporalOptions
-		want []string
+		name      string
+		opts      TemporalOptions
+		hostPort  string
+		uiPort    string
+		namespace string
+		attrs     []string // name=type, sorted
+		wantErr   bool
 	}{
 		{
-			name: "defaults",
-			opts: TemporalOptions{DBFile: "/d/t.db"},
-			want: slices.Concat([]string{
-				"server", "start-dev",
-				"--db-filename", "/d/t.db",
-				"--ip", "127.0.0.1",
-				"--port", "7233",
-				"--ui-ip", "127.0.0.1",
-				"--ui-port", "8233",
-				"--namespace", "default",
-			}, common),
+			name:     "defaults",
+			opts:     TemporalOptions{Binary: "/bin/temporal", DBFile: "/d/t.db"},
+			hostPort: "127.0.0.1:7233", uiPort: "8233", namespace: "default",
 		},
 		{
-			name: "ui port follows port",
-			opts: TemporalOptions{DBFile: "t.db", Port: 17233, Namespace: "paygate"},
-			want: slices.Concat([]string{
-				"server", "start-dev",
-				"--db-filename", "t.db",
-				"--ip", "127.0.0.1",
-				"--port", "17233",
-				"--ui-ip", "127.0.0.1",
-				"--ui-port", "18233",
-				"--namespace", "paygate",
-			}, common),
+			name:     "ui port follows port",
+			opts:     TemporalOptions{Binary: "/bin/temporal", DBFile: "t.db", Port: 17233, Namespace: "paygate"},
+			hostPort: "127.0.0.1:17233", uiPort: "18233", namespace: "paygate",
 		},
 		{
-			name: "explicit ip and ui port, sorted search attributes",
+			name: "explicit ip and ui port, typed search attributes",
 			opts: TemporalOptions{
-				DBFile: "t.db", IP: "0.0.0.0", Port: 7000, UIPort: 9000,
-				SearchAttributes: map[string]string{"PaymentStatus": "Keyword", "AmountMinor": "Int", "MerchantID": "Keyword"},
+				Binary: "/bin/temporal", DBFile: "t.db", IP: "0.0.0.0", Port: 7000, UIPort: 9000,
+				SearchAttributes: map[string]string{"PaymentStatus": "Int", "MerchantId": "Keyword", "Note": "Text"},
 			},
-			want: slices.Concat([]string{
-				"server", "start-dev",
-				"--db-filename", "t.db",
-				"--ip", "0.0.0.0",
-				"--port", "7000",
-				"--ui-ip", "0.0.0.0",
-				"--ui-port", "9000",
-				"--namespace", "default",
-			}, common, []string{
-				"--search-attribute", "AmountMinor=Int",
-				"--search-attribute", "MerchantID=Keyword",
-				"--search-attribute", "PaymentStatus=Keyword",
-			}),
+			hostPort: "0.0.0.0:7000", uiPort: "9000", namespace: "default",
+			attrs: []string{"MerchantId=Keyword", "Note=Text", "PaymentStatus=Int"},
+		},
+		{
+			name:    "unknown search attribute type",
+			opts:    TemporalOptions{Binary: "/bin/temporal", DBFile: "t.db", SearchAttributes: map[string]string{"X": "Money"}},
+			wantErr: true,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := temporalArgs(tt.opts.withDefaults())
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("temporalArgs() =\n%q\nwant\n%q", got, tt.want)
+			o := tt.opts.withDefaults()
+			got, err := devServerOptions(o, io.Discard, slog.New(slog.DiscardHandler))
+			if tt.wantErr {
+				if err == nil {
+					t.Fatal("devServerOptions succeeded, want an error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.ExistingPath != o.Binary || got.DBFilename != o.DBFile || !got.EnableUI || got.UIPort != tt.uiPort ||
+				got.LogFormat != "json" || got.LogLevel != "warn" || got.Stdout != io.Discard || got.Stderr != io.Discard {
+				t.Errorf("options = %+v", got)
+			}
+			if got.ClientOptions.HostPort != tt.hostPort || got.ClientOptions.Namespace != tt.namespace {
+				t.Errorf("client options = %s in %s, want %s in %s", got.ClientOptions.HostPort, got.ClientOptions.Namespace, tt.hostPort, tt.namespace)
+			}
+			if !slices.Equal(got.ExtraArgs, TemporalTuning) {
+				t.Errorf("ExtraArgs = %q, want %q", got.ExtraArgs, TemporalTuning)
+			}
+			var attrs []string
+			for k := range got.SearchAttributes.GetUntypedValues() {
+				attrs = append(attrs, k.GetName()+"="+k.GetValueType().String())
+			}
+			slices.Sort(attrs)
+			if !slices.Equal(attrs, tt.attrs) {
+				t.Errorf("search attributes = %q, want %q", attrs, tt.attrs)
 			}
 		})
 	}
@@ -195,9 +197,12 @@ func TestStartTemporalErrors(t *testing.T) {
 			wantErr: []string{"UI port", "already in use"},
 		},
 		{
-			name:    "exits early",
-			opts:    TemporalOptions{Binary: failing, DBFile: filepath.Join(dir, "c.db"), Port: freePort(t), UIPort: freePort(t)},
-			wantErr: []string{"exited early", "exit status 3", "boom: bad flag"},
+			// The launcher cannot see its child exit, so this is
+			// reported at the start timeout, with the server's output.
+			name: "exits early",
+			opts: TemporalOptions{Binary: failing, DBFile: filepath.Join(dir, "c.db"), Port: freePort(t), UIPort: freePort(t),
+				StartTimeout: 2 * time.Second},
+			wantErr: []string{"did not come up within 2s", "boom: bad flag"},
 		},
 		{
 			name:    "missing binary",
@@ -222,7 +227,7 @@ func TestStartTemporalErrors(t *testing.T) {
 }
 
 func TestStartTemporal(t *testing.T) {
-	bin, err := filepath.Abs(filepath.Join("..", "..", ".bin", "temporal"))
+	bin, err := filepath.Abs(filepath.Join("..", "..", "..", ".bin", "temporal"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,6 +270,11 @@ func TestStartTemporal(t *testing.T) {
 	if _, err := os.Stat(opts.DBFile); err != nil {
 		t.Errorf("db file: %v", err)
 	}
+	// The pragmas travel in the launcher's ExtraArgs: in WAL mode SQLite
+	// keeps a -wal file beside the database while it is open.
+	if _, err := os.Stat(opts.DBFile + "-wal"); err != nil {
+		t.Errorf("no WAL file, is journal_mode=wal applied? %v", err)
+	}
 
 	if err := p.Stop(); err != nil {
 		t.Fatalf("Stop: %v", err)
@@ -274,5 +284,14 @@ func TestStartTemporal(t *testing.T) {
 	}
 	if tcpAnswers(t.Context(), p.HostPort()) {
 		t.Errorf("frontend %s still answers after Stop", p.HostPort())
+	}
+
+	// A second run starts on the same database file, as `make run` does.
+	again, err := StartTemporal(ctx, opts, testLogger(t))
+	if err != nil {
+		t.Fatalf("StartTemporal on the kept database: %v", err)
+	}
+	if err := again.Stop(); err != nil {
+		t.Fatalf("Stop: %v", err)
 	}
 }

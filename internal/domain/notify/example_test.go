@@ -5,16 +5,20 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/signing"
 )
 
-func ExamplePaymentResultSignature() {
+// A notification's encryption_data covers the payment-result recipe only;
+// its other fields (notify_type, notify_id, ...) are covered by the
+// webhook-signature header.
+func ExampleFields_Get() {
 	f := notify.Fields{
 		"merchant_id": "10086", "account_id": "10086001", "transaction_id": "1379868670095785984",
 		"order_no": "ORD-2026-0002", "currency": "USD", "amount": "12.34",
 		"order_status": "1", "result_info": "0000:Success",
 		"notify_type": "payment", // not part of the recipe
 	}
-	fmt.Println(notify.PaymentResultSignature("k3y-for-tests-0123456789abcdef", f))
+	fmt.Println(signing.SignPaymentResult("k3y-for-tests-0123456789abcdef", signing.PaymentResultFrom(f.Get)))
 	// Output: 6036B8D34D939F79412A6B733CC41CD788E73E76760725ACD5D829DDB62B15ED
 }
 

@@ -3,27 +3,21 @@
 // deliveries away from private addresses.
 //
 // A notification is a form-encoded POST signed twice: the encryption_data
-// field over the payment-result recipe of DESIGN §3, and Standard Webhooks
+// field over the payment-result recipe of DESIGN §3 (signing.SignPaymentResult,
+// the one function every payment result is signed with), and Standard Webhooks
 // headers (webhook-id, webhook-timestamp, webhook-signature) over the whole
 // body. Everything here is pure and deterministic except NewClient, so
 // workflows may call the signing and scheduling functions directly.
 package notify
 
-import (
-	"net/url"
-
-	"github.com/paygate/paygate/internal/domain/signing"
-)
+import "net/url"
 
 // Fields are the form fields of one notification, in no particular order.
 type Fields map[string]string
 
-// PaymentResultFields are the fields signed by encryption_data on a payment
-// result, in recipe order (DESIGN §3), before the sign key.
-var PaymentResultFields = []string{
-	"merchant_id", "account_id", "transaction_id", "order_no",
-	"currency", "amount", "order_status", "result_info",
-}
+// Get returns the named field, "" when the notification has none; with
+// signing.PaymentResultFrom it reads the fields encryption_data covers.
+func (f Fields) Get(name string) string { return f[name] }
 
 // EncryptionDataField is the form field that carries the recipe signature.
 const EncryptionDataField = "encryption_data"
@@ -36,20 +30,4 @@ func Body(f Fields) []byte {
 		v.Set(k, s)
 	}
 	return []byte(v.Encode())
-}
-
-// PaymentResultSignature computes encryption_data over the payment-result
-// recipe of DESIGN §3 (merchant_id, account_id, transaction_id, order_no,
-// currency, amount, order_status, result_info) as upper-case hex. A field
-// missing from f is signed as the empty string.
-func PaymentResultSignature(key string, f Fields) string {
-	return signing.SignUpper(key, recipeValues(f)...)
-}
-
-func recipeValues(f Fields) []string {
-	values := make([]string, len(PaymentResultFields))
-	for i, name := range PaymentResultFields {
-		values[i] = f[name]
-	}
-	return values
 }

@@ -111,8 +111,16 @@ func FuzzWebhookSignature(f *testing.F) {
 	})
 }
 
+// paymentResultRecipe is the payment-result recipe as DESIGN §3 lists it,
+// spelled here apart from the signing package so the fuzz target checks
+// VerifyBody against the design rather than against itself.
+var paymentResultRecipe = []string{
+	"merchant_id", "account_id", "transaction_id", "order_no",
+	"currency", "amount", "order_status", "result_info",
+}
+
 // FuzzVerifyBody checks the encryption_data of a notification body: a body
-// built by Body with PaymentResultSignature verifies and stops verifying
+// built by Body with signing.SignPaymentResult verifies and stops verifying
 // when any signed value changes; on any body, VerifyBody accepts exactly a
 // form with no repeated field whose encryption_data is the recipe signature.
 func FuzzVerifyBody(f *testing.F) {
@@ -124,7 +132,7 @@ func FuzzVerifyBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, key, merchant, txid, amount, status string, raw []byte) {
 		fields := Fields{"merchant_id": merchant, "account_id": "1008601", "transaction_id": txid, "order_no": "A1",
 			"currency": "USD", "amount": amount, "order_status": status, "result_info": "ok"}
-		fields[EncryptionDataField] = PaymentResultSignature(key, fields)
+		fields[EncryptionDataField] = signing.SignPaymentResult(key, signing.PaymentResultFrom(fields.Get))
 		body := Body(fields)
 		if err := VerifyBody(key, body); err != nil {
 			t.Fatalf("VerifyBody(%q) of its own signature = %v", body, err)
@@ -145,8 +153,8 @@ func FuzzVerifyBody(f *testing.F) {
 			want = want && len(vs) == 1
 		}
 		sig := strings.TrimSpace(v.Get(EncryptionDataField))
-		values := make([]string, len(PaymentResultFields))
-		for i, name := range PaymentResultFields {
+		values := make([]string, len(paymentResultRecipe))
+		for i, name := range paymentResultRecipe {
 			values[i] = v.Get(name)
 		}
 		want = want && sig != "" && signing.Verify(key, sig, values...)

@@ -184,11 +184,7 @@ func VerifyBody(key string, body []byte) error {
 	if got == "" {
 		return fmt.Errorf("%w: no %s field", ErrBadEncryptionData, EncryptionDataField)
 	}
-	values := make([]string, len(PaymentResultFields))
-	for i, name := range PaymentResultFields {
-		values[i] = v.Get(name)
-	}
-	if !signing.Verify(key, got, values...) {
+	if !signing.VerifyPaymentResult(key, got, signing.PaymentResultFrom(v.Get)) {
 		return ErrBadEncryptionData
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paygate/paygate/internal/domain/signing"
 )
 
 const testKey = "k3y-for-tests-0123456789abcdef"
@@ -25,18 +27,30 @@ func signedBody(key string) []byte {
 	f := vectorFields()
 	f["notify_type"] = "payment"
 	f["notify_id"] = "N1379868670095785999"
-	f[EncryptionDataField] = PaymentResultSignature(key, f)
+	f[EncryptionDataField] = signing.SignPaymentResult(key, signing.PaymentResultFrom(f.Get))
 	return Body(f)
 }
 
-func TestPaymentResultSignatureVector(t *testing.T) {
-	if got := PaymentResultSignature(testKey, vectorFields()); got != vectorSignature {
-		t.Fatalf("PaymentResultSignature = %s, want %s", got, vectorSignature)
+// TestNotificationSignatureVector: a notification's fields, extra ones
+// included, are signed over the payment-result recipe alone.
+func TestNotificationSignatureVector(t *testing.T) {
+	cases := []struct {
+		name  string
+		extra Fields
+	}{
+		{"recipe fields only", nil},
+		{"notification fields beside the recipe", Fields{"notify_type": "refund", "notify_id": "N1", "extra": "ignored"}},
 	}
-	f := vectorFields()
-	f["notify_type"], f["extra"] = "refund", "ignored"
-	if got := PaymentResultSignature(testKey, f); got != vectorSignature {
-		t.Fatalf("fields outside the recipe changed the signature: %s", got)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := vectorFields()
+			for k, v := range tc.extra {
+				f[k] = v
+			}
+			if got := signing.SignPaymentResult(testKey, signing.PaymentResultFrom(f.Get)); got != vectorSignature {
+				t.Fatalf("SignPaymentResult = %s, want %s", got, vectorSignature)
+			}
+		})
 	}
 }
 

@@ -61,3 +61,16 @@ func ExampleVerify() {
 	// true
 	// false
 }
+
+// A payment result is signed the same way wherever it goes: the XML answer,
+// the return_url redirect and every notification.
+func ExampleSignPaymentResult() {
+	const signKey = "k3y-for-tests-0123456789abcdef"
+	r := signing.PaymentResult{
+		MerchantID: "10086", AccountID: "10086001", TransactionID: "1379868670095785984",
+		OrderNo: "ORD-2026-0002", Currency: "USD", Amount: "12.34",
+		OrderStatus: "1", ResultInfo: "0000:Success",
+	}
+	fmt.Println(signing.SignPaymentResult(signKey, r))
+	// Output: 6036B8D34D939F79412A6B733CC41CD788E73E76760725ACD5D829DDB62B15ED
+}

@@ -2,7 +2,11 @@
 // order_status of a payment result, and which transitions are allowed.
 package status
 
-import "strconv"
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
 
 // Payment is a queried order's payment_status.
 type Payment int
@@ -62,13 +66,20 @@ const (
 // String renders the value as the interface carries it.
 func (o Order) String() string { return strconv.Itoa(int(o)) }
 
+// transitions is the state table of DESIGN §4, with one addition: a held
+// order that review approves is authorised then, and the acquirer may
+// decline it, so 2100 may also become 6000 (docs/decisions.md, "Domain
+// vocabulary and the transition table").
 var transitions = map[Payment][]Payment{
 	Pending:           {Authorised, HeldForReview, Paid, Failed, Expired},
-	HeldForReview:     {Authorised, Paid, Cancelled},
+	HeldForReview:     {Authorised, Paid, Cancelled, Failed},
 	Authorised:        {Paid, Cancelled, Expired},
 	Paid:              {PartiallyRefunded, Refunded},
 	PartiallyRefunded: {PartiallyRefunded, Refunded},
 }
+
+// ErrIllegalTransition is what Check's refusals wrap.
+var ErrIllegalTransition = errors.New("illegal payment_status transition")
 
 // CanTransition reports whether an order may move from one payment_status to another.
 func CanTransition(from, to Payment) bool {
@@ -78,6 +89,16 @@ func CanTransition(from, to Payment) bool {
 		}
 	}
 	return false
+}
+
+// Check returns nil when the table allows an order to move from one
+// payment_status to another, and otherwise an error wrapping
+// ErrIllegalTransition that names both statuses.
+func Check(from, to Payment) error {
+	if CanTransition(from, to) {
+		return nil
+	}
+	return fmt.Errorf("%d (%s) to %d (%s): %w", from, from.Name(), to, to.Name(), ErrIllegalTransition)
 }
 
 // Final reports whether no transition leaves the status.

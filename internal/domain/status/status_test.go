@@ -1,6 +1,7 @@
 package status
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 )
@@ -44,7 +45,8 @@ func TestPaymentCodes(t *testing.T) {
 
 func TestCanTransition(t *testing.T) {
 	// DESIGN §4: 1000→2000|2100|3000|6000|7000; 2100→2000|3000|5000;
-	// 2000→3000|5000|7000; 3000→4100|4000; 4100→4100|4000. Nothing else.
+	// 2000→3000|5000|7000; 3000→4100|4000; 4100→4100|4000; and ours,
+	// 2100→6000 (an approved order the acquirer declines). Nothing else.
 	allowed := map[[2]Payment]bool{
 		{Pending, Authorised}:                  true,
 		{Pending, HeldForReview}:               true,
@@ -54,6 +56,7 @@ func TestCanTransition(t *testing.T) {
 		{HeldForReview, Authorised}:            true,
 		{HeldForReview, Paid}:                  true,
 		{HeldForReview, Cancelled}:             true,
+		{HeldForReview, Failed}:                true,
 		{Authorised, Paid}:                     true,
 		{Authorised, Cancelled}:                true,
 		{Authorised, Expired}:                  true,
@@ -62,8 +65,8 @@ func TestCanTransition(t *testing.T) {
 		{PartiallyRefunded, PartiallyRefunded}: true,
 		{PartiallyRefunded, Refunded}:          true,
 	}
-	if len(allowed) != 15 {
-		t.Fatalf("allowed list has %d entries, DESIGN §4 lists 15", len(allowed))
+	if len(allowed) != 16 {
+		t.Fatalf("allowed list has %d entries, DESIGN §4 lists 15 and we add 2100→6000", len(allowed))
 	}
 	for _, from := range allPayments {
 		for _, to := range allPayments {
@@ -79,6 +82,86 @@ func TestCanTransition(t *testing.T) {
 	for _, p := range allPayments {
 		if CanTransition(Payment(0), p) || CanTransition(p, Payment(0)) || CanTransition(Payment(9999), p) {
 			t.Errorf("transition between %v and an unknown code allowed", p)
+		}
+	}
+}
+
+// TestCheckRefuses names the moves the workflows must never make, each with
+// the exact error the workflow logs.
+func TestCheckRefuses(t *testing.T) {
+	tests := []struct {
+		name     string
+		from, to Payment
+		want     string
+	}{
+		{"a pending order is not cancelled", Pending, Cancelled,
+			"1000 (pending) to 5000 (cancelled): illegal payment_status transition"},
+		{"a pending order is not refunded", Pending, Refunded,
+			"1000 (pending) to 4000 (refunded): illegal payment_status transition"},
+		{"a held order does not expire", HeldForReview, Expired,
+			"2100 (held for review) to 7000 (expired): illegal payment_status transition"},
+		{"a held order is not refunded", HeldForReview, PartiallyRefunded,
+			"2100 (held for review) to 4100 (partially refunded): illegal payment_status transition"},
+		{"an authorisation is not refunded before capture", Authorised, Refunded,
+			"2000 (authorised) to 4000 (refunded): illegal payment_status transition"},
+		{"an authorised order does not fail", Authorised, Failed,
+			"2000 (authorised) to 6000 (failed): illegal payment_status transition"},
+		{"an authorised order is not held again", Authorised, HeldForReview,
+			"2000 (authorised) to 2100 (held for review): illegal payment_status transition"},
+		{"a paid order is not cancelled", Paid, Cancelled,
+			"3000 (paid) to 5000 (cancelled): illegal payment_status transition"},
+		{"a paid order does not fail", Paid, Failed,
+			"3000 (paid) to 6000 (failed): illegal payment_status transition"},
+		{"a paid order does not expire", Paid, Expired,
+			"3000 (paid) to 7000 (expired): illegal payment_status transition"},
+		{"a paid order is not authorised again", Paid, Authorised,
+			"3000 (paid) to 2000 (authorised): illegal payment_status transition"},
+		{"a paid order is not paid again", Paid, Paid,
+			"3000 (paid) to 3000 (paid): illegal payment_status transition"},
+		{"a partial refund does not go back to paid", PartiallyRefunded, Paid,
+			"4100 (partially refunded) to 3000 (paid): illegal payment_status transition"},
+		{"a full refund is final", Refunded, PartiallyRefunded,
+			"4000 (refunded) to 4100 (partially refunded): illegal payment_status transition"},
+		{"a cancelled order is not paid", Cancelled, Paid,
+			"5000 (cancelled) to 3000 (paid): illegal payment_status transition"},
+		{"a failed order is not paid", Failed, Paid,
+			"6000 (failed) to 3000 (paid): illegal payment_status transition"},
+		{"a failed order does not become pending", Failed, Pending,
+			"6000 (failed) to 1000 (pending): illegal payment_status transition"},
+		{"an expired order is not authorised", Expired, Authorised,
+			"7000 (expired) to 2000 (authorised): illegal payment_status transition"},
+		{"nothing moves to pending", Authorised, Pending,
+			"2000 (authorised) to 1000 (pending): illegal payment_status transition"},
+		{"an unknown code goes nowhere", Payment(0), Pending,
+			"0 (unknown) to 1000 (pending): illegal payment_status transition"},
+		{"nothing goes to an unknown code", Pending, Payment(9999),
+			"1000 (pending) to 9999 (unknown): illegal payment_status transition"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := Check(tc.from, tc.to)
+			if err == nil {
+				t.Fatalf("Check(%v, %v) = nil, want a refusal", tc.from, tc.to)
+			}
+			if !errors.Is(err, ErrIllegalTransition) {
+				t.Errorf("Check(%v, %v) = %v, does not wrap ErrIllegalTransition", tc.from, tc.to, err)
+			}
+			if got := err.Error(); got != tc.want {
+				t.Errorf("Check(%v, %v) = %q, want %q", tc.from, tc.to, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCheckAgreesWithCanTransition: Check refuses exactly what CanTransition
+// does not allow.
+func TestCheckAgreesWithCanTransition(t *testing.T) {
+	for _, from := range allPayments {
+		for _, to := range allPayments {
+			err := Check(from, to)
+			if allowed := CanTransition(from, to); allowed != (err == nil) {
+				t.Errorf("Check(%v, %v) = %v, CanTransition = %v", from, to, err, allowed)
+			}
 		}
 	}
 }

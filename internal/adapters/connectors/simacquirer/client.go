@@ -1,4 +1,6 @@
-// Package acquirer is the HTTP client for the card acquirer's API.
+// Package simacquirer is the connector of the simulated acquirer
+// (internal/dev/simulator): Client speaks its JSON API, Connector maps that
+// onto the connector vocabulary (internal/domain/connector).
 //
 // Every error it returns wraps one of the package's sentinel errors (or the
 // caller's context error) so callers can decide whether to retry, inquire or
@@ -18,6 +20,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/paygate/paygate/internal/domain/connector"
 )
 
 const (
@@ -25,21 +29,23 @@ const (
 	maxResponseBytes = 1 << 20
 )
 
+// The client's errors are the connector vocabulary's, so the activities
+// classify its failures without knowing this acquirer.
 var (
 	// ErrTimeout means no answer arrived in time, or the connection failed after
 	// the request may have reached the acquirer: the outcome is unknown and the
 	// caller must inquire before doing anything else.
-	ErrTimeout = errors.New("acquirer: no answer in time, outcome unknown")
+	ErrTimeout = connector.ErrTimeout
 	// ErrUnavailable means the acquirer answered 5xx or could not be reached:
 	// nothing was done and it is safe to retry with the same idempotency key.
-	ErrUnavailable = errors.New("acquirer: unavailable")
+	ErrUnavailable = connector.ErrUnavailable
 	// ErrNotFound means the acquirer has no such charge or refund.
-	ErrNotFound = errors.New("acquirer: not found")
+	ErrNotFound = connector.ErrNotFound
 	// ErrConflict means the idempotency key was used with a different request
 	// or the charge is in the wrong state for the operation.
-	ErrConflict = errors.New("acquirer: conflict")
+	ErrConflict = connector.ErrConflict
 	// ErrRejected means the request itself is wrong; it must not be retried.
-	ErrRejected = errors.New("acquirer: request rejected")
+	ErrRejected = connector.ErrRejected
 )
 
 // Charge statuses.

@@ -1,0 +1,99 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/paygate/paygate/internal/adapters/connectors"
+	simbankclient "github.com/paygate/paygate/internal/adapters/connectors/simbank"
+	"github.com/paygate/paygate/internal/dev/simbank"
+)
+
+// TestConnectorRouting runs the activities against a registry holding the
+// real sim-bank client (and its simulator): an order naming a connector the
+// registry lacks, or asking sim-bank for what it does not offer, is refused
+// for good before any card is opened; the charge inquiry alone keeps
+// retrying, since only the connector can say whether a card was charged.
+func TestConnectorRouting(t *testing.T) {
+	srv := simbank.NewServer(simbank.Options{Logger: slog.New(slog.DiscardHandler)})
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		ts.Close()
+	})
+	bank, err := simbankclient.New(simbankclient.Config{BaseURL: ts.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := connectors.New[Connector]("sim-acquirer")
+	if err := reg.Register(bank.Name(), bank); err != nil {
+		t.Fatal(err)
+	}
+	// No vault: every refusal must come before a card is opened.
+	a := &Activities{Connectors: reg}
+	ctx := context.Background()
+
+	tests := []struct {
+		name         string
+		run          func() error
+		nonRetryable bool
+	}{
+		{"charge at an unknown connector", func() error {
+			_, err := a.Authorise(ctx, AuthoriseInput{Connector: "acme-bank", CardToken: "tok", IdempotencyKey: "k"})
+			return err
+		}, true},
+		{"charge at the default, not configured here", func() error {
+			_, err := a.Authorise(ctx, AuthoriseInput{CardToken: "tok", IdempotencyKey: "k"})
+			return err
+		}, true},
+		{"capture at an unknown connector", func() error {
+			_, err := a.CaptureCharge(ctx, CaptureInput{Connector: "acme-bank", ChargeID: "c", IdempotencyKey: "k", Amount: 1, Currency: "USD"})
+			return err
+		}, true},
+		{"3-D Secure at sim-bank", func() error {
+			_, err := a.Authenticate3DS(ctx, ThreeDSInput{Connector: "sim-bank", CardToken: "tok", IdempotencyKey: "k"})
+			return err
+		}, true},
+		{"APM at sim-bank", func() error {
+			_, err := a.CreateAPMPayment(ctx, APMInput{Connector: "sim-bank", IdempotencyKey: "k"})
+			return err
+		}, true},
+		{"capture of an unknown payment at sim-bank", func() error {
+			_, err := a.CaptureCharge(ctx, CaptureInput{Connector: "sim-bank", ChargeID: "pay_nope", IdempotencyKey: "k", Amount: 100, Currency: "USD"})
+			return err
+		}, true},
+		{"inquiry at an unknown connector", func() error {
+			_, err := a.InquireCharge(ctx, InquireInput{Connector: "acme-bank", IdempotencyKey: "k"})
+			return err
+		}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.run()
+			if err == nil {
+				t.Fatal("no error")
+			}
+			var appErr *temporal.ApplicationError
+			nonRetryable := errors.As(err, &appErr) && appErr.NonRetryable()
+			if nonRetryable != tc.nonRetryable {
+				t.Fatalf("error %v: non-retryable %t, want %t", err, nonRetryable, tc.nonRetryable)
+			}
+			if nonRetryable && appErr.Type() != ErrTypeAcquirerRejected {
+				t.Errorf("error type %q, want %s", appErr.Type(), ErrTypeAcquirerRejected)
+			}
+		})
+	}
+
+	found, err := a.InquireCharge(ctx, InquireInput{Connector: "sim-bank", IdempotencyKey: "never-sent"})
+	if err != nil || found.Found {
+		t.Errorf("inquiry of a charge sim-bank never saw = %+v, %v, want not found", found, err)
+	}
+	if n := len(srv.Payments()); n != 0 {
+		t.Errorf("sim-bank holds %d payments, want none", n)
+	}
+}

@@ -1,0 +1,196 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/codes"
+)
+
+// Every merchant operation answers in a shape of its own: the XML respon of
+// /v1/authorise, the batch JSON, the two query JSONs and the shopper's page
+// of /v1/checkout. A refusal is the same in all of them (an HTTP status, a
+// result code, what the request said it was and, once the caller proved the
+// key, a signature), so one mapper turns what went wrong into the status and
+// code, and each answerFormat renders them in its shape.
+
+// refusal is a refused request's answer before it is rendered.
+type refusal struct {
+	httpStatus int
+	code       codes.Code
+	echo       echo
+	// key is the key the caller proved; "" leaves the answer unsigned, so
+	// nothing is signed for a caller who has proved nothing.
+	key string
+}
+
+// echo is what a refusal repeats of the request: its ids and, where the
+// format has them, order_no, amount and currency (the XML respon, which
+// drops any that are not well-formed: see failed) or the page's language.
+type echo struct {
+	merchantID, accountID     string
+	orderNo, amount, currency string
+	lang                      string
+}
+
+// undecoded is the echo of a request whose body could not be read or
+// decoded: nothing of it, and its page in English.
+var undecoded = echo{lang: "en"}
+
+// statusAndCode is an answer's HTTP status and result code.
+type statusAndCode struct {
+	httpStatus int
+	code       codes.Code
+}
+
+// answerFormat is the shape of one operation's answers.
+type answerFormat struct {
+	render func(s *Server, c *gin.Context, r refusal)
+
+	// The formats have always differed in a few answers; these keep each
+	// answer byte for byte as it was. Left zero, a format answers as most
+	// do (see answerTo).
+
+	// systemErrorStatus is the HTTP status of a system error: 503, but the
+	// XML respon carries it as a result code under 200.
+	systemErrorStatus int
+	// unreadable answers a body that could not be read (one too large is
+	// always 413 RequestTooLarge): 400 MalformedRequest naming it.
+	unreadable *statusAndCode
+	// idsMissing answers a request without merchant_id or account_id:
+	// MissingField naming the first one missing.
+	idsMissing *codes.Code
+	// echoesDecodeFailure: a body that does not decode is answered with
+	// the ids that decoded before the failure, untrimmed, rather than none.
+	echoesDecodeFailure bool
+}
+
+// unreadableBody is how most formats answer a body that could not be read.
+var unreadableBody = statusAndCode{http.StatusBadRequest, codes.MalformedRequest.With("body could not be read")}
+
+// missingIDError is a request without merchant_id or account_id; field is
+// the first one missing.
+type missingIDError struct{ field string }
+
+func (e *missingIDError) Error() string { return "missing " + e.field }
+
+// missingIDs is the missingIDError of a request whose merchant_id or
+// account_id is empty; nil when both are there.
+func missingIDs(merchantID, accountID string) error {
+	switch {
+	case merchantID == "":
+		return &missingIDError{field: "merchant_id"}
+	case accountID == "":
+		return &missingIDError{field: "account_id"}
+	}
+	return nil
+}
+
+// refusedError refuses a request with a result code.
+type refusedError struct{ code codes.Code }
+
+func (e *refusedError) Error() string { return "refused: " + e.code.String() }
+
+// refused is the error that answers code.
+func refused(code codes.Code) error { return &refusedError{code: code} }
+
+// answerTo maps what refused a request to the HTTP status and result code
+// f answers with: a refused code, an error of the authenticated-request
+// step, an unknown account, or anything else, which is a system error.
+func (f answerFormat) answerTo(err error) (int, codes.Code) {
+	var r *refusedError
+	var missing *missingIDError
+	switch {
+	case errors.As(err, &r) && r.code.Is(codes.SystemError):
+		return f.systemError(), r.code
+	case errors.As(err, &r):
+		return http.StatusOK, r.code
+	case errors.Is(err, errTooLarge):
+		return http.StatusRequestEntityTooLarge, codes.RequestTooLarge
+	case errors.Is(err, errBodyUnreadable):
+		u := unreadableBody
+		if f.unreadable != nil {
+			u = *f.unreadable
+		}
+		return u.httpStatus, u.code
+	case errors.As(err, &missing):
+		if f.idsMissing != nil {
+			return http.StatusOK, *f.idsMissing
+		}
+		return http.StatusOK, codes.MissingField.With(missing.field)
+	case errors.Is(err, merchant.ErrUnknownAccount):
+		return http.StatusOK, codes.UnknownMerchant
+	default:
+		return f.systemError(), codes.SystemError
+	}
+}
+
+// systemError is the HTTP status f answers a system error with.
+func (f answerFormat) systemError() int {
+	if f.systemErrorStatus == 0 {
+		return http.StatusServiceUnavailable
+	}
+	return f.systemErrorStatus
+}
+
+// answer maps err and renders it, echoing e and signed with key.
+func (f answerFormat) answer(s *Server, c *gin.Context, e echo, key string, err error) {
+	httpStatus, code := f.answerTo(err)
+	f.render(s, c, refusal{httpStatus: httpStatus, code: code, echo: e, key: key})
+}
+
+// The formats.
+var (
+	// xmlAnswers is the respon of /v1/authorise, signed with the
+	// payment-result recipe.
+	xmlAnswers = answerFormat{render: renderXMLRefusal, systemErrorStatus: http.StatusOK}
+	// queryAnswers is the JSON of /v1/retrievalTrans; never signed.
+	queryAnswers = answerFormat{render: renderQueryRefusal, echoesDecodeFailure: true,
+		unreadable: &statusAndCode{http.StatusBadRequest, codes.MalformedRequest}}
+	// refundQueryAnswers is the JSON of /v1/retrievalRefund; never signed.
+	refundQueryAnswers = answerFormat{render: renderRefundQueryRefusal}
+	// pageAnswers is the shopper's page of /v1/checkout; never signed.
+	pageAnswers = answerFormat{render: renderPageRefusal,
+		unreadable: &statusAndCode{http.StatusRequestEntityTooLarge, codes.RequestTooLarge},
+		idsMissing: new(codes.MissingField.With("merchant_id, account_id"))}
+)
+
+// batchAnswers is the JSON of the batch operation whose array is named
+// array, signed with the batch-response recipe.
+func batchAnswers(array string) answerFormat {
+	return answerFormat{render: func(_ *Server, c *gin.Context, r refusal) {
+		renderBatch(c, r.httpStatus, batchResponse{
+			MerchantID: r.echo.merchantID, AccountID: r.echo.accountID,
+			ReturnStatus: "0", ReturnMessage: r.code.String(), array: array,
+		}, r.key, r.code.ID)
+	}}
+}
+
+func renderXMLRefusal(_ *Server, c *gin.Context, r refusal) {
+	resp := failed(r.echo.merchantID, r.echo.accountID, r.echo.orderNo, r.echo.amount, r.echo.currency, r.code)
+	resp.sign(r.key)
+	renderXML(c, r.httpStatus, resp, r.code.ID)
+}
+
+func renderQueryRefusal(_ *Server, c *gin.Context, r refusal) {
+	c.Set(ctxResultCode, r.code.ID)
+	c.JSON(r.httpStatus, retrievalResponse{
+		MerchantID: r.echo.merchantID, AccountID: r.echo.accountID,
+		ReturnStatus: "0", ReturnMessage: r.code.String(), OrdersList: []queriedOrder{},
+	})
+}
+
+func renderRefundQueryRefusal(_ *Server, c *gin.Context, r refusal) {
+	c.Set(ctxResultCode, r.code.ID)
+	c.JSON(r.httpStatus, retrievalRefundResponse{
+		MerchantID: r.echo.merchantID, AccountID: r.echo.accountID,
+		ReturnStatus: "0", ReturnMessage: r.code.String(), RefundList: []queriedRefund{},
+	})
+}
+
+func renderPageRefusal(s *Server, c *gin.Context, r refusal) {
+	s.shopperMessage(c, r.httpStatus, r.echo.lang, "payment_failed", r.code)
+}

@@ -1,0 +1,165 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"net/mail"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/domain/card"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/country"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/workflows"
+)
+
+// authoriseCard places a direct card payment. The card goes into the vault
+// and only its token, masked number and fingerprint to the order's workflow.
+func (s *Server) authoriseCard(m *merchantCall, req *authoriseRequest) {
+	ctx := m.c.Request.Context()
+	amount, code := validateCardOrder(req, m.account, s.Now)
+	if code != nil {
+		m.refuse(*code)
+		return
+	}
+	pan := req.Card.String()
+	token, created, err := s.Vault.Tokenize(ctx, workflows.OrderWorkflowID(req.MerchantID, req.AccountID, req.OrderNo), vault.Card{
+		Number:      pan,
+		ExpiryMonth: req.ExpirationMonth.String(),
+		ExpiryYear:  req.ExpirationYear.String(),
+		CVV:         req.SecurityCode.String(),
+	})
+	if err != nil {
+		s.Logger.Error("tokenize card", "order_no", req.OrderNo, "error", err)
+		m.refuse(codes.SystemError)
+		return
+	}
+	in := s.orderInput(m.account, newOrder{details: req.Details, amount: amount, kind: order.KindCard,
+		card: s.cardRef(token, pan)})
+	res, err := s.placeOrder(ctx, in)
+	switch {
+	case errors.Is(err, ErrOrderMismatch):
+		s.forgetToken(m.c, token, created)
+		m.refuse(codes.DuplicateOrder)
+		return
+	case errors.Is(err, ErrOrderClosed):
+		s.answerFromRecord(m, req, in.RequestFingerprint, token, created)
+		return
+	case err != nil:
+		s.Logger.Error("authorise order", "order_no", req.OrderNo, "error", err)
+		m.refuse(codes.SystemError)
+		return
+	}
+	if res.CardToken != token {
+		s.forgetToken(m.c, token, created)
+	}
+	r := resultRespon(res)
+	r.Note = req.Note
+	r.sign(m.key)
+	renderXML(m.c, http.StatusOK, r, res.ResultCode)
+}
+
+// cardRef is what an order's workflow learns of a card in the vault under
+// token: never the number itself.
+func (s *Server) cardRef(token, pan string) workflows.CardRef {
+	return workflows.CardRef{Token: token, Masked: card.Mask(pan), Brand: card.Brand(pan), Fingerprint: s.Vault.Fingerprint(pan)}
+}
+
+// validateCardOrder checks a signed direct card payment and returns its
+// amount, or the result code that refuses it.
+func validateCardOrder(req *authoriseRequest, account *merchant.Account, now func() time.Time) (money.Amount, *codes.Code) {
+	fail := func(c codes.Code) (money.Amount, *codes.Code) { return money.Amount{}, &c }
+	if req.PaymentMethod != "" && req.Card != "" || req.PaymentMethod == "" && req.Card == "" {
+		return fail(codes.PaymentTypeConflict)
+	}
+	if req.PaymentMethod != "" {
+		return fail(codes.UnsupportedMethod.With(req.PaymentMethod))
+	}
+	if missing := firstEmpty(map[string]string{
+		"order_no": req.OrderNo, "currency": req.Currency, "amount": req.Amount.String(),
+		"expiration_month": req.ExpirationMonth.String(), "expiration_year": req.ExpirationYear.String(),
+		"security_code": req.SecurityCode.String(), "first_name": req.FirstName, "last_name": req.LastName,
+		"shopper_email": req.ShopperEmail,
+	}); missing != "" {
+		return fail(codes.MissingField.With(missing))
+	}
+	if len(req.OrderNo) > maxOrderNo || !printable(req.OrderNo) {
+		return fail(codes.InvalidField.With("order_no must be 1 to 64 printable characters without spaces"))
+	}
+	if !money.KnownCurrency(req.Currency) {
+		return fail(codes.UnsupportedCurrency.With("unknown currency " + req.Currency))
+	}
+	if !account.AllowsCurrency(req.Currency) {
+		return fail(codes.UnsupportedCurrency.With(req.Currency))
+	}
+	amount, err := money.Parse(req.Amount.String(), req.Currency)
+	if err != nil {
+		return fail(codes.InvalidAmount.With("amount must be a positive decimal with at most two fraction digits"))
+	}
+	if amount.Minor <= 0 {
+		return fail(codes.InvalidAmount.With("amount must be greater than zero"))
+	}
+	for _, part := range []struct {
+		name  string
+		value order.Text
+	}{
+		{"item_total", req.ItemTotal}, {"shipping", req.Shipping}, {"handling", req.Handling},
+		{"tax_total", req.TaxTotal}, {"insurance", req.Insurance}, {"shipping_discount", req.ShippingDiscount},
+		{"discount", req.Discount},
+	} {
+		if part.value == "" {
+			continue
+		}
+		if _, err := money.Parse(part.value.String(), req.Currency); err != nil {
+			return fail(codes.InvalidAmount.With(part.name))
+		}
+	}
+	pan := req.Card.String()
+	if err := card.ValidateNumber(pan); err != nil {
+		return fail(codes.InvalidCardNumber)
+	}
+	if err := card.CheckExpiry(req.ExpirationMonth.String(), req.ExpirationYear.String(), now()); err != nil {
+		return fail(codes.InvalidExpiry)
+	}
+	if err := card.ValidateCVV(req.SecurityCode.String(), card.Brand(pan)); err != nil {
+		return fail(codes.InvalidCVV)
+	}
+	if len(req.FirstName) > maxNameField || len(req.LastName) > maxNameField {
+		return fail(codes.InvalidField.With("first_name and last_name must be at most 100 characters"))
+	}
+	// Names hold no digits. The card recipe concatenates amount, first_name,
+	// last_name and card without separators, so a digit allowed here could
+	// move between fields under the same signature (12.34 + Ada = 12.3 + 4Ada).
+	if strings.ContainsAny(req.FirstName, "0123456789") {
+		return fail(codes.InvalidField.With("first_name must not contain digits"))
+	}
+	if strings.ContainsAny(req.LastName, "0123456789") {
+		return fail(codes.InvalidField.With("last_name must not contain digits"))
+	}
+	if addr, err := mail.ParseAddress(req.ShopperEmail); err != nil || addr.Address != req.ShopperEmail || len(req.ShopperEmail) > maxEmail {
+		return fail(codes.InvalidField.With("shopper_email"))
+	}
+	if req.NotifyURL != "" && !validURL(req.NotifyURL) {
+		return fail(codes.InvalidField.With("notify_url must be an http or https URL"))
+	}
+	if req.ShopperIP != "" {
+		if _, err := netip.ParseAddr(req.ShopperIP); err != nil {
+			return fail(codes.InvalidField.With("shopper_ip"))
+		}
+	}
+	if req.BillingCountry != "" && !country.Known(req.BillingCountry) {
+		return fail(codes.InvalidField.With("billing_country must be an ISO 3166 two-letter code"))
+	}
+	if req.DeliveryCountry != "" && !country.Known(req.DeliveryCountry) {
+		return fail(codes.InvalidField.With("delivery_country must be an ISO 3166 two-letter code"))
+	}
+	if name := overlong(&req.Details); name != "" {
+		return fail(codes.InvalidField.With(name + " is too long"))
+	}
+	return amount, nil
+}

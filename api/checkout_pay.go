@@ -1,0 +1,109 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/paygate/api/checkout"
+	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/domain/card"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
+)
+
+// checkoutPay takes the card the shopper typed on the payment page. The
+// card travels only in this POST's body and goes straight to the vault.
+func (s *Server) checkoutPay(c *gin.Context) {
+	ctx := c.Request.Context()
+	o, ok := s.sessionForm(c)
+	if !ok {
+		return
+	}
+	f := c.Request.PostForm
+	lang := o.Details.DefaultLang
+	account, err := s.Accounts.Load(ctx, o.MerchantID, o.AccountID)
+	if err != nil {
+		s.shopperMessage(c, http.StatusServiceUnavailable, lang, "payment_failed", codes.SystemError)
+		return
+	}
+	pan := strings.ReplaceAll(strings.TrimSpace(f.Get("card_number")), " ", "")
+	month, year := strings.TrimSpace(f.Get("expiry_month")), strings.TrimSpace(f.Get("expiry_year"))
+	cvv, holder := strings.TrimSpace(f.Get("security_code")), strings.TrimSpace(f.Get("card_holder"))
+	var problem string
+	switch {
+	case holder == "":
+		problem = "missing_holder"
+	case card.ValidateNumber(pan) != nil:
+		problem = "invalid_number"
+	case errors.Is(card.CheckExpiry(month, year, s.Now()), card.ErrExpired):
+		problem = "expired_card"
+	case card.CheckExpiry(month, year, s.Now()) != nil:
+		problem = "invalid_expiry"
+	case card.ValidateCVV(cvv, card.Brand(pan)) != nil:
+		problem = "invalid_cvv"
+	}
+	if problem != "" {
+		s.renderPayment(c, o, account.Name, checkout.Message(lang, problem))
+		return
+	}
+	token, _, err := s.Vault.Tokenize(ctx, o.WorkflowID+"/checkout", vault.Card{Number: pan, ExpiryMonth: month, ExpiryYear: year, CVV: cvv})
+	if err != nil {
+		s.Logger.Error("tokenize card", "transaction_id", o.TransactionID, "error", err)
+		s.shopperMessage(c, http.StatusServiceUnavailable, lang, "payment_failed", codes.SystemError)
+		return
+	}
+	res, err := s.Shopper.Pay(ctx, o.WorkflowID, workflows.PayRequest{Card: s.cardRef(token, pan)})
+	if err != nil {
+		s.Logger.Warn("checkout pay", "transaction_id", o.TransactionID, "error", err)
+		s.renderPayment(c, o, account.Name, checkout.Message(lang, "payment_failed"))
+		return
+	}
+	if res.OrderStatus == status.OrderPending && res.IssuerURL != "" {
+		// 3-D Secure challenge: the ACS sends the shopper back to us.
+		c.Set(ctxResultCode, res.ResultCode)
+		c.Redirect(http.StatusSeeOther, res.IssuerURL)
+		return
+	}
+	s.redirectWithResult(c, o.Details.ReturnURL, o, &res)
+}
+
+// checkoutCancel ends a checkout the shopper left and sends them to the
+// merchant's cancel_url (or return_url).
+func (s *Server) checkoutCancel(c *gin.Context) {
+	o, ok := s.sessionForm(c)
+	if !ok {
+		return
+	}
+	res, err := s.Shopper.CancelCheckout(c.Request.Context(), o.WorkflowID)
+	if err != nil {
+		s.shopperMessage(c, http.StatusOK, o.Details.DefaultLang, "payment_failed", codes.InvalidState.With("the order is not waiting for the shopper"))
+		return
+	}
+	target := o.Details.CancelURL
+	if target == "" {
+		target = o.Details.ReturnURL
+	}
+	s.redirectWithResult(c, target, o, &res)
+}
+
+// sessionForm reads the form of the payment page (card or cancel) and the
+// order its session names; it answers the refusal itself. The session,
+// signed by us, is the form's only proof: the shopper has no key.
+func (s *Server) sessionForm(c *gin.Context) (*models.Order, bool) {
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
+	if err := c.Request.ParseForm(); err != nil {
+		s.shopperMessage(c, http.StatusBadRequest, "en", "payment_failed", codes.MalformedRequest)
+		return nil, false
+	}
+	o, ok := s.sessionOrder(c, c.Request.PostForm.Get("session"))
+	if !ok {
+		s.shopperMessage(c, http.StatusForbidden, "en", "payment_failed", codes.BadSignature)
+		return nil, false
+	}
+	return o, true
+}

@@ -1,0 +1,83 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/workflows"
+)
+
+// newOrder is an order a proven request places: its details, its checked
+// amount and how the shopper pays.
+type newOrder struct {
+	details order.Details
+	amount  money.Amount
+	kind    order.Kind
+	// card is the card of a direct payment, already in the vault.
+	card workflows.CardRef
+	// apm is the method's data of an alternative-payment-method order.
+	apm *workflows.APMOrder
+}
+
+// orderInput is the workflow input of a new order of account. Direct card,
+// hosted and APM orders are all built here, so they cannot drift apart.
+func (s *Server) orderInput(account *merchant.Account, o newOrder) workflows.OrderInput {
+	in := workflows.OrderInput{
+		TransactionID:  s.IDs.Next(),
+		MerchantID:     o.details.MerchantID,
+		AccountID:      o.details.AccountID,
+		OrderNo:        o.details.OrderNo,
+		Amount:         o.amount.Minor,
+		Currency:       o.amount.Currency,
+		CaptureMode:    account.CaptureMode,
+		Card:           o.card,
+		Details:        o.details,
+		Windows:        windowsOf(account),
+		NotifySchedule: s.NotifySchedule.WithDefaults(),
+		Kind:           o.kind,
+		// 3-D Secure is for cards, sent by the merchant or typed on our
+		// page; an APM's provider authenticates the shopper itself.
+		ThreeDS:   o.kind != order.KindAPM && strings.EqualFold(o.details.Open3D, "do3DS"),
+		APM:       o.apm,
+		PublicURL: s.PublicURL,
+		// The order keeps the account's connector of this moment.
+		Connector: account.Connector,
+	}
+	in.RequestFingerprint = requestFingerprint(in.Details, o.card.Token)
+	return in
+}
+
+// placeOrder starts the order's workflow, or finds it, and waits for its
+// first result. A repeat of a request whose order has closed, however the
+// workflow tells it, is ErrOrderClosed: its answer is in the record.
+func (s *Server) placeOrder(ctx context.Context, in workflows.OrderInput) (workflows.PaymentResult, error) {
+	res, err := s.Orders.Authorise(ctx, in)
+	if err == nil && res.ExistingTransactionID != "" {
+		return res, ErrOrderClosed
+	}
+	return res, err
+}
+
+// windowsOf reads an account's order deadlines.
+func windowsOf(account *merchant.Account) workflows.Windows {
+	return workflows.Windows{
+		Review:        time.Duration(account.ReviewWindowSeconds) * time.Second,
+		Authorisation: time.Duration(account.AuthorisationWindowSeconds) * time.Second,
+		Refund:        time.Duration(account.RefundWindowSeconds) * time.Second,
+	}.WithDefaults()
+}
+
+// requestFingerprint identifies a request's content. The card token already
+// stands for the card data, scoped to the order.
+func requestFingerprint(d order.Details, token string) string {
+	b, _ := json.Marshal(d)
+	sum := sha256.Sum256(append(append(b, '|'), token...))
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,107 @@
+package api
+
+import (
+	"encoding/json"
+	"net/url"
+	"slices"
+
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/order"
+)
+
+// The field rules every kind of order shares: lengths, printable order
+// numbers, http(s) addresses and the order of "missing field" answers.
+
+// firstEmpty names the first empty field of fields, in the interface's
+// order of the payment fields; "" when none is.
+func firstEmpty(fields map[string]string) string {
+	// Report in a fixed order so the answer does not depend on map order.
+	for _, name := range []string{"merchant_id", "account_id", "order_no", "currency", "amount", "card",
+		"expiration_month", "expiration_year", "security_code", "first_name", "last_name", "shopper_email"} {
+		if v, ok := fields[name]; ok && v == "" {
+			return name
+		}
+	}
+	return ""
+}
+
+// Field limits. The interface does not give them; these fit every real
+// value and keep records bounded.
+const (
+	maxOrderNo   = 64
+	maxNameField = 100
+	maxEmail     = 200
+	maxURL       = 1024
+	maxFreeText  = 2048
+)
+
+// printable reports whether s is non-empty printable ASCII without spaces,
+// as an order_no must be.
+func printable(s string) bool {
+	for _, r := range s {
+		if r <= ' ' || r > '~' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// validURL reports whether s is an absolute http or https URL within the
+// length limit.
+func validURL(s string) bool {
+	if len(s) > maxURL {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// overlong names the first free-text field longer than the limit.
+func overlong(d *order.Details) string {
+	b, _ := json.Marshal(d)
+	var fields map[string]json.RawMessage
+	_ = json.Unmarshal(b, &fields)
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		// Measure the text itself, not its JSON form, where "&" or "<" take six bytes.
+		var text string
+		if raw := fields[name]; len(raw) > maxFreeText+2 && raw[0] == '"' && json.Unmarshal(raw, &text) == nil && len(text) > maxFreeText {
+			return name
+		}
+	}
+	return ""
+}
+
+// validateRedirectOrder checks what every order that sends the shopper away
+// and back has: order_no, currency, amount and the http(s) return_url,
+// cancel_url and notify_url.
+func validateRedirectOrder(d *order.Details, account *merchant.Account) (money.Amount, *codes.Code) {
+	fail := func(c codes.Code) (money.Amount, *codes.Code) { return money.Amount{}, &c }
+	if d.ReturnURL == "" {
+		return fail(codes.MissingField.With("return_url"))
+	}
+	if len(d.OrderNo) > maxOrderNo || !printable(d.OrderNo) {
+		return fail(codes.InvalidField.With("order_no must be 1 to 64 printable characters without spaces"))
+	}
+	if !money.KnownCurrency(d.Currency) || !account.AllowsCurrency(d.Currency) {
+		return fail(codes.UnsupportedCurrency.With(d.Currency))
+	}
+	amount, err := money.Parse(d.Amount.String(), d.Currency)
+	if err != nil || amount.Minor <= 0 {
+		return fail(codes.InvalidAmount.With("amount must be a positive decimal with at most two fraction digits"))
+	}
+	for _, u := range []struct{ name, value string }{
+		{"return_url", d.ReturnURL}, {"cancel_url", d.CancelURL}, {"notify_url", d.NotifyURL},
+	} {
+		if u.value != "" && !validURL(u.value) {
+			return fail(codes.InvalidField.With(u.name + " must be an http or https URL"))
+		}
+	}
+	return amount, nil
+}

@@ -1,0 +1,121 @@
+package api
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/order"
+)
+
+// Every merchant operation (/v1/authorise, the merchant's /v1/checkout, the
+// four batches and the two queries) starts with one step, acceptMerchant:
+// read and decode the body (bad data is refused at the door), trim it,
+// check the ids, load the account and check that the request proved the
+// account's key (auth.go). Its refusals are answered in the operation's own
+// format (answers.go) and never signed: nothing is signed for a caller who
+// has not proved the key (DESIGN §3).
+
+// merchantRequest is a merchant operation's request as acceptMerchant reads
+// it; the handler passes a pointer to its own request type.
+type merchantRequest interface {
+	// trim removes surrounding white space from the fields that are checked
+	// and signed, so that " 12.34" and "12.34" are one request.
+	trim()
+	// echo is what a refusal repeats of the request.
+	echo() echo
+	// signature is the compatible signature the request carries.
+	signature() string
+	// signedValues are the values of the request's compatible recipe
+	// (DESIGN §3), in order.
+	signedValues() []string
+}
+
+// encryptionDataRequired is implemented by requests whose required fields
+// include encryption_data (/v1/authorise): one that carries no signature at
+// all is refused as missing that field, not as a wrong signature.
+type encryptionDataRequired interface{ requiresEncryptionData() }
+
+// trimTexts removes surrounding white space from each text field.
+func trimTexts(fields ...*order.Text) {
+	for _, p := range fields {
+		*p = order.Text(strings.TrimSpace(p.String()))
+	}
+}
+
+// merchantCall is a merchant request that proved its account's key: what
+// its handler works with, and how it answers.
+type merchantCall struct {
+	s       *Server
+	c       *gin.Context
+	answers answerFormat
+	req     merchantRequest
+	body    []byte
+	account *merchant.Account
+	// key is the key the request proved; it signs the answers (during a
+	// rotation's grace period it may be the previous key).
+	key string
+}
+
+// acceptMerchant is the authenticated-request step. It decodes the body
+// into req and returns the proven call, or answers the refusal in answers'
+// format and returns false.
+func (s *Server) acceptMerchant(c *gin.Context, answers answerFormat, req merchantRequest) (*merchantCall, bool) {
+	refuse := func(e echo, err error) (*merchantCall, bool) {
+		answers.answer(s, c, e, "", err)
+		return nil, false
+	}
+	body, err := readBody(c.Request.Body)
+	if err != nil {
+		return refuse(undecoded, err)
+	}
+	if code := decodeBody(body, req); code != nil {
+		e := undecoded
+		if answers.echoesDecodeFailure {
+			e = req.echo()
+		}
+		return refuse(e, refused(*code))
+	}
+	req.trim()
+	e := req.echo()
+	if err := missingIDs(e.merchantID, e.accountID); err != nil {
+		return refuse(e, err)
+	}
+	account, err := s.Accounts.Load(c.Request.Context(), e.merchantID, e.accountID)
+	if err != nil {
+		if !errors.Is(err, merchant.ErrUnknownAccount) {
+			s.Logger.Error("load account", "account_id", e.accountID, "error", err)
+		}
+		return refuse(e, err)
+	}
+	sig := req.signature()
+	if _, required := req.(encryptionDataRequired); required && sig == "" && !hasStrongSignature(c) {
+		return refuse(e, refused(codes.MissingField.With("encryption_data")))
+	}
+	key, ok := s.authenticate(c, account, sig, req.signedValues()...)
+	if !ok {
+		return refuse(e, refused(codes.BadSignature))
+	}
+	return &merchantCall{s: s, c: c, answers: answers, req: req, body: body, account: account, key: key}, true
+}
+
+// refuse answers the call with code: HTTP 200 (a system error: the format's
+// status), signed with the proven key where the format signs.
+func (m *merchantCall) refuse(code codes.Code) {
+	m.answers.answer(m.s, m.c, m.req.echo(), m.key, refused(code))
+}
+
+// fromQueryAddress reports whether the caller's address may query the
+// account's orders, and refuses the call when it may not. The address is
+// the TCP peer's: forwarding headers cannot get around the list.
+func (m *merchantCall) fromQueryAddress() bool {
+	ip := m.c.ClientIP()
+	if m.account.AllowsQueryFrom(ip) {
+		return true
+	}
+	m.refuse(codes.IPNotAllowed.With(ip))
+	return false
+}

@@ -1,0 +1,161 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/internal/adapters/connectors"
+	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
+	"github.com/paygate/paygate/internal/adapters/connectors/simbank"
+	"github.com/paygate/paygate/internal/domain/connector"
+)
+
+// KnownConnectors are the connectors this build can run, by the name
+// accounts give them.
+var KnownConnectors = []string{simacquirer.Name, simbank.Name}
+
+// DefaultConnectors is PAYGATE_CONNECTORS when it is not set: both
+// simulated acquirers.
+const DefaultConnectors = simacquirer.Name + "," + simbank.Name
+
+// DefaultSimBankURL is SIMBANK_URL when it is not set.
+const DefaultSimBankURL = "http://127.0.0.1:8091"
+
+// ErrUnknownConnector refuses a connector name the deployment does not run.
+var ErrUnknownConnector = errors.New("unknown connector")
+
+// connectorsFromEnv reads which connectors run (PAYGATE_CONNECTORS) and
+// their settings beyond the first simulator's (SIMBANK_URL); FromEnv calls
+// it and reports what fail is given with the rest.
+func connectorsFromEnv(c *Config, getenv func(string) string, fail func(name string, err error)) {
+	c.SimBankURL = getenv("SIMBANK_URL")
+	if c.SimBankURL == "" {
+		c.SimBankURL = DefaultSimBankURL
+	}
+	spec := getenv("PAYGATE_CONNECTORS")
+	if spec == "" {
+		spec = DefaultConnectors
+	}
+	names, err := parseConnectors(spec)
+	if err != nil {
+		fail("PAYGATE_CONNECTORS", err)
+	}
+	c.Connectors = names
+	if slices.Contains(names, simbank.Name) && !httpURL(c.SimBankURL) {
+		fail("SIMBANK_URL", fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))
+	}
+}
+
+// parseConnectors reads a comma-separated list of known connector names,
+// each at most once.
+func parseConnectors(spec string) ([]string, error) {
+	var names []string
+	for _, n := range strings.Split(spec, ",") {
+		n = strings.TrimSpace(n)
+		switch {
+		case n == "":
+			continue
+		case !slices.Contains(KnownConnectors, n):
+			return nil, fmt.Errorf("%w: unknown connector %q (known: %s)", ErrMalformed, n, strings.Join(KnownConnectors, ", "))
+		case slices.Contains(names, n):
+			return nil, fmt.Errorf("%w: connector %q named twice", ErrMalformed, n)
+		}
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%w: name at least one connector", ErrMalformed)
+	}
+	return names, nil
+}
+
+// RunsConnectors lists the connectors the configuration runs. A
+// Config made without FromEnv (nil Connectors) runs the simulated acquirer,
+// and sim-bank when SimBankURL is set.
+func (c Config) RunsConnectors() []string {
+	if c.Connectors != nil {
+		return c.Connectors
+	}
+	names := []string{simacquirer.Name}
+	if c.SimBankURL != "" {
+		names = append(names, simbank.Name)
+	}
+	return names
+}
+
+// CheckConnector refuses, with ErrUnknownConnector, a connector name the
+// configuration does not run; an empty name is the default connector.
+func (c Config) CheckConnector(name string) error {
+	if name == "" {
+		name = connector.DefaultName
+	}
+	if !slices.Contains(c.RunsConnectors(), name) {
+		return fmt.Errorf("%w %q: this deployment runs %s (PAYGATE_CONNECTORS)", ErrUnknownConnector, name,
+			strings.Join(c.RunsConnectors(), ", "))
+	}
+	return nil
+}
+
+// gatewayConnector is what a connector is to the gateway: the activities'
+// acquirer and the API's check of the callbacks it sends.
+type gatewayConnector interface {
+	activities.Connector
+	api.CallbackVerifier
+}
+
+// buildConnectors makes every connector the configuration runs.
+func (c Config) buildConnectors() ([]gatewayConnector, error) {
+	var out []gatewayConnector
+	for _, name := range c.RunsConnectors() {
+		var conn gatewayConnector
+		var err error
+		switch name {
+		case simacquirer.Name:
+			conn, err = simacquirer.New(simacquirer.Config{BaseURL: c.AcquirerURL, Timeout: c.AcquirerTimeout,
+				CallbackSecret: c.ProviderSecret})
+		case simbank.Name:
+			conn, err = simbank.New(simbank.Config{BaseURL: c.SimBankURL, Timeout: c.AcquirerTimeout})
+		default:
+			err = fmt.Errorf("%w %q", ErrUnknownConnector, name)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("connector %s: %w", name, err)
+		}
+		out = append(out, conn)
+	}
+	return out, nil
+}
+
+// registry puts the connectors, each under its own name, in a registry
+// whose entries are seen as C.
+func registry[C any](conns []gatewayConnector, as func(gatewayConnector) C) (*connectors.Registry[C], error) {
+	r := connectors.New[C](connector.DefaultName)
+	for _, c := range conns {
+		if err := r.Register(c.Name(), as(c)); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// ActivityConnectors returns the registry the activities pick each order's
+// connector from.
+func (c Config) ActivityConnectors() (*connectors.Registry[activities.Connector], error) {
+	conns, err := c.buildConnectors()
+	if err != nil {
+		return nil, err
+	}
+	return registry(conns, func(g gatewayConnector) activities.Connector { return g })
+}
+
+// CallbackVerifiers returns the registry the API checks callbacks with.
+func (c Config) CallbackVerifiers() (*connectors.Registry[api.CallbackVerifier], error) {
+	conns, err := c.buildConnectors()
+	if err != nil {
+		return nil, err
+	}
+	return registry(conns, func(g gatewayConnector) api.CallbackVerifier { return g })
+}

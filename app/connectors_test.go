@@ -1,0 +1,128 @@
+package app
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"testing"
+
+	"github.com/paygate/paygate/internal/adapters/connectors"
+	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
+	"github.com/paygate/paygate/internal/domain/connector"
+)
+
+func TestConnectorsFromEnv(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		want    []string
+		wantURL string
+		bad     []string // variables refused
+	}{
+		{"defaults", nil, []string{"sim-acquirer", "sim-bank"}, DefaultSimBankURL, nil},
+		{"the simulator only", map[string]string{"PAYGATE_CONNECTORS": "sim-acquirer"}, []string{"sim-acquirer"}, DefaultSimBankURL, nil},
+		{"sim-bank only, elsewhere", map[string]string{"PAYGATE_CONNECTORS": " sim-bank ", "SIMBANK_URL": "https://bank.example/acq"},
+			[]string{"sim-bank"}, "https://bank.example/acq", nil},
+		{"an unknown connector", map[string]string{"PAYGATE_CONNECTORS": "sim-acquirer,acme"}, nil, DefaultSimBankURL, []string{"PAYGATE_CONNECTORS"}},
+		{"a connector twice", map[string]string{"PAYGATE_CONNECTORS": "sim-bank,sim-bank"}, nil, DefaultSimBankURL, []string{"PAYGATE_CONNECTORS"}},
+		{"none", map[string]string{"PAYGATE_CONNECTORS": " , "}, nil, DefaultSimBankURL, []string{"PAYGATE_CONNECTORS"}},
+		{"sim-bank at no URL", map[string]string{"SIMBANK_URL": "bank.example:8091"}, []string{"sim-acquirer", "sim-bank"}, "bank.example:8091", []string{"SIMBANK_URL"}},
+		{"a bad URL of a connector not run", map[string]string{"PAYGATE_CONNECTORS": "sim-acquirer", "SIMBANK_URL": "nowhere"},
+			[]string{"sim-acquirer"}, "nowhere", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var c Config
+			got := map[string]error{}
+			connectorsFromEnv(&c, func(name string) string { return tc.env[name] }, func(name string, err error) { got[name] = err })
+			for _, name := range tc.bad {
+				if !errors.Is(got[name], ErrMalformed) {
+					t.Errorf("%s: %v, want ErrMalformed", name, got[name])
+				}
+			}
+			if len(got) != len(tc.bad) {
+				t.Errorf("refused %v, want %v", got, tc.bad)
+			}
+			if !slices.Equal(c.Connectors, tc.want) || c.SimBankURL != tc.wantURL {
+				t.Errorf("Connectors %v at %q, want %v at %q", c.Connectors, c.SimBankURL, tc.want, tc.wantURL)
+			}
+		})
+	}
+}
+
+func TestCheckConnector(t *testing.T) {
+	both := Config{Connectors: []string{"sim-acquirer", "sim-bank"}}
+	simOnly := Config{Connectors: []string{"sim-acquirer"}}
+	tests := []struct {
+		name      string
+		cfg       Config
+		connector string
+		ok        bool
+	}{
+		{"the simulator", both, "sim-acquirer", true},
+		{"sim-bank", both, "sim-bank", true},
+		{"empty is the default", simOnly, "", true},
+		{"not run here", simOnly, "sim-bank", false},
+		{"unknown", both, "acme-bank", false},
+		{"case matters", both, "Sim-Bank", false},
+		{"hand-made config without sim-bank's URL", Config{}, "sim-bank", false},
+		{"hand-made config with sim-bank's URL", Config{SimBankURL: "http://127.0.0.1:8091"}, "sim-bank", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.cfg.CheckConnector(tc.connector)
+			if tc.ok != (err == nil) || (err != nil && !errors.Is(err, ErrUnknownConnector)) {
+				t.Errorf("CheckConnector(%q) = %v, want ok %t", tc.connector, err, tc.ok)
+			}
+		})
+	}
+}
+
+// TestConnectorRegistries builds the registries the activities and the API
+// use from a configuration, and checks each connector answers to its name.
+func TestConnectorRegistries(t *testing.T) {
+	cfg := Config{Connectors: []string{"sim-acquirer", "sim-bank"}, AcquirerURL: "http://127.0.0.1:8090",
+		SimBankURL: "http://127.0.0.1:8091", ProviderSecret: "a-provider-secret-for-tests"}
+	acts, err := cfg.ActivityConnectors()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(acts.Names(), []string{"sim-acquirer", "sim-bank"}) || acts.Default() != connector.DefaultName {
+		t.Errorf("names %v, default %q", acts.Names(), acts.Default())
+	}
+	for _, tc := range []struct{ ask, want string }{{"", "sim-acquirer"}, {"sim-acquirer", "sim-acquirer"}, {"sim-bank", "sim-bank"}} {
+		c, err := acts.Get(tc.ask)
+		if err != nil || c.Name() != tc.want {
+			t.Errorf("Get(%q) = %v, %v, want %s", tc.ask, c, err, tc.want)
+		}
+	}
+	if _, err := acts.Get("acme-bank"); !errors.Is(err, connectors.ErrUnknown) {
+		t.Errorf("Get of an unknown connector: %v", err)
+	}
+
+	cbs, err := cfg.CallbackVerifiers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	form := url.Values{"authentication_id": {"au_1"}, "status": {"authenticated"}, "cavv": {"c"}, "reference": {"1"}}
+	form.Set("signature", simacquirer.SignThreeDSResult(cfg.ProviderSecret, "au_1", "authenticated", "c", "1"))
+	body := []byte(`{"payment_id":"ap_1","reference":"1"}`)
+	header := http.Header{"X-Provider-Signature": {simacquirer.SignProviderCallback(cfg.ProviderSecret, body)}}
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{{"sim-acquirer", true}, {"sim-bank", false}} {
+		v, err := cbs.Get(tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.VerifyThreeDSResult(form) != tc.want || v.VerifyAPMCallback(body, header) != tc.want {
+			t.Errorf("%s verifies the simulator's callbacks: want %t", tc.name, tc.want)
+		}
+	}
+
+	if _, err := (Config{Connectors: []string{"sim-bank"}, SimBankURL: "not a url"}).ActivityConnectors(); err == nil {
+		t.Error("a connector at a bad URL was built")
+	}
+}

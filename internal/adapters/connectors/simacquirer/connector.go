@@ -1,0 +1,253 @@
+package simacquirer
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/refund"
+)
+
+// Name is the simulated acquirer's connector name, as accounts and orders
+// name it. It is connector.DefaultName: accounts and orders that name no
+// connector were made for this one.
+const Name = "sim-acquirer"
+
+// Config configures a Connector.
+type Config struct {
+	// BaseURL is the simulator's address (ACQUIRER_URL).
+	BaseURL string
+	// Timeout bounds each request; zero means 10 seconds.
+	Timeout time.Duration
+	// CallbackSecret is the key the simulated ACS and APM provider sign
+	// their callbacks with (PAYGATE_PROVIDER_SECRET). Without it every
+	// callback is refused.
+	CallbackSecret string
+}
+
+// Connector is the simulated acquirer behind the connector vocabulary: card
+// payments, 3-D Secure and APM payments, and the check of the callbacks its
+// ACS and APM provider send. It is safe for concurrent use.
+type Connector struct {
+	client *Client
+	secret string
+}
+
+// New returns the connector for cfg; the base URL must be an absolute http
+// or https URL.
+func New(cfg Config) (*Connector, error) {
+	c, err := NewClient(cfg.BaseURL, cfg.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	return &Connector{client: c, secret: cfg.CallbackSecret}, nil
+}
+
+// Name is the connector's name.
+func (c *Connector) Name() string { return Name }
+
+// Charge authorises, and for a sale captures, a card payment. A decline is
+// an answer, not an error.
+func (c *Connector) Charge(ctx context.Context, req connector.ChargeRequest) (connector.Charge, error) {
+	var threeDS *ThreeDSData
+	if d := req.ThreeDS; d != nil {
+		threeDS = &ThreeDSData{AuthenticationID: d.AuthenticationID, ECI: d.ECI, CAVV: d.CAVV}
+	}
+	ch, err := c.client.Charge(ctx, ChargeRequest{
+		IdempotencyKey: req.IdempotencyKey,
+		Reference:      req.Reference,
+		CardNumber:     req.Card.Number,
+		ExpiryMonth:    req.Card.ExpiryMonth,
+		ExpiryYear:     req.Card.ExpiryYear,
+		CVV:            req.Card.CVV,
+		Amount:         req.Amount,
+		Currency:       req.Currency,
+		Capture:        req.Capture,
+		ThreeDS:        threeDS,
+	})
+	if err != nil {
+		return connector.Charge{}, err
+	}
+	return chargeOf(ch), nil
+}
+
+// Inquire returns the charge made with idempotencyKey, or an error wrapping
+// connector.ErrNotFound when none was made.
+func (c *Connector) Inquire(ctx context.Context, idempotencyKey string) (connector.Charge, error) {
+	ch, err := c.client.Inquire(ctx, idempotencyKey)
+	if err != nil {
+		return connector.Charge{}, err
+	}
+	return chargeOf(ch), nil
+}
+
+// Capture captures part or all of an approved charge.
+func (c *Connector) Capture(ctx context.Context, req connector.CaptureRequest) (connector.Charge, error) {
+	ch, err := c.client.Capture(ctx, req.ChargeID, req.IdempotencyKey, req.Amount)
+	if err != nil {
+		return connector.Charge{}, err
+	}
+	return chargeOf(ch), nil
+}
+
+// Void releases an uncaptured charge.
+func (c *Connector) Void(ctx context.Context, req connector.VoidRequest) (connector.Charge, error) {
+	ch, err := c.client.Void(ctx, req.ChargeID, req.IdempotencyKey)
+	if err != nil {
+		return connector.Charge{}, err
+	}
+	return chargeOf(ch), nil
+}
+
+// Refund refunds part of a captured charge; the refund may be pending.
+func (c *Connector) Refund(ctx context.Context, req connector.RefundRequest) (connector.Refund, error) {
+	r, err := c.client.Refund(ctx, req.ChargeID, req.IdempotencyKey, req.Amount)
+	if err != nil {
+		return connector.Refund{}, err
+	}
+	return refundOf(r), nil
+}
+
+// GetRefund reads a refund's status.
+func (c *Connector) GetRefund(ctx context.Context, refundID string) (connector.Refund, error) {
+	r, err := c.client.GetRefund(ctx, refundID)
+	if err != nil {
+		return connector.Refund{}, err
+	}
+	return refundOf(r), nil
+}
+
+// Authenticate starts 3-D Secure for a card.
+func (c *Connector) Authenticate(ctx context.Context, req connector.AuthenticationRequest) (connector.Authentication, error) {
+	au, err := c.client.Authenticate(ctx, AuthenticationRequest{
+		IdempotencyKey: req.IdempotencyKey,
+		CardNumber:     req.Card.Number,
+		ExpiryMonth:    req.Card.ExpiryMonth,
+		ExpiryYear:     req.Card.ExpiryYear,
+		Amount:         req.Amount,
+		Currency:       req.Currency,
+		Reference:      req.Reference,
+		ReturnURL:      req.ReturnURL,
+	})
+	if err != nil {
+		return connector.Authentication{}, err
+	}
+	return authenticationOf(au), nil
+}
+
+// GetAuthentication asks the ACS where an authentication stands.
+func (c *Connector) GetAuthentication(ctx context.Context, id string) (connector.Authentication, error) {
+	au, err := c.client.GetAuthentication(ctx, id)
+	if err != nil {
+		return connector.Authentication{}, err
+	}
+	return authenticationOf(au), nil
+}
+
+// CreateAPMPayment starts a payment at the APM provider.
+func (c *Connector) CreateAPMPayment(ctx context.Context, req connector.APMRequest) (connector.APMPayment, error) {
+	p, err := c.client.CreateAPMPayment(ctx, APMRequest{
+		IdempotencyKey: req.IdempotencyKey,
+		Method:         req.Method,
+		Amount:         req.Amount,
+		Currency:       req.Currency,
+		Country:        req.Country,
+		Reference:      req.Reference,
+		CallbackURL:    req.CallbackURL,
+		ReturnURL:      req.ReturnURL,
+		BankCode:       req.BankCode,
+		Customer:       APMCustomer{Name: req.Customer.Name, Email: req.Customer.Email, Document: req.Customer.Document},
+	})
+	if err != nil {
+		return connector.APMPayment{}, err
+	}
+	return apmPaymentOf(p), nil
+}
+
+// GetAPMPayment asks the APM provider where a payment stands.
+func (c *Connector) GetAPMPayment(ctx context.Context, id string) (connector.APMPayment, error) {
+	p, err := c.client.GetAPMPayment(ctx, id)
+	if err != nil {
+		return connector.APMPayment{}, err
+	}
+	return apmPaymentOf(p), nil
+}
+
+// VerifyThreeDSResult reports whether form, the challenge result the ACS
+// has the shopper's browser post, carries the ACS's signature. It proves
+// only who sent the result: the order asks the ACS for the outcome.
+func (c *Connector) VerifyThreeDSResult(form url.Values) bool {
+	if c.secret == "" {
+		return false
+	}
+	return VerifyThreeDSResult(c.secret, form.Get("authentication_id"), form.Get("status"), form.Get("cavv"),
+		form.Get("reference"), form.Get("signature"))
+}
+
+// VerifyAPMCallback reports whether body, posted by the APM provider, is
+// signed in its X-Provider-Signature header. It proves only who sent the
+// callback: the order asks the provider for the payment's status.
+func (c *Connector) VerifyAPMCallback(body []byte, header http.Header) bool {
+	if c.secret == "" {
+		return false
+	}
+	return VerifyProviderSignature(c.secret, body, header.Get("X-Provider-Signature"))
+}
+
+// declineReasons are the simulator's decline codes in our words; the
+// simulator happens to use the same words.
+var declineReasons = map[string]connector.DeclineReason{
+	"do_not_honor":            connector.DeclineGeneric,
+	"insufficient_funds":      connector.DeclineInsufficientFunds,
+	"expired_card":            connector.DeclineExpiredCard,
+	"incorrect_cvc":           connector.DeclineIncorrectCVC,
+	"authentication_required": connector.DeclineAuthenticationRequired,
+	"authentication_failed":   connector.DeclineAuthenticationFailed,
+}
+
+func chargeOf(ch Charge) connector.Charge {
+	out := connector.Charge{
+		ID:             ch.ChargeID,
+		Status:         connector.Declined,
+		Message:        ch.Message,
+		AuthCode:       ch.AuthCode,
+		Amount:         ch.Amount,
+		Currency:       ch.Currency,
+		CapturedAmount: ch.CapturedAmount,
+		RefundedAmount: ch.RefundedAmount,
+		Voided:         ch.Voided,
+	}
+	if ch.Approved() {
+		out.Status = connector.Approved
+		return out
+	}
+	out.DeclineReason = connector.DeclineGeneric
+	if r, ok := declineReasons[ch.DeclineCode]; ok {
+		out.DeclineReason = r
+	}
+	return out
+}
+
+// refundOf maps a refund; anything the simulator calls neither pending nor
+// succeeded is failed.
+func refundOf(r Refund) connector.Refund {
+	st := refund.Failed
+	switch r.Status {
+	case RefundPending:
+		st = refund.Pending
+	case RefundSucceeded:
+		st = refund.Succeeded
+	}
+	return connector.Refund{ID: r.RefundID, ChargeID: r.ChargeID, Amount: r.Amount, Currency: r.Currency, Status: st}
+}
+
+func authenticationOf(au Authentication) connector.Authentication {
+	return connector.Authentication{ID: au.AuthenticationID, Status: connector.AuthenticationStatus(au.Status),
+		ECI: au.ECI, CAVV: au.CAVV, ACSURL: au.ACSURL}
+}
+
+func apmPaymentOf(p APMPayment) connector.APMPayment {
+	return connector.APMPayment{ID: p.PaymentID, Status: connector.APMStatus(p.Status), RedirectURL: p.RedirectURL}
+}
