@@ -21,6 +21,12 @@ test: $(TEMPORAL) $(WORKFLOWCHECK) chromium
 	$(GO) vet ./...
 	$(WORKFLOWCHECK) ./workflows/...
 	$(GO) test -count=1 -timeout 60m ./...
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZ_SMOKE_TIME)
+
+# make test ends with a smoke of every fuzz target: a second of new inputs
+# each, on top of the committed seeds that go test has just run. Long runs
+# are make fuzz.
+FUZZ_SMOKE_TIME ?= 1s
 
 # Non-deterministic calls in workflow code (time.Now, map iteration, ...);
 # a finding fails the target. Silence one only with a //workflowcheck:ignore
