@@ -85,7 +85,14 @@ func (a *Activities) DeliverNotification(ctx context.Context, in DeliverInput) (
 	for k, v := range n.Fields {
 		fields[k] = v
 	}
-	fields["encryption_data"] = signing.SignPaymentResult(account.SignKey(), signing.PaymentResultFrom(fields.Get))
+	if n.NotifyType == NotifyTypePayout {
+		// A payout notification is signed with the payout recipe (DESIGN
+		// §3), over the values the merchant signed in its request.
+		fields["encryption_data"] = signing.SignUpper(account.SignKey(), fields.Get("merchant_id"), fields.Get("account_id"),
+			fields.Get("request_id"), fields.Get("payment_currency"), fields.Get("payment_amount"))
+	} else {
+		fields["encryption_data"] = signing.SignPaymentResult(account.SignKey(), signing.PaymentResultFrom(fields.Get))
+	}
 	body := notify.Body(fields)
 
 	res := a.post(ctx, n.URL, n.NotifyID, account.SignKey(), body)

@@ -28,6 +28,8 @@ type Admin struct {
 	Token     string
 	Redeliver Redeliverer
 	Schedule  notify.Schedule // retry schedule of redeliveries
+	// PayoutReruns runs finance's payout re-runs; nil turns those routes off.
+	PayoutReruns PayoutRerunner
 }
 
 // adminMaxBody bounds an admin request body.

@@ -43,6 +43,7 @@ var nestedFields = map[string]bool{
 	"cart_items": true, "account_owner": true, "total_discount": true,
 	"additional_information": true, "subscription": true, "person": true,
 	"capture_orders": true, "review_orders": true, "cancel_orders": true, "refund_orders": true,
+	"beneficiary": true, "payer": true, // POST /v1/payout
 }
 
 // decodeBody fills dst from a JSON or form body. A body that starts with '{'

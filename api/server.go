@@ -70,6 +70,9 @@ type Server struct {
 	// ACS and APM provider pages (see edge.go).
 	FormOrigins []string
 
+	// Payouts starts payout workflows (POST /v1/payout); nil refuses payouts.
+	Payouts Payouts
+
 	// Admin is the operators' API under /admin; nil or without a token, off.
 	Admin *Admin
 
@@ -114,8 +117,12 @@ func (s *Server) Handler() http.Handler {
 	v1.POST("/cancel", s.cancel)
 	v1.POST("/refund", s.refund)
 	v1.POST("/retrievalRefund", s.retrievalRefund)
+	v1.POST("/payout", s.payout)
+	v1.POST("/payout/query", s.payoutQuery)
 	admin := r.Group("/admin")
 	admin.POST("/notifications/resend", s.resendNotifications)
+	admin.POST("/payouts/rerun", s.rerunPayouts)
+	admin.GET("/payouts/reruns", s.listPayoutReruns)
 	return r
 }
 

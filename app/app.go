@@ -33,6 +33,7 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/notifyclient"
 	"github.com/paygate/paygate/internal/adapters/redeliver"
@@ -605,13 +606,15 @@ func (g *Gateway) APIHandler() http.Handler {
 		PublicURL:      strings.TrimSuffix(g.Config.PublicURL, "/"),
 		SessionKey:     g.sessionKey(),
 		Shopper:        orders,
+		Payouts:        &api.TemporalPayouts{Client: g.Temporal},
 		Vault:          g.Vault,
 		IDs:            g.ids,
 		FormOrigins:    []string{g.Config.AcquirerURL}, // The simulated ACS and APM pages live there.
 		DB:             g.DB,
 		Logger:         g.Logger.With("component", "api"),
 
-		Admin: &api.Admin{Token: g.Config.AdminToken, Redeliver: redeliver.New(g.Temporal, g.DB), Schedule: g.Config.NotifySchedule},
+		Admin: &api.Admin{Token: g.Config.AdminToken, Redeliver: redeliver.New(g.Temporal, g.DB), Schedule: g.Config.NotifySchedule,
+			PayoutReruns: g.PayoutReruns()},
 	}
 	return s.Handler()
 }
@@ -665,7 +668,19 @@ func (g *Gateway) NewWorker() (sdkworker.Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return worker.New(g.Temporal, acts), nil
+	w := worker.New(g.Temporal, acts)
+	pacts, err := g.PayoutActivities()
+	if err != nil {
+		return nil, err
+	}
+	worker.RegisterPayouts(w, pacts)
+	worker.RegisterLedger(w, g.LedgerActivities())
+	return w, nil
+}
+
+// LedgerActivities returns the activities that post orders to the ledger.
+func (g *Gateway) LedgerActivities() *activities.LedgerActivities {
+	return &activities.LedgerActivities{Ledger: ledger.New(g.DB), Logger: g.Logger.With("component", "ledger")}
 }
 
 // EnsureSearchAttributes registers the custom search attributes that are missing.

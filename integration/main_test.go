@@ -29,6 +29,7 @@ import (
 	"github.com/paygate/paygate/app"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/dev/devenv"
+	"github.com/paygate/paygate/internal/dev/railsim"
 	"github.com/paygate/paygate/internal/dev/simbank"
 	"github.com/paygate/paygate/internal/dev/simulator"
 	"github.com/paygate/paygate/internal/domain/keyring"
@@ -46,6 +47,8 @@ var env struct {
 	simHTTP  *httptest.Server
 	bank     *simbank.Server // the second simulated acquirer (connector sim-bank)
 	bankHTTP *httptest.Server
+	rail     *railsim.Server // the payout rail simulator
+	railHTTP *httptest.Server
 	temporal client.Client
 	worker   sdkworker.Worker
 	logs     *syncBuffer
@@ -133,6 +136,19 @@ func run(m *testing.M) int {
 	defer env.bank.Close()
 	env.bankHTTP = httptest.NewServer(env.bank.Handler())
 	defer env.bankHTTP.Close()
+	railDir, err := os.MkdirTemp("", "paygate-rail-")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.RemoveAll(railDir)
+	env.rail, err = railsim.NewServer(railsim.Options{Logger: logger, DataPath: filepath.Join(railDir, "rail.jsonl"),
+		SettleDelay: 50 * time.Millisecond})
+	if err != nil {
+		return fail(err)
+	}
+	defer env.rail.Close()
+	env.railHTTP = httptest.NewServer(env.rail.Handler())
+	defer env.railHTTP.Close()
 	env.sink = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.WriteHeader(http.StatusNoContent)
@@ -160,6 +176,7 @@ func run(m *testing.M) int {
 		NotifyAllowPrivate: true,
 		NotifySchedule:     notify.Schedule{Initial: 100 * time.Millisecond, Max: time.Second, Horizon: time.Minute},
 		AdminToken:         adminToken,
+		RailURL:            env.railHTTP.URL,
 	}
 	env.cfg = cfg
 	// As in production, the schema comes from the migrations, applied

@@ -173,5 +173,7 @@ type BlockedCard struct {
 // migrations (models/migrations), whose test checks that gorm finds every
 // column and index of these models there and nothing to change.
 func All() []any {
-	return []any{&Merchant{}, &Account{}, &Order{}, &Refund{}, &Notification{}, &NotificationAttempt{}, &VaultCard{}, &BlockedCard{}}
+	return []any{&Merchant{}, &Account{}, &Order{}, &Refund{}, &Notification{}, &NotificationAttempt{}, &VaultCard{}, &BlockedCard{},
+		&LedgerAccount{}, &JournalEntry{}, &JournalLine{}, &LedgerReservation{},
+		&Payout{}, &PayoutRerun{}, &PayoutRerunItem{}}
 }

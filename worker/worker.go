@@ -19,6 +19,18 @@ func Register(r sdkworker.Registry, acts *activities.Activities) {
 	r.RegisterActivity(acts)
 }
 
+// RegisterPayouts puts the payout workflow and its activities on r.
+func RegisterPayouts(r sdkworker.Registry, acts *activities.PayoutActivities) {
+	r.RegisterWorkflowWithOptions(workflows.Payout, workflow.RegisterOptions{Name: workflows.PayoutWorkflowType})
+	r.RegisterActivity(acts)
+}
+
+// RegisterLedger puts the ledger activities the order workflow posts with
+// on r.
+func RegisterLedger(r sdkworker.Registry, acts *activities.LedgerActivities) {
+	r.RegisterActivity(acts)
+}
+
 // New returns a worker on the gateway's task queue with everything registered.
 func New(c client.Client, acts *activities.Activities) sdkworker.Worker {
 	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{

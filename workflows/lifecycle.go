@@ -419,6 +419,12 @@ func (w *orderWorkflow) settleRefund(ctx workflow.Context, row activities.SaveRe
 	if err := w.saveRefund(ctx, row); err != nil {
 		return err
 	}
+	if row.Status == refund.Succeeded {
+		w.postToLedger(ctx, ledgerDebit, activities.LedgerOrderInput{
+			Reference: "refund/" + row.RefundReferenceID, MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
+			Currency: w.in.Currency, Amount: row.Amount,
+		})
+	}
 	next := w.status
 	if w.refunded > 0 {
 		next = status.PartiallyRefunded

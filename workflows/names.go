@@ -10,6 +10,12 @@ const (
 
 	OrderWorkflowType = "Order"
 
+	// PayoutWorkflowType runs one payout: price, reserve, submit to the
+	// rail, settle or release, notify. Its id is PayoutWorkflowID.
+	PayoutWorkflowType = "Payout"
+	// QueryPayoutState returns the payout's current state for ops.
+	QueryPayoutState = "payout-state"
+
 	// UpdateAuthorise answers a direct payment request: the first request
 	// starts the order with it, repeats attach to the same order.
 	UpdateAuthorise = "authorise"
@@ -30,6 +36,11 @@ var (
 	SearchOrderNo       = temporal.NewSearchAttributeKeyKeyword("OrderNo")
 	SearchTransactionID = temporal.NewSearchAttributeKeyKeyword("TransactionId")
 	SearchPaymentStatus = temporal.NewSearchAttributeKeyInt64("PaymentStatus")
+
+	// Payouts are found by MerchantId and AccountId too, and by these.
+	SearchRequestID    = temporal.NewSearchAttributeKeyKeyword("RequestId")
+	SearchPayoutStatus = temporal.NewSearchAttributeKeyKeyword("PayoutStatus")
+	SearchFailureType  = temporal.NewSearchAttributeKeyKeyword("FailureType")
 )
 
 // SearchAttributeTypes lists the custom search attributes with the type names
@@ -40,10 +51,20 @@ var SearchAttributeTypes = map[string]string{
 	"OrderNo":       "Keyword",
 	"TransactionId": "Keyword",
 	"PaymentStatus": "Int",
+	"RequestId":     "Keyword",
+	"PayoutStatus":  "Keyword",
+	"FailureType":   "Keyword",
 }
 
 // OrderWorkflowID is the id of an order's workflow. It makes a second order
 // with the same order_no impossible.
 func OrderWorkflowID(merchantID, accountID, orderNo string) string {
 	return "order/" + merchantID + "/" + accountID + "/" + orderNo
+}
+
+// PayoutWorkflowID is the id of a payout's workflow (DESIGN §1). It makes a
+// second payout under one request_id impossible, and it is the payout's
+// idempotency key at the rail.
+func PayoutWorkflowID(merchantID, requestID string) string {
+	return "payout/" + merchantID + "/" + requestID
 }

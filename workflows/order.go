@@ -175,7 +175,8 @@ type orderWorkflow struct {
 	// lock serialises the operations on the order, so that two refunds can
 	// never both pass the captured-amount check.
 	lock workflow.Mutex
-	// inFlight counts pending refunds still being watched.
+	// inFlight counts pending refunds still being watched and ledger
+	// postings still running (postToLedger); the order ends only at zero.
 	inFlight int
 	// writes numbers the record writes, so that a write of a retried
 	// workflow task can never overwrite a newer one.
@@ -589,8 +590,18 @@ func (w *orderWorkflow) setStatus(ctx workflow.Context, to status.Payment) error
 	if err := w.checkMove(ctx, to); err != nil {
 		return err
 	}
+	from := w.status
 	w.status = to
 	w.since = workflow.Now(ctx)
+	if to == status.Paid && from != status.Paid {
+		// The order is paid (a sale, a capture, an approved review, a
+		// 3-D Secure or APM payment): its captured amount is the
+		// merchant's.
+		w.postToLedger(ctx, ledgerCredit, activities.LedgerOrderInput{
+			Reference: "order/" + w.in.TransactionID + "/paid", MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
+			Currency: w.in.Currency, Amount: w.captured,
+		})
+	}
 	return workflow.UpsertTypedSearchAttributes(ctx, SearchPaymentStatus.ValueSet(int64(to)))
 }
 

@@ -52,6 +52,9 @@ var testPANs = []string{
 // acts names the activities for mocks, as the workflow does.
 var acts *activities.Activities
 
+// ledgerActs names the ledger activities for mocks.
+var ledgerActs *activities.LedgerActivities
+
 var (
 	accepted = risk.Result{Action: risk.Accept, Reasons: []risk.Reason{
 		{Name: risk.RuleAmountLimit, Status: risk.Accept},
@@ -141,6 +144,10 @@ type acquirer struct {
 	apmStatus  string                    // GetAPMPayment's answer
 	apmCreated []activities.APMInput
 	attached   []activities.AttachCardInput
+
+	// The ledger: every posting, credits and debits in call order.
+	credits []activities.LedgerOrderInput
+	debits  []activities.LedgerOrderInput
 }
 
 func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
@@ -149,6 +156,21 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 	env := s.NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(workflows.Order, workflow.RegisterOptions{Name: workflows.OrderWorkflowType})
 	env.RegisterActivity(&activities.Activities{})
+	env.RegisterActivity(&activities.LedgerActivities{})
+	env.OnActivity(ledgerActs.LedgerCreditOrder, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.LedgerOrderInput) (activities.LedgerPostingResult, error) {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.credits = append(acq.credits, in)
+			return activities.LedgerPostingResult{EntryID: int64(len(acq.credits))}, nil
+		}).Maybe()
+	env.OnActivity(ledgerActs.LedgerDebitRefund, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.LedgerOrderInput) (activities.LedgerPostingResult, error) {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.debits = append(acq.debits, in)
+			return activities.LedgerPostingResult{EntryID: int64(100 + len(acq.debits))}, nil
+		}).Maybe()
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{
 		ID:        workflows.OrderWorkflowID(merchantID, accountID, orderNo),
 		TaskQueue: workflows.TaskQueue,

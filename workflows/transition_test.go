@@ -175,6 +175,10 @@ func transitionEnv(t *testing.T, apmStatus string) (*testsuite.TestWorkflowEnvir
 	env.RegisterWorkflow(servedFlawedOrder)
 	env.RegisterWorkflow(runFlawedStep)
 	env.RegisterActivity(&activities.Activities{})
+	env.RegisterActivity(&activities.LedgerActivities{})
+	for _, act := range []any{la.LedgerCreditOrder, la.LedgerDebitRefund} {
+		env.OnActivity(act, mock.Anything, mock.Anything).Return(activities.LedgerPostingResult{}, nil).Maybe()
+	}
 	c := &calls{}
 	for name, act := range map[string]any{
 		"DropCVV": a.DropCVV, "FinishOrder": a.FinishOrder, "VoidCharge": a.VoidCharge,

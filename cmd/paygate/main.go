@@ -13,6 +13,10 @@
 //	paygate verify-notification checks a received notification as a merchant would
 //	paygate notify resend       delivers notifications again with their notify_id
 //	paygate vault sweep         drops the CVVs no order needs any more
+//	paygate ledger topup        credits a merchant's deposit with operator funding
+//	paygate ledger balance      prints a merchant account's available and reserved balance
+//	paygate payout rerun       re-runs failed payouts (by id or filter) as new runs of their workflow
+//	paygate payout reruns      lists the recorded payout re-run batches
 package main
 
 import (
@@ -48,7 +52,12 @@ commands:
   bench              drive signed authorisations through a running gateway
   verify-notification  check a received notification's encryption_data and webhook signature
   notify resend      deliver notifications again (by order, notify id or time range) with their notify_id
-  vault sweep        drop the CVVs no order needs any more (-dry-run, -every D to repeat)`)
+  vault sweep        drop the CVVs no order needs any more (-dry-run, -every D to repeat)
+  ledger topup       credit a merchant's deposit with operator funding (-reference makes it idempotent)
+  ledger balance     print a merchant account's available and reserved balance
+  ledger entries     list a merchant account's journal entries
+  payout rerun       re-run failed payouts by id or filter (-dry-run, -yes, -resume N)
+  payout reruns      list the recorded payout re-runs`)
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
@@ -89,6 +98,10 @@ func run(args []string, stdout io.Writer) error {
 		return runNotify(ctx, rest, stdout, logger)
 	case "vault":
 		return runVault(ctx, rest, stdout, logger)
+	case "ledger":
+		return runLedger(ctx, rest, stdout, logger)
+	case "payout":
+		return runPayout(ctx, rest, os.Stdin, stdout, logger)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, errUsage.Error())
 		return nil

@@ -71,6 +71,11 @@ var (
 	// RequestInProgress refuses a request while the same request (same
 	// Idempotency-Key, or the same signed batch) is still being answered.
 	RequestInProgress = Code{"I0021", "The same request is still in progress"}
+	// PayoutMismatch refuses a payout whose request_id the merchant already
+	// used for a payout with other content: nothing is paid a second time.
+	PayoutMismatch = Code{"I0022", "Duplicate request_id with different content"}
+	// PayoutNotFound answers a payout query for a request_id with no payout.
+	PayoutNotFound = Code{"I0023", "Payout not found"}
 
 	RiskReview          = Code{"R0000", "Held for risk review"}
 	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
@@ -113,7 +118,7 @@ func All() []Code {
 		MissingField, UnknownMerchant, InvalidAmount, UnsupportedCurrency, InvalidCardNumber,
 		InvalidExpiry, InvalidCVV, InvalidField, DuplicateOrder, MalformedRequest, RequestTooLarge,
 		PaymentTypeConflict, BadSignature, IPNotAllowed, TooManyOrders, OrderNotFound,
-		UnsupportedMethod, InvalidState, OrderMismatch, IdempotencyConflict, RequestInProgress,
+		UnsupportedMethod, InvalidState, OrderMismatch, IdempotencyConflict, RequestInProgress, PayoutMismatch, PayoutNotFound,
 		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
 		RiskCountryMismatch,
 		ConnectorError, ThreeDSNotAvailable,

@@ -1,0 +1,357 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"gorm.io/gorm"
+
+	"github.com/paygate/paygate/internal/adapters/ledger"
+	"github.com/paygate/paygate/internal/adapters/rail"
+	"github.com/paygate/paygate/internal/domain/payout"
+	"github.com/paygate/paygate/models"
+)
+
+// PayoutLedger is the ledger as payouts use it: a payout reserves what it
+// sends and its fee, then settles the reservation when the rail paid or
+// releases it when the payout failed (internal/adapters/ledger.Ledger).
+type PayoutLedger interface {
+	// Reserve fails with ledger.ErrInsufficientFunds when the deposit is short.
+	Reserve(ctx context.Context, r ledger.Reservation) error
+	Settle(ctx context.Context, reference string) error
+	Release(ctx context.Context, reference string) error
+}
+
+// PayoutRail is the payout rail's client (internal/adapters/rail.Client).
+type PayoutRail interface {
+	Submit(ctx context.Context, req rail.SubmitRequest) (rail.Transfer, error)
+	Get(ctx context.Context, id string) (rail.Transfer, error)
+	FindByKey(ctx context.Context, idempotencyKey string) (rail.Transfer, error)
+}
+
+// PayoutPricing is the operator's rate table and fee schedule.
+type PayoutPricing struct {
+	Rates payout.Rates
+	Fees  payout.FeeSchedule
+}
+
+// PayoutActivities are the payout workflow's hands: the payouts table, the
+// ledger, the rail and the pricing tables. They are a struct of their own so
+// that payouts add no field to Activities, which every order activity shares.
+type PayoutActivities struct {
+	DB      *gorm.DB
+	Ledger  PayoutLedger
+	Rail    PayoutRail
+	Pricing PayoutPricing
+	Logger  *slog.Logger
+}
+
+// Error types of the payout activities' application errors.
+const (
+	// ErrTypePayoutRailRejected: the rail refused the transfer (4xx or an
+	// idempotency conflict); the same request can never succeed.
+	ErrTypePayoutRailRejected = "PayoutRailRejected"
+	// ErrTypePayoutLedgerRefused: the ledger refused the posting for its
+	// values; retrying cannot help.
+	ErrTypePayoutLedgerRefused = "PayoutLedgerRefused"
+)
+
+// PayoutRecordStartInput is a payout as its run starts.
+type PayoutRecordStartInput struct {
+	ID               string
+	MerchantID       string
+	AccountID        string
+	RequestID        string
+	TransactionID    string
+	ShortReferenceID string
+	Instruction      payout.Instruction
+	NotifyURL        string
+	Run              int
+	At               time.Time
+}
+
+// PayoutRecordStart inserts the payout at NEW, or, for a later run of the
+// same payout (a finance re-run), sets it back to NEW under the new run
+// number. A retry finds the row and changes nothing more.
+func (p *PayoutActivities) PayoutRecordStart(ctx context.Context, in PayoutRecordStartInput) error {
+	req, err := json.Marshal(in.Instruction)
+	if err != nil {
+		return temporal.NewNonRetryableApplicationError("encode instruction", ErrTypeRecordRejected, err)
+	}
+	row := &models.Payout{
+		ID: in.ID, MerchantID: in.MerchantID, AccountID: in.AccountID, RequestID: in.RequestID,
+		TransactionID: in.TransactionID, ShortReferenceID: in.ShortReferenceID,
+		Status:          string(payout.StatusNew),
+		PaymentCurrency: in.Instruction.PaymentAmount.Currency, PaymentAmount: in.Instruction.PaymentAmount.Minor,
+		SourceCurrency: in.Instruction.SourceCurrency, Request: req, NotifyURL: in.NotifyURL, Run: in.Run,
+		CreatedAt: in.At, UpdatedAt: in.At,
+	}
+	if err := models.InsertPayout(ctx, p.DB, row); err != nil {
+		return recordError(err)
+	}
+	if in.Run > 1 {
+		err := models.UpdatePayout(ctx, p.DB, in.ID, models.PayoutUpdate{Status: string(payout.StatusNew), Run: in.Run}, in.At)
+		if err != nil {
+			return recordError(err)
+		}
+	}
+	return nil
+}
+
+// recordError makes a write that Postgres refused for its values
+// non-retryable, as the order activities do.
+func recordError(err error) error {
+	if models.IsDataError(err) {
+		return temporal.NewNonRetryableApplicationError("payout record rejected", ErrTypeRecordRejected, err)
+	}
+	return err
+}
+
+// PayoutPriceInput is a payout to price at a time (workflow.Now).
+type PayoutPriceInput struct {
+	Instruction payout.Instruction
+	At          time.Time
+}
+
+// PayoutPriceResult is the priced payout, or why it cannot be priced.
+type PayoutPriceResult struct {
+	Charges       payout.Charges
+	FailureType   payout.FailureType
+	FailureReason string
+}
+
+// PayoutPrice quotes and prices a payout over the operator's tables. A
+// payout that cannot be priced is a result (FailureType set), not an error:
+// it is the payout's outcome.
+func (p *PayoutActivities) PayoutPrice(_ context.Context, in PayoutPriceInput) (PayoutPriceResult, error) {
+	ch, err := payout.Price(in.Instruction, p.Pricing.Rates, p.Pricing.Fees, in.At)
+	if err != nil {
+		ft := payout.FailureTypeOf(err)
+		return PayoutPriceResult{FailureType: ft, FailureReason: ft.Reason() + ": " + err.Error()}, nil
+	}
+	return PayoutPriceResult{Charges: ch}, nil
+}
+
+// PayoutRecordInput is a status change of a payout.
+type PayoutRecordInput struct {
+	ID            string
+	Status        payout.Status
+	FailureType   payout.FailureType
+	FailureReason string
+	// Charges, when not nil, records the quote and the amounts.
+	Charges        *payout.Charges
+	RailTransferID string
+	At             time.Time
+}
+
+// PayoutRecord writes a status change and what the step learnt.
+func (p *PayoutActivities) PayoutRecord(ctx context.Context, in PayoutRecordInput) error {
+	u := models.PayoutUpdate{Status: string(in.Status), FailureType: string(in.FailureType),
+		FailureReason: in.FailureReason, RailTransferID: in.RailTransferID}
+	if ch := in.Charges; ch != nil {
+		q, err := json.Marshal(ch.Quote)
+		if err != nil {
+			return temporal.NewNonRetryableApplicationError("encode quote", ErrTypeRecordRejected, err)
+		}
+		u.Quote = q
+		u.SourceAmount = ch.Quote.SourceAmount.Minor
+		u.FeeAmount = ch.Fee.Minor
+		u.PayerPaysAmount = ch.PayerPays.Minor
+		u.BeneficiaryReceivesAmount = ch.BeneficiaryReceives.Minor
+		u.TransferAmount = ch.Transfer.Minor
+	}
+	return recordError(models.UpdatePayout(ctx, p.DB, in.ID, u, in.At))
+}
+
+// PayoutReserveInput is the reservation of a priced payout: Amount (what is
+// sent) and Fee in minor units of Currency, the deposit's currency.
+type PayoutReserveInput struct {
+	Reference  string
+	MerchantID string
+	AccountID  string
+	Currency   string
+	Amount     int64
+	Fee        int64
+}
+
+// PayoutReserveResult tells whether the funds were reserved.
+type PayoutReserveResult struct {
+	Reserved bool
+	// Insufficient: the deposit is short; nothing was reserved.
+	Insufficient bool
+}
+
+// PayoutReserve sets the payout's money aside. A short deposit is a result;
+// a posting the ledger refuses for its values is non-retryable.
+func (p *PayoutActivities) PayoutReserve(ctx context.Context, in PayoutReserveInput) (PayoutReserveResult, error) {
+	err := p.Ledger.Reserve(ctx, ledger.Reservation{Reference: in.Reference, MerchantID: in.MerchantID,
+		AccountID: in.AccountID, Currency: in.Currency, Amount: in.Amount, Fee: in.Fee})
+	switch {
+	case err == nil:
+		return PayoutReserveResult{Reserved: true}, nil
+	case errors.Is(err, ledger.ErrInsufficientFunds):
+		return PayoutReserveResult{Insufficient: true}, nil
+	case errors.Is(err, ledger.ErrInvalid), errors.Is(err, ledger.ErrReferenceConflict), errors.Is(err, ledger.ErrReservationClosed):
+		return PayoutReserveResult{}, temporal.NewNonRetryableApplicationError("ledger refused the reservation", ErrTypePayoutLedgerRefused, err)
+	}
+	return PayoutReserveResult{}, err
+}
+
+// PayoutReservationInput names a reservation to settle or release.
+type PayoutReservationInput struct {
+	Reference string
+}
+
+// PayoutSettle takes the reserved money: the rail paid.
+func (p *PayoutActivities) PayoutSettle(ctx context.Context, in PayoutReservationInput) error {
+	return ledgerClose(p.Ledger.Settle(ctx, in.Reference))
+}
+
+// PayoutRelease gives the reserved money back: the payout failed.
+func (p *PayoutActivities) PayoutRelease(ctx context.Context, in PayoutReservationInput) error {
+	return ledgerClose(p.Ledger.Release(ctx, in.Reference))
+}
+
+func ledgerClose(err error) error {
+	if err != nil && (errors.Is(err, ledger.ErrReservationClosed) || errors.Is(err, ledger.ErrReservationNotFound) ||
+		errors.Is(err, ledger.ErrInvalid)) {
+		return temporal.NewNonRetryableApplicationError("ledger refused", ErrTypePayoutLedgerRefused, err)
+	}
+	return err
+}
+
+// Transfer statuses at the rail, as PayoutTransfer carries them.
+const (
+	TransferSubmitted = rail.StatusSubmitted
+	TransferCompleted = rail.StatusCompleted
+	TransferFailed    = rail.StatusFailed
+)
+
+// PayoutBeneficiary is who a transfer pays: the account name, the IBAN or
+// else the account number, the BIC and the bank's country.
+type PayoutBeneficiary struct {
+	Name          string
+	IBAN          string
+	AccountNumber string
+	BIC           string
+	Country       string
+}
+
+// PayoutTransfer is the rail's transfer in the workflow's terms.
+type PayoutTransfer struct {
+	Found         bool
+	ID            string
+	Status        string // rail.StatusSubmitted, rail.StatusCompleted, rail.StatusFailed
+	FailureType   payout.FailureType
+	FailureReason string
+	// Attempt is the number of the transfer's latest attempt at the rail.
+	Attempt int
+}
+
+func transferOf(t rail.Transfer) PayoutTransfer {
+	out := PayoutTransfer{Found: true, ID: t.ID, Status: t.Status, Attempt: t.Attempt}
+	if t.Status == rail.StatusFailed {
+		out.FailureType = railFailureType(t.FailureType)
+		out.FailureReason = t.FailureReason
+		if out.FailureReason == "" {
+			out.FailureReason = out.FailureType.Reason()
+		}
+	}
+	return out
+}
+
+// railFailureType maps the rail's failure codes to the payout's.
+func railFailureType(code string) payout.FailureType {
+	switch code {
+	case "beneficiary_account_closed", "beneficiary_account_invalid":
+		return payout.FailureBeneficiaryAccount
+	case "beneficiary_bank_unavailable":
+		return payout.FailureRailUnavailable
+	case "":
+		return payout.FailureUnknown
+	}
+	return payout.FailureRailRejected
+}
+
+// PayoutFindInput names a transfer by its idempotency key.
+type PayoutFindInput struct {
+	IdempotencyKey string
+}
+
+// PayoutFindTransfer returns the transfer under the key; Found is false when
+// the rail never accepted one.
+func (p *PayoutActivities) PayoutFindTransfer(ctx context.Context, in PayoutFindInput) (PayoutTransfer, error) {
+	t, err := p.Rail.FindByKey(ctx, in.IdempotencyKey)
+	if errors.Is(err, rail.ErrNotFound) {
+		return PayoutTransfer{}, nil
+	}
+	if err != nil {
+		return PayoutTransfer{}, railError(err)
+	}
+	return transferOf(t), nil
+}
+
+// PayoutSubmitInput is a transfer to submit. PriorAttempt is the latest
+// attempt of the transfer under the key before this run submitted (0 when
+// there was none): an attempt above it is this run's own.
+type PayoutSubmitInput struct {
+	IdempotencyKey string
+	Amount         int64
+	Currency       string
+	Beneficiary    PayoutBeneficiary
+	Reference      string
+	PriorAttempt   int
+}
+
+// PayoutSubmit hands the transfer to the rail under the workflow id as
+// idempotency key. It looks the key up first: after a timeout or a worker
+// crash the outcome of the last submission is unknown, and re-submitting a
+// transfer that failed meanwhile would start a new attempt (the rail's
+// rule), so only a transfer this run has not yet submitted is submitted.
+func (p *PayoutActivities) PayoutSubmit(ctx context.Context, in PayoutSubmitInput) (PayoutTransfer, error) {
+	t, err := p.Rail.FindByKey(ctx, in.IdempotencyKey)
+	switch {
+	case err == nil && (t.Status != rail.StatusFailed || t.Attempt > in.PriorAttempt):
+		return transferOf(t), nil
+	case err != nil && !errors.Is(err, rail.ErrNotFound):
+		return PayoutTransfer{}, railError(err)
+	}
+	t, err = p.Rail.Submit(ctx, rail.SubmitRequest{IdempotencyKey: in.IdempotencyKey, Amount: in.Amount,
+		Currency: in.Currency, Beneficiary: rail.Beneficiary(in.Beneficiary), Reference: in.Reference})
+	if err != nil {
+		return PayoutTransfer{}, railError(err)
+	}
+	return transferOf(t), nil
+}
+
+// PayoutGetInput names a transfer by the rail's id.
+type PayoutGetInput struct {
+	TransferID string
+}
+
+// PayoutGetTransfer returns the transfer's current state.
+func (p *PayoutActivities) PayoutGetTransfer(ctx context.Context, in PayoutGetInput) (PayoutTransfer, error) {
+	t, err := p.Rail.Get(ctx, in.TransferID)
+	if err != nil {
+		return PayoutTransfer{}, railError(err)
+	}
+	return transferOf(t), nil
+}
+
+// railError leaves retryable rail errors plain, for the retry policy, and
+// makes the others non-retryable.
+func railError(err error) error {
+	if rail.Retryable(err) {
+		return err
+	}
+	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("rail refused: %v", err), ErrTypePayoutRailRejected, err)
+}
+
+// NotifyTypePayout is the notify_type of payout notifications; they are
+// signed with the payout recipe rather than the payment result's.
+const NotifyTypePayout = "payout"

@@ -1,0 +1,177 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/paygate/internal/adapters/payoutrerun"
+	"github.com/paygate/paygate/models"
+)
+
+// PayoutRerunner plans and runs finance's payout re-runs;
+// *payoutrerun.Service is one.
+type PayoutRerunner interface {
+	Plan(ctx context.Context, sel models.PayoutSelection) ([]payoutrerun.Item, error)
+	Resume(ctx context.Context, id int64) (*models.PayoutRerun, []payoutrerun.Item, error)
+	Run(ctx context.Context, req payoutrerun.Request, items []payoutrerun.Item, progress payoutrerun.Progress) (payoutrerun.Result, error)
+	List(ctx context.Context, limit int) ([]models.PayoutRerun, error)
+}
+
+type payoutRerunRequest struct {
+	IDs         []string `json:"ids"`
+	From        string   `json:"from"`
+	To          string   `json:"to"`
+	FailureType string   `json:"failure_type"`
+	MerchantID  string   `json:"merchant_id"`
+	DryRun      bool     `json:"dry_run"`
+	By          string   `json:"by"`
+	Resume      int64    `json:"resume"`
+}
+
+// admit answers 404 when the admin API is off and 401 without the token;
+// it reports whether the request may go on.
+func (s *Server) admit(c *gin.Context) bool {
+	a := s.Admin
+	if !a.enabled() || a.PayoutReruns == nil {
+		c.String(http.StatusNotFound, "404 page not found")
+		return false
+	}
+	if !a.authorised(c.GetHeader("Authorization")) {
+		c.Header("WWW-Authenticate", `Bearer realm="paygate-admin"`)
+		c.JSON(http.StatusUnauthorized, adminError{"unauthorised"})
+		return false
+	}
+	return true
+}
+
+// rerunPayouts plans the selected payouts and, unless dry_run, re-runs the
+// failed ones; it answers the batch's record and per-payout outcomes. The
+// starts are bounded by the service, so 1,000 payouts answer in seconds.
+func (s *Server) rerunPayouts(c *gin.Context) {
+	if !s.admit(c) {
+		return
+	}
+	var req payoutRerunRequest
+	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, 1<<20))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		c.JSON(http.StatusBadRequest, adminError{"bad request body: " + err.Error()})
+		return
+	}
+	if dec.More() {
+		c.JSON(http.StatusBadRequest, adminError{"bad request body: trailing data"})
+		return
+	}
+	sel, msg := req.selection()
+	if msg != "" {
+		c.JSON(http.StatusBadRequest, adminError{msg})
+		return
+	}
+	by := strings.TrimSpace(req.By)
+	if by == "" {
+		by = "admin-api"
+	}
+	rr := payoutrerun.Request{Selection: sel, DryRun: req.DryRun, By: by, Source: "api", Resume: req.Resume}
+	ctx := c.Request.Context()
+	var items []payoutrerun.Item
+	var err error
+	if req.Resume != 0 {
+		_, items, err = s.Admin.PayoutReruns.Resume(ctx, req.Resume)
+	} else {
+		if err = payoutrerun.Check(sel); err != nil {
+			c.JSON(http.StatusBadRequest, adminError{err.Error()})
+			return
+		}
+		items, err = s.Admin.PayoutReruns.Plan(ctx, sel)
+	}
+	switch {
+	case errors.Is(err, models.ErrRerunNotFound):
+		c.JSON(http.StatusNotFound, adminError{"no such re-run"})
+		return
+	case errors.Is(err, payoutrerun.ErrTooMany), errors.Is(err, payoutrerun.ErrResumeDryRun):
+		c.JSON(http.StatusBadRequest, adminError{err.Error()})
+		return
+	case err != nil:
+		s.Logger.Error("plan payout re-run", "error", err)
+		c.JSON(http.StatusServiceUnavailable, adminError{"payout re-run unavailable, try again"})
+		return
+	}
+	// The batch goes on when the caller hangs up: its record is resumable,
+	// but a batch that finishes by itself needs no resume.
+	res, err := s.Admin.PayoutReruns.Run(context.WithoutCancel(ctx), rr, items, nil)
+	if err != nil {
+		s.Logger.Error("payout re-run", "rerun", res.Rerun.ID, "error", err)
+		c.JSON(http.StatusServiceUnavailable, adminError{"payout re-run failed part way, resume it: " + err.Error()})
+		return
+	}
+	s.Logger.Info("payout re-run", "rerun", res.Rerun.ID, "by", by, "dry_run", res.Rerun.DryRun,
+		"total", res.Rerun.Total, "started", res.Rerun.Started, "skipped", res.Rerun.Skipped, "errors", res.Rerun.Errors)
+	c.JSON(http.StatusOK, res)
+}
+
+// listPayoutReruns lists the newest recorded re-run batches (?limit=N).
+func (s *Server) listPayoutReruns(c *gin.Context) {
+	if !s.admit(c) {
+		return
+	}
+	limit := 50
+	if v := c.Query("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			c.JSON(http.StatusBadRequest, adminError{"limit: want 1 to 1000"})
+			return
+		}
+		limit = n
+	}
+	rs, err := s.Admin.PayoutReruns.List(c.Request.Context(), limit)
+	if err != nil {
+		s.Logger.Error("list payout re-runs", "error", err)
+		c.JSON(http.StatusServiceUnavailable, adminError{"payout re-runs unavailable, try again"})
+		return
+	}
+	if rs == nil {
+		rs = []models.PayoutRerun{}
+	}
+	c.JSON(http.StatusOK, gin.H{"reruns": rs})
+}
+
+// selection validates the request's selection; the message is empty when
+// it is good.
+func (r *payoutRerunRequest) selection() (models.PayoutSelection, string) {
+	sel := models.PayoutSelection{
+		IDs:         trimAll(r.IDs),
+		FailureType: strings.TrimSpace(r.FailureType),
+		MerchantID:  strings.TrimSpace(r.MerchantID),
+	}
+	var err error
+	if v := strings.TrimSpace(r.From); v != "" {
+		if sel.From, err = time.Parse(time.RFC3339, v); err != nil {
+			return sel, "from: want an RFC 3339 time"
+		}
+	}
+	if v := strings.TrimSpace(r.To); v != "" {
+		if sel.To, err = time.Parse(time.RFC3339, v); err != nil {
+			return sel, "to: want an RFC 3339 time"
+		}
+	}
+	if r.Resume < 0 {
+		return sel, "resume: want a re-run id"
+	}
+	if r.Resume != 0 {
+		if !payoutrerun.Empty(sel) {
+			return sel, "resume takes no selection: the batch keeps its own"
+		}
+		return sel, ""
+	}
+	if err := payoutrerun.Check(sel); err != nil {
+		return sel, err.Error()
+	}
+	return sel, ""
+}

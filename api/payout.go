@@ -1,0 +1,327 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/payout"
+	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
+)
+
+// POST /v1/payout: the authenticated-request step (payout recipe of DESIGN
+// §3), payout.Validate, the account's currency, then one payout workflow
+// per merchant and request_id (workflow id payout/{merchant_id}/{request_id}).
+// The handler never writes the payout: the workflow records it, and the
+// handler reads the record, waiting up to PayoutWait for a final status.
+// A refusal is never signed; a payout's answer is signed with the payout
+// recipe over its validated values, and only for a caller who proved the key.
+
+// PayoutWait is how long POST /v1/payout waits for a final status before it
+// answers the payout's current one; the rest comes by notification and query.
+const PayoutWait = 5 * time.Second
+
+// payoutRecordWait is how long the handler waits for a payout workflow it
+// started or found to record the payout.
+const payoutRecordWait = 10 * time.Second
+
+// Payouts starts payout workflows (TemporalPayouts).
+type Payouts interface {
+	// Start starts the payout's first run, or finds the run already under
+	// its workflow id; it never starts a second.
+	Start(ctx context.Context, in workflows.PayoutInput) error
+}
+
+// payoutRequest is the body of POST /v1/payout.
+type payoutRequest struct {
+	payout.Request
+}
+
+func (r *payoutRequest) trim() {
+	for _, p := range []*string{&r.MerchantID, &r.AccountID, &r.EncryptionData} {
+		*p = strings.TrimSpace(*p)
+	}
+}
+
+func (r *payoutRequest) echo() echo {
+	return echo{merchantID: r.MerchantID, accountID: r.AccountID, currency: r.PaymentCurrency}
+}
+
+func (r *payoutRequest) signature() string { return r.EncryptionData }
+
+func (r *payoutRequest) signedValues() []string { return r.SignedValues() }
+
+func (r *payoutRequest) requiresEncryptionData() {}
+
+// payoutQueryRequest is the body of POST /v1/payout/query. Its signature is
+// over merchant_id, account_id and request_id (our recipe: the interface
+// shows no payout query).
+type payoutQueryRequest struct {
+	MerchantID     string `json:"merchant_id"`
+	AccountID      string `json:"account_id"`
+	RequestID      string `json:"request_id"`
+	EncryptionData string `json:"encryption_data"`
+}
+
+func (r *payoutQueryRequest) trim() {
+	for _, p := range []*string{&r.MerchantID, &r.AccountID, &r.RequestID, &r.EncryptionData} {
+		*p = strings.TrimSpace(*p)
+	}
+}
+
+func (r *payoutQueryRequest) echo() echo {
+	return echo{merchantID: r.MerchantID, accountID: r.AccountID}
+}
+
+func (r *payoutQueryRequest) signature() string { return r.EncryptionData }
+
+func (r *payoutQueryRequest) signedValues() []string {
+	return []string{r.MerchantID, r.AccountID, r.RequestID}
+}
+
+func (r *payoutQueryRequest) requiresEncryptionData() {}
+
+// payoutRefusal is the JSON of a refused payout request or query: the ids
+// and the result code. It is never signed.
+type payoutRefusal struct {
+	MerchantID     string `json:"merchant_id"`
+	AccountID      string `json:"account_id"`
+	ResultInfo     string `json:"result_info"`
+	EncryptionData string `json:"encryption_data"`
+}
+
+// payoutAnswers is the JSON of /v1/payout and /v1/payout/query refusals.
+var payoutAnswers = answerFormat{render: func(_ *Server, c *gin.Context, r refusal) {
+	c.Set(ctxResultCode, r.code.ID)
+	c.JSON(r.httpStatus, payoutRefusal{MerchantID: r.echo.merchantID, AccountID: r.echo.accountID, ResultInfo: r.code.String()})
+}}
+
+// payout handles POST /v1/payout.
+func (s *Server) payout(c *gin.Context) {
+	var req payoutRequest
+	m, ok := s.acceptMerchant(c, payoutAnswers, &req)
+	if !ok {
+		return
+	}
+	ctx := c.Request.Context()
+	now := s.Now()
+	in, err := payout.Validate(req.Request, now)
+	var fe *payout.FieldError
+	if errors.As(err, &fe) {
+		m.refuse(fe.Result())
+		return
+	}
+	if err != nil {
+		m.refuse(codes.InvalidField.With(err.Error()))
+		return
+	}
+	if !m.account.AllowsCurrency(in.SourceCurrency) {
+		m.refuse(codes.UnsupportedCurrency.With(in.SourceCurrency))
+		return
+	}
+	if s.Payouts == nil || s.DB == nil {
+		m.refuse(codes.SystemError.With("payouts are not configured"))
+		return
+	}
+	id := workflows.PayoutWorkflowID(req.MerchantID, in.RequestID)
+	p, err := models.FindPayout(ctx, s.DB, id)
+	if errors.Is(err, models.ErrPayoutNotFound) {
+		short, serr := payout.NewShortReference(now, rand.Reader)
+		if serr != nil {
+			s.Logger.Error("payout short reference", "error", serr)
+			m.refuse(codes.SystemError)
+			return
+		}
+		start := workflows.PayoutInput{
+			ID: id, MerchantID: req.MerchantID, AccountID: req.AccountID, RequestID: in.RequestID,
+			TransactionID: s.IDs.Next(), ShortReferenceID: short, Instruction: in, NotifyURL: in.Request.NotifyURL,
+			Run: 1, NotifySchedule: s.NotifySchedule,
+		}
+		if err := s.Payouts.Start(ctx, start); err != nil {
+			s.Logger.Error("start payout", "payout", id, "error", err)
+			m.refuse(codes.SystemError)
+			return
+		}
+		p, err = s.awaitPayout(ctx, id, payoutRecordWait, func(*models.Payout) bool { return true })
+	}
+	if err != nil {
+		s.Logger.Error("load payout", "payout", id, "error", err)
+		m.refuse(codes.SystemError)
+		return
+	}
+	// Two requests under one request_id may race to start the workflow;
+	// the record holds the first one's content, which is what both are
+	// compared with.
+	if p.AccountID != req.AccountID || !sameRequest(p.Request, in.Request) {
+		m.refuse(codes.PayoutMismatch.With(in.RequestID))
+		return
+	}
+	if final, err := s.awaitPayout(ctx, id, PayoutWait, payoutFinal); err == nil {
+		p = final
+	} else if !errors.Is(err, context.DeadlineExceeded) {
+		s.Logger.Warn("wait for payout", "payout", id, "error", err)
+	}
+	s.renderPayout(c, p, m.key)
+}
+
+// payoutQuery handles POST /v1/payout/query: the payout's current answer.
+func (s *Server) payoutQuery(c *gin.Context) {
+	var req payoutQueryRequest
+	m, ok := s.acceptMerchant(c, payoutAnswers, &req)
+	if !ok {
+		return
+	}
+	rid, err := payout.ParseRequestID(req.RequestID)
+	if err != nil {
+		m.refuse(codes.InvalidField.With("request_id is not a UUID"))
+		return
+	}
+	if s.DB == nil {
+		m.refuse(codes.SystemError)
+		return
+	}
+	p, err := models.FindPayout(c.Request.Context(), s.DB, workflows.PayoutWorkflowID(req.MerchantID, rid))
+	switch {
+	case errors.Is(err, models.ErrPayoutNotFound):
+		m.refuse(codes.PayoutNotFound.With(rid))
+		return
+	case err != nil:
+		s.Logger.Error("load payout", "request_id", rid, "error", err)
+		m.refuse(codes.SystemError)
+		return
+	case p.AccountID != req.AccountID:
+		// Another account of the merchant made it: not this caller's.
+		m.refuse(codes.PayoutNotFound.With(rid))
+		return
+	}
+	s.renderPayout(c, p, m.key)
+}
+
+func payoutFinal(p *models.Payout) bool { return payout.Status(p.Status).Final() }
+
+// awaitPayout reads the payout until done accepts it or wait has passed
+// (context.DeadlineExceeded, with the last payout read).
+func (s *Server) awaitPayout(ctx context.Context, id string, wait time.Duration, done func(*models.Payout) bool) (*models.Payout, error) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	tick := 20 * time.Millisecond
+	for {
+		p, err := models.FindPayout(ctx, s.DB, id)
+		if err == nil && done(p) {
+			return p, nil
+		}
+		if err != nil && !errors.Is(err, models.ErrPayoutNotFound) {
+			if ctx.Err() != nil {
+				return nil, context.DeadlineExceeded
+			}
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			if p != nil {
+				return p, context.DeadlineExceeded
+			}
+			return nil, context.DeadlineExceeded
+		case <-time.After(tick):
+		}
+		tick = min(2*tick, 250*time.Millisecond)
+	}
+}
+
+// sameRequest reports whether the stored instruction's canonical request is
+// the same payout as req (the signature aside).
+func sameRequest(stored []byte, req payout.Request) bool {
+	var in payout.Instruction
+	if err := json.Unmarshal(stored, &in); err != nil {
+		return false
+	}
+	a, b := in.Request, req
+	a.EncryptionData, b.EncryptionData = "", ""
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
+}
+
+// renderPayout answers a payout: every request field echoed from the
+// canonical request (bank_details with local_clearing_system and without
+// bank_code), the amounts, timestamps, references and status, and
+// encryption_data signed with key over the payout recipe ("" leaves it
+// unsigned).
+func (s *Server) renderPayout(c *gin.Context, p *models.Payout, key string) {
+	body, err := PayoutAnswer(p)
+	if err != nil {
+		s.Logger.Error("render payout", "payout", p.ID, "error", err)
+		c.Set(ctxResultCode, codes.SystemError.ID)
+		c.JSON(http.StatusServiceUnavailable, payoutRefusal{MerchantID: p.MerchantID, AccountID: p.AccountID,
+			ResultInfo: codes.SystemError.String()})
+		return
+	}
+	if key != "" {
+		body["encryption_data"] = signing.SignUpper(key, p.MerchantID, p.AccountID, p.RequestID,
+			p.PaymentCurrency, money.FromMinor(p.PaymentAmount, p.PaymentCurrency).ExtendedString())
+	}
+	c.Set(ctxResultCode, codes.OK.ID)
+	c.JSON(http.StatusOK, body)
+}
+
+// PayoutAnswer is the payout's answer without its signature: the fields of
+// the interface's payout response.
+func PayoutAnswer(p *models.Payout) (map[string]any, error) {
+	var in payout.Instruction
+	if err := json.Unmarshal(p.Request, &in); err != nil {
+		return nil, err
+	}
+	req := in.Request
+	req.EncryptionData = ""
+	raw, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	body := map[string]any{}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&body); err != nil {
+		return nil, err
+	}
+	if ben, ok := body["beneficiary"].(map[string]any); ok {
+		bank, _ := ben["bank_details"].(map[string]any)
+		if bank == nil {
+			bank = map[string]any{}
+		}
+		delete(bank, "bank_code")
+		bank["local_clearing_system"] = string(in.ClearingSystem)
+		ben["bank_details"] = bank
+	}
+	delete(body, "encryption_data")
+	number := func(minor int64, cur string) json.Number {
+		return json.Number(money.FromMinor(minor, cur).ExtendedString())
+	}
+	body["merchant_id"], body["account_id"], body["request_id"] = p.MerchantID, p.AccountID, p.RequestID
+	body["amount_beneficiary_receives"] = number(p.BeneficiaryReceivesAmount, p.PaymentCurrency)
+	body["amount_payer_pays"] = number(p.PayerPaysAmount, p.SourceCurrency)
+	body["fee_amount"] = number(p.FeeAmount, p.SourceCurrency)
+	body["fee_currency"] = p.SourceCurrency
+	body["created_at"] = payout.FormatTimestamp(p.CreatedAt)
+	body["last_updated_at"] = payout.FormatTimestamp(p.UpdatedAt)
+	body["short_reference_id"] = p.ShortReferenceID
+	body["transaction_id"] = p.TransactionID
+	// payer_id is the deposit account that pays: the payer's identity at
+	// the gateway.
+	body["payer_id"] = p.AccountID
+	body["status"] = p.Status
+	body["failure_type"] = p.FailureType
+	body["failure_reason"] = p.FailureReason
+	body["encryption_data"] = ""
+	return body, nil
+}

@@ -1,0 +1,92 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/payout"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
+)
+
+// TemporalPayouts starts payout workflows on Temporal.
+type TemporalPayouts struct {
+	Client client.Client
+}
+
+// Start starts the payout's first run, or leaves the run already under its
+// workflow id (running or closed) as it is: a repeated request_id never
+// starts a second payout. A re-run is StartPayoutRun's.
+func (t *TemporalPayouts) Start(ctx context.Context, in workflows.PayoutInput) error {
+	_, err := t.Client.ExecuteWorkflow(ctx, payoutStartOptions(in, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE),
+		workflows.PayoutWorkflowType, in)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("start payout %s: %w", in.ID, err)
+	}
+	return nil
+}
+
+func payoutStartOptions(in workflows.PayoutInput, reuse enumspb.WorkflowIdReusePolicy) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{
+		ID:                       in.ID,
+		TaskQueue:                workflows.TaskQueue,
+		WorkflowIDReusePolicy:    reuse,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.SearchMerchantID.ValueSet(in.MerchantID),
+			workflows.SearchAccountID.ValueSet(in.AccountID),
+			workflows.SearchRequestID.ValueSet(in.RequestID),
+			workflows.SearchTransactionID.ValueSet(in.TransactionID),
+			workflows.SearchPayoutStatus.ValueSet(string(payout.StatusNew)),
+		),
+	}
+}
+
+// PayoutRunInput builds the input of the next run of a stored payout: the
+// same workflow id (so the same idempotency key at the rail), transaction
+// id, short reference and validated request, and the run number one higher.
+func PayoutRunInput(p *models.Payout, schedule notify.Schedule) (workflows.PayoutInput, error) {
+	var in payout.Instruction
+	if err := json.Unmarshal(p.Request, &in); err != nil {
+		return workflows.PayoutInput{}, fmt.Errorf("payout %s: stored request: %w", p.ID, err)
+	}
+	return workflows.PayoutInput{
+		ID: p.ID, MerchantID: p.MerchantID, AccountID: p.AccountID, RequestID: p.RequestID,
+		TransactionID: p.TransactionID, ShortReferenceID: p.ShortReferenceID, Instruction: in,
+		NotifyURL: p.NotifyURL, Run: p.Run + 1, NotifySchedule: schedule,
+	}, nil
+}
+
+// StartPayoutRun starts a new run of a stored payout's workflow: what a
+// finance re-run does. It refuses a payout whose status payout.Rerun refuses
+// (completed or in flight) with that error, and returns the run's id. A
+// workflow still running under the id (a re-run already started, or the
+// first run not yet closed) is left alone and its run id returned, so a
+// re-run command killed half-way can be run again safely.
+func StartPayoutRun(ctx context.Context, c client.Client, p *models.Payout, schedule notify.Schedule) (string, error) {
+	if _, err := payout.Rerun(payout.Status(p.Status)); err != nil {
+		return "", fmt.Errorf("re-run payout %s: %w", p.ID, err)
+	}
+	in, err := PayoutRunInput(p, schedule)
+	if err != nil {
+		return "", err
+	}
+	run, err := c.ExecuteWorkflow(ctx, payoutStartOptions(in, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE),
+		workflows.PayoutWorkflowType, in)
+	if err != nil {
+		return "", fmt.Errorf("re-run payout %s: %w", p.ID, err)
+	}
+	return run.GetRunID(), nil
+}

@@ -1,0 +1,74 @@
+package api
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/internal/domain/payout"
+	"github.com/paygate/paygate/models"
+)
+
+func validPayout(t *testing.T) payout.Instruction {
+	t.Helper()
+	req := payout.Request{
+		MerchantID: "10086", AccountID: "10086001", RequestID: "3F2B8C1E-6A4D-4C1B-9E8F-2D7A5B6C9E01",
+		PaymentCurrency: "USD", PaymentAmount: "100.00", PaymentMethod: "SWIFT", FeePaidBy: "PAYER",
+		SwiftChargeOption: "SHARED", EncryptionData: "abc",
+		Beneficiary: &payout.Beneficiary{EntityType: "COMPANY", CompanyName: "Muller GmbH",
+			Address: payout.BeneficiaryAddress{City: "Berlin", CountryCode: "DE"},
+			BankDetails: payout.BankDetails{AccountName: "Muller GmbH", BankCountryCode: "DE", BankCode: "37040044",
+				IBAN: "de89 3704 0044 0532 0130 00", SwiftCode: "cobadeffxxx"}},
+		Payer: &payout.Payer{EntityType: "COMPANY", CompanyName: "Demo Ltd", Address: payout.PayerAddress{CountryCode: "US"}},
+	}
+	in, err := payout.Validate(req, time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func TestPayoutAnswerEchoesTheCanonicalRequest(t *testing.T) {
+	in := validPayout(t)
+	raw, _ := json.Marshal(in)
+	at := time.Date(2026, 11, 23, 9, 26, 53, 0, time.UTC)
+	p := &models.Payout{ID: "payout/10086/x", MerchantID: "10086", AccountID: "10086001", RequestID: in.RequestID,
+		TransactionID: "1574539591911063552", ShortReferenceID: "20261123-ABC123", Status: "COMPLETED",
+		PaymentCurrency: "USD", PaymentAmount: 10000, SourceCurrency: "USD", FeeAmount: 500, PayerPaysAmount: 10500,
+		BeneficiaryReceivesAmount: 10000, Request: raw, CreatedAt: at, UpdatedAt: at}
+	body, err := PayoutAnswer(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := json.Marshal(body)
+	var got map[string]any
+	_ = json.Unmarshal(out, &got)
+	bank := got["beneficiary"].(map[string]any)["bank_details"].(map[string]any)
+	if _, has := bank["bank_code"]; has {
+		t.Errorf("bank_details carries bank_code: %v", bank)
+	}
+	if _, has := bank["local_clearing_system"]; !has || bank["iban"] != "DE89370400440532013000" || bank["swift_code"] != "COBADEFFXXX" {
+		t.Errorf("bank_details = %v", bank)
+	}
+	want := map[string]any{"amount_payer_pays": 105.0, "fee_amount": 5.0, "amount_beneficiary_receives": 100.0,
+		"fee_currency": "USD", "created_at": "2026-11-23T09:26:53+00:00", "status": "COMPLETED",
+		"request_id": "3f2b8c1e-6a4d-4c1b-9e8f-2d7a5b6c9e01", "encryption_data": "", "payer_id": "10086001"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+	if !sameRequest(raw, in.Request) {
+		t.Error("the stored request differs from itself")
+	}
+	other := in.Request
+	other.PaymentAmount = "100.01"
+	if sameRequest(raw, other) {
+		t.Error("another amount is the same request")
+	}
+	resigned := in.Request
+	resigned.EncryptionData = "other"
+	if !sameRequest(raw, resigned) {
+		t.Error("the signature made a difference")
+	}
+}

@@ -1,0 +1,342 @@
+package integration
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/workflowservice/v1"
+
+	"github.com/paygate/paygate/internal/adapters/ledger"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/dev/railsim"
+	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
+)
+
+// Test beneficiaries of the rail simulator.
+const (
+	ibanCompletes   = "DE89370400440532013000"
+	ibanAlwaysFails = "DE32370400449900000001"
+)
+
+// payoutAccount makes a merchant account of its own for one test, so the
+// deposit balances of the tests do not mix, and tops it up with topUp
+// minor units of USD (none when 0).
+func payoutAccount(t *testing.T, topUp int64) merchant.Credentials {
+	t.Helper()
+	return payoutAccountB(t, topUp)
+}
+
+// payoutAccountB is payoutAccount for tests and benchmarks.
+func payoutAccountB(t testing.TB, topUp int64) merchant.Credentials {
+	t.Helper()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	id := "po" + hex.EncodeToString(b)
+	creds, err := env.gw.Accounts.Create(t.Context(), merchant.NewAccount{
+		MerchantID: id, AccountID: id + "01", Currencies: []string{"USD", "EUR"}, Risk: quietRisk,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if topUp > 0 {
+		_, err := ledger.New(env.gw.DB).TopUp(t.Context(), ledger.TopUp{Reference: "topup/" + id, MerchantID: creds.MerchantID,
+			AccountID: creds.AccountID, Currency: "USD", Amount: topUp})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return creds
+}
+
+func newRequestID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// payoutBody is a SWIFT payout of amount USD to iban, fee paid by the payer,
+// signed with the account's key.
+func payoutBody(creds merchant.Credentials, requestID, amount, iban string) map[string]any {
+	return map[string]any{
+		"merchant_id": creds.MerchantID, "account_id": creds.AccountID, "request_id": requestID,
+		"payment_currency": "USD", "payment_amount": amount,
+		"payment_method": "SWIFT", "fee_paid_by": "PAYER", "swift_charge_option": "SHARED", "fund_source": "DepositAccount",
+		"beneficiary": map[string]any{
+			"entity_type": "COMPANY", "company_name": "Muller GmbH",
+			"address": map[string]any{"city": "Berlin", "country_code": "DE"},
+			"bank_details": map[string]any{"account_name": "Muller GmbH", "bank_country_code": "DE",
+				"iban": iban, "swift_code": "COBADEFFXXX", "account_currency": "USD"},
+		},
+		"payer":           map[string]any{"entity_type": "COMPANY", "company_name": "Demo Ltd", "address": map[string]any{"country_code": "US"}},
+		"reference":       "invoice 42",
+		"notify_url":      env.sink.URL + "/payouts",
+		"encryption_data": signing.Sign(creds.SignKey, creds.MerchantID, creds.AccountID, requestID, "USD", amount),
+	}
+}
+
+// postPayout sends a payout (or a query, by path) and decodes the answer.
+func postPayout(t *testing.T, path string, body map[string]any) (int, map[string]any) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	status, raw := post(t, path, "application/json", string(b))
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("answer %s: %v", raw, err)
+	}
+	return status, out
+}
+
+// awaitPayoutStatus queries the payout until it is final.
+func awaitPayoutStatus(t *testing.T, creds merchant.Credentials, requestID string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, out := postPayout(t, "/v1/payout/query", map[string]any{
+			"merchant_id": creds.MerchantID, "account_id": creds.AccountID, "request_id": requestID,
+			"encryption_data": signing.Sign(creds.SignKey, creds.MerchantID, creds.AccountID, requestID),
+		})
+		if s := out["status"]; s == "COMPLETED" || s == "FAILED" {
+			return out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("payout %s not final: %v", requestID, out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func railKey(t *testing.T, creds merchant.Credentials, requestID string) (railsim.KeyStats, bool) {
+	t.Helper()
+	st, err := env.rail.Stats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, ok := st.ByKey[workflows.PayoutWorkflowID(creds.MerchantID, requestID)]
+	return k, ok
+}
+
+func balance(t *testing.T, creds merchant.Credentials) ledger.Balance {
+	t.Helper()
+	b, err := ledger.New(env.gw.DB).Balance(t.Context(), creds.MerchantID, creds.AccountID, "USD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestPayoutCompletes(t *testing.T) {
+	creds := payoutAccount(t, 1_000_000) // 10,000.00 USD
+	rid := newRequestID()
+	status, out := postPayout(t, "/v1/payout", payoutBody(creds, rid, "4000.00", ibanCompletes))
+	if status != 200 {
+		t.Fatalf("HTTP %d: %v", status, out)
+	}
+	if out["status"] != "COMPLETED" {
+		out = awaitPayoutStatus(t, creds, rid)
+	}
+	// SWIFT USD: 2.00 + 0.25% of 4,000.00 = 12.00, paid by the payer.
+	want := map[string]any{
+		"status": "COMPLETED", "failure_type": "", "fee_currency": "USD", "payer_id": creds.AccountID,
+		"amount_beneficiary_receives": 4000.0, "amount_payer_pays": 4012.0, "fee_amount": 12.0, "request_id": rid,
+	}
+	for k, v := range want {
+		if out[k] != v {
+			t.Errorf("%s = %v, want %v", k, out[k], v)
+		}
+	}
+	bank := out["beneficiary"].(map[string]any)["bank_details"].(map[string]any)
+	if _, ok := bank["local_clearing_system"]; !ok || bank["iban"] != ibanCompletes {
+		t.Errorf("bank_details = %v", bank)
+	}
+	if ts, _ := out["created_at"].(string); !strings.HasSuffix(ts, "+00:00") {
+		t.Errorf("created_at = %q", ts)
+	}
+	if ref, _ := out["short_reference_id"].(string); len(ref) != 15 {
+		t.Errorf("short_reference_id = %q", ref)
+	}
+	sig := signing.SignUpper(creds.SignKey, creds.MerchantID, creds.AccountID, rid, "USD", "4000.00")
+	if out["encryption_data"] != sig {
+		t.Errorf("encryption_data = %v, want %s", out["encryption_data"], sig)
+	}
+	if k, ok := railKey(t, creds, rid); !ok || k.Completed != 1 || k.Attempts != 1 {
+		t.Errorf("rail: %+v (found %v), want one completed attempt", k, ok)
+	}
+	if b := balance(t, creds); b.Available != 1_000_000-401_200 || b.Reserved != 0 {
+		t.Errorf("balance = %+v, want 5,988.00 available and nothing reserved", b)
+	}
+}
+
+// TestPayoutFindableAndNotified: ops find a failed payout in the Temporal
+// UI by merchant, request id, status and failure type, and the merchant's
+// notify_url gets its signed payout notification.
+func TestPayoutFindableAndNotified(t *testing.T) {
+	creds := payoutAccount(t, 0)
+	rid := newRequestID()
+	_, out := postPayout(t, "/v1/payout", payoutBody(creds, rid, "20.00", ibanCompletes))
+	if out["status"] != "FAILED" {
+		out = awaitPayoutStatus(t, creds, rid)
+	}
+	q := fmt.Sprintf("MerchantId = '%s' AND RequestId = '%s' AND PayoutStatus = 'FAILED' AND FailureType = 'INSUFFICIENT_FUNDS'",
+		creds.MerchantID, rid)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := env.temporal.ListWorkflow(t.Context(), &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default", Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(resp.Executions) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no payout found by %s", q)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	id := fmt.Sprintf("%s-r01", out["transaction_id"])
+	for {
+		n, err := models.FindNotification(t.Context(), env.gw.DB, id)
+		if err == nil && n.Status == notify.Delivered {
+			if n.NotifyType != "payout" || n.Fields["failure_type"] != "INSUFFICIENT_FUNDS" || n.Fields["request_id"] != rid {
+				t.Errorf("notification = %+v", n)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("notification %s not delivered (%v, %v)", id, n, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestPayoutPermanentFailureReleasesFunds(t *testing.T) {
+	creds := payoutAccount(t, 1_000_000)
+	rid := newRequestID()
+	_, out := postPayout(t, "/v1/payout", payoutBody(creds, rid, "100.00", ibanAlwaysFails))
+	if out["status"] != "FAILED" {
+		out = awaitPayoutStatus(t, creds, rid)
+	}
+	if out["status"] != "FAILED" || out["failure_type"] != "BENEFICIARY_ACCOUNT_INVALID" || out["failure_reason"] == "" {
+		t.Fatalf("answer = %v", out)
+	}
+	if b := balance(t, creds); b.Available != 1_000_000 || b.Reserved != 0 {
+		t.Errorf("balance = %+v, want everything released", b)
+	}
+}
+
+func TestPayoutRepeatedRequestPaysOnce(t *testing.T) {
+	creds := payoutAccount(t, 1_000_000)
+	rid := newRequestID()
+	body := payoutBody(creds, rid, "250.00", ibanCompletes)
+	_, first := postPayout(t, "/v1/payout", body)
+	first = awaitPayoutStatus(t, creds, rid)
+	_, second := postPayout(t, "/v1/payout", body)
+	if second["transaction_id"] != first["transaction_id"] || second["short_reference_id"] != first["short_reference_id"] ||
+		second["status"] != "COMPLETED" {
+		t.Errorf("repeat = %v, first %v", second, first)
+	}
+	if k, ok := railKey(t, creds, rid); !ok || k.Attempts != 1 || k.Completed != 1 {
+		t.Errorf("rail: %+v, want one attempt", k)
+	}
+	// The same request_id with other content is refused, unsigned.
+	other := payoutBody(creds, rid, "251.00", ibanCompletes)
+	_, refused := postPayout(t, "/v1/payout", other)
+	if info, _ := refused["result_info"].(string); !strings.HasPrefix(info, "I0022:") || refused["encryption_data"] != "" {
+		t.Errorf("different content = %v, want I0022 unsigned", refused)
+	}
+	// A wrong signature is refused and nothing is signed.
+	body["encryption_data"] = strings.Repeat("0", 64)
+	_, bad := postPayout(t, "/v1/payout", body)
+	if info, _ := bad["result_info"].(string); !strings.HasPrefix(info, "I0013:") || bad["encryption_data"] != "" {
+		t.Errorf("bad signature = %v", bad)
+	}
+	if b := balance(t, creds); b.Available != 1_000_000-25_500 {
+		t.Errorf("balance = %+v, want one payout of 250.00 + 5.00 taken", b)
+	}
+}
+
+func TestPayoutInsufficientFunds(t *testing.T) {
+	creds := payoutAccount(t, 10_000) // 100.00 USD
+	rid := newRequestID()
+	_, out := postPayout(t, "/v1/payout", payoutBody(creds, rid, "500.00", ibanCompletes))
+	if out["status"] != "FAILED" {
+		out = awaitPayoutStatus(t, creds, rid)
+	}
+	if out["failure_type"] != "INSUFFICIENT_FUNDS" {
+		t.Fatalf("answer = %v", out)
+	}
+	if _, ok := railKey(t, creds, rid); ok {
+		t.Error("the rail got a transfer for a payout without funds")
+	}
+	if b := balance(t, creds); b.Available != 10_000 || b.Reserved != 0 {
+		t.Errorf("balance = %+v", b)
+	}
+}
+
+func TestPayoutValidationRefusedUnsigned(t *testing.T) {
+	creds := payoutAccount(t, 0)
+	rid := newRequestID()
+	body := payoutBody(creds, rid, "10.00", "DE89370400440532013001") // bad check digits
+	_, out := postPayout(t, "/v1/payout", body)
+	if info, _ := out["result_info"].(string); !strings.HasPrefix(info, "I0008:") || out["encryption_data"] != "" {
+		t.Errorf("answer = %v", out)
+	}
+}
+
+func TestPayoutWorkerKilledDuringSubmissionPaysOnce(t *testing.T) {
+	creds := payoutAccount(t, 1_000_000)
+	rid := newRequestID()
+	done := make(chan map[string]any, 1)
+	go func() {
+		b, _ := json.Marshal(payoutBody(creds, rid, "300.00", ibanCompletes))
+		_, raw := post(t, "/v1/payout", "application/json", string(b))
+		var out map[string]any
+		_ = json.Unmarshal(raw, &out)
+		done <- out
+	}()
+	// Kill the worker as soon as the rail holds the transfer: the
+	// submission's answer may not have reached the workflow yet.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		if _, ok := railKey(t, creds, rid); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the transfer never reached the rail")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	env.worker.Stop()
+	w, err := env.gw.NewWorker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	env.worker = w
+	<-done
+	out := awaitPayoutStatus(t, creds, rid)
+	if out["status"] != "COMPLETED" {
+		t.Fatalf("answer = %v", out)
+	}
+	k, _ := railKey(t, creds, rid)
+	st, _ := env.rail.Stats()
+	ref := st.ByReference[fmt.Sprint(out["short_reference_id"])]
+	if k.Attempts != 1 || k.Completed != 1 || ref.Transfers != 1 || ref.Completed != 1 {
+		t.Errorf("rail key %+v, reference %+v: want one transfer paid once", k, ref)
+	}
+	if b := balance(t, creds); b.Available != 1_000_000-30_500 || b.Reserved != 0 {
+		t.Errorf("balance = %+v", b)
+	}
+}

@@ -1,0 +1,604 @@
+// Package ledger is the gateway's double-entry ledger in Postgres: merchant
+// deposit accounts credited by paid orders and operator top-ups, debited by
+// refunds, and payouts reserved, settled or released against them.
+//
+// Sign convention: a journal line's amount is signed minor units; positive
+// credits its account, negative debits it. Every entry's lines sum to zero
+// in each currency, and an account's balance is the sum of its lines. The
+// merchant's deposit and reserved balances (what the gateway owes the
+// merchant), rail clearing and fee income therefore sit at or above zero;
+// acquirer clearing (owed to the gateway by the acquirer) and operator
+// funding (money the operator brought in) run below zero.
+//
+// Every operation is idempotent by its reference: the same reference posts
+// once and a repeat returns the first result. Deposit and reserved balances
+// never go below zero: the posting locks the accounts it touches (SELECT ...
+// FOR UPDATE, in id order), checks the new balances, and writes the lines and
+// the balances in one transaction; a CHECK constraint on the balance column
+// backs the check up.
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/models"
+)
+
+// Errors of the ledger's operations; match them with errors.Is.
+var (
+	// ErrInsufficientFunds: the posting would take a deposit (or reserved)
+	// balance below zero. Nothing was posted: the same reference may be
+	// tried again once funds arrive.
+	ErrInsufficientFunds = errors.New("ledger: insufficient funds")
+	// ErrReservationClosed: a released reservation cannot be settled, nor a
+	// settled one released.
+	ErrReservationClosed = errors.New("ledger: reservation already closed the other way")
+	// ErrReservationNotFound: no reservation has this reference.
+	ErrReservationNotFound = errors.New("ledger: no reservation with this reference")
+	// ErrReferenceConflict: the reference already posted a different
+	// movement (another kind, account or amount).
+	ErrReferenceConflict = errors.New("ledger: reference already used for a different posting")
+	// ErrInvalid: the request is malformed (empty ids, unknown currency, an
+	// amount out of range); it can never be posted.
+	ErrInvalid = errors.New("ledger: invalid posting")
+)
+
+// MaxReferenceLength bounds a caller's reference: the settle and release
+// entries of a reservation add a suffix to it within the column's 255.
+const MaxReferenceLength = 200
+
+// OrderPosting is a paid order's credit or a refund's debit of the
+// merchant's deposit, in minor units of Currency.
+type OrderPosting struct {
+	Reference  string
+	MerchantID string
+	AccountID  string
+	Currency   string
+	Amount     int64
+}
+
+// TopUp is operator funding of a merchant's deposit.
+type TopUp struct {
+	Reference  string
+	MerchantID string
+	AccountID  string
+	Currency   string
+	Amount     int64
+}
+
+// Reservation sets Amount (what the payout sends) and Fee (the gateway's
+// fee) aside from the merchant's deposit, both in minor units of Currency,
+// the deposit's (source) currency.
+type Reservation struct {
+	Reference  string
+	MerchantID string
+	AccountID  string
+	Currency   string
+	Amount     int64
+	Fee        int64
+}
+
+// Balance is a merchant account's money in one currency: Available in the
+// deposit account, Reserved for payouts in flight.
+type Balance struct {
+	Currency  string
+	Available int64
+	Reserved  int64
+}
+
+// Line is one line of a journal entry: Amount (signed; positive credits)
+// on the merchant account's ledger account of kind AccountKind.
+type Line struct {
+	AccountKind string `json:"account_kind"`
+	Currency    string `json:"currency"`
+	Amount      int64  `json:"amount"`
+}
+
+// Entry is a posted journal entry.
+type Entry struct {
+	ID          int64     `json:"id"`
+	Kind        string    `json:"kind"`
+	Reference   string    `json:"reference"`
+	MerchantID  string    `json:"merchant_id"`
+	AccountID   string    `json:"account_id"`
+	Description string    `json:"description"`
+	CreatedAt   time.Time `json:"created_at"`
+	Lines       []Line    `json:"lines"`
+}
+
+// EntryFilter selects entries for a listing. Empty fields do not filter;
+// entries come in id order, after AfterID, at most Limit (100 when zero,
+// 1000 at most).
+type EntryFilter struct {
+	MerchantID string
+	AccountID  string
+	Kind       string
+	Reference  string
+	From, To   time.Time
+	AfterID    int64
+	Limit      int
+}
+
+// Ledger posts and reads the journal.
+type Ledger struct {
+	db  *gorm.DB
+	now func() time.Time
+}
+
+// New returns a ledger on db, whose schema has the ledger's tables
+// (migration 0004).
+func New(db *gorm.DB) *Ledger {
+	return &Ledger{db: db, now: time.Now}
+}
+
+// CreditOrder credits a paid order's amount to the merchant's deposit, from
+// acquirer clearing.
+func (l *Ledger) CreditOrder(ctx context.Context, p OrderPosting) (Entry, error) {
+	if err := check(p.Reference, p.MerchantID, p.AccountID, p.Currency, p.Amount, 0); err != nil {
+		return Entry{}, err
+	}
+	var out Entry
+	err := l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		e, _, err := l.post(ctx, tx, posting{
+			kind: models.EntryOrderPaid, reference: p.Reference, merchantID: p.MerchantID, accountID: p.AccountID,
+			currency: p.Currency, description: "order paid",
+			lines: []line{{models.LedgerDeposit, p.Amount}, {models.LedgerAcquirerClearing, -p.Amount}},
+		})
+		out = e
+		return err
+	})
+	if err != nil {
+		return Entry{}, fmt.Errorf("credit order %s: %w", p.Reference, err)
+	}
+	return out, nil
+}
+
+// DebitRefund debits a refund's amount from the merchant's deposit, back to
+// acquirer clearing. A refund larger than the available balance is refused
+// with ErrInsufficientFunds and posts nothing: balances never go negative,
+// so the debit waits (its caller retries) until the deposit holds enough.
+func (l *Ledger) DebitRefund(ctx context.Context, p OrderPosting) (Entry, error) {
+	if err := check(p.Reference, p.MerchantID, p.AccountID, p.Currency, p.Amount, 0); err != nil {
+		return Entry{}, err
+	}
+	var out Entry
+	err := l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		e, _, err := l.post(ctx, tx, posting{
+			kind: models.EntryRefund, reference: p.Reference, merchantID: p.MerchantID, accountID: p.AccountID,
+			currency: p.Currency, description: "refund",
+			lines: []line{{models.LedgerDeposit, -p.Amount}, {models.LedgerAcquirerClearing, p.Amount}},
+		})
+		out = e
+		return err
+	})
+	if err != nil {
+		return Entry{}, fmt.Errorf("debit refund %s: %w", p.Reference, err)
+	}
+	return out, nil
+}
+
+// TopUp credits operator funding to the merchant's deposit.
+func (l *Ledger) TopUp(ctx context.Context, t TopUp) (Entry, error) {
+	if err := check(t.Reference, t.MerchantID, t.AccountID, t.Currency, t.Amount, 0); err != nil {
+		return Entry{}, err
+	}
+	var out Entry
+	err := l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		e, _, err := l.post(ctx, tx, posting{
+			kind: models.EntryTopUp, reference: t.Reference, merchantID: t.MerchantID, accountID: t.AccountID,
+			currency: t.Currency, description: "operator top-up",
+			lines: []line{{models.LedgerDeposit, t.Amount}, {models.LedgerOperatorFunding, -t.Amount}},
+		})
+		out = e
+		return err
+	})
+	if err != nil {
+		return Entry{}, fmt.Errorf("top up %s: %w", t.Reference, err)
+	}
+	return out, nil
+}
+
+// Reserve moves Amount+Fee from the merchant's deposit to reserved and opens
+// the reservation. When the deposit holds less it returns
+// ErrInsufficientFunds and posts nothing. A repeat of the same reservation
+// is a no-op.
+func (l *Ledger) Reserve(ctx context.Context, r Reservation) error {
+	if err := check(r.Reference, r.MerchantID, r.AccountID, r.Currency, r.Amount, r.Fee); err != nil {
+		return err
+	}
+	total := r.Amount + r.Fee
+	err := l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		_, posted, err := l.post(ctx, tx, posting{
+			kind: models.EntryReserve, reference: r.Reference, merchantID: r.MerchantID, accountID: r.AccountID,
+			currency: r.Currency, description: fmt.Sprintf("payout reserved: amount %d, fee %d", r.Amount, r.Fee),
+			lines: []line{{models.LedgerDeposit, -total}, {models.LedgerReserved, total}},
+		})
+		if err != nil || !posted {
+			return err
+		}
+		return tx.Create(&models.LedgerReservation{
+			Reference: r.Reference, MerchantID: r.MerchantID, AccountID: r.AccountID, Currency: r.Currency,
+			Amount: r.Amount, Fee: r.Fee, Status: models.ReservationOpen, CreatedAt: l.now(),
+		}).Error
+	})
+	if err != nil {
+		return fmt.Errorf("reserve %s: %w", r.Reference, err)
+	}
+	return nil
+}
+
+// Settle closes a reservation as paid: its Amount goes to rail clearing and
+// its Fee to fee income. Settling a settled reservation is a no-op; settling
+// a released one is refused with ErrReservationClosed.
+func (l *Ledger) Settle(ctx context.Context, reference string) error {
+	err := l.closeReservation(ctx, reference, models.ReservationSettled, func(r models.LedgerReservation) []line {
+		lines := []line{{models.LedgerReserved, -(r.Amount + r.Fee)}, {models.LedgerRailClearing, r.Amount}}
+		if r.Fee > 0 {
+			lines = append(lines, line{models.LedgerFeeIncome, r.Fee})
+		}
+		return lines
+	})
+	if err != nil {
+		return fmt.Errorf("settle %s: %w", reference, err)
+	}
+	return nil
+}
+
+// Release closes a reservation unpaid: Amount and Fee go back to the
+// deposit. Releasing a released reservation is a no-op; releasing a settled
+// one is refused with ErrReservationClosed.
+func (l *Ledger) Release(ctx context.Context, reference string) error {
+	err := l.closeReservation(ctx, reference, models.ReservationReleased, func(r models.LedgerReservation) []line {
+		total := r.Amount + r.Fee
+		return []line{{models.LedgerReserved, -total}, {models.LedgerDeposit, total}}
+	})
+	if err != nil {
+		return fmt.Errorf("release %s: %w", reference, err)
+	}
+	return nil
+}
+
+// closeReservation settles or releases (to) an open reservation, under the
+// lock of its row so that a settle and a release racing cannot both go
+// through.
+func (l *Ledger) closeReservation(ctx context.Context, reference, to string, lines func(models.LedgerReservation) []line) error {
+	if reference == "" {
+		return fmt.Errorf("%w: empty reference", ErrInvalid)
+	}
+	kind := models.EntrySettle
+	if to == models.ReservationReleased {
+		kind = models.EntryRelease
+	}
+	return l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var r models.LedgerReservation
+		err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("reference = ?", reference).Take(&r).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return ErrReservationNotFound
+		}
+		if err != nil {
+			return err
+		}
+		switch r.Status {
+		case to:
+			return nil
+		case models.ReservationSettled, models.ReservationReleased:
+			return fmt.Errorf("%w: it is %s", ErrReservationClosed, r.Status)
+		}
+		if _, _, err := l.post(ctx, tx, posting{
+			kind: kind, reference: reference + "#" + kind, merchantID: r.MerchantID, accountID: r.AccountID,
+			currency: r.Currency, description: "payout " + to, lines: lines(r),
+		}); err != nil {
+			return err
+		}
+		now := l.now()
+		return tx.Model(&models.LedgerReservation{}).Where("reference = ?", reference).
+			Updates(map[string]any{"status": to, "closed_at": now}).Error
+	})
+}
+
+// check validates an operation's request.
+func check(reference, merchantID, accountID, currency string, amount, fee int64) error {
+	switch {
+	case reference == "" || len(reference) > MaxReferenceLength || strings.Contains(reference, "#"):
+		return fmt.Errorf("%w: reference must be 1 to %d characters without '#'", ErrInvalid, MaxReferenceLength)
+	case merchantID == "" || len(merchantID) > 32 || accountID == "" || len(accountID) > 32:
+		return fmt.Errorf("%w: merchant and account ids must be 1 to 32 characters", ErrInvalid)
+	case !money.KnownExtendedCurrency(currency):
+		return fmt.Errorf("%w: unknown currency %q", ErrInvalid, currency)
+	case amount <= 0 || amount > money.MaxMinor:
+		return fmt.Errorf("%w: amount %d out of range (1 to %d minor units)", ErrInvalid, amount, money.MaxMinor)
+	case fee < 0 || fee > money.MaxMinor:
+		return fmt.Errorf("%w: fee %d out of range (0 to %d minor units)", ErrInvalid, fee, money.MaxMinor)
+	}
+	return nil
+}
+
+// line is one line of a posting, on the merchant account's ledger account
+// of kind.
+type line struct {
+	kind   string
+	amount int64
+}
+
+// posting is one balanced movement within one merchant account and
+// currency.
+type posting struct {
+	kind, reference, merchantID, accountID, currency, description string
+	lines                                                         []line
+}
+
+// nonNegative are the account kinds whose balance may not go below zero.
+var nonNegative = []string{models.LedgerDeposit, models.LedgerReserved}
+
+// post is the one place that writes the journal, inside the caller's
+// transaction tx. It checks that the lines balance, claims the reference,
+// locks the ledger accounts it touches in id order, refuses a deposit or
+// reserved balance below zero (ErrInsufficientFunds; the caller's
+// transaction then rolls back the claim), and writes the lines and the new
+// balances. When the reference was already posted it returns that entry and
+// posted false, or ErrReferenceConflict when that entry moved something
+// else.
+func (l *Ledger) post(ctx context.Context, tx *gorm.DB, p posting) (e Entry, posted bool, err error) {
+	if err := balanced(p.lines); err != nil {
+		return Entry{}, false, err
+	}
+	now := l.now().UTC()
+	entry := models.JournalEntry{Kind: p.kind, Reference: p.reference, MerchantID: p.merchantID, AccountID: p.accountID,
+		Description: p.description, CreatedAt: now}
+	// The unique index on reference makes a concurrent post of the same
+	// reference wait here for the first one's commit, then find it.
+	res := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "reference"}}, DoNothing: true}).Create(&entry)
+	if res.Error != nil {
+		return Entry{}, false, fmt.Errorf("claim reference: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		prior, err := l.entryByReference(ctx, tx, p.reference)
+		if err != nil {
+			return Entry{}, false, err
+		}
+		if !same(prior, p) {
+			return Entry{}, false, fmt.Errorf("%w: %s is a %s entry", ErrReferenceConflict, p.reference, prior.Kind)
+		}
+		return prior, false, nil
+	}
+
+	kinds := make([]string, 0, len(p.lines))
+	for _, ln := range p.lines {
+		kinds = append(kinds, ln.kind)
+	}
+	slices.Sort(kinds)
+	// Accounts are made on first use, in a fixed order so that two
+	// postings creating the same accounts wait for each other rather than
+	// deadlock.
+	rows := make([]models.LedgerAccount, 0, len(kinds))
+	for _, k := range kinds {
+		rows = append(rows, models.LedgerAccount{MerchantID: p.merchantID, AccountID: p.accountID, Currency: p.currency,
+			Kind: k, CreatedAt: now, UpdatedAt: now})
+	}
+	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error; err != nil {
+		return Entry{}, false, fmt.Errorf("open ledger accounts: %w", err)
+	}
+	var accounts []models.LedgerAccount
+	if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).
+		Where("merchant_id = ? AND account_id = ? AND currency = ? AND kind IN ?", p.merchantID, p.accountID, p.currency, kinds).
+		Order("id").Find(&accounts).Error; err != nil {
+		return Entry{}, false, fmt.Errorf("lock ledger accounts: %w", err)
+	}
+	byKind := make(map[string]*models.LedgerAccount, len(accounts))
+	for i := range accounts {
+		byKind[accounts[i].Kind] = &accounts[i]
+	}
+	lines := make([]models.JournalLine, 0, len(p.lines))
+	for _, ln := range p.lines {
+		acc, ok := byKind[ln.kind]
+		if !ok {
+			return Entry{}, false, fmt.Errorf("ledger account %s missing after it was opened", ln.kind)
+		}
+		if slices.Contains(nonNegative, ln.kind) && acc.Balance+ln.amount < 0 {
+			return Entry{}, false, fmt.Errorf("%w: %s balance %d, %s needs %d", ErrInsufficientFunds, ln.kind, acc.Balance, p.kind, -ln.amount)
+		}
+		lines = append(lines, models.JournalLine{EntryID: entry.ID, LedgerAccountID: acc.ID, Currency: p.currency, Amount: ln.amount})
+	}
+	if err := tx.Omit(clause.Associations).Create(&lines).Error; err != nil {
+		return Entry{}, false, fmt.Errorf("write journal lines: %w", err)
+	}
+	for _, ln := range p.lines {
+		err := tx.Model(&models.LedgerAccount{}).Where("id = ?", byKind[ln.kind].ID).
+			Updates(map[string]any{"balance": gorm.Expr("balance + ?", ln.amount), "updated_at": now}).Error
+		if err != nil {
+			if checkViolation(err) {
+				// Only reachable if a balance changed without its lock.
+				return Entry{}, false, fmt.Errorf("%w: %s", ErrInsufficientFunds, ln.kind)
+			}
+			return Entry{}, false, fmt.Errorf("update %s balance: %w", ln.kind, err)
+		}
+	}
+	out := Entry{ID: entry.ID, Kind: p.kind, Reference: p.reference, MerchantID: p.merchantID, AccountID: p.accountID,
+		Description: p.description, CreatedAt: now}
+	for _, ln := range p.lines {
+		out.Lines = append(out.Lines, Line{AccountKind: ln.kind, Currency: p.currency, Amount: ln.amount})
+	}
+	return out, true, nil
+}
+
+// balanced checks a posting's lines: at least two, none zero, each account
+// kind once, summing to zero (all lines of a posting share its currency).
+func balanced(lines []line) error {
+	if len(lines) < 2 {
+		return fmt.Errorf("%w: an entry needs at least two lines", ErrInvalid)
+	}
+	var sum int64
+	seen := map[string]bool{}
+	for _, ln := range lines {
+		if ln.amount == 0 || seen[ln.kind] {
+			return fmt.Errorf("%w: a zero line or an account twice (%s)", ErrInvalid, ln.kind)
+		}
+		seen[ln.kind] = true
+		sum += ln.amount
+	}
+	if sum != 0 {
+		return fmt.Errorf("%w: lines sum to %d, not zero", ErrInvalid, sum)
+	}
+	return nil
+}
+
+// same reports whether a posted entry is the movement p describes.
+func same(e Entry, p posting) bool {
+	if e.Kind != p.kind || e.MerchantID != p.merchantID || e.AccountID != p.accountID || len(e.Lines) != len(p.lines) {
+		return false
+	}
+	for _, ln := range p.lines {
+		if !slices.ContainsFunc(e.Lines, func(got Line) bool {
+			return got.AccountKind == ln.kind && got.Amount == ln.amount && got.Currency == p.currency
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkViolation reports whether err is Postgres refusing a CHECK
+// constraint (SQLSTATE 23514).
+func checkViolation(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.Is(err, gorm.ErrCheckConstraintViolated) || (errors.As(err, &pgErr) && pgErr.Code == "23514")
+}
+
+// entryByReference loads a posted entry with its lines.
+func (l *Ledger) entryByReference(ctx context.Context, db *gorm.DB, reference string) (Entry, error) {
+	var row models.JournalEntry
+	if err := db.WithContext(ctx).Where("reference = ?", reference).Take(&row).Error; err != nil {
+		return Entry{}, fmt.Errorf("load entry %s: %w", reference, err)
+	}
+	entries, err := withLines(ctx, db, []models.JournalEntry{row})
+	if err != nil {
+		return Entry{}, err
+	}
+	return entries[0], nil
+}
+
+// withLines loads the lines of entries.
+func withLines(ctx context.Context, db *gorm.DB, rows []models.JournalEntry) ([]Entry, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	var lines []struct {
+		EntryID  int64
+		Kind     string
+		Currency string
+		Amount   int64
+	}
+	err := db.WithContext(ctx).Table("journal_lines AS l").
+		Select("l.entry_id, a.kind, l.currency, l.amount").
+		Joins("JOIN ledger_accounts a ON a.id = l.ledger_account_id").
+		Where("l.entry_id IN ?", ids).Order("l.id").Scan(&lines).Error
+	if err != nil {
+		return nil, fmt.Errorf("load journal lines: %w", err)
+	}
+	out := make([]Entry, len(rows))
+	at := make(map[int64]int, len(rows))
+	for i, r := range rows {
+		out[i] = Entry{ID: r.ID, Kind: r.Kind, Reference: r.Reference, MerchantID: r.MerchantID, AccountID: r.AccountID,
+			Description: r.Description, CreatedAt: r.CreatedAt}
+		at[r.ID] = i
+	}
+	for _, ln := range lines {
+		i := at[ln.EntryID]
+		out[i].Lines = append(out[i].Lines, Line{AccountKind: ln.Kind, Currency: ln.Currency, Amount: ln.Amount})
+	}
+	return out, nil
+}
+
+// Balance returns the merchant account's available and reserved balance in
+// currency; an account the ledger has never moved has zero.
+func (l *Ledger) Balance(ctx context.Context, merchantID, accountID, currency string) (Balance, error) {
+	all, err := l.balances(ctx, merchantID, accountID, currency)
+	if err != nil {
+		return Balance{}, err
+	}
+	if len(all) == 0 {
+		return Balance{Currency: currency}, nil
+	}
+	return all[0], nil
+}
+
+// Balances returns the merchant account's balances in every currency the
+// ledger has moved, by currency code.
+func (l *Ledger) Balances(ctx context.Context, merchantID, accountID string) ([]Balance, error) {
+	return l.balances(ctx, merchantID, accountID, "")
+}
+
+func (l *Ledger) balances(ctx context.Context, merchantID, accountID, currency string) ([]Balance, error) {
+	q := l.db.WithContext(ctx).Where("merchant_id = ? AND account_id = ? AND kind IN ?", merchantID, accountID, nonNegative)
+	if currency != "" {
+		q = q.Where("currency = ?", currency)
+	}
+	var rows []models.LedgerAccount
+	if err := q.Order("currency").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("balance of %s/%s: %w", merchantID, accountID, err)
+	}
+	var out []Balance
+	for _, r := range rows {
+		if len(out) == 0 || out[len(out)-1].Currency != r.Currency {
+			out = append(out, Balance{Currency: r.Currency})
+		}
+		b := &out[len(out)-1]
+		switch r.Kind {
+		case models.LedgerDeposit:
+			b.Available = r.Balance
+		case models.LedgerReserved:
+			b.Reserved = r.Balance
+		}
+	}
+	return out, nil
+}
+
+// Entries lists posted entries with their lines, for operators.
+func (l *Ledger) Entries(ctx context.Context, f EntryFilter) ([]Entry, error) {
+	q := l.db.WithContext(ctx).Model(&models.JournalEntry{})
+	if f.MerchantID != "" {
+		q = q.Where("merchant_id = ?", f.MerchantID)
+	}
+	if f.AccountID != "" {
+		q = q.Where("account_id = ?", f.AccountID)
+	}
+	if f.Kind != "" {
+		q = q.Where("kind = ?", f.Kind)
+	}
+	if f.Reference != "" {
+		q = q.Where("reference = ?", f.Reference)
+	}
+	if !f.From.IsZero() {
+		q = q.Where("created_at >= ?", f.From)
+	}
+	if !f.To.IsZero() {
+		q = q.Where("created_at < ?", f.To)
+	}
+	if f.AfterID > 0 {
+		q = q.Where("id > ?", f.AfterID)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	limit = min(limit, 1000)
+	var rows []models.JournalEntry
+	if err := q.Order("id").Limit(limit).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list entries: %w", err)
+	}
+	return withLines(ctx, l.db, rows)
+}

@@ -1,0 +1,495 @@
+package ledger_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"gorm.io/gorm"
+
+	"github.com/paygate/paygate/internal/adapters/ledger"
+	"github.com/paygate/paygate/internal/dev/devenv"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/models/migrations"
+)
+
+// testDB returns a migrated database of its own on a real Postgres server
+// (DATABASE_URL, 127.0.0.1:5432 or the dev cluster under .data/), dropped
+// when the test ends.
+func testDB(t *testing.T) *gorm.DB {
+	t.Helper()
+	ctx := t.Context()
+	logger := slog.New(slog.DiscardHandler)
+	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join("..", "..", "..", ".data", "postgres")}, logger)
+	if err != nil {
+		t.Skipf("no postgres server: %v", err)
+	}
+	t.Cleanup(func() { _ = pg.Stop() })
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "paygate_ledger_" + hex.EncodeToString(b)
+	if err := devenv.CreateDatabase(ctx, pg.AdminURL, name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := devenv.DropDatabase(context.Background(), pg.AdminURL, name); err != nil {
+			t.Errorf("drop %s: %v", name, err)
+		}
+	})
+	db, err := models.Open(ctx, pg.DatabaseURL(name), logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if sqlDB, err := db.DB(); err == nil {
+			_ = sqlDB.Close()
+		}
+	})
+	if sqlDB, err := db.DB(); err != nil {
+		t.Fatal(err)
+	} else if _, err := migrations.Up(ctx, sqlDB, nil); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+const (
+	merchantID = "M1"
+	accountID  = "A1"
+	usd        = "USD"
+)
+
+// balances returns every ledger account's balance of merchantID/accountID
+// in USD, by kind.
+func balances(t *testing.T, db *gorm.DB) map[string]int64 {
+	t.Helper()
+	var rows []models.LedgerAccount
+	if err := db.Where("merchant_id = ? AND account_id = ? AND currency = ?", merchantID, accountID, usd).Find(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, r := range rows {
+		out[r.Kind] = r.Balance
+	}
+	return out
+}
+
+// assertInvariants checks the whole journal: every entry's lines sum to zero
+// per currency, and every account's balance is the sum of its lines.
+func assertInvariants(t *testing.T, db *gorm.DB) {
+	t.Helper()
+	var unbalanced []struct {
+		EntryID  int64
+		Currency string
+		Sum      int64
+	}
+	if err := db.Raw(`SELECT entry_id, currency, SUM(amount) AS sum FROM journal_lines
+		GROUP BY entry_id, currency HAVING SUM(amount) <> 0`).Scan(&unbalanced).Error; err != nil {
+		t.Fatal(err)
+	}
+	if len(unbalanced) > 0 {
+		t.Errorf("unbalanced entries: %+v", unbalanced)
+	}
+	var lonely int64
+	if err := db.Raw(`SELECT count(*) FROM journal_entries e WHERE (SELECT count(*) FROM journal_lines l WHERE l.entry_id = e.id) < 2`).
+		Scan(&lonely).Error; err != nil {
+		t.Fatal(err)
+	}
+	if lonely > 0 {
+		t.Errorf("%d entries have fewer than two lines", lonely)
+	}
+	var drift []struct {
+		ID      int64
+		Balance int64
+		Sum     int64
+	}
+	if err := db.Raw(`SELECT a.id, a.balance, COALESCE(SUM(l.amount), 0) AS sum FROM ledger_accounts a
+		LEFT JOIN journal_lines l ON l.ledger_account_id = a.id GROUP BY a.id, a.balance
+		HAVING a.balance <> COALESCE(SUM(l.amount), 0)`).Scan(&drift).Error; err != nil {
+		t.Fatal(err)
+	}
+	if len(drift) > 0 {
+		t.Errorf("accounts whose balance is not the sum of their lines: %+v", drift)
+	}
+	var negative int64
+	if err := db.Raw(`SELECT count(*) FROM ledger_accounts WHERE kind IN ('deposit', 'reserved') AND balance < 0`).Scan(&negative).Error; err != nil {
+		t.Fatal(err)
+	}
+	if negative > 0 {
+		t.Errorf("%d deposit or reserved accounts are negative", negative)
+	}
+}
+
+func countEntries(t *testing.T, db *gorm.DB) int64 {
+	t.Helper()
+	var n int64
+	if err := db.Model(&models.JournalEntry{}).Count(&n).Error; err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func topUp(t *testing.T, l *ledger.Ledger, ref string, amount int64) {
+	t.Helper()
+	if _, err := l.TopUp(t.Context(), ledger.TopUp{Reference: ref, MerchantID: merchantID, AccountID: accountID, Currency: usd, Amount: amount}); err != nil {
+		t.Fatalf("TopUp(%s): %v", ref, err)
+	}
+}
+
+func order(ref string, amount int64) ledger.OrderPosting {
+	return ledger.OrderPosting{Reference: ref, MerchantID: merchantID, AccountID: accountID, Currency: usd, Amount: amount}
+}
+
+func reservation(ref string, amount, fee int64) ledger.Reservation {
+	return ledger.Reservation{Reference: ref, MerchantID: merchantID, AccountID: accountID, Currency: usd, Amount: amount, Fee: fee}
+}
+
+// TestOperations runs each operation, then the same again, from a deposit
+// of 100.00, and checks every balance to the cent.
+func TestOperations(t *testing.T) {
+	type want struct {
+		deposit, reserved, acquirer, rail, fee, funding int64
+	}
+	tests := []struct {
+		name    string
+		op      func(ctx context.Context, l *ledger.Ledger) error
+		wantErr error
+		want    want // balances after the operation, and after its repeat
+		entries int64
+	}{
+		{
+			name: "top up", op: func(ctx context.Context, l *ledger.Ledger) error {
+				_, err := l.TopUp(ctx, ledger.TopUp{Reference: "t2", MerchantID: merchantID, AccountID: accountID, Currency: usd, Amount: 2550})
+				return err
+			},
+			want: want{deposit: 12550, funding: -12550}, entries: 2,
+		},
+		{
+			name: "credit a paid order", op: func(ctx context.Context, l *ledger.Ledger) error {
+				_, err := l.CreditOrder(ctx, order("order/1/paid", 1999))
+				return err
+			},
+			want: want{deposit: 11999, acquirer: -1999, funding: -10000}, entries: 2,
+		},
+		{
+			name: "debit a refund", op: func(ctx context.Context, l *ledger.Ledger) error {
+				_, err := l.DebitRefund(ctx, order("refund/1-01", 2500))
+				return err
+			},
+			want: want{deposit: 7500, acquirer: 2500, funding: -10000}, entries: 2,
+		},
+		{
+			name: "refund beyond the balance", op: func(ctx context.Context, l *ledger.Ledger) error {
+				_, err := l.DebitRefund(ctx, order("refund/1-02", 10001))
+				return err
+			},
+			wantErr: ledger.ErrInsufficientFunds,
+			want:    want{deposit: 10000, funding: -10000}, entries: 1,
+		},
+		{
+			name: "reserve", op: func(ctx context.Context, l *ledger.Ledger) error {
+				return l.Reserve(ctx, reservation("payout/1", 9000, 150))
+			},
+			want: want{deposit: 850, reserved: 9150, funding: -10000}, entries: 2,
+		},
+		{
+			name: "reserve the whole deposit", op: func(ctx context.Context, l *ledger.Ledger) error {
+				return l.Reserve(ctx, reservation("payout/1", 9900, 100))
+			},
+			want: want{reserved: 10000, funding: -10000}, entries: 2,
+		},
+		{
+			name: "reserve beyond the balance", op: func(ctx context.Context, l *ledger.Ledger) error {
+				return l.Reserve(ctx, reservation("payout/1", 9901, 100))
+			},
+			wantErr: ledger.ErrInsufficientFunds,
+			want:    want{deposit: 10000, funding: -10000}, entries: 1,
+		},
+		{
+			name: "reserve then settle", op: func(ctx context.Context, l *ledger.Ledger) error {
+				if err := l.Reserve(ctx, reservation("payout/1", 9000, 150)); err != nil {
+					return err
+				}
+				return l.Settle(ctx, "payout/1")
+			},
+			want: want{deposit: 850, rail: 9000, fee: 150, funding: -10000}, entries: 3,
+		},
+		{
+			name: "reserve then settle without a fee", op: func(ctx context.Context, l *ledger.Ledger) error {
+				if err := l.Reserve(ctx, reservation("payout/1", 9000, 0)); err != nil {
+					return err
+				}
+				return l.Settle(ctx, "payout/1")
+			},
+			want: want{deposit: 1000, rail: 9000, funding: -10000}, entries: 3,
+		},
+		{
+			name: "reserve then release", op: func(ctx context.Context, l *ledger.Ledger) error {
+				if err := l.Reserve(ctx, reservation("payout/1", 9000, 150)); err != nil {
+					return err
+				}
+				return l.Release(ctx, "payout/1")
+			},
+			want: want{deposit: 10000, funding: -10000}, entries: 3,
+		},
+		{
+			name: "settle a released reservation", op: func(ctx context.Context, l *ledger.Ledger) error {
+				if err := l.Reserve(ctx, reservation("payout/1", 9000, 150)); err != nil {
+					return err
+				}
+				if err := l.Release(ctx, "payout/1"); err != nil {
+					return err
+				}
+				return l.Settle(ctx, "payout/1")
+			},
+			wantErr: ledger.ErrReservationClosed,
+			want:    want{deposit: 10000, funding: -10000}, entries: 3,
+		},
+		{
+			name: "release a settled reservation", op: func(ctx context.Context, l *ledger.Ledger) error {
+				if err := l.Reserve(ctx, reservation("payout/1", 9000, 150)); err != nil {
+					return err
+				}
+				if err := l.Settle(ctx, "payout/1"); err != nil {
+					return err
+				}
+				return l.Release(ctx, "payout/1")
+			},
+			wantErr: ledger.ErrReservationClosed,
+			want:    want{deposit: 850, rail: 9000, fee: 150, funding: -10000}, entries: 3,
+		},
+		{
+			name: "settle an unknown reservation", op: func(ctx context.Context, l *ledger.Ledger) error {
+				return l.Settle(ctx, "payout/none")
+			},
+			wantErr: ledger.ErrReservationNotFound,
+			want:    want{deposit: 10000, funding: -10000}, entries: 1,
+		},
+		{
+			name: "a reference reused for another movement", op: func(ctx context.Context, l *ledger.Ledger) error {
+				_, err := l.CreditOrder(ctx, order("t1", 10000))
+				return err
+			},
+			wantErr: ledger.ErrReferenceConflict,
+			want:    want{deposit: 10000, funding: -10000}, entries: 1,
+		},
+		{
+			name: "a zero amount", op: func(ctx context.Context, l *ledger.Ledger) error {
+				_, err := l.CreditOrder(ctx, order("order/2/paid", 0))
+				return err
+			},
+			wantErr: ledger.ErrInvalid,
+			want:    want{deposit: 10000, funding: -10000}, entries: 1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			db := testDB(t)
+			l := ledger.New(db)
+			topUp(t, l, "t1", 10000)
+			for round := range 2 {
+				err := tc.op(t.Context(), l)
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("round %d: error = %v, want %v", round+1, err, tc.wantErr)
+				}
+				got := balances(t, db)
+				w := tc.want
+				for kind, amount := range map[string]int64{
+					models.LedgerDeposit: w.deposit, models.LedgerReserved: w.reserved, models.LedgerAcquirerClearing: w.acquirer,
+					models.LedgerRailClearing: w.rail, models.LedgerFeeIncome: w.fee, models.LedgerOperatorFunding: w.funding,
+				} {
+					if got[kind] != amount {
+						t.Errorf("round %d: %s balance = %d, want %d", round+1, kind, got[kind], amount)
+					}
+				}
+				if n := countEntries(t, db); n != tc.entries {
+					t.Errorf("round %d: %d entries, want %d", round+1, n, tc.entries)
+				}
+			}
+			bal, err := l.Balance(t.Context(), merchantID, accountID, usd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bal.Available != tc.want.deposit || bal.Reserved != tc.want.reserved {
+				t.Errorf("Balance() = %+v, want available %d, reserved %d", bal, tc.want.deposit, tc.want.reserved)
+			}
+			assertInvariants(t, db)
+		})
+	}
+}
+
+// TestRepeatReturnsTheFirstEntry: a repeated reference answers the entry
+// the first call posted.
+func TestRepeatReturnsTheFirstEntry(t *testing.T) {
+	l := ledger.New(testDB(t))
+	first, err := l.CreditOrder(t.Context(), order("order/7/paid", 1234))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := l.CreditOrder(t.Context(), order("order/7/paid", 1234))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ID != first.ID || again.Reference != "order/7/paid" || len(again.Lines) != 2 {
+		t.Errorf("repeat = %+v, want the first entry %+v", again, first)
+	}
+	entries, err := l.Entries(t.Context(), ledger.EntryFilter{MerchantID: merchantID, AccountID: accountID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 || entries[0].ID != first.ID || entries[0].Kind != models.EntryOrderPaid {
+		t.Fatalf("Entries() = %+v, want the one entry", entries)
+	}
+	for _, ln := range entries[0].Lines {
+		want := map[string]int64{models.LedgerDeposit: 1234, models.LedgerAcquirerClearing: -1234}[ln.AccountKind]
+		if ln.Amount != want || ln.Currency != usd {
+			t.Errorf("line %+v, want %d %s", ln, want, usd)
+		}
+	}
+}
+
+// TestConcurrentReserves: 50 payouts race for a deposit that holds exactly
+// enough for 37 of them.
+func TestConcurrentReserves(t *testing.T) {
+	db := testDB(t)
+	l := ledger.New(db)
+	const (
+		calls  = 50
+		fits   = 37
+		amount = 1000 // 10.00
+		fee    = 25   // 0.25
+	)
+	topUp(t, l, "funding", fits*(amount+fee))
+	var (
+		wg        sync.WaitGroup
+		mu        sync.Mutex
+		ok, short int
+		other     []error
+	)
+	start := make(chan struct{})
+	for i := range calls {
+		wg.Go(func() {
+			<-start
+			err := l.Reserve(t.Context(), reservation(fmt.Sprintf("payout/%02d", i), amount, fee))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				ok++
+			case errors.Is(err, ledger.ErrInsufficientFunds):
+				short++
+			default:
+				other = append(other, err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	if len(other) > 0 {
+		t.Fatalf("unexpected errors: %v", errors.Join(other...))
+	}
+	if ok != fits || short != calls-fits {
+		t.Errorf("%d reserved, %d refused; want %d and %d", ok, short, fits, calls-fits)
+	}
+	bal, err := l.Balance(t.Context(), merchantID, accountID, usd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bal.Available != 0 || bal.Reserved != fits*(amount+fee) {
+		t.Errorf("Balance() = %+v, want available 0, reserved %d", bal, fits*(amount+fee))
+	}
+	if n := countEntries(t, db); n != 1+fits {
+		t.Errorf("%d entries, want %d", n, 1+fits)
+	}
+	assertInvariants(t, db)
+}
+
+// TestConcurrentSameReference: the same order credited by many callers at
+// once is posted once.
+func TestConcurrentSameReference(t *testing.T) {
+	db := testDB(t)
+	l := ledger.New(db)
+	const calls = 20
+	var wg sync.WaitGroup
+	ids := make([]int64, calls)
+	errs := make([]error, calls)
+	start := make(chan struct{})
+	for i := range calls {
+		wg.Go(func() {
+			<-start
+			e, err := l.CreditOrder(t.Context(), order("order/9/paid", 4200))
+			ids[i], errs[i] = e.ID, err
+		})
+	}
+	close(start)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if id != ids[0] {
+			t.Errorf("entry ids %v, want one", ids)
+			break
+		}
+	}
+	if got := balances(t, db)[models.LedgerDeposit]; got != 4200 {
+		t.Errorf("deposit = %d, want 4200", got)
+	}
+	if n := countEntries(t, db); n != 1 {
+		t.Errorf("%d entries, want 1", n)
+	}
+	assertInvariants(t, db)
+}
+
+// TestConcurrentSettleAndRelease: a settle and a release racing on one
+// reservation: exactly one goes through, the other is refused.
+func TestConcurrentSettleAndRelease(t *testing.T) {
+	db := testDB(t)
+	l := ledger.New(db)
+	topUp(t, l, "funding", 5000)
+	for i := range 10 {
+		ref := fmt.Sprintf("payout/%d", i)
+		if err := l.Reserve(t.Context(), reservation(ref, 400, 50)); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var settleErr, releaseErr error
+		wg.Go(func() { settleErr = l.Settle(t.Context(), ref) })
+		wg.Go(func() { releaseErr = l.Release(t.Context(), ref) })
+		wg.Wait()
+		closed := errors.Is(settleErr, ledger.ErrReservationClosed) != errors.Is(releaseErr, ledger.ErrReservationClosed)
+		if !closed || (settleErr != nil && releaseErr != nil) {
+			t.Errorf("%s: settle %v, release %v; want one to pass and the other refused", ref, settleErr, releaseErr)
+		}
+	}
+	b := balances(t, db)
+	if b[models.LedgerDeposit]+b[models.LedgerRailClearing]+b[models.LedgerFeeIncome] != 5000 || b[models.LedgerReserved] != 0 {
+		t.Errorf("balances %v do not add up to the 5000 funded", b)
+	}
+	assertInvariants(t, db)
+}
+
+func TestBalancesByCurrency(t *testing.T) {
+	l := ledger.New(testDB(t))
+	topUp(t, l, "usd", 100)
+	if _, err := l.TopUp(t.Context(), ledger.TopUp{Reference: "eur", MerchantID: merchantID, AccountID: accountID, Currency: "EUR", Amount: 250}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.Balances(t.Context(), merchantID, accountID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0] != (ledger.Balance{Currency: "EUR", Available: 250}) || got[1] != (ledger.Balance{Currency: usd, Available: 100}) {
+		t.Errorf("Balances() = %+v", got)
+	}
+	none, err := l.Balance(t.Context(), merchantID, accountID, "GBP")
+	if err != nil || none != (ledger.Balance{Currency: "GBP"}) {
+		t.Errorf("Balance(GBP) = %+v, %v; want zero", none, err)
+	}
+}

@@ -1,0 +1,63 @@
+package workflows
+
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+)
+
+// la is the nil pointer through which the workflows name the ledger
+// activities.
+var la *activities.LedgerActivities
+
+// LedgerPostingChange is the GetVersion change id of the order's ledger
+// postings: orders whose history was recorded before it post nothing and
+// replay as they ran.
+const LedgerPostingChange = "ledger-posting"
+
+// ledgerOptions run an order's ledger posting: the default retry policy
+// (retried until it succeeds) since the posting is idempotent by its
+// reference and the merchant's money must reach the ledger eventually.
+var ledgerOptions = workflow.ActivityOptions{StartToCloseTimeout: 30 * time.Second}
+
+// ledgerMove is what an order posting does to the merchant's deposit.
+type ledgerMove int
+
+const (
+	ledgerCredit ledgerMove = iota // a paid order
+	ledgerDebit                    // a settled refund
+)
+
+// postToLedger posts an order's money to the ledger beside the order, not in
+// its way: the posting runs in a goroutine of its own, so neither the
+// merchant's answer nor the order's next step waits for it, and a ledger
+// that is down or a deposit too short for a refund never fails the payment.
+// The order ends only once every posting is done (inFlight).
+func (w *orderWorkflow) postToLedger(ctx workflow.Context, move ledgerMove, in activities.LedgerOrderInput) {
+	if workflow.GetVersion(ctx, LedgerPostingChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	if in.Amount <= 0 {
+		// A capture of nothing moves no money.
+		return
+	}
+	w.inFlight++
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		defer func() { w.inFlight-- }()
+		act := la.LedgerCreditOrder
+		if move == ledgerDebit {
+			act = la.LedgerDebitRefund
+		}
+		var res activities.LedgerPostingResult
+		err := workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, ledgerOptions), act, in).Get(ctx, &res)
+		if err != nil {
+			// Only a posting the ledger refuses for its values gets here
+			// (LedgerRefused): the order goes on, and the log says what
+			// an operator must reconcile.
+			workflow.GetLogger(ctx).Error("ledger posting refused", "reference", in.Reference, "amount", in.Amount,
+				"currency", in.Currency, "error", err)
+		}
+	})
+}

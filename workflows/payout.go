@@ -1,0 +1,392 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/payout"
+)
+
+// pa names the payout activities; the workflow never dereferences it.
+var pa *activities.PayoutActivities
+
+// PayoutInput is what a payout run starts from. A finance re-run starts a
+// new run of the same workflow id from the stored payout with Run one
+// higher; everything else is the same, so the rail sees the same key.
+type PayoutInput struct {
+	ID               string
+	MerchantID       string
+	AccountID        string
+	RequestID        string
+	TransactionID    string
+	ShortReferenceID string
+	Instruction      payout.Instruction
+	NotifyURL        string
+	// Run is 1 for the merchant's request, n+1 for the n-th re-run.
+	Run int
+	// NotifySchedule is the retry schedule of the payout's notification.
+	NotifySchedule notify.Schedule
+}
+
+// PayoutState is the payout as the workflow knows it (QueryPayoutState and
+// the workflow's result).
+type PayoutState struct {
+	Status         payout.Status
+	FailureType    payout.FailureType
+	FailureReason  string
+	Charges        *payout.Charges
+	RailTransferID string
+	NotifyID       string
+}
+
+// Payout activity options. Records are short Postgres writes retried
+// without end (a database outage must not fail a payout that moved money);
+// rail calls retry a transient rail for about ten minutes before the
+// payout is given up as RAIL_UNAVAILABLE.
+var (
+	// Records, pricing and ledger postings are short local calls: local
+	// activities spare them a round trip through the task queue each.
+	payoutStoreOptions = workflow.LocalActivityOptions{
+		StartToCloseTimeout: 15 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+			NonRetryableErrorTypes: []string{activities.ErrTypeRecordRejected, activities.ErrTypePayoutLedgerRefused},
+		},
+	}
+	payoutRailOptions = workflow.ActivityOptions{
+		StartToCloseTimeout: 20 * time.Second,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+			MaximumAttempts:        30,
+			NonRetryableErrorTypes: []string{activities.ErrTypePayoutRailRejected},
+		},
+	}
+)
+
+// Polling of a submitted transfer: from payoutPollFirst doubling to
+// payoutPollMax. Each poll is a durable timer, so a long wait costs nothing.
+const (
+	payoutPollFirst = 100 * time.Millisecond
+	payoutPollMax   = time.Minute
+)
+
+// payoutWorkflow is one run's state.
+type payoutWorkflow struct {
+	in    PayoutInput
+	state PayoutState
+}
+
+// Payout runs one payout: record it, price it (quote and fee), reserve the
+// payer's money in the ledger, wait for payment_date, submit the transfer to
+// the rail under the workflow id as idempotency key, poll until the rail
+// completes or fails it, settle or release the reservation, record every
+// status, and notify the merchant of the outcome. A payout that fails for
+// its data ends FAILED with a failure type; the workflow itself does not
+// fail for data.
+func Payout(ctx workflow.Context, in PayoutInput) (PayoutState, error) {
+	if in.Run < 1 {
+		in.Run = 1
+	}
+	w := &payoutWorkflow{in: in, state: PayoutState{Status: payout.StatusNew}}
+	if err := workflow.SetQueryHandler(ctx, QueryPayoutState, func() (PayoutState, error) { return w.state, nil }); err != nil {
+		return w.state, err
+	}
+	w.searchAttributes(ctx)
+	sctx := workflow.WithLocalActivityOptions(ctx, payoutStoreOptions)
+	err := workflow.ExecuteLocalActivity(sctx, pa.PayoutRecordStart, activities.PayoutRecordStartInput{
+		ID: in.ID, MerchantID: in.MerchantID, AccountID: in.AccountID, RequestID: in.RequestID,
+		TransactionID: in.TransactionID, ShortReferenceID: in.ShortReferenceID, Instruction: in.Instruction,
+		NotifyURL: in.NotifyURL, Run: in.Run, At: workflow.Now(ctx),
+	}).Get(ctx, nil)
+	if err != nil {
+		// Without its record the payout does not exist for the merchant;
+		// nothing has moved, so the run ends here.
+		workflow.GetLogger(ctx).Error("payout not recorded", "payout", in.ID, "error", err)
+		return w.state, err
+	}
+
+	var priced activities.PayoutPriceResult
+	if err := workflow.ExecuteLocalActivity(sctx, pa.PayoutPrice,
+		activities.PayoutPriceInput{Instruction: in.Instruction, At: workflow.Now(ctx)}).Get(ctx, &priced); err != nil {
+		return w.finish(ctx, payout.FailureUnknown, err.Error(), false)
+	}
+	if priced.FailureType != "" {
+		return w.finish(ctx, priced.FailureType, priced.FailureReason, false)
+	}
+	w.state.Charges = &priced.Charges
+	if err := w.record(ctx, payout.StatusNew, w.state.Charges, ""); err != nil {
+		return w.state, err
+	}
+
+	ch := priced.Charges
+	var reserved activities.PayoutReserveResult
+	err = workflow.ExecuteLocalActivity(sctx, pa.PayoutReserve, activities.PayoutReserveInput{
+		Reference: w.reference(), MerchantID: in.MerchantID, AccountID: in.AccountID,
+		Currency: ch.Transfer.Currency, Amount: ch.Transfer.Minor, Fee: ch.Fee.Minor,
+	}).Get(ctx, &reserved)
+	switch {
+	case err != nil:
+		return w.finish(ctx, payout.FailureUnknown, "funds could not be reserved: "+err.Error(), false)
+	case reserved.Insufficient:
+		return w.finish(ctx, payout.FailureInsufficientFunds, payout.FailureInsufficientFunds.Reason(), false)
+	}
+
+	if err := w.awaitPaymentDate(ctx); err != nil {
+		return w.finish(ctx, payout.FailureUnknown, "payout cancelled before its payment date", true)
+	}
+
+	t, err := w.submit(ctx)
+	if err != nil {
+		return w.finish(ctx, payout.FailureRailRejected, "the payout rail refused the transfer: "+err.Error(), true)
+	}
+	if !t.Found {
+		return w.finish(ctx, payout.FailureRailUnavailable, payout.FailureRailUnavailable.Reason(), true)
+	}
+	w.state.RailTransferID = t.ID
+	if err := w.record(ctx, payout.StatusSubmitted, nil, t.ID); err != nil {
+		return w.state, err
+	}
+
+	t, err = w.poll(ctx, t)
+	if err != nil {
+		// The rail no longer answers about a transfer it accepted: the
+		// outcome is unknown, so the money stays reserved for ops to
+		// resolve rather than be released for a payout that may have paid.
+		workflow.GetLogger(ctx).Error("payout outcome unknown", "payout", in.ID, "error", err)
+		return w.state, err
+	}
+	if t.Status == activities.TransferFailed {
+		return w.finish(ctx, t.FailureType, t.FailureReason, true)
+	}
+	if err := workflow.ExecuteLocalActivity(sctx, pa.PayoutSettle,
+		activities.PayoutReservationInput{Reference: w.reference()}).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Error("payout settle refused", "payout", in.ID, "error", err)
+	}
+	w.state.Status = payout.StatusCompleted
+	if err := w.record(ctx, payout.StatusCompleted, nil, ""); err != nil {
+		return w.state, err
+	}
+	w.searchAttributes(ctx)
+	return w.state, w.notify(ctx)
+}
+
+// reference is the ledger reservation of this run. Each run reserves anew,
+// so it carries the run number: a re-run after a released reservation is a
+// new reservation, not a repeat of the closed one.
+func (w *payoutWorkflow) reference() string {
+	return fmt.Sprintf("%s/run/%d", w.in.ID, w.in.Run)
+}
+
+// awaitPaymentDate waits, SCHEDULED, until the payout's payment_date.
+func (w *payoutWorkflow) awaitPaymentDate(ctx workflow.Context) error {
+	wait := w.in.Instruction.PaymentDate.Sub(workflow.Now(ctx))
+	if wait <= 0 {
+		return nil
+	}
+	w.state.Status = payout.StatusScheduled
+	if err := w.record(ctx, payout.StatusScheduled, nil, ""); err != nil {
+		return err
+	}
+	w.searchAttributes(ctx)
+	return workflow.Sleep(ctx, wait)
+}
+
+// submit hands the transfer to the rail. It first learns the transfer's
+// latest attempt under the key (one of an earlier run, when this is a
+// re-run), so that retries of the submission after a timeout or a worker
+// crash never start a second attempt of this run. A transfer the rail never
+// accepted despite the retries comes back with Found false.
+func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer, error) {
+	rctx := workflow.WithActivityOptions(ctx, payoutRailOptions)
+	var prior activities.PayoutTransfer
+	if err := workflow.ExecuteActivity(rctx, pa.PayoutFindTransfer,
+		activities.PayoutFindInput{IdempotencyKey: w.in.ID}).Get(ctx, &prior); err != nil {
+		if isRailRejected(err) {
+			return prior, err
+		}
+		return activities.PayoutTransfer{}, nil
+	}
+	in := w.in.Instruction
+	ch := w.state.Charges
+	b := in.Request.Beneficiary
+	var bank payout.BankDetails
+	if b != nil {
+		bank = b.BankDetails
+	}
+	req := activities.PayoutSubmitInput{
+		IdempotencyKey: w.in.ID,
+		Amount:         ch.BeneficiaryReceives.Minor,
+		Currency:       ch.BeneficiaryReceives.Currency,
+		Beneficiary: activities.PayoutBeneficiary{Name: bank.AccountName, IBAN: string(in.IBAN),
+			BIC: string(in.BIC), Country: bank.BankCountryCode},
+		Reference:    w.in.ShortReferenceID,
+		PriorAttempt: prior.Attempt,
+	}
+	if in.IBAN == "" {
+		req.Beneficiary.AccountNumber = bank.AccountNumber.String()
+	}
+	var t activities.PayoutTransfer
+	err := workflow.ExecuteActivity(rctx, pa.PayoutSubmit, req).Get(ctx, &t)
+	if err == nil {
+		return t, nil
+	}
+	if isRailRejected(err) {
+		return t, err
+	}
+	// The retries ran out on a rail that did not answer: the last
+	// submission may still have been accepted, so ask once more before
+	// giving up.
+	var found activities.PayoutTransfer
+	if ferr := workflow.ExecuteActivity(rctx, pa.PayoutFindTransfer,
+		activities.PayoutFindInput{IdempotencyKey: w.in.ID}).Get(ctx, &found); ferr != nil {
+		return activities.PayoutTransfer{}, nil
+	}
+	if found.Found && (found.Status != activities.TransferFailed || found.Attempt > prior.Attempt) {
+		return found, nil
+	}
+	return activities.PayoutTransfer{}, nil
+}
+
+// isRailRejected reports whether err is the rail's refusal of the request.
+func isRailRejected(err error) bool {
+	var app *temporal.ApplicationError
+	return errors.As(err, &app) && app.Type() == activities.ErrTypePayoutRailRejected
+}
+
+// poll reads the transfer on a growing durable timer until the rail has
+// decided it.
+func (w *payoutWorkflow) poll(ctx workflow.Context, t activities.PayoutTransfer) (activities.PayoutTransfer, error) {
+	rctx := workflow.WithActivityOptions(ctx, payoutRailOptions)
+	wait := payoutPollFirst
+	for t.Status == activities.TransferSubmitted {
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return t, err
+		}
+		wait = min(2*wait, payoutPollMax)
+		if err := workflow.ExecuteActivity(rctx, pa.PayoutGetTransfer,
+			activities.PayoutGetInput{TransferID: t.ID}).Get(ctx, &t); err != nil {
+			return t, err
+		}
+	}
+	return t, nil
+}
+
+// finish ends the payout FAILED: the reservation released when there is
+// one, the status recorded and the merchant notified.
+func (w *payoutWorkflow) finish(ctx workflow.Context, ft payout.FailureType, reason string, release bool) (PayoutState, error) {
+	if ft == "" {
+		ft = payout.FailureUnknown
+	}
+	if reason == "" {
+		reason = ft.Reason()
+	}
+	if len(reason) > 500 {
+		reason = reason[:500]
+	}
+	if release {
+		sctx := workflow.WithLocalActivityOptions(ctx, payoutStoreOptions)
+		if err := workflow.ExecuteLocalActivity(sctx, pa.PayoutRelease,
+			activities.PayoutReservationInput{Reference: w.reference()}).Get(ctx, nil); err != nil {
+			workflow.GetLogger(ctx).Error("payout release refused", "payout", w.in.ID, "error", err)
+		}
+	}
+	w.state.Status, w.state.FailureType, w.state.FailureReason = payout.StatusFailed, ft, reason
+	if err := w.record(ctx, payout.StatusFailed, nil, ""); err != nil {
+		return w.state, err
+	}
+	w.searchAttributes(ctx)
+	return w.state, w.notify(ctx)
+}
+
+// record writes the payout's status (and the charges or rail id learnt).
+func (w *payoutWorkflow) record(ctx workflow.Context, st payout.Status, ch *payout.Charges, railID string) error {
+	w.state.Status = st
+	sctx := workflow.WithLocalActivityOptions(ctx, payoutStoreOptions)
+	err := workflow.ExecuteLocalActivity(sctx, pa.PayoutRecord, activities.PayoutRecordInput{
+		ID: w.in.ID, Status: st, FailureType: w.state.FailureType, FailureReason: w.state.FailureReason,
+		Charges: ch, RailTransferID: railID, At: workflow.Now(ctx),
+	}).Get(ctx, nil)
+	if err != nil {
+		workflow.GetLogger(ctx).Error("payout status not recorded", "payout", w.in.ID, "status", st, "error", err)
+	}
+	return err
+}
+
+// searchAttributes keeps the payout findable in the Temporal UI.
+func (w *payoutWorkflow) searchAttributes(ctx workflow.Context) {
+	err := workflow.UpsertTypedSearchAttributes(ctx,
+		SearchMerchantID.ValueSet(w.in.MerchantID),
+		SearchAccountID.ValueSet(w.in.AccountID),
+		SearchRequestID.ValueSet(w.in.RequestID),
+		SearchTransactionID.ValueSet(w.in.TransactionID),
+		SearchPayoutStatus.ValueSet(string(w.state.Status)),
+		SearchFailureType.ValueSet(string(w.state.FailureType)),
+	)
+	if err != nil {
+		workflow.GetLogger(ctx).Warn("payout search attributes", "payout", w.in.ID, "error", err)
+	}
+}
+
+// notify records the payout's notification of its final outcome and hands
+// its delivery to a Redeliver child workflow that outlives this run, so the
+// payout is final (and may be re-run) while the merchant's notify_url is
+// still being retried on the durable schedule orders use.
+func (w *payoutWorkflow) notify(ctx workflow.Context) error {
+	if w.in.NotifyURL == "" {
+		return nil
+	}
+	id := fmt.Sprintf("%s-r%02d", w.in.TransactionID, w.in.Run)
+	w.state.NotifyID = id
+	in := w.in.Instruction
+	fields := map[string]string{
+		"notify_type":        activities.NotifyTypePayout,
+		"notify_id":          id,
+		"merchant_id":        w.in.MerchantID,
+		"account_id":         w.in.AccountID,
+		"request_id":         in.Request.RequestID,
+		"payment_currency":   in.Request.PaymentCurrency,
+		"payment_amount":     in.Request.PaymentAmount.String(),
+		"transaction_id":     w.in.TransactionID,
+		"short_reference_id": w.in.ShortReferenceID,
+		"status":             string(w.state.Status),
+		"failure_type":       string(w.state.FailureType),
+		"failure_reason":     w.state.FailureReason,
+	}
+	if ch := w.state.Charges; ch != nil {
+		fields["amount_beneficiary_receives"] = ch.BeneficiaryReceives.ExtendedString()
+		fields["amount_payer_pays"] = ch.PayerPays.ExtendedString()
+		fields["fee_amount"] = ch.Fee.ExtendedString()
+		fields["fee_currency"] = ch.Fee.Currency
+	} else {
+		fields["fee_currency"] = in.SourceCurrency
+		fields["amount_beneficiary_receives"] = money.FromMinor(0, in.PaymentAmount.Currency).ExtendedString()
+	}
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.RecordNotification,
+		activities.RecordNotificationInput{
+			NotifyID: id, TransactionID: w.in.TransactionID, MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
+			Seq: w.in.Run, Type: activities.NotifyTypePayout, URL: w.in.NotifyURL, Fields: fields,
+		}).Get(ctx, nil)
+	if err != nil {
+		workflow.GetLogger(ctx).Error("payout notification not recorded", "payout", w.in.ID, "error", err)
+		return err
+	}
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:        "notify/" + id,
+		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
+	})
+	child := workflow.ExecuteChildWorkflow(cctx, RedeliverWorkflowType,
+		RedeliverInput{NotifyIDs: []string{id}, Schedule: w.in.NotifySchedule})
+	// Waiting for the child to start is what makes it survive this run.
+	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Error("payout notification not started", "payout", w.in.ID, "error", err)
+	}
+	return nil
+}

@@ -1,0 +1,208 @@
+package workflows_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/payout"
+	"github.com/paygate/paygate/workflows"
+)
+
+// payoutRail is a fake of the payout activities' outside world: what the
+// ledger and the rail were asked, and the statuses recorded.
+type payoutRail struct {
+	mu        sync.Mutex
+	reserve   activities.PayoutReserveResult
+	outcome   activities.PayoutTransfer // what the rail decides after polls
+	polls     int                       // polls answered "submitted" before the outcome
+	submits   int
+	settled   []string
+	released  []string
+	statuses  []payout.Status
+	notes     []activities.RecordNotificationInput
+	redeliver int
+}
+
+func payoutCharges() payout.Charges {
+	return payout.Charges{
+		Quote: payout.Quote{SourceCurrency: "USD", PaymentCurrency: "USD", Rate: payout.RateScale,
+			PaymentAmount: money.FromMinor(10000, "USD"), SourceAmount: money.FromMinor(10000, "USD")},
+		FeePaidBy: payout.FeePayer, Fee: money.FromMinor(500, "USD"), PayerPays: money.FromMinor(10500, "USD"),
+		Transfer: money.FromMinor(10000, "USD"), BeneficiaryReceives: money.FromMinor(10000, "USD"),
+	}
+}
+
+func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterActivity(&activities.Activities{})
+	env.RegisterActivity(&activities.PayoutActivities{})
+	env.RegisterWorkflowWithOptions(workflows.Payout, workflow.RegisterOptions{Name: workflows.PayoutWorkflowType})
+	env.RegisterWorkflowWithOptions(workflows.Redeliver, workflow.RegisterOptions{Name: workflows.RedeliverWorkflowType})
+	var pa *activities.PayoutActivities
+	var a *activities.Activities
+	env.OnActivity(pa.PayoutRecordStart, mock.Anything, mock.Anything).Return(nil)
+	env.OnActivity(pa.PayoutPrice, mock.Anything, mock.Anything).Return(activities.PayoutPriceResult{Charges: payoutCharges()}, nil)
+	env.OnActivity(pa.PayoutRecord, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.PayoutRecordInput) error {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.statuses = append(f.statuses, in.Status)
+			return nil
+		})
+	env.OnActivity(pa.PayoutReserve, mock.Anything, mock.Anything).Return(f.reserve, nil)
+	env.OnActivity(pa.PayoutFindTransfer, mock.Anything, mock.Anything).Return(activities.PayoutTransfer{}, nil)
+	env.OnActivity(pa.PayoutSubmit, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.PayoutSubmitInput) (activities.PayoutTransfer, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.submits++
+			if in.IdempotencyKey != "payout/m1/key" || in.Amount != 10000 || in.Currency != "USD" {
+				return activities.PayoutTransfer{}, errors.New("unexpected submission")
+			}
+			return activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferSubmitted, Attempt: 1}, nil
+		})
+	env.OnActivity(pa.PayoutGetTransfer, mock.Anything, mock.Anything).Return(
+		func(context.Context, activities.PayoutGetInput) (activities.PayoutTransfer, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			if f.polls > 0 {
+				f.polls--
+				return activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferSubmitted, Attempt: 1}, nil
+			}
+			return f.outcome, nil
+		})
+	env.OnActivity(pa.PayoutSettle, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.PayoutReservationInput) error {
+			f.settled = append(f.settled, in.Reference)
+			return nil
+		})
+	env.OnActivity(pa.PayoutRelease, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.PayoutReservationInput) error {
+			f.released = append(f.released, in.Reference)
+			return nil
+		})
+	env.OnActivity(a.RecordNotification, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RecordNotificationInput) error {
+			f.notes = append(f.notes, in)
+			return nil
+		})
+	env.OnWorkflow(workflows.RedeliverWorkflowType, mock.Anything, mock.Anything).Return(
+		func(workflow.Context, workflows.RedeliverInput) (workflows.RedeliverResult, error) {
+			f.redeliver++
+			return workflows.RedeliverResult{}, nil
+		})
+	return env
+}
+
+func payoutInput() workflows.PayoutInput {
+	return workflows.PayoutInput{
+		ID: "payout/m1/key", MerchantID: "m1", AccountID: "a1", RequestID: "key",
+		TransactionID: "1234567890123456789", ShortReferenceID: "20260101-ABC123",
+		Instruction: payout.Instruction{
+			Request:        payout.Request{MerchantID: "m1", AccountID: "a1", RequestID: "key", PaymentCurrency: "USD", PaymentAmount: "100.00"},
+			PaymentAmount:  money.FromMinor(10000, "USD"),
+			SourceCurrency: "USD", IBAN: "DE89370400440532013000", BIC: "COBADEFFXXX",
+		},
+		NotifyURL: "https://shop.example/payouts", Run: 1, NotifySchedule: notify.DefaultSchedule(),
+	}
+}
+
+func runPayout(t *testing.T, env *testsuite.TestWorkflowEnvironment, in workflows.PayoutInput) workflows.PayoutState {
+	t.Helper()
+	env.ExecuteWorkflow(workflows.PayoutWorkflowType, in)
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("workflow did not complete")
+	}
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	var st workflows.PayoutState
+	if err := env.GetWorkflowResult(&st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestPayoutCompletes(t *testing.T) {
+	f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true}, polls: 5,
+		outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
+	env := newPayoutEnv(t, f)
+	st := runPayout(t, env, payoutInput())
+	if st.Status != payout.StatusCompleted || st.FailureType != "" || st.RailTransferID != "tr_1" {
+		t.Fatalf("state = %+v", st)
+	}
+	if f.submits != 1 || len(f.settled) != 1 || f.settled[0] != "payout/m1/key/run/1" || len(f.released) != 0 {
+		t.Errorf("submits %d, settled %v, released %v", f.submits, f.settled, f.released)
+	}
+	want := []payout.Status{payout.StatusNew, payout.StatusSubmitted, payout.StatusCompleted}
+	if len(f.statuses) != len(want) {
+		t.Fatalf("statuses = %v, want %v", f.statuses, want)
+	}
+	for i := range want {
+		if f.statuses[i] != want[i] {
+			t.Errorf("statuses = %v, want %v", f.statuses, want)
+		}
+	}
+	if len(f.notes) != 1 || f.notes[0].Type != "payout" || f.notes[0].Fields["status"] != "COMPLETED" ||
+		f.notes[0].Fields["amount_payer_pays"] != "105.00" || f.notes[0].Fields["fee_amount"] != "5.00" || f.redeliver != 1 {
+		t.Errorf("notifications = %+v, deliveries started %d", f.notes, f.redeliver)
+	}
+}
+
+func TestPayoutInsufficientFunds(t *testing.T) {
+	f := &payoutRail{reserve: activities.PayoutReserveResult{Insufficient: true}}
+	env := newPayoutEnv(t, f)
+	st := runPayout(t, env, payoutInput())
+	if st.Status != payout.StatusFailed || st.FailureType != payout.FailureInsufficientFunds {
+		t.Fatalf("state = %+v", st)
+	}
+	if f.submits != 0 || len(f.released) != 0 || len(f.settled) != 0 {
+		t.Errorf("submits %d, settled %v, released %v; want nothing", f.submits, f.settled, f.released)
+	}
+	if len(f.notes) != 1 || f.notes[0].Fields["failure_type"] != "INSUFFICIENT_FUNDS" {
+		t.Errorf("notifications = %+v", f.notes)
+	}
+}
+
+func TestPayoutRailFailureReleases(t *testing.T) {
+	f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true}, polls: 2,
+		outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferFailed, Attempt: 1,
+			FailureType: payout.FailureBeneficiaryAccount, FailureReason: "beneficiary account closed"}}
+	env := newPayoutEnv(t, f)
+	st := runPayout(t, env, payoutInput())
+	if st.Status != payout.StatusFailed || st.FailureType != payout.FailureBeneficiaryAccount ||
+		st.FailureReason != "beneficiary account closed" {
+		t.Fatalf("state = %+v", st)
+	}
+	if len(f.released) != 1 || len(f.settled) != 0 {
+		t.Errorf("settled %v, released %v", f.settled, f.released)
+	}
+}
+
+func TestPayoutWaitsForPaymentDate(t *testing.T) {
+	f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true},
+		outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
+	env := newPayoutEnv(t, f)
+	in := payoutInput()
+	start := env.Now()
+	in.Instruction.PaymentDate = start.Add(72 * time.Hour)
+	st := runPayout(t, env, in)
+	if st.Status != payout.StatusCompleted || f.statuses[1] != payout.StatusScheduled {
+		t.Fatalf("state = %+v, statuses %v", st, f.statuses)
+	}
+	if env.Now().Sub(start) < 72*time.Hour {
+		t.Errorf("completed at %s, before the payment date", env.Now())
+	}
+}
