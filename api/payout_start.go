@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/payout"
 	"github.com/paygate/paygate/models"
@@ -62,10 +63,37 @@ func PayoutRunInput(p *models.Payout, schedule notify.Schedule) (workflows.Payou
 	if err := json.Unmarshal(p.Request, &in); err != nil {
 		return workflows.PayoutInput{}, fmt.Errorf("payout %s: stored request: %w", p.ID, err)
 	}
+	charges, err := recordedCharges(p, in)
+	if err != nil {
+		return workflows.PayoutInput{}, err
+	}
 	return workflows.PayoutInput{
 		ID: p.ID, MerchantID: p.MerchantID, AccountID: p.AccountID, RequestID: p.RequestID,
 		TransactionID: p.TransactionID, ShortReferenceID: p.ShortReferenceID, Instruction: in,
-		NotifyURL: p.NotifyURL, Run: p.Run + 1, NotifySchedule: schedule,
+		NotifyURL: p.NotifyURL, Run: p.Run + 1, NotifySchedule: schedule, Charges: charges,
+	}, nil
+}
+
+// recordedCharges rebuilds the charges a payout's run recorded, or nil
+// when it was never priced (it failed before, so the re-run prices it).
+// A re-run must send the rail the same transfer under the same key: priced
+// again at changed rates, the rail would refuse the key's other body.
+func recordedCharges(p *models.Payout, in payout.Instruction) (*payout.Charges, error) {
+	if len(p.Quote) == 0 || string(p.Quote) == "null" {
+		return nil, nil
+	}
+	var q payout.Quote
+	if err := json.Unmarshal(p.Quote, &q); err != nil {
+		return nil, fmt.Errorf("payout %s: stored quote: %w", p.ID, err)
+	}
+	source := in.SourceCurrency
+	return &payout.Charges{
+		Quote:               q,
+		FeePaidBy:           in.FeePaidBy,
+		Fee:                 money.FromMinor(p.FeeAmount, source),
+		PayerPays:           money.FromMinor(p.PayerPaysAmount, source),
+		Transfer:            money.FromMinor(p.TransferAmount, source),
+		BeneficiaryReceives: money.FromMinor(p.BeneficiaryReceivesAmount, q.PaymentCurrency),
 	}, nil
 }
 

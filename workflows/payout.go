@@ -34,6 +34,10 @@ type PayoutInput struct {
 	Run int
 	// NotifySchedule is the retry schedule of the payout's notification.
 	NotifySchedule notify.Schedule
+	// Charges, set on a re-run of a payout that was priced, are the charges
+	// its first run recorded: the re-run sends the rail the same transfer
+	// under the same key, even if the operator's rates or fees changed.
+	Charges *payout.Charges `json:",omitempty"`
 }
 
 // PayoutState is the payout as the workflow knows it (QueryPayoutState and
@@ -114,7 +118,9 @@ func Payout(ctx workflow.Context, in PayoutInput) (PayoutState, error) {
 	}
 
 	var priced activities.PayoutPriceResult
-	if err := workflow.ExecuteLocalActivity(sctx, pa.PayoutPrice,
+	if in.Charges != nil {
+		priced.Charges = *in.Charges
+	} else if err := workflow.ExecuteLocalActivity(sctx, pa.PayoutPrice,
 		activities.PayoutPriceInput{Instruction: in.Instruction, At: workflow.Now(ctx)}).Get(ctx, &priced); err != nil {
 		return w.finish(ctx, payout.FailureUnknown, err.Error(), false)
 	}

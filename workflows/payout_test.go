@@ -31,6 +31,7 @@ type payoutRail struct {
 	statuses  []payout.Status
 	notes     []activities.RecordNotificationInput
 	redeliver int
+	priced    int // PayoutPrice calls
 }
 
 func payoutCharges() payout.Charges {
@@ -53,7 +54,13 @@ func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironmen
 	var pa *activities.PayoutActivities
 	var a *activities.Activities
 	env.OnActivity(pa.PayoutRecordStart, mock.Anything, mock.Anything).Return(nil)
-	env.OnActivity(pa.PayoutPrice, mock.Anything, mock.Anything).Return(activities.PayoutPriceResult{Charges: payoutCharges()}, nil)
+	env.OnActivity(pa.PayoutPrice, mock.Anything, mock.Anything).Return(
+		func(context.Context, activities.PayoutPriceInput) (activities.PayoutPriceResult, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.priced++
+			return activities.PayoutPriceResult{Charges: payoutCharges()}, nil
+		})
 	env.OnActivity(pa.PayoutRecord, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.PayoutRecordInput) error {
 			f.mu.Lock()
@@ -204,5 +211,26 @@ func TestPayoutWaitsForPaymentDate(t *testing.T) {
 	}
 	if env.Now().Sub(start) < 72*time.Hour {
 		t.Errorf("completed at %s, before the payment date", env.Now())
+	}
+}
+
+// TestPayoutRerunKeepsItsCharges: a re-run given the charges its payout
+// recorded sends them to the rail as they were and does not price again,
+// so rates changed since cannot make the rail see another body under the
+// same key.
+func TestPayoutRerunKeepsItsCharges(t *testing.T) {
+	f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true},
+		outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 2}}
+	env := newPayoutEnv(t, f)
+	in := payoutInput()
+	in.Run = 2
+	recorded := payoutCharges()
+	in.Charges = &recorded
+	st := runPayout(t, env, in)
+	if st.Status != payout.StatusCompleted || st.Charges == nil || st.Charges.Fee.Minor != 500 {
+		t.Fatalf("state = %+v", st)
+	}
+	if f.priced != 0 || f.submits != 1 || len(f.settled) != 1 || f.settled[0] != "payout/m1/key/run/2" {
+		t.Errorf("priced %d times, submits %d, settled %v", f.priced, f.submits, f.settled)
 	}
 }
