@@ -70,6 +70,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/paygate/paygate/internal/dev/reqlog"
 )
 
 // Defaults of Options.
@@ -301,57 +303,17 @@ type requestInfo struct {
 	outcome        string
 }
 
-type requestInfoKey struct{}
+func infoFrom(ctx context.Context) *requestInfo { return reqlog.From[requestInfo](ctx) }
 
-func infoFrom(ctx context.Context) *requestInfo {
-	if info, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
-		return info
-	}
-	return &requestInfo{}
-}
-
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (r *statusRecorder) WriteHeader(code int) {
-	if r.status == 0 {
-		r.status = code
-	}
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (r *statusRecorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return r.ResponseWriter.Write(b)
-}
-
-// logRequests writes one structured line per request. It logs the path,
+// logRequests writes one structured line per request (reqlog): the path,
 // which holds only identifiers, never the body.
 func (s *Server) logRequests(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		info := &requestInfo{}
-		rec := &statusRecorder{ResponseWriter: w}
-		ctx := context.WithValue(r.Context(), requestInfoKey{}, info)
-		next.ServeHTTP(rec, r.WithContext(ctx))
-		status := rec.status
-		if status == 0 {
-			status = http.StatusOK
-		}
-		s.logger.LogAttrs(ctx, slog.LevelInfo, "rail request",
-			slog.String("method", r.Method),
-			slog.String("path", r.URL.Path),
-			slog.Int("status", status),
-			slog.String("idempotency_key", info.idempotencyKey),
-			slog.String("transfer_id", info.transferID),
-			slog.String("outcome", info.outcome),
-			slog.Duration("duration", time.Since(start)),
-		)
-	})
+	return reqlog.Middleware(s.logger, "rail request",
+		func(r *http.Request) *requestInfo { return &requestInfo{} },
+		func(info *requestInfo) []slog.Attr {
+			return []slog.Attr{slog.String("idempotency_key", info.idempotencyKey), slog.String("transfer_id", info.transferID),
+				slog.String("outcome", info.outcome)}
+		}, next)
 }
 
 // fileMode is the data file's permission: it holds beneficiaries' accounts.
