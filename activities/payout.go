@@ -343,10 +343,14 @@ func (p *PayoutActivities) PayoutGetTransfer(ctx context.Context, in PayoutGetIn
 	return transferOf(t), nil
 }
 
-// railError leaves retryable rail errors plain, for the retry policy, and
-// makes the others non-retryable.
+// railError makes an error non-retryable only when the rail answered and
+// refused. Everything else stays plain, for the retry policy: the rail
+// being unavailable or slow, and also a call cut short on our side (a
+// worker shutting down cancels the activity's context), which says nothing
+// about the transfer.
 func railError(err error) error {
-	if rail.Retryable(err) {
+	var answered *rail.Error
+	if rail.Retryable(err) || !errors.As(err, &answered) {
 		return err
 	}
 	return temporal.NewNonRetryableApplicationError(fmt.Sprintf("rail refused: %v", err), ErrTypePayoutRailRejected, err)
