@@ -22,6 +22,7 @@ type PayoutRerunner interface {
 	Resume(ctx context.Context, id int64) (*models.PayoutRerun, []payoutrerun.Item, error)
 	Run(ctx context.Context, req payoutrerun.Request, items []payoutrerun.Item, progress payoutrerun.Progress) (payoutrerun.Result, error)
 	List(ctx context.Context, limit int) ([]models.PayoutRerun, error)
+	Show(ctx context.Context, id int64) (payoutrerun.Result, error)
 }
 
 type payoutRerunRequest struct {
@@ -140,6 +141,33 @@ func (s *Server) listPayoutReruns(c *gin.Context) {
 		rs = []models.PayoutRerun{}
 	}
 	c.JSON(http.StatusOK, gin.H{"reruns": rs})
+}
+
+// showPayoutRerun answers one re-run batch and its payouts, each with what
+// the batch did with it: the same record and items as the re-run's own
+// answer, so a batch run from the command line can be read over HTTP.
+func (s *Server) showPayoutRerun(c *gin.Context) {
+	if !s.admit(c) {
+		return
+	}
+	// A batch id is a positive bigserial; anything else names no batch and
+	// is the caller's mistake, not a lookup.
+	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
+	if err != nil || id < 1 {
+		c.JSON(http.StatusBadRequest, adminError{"id: want a re-run id (a positive integer)"})
+		return
+	}
+	res, err := s.Admin.PayoutReruns.Show(c.Request.Context(), id)
+	switch {
+	case errors.Is(err, models.ErrRerunNotFound):
+		c.JSON(http.StatusNotFound, adminError{"no such re-run"})
+		return
+	case err != nil:
+		s.Logger.Error("show payout re-run", "rerun", id, "error", err)
+		c.JSON(http.StatusServiceUnavailable, adminError{"payout re-runs unavailable, try again"})
+		return
+	}
+	c.JSON(http.StatusOK, res)
 }
 
 // selection validates the request's selection; the message is empty when

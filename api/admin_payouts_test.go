@@ -2,6 +2,9 @@ package api
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -16,6 +19,7 @@ import (
 type fakeReruns struct {
 	planned []models.PayoutSelection
 	runs    []payoutrerun.Request
+	shown   []int64
 }
 
 func (f *fakeReruns) Plan(_ context.Context, sel models.PayoutSelection) ([]payoutrerun.Item, error) {
@@ -34,6 +38,23 @@ func (f *fakeReruns) Run(_ context.Context, req payoutrerun.Request, items []pay
 
 func (f *fakeReruns) List(context.Context, int) ([]models.PayoutRerun, error) {
 	return []models.PayoutRerun{{ID: 1, RequestedBy: "alice"}}, nil
+}
+
+// Show knows batch 7 (one started payout) and fails for batch 9 as a
+// database that is down would.
+func (f *fakeReruns) Show(_ context.Context, id int64) (payoutrerun.Result, error) {
+	f.shown = append(f.shown, id)
+	switch id {
+	case 7:
+		return payoutrerun.Result{
+			Rerun: models.PayoutRerun{ID: 7, RequestedBy: "alice", Source: "cli", Status: models.RerunFinished, Total: 1, Started: 1},
+			Items: []models.PayoutRerunItem{{RerunID: 7, PayoutID: "payout/M1/r1", MerchantID: "M1", PaymentCurrency: "EUR",
+				PaymentAmount: 12345, FailureType: "RAIL_UNAVAILABLE", Outcome: models.ItemStarted, Run: 2, RunID: "run-1"}},
+		}, nil
+	case 9:
+		return payoutrerun.Result{}, errors.New("connection refused")
+	}
+	return payoutrerun.Result{}, fmt.Errorf("%w: %d", models.ErrRerunNotFound, id)
 }
 
 func TestAdminPayoutRerun(t *testing.T) {
@@ -79,6 +100,66 @@ func TestAdminPayoutRerun(t *testing.T) {
 			}
 			if tc.wantRun && (fake.runs[0].By != "admin-api" || fake.runs[0].Source != "api") {
 				t.Errorf("run = %+v, want by admin-api from api", fake.runs[0])
+			}
+		})
+	}
+}
+
+// TestAdminShowPayoutRerun: GET /admin/payouts/reruns/{id} answers the
+// batch and its items; a bad id is 400 without a lookup, an unknown batch
+// 404, a store that fails 503, and never 500.
+func TestAdminShowPayoutRerun(t *testing.T) {
+	bearer := "Bearer " + testAdminToken
+	cases := []struct {
+		name, path, auth string
+		wantHTTP         int
+		wantShown        []int64
+	}{
+		{name: "no token", path: "/admin/payouts/reruns/7", wantHTTP: 401},
+		{name: "wrong token", path: "/admin/payouts/reruns/7", auth: "Bearer nope", wantHTTP: 401},
+		{name: "found", path: "/admin/payouts/reruns/7", auth: bearer, wantHTTP: 200, wantShown: []int64{7}},
+		{name: "not found", path: "/admin/payouts/reruns/8", auth: bearer, wantHTTP: 404, wantShown: []int64{8}},
+		{name: "store down", path: "/admin/payouts/reruns/9", auth: bearer, wantHTTP: 503, wantShown: []int64{9}},
+		{name: "not a number", path: "/admin/payouts/reruns/abc", auth: bearer, wantHTTP: 400},
+		{name: "zero", path: "/admin/payouts/reruns/0", auth: bearer, wantHTTP: 400},
+		{name: "negative", path: "/admin/payouts/reruns/-7", auth: bearer, wantHTTP: 400},
+		{name: "overflow", path: "/admin/payouts/reruns/99999999999999999999", auth: bearer, wantHTTP: 400},
+		{name: "fraction", path: "/admin/payouts/reruns/7.5", auth: bearer, wantHTTP: 400},
+		{name: "padded", path: "/admin/payouts/reruns/%207", auth: bearer, wantHTTP: 400},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := &fakeReruns{}
+			srv := &Server{
+				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+				Admin:  &Admin{Token: testAdminToken, Redeliver: &fakeRedeliverer{}, PayoutReruns: fake},
+			}
+			req := httptest.NewRequest("GET", tc.path, nil)
+			if tc.auth != "" {
+				req.Header.Set("Authorization", tc.auth)
+			}
+			rec := httptest.NewRecorder()
+			srv.Handler().ServeHTTP(rec, req)
+			if rec.Code != tc.wantHTTP {
+				t.Fatalf("answer %d %s, want %d", rec.Code, rec.Body.String(), tc.wantHTTP)
+			}
+			if fmt.Sprint(fake.shown) != fmt.Sprint(tc.wantShown) {
+				t.Errorf("looked up %v, want %v", fake.shown, tc.wantShown)
+			}
+			if tc.wantHTTP != 200 {
+				return
+			}
+			const want = `{"rerun":{"id":7,"requested_by":"alice","source":"cli","selection":{},"dry_run":false,` +
+				`"status":"finished","total":1,"planned":0,"started":1,"skipped":0,"errors":0,"created_at":"0001-01-01T00:00:00Z"},` +
+				`"items":[{"payout_id":"payout/M1/r1","merchant_id":"M1","payment_currency":"EUR","payment_amount":12345,` +
+				`"failure_type":"RAIL_UNAVAILABLE","outcome":"started","run":2,"run_id":"run-1","updated_at":"0001-01-01T00:00:00Z"}]}`
+			var got, exp any
+			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			_ = json.Unmarshal([]byte(want), &exp)
+			if fmt.Sprint(got) != fmt.Sprint(exp) {
+				t.Errorf("body:\n%s\nwant:\n%s", rec.Body.String(), want)
 			}
 		})
 	}

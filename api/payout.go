@@ -300,7 +300,7 @@ func PayoutAnswer(p *models.Payout) (map[string]any, error) {
 			bank = map[string]any{}
 		}
 		delete(bank, "bank_code")
-		bank["local_clearing_system"] = string(in.ClearingSystem)
+		bank["local_clearing_system"] = string(in.Clearing())
 		ben["bank_details"] = bank
 	}
 	delete(body, "encryption_data")

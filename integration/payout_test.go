@@ -156,7 +156,7 @@ func TestPayoutCompletes(t *testing.T) {
 		}
 	}
 	bank := out["beneficiary"].(map[string]any)["bank_details"].(map[string]any)
-	if _, ok := bank["local_clearing_system"]; !ok || bank["iban"] != ibanCompletes {
+	if bank["local_clearing_system"] != "SWIFT" || bank["iban"] != ibanCompletes {
 		t.Errorf("bank_details = %v", bank)
 	}
 	if ts, _ := out["created_at"].(string); !strings.HasSuffix(ts, "+00:00") {

@@ -16,7 +16,7 @@
 //	paygate ledger topup        credits a merchant's deposit with operator funding
 //	paygate ledger balance      prints a merchant account's available and reserved balance
 //	paygate payout rerun       re-runs failed payouts (by id or filter) as new runs of their workflow
-//	paygate payout reruns      lists the recorded payout re-run batches
+//	paygate payout reruns      lists the recorded payout re-run batches, or one batch's payouts (-id N)
 package main
 
 import (
@@ -57,7 +57,7 @@ commands:
   ledger balance     print a merchant account's available and reserved balance
   ledger entries     list a merchant account's journal entries
   payout rerun       re-run failed payouts by id or filter (-dry-run, -yes, -resume N)
-  payout reruns      list the recorded payout re-runs`)
+  payout reruns      list the recorded payout re-runs, or one re-run's payouts and outcomes (-id N)`)
 
 func run(args []string, stdout io.Writer) error {
 	if len(args) == 0 {

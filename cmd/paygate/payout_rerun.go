@@ -21,7 +21,16 @@ import (
 const payoutRerunUsage = "usage: paygate payout rerun (-ids ID[,ID...] | [-from T] [-to T] [-failure-type X] [-merchant-id M] | -resume N)\n" +
 	"  [-dry-run] [-yes] [-by NAME] [-concurrency 8] [-every 50]\n" +
 	"ids are workflow ids (payout/{merchant_id}/{request_id}) or request ids; times are RFC 3339 or yyyyMMddHHmmss UTC\n" +
-	"       paygate payout reruns [-limit N]"
+	"       " + payoutRerunsForms
+
+// payoutRerunsForms are the two forms of paygate payout reruns: the
+// batches, or one batch's payouts. The second line is indented to sit
+// under the first after "usage: ".
+const payoutRerunsForms = "paygate payout reruns [-limit N]   the newest re-run batches with their totals\n" +
+	"       paygate payout reruns -id N        one batch: each payout and what happened to it"
+
+// payoutRerunsUsage is the usage of paygate payout reruns.
+const payoutRerunsUsage = "usage: " + payoutRerunsForms
 
 // errPayoutUsage is the usage of paygate payout.
 var errPayoutUsage = errors.New(payoutRerunUsage)
@@ -181,7 +190,7 @@ func printRerunPlan(w io.Writer, items []payoutrerun.Item) int {
 		merchant, amount, failure := "-", "-", "-"
 		if p := it.Payout; p != nil {
 			merchant = p.MerchantID
-			amount = money.FromMinor(p.PaymentAmount, p.PaymentCurrency).String() + " " + p.PaymentCurrency
+			amount = payoutAmount(p.PaymentAmount, p.PaymentCurrency)
 			if p.FailureType != "" {
 				failure = p.FailureType
 			}
@@ -220,27 +229,129 @@ func notReached(r models.PayoutRerun) int {
 	return r.Total - r.Started - r.Skipped - r.Errors
 }
 
-// runPayoutReruns lists the recorded re-run batches, newest first.
-func runPayoutReruns(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
+// rerunsOptions are the parsed flags of paygate payout reruns: Limit
+// batches, or with ID one batch's items.
+type rerunsOptions struct {
+	Limit int
+	ID    int64
+}
+
+// parseRerunsFlags reads and checks the flags of paygate payout reruns.
+func parseRerunsFlags(args []string, output io.Writer) (rerunsOptions, error) {
 	fs := flag.NewFlagSet("payout reruns", flag.ContinueOnError)
+	fs.SetOutput(output)
 	limit := fs.Int("limit", 20, "how many batches, newest first")
-	if err := fs.Parse(args); err != nil {
-		return err
+	id := fs.Int64("id", 0, "show this batch's payouts and what happened to each")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), payoutRerunsUsage)
+		fs.PrintDefaults()
 	}
-	if *limit < 1 || *limit > 1000 {
-		return errors.New("-limit: want 1 to 1000")
+	if err := fs.Parse(args); err != nil {
+		return rerunsOptions{}, err
+	}
+	usage := func(msg string) (rerunsOptions, error) {
+		return rerunsOptions{}, fmt.Errorf("%s\n%s", msg, payoutRerunsUsage)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case fs.NArg() > 0:
+		return usage(fmt.Sprintf("unexpected argument %q", fs.Arg(0)))
+	case set["id"] && set["limit"]:
+		return usage("-id shows one batch; -limit is for the list")
+	case set["id"] && *id < 1:
+		return usage("-id: want a re-run id")
+	case *limit < 1 || *limit > 1000:
+		return usage("-limit: want 1 to 1000")
+	}
+	return rerunsOptions{Limit: *limit, ID: *id}, nil
+}
+
+// runPayoutReruns lists the recorded re-run batches, newest first, or with
+// -id one batch's payouts.
+func runPayoutReruns(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
+	o, err := parseRerunsFlags(args, os.Stderr)
+	if err != nil {
+		return err
 	}
 	g, err := app.OpenFromEnv(ctx, logger, false)
 	if err != nil {
 		return err
 	}
 	defer g.Close()
-	rs, err := g.PayoutReruns().List(ctx, *limit)
+	if o.ID != 0 {
+		res, err := g.PayoutReruns().Show(ctx, o.ID)
+		if err != nil {
+			return err
+		}
+		printRerunItems(stdout, res.Rerun, res.Items)
+		return nil
+	}
+	rs, err := g.PayoutReruns().List(ctx, o.Limit)
 	if err != nil {
 		return err
 	}
 	printReruns(stdout, rs)
 	return nil
+}
+
+// printRerunItems prints one batch: who asked it, when and for what, a
+// table of its payouts (amount and failure as they were when the batch
+// planned them, and what the batch did), and its totals.
+func printRerunItems(w io.Writer, r models.PayoutRerun, items []models.PayoutRerunItem) {
+	kind := ""
+	if r.DryRun {
+		kind = " (dry-run)"
+	}
+	fmt.Fprintf(w, "re-run %d%s by %s (%s) at %s; selection: %s\n", r.ID, kind, r.RequestedBy, r.Source,
+		r.CreatedAt.UTC().Format("2006-01-02T15:04:05Z"), describeSelection(r.Selection))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "PAYOUT\tMERCHANT\tAMOUNT\tFAILURE BEFORE\tOUTCOME\tRUN ID")
+	for _, it := range items {
+		merchant, amount, failure, runID := dash(it.MerchantID), "-", dash(it.FailureType), dash(it.RunID)
+		if it.PaymentCurrency != "" {
+			amount = payoutAmount(it.PaymentAmount, it.PaymentCurrency)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.PayoutID, merchant, amount, failure, itemOutcome(r, it), runID)
+	}
+	tw.Flush()
+	printRerunSummary(w, r)
+}
+
+// itemOutcome words what a batch did with one payout. A "planned" row
+// means "would be re-run" in a dry-run and "not reached yet" in a real
+// batch, which a resume finishes; a "starting" row is a start whose answer
+// was never recorded (the command died), which a resume settles.
+func itemOutcome(r models.PayoutRerun, it models.PayoutRerunItem) string {
+	switch it.Outcome {
+	case models.ItemStarted:
+		return fmt.Sprintf("started (run %d)", it.Run)
+	case models.ItemSkipped:
+		return "skipped: " + it.Reason
+	case models.ItemError:
+		return "failed to start: " + it.Reason
+	case models.ItemStarting:
+		return fmt.Sprintf("starting (run %d), not confirmed: resume settles it", it.Run)
+	case models.ItemPlanned:
+		if r.DryRun {
+			return fmt.Sprintf("would re-run (run %d)", it.Run)
+		}
+		return fmt.Sprintf("not reached (run %d): resume starts it", it.Run)
+	}
+	return it.Outcome
+}
+
+// payoutAmount renders minor units with their currency's digits, three
+// for the three-digit currencies payouts take (12.345 KWD).
+func payoutAmount(minor int64, currency string) string {
+	return money.FromMinor(minor, currency).ExtendedString() + " " + currency
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 func printReruns(w io.Writer, rs []models.PayoutRerun) {

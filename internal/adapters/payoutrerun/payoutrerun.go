@@ -440,6 +440,22 @@ func (s *Service) startOne(ctx context.Context, p *models.Payout, row *models.Pa
 	}
 }
 
+// Show returns batch id and its items, ordered by payout id: what each
+// payout of the batch came to (started with its run id, skipped with the
+// reason, a failed start with the error, or not reached yet).
+// models.ErrRerunNotFound when there is no such batch.
+func (s *Service) Show(ctx context.Context, id int64) (Result, error) {
+	r, items, err := models.FindPayoutRerun(ctx, s.DB, id)
+	if err != nil {
+		return Result{}, err
+	}
+	if items == nil {
+		// A batch that selected nothing answers an empty list, not null.
+		items = []models.PayoutRerunItem{}
+	}
+	return Result{Rerun: *r, Items: items}, nil
+}
+
 // List returns the newest limit batches.
 func (s *Service) List(ctx context.Context, limit int) ([]models.PayoutRerun, error) {
 	if limit <= 0 || limit > 1000 {

@@ -253,6 +253,71 @@ func TestRunStartsFailedAndSkipsTheRest(t *testing.T) {
 	}
 }
 
+// TestShowListsTheBatchItems: Show answers a batch with one item per payout
+// it took, each with what happened to it (the run id of a started re-run,
+// the reason of a skip, the error of a failed start), and ErrRerunNotFound
+// for a batch that does not exist.
+func TestShowListsTheBatchItems(t *testing.T) {
+	db := testDB(t)
+	failed := insertPayouts(t, db, "fail", "FAILED", 2)
+	done := insertPayouts(t, db, "done", "COMPLETED", 1)
+	fw := &fakeWorkflow{db: db, started: map[string]int{}}
+	errRefused := errors.New("temporal refused the start")
+	start := func(ctx context.Context, p *models.Payout) (string, error) {
+		if p.ID == failed[1].ID {
+			return "", errRefused
+		}
+		return fw.start(ctx, p)
+	}
+	svc := payoutrerun.New(db, start, nil)
+	ctx := t.Context()
+	sel := models.PayoutSelection{IDs: []string{failed[0].ID, failed[1].ID, done[0].ID, "payout/M1/nope"}}
+	items, err := svc.Plan(ctx, sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Run(ctx, payoutrerun.Request{Selection: sel, By: "dora", Source: "cli"}, items, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := svc.Show(ctx, res.Rerun.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got.Rerun; r.ID != res.Rerun.ID || r.RequestedBy != "dora" || r.Started != 1 || r.Skipped != 2 || r.Errors != 1 {
+		t.Errorf("batch = %+v, want dora's with 1 started, 2 skipped, 1 error", r)
+	}
+	type row struct{ payout, merchant, failure, outcome, reason, runID string }
+	want := []row{
+		{failed[0].ID, "M1", "RAIL_UNAVAILABLE", models.ItemStarted, "", "run-" + failed[0].ID},
+		{failed[1].ID, "M1", "RAIL_UNAVAILABLE", models.ItemError, errRefused.Error(), ""},
+		{done[0].ID, "M1", "", models.ItemSkipped, payoutrerun.ReasonCompleted, ""},
+		{"payout/M1/nope", "", "", models.ItemSkipped, payoutrerun.ReasonNotFound, ""},
+	}
+	if len(got.Items) != len(want) {
+		t.Fatalf("items = %+v, want %d", got.Items, len(want))
+	}
+	byID := map[string]models.PayoutRerunItem{}
+	for _, it := range got.Items {
+		byID[it.PayoutID] = it
+	}
+	for _, w := range want {
+		it := byID[w.payout]
+		g := row{it.PayoutID, it.MerchantID, it.FailureType, it.Outcome, it.Reason, it.RunID}
+		if g != w {
+			t.Errorf("item %s = %+v, want %+v", w.payout, g, w)
+		}
+	}
+	if it := byID[failed[0].ID]; it.Run != 2 || it.PaymentAmount != failed[0].PaymentAmount || it.PaymentCurrency != "EUR" {
+		t.Errorf("started item = %+v, want run 2 of %d EUR", it, failed[0].PaymentAmount)
+	}
+
+	if _, err := svc.Show(ctx, res.Rerun.ID+100); !errors.Is(err, models.ErrRerunNotFound) {
+		t.Errorf("Show(missing) = %v, want ErrRerunNotFound", err)
+	}
+}
+
 // TestInterruptedBatchResumes cancels a batch after K starts, then resumes
 // it: every failed payout is started exactly once in all.
 func TestInterruptedBatchResumes(t *testing.T) {

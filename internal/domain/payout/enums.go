@@ -63,11 +63,21 @@ const (
 	EntityPersonal EntityType = "PERSONAL"
 )
 
-// ClearingSystem is the local clearing system of a LOCAL payout: the
-// answer's bank_details.local_clearing_system. A SWIFT payout has none.
+// ClearingSystem is the clearing system that carries a payout to the
+// beneficiary's bank: the answer's bank_details.local_clearing_system. For a
+// LOCAL payout it is the domestic system chosen (or defaulted) for the
+// corridor; for a SWIFT payout it is ClearingSwift.
 type ClearingSystem string
 
 const (
+	// ClearingSwift names the SWIFT network for a SWIFT payout. The
+	// interface's answer always carries local_clearing_system, and a SWIFT
+	// payout is carried by no domestic system of ours: the wire goes over
+	// SWIFT and the banks along the way decide how it settles. Naming SWIFT
+	// says so, true for every corridor, where a domestic system derived from
+	// the bank's country and currency would be a guess (and would have no
+	// answer at all for USD to a German bank).
+	ClearingSwift ClearingSystem = "SWIFT"
 	// ClearingSEPA is a SEPA credit transfer in EUR to an account in the
 	// SEPA area, identified by IBAN.
 	ClearingSEPA ClearingSystem = "SEPA"

@@ -294,7 +294,8 @@ func (v *validator) documents(docs []PersonDocument) {
 // and their canonical forms in b:
 //
 //   - SWIFT: swift_code; an IBAN when the bank's country has IBANs, an
-//     account_number otherwise; no local_clearing_system.
+//     account_number otherwise; local_clearing_system empty or SWIFT (what
+//     the answer echoes), the clearing system ClearingSwift.
 //   - LOCAL: the country and currency must have a local rail (SEPA for EUR in
 //     the SEPA area, ACH or FEDWIRE for USD in the US, FASTER_PAYMENTS, BACS
 //     or CHAPS for GBP in the UK); local_clearing_system, when given, must be
@@ -316,9 +317,18 @@ func (v *validator) bankDetails(b *BankDetails, in *Instruction, paymentCurrency
 	account := localAccount(-1)
 	switch in.PaymentMethod {
 	case MethodSwift:
-		if b.LocalClearingSystem != "" {
-			v.fail(p+"local_clearing_system", codes.InvalidField, nil, "must be empty for a SWIFT payout")
+		// The answer says SWIFT, so a merchant who sends the answer's
+		// bank_details back is not refused. The canonical request leaves
+		// it out either way: with or without it the request means the same
+		// payout, and a payout stored before answers named SWIFT compares
+		// equal to its repeat.
+		switch ClearingSystem(b.LocalClearingSystem) {
+		case "", ClearingSwift:
+			b.LocalClearingSystem = ""
+		default:
+			v.fail(p+"local_clearing_system", codes.InvalidField, nil, "must be empty or SWIFT for a SWIFT payout")
 		}
+		in.ClearingSystem = ClearingSwift
 		_, hasIBAN := IBANLength(b.BankCountryCode)
 		needIBAN, needAccount = hasIBAN, !hasIBAN
 	case MethodLocal:
@@ -379,6 +389,16 @@ func (v *validator) bankDetails(b *BankDetails, in *Instruction, paymentCurrency
 	v.documentNumber(p+"owner_document_number", b.OwnerDocumentNumber.String())
 	v.phone(p+"binding_mobile_number", b.BindingMobileNumber.String())
 	v.text(p+"transaction_reference", b.TransactionReference, false, maxReference)
+}
+
+// Clearing is the clearing system the payout's answer names: the one
+// Validate chose, or SWIFT for a SWIFT payout validated before Validate
+// recorded it (its stored instruction has none).
+func (in Instruction) Clearing() ClearingSystem {
+	if in.ClearingSystem == "" && in.PaymentMethod == MethodSwift {
+		return ClearingSwift
+	}
+	return in.ClearingSystem
 }
 
 // ibanReason words an IBAN error for the answer.

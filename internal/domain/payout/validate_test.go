@@ -91,6 +91,7 @@ func TestValidateAcceptsAndCanonicalises(t *testing.T) {
 		FeePaidBy:         FeePayer,
 		SwiftChargeOption: ChargeShared,
 		FundSource:        SourceDepositAccount,
+		ClearingSystem:    ClearingSwift,
 		PaymentAmount:     money.Amount{Minor: 150000, Currency: "EUR"},
 		SourceCurrency:    "USD",
 		PaymentDate:       time.Date(2026, time.March, 14, 0, 0, 0, 0, time.UTC),
@@ -251,6 +252,10 @@ func TestValidateFields(t *testing.T) {
 		{"BIC of 6 characters", func(r *Request) { r.Beneficiary.BankDetails.SwiftCode = "COBADE" }, "beneficiary.bank_details.swift_code", codes.InvalidField, ErrBICFormat},
 		{"BIC of an unknown country", func(r *Request) { r.Beneficiary.BankDetails.SwiftCode = "COBAUKFF" }, "beneficiary.bank_details.swift_code", codes.InvalidField, ErrBICCountry},
 		{"local_clearing_system on SWIFT", func(r *Request) { r.Beneficiary.BankDetails.LocalClearingSystem = "SEPA" }, "beneficiary.bank_details.local_clearing_system", codes.InvalidField, nil},
+		{"local_clearing_system swift in lower case", func(r *Request) { r.Beneficiary.BankDetails.LocalClearingSystem = "swift" }, "beneficiary.bank_details.local_clearing_system", codes.InvalidField, nil},
+		{"local_clearing_system SWIFT on LOCAL", func(r *Request) {
+			*r = localRequest("EUR", "DE", func(b *BankDetails) { b.IBAN, b.LocalClearingSystem = "DE89370400440532013000", "SWIFT" })
+		}, "beneficiary.bank_details.local_clearing_system", codes.InvalidField, nil},
 		{"unknown bank_account_category", func(r *Request) { r.Beneficiary.BankDetails.BankAccountCategory = "Current" }, "beneficiary.bank_details.bank_account_category", codes.InvalidField, nil},
 		{"binding_mobile_number too short", func(r *Request) { r.Beneficiary.BankDetails.BindingMobileNumber = "123" }, "beneficiary.bank_details.binding_mobile_number", codes.InvalidField, nil},
 
@@ -376,6 +381,68 @@ func TestValidateLocal(t *testing.T) {
 			}
 			if got := in.Request.Beneficiary.BankDetails.LocalClearingSystem; got != string(tc.wantSys) {
 				t.Errorf("canonical local_clearing_system = %q, want %q", got, tc.wantSys)
+			}
+		})
+	}
+}
+
+// TestValidateSwiftClearingSystem: a SWIFT payout's clearing system is
+// SWIFT whether the request leaves local_clearing_system out or sends the
+// SWIFT its answer shows, and both requests have one canonical form, so a
+// repeat of either is the same payout.
+func TestValidateSwiftClearingSystem(t *testing.T) {
+	base, err := Validate(validRequest(), today)
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseJSON, _ := json.Marshal(base.Request)
+	tests := []struct {
+		name  string
+		given string
+	}{
+		{name: "absent", given: ""},
+		{name: "SWIFT as the answer shows it", given: "SWIFT"},
+		{name: "SWIFT with spaces around", given: " SWIFT "},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := validRequest()
+			r.Beneficiary.BankDetails.LocalClearingSystem = tc.given
+			in, err := Validate(r, today)
+			if err != nil {
+				t.Fatalf("Validate = %v", err)
+			}
+			if in.ClearingSystem != ClearingSwift || in.Clearing() != ClearingSwift {
+				t.Errorf("clearing system = %q (Clearing %q), want SWIFT", in.ClearingSystem, in.Clearing())
+			}
+			if got := in.Request.Beneficiary.BankDetails.LocalClearingSystem; got != "" {
+				t.Errorf("canonical local_clearing_system = %q, want it left out", got)
+			}
+			if got, _ := json.Marshal(in.Request); string(got) != string(baseJSON) {
+				t.Errorf("canonical request differs from the one without local_clearing_system:\n%s\n%s", got, baseJSON)
+			}
+		})
+	}
+}
+
+// TestInstructionClearing: the answer's clearing system is the one Validate
+// chose, and SWIFT for a SWIFT instruction stored before Validate recorded
+// one.
+func TestInstructionClearing(t *testing.T) {
+	tests := []struct {
+		name string
+		in   Instruction
+		want ClearingSystem
+	}{
+		{name: "SWIFT recorded", in: Instruction{PaymentMethod: MethodSwift, ClearingSystem: ClearingSwift}, want: ClearingSwift},
+		{name: "SWIFT stored without one", in: Instruction{PaymentMethod: MethodSwift}, want: ClearingSwift},
+		{name: "LOCAL by SEPA", in: Instruction{PaymentMethod: MethodLocal, ClearingSystem: ClearingSEPA}, want: ClearingSEPA},
+		{name: "LOCAL by CHAPS", in: Instruction{PaymentMethod: MethodLocal, ClearingSystem: ClearingCHAPS}, want: ClearingCHAPS},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.in.Clearing(); got != tc.want {
+				t.Errorf("Clearing = %q, want %q", got, tc.want)
 			}
 		})
 	}
