@@ -66,7 +66,14 @@ type Activities struct {
 	Connectors Connectors // the acquirers, by the name each order carries
 	Accounts   SignKeys
 	Notifier   *http.Client // delivers notifications; see notifyclient.NewClient
-	Logger     *slog.Logger
+	// IDs hands out transaction ids for the orders workflows make.
+	IDs    TransactionIDs
+	Logger *slog.Logger
+}
+
+// TransactionIDs hands out new transaction ids (txid.Generator).
+type TransactionIDs interface {
+	Next() string
 }
 
 // connector returns the connector an order names. One the configuration

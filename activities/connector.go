@@ -25,6 +25,9 @@ type AuthoriseInput struct {
 	Currency       string
 	Capture        bool
 	ThreeDS        *ThreeDSData // the 3-D Secure authentication, when there was one
+	// StoredCredential: the card is one the merchant keeps, charged without
+	// its security code.
+	StoredCredential bool
 }
 
 // ChargeOutcome is the acquirer's answer to a charge.
@@ -68,13 +71,14 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 		return ChargeOutcome{}, err
 	}
 	charge, err := conn.Charge(ctx, connector.ChargeRequest{
-		IdempotencyKey: in.IdempotencyKey,
-		Reference:      in.Reference,
-		Card:           connector.Card{Number: c.Number, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, CVV: c.CVV},
-		Amount:         in.Amount,
-		Currency:       in.Currency,
-		Capture:        in.Capture,
-		ThreeDS:        threeDSOf(in.ThreeDS),
+		IdempotencyKey:   in.IdempotencyKey,
+		Reference:        in.Reference,
+		Card:             connector.Card{Number: c.Number, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, CVV: c.CVV},
+		Amount:           in.Amount,
+		Currency:         in.Currency,
+		Capture:          in.Capture,
+		ThreeDS:          threeDSOf(in.ThreeDS),
+		StoredCredential: in.StoredCredential,
 	})
 	switch {
 	case err == nil:

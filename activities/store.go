@@ -33,6 +33,12 @@ type RecordOrderInput struct {
 	CardFingerprint    string
 	RequestFingerprint string
 	Details            order.Details
+	// TokenID is the stored card the order charges, if it charges one.
+	TokenID string
+	// RecurringID and RecurringCycle name the subscription charge this
+	// order is, if it is one.
+	RecurringID    string
+	RecurringCycle int
 }
 
 // RecordOrderResult tells whether the order_no was already taken by an older
@@ -84,6 +90,9 @@ func (a *Activities) RecordOrder(ctx context.Context, in RecordOrderInput) (Reco
 		ShopperIP:          in.Details.ShopperIP,
 		RequestFingerprint: in.RequestFingerprint,
 		Details:            in.Details,
+		TokenID:            in.TokenID,
+		RecurringID:        in.RecurringID,
+		RecurringCycle:     in.RecurringCycle,
 	})
 	if err != nil {
 		return RecordOrderResult{}, storeError(err)

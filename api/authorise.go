@@ -92,6 +92,11 @@ func (s *Server) answerFromRecord(m *merchantCall, req *authoriseRequest, finger
 		return
 	}
 	r := orderRespon(o)
+	if o.RecurringID != "" {
+		if sub, err := models.FindSubscriptionByID(m.c.Request.Context(), s.DB, o.RecurringID); err == nil {
+			r.setRecurringFrom(sub)
+		}
+	}
 	r.sign(m.key)
 	renderXML(m.c, http.StatusOK, r, o.ResultCode)
 }

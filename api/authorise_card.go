@@ -27,6 +27,15 @@ func (s *Server) authoriseCard(m *merchantCall, req *authoriseRequest) {
 		m.refuse(*code)
 		return
 	}
+	terms, code := s.subscriptionTerms(req, amount)
+	if code != nil {
+		m.refuse(*code)
+		return
+	}
+	if req.paysWithToken() {
+		s.authoriseStoredCard(m, req, amount, terms)
+		return
+	}
 	pan := req.Card.String()
 	token, created, err := s.Vault.Tokenize(ctx, workflows.OrderWorkflowID(req.MerchantID, req.AccountID, req.OrderNo), vault.Card{
 		Number:      pan,
@@ -40,7 +49,7 @@ func (s *Server) authoriseCard(m *merchantCall, req *authoriseRequest) {
 		return
 	}
 	in := s.orderInput(m.account, newOrder{details: req.Details, amount: amount, kind: order.KindCard,
-		card: s.cardRef(token, pan)})
+		card: s.cardRef(token, pan), subscription: terms})
 	res, err := s.placeOrder(ctx, in)
 	switch {
 	case errors.Is(err, ErrOrderMismatch):
@@ -58,6 +67,12 @@ func (s *Server) authoriseCard(m *merchantCall, req *authoriseRequest) {
 	if res.CardToken != token {
 		s.forgetToken(m.c, token, created)
 	}
+	s.answerPayment(m, req, res)
+}
+
+// answerPayment renders a direct payment's result, signed with the key the
+// request proved.
+func (s *Server) answerPayment(m *merchantCall, req *authoriseRequest, res workflows.PaymentResult) {
 	r := resultRespon(res)
 	r.Note = req.Note
 	r.sign(m.key)
@@ -74,18 +89,26 @@ func (s *Server) cardRef(token, pan string) workflows.CardRef {
 // amount, or the result code that refuses it.
 func validateCardOrder(req *authoriseRequest, account *merchant.Account, now func() time.Time) (money.Amount, *codes.Code) {
 	fail := func(c codes.Code) (money.Amount, *codes.Code) { return money.Amount{}, &c }
-	if req.PaymentMethod != "" && req.Card != "" || req.PaymentMethod == "" && req.Card == "" {
+	stored := req.paysWithToken()
+	if !stored && (req.PaymentMethod != "" && req.Card != "" || req.PaymentMethod == "" && req.Card == "") {
 		return fail(codes.PaymentTypeConflict)
 	}
 	if req.PaymentMethod != "" {
 		return fail(codes.UnsupportedMethod.With(req.PaymentMethod))
 	}
-	if missing := firstEmpty(map[string]string{
+	if stored && (req.ExpirationMonth != "" || req.ExpirationYear != "" || req.SecurityCode != "") {
+		return fail(codes.InvalidField.With("a payment with token_id leaves card, expiration and security_code empty"))
+	}
+	required := map[string]string{
 		"order_no": req.OrderNo, "currency": req.Currency, "amount": req.Amount.String(),
-		"expiration_month": req.ExpirationMonth.String(), "expiration_year": req.ExpirationYear.String(),
-		"security_code": req.SecurityCode.String(), "first_name": req.FirstName, "last_name": req.LastName,
-		"shopper_email": req.ShopperEmail,
-	}); missing != "" {
+		"first_name": req.FirstName, "last_name": req.LastName, "shopper_email": req.ShopperEmail,
+	}
+	if !stored {
+		required["expiration_month"] = req.ExpirationMonth.String()
+		required["expiration_year"] = req.ExpirationYear.String()
+		required["security_code"] = req.SecurityCode.String()
+	}
+	if missing := firstEmpty(required); missing != "" {
 		return fail(codes.MissingField.With(missing))
 	}
 	if len(req.OrderNo) > maxOrderNo || !printable(req.OrderNo) {
@@ -119,15 +142,17 @@ func validateCardOrder(req *authoriseRequest, account *merchant.Account, now fun
 			return fail(codes.InvalidAmount.With(part.name))
 		}
 	}
-	pan := req.Card.String()
-	if err := card.ValidateNumber(pan); err != nil {
-		return fail(codes.InvalidCardNumber)
-	}
-	if err := card.CheckExpiry(req.ExpirationMonth.String(), req.ExpirationYear.String(), now()); err != nil {
-		return fail(codes.InvalidExpiry)
-	}
-	if err := card.ValidateCVV(req.SecurityCode.String(), card.Brand(pan)); err != nil {
-		return fail(codes.InvalidCVV)
+	if !stored {
+		pan := req.Card.String()
+		if err := card.ValidateNumber(pan); err != nil {
+			return fail(codes.InvalidCardNumber)
+		}
+		if err := card.CheckExpiry(req.ExpirationMonth.String(), req.ExpirationYear.String(), now()); err != nil {
+			return fail(codes.InvalidExpiry)
+		}
+		if err := card.ValidateCVV(req.SecurityCode.String(), card.Brand(pan)); err != nil {
+			return fail(codes.InvalidCVV)
+		}
 	}
 	if len(req.FirstName) > maxNameField || len(req.LastName) > maxNameField {
 		return fail(codes.InvalidField.With("first_name and last_name must be at most 100 characters"))

@@ -11,6 +11,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/subscription"
 	"github.com/paygate/paygate/workflows"
 )
 
@@ -24,6 +25,8 @@ type newOrder struct {
 	card workflows.CardRef
 	// apm is the method's data of an alternative-payment-method order.
 	apm *workflows.APMOrder
+	// subscription is the validated subscription a first payment starts.
+	subscription *subscription.Terms
 }
 
 // orderInput is the workflow input of a new order of account. Direct card,
@@ -48,7 +51,8 @@ func (s *Server) orderInput(account *merchant.Account, o newOrder) workflows.Ord
 		APM:       o.apm,
 		PublicURL: s.PublicURL,
 		// The order keeps the account's connector of this moment.
-		Connector: account.Connector,
+		Connector:    account.Connector,
+		Subscription: o.subscription,
 	}
 	in.RequestFingerprint = requestFingerprint(in.Details, o.card.Token)
 	return in

@@ -123,7 +123,9 @@ func resultRespon(res workflows.PaymentResult) *respon {
 		IssuerURL:     res.IssuerURL,
 		RiskAction:    res.Risk.Action,
 		RiskScore:     strconv.Itoa(res.Risk.Score),
+		TokenID:       res.TokenID,
 	}
+	r.setRecurring(res.Recurring)
 	for _, reason := range res.Risk.Reasons {
 		r.RiskReasons.Reasons = append(r.RiskReasons.Reasons, riskReason{Name: reason.Name, Status: reason.Status})
 	}
@@ -145,6 +147,7 @@ func orderRespon(o *models.Order) *respon {
 		ThreeDSResult: o.ThreeDSResult,
 		RiskAction:    o.RiskAction,
 		RiskScore:     strconv.Itoa(o.RiskScore),
+		TokenID:       o.TokenID,
 	}
 	for _, reason := range o.RiskReasons {
 		r.RiskReasons.Reasons = append(r.RiskReasons.Reasons, riskReason{Name: reason.Name, Status: reason.Status})

@@ -142,7 +142,36 @@ func (s *Server) queryOrders(ctx context.Context, req *retrievalRequest, sel que
 			return nil, "", fmt.Errorf("find notifications: %w", err)
 		}
 	}
-	return queriedList(orders, latest, sel), next, nil
+	list := queriedList(orders, latest, sel)
+	if err := s.addSubscriptionResults(ctx, orders, list); err != nil {
+		return nil, "", err
+	}
+	return list, next, nil
+}
+
+// addSubscriptionResults fills the subscription_result of the orders that
+// belong to a subscription (its first payment or one of its charges) from
+// the subscription's record. list begins with orders, in their order.
+func (s *Server) addSubscriptionResults(ctx context.Context, orders []models.Order, list []queriedOrder) error {
+	var ids []string
+	for i := range orders {
+		if orders[i].RecurringID != "" {
+			ids = append(ids, orders[i].RecurringID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	subs, err := models.FindSubscriptionsByID(ctx, s.DB, ids)
+	if err != nil {
+		return fmt.Errorf("find subscriptions: %w", err)
+	}
+	for i := range orders {
+		if sub, ok := subs[orders[i].RecurringID]; ok {
+			list[i].SubscriptionResult = subscriptionResultOf(&sub)
+		}
+	}
+	return nil
 }
 
 // queriedList lists the orders found and then, so that a merchant can tell

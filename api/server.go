@@ -73,6 +73,12 @@ type Server struct {
 	// Payouts starts payout workflows (POST /v1/payout); nil refuses payouts.
 	Payouts Payouts
 
+	// Subscriptions cancels subscriptions; nil refuses cancels.
+	Subscriptions Subscriptions
+	// TestIntervals admits the subscription intervals "second" and
+	// "minute", for the dev setup and the tests.
+	TestIntervals bool
+
 	// Admin is the operators' API under /admin; nil or without a token, off.
 	Admin *Admin
 
@@ -119,10 +125,13 @@ func (s *Server) Handler() http.Handler {
 	v1.POST("/retrievalRefund", s.retrievalRefund)
 	v1.POST("/payout", s.payout)
 	v1.POST("/payout/query", s.payoutQuery)
+	v1.POST("/token/delete", s.deleteToken)
+	v1.POST("/cancelsubscription", s.cancelSubscription)
 	admin := r.Group("/admin")
 	admin.POST("/notifications/resend", s.resendNotifications)
 	admin.POST("/payouts/rerun", s.rerunPayouts)
 	admin.GET("/payouts/reruns", s.listPayoutReruns)
+	admin.GET("/payouts/reruns/:id", s.showPayoutRerun)
 	return r
 }
 

@@ -88,6 +88,9 @@ type Config struct {
 	// NotifyAllowPrivate lets notify_url point at loopback and private
 	// addresses: for local development and tests only.
 	NotifyAllowPrivate bool
+	// SubscriptionTestIntervals admits the subscription intervals "second"
+	// and "minute": for local development and tests only.
+	SubscriptionTestIntervals bool
 	// AdminToken authenticates the admin API; empty turns it off.
 	AdminToken string
 	// PublicURL is the API's address as shoppers' browsers and providers
@@ -168,6 +171,13 @@ func FromEnv() (Config, error) {
 			fail("PAYGATE_NOTIFY_ALLOW_PRIVATE", fmt.Errorf("%w: want true or false", ErrMalformed))
 		}
 		c.NotifyAllowPrivate = b
+	}
+	if v := os.Getenv("PAYGATE_SUBSCRIPTION_TEST_INTERVALS"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			fail("PAYGATE_SUBSCRIPTION_TEST_INTERVALS", fmt.Errorf("%w: want true or false", ErrMalformed))
+		}
+		c.SubscriptionTestIntervals = b
 	}
 	if v := os.Getenv("PAYGATE_NODE_ID"); v != "" {
 		n, err := strconv.ParseUint(v, 10, 16)
@@ -607,6 +617,8 @@ func (g *Gateway) APIHandler() http.Handler {
 		SessionKey:     g.sessionKey(),
 		Shopper:        orders,
 		Payouts:        &api.TemporalPayouts{Client: g.Temporal},
+		Subscriptions:  &api.TemporalSubscriptions{Client: g.Temporal},
+		TestIntervals:  g.Config.SubscriptionTestIntervals,
 		Vault:          g.Vault,
 		IDs:            g.ids,
 		FormOrigins:    []string{g.Config.AcquirerURL}, // The simulated ACS and APM pages live there.
@@ -658,8 +670,18 @@ func (g *Gateway) Activities() (*activities.Activities, error) {
 		Connectors: conns,
 		Accounts:   g.Accounts,
 		Notifier:   notifyclient.NewClient(10*time.Second, g.Config.NotifyAllowPrivate),
+		IDs:        g.transactionIDs(),
 		Logger:     g.Logger.With("component", "activities"),
 	}, nil
+}
+
+// transactionIDs is the process's transaction-id generator, or nil when it
+// took no node (a one-off command).
+func (g *Gateway) transactionIDs() activities.TransactionIDs {
+	if g.ids == nil {
+		return nil
+	}
+	return g.ids
 }
 
 // NewWorker returns a worker with every workflow and activity registered.

@@ -18,20 +18,25 @@ import (
 
 // respon is the direct payment answer as a merchant parses it.
 type respon struct {
-	MerchantID    string `xml:"merchant_id"`
-	AccountID     string `xml:"account_id"`
-	OrderNo       string `xml:"order_no"`
-	Amount        string `xml:"amount"`
-	Currency      string `xml:"currency"`
-	TransactionID string `xml:"transaction_id"`
-	Card          string `xml:"card"`
-	OrderStatus   string `xml:"order_status"`
-	ResultInfo    string `xml:"result_info"`
-	Connector     string `xml:"connector"`
-	RiskAction    string `xml:"risk_action"`
-	IssuerURL     string `xml:"issuer_url"`
-	RiskScore     string `xml:"risk_score"`
-	RiskReasons   []struct {
+	MerchantID               string `xml:"merchant_id"`
+	AccountID                string `xml:"account_id"`
+	OrderNo                  string `xml:"order_no"`
+	Amount                   string `xml:"amount"`
+	Currency                 string `xml:"currency"`
+	TransactionID            string `xml:"transaction_id"`
+	Card                     string `xml:"card"`
+	OrderStatus              string `xml:"order_status"`
+	ResultInfo               string `xml:"result_info"`
+	Connector                string `xml:"connector"`
+	TokenID                  string `xml:"token_id"`
+	ContractName             string `xml:"contract_name"`
+	RecurringID              string `xml:"recurring_id"`
+	RecurringDeductionPeriod string `xml:"recurring_deduction_period"`
+	RecurringDeductionTime   string `xml:"recurring_deduction_time"`
+	RiskAction               string `xml:"risk_action"`
+	IssuerURL                string `xml:"issuer_url"`
+	RiskScore                string `xml:"risk_score"`
+	RiskReasons              []struct {
 		Name   string `xml:"name"`
 		Status string `xml:"status"`
 	} `xml:"risk_reasons>reason"`

@@ -22,30 +22,10 @@ func TestRecordHistories(t *testing.T) {
 	if os.Getenv("PAYGATE_RECORD_HISTORIES") == "" {
 		t.Skip("set PAYGATE_RECORD_HISTORIES=1 to record workflow histories")
 	}
-	ctx := context.Background()
 	creds := env.auto
 	save := func(name, orderNo string) {
 		t.Helper()
-		id := workflows.OrderWorkflowID(creds.MerchantID, creds.AccountID, orderNo)
-		if err := env.temporal.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		h := &historypb.History{}
-		iter := env.temporal.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for iter.HasNext() {
-			ev, err := iter.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.Events = append(h.Events, ev)
-		}
-		b, err := protojson.MarshalOptions{Multiline: true}.Marshal(h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join("..", "workflows", "testdata", name+".json"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		saveHistory(t, name, workflows.OrderWorkflowID(creds.MerchantID, creds.AccountID, orderNo))
 	}
 	// A declined payment ends at once; a refunded one after its refund.
 	declined := newOrderNo(t)
@@ -61,4 +41,59 @@ func TestRecordHistories(t *testing.T) {
 		t.Fatalf("refund: %v", b.Entries)
 	}
 	save("order-timeout-inquiry-refunded", paid)
+
+	// A payment that keeps its card (token_flag=YES), refunded so that
+	// its workflow ends.
+	kept := newOrderNo(t)
+	f := cardOrder(creds, kept, "4242424242424242")
+	f["token_flag"] = "YES"
+	_, r = authorise(t, signCard(f, creds.SignKey))
+	_, b = batch(t, creds, "/v1/refund", "refund_orders", []batchEntry{with(ref(r.TransactionID, kept, "12.34"), "refund_amount", "12.34")})
+	if r.TokenID == "" || len(b.Entries) != 1 || b.Entries[0]["refund_status"] != "1" {
+		t.Fatalf("kept card: token %q, refund %v", r.TokenID, b.Entries)
+	}
+	save("order-token-kept-refunded", kept)
+
+	// A subscription charged twice and cancelled.
+	sub := subscriptionAccount(t)
+	first := startSubscription(t, sub, "2")
+	waitForCharges(t, first.RecurringID, 2)
+	if ack := cancelSubscription(t, sub, first.RecurringID); ack.RecurringStatus != "0" {
+		t.Fatalf("cancel: %+v", ack)
+	}
+	saveHistory(t, "subscription-cancelled", workflows.SubscriptionWorkflowID(sub.MerchantID, first.RecurringID))
+
+	// A payout completed at the rail.
+	po := payoutAccount(t, 1_000_00)
+	rid := newRequestID()
+	if _, out := postPayout(t, "/v1/payout", payoutBody(po, rid, "10.00", ibanCompletes)); out["status"] != "COMPLETED" {
+		t.Fatalf("payout: %v", out)
+	}
+	saveHistory(t, "payout-completed", workflows.PayoutWorkflowID(po.MerchantID, rid))
+}
+
+// saveHistory waits for the workflow to close and writes its history to
+// workflows/testdata/name.json.
+func saveHistory(t *testing.T, name, id string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := env.temporal.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	h := &historypb.History{}
+	iter := env.temporal.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	b, err := protojson.MarshalOptions{Multiline: true}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("..", "workflows", "testdata", name+".json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -173,10 +173,11 @@ func run(m *testing.M) int {
 		AcquirerTimeout:   acquirerTimeout,
 		NodeName:          "integration",
 		// Receivers run on loopback; retries are quick so tests see them.
-		NotifyAllowPrivate: true,
-		NotifySchedule:     notify.Schedule{Initial: 100 * time.Millisecond, Max: time.Second, Horizon: time.Minute},
-		AdminToken:         adminToken,
-		RailURL:            env.railHTTP.URL,
+		NotifyAllowPrivate:        true,
+		SubscriptionTestIntervals: true,
+		NotifySchedule:            notify.Schedule{Initial: 100 * time.Millisecond, Max: time.Second, Horizon: time.Minute},
+		AdminToken:                adminToken,
+		RailURL:                   env.railHTTP.URL,
 	}
 	env.cfg = cfg
 	// As in production, the schema comes from the migrations, applied

@@ -122,6 +122,12 @@ type Order struct {
 	CardBrand       string `gorm:"size:16"`
 	CardToken       string `gorm:"size:64"`
 	CardFingerprint string `gorm:"size:64;index"`
+	// TokenID is the stored card (StoredCard) the order made or charged.
+	TokenID string `gorm:"size:64;not null;default:''"`
+	// RecurringID names the subscription the order belongs to: its first
+	// payment (cycle 1) or one of its charges.
+	RecurringID    string `gorm:"size:32;not null;default:''"`
+	RecurringCycle int    `gorm:"not null;default:0"`
 
 	ShopperEmail string `gorm:"size:200;index"`
 	ShopperIP    string `gorm:"size:64;index"`
@@ -175,5 +181,5 @@ type BlockedCard struct {
 func All() []any {
 	return []any{&Merchant{}, &Account{}, &Order{}, &Refund{}, &Notification{}, &NotificationAttempt{}, &VaultCard{}, &BlockedCard{},
 		&LedgerAccount{}, &JournalEntry{}, &JournalLine{}, &LedgerReservation{},
-		&Payout{}, &PayoutRerun{}, &PayoutRerunItem{}}
+		&Payout{}, &PayoutRerun{}, &PayoutRerunItem{}, &StoredCard{}, &Subscription{}}
 }

@@ -22,6 +22,18 @@ const (
 
 	// QueryOrderState returns the order's current state for ops.
 	QueryOrderState = "order-state"
+
+	// SubscriptionWorkflowType charges a subscription's billing cycles,
+	// each as an order of its own. Its id is SubscriptionWorkflowID.
+	SubscriptionWorkflowType = "Subscription"
+	// UpdateCancelSubscription cancels a subscription; it is answered once
+	// no charge can follow.
+	UpdateCancelSubscription = "cancel-subscription"
+	// SignalSubscriptionCharge carries a charge order's result to its
+	// subscription.
+	SignalSubscriptionCharge = "subscription-charge"
+	// QuerySubscriptionState returns the subscription's state for ops.
+	QuerySubscriptionState = "subscription-state"
 )
 
 // Error types carried by application errors the workflows return.
@@ -61,6 +73,15 @@ var SearchAttributeTypes = map[string]string{
 func OrderWorkflowID(merchantID, accountID, orderNo string) string {
 	return "order/" + merchantID + "/" + accountID + "/" + orderNo
 }
+
+// SubscriptionWorkflowID is the id of a subscription's workflow (DESIGN §1).
+func SubscriptionWorkflowID(merchantID, recurringID string) string {
+	return "subscription/" + merchantID + "/" + recurringID
+}
+
+// RecurringID is the recurring_id of the subscription a first payment
+// starts: one subscription per first payment, named after it.
+func RecurringID(firstTransactionID string) string { return "R" + firstTransactionID }
 
 // PayoutWorkflowID is the id of a payout's workflow (DESIGN §1). It makes a
 // second payout under one request_id impossible, and it is the payout's

@@ -16,6 +16,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/internal/domain/subscription"
 )
 
 // CardRef is the card as the workflow knows it: a vault token and what may
@@ -25,6 +26,10 @@ type CardRef struct {
 	Masked      string
 	Brand       string
 	Fingerprint string
+	// Stored is set for a card the merchant keeps (TokenID): it is charged
+	// without a security code, and its vault entry outlives the order.
+	Stored  bool   `json:",omitempty"`
+	TokenID string `json:",omitempty"`
 }
 
 // OrderInput starts an order workflow.
@@ -57,6 +62,21 @@ type OrderInput struct {
 	// connector whatever later happens to the account. Empty (orders
 	// started before accounts chose a connector) means DefaultConnector.
 	Connector string
+
+	// Subscription, on a first payment that carries one, holds its
+	// validated terms: the approved payment starts the subscription.
+	Subscription *subscription.Terms `json:",omitempty"`
+	// Recurring marks the order as a charge of a subscription.
+	Recurring *RecurringCharge `json:",omitempty"`
+}
+
+// RecurringCharge names the subscription and billing cycle an order charges.
+type RecurringCharge struct {
+	RecurringID string
+	// WorkflowID is the subscription's workflow, told the charge's result.
+	WorkflowID string
+	Cycle      int
+	Attempt    int
 }
 
 // AuthoriseRequest is the update a direct payment request sends. Only a
@@ -89,6 +109,23 @@ type PaymentResult struct {
 	// ExistingTransactionID is set when the order_no belongs to an older
 	// order whose workflow Temporal no longer keeps; the record answers.
 	ExistingTransactionID string
+	// TokenID is the stored card the order made or charged.
+	TokenID string `json:",omitempty"`
+	// Recurring is the subscription the order started or belongs to.
+	Recurring *RecurringResult `json:",omitempty"`
+}
+
+// RecurringResult is what an answer tells of a subscription: the recurring_*
+// fields of the interface.
+type RecurringResult struct {
+	ContractName string
+	RecurringID  string
+	// Period is recurring_deduction_period, e.g. "1 month".
+	Period string
+	// Next is recurring_deduction_time: when the next charge falls.
+	Next time.Time
+	// Status is recurring_status (DESIGN §4).
+	Status int
 }
 
 // Code returns the result as a result code.
@@ -192,6 +229,11 @@ type orderWorkflow struct {
 	// answeredBy is the name of the connector that answered the charge.
 	answeredBy string
 
+	// tokenID is the stored card the order made or charged; recurring the
+	// subscription it started or belongs to.
+	tokenID   string
+	recurring *RecurringResult
+
 	// Notifications: made in order, delivered one after the other.
 	noticeSeq     int
 	notices       []notice
@@ -205,7 +247,7 @@ type orderWorkflow struct {
 // the order's later state is in the order-state query and the record.
 func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 	w := &orderWorkflow{in: in, card: in.Card, id: workflow.GetInfo(ctx).WorkflowExecution.ID, status: status.Pending,
-		since: workflow.Now(ctx), lock: workflow.NewMutex(ctx)}
+		since: workflow.Now(ctx), lock: workflow.NewMutex(ctx), tokenID: in.Card.TokenID}
 	if err := w.registerHandlers(ctx); err != nil {
 		return PaymentResult{}, err
 	}
@@ -224,6 +266,9 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 		return PaymentResult{}, err
 	}
 	w.result = &res
+	if in.Recurring != nil {
+		w.reportCharge(ctx, res)
+	}
 	if res.ExistingTransactionID == "" {
 		// A held order or one waiting for its shopper is not final yet:
 		// its later result is notified.
@@ -299,6 +344,10 @@ func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 		CardFingerprint:    w.card.Fingerprint,
 		RequestFingerprint: in.RequestFingerprint,
 		Details:            in.Details,
+		TokenID:            w.card.TokenID,
+	}
+	if r := in.Recurring; r != nil {
+		rec.RecurringID, rec.RecurringCycle = r.RecurringID, r.Cycle
 	}
 	err := workflow.ExecuteLocalActivity(lctx, a.RecordOrder, rec).Get(ctx, &recorded)
 	if unrecordableError(err) {
@@ -382,9 +431,12 @@ func (w *orderWorkflow) unrecordable(ctx workflow.Context, rec activities.Record
 			return PaymentResult{}, err
 		}
 	}
-	// Nothing will ever be charged on this card entry: forget it whole.
-	if err := workflow.ExecuteLocalActivity(lctx, a.DeleteCard, activities.DeleteCardInput{CardToken: w.card.Token}).Get(ctx, nil); err != nil {
-		return PaymentResult{}, err
+	// Nothing will ever be charged on this card entry: forget it whole,
+	// unless it is a stored card, which is the merchant's to delete.
+	if !w.card.Stored {
+		if err := workflow.ExecuteLocalActivity(lctx, a.DeleteCard, activities.DeleteCardInput{CardToken: w.card.Token}).Get(ctx, nil); err != nil {
+			return PaymentResult{}, err
+		}
 	}
 	if err := w.setStatus(ctx, status.Failed); err != nil {
 		return PaymentResult{}, err
@@ -438,6 +490,12 @@ func keysOnly(rec activities.RecordOrderInput, code codes.Code) activities.Recor
 // checkAndCharge runs the risk rules, then pays by the order's method.
 func (w *orderWorkflow) checkAndCharge(ctx workflow.Context) (PaymentResult, error) {
 	in := w.in
+	if in.Recurring != nil {
+		// A subscription's charge is the merchant's, made on a card the
+		// shopper's first payment already passed the rules with: the
+		// shopper rules (velocity, IP, email) have nothing to judge.
+		return w.authorise(ctx)
+	}
 	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
 	var verdict risk.Result
 	err := workflow.ExecuteLocalActivity(lctx, a.CheckRisk, activities.RiskInput{
@@ -494,6 +552,7 @@ func (w *orderWorkflow) authorise(ctx workflow.Context) (PaymentResult, error) {
 		if w.in.CaptureMode == capture.Auto {
 			out.PaymentStatus = status.Paid
 		}
+		w.afterApproval(ctx)
 	}
 	return w.finish(ctx, out, code, true)
 }
@@ -546,6 +605,8 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 		Risk:          w.risk,
 		Is3DS:         out.Is3DS,
 		ThreeDSResult: out.ThreeDSResult,
+		TokenID:       w.tokenID,
+		Recurring:     w.recurring,
 	}, nil
 }
 
@@ -696,6 +757,8 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 			Currency:       in.Currency,
 			Capture:        in.CaptureMode == capture.Auto,
 			ThreeDS:        w.threeDS.data,
+			// Set only for stored cards, so older histories replay the same.
+			StoredCredential: w.card.Stored,
 		}).Get(ctx, &outcome)
 		if err == nil {
 			return outcome, outcomeCode(outcome), nil

@@ -12,9 +12,9 @@ import (
 	"github.com/paygate/paygate/workflows"
 )
 
-// TestReplayRecordedHistories replays the histories kept in testdata: a
-// change to the order workflow that would break running orders fails here
-// and must go behind workflow.GetVersion.
+// TestReplayRecordedHistories replays the histories kept in testdata
+// (orders, subscriptions, payouts): a change to a workflow that would break
+// running ones fails here and must go behind workflow.GetVersion.
 func TestReplayRecordedHistories(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	if err != nil {
@@ -31,6 +31,8 @@ func TestReplayRecordedHistories(t *testing.T) {
 			}
 			r := worker.NewWorkflowReplayer()
 			r.RegisterWorkflowWithOptions(workflows.Order, workflow.RegisterOptions{Name: workflows.OrderWorkflowType})
+			r.RegisterWorkflowWithOptions(workflows.Subscription, workflow.RegisterOptions{Name: workflows.SubscriptionWorkflowType})
+			r.RegisterWorkflowWithOptions(workflows.Payout, workflow.RegisterOptions{Name: workflows.PayoutWorkflowType})
 			if err := r.ReplayWorkflowHistory(nil, h); err != nil {
 				t.Errorf("replay %s: %v", f, err)
 			}

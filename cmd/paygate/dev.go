@@ -145,6 +145,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	}
 	// Locally, shops under test run on this machine.
 	cfg.NotifyAllowPrivate = true
+	cfg.SubscriptionTestIntervals = true
 	cfg.PublicURL = "http://" + apiLn.Addr().String()
 
 	sim := simulator.NewServer(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.ProviderSecret})

@@ -79,7 +79,7 @@ func (s *Server) handleCreatePayment(w http.ResponseWriter, r *http.Request) {
 		info.outcome = "invalid_request"
 		return
 	}
-	f, ok := readForm(w, r, "txn_type", "merchant_ref", "pan", "exp", "cvc", "amount", "currency")
+	f, ok := readForm(w, r, "txn_type", "merchant_ref", "pan", "exp", "cvc", "cof", "amount", "currency")
 	if !ok {
 		info.outcome = "invalid_request"
 		return
@@ -368,6 +368,9 @@ func copyRefund(r *Refund) Refund {
 
 // validatePayment checks a payment's form; it names the first bad field and
 // why, never echoing a value.
+//
+// A card on file (cof=1) comes without a security code, as merchants'
+// stored-card charges do.
 func validatePayment(f url.Values) (money.Amount, string, string) {
 	switch {
 	case f.Get("txn_type") != "SALE" && f.Get("txn_type") != "AUTH":
@@ -378,7 +381,7 @@ func validatePayment(f url.Values) (money.Amount, string, string) {
 		return money.Amount{}, "pan", "pan must be 12 to 19 digits"
 	case !validExpiry(f.Get("exp")):
 		return money.Amount{}, "exp", "exp must be MMYY"
-	case (len(f.Get("cvc")) != 3 && len(f.Get("cvc")) != 4) || !digits(f.Get("cvc")):
+	case !cardOnFile(f) && ((len(f.Get("cvc")) != 3 && len(f.Get("cvc")) != 4) || !digits(f.Get("cvc"))):
 		return money.Amount{}, "cvc", "cvc must be 3 or 4 digits"
 	case !money.KnownCurrency(f.Get("currency")):
 		return money.Amount{}, "currency", "currency must be a supported ISO 4217 code"
@@ -590,3 +593,7 @@ func newApprovalCode() string {
 	}
 	return string(b)
 }
+
+// cardOnFile reports whether a payment charges a card the merchant keeps,
+// sent without its security code.
+func cardOnFile(f url.Values) bool { return f.Get("cof") == "1" && f.Get("cvc") == "" }

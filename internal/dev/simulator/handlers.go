@@ -48,6 +48,9 @@ type chargeRequest struct {
 	Capture        bool   `json:"capture"`
 	// ThreeDS carries the result of a 3-D Secure authentication, if any.
 	ThreeDS *threeDSData `json:"three_ds,omitempty"`
+	// Stored marks a charge of a card the merchant keeps: it comes without
+	// a CVV, as card-on-file charges do.
+	Stored bool `json:"stored_credential,omitempty"`
 }
 
 // threeDSData names an authentication of this simulator and its result.
@@ -368,6 +371,9 @@ func validateCharge(req chargeRequest) error {
 	if err := validateCardRequest(req.IdempotencyKey, req.Reference, req.CardNumber, req.ExpiryMonth, req.ExpiryYear,
 		req.Amount, req.Currency); err != nil {
 		return err
+	}
+	if req.Stored && req.CVV == "" {
+		return nil
 	}
 	if (len(req.CVV) != 3 && len(req.CVV) != 4) || !digits(req.CVV) {
 		return errors.New("cvv must be 3 or 4 digits")

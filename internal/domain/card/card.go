@@ -111,6 +111,21 @@ func Brand(pan string) string {
 	return "unknown"
 }
 
+// Brands lists every brand Brand can answer except "unknown", each once, in
+// the order of the IIN table. It is derived from that table so that a brand
+// added there is offered everywhere that lists brands (POST /v1/optimise).
+func Brands() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range iinRanges {
+		if !seen[r.brand] {
+			seen[r.brand] = true
+			out = append(out, r.brand)
+		}
+	}
+	return out
+}
+
 // Mask returns pan with all but the first six and last four characters
 // replaced by '*'. Numbers shorter than 11 characters are masked entirely, so
 // that no more than the usual PCI DSS display digits are ever shown.

@@ -76,6 +76,14 @@ var (
 	PayoutMismatch = Code{"I0022", "Duplicate request_id with different content"}
 	// PayoutNotFound answers a payout query for a request_id with no payout.
 	PayoutNotFound = Code{"I0023", "Payout not found"}
+	// TokenNotFound refuses a token_id the account does not hold (another
+	// account's token is not found either).
+	TokenNotFound = Code{"I0024", "Unknown card token"}
+	// TokenDeleted refuses a token_id the merchant deleted.
+	TokenDeleted = Code{"I0025", "Card token deleted"}
+	// SubscriptionNotFound answers a recurring_id the account has no
+	// subscription under.
+	SubscriptionNotFound = Code{"I0026", "Subscription not found"}
 
 	RiskReview          = Code{"R0000", "Held for risk review"}
 	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
@@ -119,6 +127,7 @@ func All() []Code {
 		InvalidExpiry, InvalidCVV, InvalidField, DuplicateOrder, MalformedRequest, RequestTooLarge,
 		PaymentTypeConflict, BadSignature, IPNotAllowed, TooManyOrders, OrderNotFound,
 		UnsupportedMethod, InvalidState, OrderMismatch, IdempotencyConflict, RequestInProgress, PayoutMismatch, PayoutNotFound,
+		TokenNotFound, TokenDeleted, SubscriptionNotFound,
 		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
 		RiskCountryMismatch,
 		ConnectorError, ThreeDSNotAvailable,

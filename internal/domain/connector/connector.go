@@ -86,6 +86,10 @@ type ChargeRequest struct {
 	// ThreeDS carries a successful 3-D Secure authentication; nil when the
 	// charge is not authenticated.
 	ThreeDS *ThreeDSData
+	// StoredCredential marks a charge of a card the merchant keeps (a stored
+	// token, a subscription's charge): the card has no security code any
+	// more, and acquirers take such charges without one.
+	StoredCredential bool
 }
 
 // String describes r without card data.

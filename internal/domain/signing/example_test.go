@@ -74,3 +74,13 @@ func ExampleSignPaymentResult() {
 	fmt.Println(signing.SignPaymentResult(signKey, r))
 	// Output: 6036B8D34D939F79412A6B733CC41CD788E73E76760725ACD5D829DDB62B15ED
 }
+
+// The optimise request is signed over merchant_id, account_id, request_id,
+// currency, amount and shopper_email, in that order; country is not signed.
+func ExampleOptimiseRequest() {
+	const signKey = "k3y-for-tests-0123456789abcdef"
+	req := signing.OptimiseRequest{MerchantID: "10086", AccountID: "10086001", RequestID: "OPT-2026-0001",
+		Currency: "EUR", Amount: "25.00", ShopperEmail: "ada@example.com"}
+	fmt.Println(signing.Sign(signKey, req.Values()...))
+	// Output: 72a6d625b802ae27be74ad69ab8669bf799dab17b0aec5bac93d8c0a0a75a0a7
+}

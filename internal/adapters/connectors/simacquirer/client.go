@@ -109,6 +109,8 @@ type ChargeRequest struct {
 	// ThreeDS carries the result of a 3-D Secure authentication; nil when the
 	// charge is not authenticated.
 	ThreeDS *ThreeDSData `json:"three_ds,omitempty"`
+	// Stored marks a charge of a stored card, made without a CVV.
+	Stored bool `json:"stored_credential,omitempty"`
 }
 
 // String describes r without card data.
@@ -152,6 +154,7 @@ type chargeWire struct {
 	Currency       string       `json:"currency"`
 	Capture        bool         `json:"capture"`
 	ThreeDS        *ThreeDSData `json:"three_ds,omitempty"`
+	Stored         bool         `json:"stored_credential,omitempty"`
 }
 
 // Charge is the acquirer's record of a charge. It holds no card number.

@@ -66,6 +66,7 @@ func (c *Connector) Charge(ctx context.Context, req connector.ChargeRequest) (co
 		Currency:       req.Currency,
 		Capture:        req.Capture,
 		ThreeDS:        threeDS,
+		Stored:         req.StoredCredential,
 	})
 	if err != nil {
 		return connector.Charge{}, err

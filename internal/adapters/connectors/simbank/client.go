@@ -134,6 +134,10 @@ func (c *Client) Charge(ctx context.Context, req connector.ChargeRequest) (conne
 		"amount":       {amount},
 		"currency":     {req.Currency},
 	}
+	if req.StoredCredential {
+		// A card on file: the bank takes it without a security code.
+		form.Set("cof", "1")
+	}
 	ans, err := c.do(ctx, what, http.MethodPost, "/payments", req.IdempotencyKey, form)
 	if err != nil {
 		return connector.Charge{}, err

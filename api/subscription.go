@@ -1,0 +1,196 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/subscription"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
+)
+
+// Subscriptions cancels subscription workflows.
+type Subscriptions interface {
+	// Cancel cancels the subscription's workflow and returns its state
+	// once no charge can follow; ErrSubscriptionClosed when the workflow
+	// has ended (its record tells how).
+	Cancel(ctx context.Context, merchantID, recurringID string) (workflows.SubscriptionState, error)
+}
+
+// ErrSubscriptionClosed: the subscription's workflow has ended.
+var ErrSubscriptionClosed = errors.New("subscription closed")
+
+// TemporalSubscriptions cancels subscriptions through Temporal updates.
+type TemporalSubscriptions struct {
+	Client client.Client
+}
+
+// Cancel sends the cancel update and waits for its answer.
+func (t *TemporalSubscriptions) Cancel(ctx context.Context, merchantID, recurringID string) (workflows.SubscriptionState, error) {
+	h, err := t.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   workflows.SubscriptionWorkflowID(merchantID, recurringID),
+		UpdateName:   workflows.UpdateCancelSubscription,
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	var state workflows.SubscriptionState
+	if err == nil {
+		err = h.Get(ctx, &state)
+	}
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return state, ErrSubscriptionClosed
+	}
+	if err != nil {
+		return state, fmt.Errorf("cancel subscription %s: %w", recurringID, err)
+	}
+	return state, nil
+}
+
+// recurringIDPattern is the shape of the recurring_ids the gateway hands
+// out: R and the first payment's transaction id.
+var recurringIDPattern = regexp.MustCompile(`^R[0-9]{19}$`)
+
+// cancelSubscriptionRequest is the body of POST /v1/cancelsubscription,
+// signed over merchant_id, account_id and recurring_id (DESIGN §3).
+type cancelSubscriptionRequest struct {
+	MerchantID     string `json:"merchant_id"`
+	AccountID      string `json:"account_id"`
+	RecurringID    string `json:"recurring_id"`
+	EncryptionData string `json:"encryption_data"`
+}
+
+func (r *cancelSubscriptionRequest) trim() {
+	for _, p := range []*string{&r.MerchantID, &r.AccountID, &r.RecurringID, &r.EncryptionData} {
+		*p = strings.TrimSpace(*p)
+	}
+}
+
+func (r *cancelSubscriptionRequest) echo() echo {
+	return echo{merchantID: r.MerchantID, accountID: r.AccountID}
+}
+
+func (r *cancelSubscriptionRequest) signature() string { return r.EncryptionData }
+
+func (r *cancelSubscriptionRequest) signedValues() []string {
+	return []string{r.MerchantID, r.AccountID, r.RecurringID}
+}
+
+func (r *cancelSubscriptionRequest) requiresEncryptionData() {}
+
+// subscriptionAnswer is the answer of a cancel: the subscription as it
+// stands once no charge can follow.
+type subscriptionAnswer struct {
+	MerchantID      string `json:"merchant_id"`
+	AccountID       string `json:"account_id"`
+	RecurringID     string `json:"recurring_id"`
+	ContractName    string `json:"contract_name"`
+	RecurringStatus string `json:"recurring_status"`
+	// Charges counts the successful charges, the first payment included.
+	Charges        int    `json:"charges"`
+	ResultInfo     string `json:"result_info"`
+	EncryptionData string `json:"encryption_data"`
+}
+
+// cancelSubscription handles POST /v1/cancelsubscription. The answer comes
+// once the workflow has taken the cancel: no charge starts after it. A
+// subscription already ended answers its final status.
+func (s *Server) cancelSubscription(c *gin.Context) {
+	var req cancelSubscriptionRequest
+	m, ok := s.acceptMerchant(c, merchantJSONAnswers, &req)
+	if !ok {
+		return
+	}
+	ctx := c.Request.Context()
+	if req.RecurringID == "" {
+		m.refuse(codes.MissingField.With("recurring_id"))
+		return
+	}
+	if !recurringIDPattern.MatchString(req.RecurringID) {
+		m.refuse(codes.SubscriptionNotFound)
+		return
+	}
+	if s.DB == nil || s.Subscriptions == nil {
+		m.refuse(codes.SystemError)
+		return
+	}
+	sub, err := models.FindSubscription(ctx, s.DB, req.MerchantID, req.AccountID, req.RecurringID)
+	switch {
+	case errors.Is(err, models.ErrSubscriptionNotFound):
+		m.refuse(codes.SubscriptionNotFound)
+		return
+	case err != nil:
+		s.Logger.Error("find subscription", "error", err)
+		m.refuse(codes.SystemError)
+		return
+	}
+	if subscription.Status(sub.Status) == subscription.Active {
+		if _, err := s.Subscriptions.Cancel(ctx, req.MerchantID, req.RecurringID); err != nil && !errors.Is(err, ErrSubscriptionClosed) {
+			s.Logger.Error("cancel subscription", "recurring_id", req.RecurringID, "error", err)
+			m.refuse(codes.SystemError)
+			return
+		}
+		// The workflow recorded what it answered; the record is what
+		// every later answer and query reads.
+		if sub, err = models.FindSubscription(ctx, s.DB, req.MerchantID, req.AccountID, req.RecurringID); err != nil {
+			s.Logger.Error("find subscription", "error", err)
+			m.refuse(codes.SystemError)
+			return
+		}
+	}
+	a := subscriptionAnswer{MerchantID: sub.MerchantID, AccountID: sub.AccountID, RecurringID: sub.RecurringID,
+		ContractName: sub.ContractName, RecurringStatus: strconv.Itoa(sub.Status), Charges: sub.Charges,
+		ResultInfo: codes.OK.String()}
+	a.EncryptionData = signing.SignUpper(m.key, a.MerchantID, a.AccountID, a.RecurringID, a.RecurringStatus, a.ResultInfo)
+	c.Set(ctxResultCode, codes.OK.ID)
+	c.JSON(http.StatusOK, a)
+}
+
+// recurringTimeFormat writes recurring_deduction_time (UTC).
+const recurringTimeFormat = "2006-01-02 15:04:05"
+
+// setRecurring fills an answer's recurring_* fields from what the payment's
+// workflow answered.
+func (r *respon) setRecurring(rec *workflows.RecurringResult) {
+	if rec == nil {
+		return
+	}
+	r.ContractName, r.RecurringID, r.RecurringDeductionPeriod = rec.ContractName, rec.RecurringID, rec.Period
+	if !rec.Next.IsZero() {
+		r.RecurringDeductionTime = rec.Next.UTC().Format(recurringTimeFormat)
+	}
+}
+
+// setRecurringFrom fills an answer's recurring_* fields from the record of
+// the subscription the order belongs to.
+func (r *respon) setRecurringFrom(sub *models.Subscription) {
+	if sub == nil {
+		return
+	}
+	r.ContractName, r.RecurringID, r.RecurringDeductionPeriod = sub.ContractName, sub.RecurringID, sub.Period
+	if sub.NextChargeAt != nil {
+		r.RecurringDeductionTime = sub.NextChargeAt.UTC().Format(recurringTimeFormat)
+	}
+}
+
+// subscriptionResultOf is the query's subscription_result of an order that
+// belongs to sub.
+func subscriptionResultOf(sub *models.Subscription) subscriptionResult {
+	out := subscriptionResult{ContractName: sub.ContractName, RecurringID: sub.RecurringID,
+		RecurringDeductionPeriod: sub.Period, RecurringStatus: strconv.Itoa(sub.Status)}
+	if sub.NextChargeAt != nil {
+		out.RecurringDeductionTime = sub.NextChargeAt.UTC().Format(time.DateOnly)
+	}
+	return out
+}

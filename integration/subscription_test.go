@@ -1,0 +1,244 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/models"
+)
+
+// subscriptionAccount is an account of its own, so that its cards and
+// orders meet no other test's.
+func subscriptionAccount(t *testing.T) merchant.Credentials {
+	t.Helper()
+	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{
+		MerchantID: "80001", AccountID: "80001" + randomHex(3), CaptureMode: models.CaptureAuto,
+		AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"USD"}, Risk: quietRisk,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return creds
+}
+
+// tokenOrder is a signed payment on a stored card: token_id and the card
+// fields empty, in the signature too.
+func tokenOrder(creds merchant.Credentials, orderNo, tokenID string) map[string]string {
+	f := cardOrder(creds, orderNo, "")
+	f["expiration_year"], f["expiration_month"], f["security_code"] = "", "", ""
+	f["token_id"] = tokenID
+	return signCard(f, creds.SignKey)
+}
+
+// deleteToken posts a signed token deletion and returns its result_info.
+func deleteToken(t *testing.T, creds merchant.Credentials, tokenID string) string {
+	t.Helper()
+	body := jsonBody(t, map[string]string{"merchant_id": creds.MerchantID, "account_id": creds.AccountID, "token_id": tokenID,
+		"encryption_data": signing.Sign(creds.SignKey, creds.MerchantID, creds.AccountID, tokenID)})
+	_, b := post(t, "/v1/token/delete", "application/json", body)
+	var out struct {
+		ResultInfo string `json:"result_info"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("token delete answer: %s", b)
+	}
+	return out.ResultInfo
+}
+
+// TestStoredCards: token_flag=YES keeps a paid card for its account; a
+// later payment charges it by token_id alone; another account cannot use
+// it; a deleted token is refused.
+func TestStoredCards(t *testing.T) {
+	t.Parallel()
+	creds, other := subscriptionAccount(t), subscriptionAccount(t)
+	f := cardOrder(creds, newOrderNo(t), "4242424242424242")
+	f["token_flag"] = "YES"
+	_, first := authorise(t, signCard(f, creds.SignKey))
+	if first.ResultInfo != "0000:Success" || len(first.TokenID) != 43 {
+		t.Fatalf("first payment: %s, token_id %q", first.ResultInfo, first.TokenID)
+	}
+	plain := cardOrder(creds, newOrderNo(t), "4242424242424242")
+	if _, r := authorise(t, signCard(plain, creds.SignKey)); r.TokenID != "" {
+		t.Errorf("a payment without token_flag kept its card: %q", r.TokenID)
+	}
+
+	tests := []struct {
+		name      string
+		creds     merchant.Credentials
+		token     string
+		deleteNow bool
+		want      string
+	}{
+		{name: "the account's token charges the card", creds: creds, token: first.TokenID, want: "0000:Success"},
+		{name: "another account's token is unknown", creds: other, token: first.TokenID, want: "I0024:Unknown card token"},
+		{name: "a made-up token is unknown", creds: creds, token: "tk_" + randomHex(20), want: "I0024:Unknown card token"},
+		{name: "a deleted token is refused", creds: creds, token: first.TokenID, deleteNow: true, want: "I0025:Card token deleted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.deleteNow {
+				if got := deleteToken(t, tt.creds, tt.token); got != "0000:Success" {
+					t.Fatalf("delete: %s", got)
+				}
+			}
+			_, r := authorise(t, tokenOrder(tt.creds, newOrderNo(t), tt.token))
+			if r.ResultInfo != tt.want {
+				t.Fatalf("result_info = %q, want %q", r.ResultInfo, tt.want)
+			}
+			if tt.want == "0000:Success" {
+				if r.Card != first.Card || r.TokenID != first.TokenID || r.Amount != "12.34" {
+					t.Errorf("stored-card payment: card %q token %q amount %q, want %q %q 12.34", r.Card, r.TokenID, r.Amount, first.Card, first.TokenID)
+				}
+				checkResultSignature(t, r, tt.creds.SignKey)
+			}
+		})
+	}
+	if got := deleteToken(t, other, first.TokenID); got != "I0024:Unknown card token" {
+		t.Errorf("another account deleting the token: %s", got)
+	}
+}
+
+// startSubscription pays 12.34 USD with a subscription of 5.00 every
+// `every` seconds and returns the answer.
+func startSubscription(t *testing.T, creds merchant.Credentials, every string) respon {
+	t.Helper()
+	f := signCard(cardOrder(creds, newOrderNo(t), "4242424242424242"), creds.SignKey)
+	body := map[string]any{}
+	for k, v := range f {
+		body[k] = v
+	}
+	body["subscription"] = map[string]any{"contract_name": "Gold", "contract_amount": "5.00", "interval": "second",
+		"interval_count": every, "billing_cycle": "0"}
+	_, first := authoriseBody(t, "application/json", jsonBody(t, body))
+	if first.ResultInfo != "0000:Success" || first.RecurringID != "R"+first.TransactionID || first.ContractName != "Gold" ||
+		first.RecurringDeductionPeriod != every+" second" || first.RecurringDeductionTime == "" || first.TokenID == "" {
+		t.Fatalf("first payment: %+v", first)
+	}
+	return first
+}
+
+// chargeOrders lists a subscription's charge orders (cycle 2 on), by cycle.
+func chargeOrders(t *testing.T, recurringID string) []models.Order {
+	t.Helper()
+	var os []models.Order
+	if err := env.gw.DB.Where("recurring_id = ? AND recurring_cycle > 1", recurringID).
+		Order("recurring_cycle").Find(&os).Error; err != nil {
+		t.Fatal(err)
+	}
+	return os
+}
+
+// waitForCharges waits until n charges of the subscription are paid.
+func waitForCharges(t *testing.T, recurringID string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		paid := 0
+		for _, o := range chargeOrders(t, recurringID) {
+			if o.PaymentStatus == status.Paid {
+				paid++
+			}
+		}
+		if paid >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d charges paid after a minute, want %d", paid, n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// cancelAnswer is the answer of /v1/cancelsubscription.
+type cancelAnswer struct {
+	RecurringStatus string `json:"recurring_status"`
+	Charges         int    `json:"charges"`
+	ResultInfo      string `json:"result_info"`
+	EncryptionData  string `json:"encryption_data"`
+}
+
+// cancelSubscription posts a signed cancel.
+func cancelSubscription(t *testing.T, creds merchant.Credentials, recurringID string) cancelAnswer {
+	t.Helper()
+	body := jsonBody(t, map[string]string{"merchant_id": creds.MerchantID, "account_id": creds.AccountID,
+		"recurring_id":    recurringID,
+		"encryption_data": signing.Sign(creds.SignKey, creds.MerchantID, creds.AccountID, recurringID)})
+	_, b := post(t, "/v1/cancelsubscription", "application/json", body)
+	var ack cancelAnswer
+	if err := json.Unmarshal(b, &ack); err != nil {
+		t.Fatalf("cancel answer: %s", b)
+	}
+	return ack
+}
+
+// TestSubscriptionChargesUntilCancelled: a payment carrying a subscription
+// every 3 seconds starts it; three charges happen, each an order of its own;
+// a cancel after the third stops the fourth; the query shows each charge
+// with the cancelled subscription.
+func TestSubscriptionChargesUntilCancelled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for real charges")
+	}
+	t.Parallel()
+	creds := subscriptionAccount(t)
+	first := startSubscription(t, creds, "3")
+	waitForCharges(t, first.RecurringID, 3)
+
+	ack := cancelSubscription(t, creds, first.RecurringID)
+	if ack.ResultInfo != "0000:Success" || ack.RecurringStatus != "0" || ack.Charges != 4 {
+		t.Fatalf("cancel answered %+v", ack)
+	}
+	if want := signing.SignUpper(creds.SignKey, creds.MerchantID, creds.AccountID, first.RecurringID, "0", "0000:Success"); ack.EncryptionData != want {
+		t.Errorf("cancel answer signature %q, want %q", ack.EncryptionData, want)
+	}
+
+	// The next charge was due 3 seconds after the third: wait past it.
+	time.Sleep(5 * time.Second)
+	got := chargeOrders(t, first.RecurringID)
+	if len(got) != 3 {
+		t.Fatalf("%d charge orders after the cancel, want 3", len(got))
+	}
+	for i, o := range got {
+		if o.RecurringCycle != i+2 || o.Amount != 500 || o.PaymentStatus != status.Paid || o.TokenID != first.TokenID {
+			t.Errorf("charge %d: cycle %d amount %d status %d token %q", i, o.RecurringCycle, o.Amount, o.PaymentStatus, o.TokenID)
+		}
+	}
+	var atAcquirer int
+	for _, c := range env.sim.Charges() {
+		for _, o := range got {
+			if c.Reference == o.TransactionID {
+				atAcquirer++
+			}
+		}
+	}
+	if atAcquirer != 3 {
+		t.Errorf("%d charges at the acquirer for the 3 charge orders", atAcquirer)
+	}
+
+	for _, o := range got {
+		_, q := query(t, creds, map[string]string{"orders": o.OrderNo})
+		if len(q.OrdersList) != 1 || q.OrdersList[0].PaymentStatus != strconv.Itoa(int(status.Paid)) || q.OrdersList[0].Amount != "5.00" {
+			t.Fatalf("query %s: %+v", o.OrderNo, q)
+		}
+		sub := q.OrdersList[0].SubscriptionResult
+		if sub["recurring_id"] != first.RecurringID || sub["recurring_status"] != "0" || sub["contract_name"] != "Gold" ||
+			sub["recurring_deduction_period"] != "3 second" {
+			t.Errorf("subscription_result of %s = %v", o.OrderNo, sub)
+		}
+	}
+
+	// A second cancel answers the same.
+	if again := cancelSubscription(t, creds, first.RecurringID); again.RecurringStatus != "0" || again.Charges != 4 {
+		t.Errorf("second cancel answered %+v", again)
+	}
+	// Another account's cancel finds nothing.
+	if other := cancelSubscription(t, subscriptionAccount(t), first.RecurringID); other.ResultInfo != "I0026:Subscription not found" {
+		t.Errorf("another account's cancel answered %+v", other)
+	}
+}

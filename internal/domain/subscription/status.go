@@ -1,0 +1,17 @@
+package subscription
+
+// Status is a subscription's recurring_status (DESIGN §4).
+type Status int
+
+// The recurring_status values.
+const (
+	Cancelled Status = 0
+	Active    Status = 1
+	Finished  Status = 2
+	// Suspended: the charges of a cycle failed through the whole dunning
+	// schedule.
+	Suspended Status = 3
+)
+
+// Final reports whether the subscription charges no more.
+func (s Status) Final() bool { return s != Active }

@@ -1,0 +1,380 @@
+package workflows
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/capture"
+	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/internal/domain/subscription"
+)
+
+// SubscriptionInput starts a subscription's workflow, and carries its
+// progress across continue-as-new.
+type SubscriptionInput struct {
+	RecurringID        string
+	MerchantID         string
+	AccountID          string
+	FirstTransactionID string
+	// FirstPaid is when the first payment was approved: the schedule's
+	// anchor unless the terms start later.
+	FirstPaid time.Time
+	Terms     subscription.Terms
+	// Card is the stored card every charge uses.
+	Card CardRef
+	// Details are the first payment's, without subscription and token
+	// fields: the charges' shopper, notify_url and the like.
+	Details        order.Details
+	Connector      string
+	NotifySchedule notify.Schedule
+	Windows        Windows
+	// Dunning is the retry schedule of a failed charge (DefaultDunning when
+	// empty), fitted to the interval by Terms.DunningOffsets.
+	Dunning []time.Duration `json:",omitempty"`
+	// CyclesPerRun bounds the cycles one run charges before it continues
+	// as new, keeping the history short (subscriptionCyclesPerRun when 0).
+	CyclesPerRun int `json:",omitempty"`
+	Progress     SubscriptionProgress
+}
+
+// SubscriptionProgress is where a subscription stands.
+type SubscriptionProgress struct {
+	// Cycle is the last cycle charged successfully (1: the first payment).
+	Cycle int
+	// Charges counts successful charges, the first payment included.
+	Charges int
+	// Recorded is set once the subscription's record exists.
+	Recorded bool
+}
+
+// SubscriptionChargeResult is a charge order's result, signalled to its
+// subscription (SignalSubscriptionCharge).
+type SubscriptionChargeResult struct {
+	Cycle         int
+	Attempt       int
+	TransactionID string
+	OrderNo       string
+	Approved      bool
+	ResultCode    string
+	ResultMessage string
+}
+
+// SubscriptionState is the subscription as its workflow knows it
+// (QuerySubscriptionState, UpdateCancelSubscription and its result).
+type SubscriptionState struct {
+	RecurringID string
+	Status      subscription.Status
+	Cycle       int
+	Charges     int
+	// Attempts is the failed attempts of the cycle now due.
+	Attempts int
+	Next     time.Time
+	// History lists this run's charges, newest last.
+	History []SubscriptionChargeResult
+}
+
+// subscriptionCyclesPerRun is how many cycles a run charges before it
+// continues as new: each cycle adds a child order, a signal and a few
+// records to the history.
+const subscriptionCyclesPerRun = 50
+
+// subscriptionWorkflow is one run's state.
+type subscriptionWorkflow struct {
+	in        SubscriptionInput
+	state     SubscriptionState
+	cancelled bool
+	charging  bool
+	results   workflow.ReceiveChannel
+}
+
+// Subscription charges a subscription's billing cycles. Each charge is an
+// order of its own (a child Order workflow that outlives the subscription,
+// queryable, notifiable and refundable like any order) on the stored card;
+// a failed charge is retried on the dunning schedule and then suspends the
+// subscription. It ends finished after its last cycle, or cancelled by
+// UpdateCancelSubscription; no charge starts after a cancel is answered.
+func Subscription(ctx workflow.Context, in SubscriptionInput) (SubscriptionState, error) {
+	if in.CyclesPerRun <= 0 {
+		in.CyclesPerRun = subscriptionCyclesPerRun
+	}
+	if in.Progress.Cycle < 1 {
+		in.Progress.Cycle, in.Progress.Charges = 1, 1
+	}
+	w := &subscriptionWorkflow{in: in, results: workflow.GetSignalChannel(ctx, SignalSubscriptionCharge),
+		state: SubscriptionState{RecurringID: in.RecurringID, Status: subscription.Active,
+			Cycle: in.Progress.Cycle, Charges: in.Progress.Charges}}
+	if err := w.registerHandlers(ctx); err != nil {
+		return w.state, err
+	}
+	if !in.Progress.Recorded {
+		if err := w.recordStart(ctx); err != nil {
+			return w.state, err
+		}
+	}
+	for cycles := 0; ; cycles++ {
+		if cycles >= in.CyclesPerRun || workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+			return w.continueAsNew(ctx)
+		}
+		next := w.state.Cycle + 1
+		if in.Terms.Ended(in.FirstPaid, next) {
+			return w.end(ctx, subscription.Finished)
+		}
+		done, err := w.chargeCycle(ctx, next)
+		if err != nil {
+			return w.state, err
+		}
+		if done {
+			return w.state, nil
+		}
+	}
+}
+
+func (w *subscriptionWorkflow) registerHandlers(ctx workflow.Context) error {
+	err := workflow.SetQueryHandler(ctx, QuerySubscriptionState, func() (SubscriptionState, error) { return w.state, nil })
+	if err != nil {
+		return err
+	}
+	return workflow.SetUpdateHandler(ctx, UpdateCancelSubscription, func(ctx workflow.Context) (SubscriptionState, error) {
+		// From here on no charge starts; one already under way is let
+		// finish, and the answer waits for it and for the record.
+		w.cancelled = true
+		if err := workflow.Await(ctx, func() bool { return !w.charging }); err != nil {
+			return w.state, err
+		}
+		if w.state.Status == subscription.Active {
+			w.state.Status = subscription.Cancelled
+			w.state.Next = time.Time{}
+			if err := w.record(ctx); err != nil {
+				return w.state, err
+			}
+		}
+		return w.state, nil
+	})
+}
+
+// chargeCycle waits for the cycle's due date and charges it, retrying on
+// the dunning schedule. It reports done when the subscription has ended
+// (cancelled or suspended).
+func (w *subscriptionWorkflow) chargeCycle(ctx workflow.Context, cycle int) (bool, error) {
+	if w.cancelled {
+		return true, w.ended(ctx)
+	}
+	due := w.in.Terms.Due(w.in.FirstPaid, cycle)
+	w.state.Next, w.state.Attempts = due, 0
+	if err := w.record(ctx); err != nil {
+		return false, err
+	}
+	offsets := w.in.Terms.DunningOffsets(w.dunning())
+	for attempt := 0; ; attempt++ {
+		at := due
+		if attempt > 0 {
+			at = due.Add(offsets[attempt-1])
+		}
+		if w.waitUntil(ctx, at) {
+			return true, w.ended(ctx)
+		}
+		w.charging = true
+		res, err := w.charge(ctx, cycle, attempt)
+		w.charging = false
+		if err != nil {
+			return false, err
+		}
+		w.state.History = append(w.state.History, res)
+		if res.Approved {
+			w.state.Cycle, w.state.Charges, w.state.Attempts = cycle, w.state.Charges+1, 0
+			return false, nil
+		}
+		w.state.Attempts = attempt + 1
+		if attempt == len(offsets) {
+			_, err := w.end(ctx, subscription.Suspended)
+			return true, err
+		}
+		w.state.Next = due.Add(offsets[attempt])
+		if err := w.record(ctx); err != nil {
+			return false, err
+		}
+	}
+}
+
+func (w *subscriptionWorkflow) dunning() []time.Duration {
+	if len(w.in.Dunning) > 0 {
+		return w.in.Dunning
+	}
+	return subscription.DefaultDunning
+}
+
+// waitUntil sleeps until at, or until a cancel arrives; it reports whether
+// the subscription was cancelled.
+func (w *subscriptionWorkflow) waitUntil(ctx workflow.Context, at time.Time) bool {
+	if d := at.Sub(workflow.Now(ctx)); d > 0 {
+		// Its only error is the workflow's own cancellation, which ends
+		// the wait as well; what follows reads the flag either way.
+		_, _ = workflow.AwaitWithTimeout(ctx, d, func() bool { return w.cancelled })
+	}
+	return w.cancelled
+}
+
+// ended finishes a cancelled subscription once its cancel has been
+// answered (the handler records it).
+func (w *subscriptionWorkflow) ended(ctx workflow.Context) error {
+	return workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+}
+
+// end records the subscription's final status.
+func (w *subscriptionWorkflow) end(ctx workflow.Context, st subscription.Status) (SubscriptionState, error) {
+	if w.cancelled {
+		return w.state, w.ended(ctx)
+	}
+	w.state.Status, w.state.Next = st, time.Time{}
+	if err := w.record(ctx); err != nil {
+		return w.state, err
+	}
+	return w.state, w.ended(ctx)
+}
+
+// continueAsNew starts the next run with the progress so far.
+func (w *subscriptionWorkflow) continueAsNew(ctx workflow.Context) (SubscriptionState, error) {
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return w.state, err
+	}
+	if w.cancelled {
+		return w.state, nil
+	}
+	next := w.in
+	next.Progress = SubscriptionProgress{Cycle: w.state.Cycle, Charges: w.state.Charges, Recorded: true}
+	return w.state, workflow.NewContinueAsNewError(ctx, SubscriptionWorkflowType, next)
+}
+
+// charge makes the cycle's attempt as an order of its own and waits for
+// its result.
+func (w *subscriptionWorkflow) charge(ctx workflow.Context, cycle, attempt int) (SubscriptionChargeResult, error) {
+	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	var id activities.NextTransactionIDResult
+	if err := workflow.ExecuteLocalActivity(lctx, a.NextTransactionID).Get(ctx, &id); err != nil {
+		return SubscriptionChargeResult{}, err
+	}
+	orderNo := ChargeOrderNo(w.in.RecurringID, cycle, attempt)
+	amount := w.in.Terms.AmountOf(cycle)
+	details := w.in.Details
+	details.OrderNo = orderNo
+	details.Amount = order.Text(amount.String())
+	in := OrderInput{
+		TransactionID:  id.TransactionID,
+		MerchantID:     w.in.MerchantID,
+		AccountID:      w.in.AccountID,
+		OrderNo:        orderNo,
+		Amount:         amount.Minor,
+		Currency:       amount.Currency,
+		CaptureMode:    capture.Auto,
+		Card:           w.in.Card,
+		Details:        details,
+		Windows:        w.in.Windows,
+		NotifySchedule: w.in.NotifySchedule,
+		Kind:           order.KindCard,
+		Connector:      w.in.Connector,
+		Recurring: &RecurringCharge{RecurringID: w.in.RecurringID, Cycle: cycle, Attempt: attempt,
+			WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID},
+	}
+	in.RequestFingerprint = "subscription:" + orderNo
+	orderID := OrderWorkflowID(w.in.MerchantID, w.in.AccountID, orderNo)
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:            orderID,
+		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			SearchMerchantID.ValueSet(w.in.MerchantID),
+			SearchAccountID.ValueSet(w.in.AccountID),
+			SearchOrderNo.ValueSet(orderNo),
+			SearchTransactionID.ValueSet(id.TransactionID),
+			SearchPaymentStatus.ValueSet(int64(status.Pending)),
+		),
+	})
+	child := workflow.ExecuteChildWorkflow(cctx, OrderWorkflowType, in)
+	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
+		var started *temporal.ChildWorkflowExecutionAlreadyStartedError
+		if !errors.As(err, &started) {
+			return SubscriptionChargeResult{}, fmt.Errorf("start charge %s: %w", orderNo, err)
+		}
+		// The order exists from before (a reset of this workflow): its
+		// record tells its result, and it is never made twice.
+		return w.recordedCharge(ctx, cycle, attempt, orderNo)
+	}
+	for {
+		var res SubscriptionChargeResult
+		w.results.Receive(ctx, &res)
+		if res.Cycle == cycle && res.Attempt == attempt {
+			return res, nil
+		}
+	}
+}
+
+// recordedCharge reads the result of a charge order made before, waiting
+// until it is final.
+func (w *subscriptionWorkflow) recordedCharge(ctx workflow.Context, cycle, attempt int, orderNo string) (SubscriptionChargeResult, error) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 10 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
+	})
+	var found activities.ChargeOrderResult
+	err := workflow.ExecuteActivity(actx, a.FindChargeOrder, activities.FindChargeOrderInput{
+		MerchantID: w.in.MerchantID, AccountID: w.in.AccountID, OrderNo: orderNo,
+	}).Get(ctx, &found)
+	if err != nil {
+		return SubscriptionChargeResult{}, err
+	}
+	return SubscriptionChargeResult{Cycle: cycle, Attempt: attempt, TransactionID: found.TransactionID, OrderNo: orderNo,
+		Approved: found.Approved, ResultCode: found.ResultCode, ResultMessage: found.ResultMessage}, nil
+}
+
+// ChargeOrderNo is the order_no of a subscription's charge: the
+// subscription, the cycle and, for a dunning retry, the attempt.
+func ChargeOrderNo(recurringID string, cycle, attempt int) string {
+	if attempt == 0 {
+		return fmt.Sprintf("%s-c%d", recurringID, cycle)
+	}
+	return fmt.Sprintf("%s-c%d-r%d", recurringID, cycle, attempt)
+}
+
+// recordStart writes the subscription's record.
+func (w *subscriptionWorkflow) recordStart(ctx workflow.Context) error {
+	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	t := w.in.Terms
+	err := workflow.ExecuteLocalActivity(lctx, a.RecordSubscription, activities.RecordSubscriptionInput{
+		RecurringID: w.in.RecurringID, WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID,
+		MerchantID: w.in.MerchantID, AccountID: w.in.AccountID, FirstTransactionID: w.in.FirstTransactionID,
+		TokenID: w.in.Card.TokenID, Terms: t, At: workflow.Now(ctx),
+	}).Get(ctx, nil)
+	if err != nil && errorType(err) != activities.ErrTypeRecordRejected {
+		return err
+	}
+	if err != nil {
+		workflow.GetLogger(ctx).Error("subscription not recorded", "recurring_id", w.in.RecurringID, "error", err)
+	}
+	return nil
+}
+
+// record writes the subscription's progress. A write the record refuses
+// for its values is logged: the workflow goes on charging as its terms say.
+func (w *subscriptionWorkflow) record(ctx workflow.Context) error {
+	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	in := activities.UpdateSubscriptionInput{RecurringID: w.in.RecurringID, Status: int(w.state.Status),
+		Charges: w.state.Charges, FailedAttempts: w.state.Attempts, At: workflow.Now(ctx)}
+	if !w.state.Next.IsZero() {
+		next := w.state.Next
+		in.NextChargeAt = &next
+	}
+	err := workflow.ExecuteLocalActivity(lctx, a.UpdateSubscription, in).Get(ctx, nil)
+	if errorType(err) == activities.ErrTypeRecordRejected {
+		workflow.GetLogger(ctx).Error("subscription progress not recorded", "recurring_id", w.in.RecurringID, "error", err)
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,291 @@
+package workflows_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/internal/domain/subscription"
+	"github.com/paygate/paygate/workflows"
+)
+
+// billing is the fake side of a subscription under test: the charge orders
+// it was asked for and the records it wrote.
+type billing struct {
+	mu sync.Mutex
+	// decline says which attempts the card declines.
+	decline func(cycle, attempt int) bool
+	charges []charge
+	updates []activities.UpdateSubscriptionInput
+	started bool
+	ids     int
+}
+
+// charge is one charge order the subscription made.
+type charge struct {
+	cycle, attempt int
+	at             time.Time
+	amount         int64
+	orderNo        string
+	approved       bool
+}
+
+// newSubscriptionEnv is a time-skipping environment in which charge orders
+// are a fake Order workflow that answers as decline says and reports to its
+// subscription as the real one does.
+func newSubscriptionEnv(t *testing.T, b *billing) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(workflows.Subscription, workflow.RegisterOptions{Name: workflows.SubscriptionWorkflowType})
+	env.RegisterWorkflowWithOptions(func(ctx workflow.Context, in workflows.OrderInput) (workflows.PaymentResult, error) {
+		r := in.Recurring
+		approved := b.decline == nil || !b.decline(r.Cycle, r.Attempt)
+		b.mu.Lock()
+		b.charges = append(b.charges, charge{cycle: r.Cycle, attempt: r.Attempt, at: workflow.Now(ctx), amount: in.Amount,
+			orderNo: in.OrderNo, approved: approved})
+		b.mu.Unlock()
+		res := workflows.PaymentResult{TransactionID: in.TransactionID, OrderNo: in.OrderNo, PaymentStatus: status.Paid}
+		if !approved {
+			res.PaymentStatus = status.Failed
+		}
+		err := workflow.SignalExternalWorkflow(ctx, r.WorkflowID, "", workflows.SignalSubscriptionCharge,
+			workflows.SubscriptionChargeResult{Cycle: r.Cycle, Attempt: r.Attempt, TransactionID: in.TransactionID,
+				OrderNo: in.OrderNo, Approved: approved}).Get(ctx, nil)
+		return res, err
+	}, workflow.RegisterOptions{Name: workflows.OrderWorkflowType})
+	env.RegisterActivity(&activities.Activities{})
+	env.OnActivity(acts.NextTransactionID, mock.Anything).Return(func(context.Context) (activities.NextTransactionIDResult, error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.ids++
+		return activities.NextTransactionIDResult{TransactionID: fmt.Sprintf("9%018d", b.ids)}, nil
+	}).Maybe()
+	env.OnActivity(acts.RecordSubscription, mock.Anything, mock.Anything).Return(
+		func(context.Context, activities.RecordSubscriptionInput) error {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			b.started = true
+			return nil
+		}).Maybe()
+	env.OnActivity(acts.UpdateSubscription, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.UpdateSubscriptionInput) error {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			b.updates = append(b.updates, in)
+			return nil
+		}).Maybe()
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: workflows.SubscriptionWorkflowID(merchantID, "R1"), TaskQueue: workflows.TaskQueue})
+	return env
+}
+
+// firstPaid is the first payment of the subscriptions under test: the last
+// day of January, to exercise month ends.
+var firstPaid = time.Date(2027, time.January, 31, 10, 0, 0, 0, time.UTC)
+
+func usd(minor int64) money.Amount { return money.Amount{Minor: minor, Currency: "USD"} }
+
+func subscriptionInput(terms subscription.Terms) workflows.SubscriptionInput {
+	return workflows.SubscriptionInput{
+		RecurringID: "R1", MerchantID: merchantID, AccountID: accountID, FirstTransactionID: "1",
+		FirstPaid: firstPaid, Terms: terms, CyclesPerRun: 1000,
+		Card: workflows.CardRef{Token: "tok_1", Masked: "424242******4242", Stored: true, TokenID: "tk_1"},
+	}
+}
+
+func TestSubscriptionCharges(t *testing.T) {
+	day := 24 * time.Hour
+	monthly := subscription.Terms{ContractName: "Gold", Amount: usd(1000), PromoAmount: usd(100), Interval: subscription.Month,
+		IntervalCount: 1, BillingCycles: 13, PromotionCycles: 3}
+	tests := []struct {
+		name       string
+		terms      subscription.Terms
+		decline    func(cycle, attempt int) bool
+		cancelAt   time.Duration // after the first payment; 0: no cancel
+		wantStatus subscription.Status
+		// wantCharges lists every charge made: cycle, attempt, offset of
+		// its time from the first payment, amount.
+		wantCharges []charge
+		wantCount   int // when wantCharges is nil: how many charges
+		wantLast    time.Time
+	}{
+		{
+			name: "monthly for a year from the 31st, promotion then contract amount", terms: monthly,
+			wantStatus: subscription.Finished,
+			wantCharges: []charge{
+				{cycle: 2, at: time.Date(2027, 2, 28, 10, 0, 0, 0, time.UTC), amount: 100},
+				{cycle: 3, at: time.Date(2027, 3, 31, 10, 0, 0, 0, time.UTC), amount: 100},
+				{cycle: 4, at: time.Date(2027, 4, 30, 10, 0, 0, 0, time.UTC), amount: 1000},
+				{cycle: 5, at: time.Date(2027, 5, 31, 10, 0, 0, 0, time.UTC), amount: 1000},
+				{cycle: 6, at: time.Date(2027, 6, 30, 10, 0, 0, 0, time.UTC), amount: 1000},
+				{cycle: 7, at: time.Date(2027, 7, 31, 10, 0, 0, 0, time.UTC), amount: 1000},
+				{cycle: 8, at: time.Date(2027, 8, 31, 10, 0, 0, 0, time.UTC), amount: 1000},
+				{cycle: 9, at: time.Date(2027, 9, 30, 10, 0, 0, 0, time.UTC), amount: 1000},
+				{cycle: 10, at: time.Date(2027, 10, 31, 10, 0, 0, 0, time.UTC), amount: 1000},
+				{cycle: 11, at: time.Date(2027, 11, 30, 10, 0, 0, 0, time.UTC), amount: 1000},
+				{cycle: 12, at: time.Date(2027, 12, 31, 10, 0, 0, 0, time.UTC), amount: 1000},
+				{cycle: 13, at: time.Date(2028, 1, 31, 10, 0, 0, 0, time.UTC), amount: 1000},
+			},
+		},
+		{
+			name: "daily for a year until contract_end",
+			terms: subscription.Terms{ContractName: "Daily", Amount: usd(50), PromoAmount: usd(50), Interval: subscription.Day,
+				IntervalCount: 1, End: firstPaid.Add(365 * day)},
+			wantStatus: subscription.Finished, wantCount: 365, wantLast: firstPaid.Add(365 * day),
+		},
+		{
+			name: "a failed charge is retried after 1 and 3 days and then succeeds", terms: monthly,
+			decline:    func(cycle, attempt int) bool { return cycle == 2 && attempt < 2 },
+			cancelAt:   70 * day,
+			wantStatus: subscription.Cancelled,
+			wantCharges: []charge{
+				{cycle: 2, at: time.Date(2027, 2, 28, 10, 0, 0, 0, time.UTC), amount: 100},
+				{cycle: 2, attempt: 1, at: time.Date(2027, 3, 1, 10, 0, 0, 0, time.UTC), amount: 100},
+				{cycle: 2, attempt: 2, at: time.Date(2027, 3, 3, 10, 0, 0, 0, time.UTC), amount: 100, approved: true},
+				{cycle: 3, at: time.Date(2027, 3, 31, 10, 0, 0, 0, time.UTC), amount: 100, approved: true},
+			},
+		},
+		{
+			name: "dunning exhausted suspends the subscription", terms: monthly,
+			decline:    func(cycle, _ int) bool { return cycle == 3 },
+			wantStatus: subscription.Suspended,
+			wantCharges: []charge{
+				{cycle: 2, at: time.Date(2027, 2, 28, 10, 0, 0, 0, time.UTC), amount: 100, approved: true},
+				{cycle: 3, at: time.Date(2027, 3, 31, 10, 0, 0, 0, time.UTC), amount: 100},
+				{cycle: 3, attempt: 1, at: time.Date(2027, 4, 1, 10, 0, 0, 0, time.UTC), amount: 100},
+				{cycle: 3, attempt: 2, at: time.Date(2027, 4, 3, 10, 0, 0, 0, time.UTC), amount: 100},
+				{cycle: 3, attempt: 3, at: time.Date(2027, 4, 7, 10, 0, 0, 0, time.UTC), amount: 100},
+			},
+		},
+		{
+			name: "cancel in the middle of a retry stops every later charge", terms: monthly,
+			decline: func(cycle, _ int) bool { return cycle == 2 },
+			// 28 February is day 28; the first retry is on 1 March (day
+			// 29), the second on 3 March (day 31): cancel on day 30.
+			cancelAt:   30 * day,
+			wantStatus: subscription.Cancelled,
+			wantCharges: []charge{
+				{cycle: 2, at: time.Date(2027, 2, 28, 10, 0, 0, 0, time.UTC), amount: 100},
+				{cycle: 2, attempt: 1, at: time.Date(2027, 3, 1, 10, 0, 0, 0, time.UTC), amount: 100},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &billing{decline: tt.decline}
+			env := newSubscriptionEnv(t, b)
+			env.SetStartTime(firstPaid)
+			var cancelled workflows.SubscriptionState
+			if tt.cancelAt > 0 {
+				env.RegisterDelayedCallback(func() {
+					env.UpdateWorkflow(workflows.UpdateCancelSubscription, "", &testsuite.TestUpdateCallback{
+						OnReject: func(err error) { t.Errorf("cancel rejected: %v", err) },
+						OnAccept: func() {},
+						OnComplete: func(v any, err error) {
+							if err != nil {
+								t.Errorf("cancel: %v", err)
+								return
+							}
+							cancelled = v.(workflows.SubscriptionState)
+						},
+					})
+				}, tt.cancelAt)
+			}
+			env.ExecuteWorkflow(workflows.SubscriptionWorkflowType, subscriptionInput(tt.terms))
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatalf("workflow error: %v", err)
+			}
+			var state workflows.SubscriptionState
+			if err := env.GetWorkflowResult(&state); err != nil {
+				t.Fatal(err)
+			}
+			if state.Status != tt.wantStatus {
+				t.Errorf("status = %d, want %d", state.Status, tt.wantStatus)
+			}
+			if tt.cancelAt > 0 && cancelled.Status != subscription.Cancelled {
+				t.Errorf("cancel answered status %d, want cancelled", cancelled.Status)
+			}
+			if tt.wantCharges != nil {
+				if len(b.charges) != len(tt.wantCharges) {
+					t.Fatalf("%d charges, want %d: %+v", len(b.charges), len(tt.wantCharges), b.charges)
+				}
+				for i, want := range tt.wantCharges {
+					got := b.charges[i]
+					if tt.decline == nil {
+						want.approved = true
+					}
+					if got.cycle != want.cycle || got.attempt != want.attempt || !got.at.Equal(want.at) ||
+						got.amount != want.amount || got.approved != want.approved {
+						t.Errorf("charge %d = cycle %d attempt %d at %s amount %d approved %t, want cycle %d attempt %d at %s amount %d approved %t",
+							i, got.cycle, got.attempt, got.at, got.amount, got.approved,
+							want.cycle, want.attempt, want.at, want.amount, want.approved)
+					}
+				}
+			} else {
+				if len(b.charges) != tt.wantCount {
+					t.Fatalf("%d charges, want %d", len(b.charges), tt.wantCount)
+				}
+				if last := b.charges[len(b.charges)-1].at; !last.Equal(tt.wantLast) {
+					t.Errorf("last charge at %s, want %s", last, tt.wantLast)
+				}
+			}
+			if tt.cancelAt > 0 {
+				for _, c := range b.charges {
+					if c.at.After(firstPaid.Add(tt.cancelAt)) {
+						t.Errorf("charge after the cancel: %+v", c)
+					}
+				}
+			}
+			if !b.started {
+				t.Error("subscription never recorded")
+			}
+			last := b.updates[len(b.updates)-1]
+			if subscription.Status(last.Status) != tt.wantStatus {
+				t.Errorf("last recorded status %d, want %d", last.Status, tt.wantStatus)
+			}
+		})
+	}
+}
+
+// TestSubscriptionContinuesAsNew: a run charges CyclesPerRun cycles and
+// then continues as new with its progress, so the history stays bounded.
+func TestSubscriptionContinuesAsNew(t *testing.T) {
+	b := &billing{}
+	env := newSubscriptionEnv(t, b)
+	env.SetStartTime(firstPaid)
+	in := subscriptionInput(subscription.Terms{ContractName: "Weekly", Amount: usd(700), PromoAmount: usd(700),
+		Interval: subscription.Week, IntervalCount: 1})
+	in.CyclesPerRun = 3
+	env.ExecuteWorkflow(workflows.SubscriptionWorkflowType, in)
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("workflow error = %v, want continue-as-new", err)
+	}
+	if len(b.charges) != 3 {
+		t.Fatalf("%d charges in the first run, want 3", len(b.charges))
+	}
+	// The next run starts from the progress the first one carried.
+	b2 := &billing{}
+	env2 := newSubscriptionEnv(t, b2)
+	env2.SetStartTime(firstPaid.Add(3 * 7 * 24 * time.Hour))
+	in.Progress = workflows.SubscriptionProgress{Cycle: 4, Charges: 4, Recorded: true}
+	in.CyclesPerRun = 2
+	env2.ExecuteWorkflow(workflows.SubscriptionWorkflowType, in)
+	if len(b2.charges) != 2 || b2.charges[0].cycle != 5 || !b2.charges[0].at.Equal(firstPaid.Add(4*7*24*time.Hour)) {
+		t.Fatalf("second run charges = %+v, want cycles 5 and 6 from week 4", b2.charges)
+	}
+	if b2.started {
+		t.Error("a continued run recorded the subscription again")
+	}
+}
