@@ -74,8 +74,13 @@ var acquirerOpOptions = workflow.LocalActivityOptions{
 
 // lifecycle keeps the order open while operations are possible and runs its
 // deadlines: review, authorisation expiry, end of the refund window.
+//
+// A paid order whose run has grown long (runFull) ends the run with
+// errRunFull once its state allows; the caller continues it as new.
 func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 	win := w.in.Windows.WithDefaults()
+	w.continues = w.in.Resume != nil ||
+		workflow.GetVersion(ctx, versionContinueAsNew, workflow.DefaultVersion, 1) != workflow.DefaultVersion
 	for {
 		var window time.Duration
 		var lapse func(workflow.Context) error
@@ -100,13 +105,21 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 		}
 		current, since := w.status, w.since
 		remaining := window - workflow.Now(ctx).Sub(since)
+		// Only a paid order takes operations long enough to fill a run;
+		// the other states end or move within their deadlines.
+		refundable := current == status.Paid || current == status.PartiallyRefunded
 		moved := true
 		if remaining > 0 {
 			var err error
-			moved, err = workflow.AwaitWithTimeout(ctx, remaining, func() bool { return w.status != current })
+			moved, err = workflow.AwaitWithTimeout(ctx, remaining, func() bool {
+				return w.status != current || refundable && w.runFull(ctx)
+			})
 			if err != nil {
 				return err
 			}
+		}
+		if moved && w.status == current && refundable {
+			return errRunFull
 		}
 		if moved {
 			continue
@@ -363,6 +376,7 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 	if err := w.validateRefund(ctx, req); err != nil {
 		return refusedResult(err, w.status), nil
 	}
+	w.operations++
 	w.refundSeq++
 	ref := fmt.Sprintf("%s-%02d", w.in.TransactionID, w.refundSeq)
 	row := activities.SaveRefundInput{

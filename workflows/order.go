@@ -68,6 +68,13 @@ type OrderInput struct {
 	Subscription *subscription.Terms `json:",omitempty"`
 	// Recurring marks the order as a charge of a subscription.
 	Recurring *RecurringCharge `json:",omitempty"`
+
+	// Resume is the state a previous run of the order carried over by
+	// continue-as-new; nil on the order's first run.
+	Resume *OrderResume `json:",omitempty"`
+	// OperationsPerRun bounds the operations one run takes before it
+	// continues as new (DefaultOperationsPerRun when 0).
+	OperationsPerRun int `json:",omitempty"`
 }
 
 // RecurringCharge names the subscription and billing cycle an order charges.
@@ -234,6 +241,13 @@ type orderWorkflow struct {
 	tokenID   string
 	recurring *RecurringResult
 
+	// continues is set when this order may continue as new (see
+	// versionContinueAsNew); operations counts this run's operations, and
+	// runs the runs before it.
+	continues  bool
+	operations int
+	runs       int
+
 	// Notifications: made in order, delivered one after the other.
 	noticeSeq     int
 	notices       []notice
@@ -248,10 +262,18 @@ type orderWorkflow struct {
 func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 	w := &orderWorkflow{in: in, card: in.Card, id: workflow.GetInfo(ctx).WorkflowExecution.ID, status: status.Pending,
 		since: workflow.Now(ctx), lock: workflow.NewMutex(ctx), tokenID: in.Card.TokenID}
+	if in.Resume != nil {
+		w.restore(*in.Resume)
+	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return PaymentResult{}, err
 	}
 	workflow.Go(ctx, w.deliverAll)
+	if in.Resume != nil {
+		// A later run: the payment was answered by the first; the order
+		// goes on taking operations and running its deadlines.
+		return w.carryOn(ctx)
+	}
 	res, err := w.pay(ctx)
 	refused := illegalMove(err)
 	if refused {
@@ -277,7 +299,9 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 				return PaymentResult{}, err
 			}
 		}
-		if err := w.lifecycle(ctx); err != nil {
+		if err := w.lifecycle(ctx); errors.Is(err, errRunFull) {
+			return res, w.continueAsNew(ctx)
+		} else if err != nil {
 			return PaymentResult{}, err
 		}
 	}
@@ -289,6 +313,22 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 		return PaymentResult{}, err
 	}
 	return res, nil
+}
+
+// carryOn runs a later run of the order: its lifecycle, then the same wait
+// for handlers and deliveries as the first run's end.
+func (w *orderWorkflow) carryOn(ctx workflow.Context) (PaymentResult, error) {
+	err := w.lifecycle(ctx)
+	if errors.Is(err, errRunFull) {
+		return *w.result, w.continueAsNew(ctx)
+	}
+	if err != nil {
+		return PaymentResult{}, err
+	}
+	if err := workflow.Await(ctx, func() bool { return w.quiet(ctx) }); err != nil {
+		return PaymentResult{}, err
+	}
+	return *w.result, nil
 }
 
 func (w *orderWorkflow) registerHandlers(ctx workflow.Context) error {
