@@ -76,6 +76,7 @@ var replayRoutes = map[string]replayRoute{
 	"/v1/checkout":        {answers: pageAnswers},
 	"/v1/retrievalTrans":  {answers: queryAnswers},
 	"/v1/retrievalRefund": {answers: refundQueryAnswers},
+	"/v1/optimise":        {answers: optimiseAnswers},
 	"/v1/capture":         {bodies: true, answers: batchAnswers(captureOp.array)},
 	"/v1/review":          {bodies: true, answers: batchAnswers(reviewOp.array)},
 	"/v1/cancel":          {bodies: true, answers: batchAnswers(cancelOp.array)},

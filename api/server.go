@@ -79,6 +79,12 @@ type Server struct {
 	// "minute", for the dev setup and the tests.
 	TestIntervals bool
 
+	// Offers tells what each connector takes and Tallies counts how the
+	// account's orders fared by method (POST /v1/optimise, optimise.go);
+	// nil Offers refuses optimise, nil Tallies counts over DB.
+	Offers  ConnectorOffers
+	Tallies MethodTallies
+
 	// Admin is the operators' API under /admin; nil or without a token, off.
 	Admin *Admin
 
@@ -125,6 +131,7 @@ func (s *Server) Handler() http.Handler {
 	v1.POST("/retrievalRefund", s.retrievalRefund)
 	v1.POST("/payout", s.payout)
 	v1.POST("/payout/query", s.payoutQuery)
+	v1.POST("/optimise", s.optimise)
 	v1.POST("/token/delete", s.deleteToken)
 	v1.POST("/cancelsubscription", s.cancelSubscription)
 	admin := r.Group("/admin")

@@ -605,9 +605,18 @@ func (g *Gateway) APIHandler() http.Handler {
 	} else {
 		callbacks = cbs
 	}
+	// Without the connectors' offers, POST /v1/optimise is refused; every
+	// other operation goes on.
+	var offers api.ConnectorOffers
+	if r, err := g.Config.ConnectorOffers(); err != nil {
+		g.Logger.Error("connectors: every optimise request will be refused", "error", err)
+	} else {
+		offers = r
+	}
 	s := &api.Server{
 		Accounts:  g.Accounts,
 		Callbacks: callbacks,
+		Offers:    offers,
 		Orders:    orders,
 		Ops:       orders,
 		Store:     api.DBStore{DB: g.DB},

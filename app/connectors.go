@@ -100,10 +100,12 @@ func (c Config) CheckConnector(name string) error {
 }
 
 // gatewayConnector is what a connector is to the gateway: the activities'
-// acquirer and the API's check of the callbacks it sends.
+// acquirer, the API's check of the callbacks it sends and its word on what
+// it takes (POST /v1/optimise).
 type gatewayConnector interface {
 	activities.Connector
 	api.CallbackVerifier
+	api.ConnectorOffer
 }
 
 // buildConnectors makes every connector the configuration runs.
@@ -149,6 +151,16 @@ func (c Config) ActivityConnectors() (*connectors.Registry[activities.Connector]
 		return nil, err
 	}
 	return registry(conns, func(g gatewayConnector) activities.Connector { return g })
+}
+
+// ConnectorOffers returns the registry the API reads what each connector
+// takes from (POST /v1/optimise).
+func (c Config) ConnectorOffers() (*connectors.Registry[api.ConnectorOffer], error) {
+	conns, err := c.buildConnectors()
+	if err != nil {
+		return nil, err
+	}
+	return registry(conns, func(g gatewayConnector) api.ConnectorOffer { return g })
 }
 
 // CallbackVerifiers returns the registry the API checks callbacks with.
