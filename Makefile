@@ -12,7 +12,7 @@ TEMPORAL := .bin/temporal
 WORKFLOWCHECK_VERSION := v0.6.0
 WORKFLOWCHECK := .bin/workflowcheck-$(WORKFLOWCHECK_VERSION)
 
-.PHONY: run test test-short build bench vet chromium fuzz workflowcheck rerun-load
+.PHONY: run test test-short build bench vet chromium fuzz workflowcheck rerun-load test-temporal-postgres
 
 run:
 	$(GO) run ./cmd/paygate dev
@@ -68,6 +68,12 @@ bench: $(TEMPORAL)
 RERUN_LOAD ?= 1000
 rerun-load: $(TEMPORAL)
 	PAYGATE_RERUN_LOAD=$(RERUN_LOAD) $(GO) test -count=1 -timeout 30m -v -run '^TestPayoutRerunBatchInterruptedResumes$$' ./integration/
+
+# The integration suite on the Temporal server backed by Postgres (server,
+# schema tool and UI built from Go modules at a pinned version on first use,
+# several minutes); make test keeps the faster dev server.
+test-temporal-postgres:
+	PAYGATE_TEST_TEMPORAL=postgres $(GO) test -count=1 -timeout 30m ./integration/
 
 # The Temporal dev server (with its Web UI), built from Go modules at a pinned
 # version on first use.

@@ -23,7 +23,6 @@ import (
 
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/testsuite"
 	sdkworker "go.temporal.io/sdk/worker"
 
 	"github.com/paygate/paygate/app"
@@ -98,29 +97,16 @@ func run(m *testing.M) int {
 	if err != nil {
 		return fail(err)
 	}
-	bin, err := devenv.EnsureTemporalCLI(ctx, filepath.Join(root, ".bin"), setupLog)
-	if err != nil {
-		return fail(err)
-	}
-	server, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
-		ExistingPath: bin,
-		LogLevel:     "error",
-		// The same tuning as `paygate dev`; here with an in-memory
-		// database, no UI and a free port.
-		ExtraArgs: devenv.TemporalTuning,
-		Stdout:    os.Stderr,
-		Stderr:    os.Stderr,
-	})
-	if err != nil {
-		return fail(fmt.Errorf("start temporal dev server: %w", err))
-	}
-	defer server.Stop()
-
 	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join(root, ".data", "postgres")}, setupLog)
 	if err != nil {
 		return fail(err)
 	}
 	defer pg.Stop()
+	temporalAddr, stopTemporal, err := startTestTemporal(ctx, root, pg, setupLog)
+	if err != nil {
+		return fail(err)
+	}
+	defer stopTemporal()
 	dbName := "paygate_it_" + randomHex(6)
 	if err := devenv.CreateDatabase(ctx, pg.AdminURL, dbName); err != nil {
 		return fail(err)
@@ -163,7 +149,7 @@ func run(m *testing.M) int {
 	_, _ = rand.Read(fp)
 	cfg := app.Config{
 		DatabaseURL:       pg.DatabaseURL(dbName),
-		TemporalAddress:   server.FrontendHostPort(),
+		TemporalAddress:   temporalAddr,
 		TemporalNamespace: "default",
 		Keyring:           spec,
 		FingerprintKey:    base64.StdEncoding.EncodeToString(fp),

@@ -116,19 +116,18 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 		return err
 	}
 
-	logger.Info("checking the Temporal CLI; the first build takes a few minutes", "version", devenv.TemporalCLIVersion)
-	bin, err := devenv.EnsureTemporalCLI(ctx, *binDir, logger)
-	if err != nil {
-		return err
+	var tp temporalProcess
+	if os.Getenv("PAYGATE_TEMPORAL") == temporalOnPostgres {
+		tp, err = startTemporalOnPostgres(ctx, *binDir, *dataDir, pgURL, *temporalPort, *uiPort, logger)
+	} else {
+		tp, err = startDevTemporal(ctx, devenv.TemporalOptions{
+			DBFile:           filepath.Join(*dataDir, "temporal.db"),
+			Port:             *temporalPort,
+			UIPort:           *uiPort,
+			SearchAttributes: workflows.SearchAttributeTypes,
+			LogFile:          filepath.Join(*dataDir, "temporal.log"),
+		}, *binDir, logger)
 	}
-	tp, err := devenv.StartTemporal(ctx, devenv.TemporalOptions{
-		Binary:           bin,
-		DBFile:           filepath.Join(*dataDir, "temporal.db"),
-		Port:             *temporalPort,
-		UIPort:           *uiPort,
-		SearchAttributes: workflows.SearchAttributeTypes,
-		LogFile:          filepath.Join(*dataDir, "temporal.log"),
-	}, logger)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/paygate/paygate/internal/dev/devenv"
+)
+
+// temporalOnPostgres is the PAYGATE_TEMPORAL value that runs the Temporal
+// server on the gateway's Postgres instead of the dev server's SQLite file.
+const temporalOnPostgres = "postgres"
+
+// temporalProcess is the Temporal server `paygate dev` runs, whichever kind.
+type temporalProcess interface {
+	HostPort() string
+	UIURL() string
+	Stop() error
+}
+
+// startDevTemporal runs the Temporal CLI's dev server (SQLite), installing
+// the CLI on first use.
+func startDevTemporal(ctx context.Context, opts devenv.TemporalOptions, binDir string, logger *slog.Logger) (temporalProcess, error) {
+	logger.Info("checking the Temporal CLI; the first build takes a few minutes", "version", devenv.TemporalCLIVersion)
+	bin, err := devenv.EnsureTemporalCLI(ctx, binDir, logger)
+	if err != nil {
+		return nil, err
+	}
+	opts.Binary = bin
+	return devenv.StartTemporal(ctx, opts, logger)
+}
+
+// startTemporalOnPostgres runs the Temporal server and its Web UI on the
+// Postgres server that holds the gateway's database (databases
+// paygate_temporal and paygate_temporal_visibility), installing them on
+// first use. The custom search attributes are registered by the gateway
+// when it connects (app.EnsureSearchAttributes), as on a real cluster.
+func startTemporalOnPostgres(ctx context.Context, binDir, dataDir, databaseURL string, port, uiPort int, logger *slog.Logger) (temporalProcess, error) {
+	logger.Info("checking the Temporal server on Postgres; the first build takes several minutes",
+		"server", devenv.TemporalServerVersion, "ui", devenv.TemporalUIServerVersion)
+	bins, err := devenv.EnsurePostgresTemporalBinaries(ctx, binDir, logger)
+	if err != nil {
+		return nil, fmt.Errorf("temporal on postgres: %w", err)
+	}
+	return devenv.StartTemporalOnPostgres(ctx, bins, devenv.PostgresTemporalOptions{
+		DatabaseURL: databaseURL,
+		Database:    "paygate_temporal",
+		Port:        port,
+		UIPort:      uiPort,
+		ConfigDir:   filepath.Join(dataDir, "temporal-postgres"),
+		LogFile:     filepath.Join(dataDir, "temporal.log"),
+	}, logger)
+}
