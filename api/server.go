@@ -88,6 +88,10 @@ type Server struct {
 	// Admin is the operators' API under /admin; nil or without a token, off.
 	Admin *Admin
 
+	// Codec is Temporal's remote codec endpoint under /codec for the UI
+	// (codec.go); nil or without a token, off.
+	Codec *CodecEndpoint
+
 	// Replays keeps first answers and strong-signature nonces (replay.go);
 	// nil means one over DB (none without DB: replays are then not caught
 	// and strong signatures are refused).
@@ -139,6 +143,8 @@ func (s *Server) Handler() http.Handler {
 	admin.POST("/payouts/rerun", s.rerunPayouts)
 	admin.GET("/payouts/reruns", s.listPayoutReruns)
 	admin.GET("/payouts/reruns/:id", s.showPayoutRerun)
+	r.POST("/codec/*call", s.codecCall)
+	r.OPTIONS("/codec/*call", s.codecPreflight)
 	return r
 }
 
@@ -148,7 +154,7 @@ func (s *Server) logRequests(c *gin.Context) {
 	c.Next()
 	s.Logger.Info("request",
 		"method", c.Request.Method,
-		"path", c.Request.URL.Path,
+		"path", loggedPath(c.Request),
 		"status", c.Writer.Status(),
 		"duration_ms", time.Since(start).Milliseconds(),
 		"client_ip", c.ClientIP(),
@@ -163,7 +169,7 @@ const ctxResultCode = "result_code"
 func (s *Server) recoverPanics(c *gin.Context) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.Logger.Error("handler panic", "path", c.Request.URL.Path, "panic", r)
+			s.Logger.Error("handler panic", "path", loggedPath(c.Request), "panic", r)
 			c.Set(ctxResultCode, codes.SystemError.ID)
 			if !c.Writer.Written() {
 				c.String(http.StatusServiceUnavailable, codes.SystemError.String())

@@ -101,6 +101,8 @@ type Config struct {
 	// VaultSweepEvery is how often a worker drops the sealed security codes
 	// no order needs any more (PAYGATE_VAULT_SWEEP_EVERY; 0 turns it off).
 	VaultSweepEvery time.Duration
+	// Codec is the Temporal UI's codec endpoint (codec.go).
+	Codec CodecConfig
 }
 
 // EnvError names the variable whose value is unfit.
@@ -245,6 +247,7 @@ func FromEnv() (Config, error) {
 		}
 	}
 	connectorsFromEnv(&c, os.Getenv, fail)
+	codecFromEnv(&c, os.Getenv, fail)
 	return c, errors.Join(errs...)
 }
 
@@ -358,6 +361,9 @@ func (c Config) CheckSecrets(p Process) error {
 			if err := checkPassword(c.AdminToken, minAdminToken); err != nil {
 				fail("PAYGATE_ADMIN_TOKEN", err)
 			}
+		}
+		if err := checkCodecToken(c.Codec.Token); err != nil {
+			fail("PAYGATE_CODEC_TOKEN", err)
 		}
 	}
 	return errors.Join(errs...)
@@ -481,10 +487,19 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 			g.Close()
 			return nil, err
 		}
+		// Payloads are encrypted (codec.go); the worker built on this
+		// client uses the same converters.
+		dc, fc, err := TemporalConverters(keys)
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
 		c, err := client.DialContext(ctx, client.Options{
-			HostPort:  cfg.TemporalAddress,
-			Namespace: cfg.TemporalNamespace,
-			Logger:    sdklog.NewStructuredLogger(logger.With("component", "temporal")),
+			HostPort:         cfg.TemporalAddress,
+			Namespace:        cfg.TemporalNamespace,
+			Logger:           sdklog.NewStructuredLogger(logger.With("component", "temporal")),
+			DataConverter:    dc,
+			FailureConverter: fc,
 		})
 		if err != nil {
 			g.Close()
@@ -636,6 +651,7 @@ func (g *Gateway) APIHandler() http.Handler {
 
 		Admin: &api.Admin{Token: g.Config.AdminToken, Redeliver: redeliver.New(g.Temporal, g.DB), Schedule: g.Config.NotifySchedule,
 			PayoutReruns: g.PayoutReruns()},
+		Codec: g.codecEndpoint(),
 	}
 	return s.Handler()
 }
@@ -740,8 +756,22 @@ func EnsureSearchAttributes(ctx context.Context, c client.Client, namespace stri
 	if err != nil && !errors.As(err, &exists) {
 		return fmt.Errorf("add search attributes: %w", err)
 	}
+	// A server with SQL visibility maps new attributes in the namespace's
+	// metadata, which reaches its services with their namespace cache
+	// refresh (2 s by default): a workflow started before then is refused
+	// for an unmapped attribute. This wait happens once, on the first start
+	// against a new namespace.
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(SearchAttributeSettle):
+	}
 	return nil
 }
+
+// SearchAttributeSettle is how long EnsureSearchAttributes waits after
+// adding attributes, for every Temporal service to see them.
+const SearchAttributeSettle = 3 * time.Second
 
 func upper(s string) string {
 	b := []byte(s)

@@ -68,9 +68,10 @@ func TestCardDataNeverStoredInTheClear(t *testing.T) {
 		if events < 5 {
 			t.Fatalf("history of %s has %d events", id, events)
 		}
-		// Payloads are base64 inside protojson; decode them too. The masked
-		// card must be found there, which shows the decoding works.
-		all := sb.String() + decodedPayloads(sb.String())
+		// Payloads are base64 inside protojson and encrypted; decode and
+		// decrypt them too (encrypted_histories_test.go). The masked card
+		// must be found there, which shows the decoding works.
+		all := sb.String() + decodedPayloads(sb.String()) + decryptedPayloads(t, id)
 		if masked := p[:6] + "******" + p[12:]; !strings.Contains(all, masked) {
 			t.Errorf("history of %s: masked card %s not found, payload decoding is broken", orderNo, masked)
 		}

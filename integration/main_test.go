@@ -50,6 +50,7 @@ var env struct {
 	railHTTP *httptest.Server
 	temporal client.Client
 	worker   sdkworker.Worker
+	ui       *testUI // the Temporal Web UI and the codec endpoint it decodes with
 	logs     *syncBuffer
 	sink     *httptest.Server     // a merchant's notify_url that acknowledges everything
 	auto     merchant.Credentials // capture mode auto, USD limit 10,000.00
@@ -102,7 +103,11 @@ func run(m *testing.M) int {
 		return fail(err)
 	}
 	defer pg.Stop()
-	temporalAddr, stopTemporal, err := startTestTemporal(ctx, root, pg, setupLog)
+	// The API's address goes into the Temporal UI's codec endpoint, so its
+	// listener is made before Temporal starts.
+	env.api = httptest.NewUnstartedServer(nil)
+	env.ui = newTestUI("http://" + env.api.Listener.Addr().String())
+	temporalAddr, stopTemporal, err := startTestTemporal(ctx, root, pg, setupLog, env.ui)
 	if err != nil {
 		return fail(err)
 	}
@@ -164,6 +169,7 @@ func run(m *testing.M) int {
 		NotifySchedule:            notify.Schedule{Initial: 100 * time.Millisecond, Max: time.Second, Horizon: time.Minute},
 		AdminToken:                adminToken,
 		RailURL:                   env.railHTTP.URL,
+		Codec:                     app.CodecConfig{Token: env.ui.token, CORSOrigins: []string{env.ui.url}},
 	}
 	env.cfg = cfg
 	// As in production, the schema comes from the migrations, applied
@@ -187,7 +193,6 @@ func run(m *testing.M) int {
 	defer env.worker.Stop()
 	// The API's own address goes into 3-D Secure and APM callbacks, so it
 	// is known before the handler is made.
-	env.api = httptest.NewUnstartedServer(nil)
 	env.gw.Config.PublicURL = "http://" + env.api.Listener.Addr().String()
 	env.gw.Config.ProviderSecret = app.DefaultProviderSecret
 	env.api.Config.Handler = env.gw.APIHandler()
@@ -235,10 +240,11 @@ const settleWait = 15 * time.Second
 // afterTheTests checks what must hold once every test has run: no workflow
 // execution ended failed (unless listed in mayFail), and no vault entry
 // still holds a sealed CVV that no order may need (one of an order past its
-// authorisation, or of a card no order uses). The sweep is not run first:
-// production runs no sweep on its own (it is the `paygate vault sweep`
-// command), so the orders' own paths must have dropped every CVV. Orders
-// still in flight get up to settleWait to settle.
+// authorisation, or of a card no order uses), and no sampled workflow
+// history holds a test shopper's data in the clear (historyLeaks). The
+// sweep is not run first: production runs no sweep on its own (it is the
+// `paygate vault sweep` command), so the orders' own paths must have
+// dropped every CVV. Orders still in flight get up to settleWait to settle.
 func afterTheTests(ctx context.Context) error {
 	var problems []string
 	deadline := time.Now().Add(settleWait)
@@ -287,6 +293,12 @@ func afterTheTests(ctx context.Context) error {
 			break
 		}
 	}
+	// No shopper's data in the clear in the histories (encrypted_histories_test.go).
+	leaks, err := historyLeaks(ctx)
+	if err != nil {
+		return err
+	}
+	problems = append(problems, leaks...)
 	if len(problems) > 0 {
 		return fmt.Errorf("%d problems:\n  %s", len(problems), strings.Join(problems, "\n  "))
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"go.temporal.io/sdk/testsuite"
@@ -18,11 +19,16 @@ import (
 // startTestTemporal starts the Temporal server the suite runs on: the dev
 // server on an in-memory SQLite database (the default, and CI's), or, with
 // PAYGATE_TEST_TEMPORAL=postgres, the Temporal server on the suite's
-// Postgres (make test-temporal-postgres). It returns the frontend's address
-// and what stops it.
-func startTestTemporal(ctx context.Context, root string, pg *devenv.Postgres, logger *slog.Logger) (string, func(), error) {
+// Postgres (make test-temporal-postgres). Either way its Web UI decodes
+// payloads through ui's codec endpoint, and ui learns the UI's address. It
+// returns the frontend's address and what stops it.
+func startTestTemporal(ctx context.Context, root string, pg *devenv.Postgres, logger *slog.Logger, ui *testUI) (string, func(), error) {
 	if os.Getenv("PAYGATE_TEST_TEMPORAL") == "postgres" {
-		return startPostgresTemporal(ctx, root, pg, logger)
+		return startPostgresTemporal(ctx, root, pg, logger, ui)
+	}
+	uiPort, err := freePort()
+	if err != nil {
+		return "", nil, err
 	}
 	bin, err := devenv.EnsureTemporalCLI(ctx, filepath.Join(root, ".bin"), logger)
 	if err != nil {
@@ -31,22 +37,26 @@ func startTestTemporal(ctx context.Context, root string, pg *devenv.Postgres, lo
 	server, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
 		ExistingPath: bin,
 		LogLevel:     "error",
-		// The same tuning as `paygate dev`; here with an in-memory
-		// database, no UI and a free port.
-		ExtraArgs: devenv.TemporalTuning,
+		// The same tuning and codec wiring as `paygate dev`; here with an
+		// in-memory database and free ports.
+		ExtraArgs: slices.Concat(devenv.TemporalTuning, devenv.UICodecArgs(ui.endpoint)),
+		EnableUI:  true,
+		UIPort:    strconv.Itoa(uiPort),
 		Stdout:    os.Stderr,
 		Stderr:    os.Stderr,
 	})
 	if err != nil {
 		return "", nil, fmt.Errorf("start temporal dev server: %w", err)
 	}
+	host, _, _ := net.SplitHostPort(server.FrontendHostPort())
+	ui.url = "http://" + net.JoinHostPort(host, strconv.Itoa(uiPort))
 	return server.FrontendHostPort(), func() { _ = server.Stop() }, nil
 }
 
 // startPostgresTemporal runs the Temporal server and UI on databases of
 // their own on the suite's Postgres, on free ports, and drops the
 // databases afterwards.
-func startPostgresTemporal(ctx context.Context, root string, pg *devenv.Postgres, logger *slog.Logger) (string, func(), error) {
+func startPostgresTemporal(ctx context.Context, root string, pg *devenv.Postgres, logger *slog.Logger, ui *testUI) (string, func(), error) {
 	bins, err := devenv.EnsurePostgresTemporalBinaries(ctx, filepath.Join(root, ".bin"), logger)
 	if err != nil {
 		return "", nil, err
@@ -62,12 +72,13 @@ func startPostgresTemporal(ctx context.Context, root string, pg *devenv.Postgres
 	}
 	t, err := devenv.StartTemporalOnPostgres(ctx, bins, devenv.PostgresTemporalOptions{
 		DatabaseURL: pg.AdminURL, Database: db, Port: port, UIPort: port + 50, ConfigDir: dir,
-		LogFile: filepath.Join(dir, "temporal.log"),
+		LogFile: filepath.Join(dir, "temporal.log"), CodecEndpoint: ui.endpoint,
 	}, logger)
 	if err != nil {
 		os.RemoveAll(dir)
 		return "", nil, err
 	}
+	ui.url = t.UIURL()
 	return t.HostPort(), func() {
 		_ = t.Stop()
 		_ = devenv.DropDatabase(context.Background(), pg.AdminURL, db)
@@ -77,10 +88,12 @@ func startPostgresTemporal(ctx context.Context, root string, pg *devenv.Postgres
 }
 
 // freePortRange finds a base port p whose neighbours the server takes (p to
-// p+10, p+50 for the UI, p+100 to p+106 for membership) are all free.
+// p+10, p+50 for the UI, p+100 to p+106 for membership) are all free. The
+// server stores membership ports as a Postgres smallint, so they stay
+// below 32768.
 func freePortRange() (int, error) {
 	for range 50 {
-		p := 20000 + rand.IntN(20000)
+		p := 20000 + rand.IntN(12000)
 		free := true
 		for _, off := range []int{0, 1, 2, 6, 10, 50, 100, 101, 102, 106} {
 			ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p+off)))

@@ -32,6 +32,8 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	conc := fs.Int("c", 32, "concurrent requests")
 	pan := fs.String("card", "", "card number for every payment (default: a different approvable card per payment, so velocity rules do not trip)")
 	batches := fs.Int("batches", 4, "capture and refund batches of 50 to time after the authorisations (0: none)")
+	temporalAddr := fs.String("temporal", "127.0.0.1:7233", "the Temporal frontend the gateway runs on, for the floor run (\"\": no floor)")
+	namespace := fs.String("namespace", "default", "the gateway's Temporal namespace")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -93,17 +95,35 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 		})
 	})
 
+	// The floor runs beside the gateway, on the same server and machine in
+	// the same minutes: the ratio to it is what the gateway's own work
+	// costs over the engine's least.
+	var floor loadgen.Result
+	if *temporalAddr != "" {
+		if floor, err = runFloor(ctx, *temporalAddr, *namespace, runID, *n, *conc); err != nil {
+			return err
+		}
+	}
+
 	fmt.Fprintf(stdout, "machine: %d CPUs, %s/%s, %s; %d requests per run, %d concurrent\n\n",
 		runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), *n, *conc)
 	fmt.Fprintln(stdout, loadgen.Header)
 	fmt.Fprintln(stdout, baseline)
+	if floor.Name != "" {
+		fmt.Fprintln(stdout, floor)
+	}
 	fmt.Fprintln(stdout, gateway)
+	if floor.Throughput > 0 && floor.P50 > 0 {
+		fmt.Fprintf(stdout, "\ngateway/floor: throughput %.2f, p50 latency %.2fx, p99 latency %.2fx\n",
+			gateway.Throughput/floor.Throughput,
+			float64(gateway.P50)/float64(floor.P50), float64(gateway.P99)/float64(floor.P99))
+	}
 	if baseline.Throughput > 0 && baseline.P50 > 0 {
 		fmt.Fprintf(stdout, "\ngateway/baseline: throughput %.3f, p50 latency %.1fx, p99 latency %.1fx\n",
 			gateway.Throughput/baseline.Throughput,
 			float64(gateway.P50)/float64(baseline.P50), float64(gateway.P99)/float64(baseline.P99))
 	}
-	for _, r := range []loadgen.Result{baseline, gateway} {
+	for _, r := range []loadgen.Result{baseline, floor, gateway} {
 		if r.Errors > 0 {
 			return fmt.Errorf("%s: %d errors, first: %s", r.Name, r.Errors, r.FirstError)
 		}

@@ -42,6 +42,9 @@ type devSecrets struct {
 	// Database is the local database's name. It is made with the keys, so
 	// a fresh .data never meets rows sealed with keys it does not have.
 	Database string `json:"database"`
+	// CodecToken authenticates the codec endpoint the local Temporal UI
+	// decodes payloads with (dev_codec.go).
+	CodecToken string `json:"codec_token,omitempty"`
 }
 
 // demoFile is what .data/demo-merchant.json holds.
@@ -104,6 +107,10 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	if err != nil {
 		return err
 	}
+	if err := ensureCodecToken(filepath.Join(*dataDir, "secrets.json"), &secrets); err != nil {
+		return err
+	}
+	codecEndpoint := devCodecEndpoint("http://"+apiLn.Addr().String(), secrets.CodecToken)
 	pgURL, stopPG, err := devDatabase(ctx, cfg.DatabaseURL, *dataDir, secrets.Database, logger)
 	if err != nil {
 		return err
@@ -118,7 +125,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 
 	var tp temporalProcess
 	if os.Getenv("PAYGATE_TEMPORAL") == temporalOnPostgres {
-		tp, err = startTemporalOnPostgres(ctx, *binDir, *dataDir, pgURL, *temporalPort, *uiPort, logger)
+		tp, err = startTemporalOnPostgres(ctx, *binDir, *dataDir, pgURL, *temporalPort, *uiPort, codecEndpoint, logger)
 	} else {
 		tp, err = startDevTemporal(ctx, devenv.TemporalOptions{
 			DBFile:           filepath.Join(*dataDir, "temporal.db"),
@@ -126,6 +133,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 			UIPort:           *uiPort,
 			SearchAttributes: workflows.SearchAttributeTypes,
 			LogFile:          filepath.Join(*dataDir, "temporal.log"),
+			CodecEndpoint:    codecEndpoint,
 		}, *binDir, logger)
 	}
 	if err != nil {
@@ -146,6 +154,8 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	cfg.NotifyAllowPrivate = true
 	cfg.SubscriptionTestIntervals = true
 	cfg.PublicURL = "http://" + apiLn.Addr().String()
+	// The local UI decodes the encrypted payloads through the API.
+	cfg.Codec = devCodecConfig(secrets.CodecToken, tp.UIURL())
 
 	sim := simulator.NewServer(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.ProviderSecret})
 	defer sim.Close()
@@ -196,6 +206,8 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	}
 	env := fmt.Sprintf("DATABASE_URL=%s\nTEMPORAL_ADDRESS=%s\nPAYGATE_KEYRING=%s\nPAYGATE_FINGERPRINT_KEY=%s\nACQUIRER_URL=%s\nRAIL_URL=%s\nSIMBANK_URL=%s\n",
 		cfg.DatabaseURL, cfg.TemporalAddress, cfg.Keyring, cfg.FingerprintKey, cfg.AcquirerURL, cfg.RailURL, cfg.SimBankURL)
+	// For the Temporal CLI: --codec-endpoint <api>/codec --codec-auth "Bearer $PAYGATE_CODEC_TOKEN".
+	env += "PAYGATE_CODEC_TOKEN=" + cfg.Codec.Token + "\n"
 	if err := os.WriteFile(filepath.Join(*dataDir, "dev.env"), []byte(env), 0o600); err != nil {
 		return err
 	}

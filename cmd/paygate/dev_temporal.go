@@ -36,8 +36,9 @@ func startDevTemporal(ctx context.Context, opts devenv.TemporalOptions, binDir s
 // Postgres server that holds the gateway's database (databases
 // paygate_temporal and paygate_temporal_visibility), installing them on
 // first use. The custom search attributes are registered by the gateway
-// when it connects (app.EnsureSearchAttributes), as on a real cluster.
-func startTemporalOnPostgres(ctx context.Context, binDir, dataDir, databaseURL string, port, uiPort int, logger *slog.Logger) (temporalProcess, error) {
+// when it connects (app.EnsureSearchAttributes), as on a real cluster. The
+// UI decodes payloads through codecEndpoint.
+func startTemporalOnPostgres(ctx context.Context, binDir, dataDir, databaseURL string, port, uiPort int, codecEndpoint string, logger *slog.Logger) (temporalProcess, error) {
 	logger.Info("checking the Temporal server on Postgres; the first build takes several minutes",
 		"server", devenv.TemporalServerVersion, "ui", devenv.TemporalUIServerVersion)
 	bins, err := devenv.EnsurePostgresTemporalBinaries(ctx, binDir, logger)
@@ -51,5 +52,7 @@ func startTemporalOnPostgres(ctx context.Context, binDir, dataDir, databaseURL s
 		UIPort:      uiPort,
 		ConfigDir:   filepath.Join(dataDir, "temporal-postgres"),
 		LogFile:     filepath.Join(dataDir, "temporal.log"),
+
+		CodecEndpoint: codecEndpoint,
 	}, logger)
 }

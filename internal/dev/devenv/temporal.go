@@ -157,6 +157,9 @@ type TemporalOptions struct {
 	LogFile string
 	// StartTimeout bounds the wait for the frontend and the UI; default 60s.
 	StartTimeout time.Duration
+	// CodecEndpoint, when set, is the remote codec the UI decodes payloads
+	// with (see UICodecArgs).
+	CodecEndpoint string
 }
 
 // withDefaults returns o with unset fields filled in.
@@ -195,8 +198,9 @@ var TemporalTuning = []string{
 
 // devServerOptions maps o, which must have its defaults applied, onto the
 // SDK launcher's options. Everything the launcher has an option for goes
-// there; only TemporalTuning rides in ExtraArgs. The UI listens on the
-// frontend's IP: the CLI's --ui-ip defaults to --ip.
+// there; only TemporalTuning and the UI's codec endpoint (UICodecArgs),
+// which the launcher has no option for, ride in ExtraArgs. The UI listens
+// on the frontend's IP: the CLI's --ui-ip defaults to --ip.
 func devServerOptions(o TemporalOptions, out io.Writer, logger *slog.Logger) (testsuite.DevServerOptions, error) {
 	attrs, err := searchAttributes(o.SearchAttributes)
 	if err != nil {
@@ -207,7 +211,7 @@ func devServerOptions(o TemporalOptions, out io.Writer, logger *slog.Logger) (te
 		ClientOptions: &client.Options{
 			HostPort:  net.JoinHostPort(o.IP, strconv.Itoa(o.Port)),
 			Namespace: o.Namespace,
-			Logger:    sdklog.NewStructuredLogger(logger),
+			Logger:    sdklog.NewStructuredLogger(withoutCodecSecret(logger, o.CodecEndpoint)),
 		},
 		DBFilename:       o.DBFile,
 		EnableUI:         true,
@@ -215,7 +219,7 @@ func devServerOptions(o TemporalOptions, out io.Writer, logger *slog.Logger) (te
 		LogFormat:        "json",
 		LogLevel:         "warn",
 		SearchAttributes: attrs,
-		ExtraArgs:        slices.Clone(TemporalTuning),
+		ExtraArgs:        append(slices.Clone(TemporalTuning), UICodecArgs(o.CodecEndpoint)...),
 		Stdout:           out,
 		Stderr:           out,
 	}, nil

@@ -208,6 +208,11 @@ func StartTemporalOnPostgres(ctx context.Context, bins PostgresTemporalBinaries,
 	if opts.ConfigDir == "" {
 		return nil, errors.New("temporal on postgres: no config dir given")
 	}
+	// The server keeps membership ports (Port+100 and up) in a Postgres
+	// smallint column.
+	if opts.Port+106 > 32767 {
+		return nil, fmt.Errorf("temporal on postgres: port %d too high: the membership ports from %d must stay below 32768", opts.Port, opts.Port+100)
+	}
 	for _, p := range []int{opts.Port, opts.UIPort} {
 		if err := checkPortFree(opts.IP, p); err != nil {
 			return nil, fmt.Errorf("temporal on postgres: %w", err)

@@ -1,0 +1,128 @@
+package integration
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/paygate/paygate/workflows"
+)
+
+// testUI is the suite's Temporal Web UI and the gateway's codec endpoint it
+// decodes payloads with, wired as `make run` wires them: the UI is started
+// with the endpoint, secret in its path, and the API allows the UI's origin.
+type testUI struct {
+	token    string // the codec endpoint's secret (PAYGATE_CODEC_TOKEN)
+	endpoint string // the codec endpoint as the UI is given it
+	url      string // the UI's base URL, known once the server runs
+}
+
+// newTestUI makes a codec secret for the API at apiURL.
+func newTestUI(apiURL string) *testUI {
+	b := make([]byte, 24)
+	_, _ = rand.Read(b)
+	token := hex.EncodeToString(b)
+	return &testUI{token: token, endpoint: apiURL + "/codec/" + token}
+}
+
+// freePort returns a loopback port nothing listens on.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// temporalUIWait bounds how long the UI may take to show a workflow's
+// decoded input: it loads its scripts, asks the frontend, then the codec.
+const temporalUIWait = 45 * time.Second
+
+// TestTemporalUIShowsDecodedPayloads pays an order whose shopper has an
+// email of its own, then opens the order's workflow in the Temporal Web UI
+// in headless Chromium, as an operator would: the page shows the email,
+// which the history holds only encrypted (encrypted_histories_test.go), so
+// the UI decoded it through the gateway's codec endpoint, across origins.
+// The gateway's log shows the UI's calls.
+func TestTemporalUIShowsDecodedPayloads(t *testing.T) {
+	if env.ui == nil || env.ui.url == "" {
+		t.Fatal("the suite's Temporal server runs no UI")
+	}
+	creds := env.auto
+	orderNo := newOrderNo(t)
+	email := "ui-" + strings.ToLower(orderNo) + "@example.net"
+	f := cardOrder(creds, orderNo, "4242424242424242")
+	f["shopper_email"] = email
+	_, r := authorise(t, signCard(f, creds.SignKey))
+	if r.ResultInfo != "0000:Success" {
+		t.Fatalf("payment: %s", r.ResultInfo)
+	}
+	id := workflows.OrderWorkflowID(creds.MerchantID, creds.AccountID, orderNo)
+	ctx := context.Background()
+	desc, err := env.temporal.DescribeWorkflowExecution(ctx, id, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runID := desc.GetWorkflowExecutionInfo().GetExecution().GetRunId()
+	// The email is in the workflow's input, which the raw history holds
+	// encrypted.
+	h, err := rawHistory(ctx, id, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if raw := h.String(); strings.Contains(raw, email) {
+		t.Fatal("the raw history holds the email: nothing to decode")
+	}
+
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	browserCtx := startBrowser(t)
+	sh := shot{t: t, root: root, name: "temporal-ui", docs: map[string]string{"decoded": "temporal-ui-decoded.png"}}
+	tab := openTab(t, browserCtx, sh)
+	page := env.ui.url + "/namespaces/" + url.PathEscape(env.cfg.TemporalNamespace) + "/workflows/" +
+		url.PathEscape(id) + "/" + url.PathEscape(runID) + "/history"
+	if err := chromedp.Do(tab, chromedp.Navigate(page)); err != nil {
+		t.Fatalf("open %s: %v", page, err)
+	}
+	text, err := waitJS(tab, `document.body ? document.body.innerText : ""`, temporalUIWait, func(s string) bool {
+		return strings.Contains(s, email)
+	})
+	if err != nil {
+		sh.take(tab, "not-decoded")
+		t.Fatalf("the UI never showed %s decoded: %v\npage text:\n%s", email, err, text)
+	}
+	// Bring the email into view inside the input's scrolling block and
+	// mark it, so the screenshot shows what was decoded.
+	if _, err := evalJS[bool](tab, `(() => {
+		const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+		for (let n = w.nextNode(); n; n = w.nextNode()) {
+			if (n.textContent.includes(`+strconv.Quote(email)+`)) {
+				n.parentElement.scrollIntoView({block: "center"});
+				n.parentElement.style.outline = "2px solid #d00";
+				return true;
+			}
+		}
+		return false;
+	})()`); err != nil {
+		t.Logf("mark the email: %v", err)
+	}
+	sh.take(tab, "decoded")
+	if !strings.Contains(env.logs.String(), `"path":"/codec/(redacted)/decode","status":200`) {
+		t.Error("the gateway's log shows no codec call from the UI")
+	}
+	if strings.Contains(env.logs.String(), env.ui.token) {
+		t.Error("the gateway's log shows the codec secret")
+	}
+}
