@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"path/filepath"
+	"strings"
 
 	"github.com/paygate/paygate/internal/dev/devenv"
 )
@@ -32,9 +34,19 @@ func startDevTemporal(ctx context.Context, opts devenv.TemporalOptions, binDir s
 	return devenv.StartTemporal(ctx, opts, logger)
 }
 
+// temporalDatabase names the Temporal server's database after the
+// gateway's, so that two dev setups on one Postgres server keep apart.
+func temporalDatabase(databaseURL string) string {
+	name := "paygate"
+	if u, err := url.Parse(databaseURL); err == nil && strings.Trim(u.Path, "/") != "" {
+		name = strings.Trim(u.Path, "/")
+	}
+	return name + "_temporal"
+}
+
 // startTemporalOnPostgres runs the Temporal server and its Web UI on the
-// Postgres server that holds the gateway's database (databases
-// paygate_temporal and paygate_temporal_visibility), installing them on
+// Postgres server that holds the gateway's database (databases named after
+// it: paygate_temporal and paygate_temporal_visibility for paygate), installing them on
 // first use. The custom search attributes are registered by the gateway
 // when it connects (app.EnsureSearchAttributes), as on a real cluster. The
 // UI decodes payloads through codecEndpoint.
@@ -47,7 +59,7 @@ func startTemporalOnPostgres(ctx context.Context, binDir, dataDir, databaseURL s
 	}
 	return devenv.StartTemporalOnPostgres(ctx, bins, devenv.PostgresTemporalOptions{
 		DatabaseURL: databaseURL,
-		Database:    "paygate_temporal",
+		Database:    temporalDatabase(databaseURL),
 		Port:        port,
 		UIPort:      uiPort,
 		ConfigDir:   filepath.Join(dataDir, "temporal-postgres"),
