@@ -1,9 +1,12 @@
 package workflows_test
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 	"time"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/capture"
@@ -87,6 +90,45 @@ func TestOrderPostsToTheLedger(t *testing.T) {
 			}
 			if !reflect.DeepEqual(acq.debits, tc.debits) {
 				t.Errorf("debits = %+v, want %+v", acq.debits, tc.debits)
+			}
+		})
+	}
+}
+
+// TestLedgerPostingFallsBackToAnActivity: a posting is first tried as a
+// local activity, three quick attempts; a ledger that fails them gets the
+// posting as a regular activity, retried until it is made, once. A posting
+// the ledger refuses for its values is not tried again.
+func TestLedgerPostingFallsBackToAnActivity(t *testing.T) {
+	down := errors.New("ledger unavailable")
+	refused := temporal.NewNonRetryableApplicationError("refused", activities.ErrTypeLedgerRefused, nil)
+	tests := []struct {
+		name      string
+		ledgerErr func(n int) error
+		wantCalls int
+		wantPosts int
+	}{
+		{name: "the local attempt posts", wantCalls: 1, wantPosts: 1},
+		{name: "the second local attempt posts", ledgerErr: func(n int) error {
+			if n == 0 {
+				return down
+			}
+			return nil
+		}, wantCalls: 2, wantPosts: 1},
+		{name: "a ledger down through the local attempts gets the regular activity", ledgerErr: func(n int) error {
+			if n < 4 {
+				return down
+			}
+			return nil
+		}, wantCalls: 5, wantPosts: 1},
+		{name: "a refused posting is not retried", ledgerErr: func(int) error { return refused }, wantCalls: 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			acq := &acquirer{risk: accepted, authorise: answer(approved(amount)), ledgerErr: tc.ledgerErr}
+			runSteps(t, acq, capture.Auto, nil)
+			if acq.ledgerCalls != tc.wantCalls || len(acq.credits) != tc.wantPosts {
+				t.Errorf("ledger called %d times with %d postings, want %d and %d", acq.ledgerCalls, len(acq.credits), tc.wantCalls, tc.wantPosts)
 			}
 		})
 	}

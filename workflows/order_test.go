@@ -145,9 +145,13 @@ type acquirer struct {
 	apmCreated []activities.APMInput
 	attached   []activities.AttachCardInput
 
-	// The ledger: every posting, credits and debits in call order.
-	credits []activities.LedgerOrderInput
-	debits  []activities.LedgerOrderInput
+	// The ledger: every posting, credits and debits in call order;
+	// ledgerErr scripts the credit's failures by call number, ledgerCalls
+	// counts its calls.
+	credits     []activities.LedgerOrderInput
+	debits      []activities.LedgerOrderInput
+	ledgerErr   func(n int) error
+	ledgerCalls int
 }
 
 func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
@@ -161,6 +165,12 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 		func(_ context.Context, in activities.LedgerOrderInput) (activities.LedgerPostingResult, error) {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
+			acq.ledgerCalls++
+			if acq.ledgerErr != nil {
+				if err := acq.ledgerErr(acq.ledgerCalls - 1); err != nil {
+					return activities.LedgerPostingResult{}, err
+				}
+			}
 			acq.credits = append(acq.credits, in)
 			return activities.LedgerPostingResult{EntryID: int64(len(acq.credits))}, nil
 		}).Maybe()
