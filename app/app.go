@@ -88,6 +88,13 @@ type Config struct {
 	// NotifyAllowPrivate lets notify_url point at loopback and private
 	// addresses: for local development and tests only.
 	NotifyAllowPrivate bool
+	// WorkerCacheSize bounds the workflows the worker keeps in memory
+	// between their tasks (the SDK's sticky cache; 10,000 when 0). Every
+	// paid order stays open for its refund window, and a cached one holds
+	// about 100 KB (three parked goroutines' stacks), so this bounds the
+	// worker's memory; an evicted order is replayed from its history when
+	// an operation next reaches it.
+	WorkerCacheSize int
 	// SubscriptionTestIntervals admits the subscription intervals "second"
 	// and "minute": for local development and tests only.
 	SubscriptionTestIntervals bool
@@ -173,6 +180,13 @@ func FromEnv() (Config, error) {
 			fail("PAYGATE_NOTIFY_ALLOW_PRIVATE", fmt.Errorf("%w: want true or false", ErrMalformed))
 		}
 		c.NotifyAllowPrivate = b
+	}
+	if v := os.Getenv("PAYGATE_WORKER_CACHE_SIZE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1_000_000 {
+			fail("PAYGATE_WORKER_CACHE_SIZE", fmt.Errorf("%w: want a whole number from 1 to 1000000", ErrMalformed))
+		}
+		c.WorkerCacheSize = n
 	}
 	if v := os.Getenv("PAYGATE_SUBSCRIPTION_TEST_INTERVALS"); v != "" {
 		b, err := strconv.ParseBool(v)
@@ -714,6 +728,11 @@ func (g *Gateway) NewWorker() (sdkworker.Worker, error) {
 	acts, err := g.Activities()
 	if err != nil {
 		return nil, err
+	}
+	if n := g.Config.WorkerCacheSize; n > 0 {
+		// The SDK keeps this one setting per process, read when the first
+		// worker starts.
+		sdkworker.SetStickyWorkflowCacheSize(n)
 	}
 	w := worker.New(g.Temporal, acts)
 	pacts, err := g.PayoutActivities()

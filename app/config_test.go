@@ -23,6 +23,7 @@ var envVars = []string{
 	"PAYGATE_NOTIFY_ALLOW_PRIVATE", "PAYGATE_ADMIN_TOKEN", "PAYGATE_PUBLIC_URL", "PAYGATE_PROVIDER_SECRET",
 	"PAYGATE_NODE_ID", "PAYGATE_NODE_LEASE_TTL", "PAYGATE_VAULT_SWEEP_EVERY",
 	"PAYGATE_CONNECTORS", "SIMBANK_URL", "PAYGATE_SIMBANK_ADDR", "RAIL_URL", "PAYGATE_RAIL_ADDR", "PAYGATE_RAIL_DATA",
+	"PAYGATE_WORKER_CACHE_SIZE",
 }
 
 // clearEnv empties every variable FromEnv reads for the test's duration.
@@ -104,6 +105,13 @@ func TestFromEnv(t *testing.T) {
 		{name: "schedule bad duration", env: map[string]string{"PAYGATE_NOTIFY_SCHEDULE": "initial=soon"}, bad: []string{"PAYGATE_NOTIFY_SCHEDULE"}},
 		{name: "schedule max below initial", env: map[string]string{"PAYGATE_NOTIFY_SCHEDULE": "initial=1h,max=1m"}, bad: []string{"PAYGATE_NOTIFY_SCHEDULE"}},
 		{name: "allow private not a boolean", env: map[string]string{"PAYGATE_NOTIFY_ALLOW_PRIVATE": "yes"}, bad: []string{"PAYGATE_NOTIFY_ALLOW_PRIVATE"}},
+		{name: "worker cache size", env: map[string]string{"PAYGATE_WORKER_CACHE_SIZE": "2000"}, check: func(t *testing.T, c Config) {
+			if c.WorkerCacheSize != 2000 {
+				t.Errorf("WorkerCacheSize = %d, want 2000", c.WorkerCacheSize)
+			}
+		}},
+		{name: "worker cache size zero", env: map[string]string{"PAYGATE_WORKER_CACHE_SIZE": "0"}, bad: []string{"PAYGATE_WORKER_CACHE_SIZE"}},
+		{name: "worker cache size not a number", env: map[string]string{"PAYGATE_WORKER_CACHE_SIZE": "2k"}, bad: []string{"PAYGATE_WORKER_CACHE_SIZE"}},
 		{name: "node id too large", env: map[string]string{"PAYGATE_NODE_ID": "1024"}, bad: []string{"PAYGATE_NODE_ID"}},
 		{name: "node id negative", env: map[string]string{"PAYGATE_NODE_ID": "-1"}, bad: []string{"PAYGATE_NODE_ID"}},
 		{name: "node id not a number", env: map[string]string{"PAYGATE_NODE_ID": "api-1"}, bad: []string{"PAYGATE_NODE_ID"}},
