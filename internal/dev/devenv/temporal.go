@@ -304,6 +304,9 @@ func StartTemporal(ctx context.Context, opts TemporalOptions, logger *slog.Logge
 	if err := os.MkdirAll(filepath.Dir(opts.DBFile), 0o755); err != nil {
 		return nil, fmt.Errorf("create temporal db dir: %w", err)
 	}
+	if err := reapOrphan(opts.DBFile, logger); err != nil {
+		return nil, err
+	}
 	for _, c := range []struct {
 		what string
 		port int
@@ -347,6 +350,10 @@ func StartTemporal(ctx context.Context, opts TemporalOptions, logger *slog.Logge
 	if err := waitHTTP(startCtx, s.uiURL); err != nil {
 		_ = s.Stop()
 		return nil, startError(fmt.Errorf("UI %s: %w", s.uiURL, err), s.addr, opts.StartTimeout, tail)
+	}
+	if err := recordDevServer(opts.DBFile); err != nil {
+		// Only a later start after a crash needs it; say so and go on.
+		logger.Warn("temporal dev server pid not recorded", "error", err)
 	}
 	logger.Info("temporal dev server ready", "addr", s.addr, "ui", s.uiURL, "took", time.Since(start).Round(time.Millisecond))
 	return s, nil
