@@ -16,6 +16,7 @@ import (
 
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/internal/domain/subscription"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
@@ -125,7 +126,7 @@ func (s *Server) cancelSubscription(c *gin.Context) {
 		m.refuse(codes.SystemError)
 		return
 	}
-	sub, err := models.FindSubscription(ctx, s.DB, req.MerchantID, req.AccountID, req.RecurringID)
+	sub, err := s.findSubscription(ctx, req.MerchantID, req.AccountID, req.RecurringID)
 	switch {
 	case errors.Is(err, models.ErrSubscriptionNotFound):
 		m.refuse(codes.SubscriptionNotFound)
@@ -193,4 +194,34 @@ func subscriptionResultOf(sub *models.Subscription) subscriptionResult {
 		out.RecurringDeductionTime = sub.NextChargeAt.UTC().Format(time.DateOnly)
 	}
 	return out
+}
+
+// subscriptionRecordWait bounds how long a cancel waits for the record of a
+// subscription whose first payment has already been answered.
+const subscriptionRecordWait = 10 * time.Second
+
+// findSubscription returns the subscription's record. The first payment is
+// answered once its subscription workflow has started, and the workflow
+// writes the record a moment later: a merchant who cancels at once, while
+// the first payment of this account exists, waits for the record rather than
+// being told there is no such subscription.
+func (s *Server) findSubscription(ctx context.Context, merchantID, accountID, recurringID string) (*models.Subscription, error) {
+	sub, err := models.FindSubscription(ctx, s.DB, merchantID, accountID, recurringID)
+	if !errors.Is(err, models.ErrSubscriptionNotFound) {
+		return sub, err
+	}
+	first, ferr := models.FindOrders(ctx, s.DB, merchantID, accountID, nil, []string{strings.TrimPrefix(recurringID, "R")})
+	if ferr != nil || len(first) == 0 || first[0].Details.Subscription == nil || first[0].OrderStatus != status.OrderSuccess {
+		return nil, err
+	}
+	deadline := time.Now().Add(subscriptionRecordWait)
+	for errors.Is(err, models.ErrSubscriptionNotFound) && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		sub, err = models.FindSubscription(ctx, s.DB, merchantID, accountID, recurringID)
+	}
+	return sub, err
 }

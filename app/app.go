@@ -51,6 +51,11 @@ type Config struct {
 	DatabaseURL       string
 	TemporalAddress   string
 	TemporalNamespace string
+	// TemporalTLS and TemporalAPIKey reach a real cluster or Temporal
+	// Cloud (temporalclient.go); WorkerTuning sizes the worker.
+	TemporalTLS    TemporalTLS
+	TemporalAPIKey string
+	WorkerTuning   WorkerTuning
 	Keyring           string // "id:base64key,..." first is active
 	FingerprintKey    string // base64, 32 bytes
 	AcquirerURL       string
@@ -181,6 +186,7 @@ func FromEnv() (Config, error) {
 		}
 		c.NotifyAllowPrivate = b
 	}
+	temporalClientFromEnv(&c, os.Getenv, fail)
 	if v := os.Getenv("PAYGATE_WORKER_CACHE_SIZE"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1_000_000 {
@@ -508,13 +514,18 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 			g.Close()
 			return nil, err
 		}
-		c, err := client.DialContext(ctx, client.Options{
+		opts, err := clusterOptions(cfg, client.Options{
 			HostPort:         cfg.TemporalAddress,
 			Namespace:        cfg.TemporalNamespace,
 			Logger:           sdklog.NewStructuredLogger(logger.With("component", "temporal")),
 			DataConverter:    dc,
 			FailureConverter: fc,
 		})
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
+		c, err := client.DialContext(ctx, opts)
 		if err != nil {
 			g.Close()
 			return nil, fmt.Errorf("dial temporal %s: %w", cfg.TemporalAddress, err)
@@ -734,7 +745,7 @@ func (g *Gateway) NewWorker() (sdkworker.Worker, error) {
 		// worker starts.
 		sdkworker.SetStickyWorkflowCacheSize(n)
 	}
-	w := worker.New(g.Temporal, acts)
+	w := worker.New(g.Temporal, acts, g.Config.WorkerTuning.apply)
 	pacts, err := g.PayoutActivities()
 	if err != nil {
 		return nil, err

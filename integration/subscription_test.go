@@ -242,3 +242,17 @@ func TestSubscriptionChargesUntilCancelled(t *testing.T) {
 		t.Errorf("another account's cancel answered %+v", other)
 	}
 }
+
+// TestCancelRightAfterTheFirstPayment: the first payment is answered as
+// soon as its subscription workflow has started, before that workflow has
+// written the subscription's record; a cancel sent at once is taken, never
+// answered "subscription not found".
+func TestCancelRightAfterTheFirstPayment(t *testing.T) {
+	sub := subscriptionAccount(t)
+	for i := range 5 {
+		first := startSubscription(t, sub, "2")
+		if ack := cancelSubscription(t, sub, first.RecurringID); ack.RecurringStatus != "0" || ack.ResultInfo != "0000:Success" {
+			t.Errorf("cancel %d: %+v, want recurring_status 0, 0000:Success", i, ack)
+		}
+	}
+}

@@ -33,15 +33,21 @@ func RegisterLedger(r sdkworker.Registry, acts *activities.LedgerActivities) {
 }
 
 // New returns a worker on the gateway's task queue with everything registered.
-func New(c client.Client, acts *activities.Activities) sdkworker.Worker {
-	w := sdkworker.New(c, workflows.TaskQueue, sdkworker.Options{
+//
+// tune, when given, adjusts the options (the deployment's pollers and slots).
+func New(c client.Client, acts *activities.Activities, tune ...func(*sdkworker.Options)) sdkworker.Worker {
+	opts := sdkworker.Options{
 		MaxConcurrentActivityExecutionSize:      200,
 		MaxConcurrentLocalActivityExecutionSize: 200,
 		MaxConcurrentWorkflowTaskExecutionSize:  200,
 		// On a busy machine a sticky task can wait longer than the default
 		// 5s; falling back to the normal queue then costs a full replay.
 		StickyScheduleToStartTimeout: 30 * time.Second,
-	})
+	}
+	for _, t := range tune {
+		t(&opts)
+	}
+	w := sdkworker.New(c, workflows.TaskQueue, opts)
 	Register(w, acts)
 	return w
 }

@@ -5,13 +5,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -66,7 +66,8 @@ func TestDevRestartsAfterSIGKILL(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cmd.Stderr = io.Discard
+		var stderr tailWriter
+		cmd.Stderr = &stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +85,7 @@ func TestDevRestartsAfterSIGKILL(t *testing.T) {
 		case ok := <-ready:
 			if !ok {
 				_ = cmd.Wait()
-				t.Fatalf("paygate dev exited before it was ready: %v", cmd.ProcessState)
+				t.Fatalf("paygate dev exited before it was ready: %v\n%s", cmd.ProcessState, stderr.String())
 			}
 		case <-time.After(2 * time.Minute):
 			_ = cmd.Process.Kill()
@@ -133,6 +134,28 @@ func TestDevRestartsAfterSIGKILL(t *testing.T) {
 	}
 }
 
+// tailWriter keeps the last 4 KB written to it, for a failure's message.
+type tailWriter struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	if len(w.buf) > 4096 {
+		w.buf = w.buf[len(w.buf)-4096:]
+	}
+	return len(p), nil
+}
+
+func (w *tailWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return string(w.buf)
+}
+
 // freePorts returns n distinct free loopback ports.
 func freePorts(t *testing.T, n int) []int {
 	t.Helper()
@@ -151,4 +174,3 @@ func freePorts(t *testing.T, n int) []int {
 	}
 	return ports
 }
-

@@ -45,14 +45,27 @@ func reapOrphan(dbFile string, logger *slog.Logger) error {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("end orphaned temporal dev server %d: %w", pid, err)
 	}
+	// A process's command line reads empty while it exits, before its
+	// sockets are closed: wait until it is gone or a zombie.
 	deadline := time.Now().Add(10 * time.Second)
-	for isDevServerOn(pid, dbFile) {
+	for alive(pid) {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("orphaned temporal dev server %d did not end", pid)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	return os.Remove(pidFile(dbFile))
+}
+
+// alive reports whether pid exists and has not exited.
+func alive(pid int) bool {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	f := bytes.Fields(stat[i+1:])
+	return len(f) > 0 && string(f[0]) != "Z" && string(f[0]) != "X"
 }
 
 // isDevServerOn reports whether pid is a running temporal dev server on

@@ -311,7 +311,13 @@ func StartTemporal(ctx context.Context, opts TemporalOptions, logger *slog.Logge
 		what string
 		port int
 	}{{"frontend", opts.Port}, {"UI", opts.UIPort}} {
-		if err := checkPortFree(opts.IP, c.port); err != nil {
+		// A port an ended orphan held may take a moment to be free.
+		err := checkPortFree(opts.IP, c.port)
+		for wait := time.Now().Add(5 * time.Second); err != nil && time.Now().Before(wait); {
+			time.Sleep(100 * time.Millisecond)
+			err = checkPortFree(opts.IP, c.port)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("temporal %s port: %w", c.what, err)
 		}
 	}
