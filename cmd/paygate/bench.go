@@ -34,8 +34,15 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	batches := fs.Int("batches", 4, "capture and refund batches of 50 to time after the authorisations (0: none)")
 	temporalAddr := fs.String("temporal", "127.0.0.1:7233", "the Temporal frontend the gateway runs on, for the floor run (\"\": no floor)")
 	namespace := fs.String("namespace", "default", "the gateway's Temporal namespace")
+	sweep := fs.String("sweep", "", "open-loop rates to offer after the closed-loop runs, e.g. 10,20,30,40 (requests/s; gateway and floor at each)")
+	sweepTime := fs.Duration("sweep-time", 20*time.Second, "how long each open-loop rate runs")
+	plotFile := fs.String("plot", "", "with -sweep: write an SVG of p50 and p99 latency against offered load to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	rates, err := parseRates(*sweep)
+	if err != nil {
+		return fmt.Errorf("-sweep: %w", err)
 	}
 	b, err := os.ReadFile(*credsFile)
 	if err != nil {
@@ -61,7 +68,7 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 			return nil
 		})
 	})
-	gateway := loadgen.Run(ctx, "gateway: POST /v1/authorise", *n, *conc, func(ctx context.Context, i int) error {
+	authorise := func(ctx context.Context, i int) error {
 		orderNo := "BENCH-" + runID + "-" + strconv.Itoa(i)
 		card := *pan
 		if card == "" {
@@ -93,16 +100,22 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 			}
 			return nil
 		})
-	})
+	}
+	gateway := loadgen.Run(ctx, "gateway: POST /v1/authorise", *n, *conc, authorise)
 
 	// The floor runs beside the gateway, on the same server and machine in
 	// the same minutes: the ratio to it is what the gateway's own work
 	// costs over the engine's least.
 	var floor loadgen.Result
+	var floorDo func(context.Context, int) error
 	if *temporalAddr != "" {
-		if floor, err = runFloor(ctx, *temporalAddr, *namespace, runID, *n, *conc); err != nil {
+		f, err := startFloor(ctx, *temporalAddr, *namespace, runID)
+		if err != nil {
 			return err
 		}
+		defer f.Close()
+		floorDo = f.Do
+		floor = loadgen.Run(ctx, "floor: bare workflow, one local activity", *n, *conc, floorDo)
 	}
 
 	fmt.Fprintf(stdout, "machine: %d CPUs, %s/%s, %s; %d requests per run, %d concurrent\n\n",
@@ -126,6 +139,11 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	for _, r := range []loadgen.Result{baseline, floor, gateway} {
 		if r.Errors > 0 {
 			return fmt.Errorf("%s: %d errors, first: %s", r.Name, r.Errors, r.FirstError)
+		}
+	}
+	if len(rates) > 0 {
+		if err := runSweep(ctx, stdout, rates, *sweepTime, *conc, authorise, floorDo, *plotFile); err != nil {
+			return err
 		}
 	}
 	if *batches > 0 {

@@ -12,8 +12,6 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
-
-	"github.com/paygate/paygate/internal/dev/loadgen"
 )
 
 // The floor of the payment benchmark: the least a payment's shape can cost
@@ -47,42 +45,57 @@ func floorWorkflow(ctx workflow.Context) (string, error) {
 
 func floorActivity(context.Context) (string, error) { return "ok", nil }
 
-// runFloor runs n floor workflows, conc at a time, on the Temporal server
-// at addr with a worker of its own in this process.
-func runFloor(ctx context.Context, addr, namespace, runID string, n, conc int) (loadgen.Result, error) {
+// benchFloor is the floor's client and worker, in this process.
+type benchFloor struct {
+	c     client.Client
+	w     worker.Worker
+	queue string
+}
+
+// startFloor starts a worker for the floor workflow on the Temporal server
+// at addr, on a task queue of its own.
+func startFloor(ctx context.Context, addr, namespace, runID string) (*benchFloor, error) {
 	quiet := sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))
 	c, err := client.DialContext(ctx, client.Options{HostPort: addr, Namespace: namespace, Logger: quiet})
 	if err != nil {
-		return loadgen.Result{}, fmt.Errorf("floor: dial temporal %s: %w", addr, err)
+		return nil, fmt.Errorf("floor: dial temporal %s: %w", addr, err)
 	}
-	defer c.Close()
 	queue := "bench-floor-" + runID
 	w := worker.New(c, queue, worker.Options{})
 	w.RegisterWorkflowWithOptions(floorWorkflow, workflow.RegisterOptions{Name: floorWorkflowType})
 	w.RegisterActivity(floorActivity)
 	if err := w.Start(); err != nil {
-		return loadgen.Result{}, fmt.Errorf("floor: start worker: %w", err)
+		c.Close()
+		return nil, fmt.Errorf("floor: start worker: %w", err)
 	}
-	defer w.Stop()
-	return loadgen.Run(ctx, "floor: bare workflow, one local activity", n, conc, func(ctx context.Context, i int) error {
-		op := c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-			ID: queue + "-" + strconv.Itoa(i), TaskQueue: queue,
-			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		}, floorWorkflowType)
-		h, err := c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
-			StartWorkflowOperation: op,
-			UpdateOptions:          client.UpdateWorkflowOptions{UpdateName: floorUpdate, WaitForStage: client.WorkflowUpdateStageCompleted},
-		})
-		if err != nil {
-			return err
-		}
-		var out string
-		if err := h.Get(ctx, &out); err != nil {
-			return err
-		}
-		if out != "ok" {
-			return fmt.Errorf("floor answered %q", out)
-		}
-		return nil
-	}), nil
+	return &benchFloor{c: c, w: w, queue: queue}, nil
+}
+
+// Do runs the i-th floor workflow to its answer; i must not repeat.
+func (f *benchFloor) Do(ctx context.Context, i int) error {
+	op := f.c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		ID: f.queue + "-" + strconv.Itoa(i), TaskQueue: f.queue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}, floorWorkflowType)
+	h, err := f.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: op,
+		UpdateOptions:          client.UpdateWorkflowOptions{UpdateName: floorUpdate, WaitForStage: client.WorkflowUpdateStageCompleted},
+	})
+	if err != nil {
+		return err
+	}
+	var out string
+	if err := h.Get(ctx, &out); err != nil {
+		return err
+	}
+	if out != "ok" {
+		return fmt.Errorf("floor answered %q", out)
+	}
+	return nil
+}
+
+// Close stops the floor's worker and client.
+func (f *benchFloor) Close() {
+	f.w.Stop()
+	f.c.Close()
 }

@@ -108,3 +108,58 @@ func (r Result) String() string {
 const Header = "| run | requests | errors | req/s | p50 ms | p95 ms | p99 ms | max ms |\n|---|---|---|---|---|---|---|---|"
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000) }
+
+// RunOpen offers requests at a fixed rate per second for d, whatever the
+// answers' latency (an open loop, as shoppers arrive). A request's latency
+// counts from the moment it was due, so a stalled server shows in the
+// figures instead of slowing the arrivals; at most maxInFlight run at once
+// and a request that finds them all busy waits, its wait counted.
+func RunOpen(ctx context.Context, name string, rate float64, d time.Duration, maxInFlight int, do func(ctx context.Context, i int) error) Result {
+	if rate <= 0 || d <= 0 {
+		return Result{Name: name}
+	}
+	if maxInFlight < 1 {
+		maxInFlight = 1
+	}
+	n := int(rate * d.Seconds())
+	latencies := make([]time.Duration, 0, n)
+	errs := make([]error, 0, n)
+	var mu sync.Mutex
+	slots := make(chan struct{}, maxInFlight)
+	var wg sync.WaitGroup
+	interval := time.Duration(float64(time.Second) / rate)
+	start := time.Now()
+	sent := 0
+	for ; sent < n; sent++ {
+		due := start.Add(time.Duration(sent) * interval)
+		if wait := time.Until(due); wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+			}
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func(i int, due time.Time) {
+			defer wg.Done()
+			err := do(ctx, i)
+			lat := time.Since(due)
+			<-slots
+			mu.Lock()
+			latencies = append(latencies, lat)
+			errs = append(errs, err)
+			mu.Unlock()
+		}(sent, due)
+	}
+	wg.Wait()
+	return summarise(name, latencies, errs, time.Since(start))
+}
