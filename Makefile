@@ -12,7 +12,7 @@ TEMPORAL := .bin/temporal
 WORKFLOWCHECK_VERSION := v0.6.0
 WORKFLOWCHECK := .bin/workflowcheck-$(WORKFLOWCHECK_VERSION)
 
-.PHONY: run test test-short build bench vet chromium fuzz workflowcheck rerun-load test-temporal-postgres
+.PHONY: run test test-short build bench vet chromium fuzz workflowcheck rerun-load test-temporal-postgres chaos
 
 run:
 	$(GO) run ./cmd/paygate dev
@@ -68,6 +68,13 @@ bench: $(TEMPORAL)
 RERUN_LOAD ?= 1000
 rerun-load: $(TEMPORAL)
 	PAYGATE_RERUN_LOAD=$(RERUN_LOAD) $(GO) test -count=1 -timeout 30m -v -run '^TestPayoutRerunBatchInterruptedResumes$$' ./integration/
+
+# The fault suite's full run: ten minutes of traffic while every part of the
+# stack is broken alone and then together (make test runs a two-minute
+# version). The report's table ends the output and .data/chaos-report.txt.
+chaos: $(TEMPORAL)
+	@mkdir -p .data
+	set -o pipefail; PAYGATE_CHAOS=full $(GO) test -count=1 -timeout 40m -v -run '^TestChaos$$' ./internal/dev/chaos/ | tee .data/chaos-report.txt
 
 # The integration suite on the Temporal server backed by Postgres (server,
 # schema tool and UI built from Go modules at a pinned version on first use,

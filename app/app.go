@@ -53,13 +53,13 @@ type Config struct {
 	TemporalNamespace string
 	// TemporalTLS and TemporalAPIKey reach a real cluster or Temporal
 	// Cloud (temporalclient.go); WorkerTuning sizes the worker.
-	TemporalTLS    TemporalTLS
-	TemporalAPIKey string
-	WorkerTuning   WorkerTuning
-	Keyring           string // "id:base64key,..." first is active
-	FingerprintKey    string // base64, 32 bytes
-	AcquirerURL       string
-	AcquirerTimeout   time.Duration
+	TemporalTLS     TemporalTLS
+	TemporalAPIKey  string
+	WorkerTuning    WorkerTuning
+	Keyring         string // "id:base64key,..." first is active
+	FingerprintKey  string // base64, 32 bytes
+	AcquirerURL     string
+	AcquirerTimeout time.Duration
 	// Connectors names the acquirer connectors this deployment runs
 	// (PAYGATE_CONNECTORS; connectors.go); accounts may name only these.
 	Connectors []string
@@ -77,6 +77,10 @@ type Config struct {
 	// transfers in (PAYGATE_RAIL_DATA).
 	RailAddr     string
 	RailDataPath string
+	// SimulatorDataPath is the file `paygate simulator` keeps the acquirer
+	// simulator's charges and refunds in across restarts
+	// (PAYGATE_SIMULATOR_DATA).
+	SimulatorDataPath string
 	// NodeID is this process's transaction-id node when it is configured
 	// (PAYGATE_NODE_ID, 0 to 1023); nil leases a free one from Postgres.
 	// Either way the process holds the node's lease while it runs, so two
@@ -154,6 +158,7 @@ func FromEnv() (Config, error) {
 		RailURL:           envOr("RAIL_URL", "http://127.0.0.1:8092"),
 		RailAddr:          envOr("PAYGATE_RAIL_ADDR", "127.0.0.1:8092"),
 		RailDataPath:      envOr("PAYGATE_RAIL_DATA", ".data/rail-transfers.jsonl"),
+		SimulatorDataPath: envOr("PAYGATE_SIMULATOR_DATA", ".data/acquirer-charges.jsonl"),
 		NotifySchedule:    notify.DefaultSchedule(),
 		AdminToken:        os.Getenv("PAYGATE_ADMIN_TOKEN"),
 		ProviderSecret:    os.Getenv("PAYGATE_PROVIDER_SECRET"),

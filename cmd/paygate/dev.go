@@ -157,7 +157,12 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	// The local UI decodes the encrypted payloads through the API.
 	cfg.Codec = devCodecConfig(secrets.CodecToken, tp.UIURL())
 
-	sim := simulator.NewServer(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.ProviderSecret})
+	sim, err := simulator.Open(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.ProviderSecret,
+		DataPath: filepath.Join(*dataDir, "acquirer-charges.jsonl")})
+	if err != nil {
+		railLn.Close()
+		return err
+	}
 	defer sim.Close()
 	// The payout rail keeps its transfers under .data, so a restarted dev
 	// setup still knows what it paid.

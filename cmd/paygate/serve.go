@@ -75,7 +75,13 @@ func runSimulator(ctx context.Context, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("configuration:\n%w", err)
 	}
-	sim := simulator.NewServer(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.ProviderSecret})
+	// The acquirer simulator keeps its charges in a file across restarts,
+	// so what was really charged can be counted after a crash.
+	sim, err := simulator.Open(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.ProviderSecret,
+		DataPath: cfg.SimulatorDataPath})
+	if err != nil {
+		return err
+	}
 	defer sim.Close()
 	simLn, err := listen(cfg.SimulatorAddr)
 	if err != nil {

@@ -282,6 +282,13 @@ func newRunAs() (runAs, error) {
 	return runAs{runuser: ru, uid: uid, gid: gid}, nil
 }
 
+// StartPrivatePostgres creates (first time) and starts a private cluster
+// under opts.DataDir, whatever else answers on this machine: for a test that
+// must be able to stop and start its own server. Stop stops it.
+func StartPrivatePostgres(ctx context.Context, opts PostgresOptions, logger *slog.Logger) (*Postgres, error) {
+	return startPrivatePostgres(ctx, opts, logger)
+}
+
 // startPrivatePostgres creates (first time) and starts a private cluster, or
 // reuses it if it is already running.
 func startPrivatePostgres(ctx context.Context, opts PostgresOptions, logger *slog.Logger) (*Postgres, error) {

@@ -15,6 +15,10 @@ import (
 const (
 	cardUnavailable = "4000000000000119"
 	cardTimeout     = "4000000000000341"
+	// cardSlow is approved after Options.SlowCardDelay, within the
+	// gateway's timeout: a worker stopped at a random moment is then often
+	// stopped in the middle of a charge.
+	cardSlow = "4000000000000267"
 )
 
 type decline struct {
@@ -103,9 +107,13 @@ func (s *Server) handleCreateCharge(w http.ResponseWriter, r *http.Request) {
 		if c.DeclineCode != "" {
 			res.outcome += ":" + c.DeclineCode
 		}
-		if req.CardNumber == cardTimeout {
+		switch req.CardNumber {
+		case cardTimeout:
 			res.delay = s.timeoutDelay
 			res.outcome += ",held"
+		case cardSlow:
+			res.delay = s.slowDelay
+			res.outcome += ",slow"
 		}
 		return res
 	})
@@ -151,6 +159,7 @@ func (s *Server) createCharge(req chargeRequest) Charge {
 	s.charges = append(s.charges, c)
 	s.chargesByID[c.ChargeID] = c
 	s.chargesByKey[c.IdempotencyKey] = c
+	s.keepCharge(c)
 	return *c
 }
 
@@ -208,6 +217,7 @@ func (s *Server) handleCapture(w http.ResponseWriter, r *http.Request) {
 			return errorResult(http.StatusBadRequest, "invalid_amount", fmt.Sprintf("amount must be between 1 and %d", c.Amount), false)
 		}
 		c.CapturedAmount = req.Amount
+		s.keepCharge(c)
 		res := jsonResult(http.StatusOK, *c, true)
 		res.outcome = "captured"
 		return res
@@ -240,6 +250,7 @@ func (s *Server) handleVoid(w http.ResponseWriter, r *http.Request) {
 			return errorResult(http.StatusConflict, "invalid_state", "only an approved, uncaptured, unvoided charge can be voided", false)
 		}
 		c.Voided = true
+		s.keepCharge(c)
 		res := jsonResult(http.StatusOK, *c, true)
 		res.outcome = "voided"
 		return res
@@ -304,6 +315,8 @@ func (s *Server) handleRefund(w http.ResponseWriter, r *http.Request) {
 		}
 		s.refunds = append(s.refunds, rf)
 		s.refundsByID[rf.RefundID] = rf
+		s.keepRefund(rf)
+		s.keepCharge(c)
 		res := jsonResult(http.StatusOK, copyRefund(rf), true)
 		res.outcome = "refund_" + rf.Status
 		return res
@@ -325,8 +338,10 @@ func (s *Server) settle(refundID string) {
 	now := time.Now().UTC()
 	rf.Status = RefundSucceeded
 	rf.SettledAt = &now
+	s.keepRefund(rf)
 	if c, ok := s.chargesByID[rf.ChargeID]; ok {
 		c.RefundedAmount += rf.Amount
+		s.keepCharge(c)
 	}
 	s.logger.Info("acquirer refund settled", "refund_id", rf.RefundID, "charge_id", rf.ChargeID, "amount", rf.Amount)
 }

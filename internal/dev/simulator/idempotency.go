@@ -79,6 +79,11 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, scope, key, 
 	info := infoFrom(r.Context())
 	e := s.entry(scope, key)
 
+	if s.faults.ignoringIdempotency() {
+		// Every request is new: the unsafe mode a test uses to see that
+		// it would notice a double charge.
+		e = &idemEntry{}
+	}
 	e.mu.Lock()
 	if e.fingerprint != "" && e.fingerprint != fp {
 		e.mu.Unlock()
@@ -101,6 +106,7 @@ func (s *Server) idempotent(w http.ResponseWriter, r *http.Request, scope, key, 
 		e.done = true
 		e.status = res.status
 		e.body = res.body
+		s.keepIdem(scope, key, e)
 	}
 	e.mu.Unlock()
 

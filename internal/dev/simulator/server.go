@@ -21,6 +21,7 @@ import (
 const (
 	defaultTimeoutDelay = 30 * time.Second
 	defaultSettleDelay  = 2 * time.Second
+	defaultSlowDelay    = 3 * time.Second
 	maxBodyBytes        = 64 << 10
 	defaultSecret       = "sim-secret"
 	callbackTimeout     = 5 * time.Second
@@ -52,6 +53,18 @@ type Options struct {
 	// Secret is the HMAC key the simulator signs 3-D Secure results and APM
 	// provider callbacks with; default "sim-secret".
 	Secret string
+	// DataPath, used by Open, is the file the simulator keeps its charges,
+	// refunds and idempotency keys in across restarts.
+	DataPath string
+	// SlowCardDelay is how long the slow test card's answer takes; default
+	// 3s, well within the gateway's acquirer timeout.
+	SlowCardDelay time.Duration
+	// EnableFaults serves /_sim/faults, through which a test rig makes the
+	// simulator fail (see faults.go). Off, those paths are not found.
+	EnableFaults bool
+	// IgnoreIdempotency makes every charge request a new charge, repeated
+	// key or not: deliberately unsafe, to prove a test sees double charges.
+	IgnoreIdempotency bool
 }
 
 // Charge is the acquirer's record of one charge attempt that reached a
@@ -97,7 +110,12 @@ type Server struct {
 	secret       []byte
 	callbacks    *http.Client
 
+	slowDelay    time.Duration
+	enableFaults bool
+	faults       faultState
+
 	mu           sync.Mutex
+	store        *store
 	charges      []*Charge
 	chargesByID  map[string]*Charge
 	chargesByKey map[string]*Charge
@@ -127,11 +145,17 @@ func NewServer(opts Options) *Server {
 	if opts.Secret == "" {
 		opts.Secret = defaultSecret
 	}
+	if opts.SlowCardDelay <= 0 {
+		opts.SlowCardDelay = defaultSlowDelay
+	}
 	fpSecret := make([]byte, 32)
 	_, _ = rand.Read(fpSecret) // crypto/rand.Read never returns an error.
 	return &Server{
 		timeoutDelay: opts.TimeoutDelay,
 		settleDelay:  opts.SettleDelay,
+		slowDelay:    opts.SlowCardDelay,
+		enableFaults: opts.EnableFaults,
+		faults:       faultState{ignoreIdempotency: opts.IgnoreIdempotency},
 		logger:       opts.Logger,
 		fpSecret:     fpSecret,
 		secret:       []byte(opts.Secret),
@@ -154,12 +178,17 @@ func NewServer(opts Options) *Server {
 // Handler returns the HTTP handler serving the simulator's API.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/charges", s.handleCreateCharge)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writeRaw(w, http.StatusOK, []byte("ok")) })
+	if s.enableFaults {
+		mux.HandleFunc("GET /_sim/faults", s.handleGetFaults)
+		mux.HandleFunc("POST /_sim/faults", s.handleSetFaults)
+	}
+	mux.HandleFunc("POST /v1/charges", s.faulty(s.handleCreateCharge))
 	mux.HandleFunc("GET /v1/charges", s.handleListCharges)
 	mux.HandleFunc("GET /v1/charges/{idempotency_key}", s.handleInquire)
-	mux.HandleFunc("POST /v1/charges/{charge_id}/capture", s.handleCapture)
-	mux.HandleFunc("POST /v1/charges/{charge_id}/void", s.handleVoid)
-	mux.HandleFunc("POST /v1/charges/{charge_id}/refunds", s.handleRefund)
+	mux.HandleFunc("POST /v1/charges/{charge_id}/capture", s.faulty(s.handleCapture))
+	mux.HandleFunc("POST /v1/charges/{charge_id}/void", s.faulty(s.handleVoid))
+	mux.HandleFunc("POST /v1/charges/{charge_id}/refunds", s.faulty(s.handleRefund))
 	mux.HandleFunc("GET /v1/refunds", s.handleListRefunds)
 	mux.HandleFunc("GET /v1/refunds/{refund_id}", s.handleGetRefund)
 	mux.HandleFunc("POST /v1/3ds/authentications", s.handleCreateAuthentication)
@@ -203,6 +232,9 @@ func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		s.mu.Lock()
 		s.closed = true
+		if s.store != nil {
+			s.store.close()
+		}
 		for id, t := range s.timers {
 			t.Stop()
 			delete(s.timers, id)

@@ -1,0 +1,127 @@
+package chaos
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// startStack builds paygate and starts a stack in a directory the postgres
+// OS user can enter.
+func startStack(t *testing.T, ignoreIdempotency bool) *Stack {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".bin", "temporal")); err != nil {
+		t.Skip("the temporal CLI is not built (make test builds it)")
+	}
+	dir, err := os.MkdirTemp("", "paygate-chaos-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "paygate")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/paygate")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build paygate: %v\n%s", err, out)
+	}
+	logFile, err := os.Create(filepath.Join(dir, "stack.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		logFile.Close()
+		if t.Failed() {
+			if b, err := os.ReadFile(logFile.Name()); err == nil {
+				if len(b) > 8000 {
+					b = b[len(b)-8000:]
+				}
+				t.Logf("last of the processes' output:\n%s", b)
+			}
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	s, err := Start(ctx, Options{Root: root, Bin: bin, Dir: dir, Log: logFile, IgnoreIdempotency: ignoreIdempotency, Logf: t.Logf})
+	if err != nil {
+		t.Fatalf("start the stack: %v", err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+func seed(t *testing.T) uint64 {
+	if v := os.Getenv("PAYGATE_CHAOS_SEED"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("PAYGATE_CHAOS_SEED: %v", err)
+		}
+		return n
+	}
+	return uint64(time.Now().UnixNano())
+}
+
+// TestChaos drives payments, captures, refunds and notifications while it
+// breaks the stack, then checks that nothing was lost or done twice. It
+// runs the short plan; PAYGATE_CHAOS=full (make chaos) runs every fault.
+func TestChaos(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the whole stack and breaks it for two minutes")
+	}
+	sd := seed(t)
+	plan, name := ShortPlan(sd), "short"
+	if os.Getenv("PAYGATE_CHAOS") == "full" {
+		plan, name = FullPlan(sd), "full"
+	}
+	t.Logf("%s plan, seed %d (PAYGATE_CHAOS_SEED=%d repeats it)", name, sd, sd)
+	s := startStack(t, false)
+	rep, err := Run(context.Background(), s, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", rep)
+	if rep.Approved == 0 {
+		t.Error("no payment was approved: the suite exercised nothing")
+	}
+	if rep.Failed() {
+		t.Error("a safety property was broken (table above)")
+	}
+}
+
+// TestChaosBites proves the suite sees a double charge: with the acquirer's
+// idempotency switched off, a worker killed while slow charges are in
+// flight makes the charges that its successor repeats happen twice.
+func TestChaosBites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the whole stack")
+	}
+	s := startStack(t, true)
+	plan := Plan{Rate: 4, Traffic: 25 * time.Second, Seed: seed(t), Cards: []string{"4000000000000267"}, Steps: []Step{
+		{8 * time.Second, KillWorker},
+		{18 * time.Second, KillWorker},
+	}}
+	rep, err := Run(context.Background(), s, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", rep)
+	for _, p := range rep.Properties {
+		if p.Name == "no order charged twice" {
+			if len(p.Violations) == 0 {
+				t.Fatal("idempotency was off and the worker was killed mid-charge, yet no double charge was reported")
+			}
+			return
+		}
+	}
+	t.Fatal("the report has no double-charge property")
+}

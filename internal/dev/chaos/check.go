@@ -1,0 +1,370 @@
+package chaos
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/paygate/paygate/app"
+	"github.com/paygate/paygate/internal/dev/simulator"
+	"github.com/paygate/paygate/internal/domain/refund"
+	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/models"
+)
+
+// Property is one safety property checked at the end, with what broke it.
+type Property struct {
+	Name       string
+	Checked    int
+	Violations []string
+}
+
+// Report is the end of a run: the properties and what the run did.
+type Report struct {
+	Properties []Property
+	Payments   int
+	Approved   int
+	Operations int
+	Charges    int
+	Refunds    int
+	Notices    int
+	Refused    int // notification requests the receiver refused
+	Faults     []string
+	// Answers counts the payments' last answers by result_info.
+	Answers map[string]int
+}
+
+// Failed reports whether any property was broken.
+func (r Report) Failed() bool {
+	for _, p := range r.Properties {
+		if len(p.Violations) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// String renders the report as a table.
+func (r Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "payments %d (approved %d), captures and refunds %d; at the acquirer %d charges, %d refunds; %d notifications (receiver refused %d requests)\n",
+		r.Payments, r.Approved, r.Operations, r.Charges, r.Refunds, r.Notices, r.Refused)
+	fmt.Fprintf(&b, "faults: %s\n", strings.Join(r.Faults, ", "))
+	fmt.Fprintf(&b, "answers:")
+	for _, k := range sortedKeys(r.Answers) {
+		fmt.Fprintf(&b, " %s ×%d;", k, r.Answers[k])
+	}
+	b.WriteString("\n\n")
+	b.WriteString("| property | checked | violations | first |\n|---|---|---|---|\n")
+	for _, p := range r.Properties {
+		first := ""
+		if len(p.Violations) > 0 {
+			first = p.Violations[0]
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %s |\n", p.Name, p.Checked, len(p.Violations), first)
+	}
+	return b.String()
+}
+
+// Quiesce waits until no order is pending, no refund or notification is
+// pending and nothing changed for five seconds, or until the deadline.
+func (s *Stack) Quiesce(ctx context.Context, within time.Duration) error {
+	db := s.DB.DB.WithContext(ctx)
+	deadline := time.Now().Add(within)
+	last, stable := "", 0
+	for {
+		var pendingOrders, pendingRefunds, pendingNotices, orders, attempts int64
+		db.Model(&models.Order{}).Where("payment_status = ?", status.Pending).Count(&pendingOrders)
+		db.Model(&models.Refund{}).Where("status = ?", refund.Pending).Count(&pendingRefunds)
+		db.Model(&models.Notification{}).Where("status = ?", models.NotifyPending).Count(&pendingNotices)
+		db.Model(&models.Order{}).Count(&orders)
+		db.Model(&models.NotificationAttempt{}).Count(&attempts)
+		now := fmt.Sprint(pendingOrders, pendingRefunds, pendingNotices, orders, attempts)
+		if pendingOrders+pendingRefunds+pendingNotices == 0 && now == last {
+			stable++
+		} else {
+			stable = 0
+		}
+		if stable >= 5 {
+			return nil
+		}
+		last = now
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not quiet after %s: %d orders, %d refunds, %d notifications pending", within, pendingOrders, pendingRefunds, pendingNotices)
+		}
+		pause(ctx, time.Second)
+	}
+}
+
+// Check compares what the traffic was told, what the record holds, what
+// the acquirer did, what the receiver got and what Temporal ran.
+func (s *Stack) Check(ctx context.Context, tr *Traffic) (Report, error) {
+	var rep Report
+	db := s.DB.DB.WithContext(ctx)
+	var orders []models.Order
+	if err := db.Where("account_id IN ?", []string{s.Auto.AccountID, s.Manual.AccountID}).Find(&orders).Error; err != nil {
+		return rep, err
+	}
+	byTx := make(map[string]*models.Order, len(orders))
+	byNo := make(map[string]*models.Order, len(orders))
+	for i := range orders {
+		byTx[orders[i].TransactionID] = &orders[i]
+		byNo[orders[i].OrderNo] = &orders[i]
+	}
+	var refunds []models.Refund
+	if err := db.Find(&refunds).Error; err != nil {
+		return rep, err
+	}
+	var notices []models.Notification
+	if err := db.Order("transaction_id, seq").Find(&notices).Error; err != nil {
+		return rep, err
+	}
+	sim := s.Simulator()
+	charges, simRefunds := sim.Charges(), sim.Refunds()
+	payments, ops := tr.Payments(), tr.Operations()
+	seen, byOrder, refused := s.Receiver.snapshot()
+	rep.Answers = map[string]int{}
+	for _, p := range payments {
+		info := p.ResultInfo
+		if p.Status == "" {
+			info = "(no answer)"
+		}
+		rep.Answers[info]++
+	}
+	rep.Payments, rep.Operations, rep.Charges, rep.Refunds, rep.Notices, rep.Refused =
+		len(payments), len(ops), len(charges), len(simRefunds), len(notices), refused
+
+	rep.Properties = append(rep.Properties,
+		answersRecorded(payments, ops, byNo, refunds, &rep),
+		chargedOnce(charges),
+		noOrphanCharges(charges, byTx),
+		refundsMatch(charges, simRefunds, byTx, refunds),
+		notificationsDelivered(notices, seen, byOrder),
+	)
+	wf, err := s.workflowsHealthy(ctx)
+	if err != nil {
+		return rep, err
+	}
+	rep.Properties = append(rep.Properties, wf)
+	var cvv int64
+	if err := db.Model(&models.VaultCard{}).Where("cvv_sealed IS NOT NULL").Count(&cvv).Error; err != nil {
+		return rep, err
+	}
+	p := Property{Name: "no sealed CVV kept", Checked: len(orders)}
+	if cvv > 0 {
+		p.Violations = append(p.Violations, fmt.Sprintf("%d vault cards still hold a sealed CVV", cvv))
+	}
+	rep.Properties = append(rep.Properties, p)
+	return rep, nil
+}
+
+// paidStatuses are the payment statuses of an order whose charge stands.
+var paidStatuses = map[status.Payment]bool{
+	status.Authorised: true, status.Paid: true, status.Refunded: true, status.PartiallyRefunded: true,
+}
+
+func answersRecorded(payments []Payment, ops []Operation, byNo map[string]*models.Order, refunds []models.Refund, rep *Report) Property {
+	p := Property{Name: "every success answer is recorded so"}
+	for _, pay := range payments {
+		if pay.Status != "1" {
+			continue
+		}
+		rep.Approved++
+		p.Checked++
+		o := byNo[pay.OrderNo]
+		switch {
+		case o == nil:
+			p.Violations = append(p.Violations, pay.OrderNo+": approved, not recorded")
+		case !paidStatuses[o.PaymentStatus] && o.PaymentStatus != status.Cancelled:
+			p.Violations = append(p.Violations, fmt.Sprintf("%s: approved, recorded %d", pay.OrderNo, o.PaymentStatus))
+		case o.Amount != pay.Amount:
+			p.Violations = append(p.Violations, fmt.Sprintf("%s: approved %d, recorded %d", pay.OrderNo, pay.Amount, o.Amount))
+		}
+	}
+	refunded := map[string]int64{}
+	for _, r := range refunds {
+		if r.Status != refund.Failed {
+			refunded[r.TransactionID] += r.Amount
+		}
+	}
+	for _, op := range ops {
+		if !op.Success {
+			continue
+		}
+		p.Checked++
+		o := byNo[op.OrderNo]
+		switch {
+		case o == nil:
+			p.Violations = append(p.Violations, op.OrderNo+": "+op.Kind+" answered, order not recorded")
+		case op.Kind == "capture" && o.CapturedAmount != op.Amount:
+			p.Violations = append(p.Violations, fmt.Sprintf("%s: capture of %d answered, %d recorded", op.OrderNo, op.Amount, o.CapturedAmount))
+		case op.Kind == "refund" && refunded[op.TransactionID] < op.Amount:
+			p.Violations = append(p.Violations, fmt.Sprintf("%s: refund of %d answered, %d recorded", op.OrderNo, op.Amount, refunded[op.TransactionID]))
+		}
+	}
+	return p
+}
+
+func chargedOnce(charges []simulator.Charge) Property {
+	p := Property{Name: "no order charged twice"}
+	approved := map[string]int{}
+	for _, c := range charges {
+		if c.Status == simulator.StatusApproved {
+			approved[c.Reference]++
+		}
+	}
+	for _, ref := range sortedKeys(approved) {
+		p.Checked++
+		if n := approved[ref]; n > 1 {
+			p.Violations = append(p.Violations, fmt.Sprintf("order %s charged %d times", ref, n))
+		}
+	}
+	return p
+}
+
+func noOrphanCharges(charges []simulator.Charge, byTx map[string]*models.Order) Property {
+	p := Property{Name: "every charge belongs to an order recorded paid"}
+	for _, c := range charges {
+		if c.Status != simulator.StatusApproved || c.Voided {
+			continue
+		}
+		p.Checked++
+		o := byTx[c.Reference]
+		switch {
+		case o == nil:
+			p.Violations = append(p.Violations, fmt.Sprintf("charge %s for %s: no such order", c.ChargeID, c.Reference))
+		case !paidStatuses[o.PaymentStatus]:
+			p.Violations = append(p.Violations, fmt.Sprintf("charge %s: order %s recorded %d", c.ChargeID, c.Reference, o.PaymentStatus))
+		}
+	}
+	return p
+}
+
+func refundsMatch(charges []simulator.Charge, simRefunds []simulator.Refund, byTx map[string]*models.Order, refunds []models.Refund) Property {
+	p := Property{Name: "refunds at the acquirer equal refunds recorded"}
+	chargeTx := map[string]string{}
+	for _, c := range charges {
+		chargeTx[c.ChargeID] = c.Reference
+	}
+	atAcquirer := map[string]int64{}
+	for _, r := range simRefunds {
+		if r.Status != simulator.RefundFailed {
+			atAcquirer[chargeTx[r.ChargeID]] += r.Amount
+		}
+	}
+	recorded := map[string]int64{}
+	for _, r := range refunds {
+		if r.Status != refund.Failed {
+			recorded[r.TransactionID] += r.Amount
+		}
+	}
+	for tx, o := range byTx {
+		if o.RefundedAmount > 0 && recorded[tx] == 0 {
+			recorded[tx] = 0 // the order says refunded; the rows must agree
+		}
+	}
+	txs := map[string]bool{}
+	for tx := range atAcquirer {
+		txs[tx] = true
+	}
+	for tx := range recorded {
+		txs[tx] = true
+	}
+	for _, tx := range sortedKeys(txs) {
+		p.Checked++
+		a, r := atAcquirer[tx], recorded[tx]
+		var orderAmt int64 = -1
+		if o := byTx[tx]; o != nil {
+			orderAmt = o.RefundedAmount
+		}
+		if a != r || orderAmt != r {
+			p.Violations = append(p.Violations, fmt.Sprintf("order %s: acquirer refunded %d, refunds recorded %d, order says %d", tx, a, r, orderAmt))
+		}
+	}
+	return p
+}
+
+func notificationsDelivered(notices []models.Notification, seen map[string]int, byOrder map[string][]string) Property {
+	p := Property{Name: "every notification delivered, same notify_id, in order"}
+	perOrder := map[string][]string{}
+	for _, n := range notices {
+		p.Checked++
+		perOrder[n.OrderNo] = append(perOrder[n.OrderNo], n.NotifyID)
+		if n.Status != models.NotifyDelivered {
+			p.Violations = append(p.Violations, fmt.Sprintf("%s: %s after %d attempts", n.NotifyID, n.Status, n.Attempts))
+		} else if seen[n.NotifyID] == 0 {
+			p.Violations = append(p.Violations, n.NotifyID+": recorded delivered, never received")
+		}
+	}
+	for orderNo, got := range byOrder {
+		want := perOrder[orderNo]
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			p.Violations = append(p.Violations, fmt.Sprintf("order %s: received %v, recorded %v", orderNo, got, want))
+		}
+	}
+	return p
+}
+
+// workflowsHealthy finds workflows that failed, timed out or were
+// terminated, and running ones that are stuck: a workflow task nobody took
+// for a minute or an activity failing again and again.
+func (s *Stack) workflowsHealthy(ctx context.Context) (Property, error) {
+	p := Property{Name: "no workflow failed or stuck"}
+	dc, fc, err := app.TemporalConverters(s.DB.Keys)
+	if err != nil {
+		return p, err
+	}
+	s.tMu.Lock()
+	addr := s.tsrv.HostPort()
+	s.tMu.Unlock()
+	c, err := client.DialContext(ctx, client.Options{HostPort: addr, DataConverter: dc, FailureConverter: fc})
+	if err != nil {
+		return p, fmt.Errorf("dial temporal: %w", err)
+	}
+	defer c.Close()
+	var token []byte
+	for {
+		page, err := c.ListWorkflow(ctx, listRequest(token))
+		if err != nil {
+			return p, fmt.Errorf("list workflows: %w", err)
+		}
+		for _, e := range page.Executions {
+			p.Checked++
+			id := e.Execution.WorkflowId
+			switch st := e.Status.String(); st {
+			case "Completed", "ContinuedAsNew":
+			case "Running":
+				d, err := c.DescribeWorkflowExecution(ctx, id, e.Execution.RunId)
+				if err != nil {
+					return p, fmt.Errorf("describe %s: %w", id, err)
+				}
+				if t := d.PendingWorkflowTask; t != nil && time.Since(t.ScheduledTime.AsTime()) > time.Minute {
+					p.Violations = append(p.Violations, id+": workflow task waiting since "+t.ScheduledTime.AsTime().Format(time.TimeOnly))
+				}
+				for _, a := range d.PendingActivities {
+					if a.Attempt > 5 {
+						p.Violations = append(p.Violations, fmt.Sprintf("%s: activity %s on attempt %d", id, a.ActivityType.GetName(), a.Attempt))
+					}
+				}
+			default:
+				p.Violations = append(p.Violations, id+": "+st)
+			}
+		}
+		if token = page.NextPageToken; len(token) == 0 {
+			return p, nil
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

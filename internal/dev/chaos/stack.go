@@ -1,0 +1,302 @@
+// Package chaos runs the gateway as separate processes on loopback, drives
+// signed traffic at it while it breaks its parts one at a time and then
+// together, and checks afterwards that no money moved wrongly and nothing
+// was lost. `make chaos` runs the full suite; `make test` a short one.
+package chaos
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/paygate/paygate/app"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/dev/devenv"
+	"github.com/paygate/paygate/internal/dev/simulator"
+	"github.com/paygate/paygate/internal/domain/keyring"
+	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/models"
+)
+
+// Options configures a Stack.
+type Options struct {
+	// Root is the repository's root: the temporal CLI is in Root/.bin.
+	Root string
+	// Bin is a built paygate binary.
+	Bin string
+	// Dir holds the stack's data (Postgres cluster, Temporal's file, the
+	// simulator's store); it must be searchable by the postgres OS user.
+	Dir string
+	// Log receives the processes' output; nil discards it.
+	Log io.Writer
+	// IgnoreIdempotency makes the acquirer simulator charge again on a
+	// repeated idempotency key: only to prove the checks see a double charge.
+	IgnoreIdempotency bool
+	// Logf reports progress.
+	Logf func(format string, args ...any)
+}
+
+// Simulator timing: the timeout card is held past the gateway's acquirer
+// timeout; the slow card answers within it, late enough that a worker
+// killed at a random moment is often killed mid-charge.
+const (
+	acquirerTimeout = 2 * time.Second
+	simTimeoutDelay = 5 * time.Second
+	simSlowDelay    = 1500 * time.Millisecond
+	simSettleDelay  = 300 * time.Millisecond
+)
+
+// Stack is the gateway and its dependencies, each of which can be broken.
+type Stack struct {
+	opts Options
+
+	pgOpts  devenv.PostgresOptions
+	pgMu    sync.Mutex
+	pg      *devenv.Postgres
+	dbURL   string
+	tOpts   devenv.TemporalOptions
+	tMu     sync.Mutex
+	tsrv    *devenv.TemporalServer
+	simMu   sync.Mutex
+	sim     *simulator.Server
+	simHTTP *http.Server
+	simAddr   string
+	simData   string
+	simSecret string
+	api     *proc
+	worker  *proc
+	apiURL  string
+
+	// DB reads the record for the checks.
+	DB       *app.Gateway
+	Receiver *Receiver
+	recvSrv  *http.Server
+	recvAddr string
+	// Auto and Manual are the accounts traffic goes to: automatic and
+	// manual capture.
+	Auto, Manual merchant.Credentials
+}
+
+// Start brings the whole stack up: a private Postgres cluster, a Temporal
+// dev server on a file, the acquirer simulator with its store, a
+// notification receiver, the schema, two accounts, one API and one worker
+// process.
+func Start(ctx context.Context, opts Options) (*Stack, error) {
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	s := &Stack{opts: opts}
+	ok := false
+	defer func() {
+		if !ok {
+			s.Close()
+		}
+	}()
+	ports, err := freePorts(6)
+	if err != nil {
+		return nil, err
+	}
+	quiet := slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	s.pgOpts = devenv.PostgresOptions{DataDir: filepath.Join(opts.Dir, "postgres"), Port: ports[0]}
+	if s.pg, err = devenv.StartPrivatePostgres(ctx, s.pgOpts, quiet); err != nil {
+		return nil, fmt.Errorf("private postgres: %w", err)
+	}
+	if err := devenv.CreateDatabase(ctx, s.pg.AdminURL, "paygate"); err != nil {
+		return nil, err
+	}
+	s.dbURL = s.pg.DatabaseURL("paygate")
+
+	s.tOpts = devenv.TemporalOptions{
+		Binary: filepath.Join(opts.Root, ".bin", "temporal"), DBFile: filepath.Join(opts.Dir, "temporal.db"),
+		Port: ports[1], UIPort: ports[2], LogFile: filepath.Join(opts.Dir, "temporal.log"),
+	}
+	if s.tsrv, err = devenv.StartTemporal(ctx, s.tOpts, quiet); err != nil {
+		return nil, fmt.Errorf("temporal: %w", err)
+	}
+
+	secret := randomHex(16)
+	s.simAddr = "127.0.0.1:" + strconv.Itoa(ports[3])
+	s.simData = filepath.Join(opts.Dir, "acquirer.jsonl")
+	s.simSecret = secret
+	if err := s.startSimulator(secret); err != nil {
+		return nil, err
+	}
+
+	s.Receiver = NewReceiver(0.3)
+	recvLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s.recvAddr = recvLn.Addr().String()
+	s.recvSrv = &http.Server{Handler: s.Receiver, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = s.recvSrv.Serve(recvLn) }()
+
+	spec, err := keyring.GenerateSpec("k1")
+	if err != nil {
+		return nil, err
+	}
+	fp := make([]byte, 32)
+	_, _ = rand.Read(fp)
+	cfg := app.Config{DatabaseURL: s.dbURL, Keyring: spec, FingerprintKey: base64.StdEncoding.EncodeToString(fp)}
+	if _, err := app.Migrate(ctx, s.dbURL, quiet); err != nil {
+		return nil, err
+	}
+	if s.DB, err = app.Open(ctx, cfg, quiet, false); err != nil {
+		return nil, err
+	}
+	// Velocity rules would hold the suite's repeated test cards for review.
+	quietRisk := risk.Config{
+		CardVelocity: risk.Velocity{Score: risk.Off}, EmailVelocity: risk.Velocity{Score: risk.Off},
+		IPVelocity: risk.Velocity{Score: risk.Off}, CountryMismatchScore: risk.Off,
+	}
+	for _, a := range []struct {
+		dst  *merchant.Credentials
+		id   string
+		mode string
+	}{{&s.Auto, "70001001", models.CaptureAuto}, {&s.Manual, "70001002", models.CaptureManual}} {
+		if *a.dst, err = s.DB.Accounts.Create(ctx, merchant.NewAccount{
+			MerchantID: "70001", AccountID: a.id, CaptureMode: a.mode, AllowedQueryIPs: []string{"127.0.0.1"},
+			Currencies: []string{"USD"}, Risk: quietRisk,
+		}); err != nil {
+			return nil, err
+		}
+	}
+
+	s.apiURL = "http://127.0.0.1:" + strconv.Itoa(ports[4])
+	env := []string{
+		"DATABASE_URL=" + s.dbURL, "TEMPORAL_ADDRESS=" + s.tsrv.HostPort(),
+		"PAYGATE_KEYRING=" + spec, "PAYGATE_FINGERPRINT_KEY=" + cfg.FingerprintKey,
+		"PAYGATE_PROVIDER_SECRET=" + secret, "PAYGATE_ADMIN_TOKEN=" + randomHex(32),
+		"ACQUIRER_URL=http://" + s.simAddr, "ACQUIRER_TIMEOUT=" + acquirerTimeout.String(),
+		"PAYGATE_CONNECTORS=sim-acquirer",
+		"PAYGATE_HTTP_ADDR=127.0.0.1:" + strconv.Itoa(ports[4]), "PAYGATE_PUBLIC_URL=" + s.apiURL,
+		"PAYGATE_NOTIFY_ALLOW_PRIVATE=true", "PAYGATE_NOTIFY_SCHEDULE=initial=200ms,max=2s,horizon=30m",
+		"PAYGATE_RAIL_DATA=" + filepath.Join(opts.Dir, "rail.jsonl"),
+		"PAYGATE_VAULT_SWEEP_EVERY=0",
+	}
+	s.api = &proc{name: "api", bin: opts.Bin, args: []string{"serve"}, env: env, ready: s.apiURL + "/healthz", log: opts.Log}
+	s.worker = &proc{name: "worker", bin: opts.Bin, args: []string{"worker"}, env: env, readyLog: "worker started", log: opts.Log}
+	if err := s.worker.start(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.api.start(ctx); err != nil {
+		return nil, err
+	}
+	ok = true
+	return s, nil
+}
+
+// APIURL is the API's base URL.
+func (s *Stack) APIURL() string { return s.apiURL }
+
+// NotifyURL is where the orders' notifications go.
+func (s *Stack) NotifyURL() string { return "http://" + s.recvAddr + "/notify" }
+
+func (s *Stack) startSimulator(secret string) error {
+	sim, err := simulator.Open(simulator.Options{
+		DataPath: s.simData, Secret: secret, TimeoutDelay: simTimeoutDelay, SettleDelay: simSettleDelay,
+		SlowCardDelay: simSlowDelay, EnableFaults: true, IgnoreIdempotency: s.opts.IgnoreIdempotency,
+		Logger: slog.New(slog.NewTextHandler(s.opts.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	if err != nil {
+		return fmt.Errorf("acquirer simulator: %w", err)
+	}
+	var ln net.Listener
+	// The port of the simulator it replaces may take a moment to be free.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if ln, err = net.Listen("tcp", s.simAddr); err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
+	if err != nil {
+		sim.Close()
+		return fmt.Errorf("acquirer simulator: %w", err)
+	}
+	srv := &http.Server{Handler: sim.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	s.simMu.Lock()
+	s.sim, s.simHTTP = sim, srv
+	s.simMu.Unlock()
+	return nil
+}
+
+// Simulator is the running acquirer simulator.
+func (s *Stack) Simulator() *simulator.Server {
+	s.simMu.Lock()
+	defer s.simMu.Unlock()
+	return s.sim
+}
+
+// SimulatorURL is the acquirer simulator's base URL.
+func (s *Stack) SimulatorURL() string { return "http://" + s.simAddr }
+
+// Close stops everything the stack started.
+func (s *Stack) Close() {
+	if s.api != nil {
+		s.api.stop()
+	}
+	if s.worker != nil {
+		s.worker.stop()
+	}
+	if s.recvSrv != nil {
+		_ = s.recvSrv.Close()
+	}
+	s.simMu.Lock()
+	if s.simHTTP != nil {
+		_ = s.simHTTP.Close()
+		s.sim.Close()
+	}
+	s.simMu.Unlock()
+	if s.DB != nil {
+		s.DB.Close()
+	}
+	s.tMu.Lock()
+	if s.tsrv != nil {
+		_ = s.tsrv.Stop()
+	}
+	s.tMu.Unlock()
+	s.pgMu.Lock()
+	if s.pg != nil {
+		_ = s.pg.Stop()
+	}
+	s.pgMu.Unlock()
+}
+
+func freePorts(n int) ([]int, error) {
+	var lns []net.Listener
+	defer func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		lns = append(lns, ln)
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,123 @@
+package simulator
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// Fault modes a test rig sets through POST /_sim/faults. They apply to a
+// share of the operations that move money (charge, capture, void, refund),
+// never to the inquiries and lists a test counts with.
+const (
+	// FaultNone: every operation is served.
+	FaultNone = "none"
+	// FaultError: the operation is answered 503 and nothing is done, as an
+	// acquirer's front door failing would.
+	FaultError = "error"
+	// FaultHang: the request is held, nothing done, until for_ms passes or
+	// the client gives up, and then dropped without an answer.
+	FaultHang = "hang"
+)
+
+const defaultHang = time.Minute
+
+// Faults is the fault setting, as GET and POST /_sim/faults carry it.
+type Faults struct {
+	Mode              string  `json:"mode"`
+	Rate              float64 `json:"rate"`
+	ForMS             int64   `json:"for_ms,omitempty"`
+	IgnoreIdempotency bool    `json:"ignore_idempotency"`
+}
+
+type faultState struct {
+	mu                sync.Mutex
+	mode              string
+	rate              float64
+	hang              time.Duration
+	ignoreIdempotency bool
+}
+
+func (f *faultState) get() Faults {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	mode := f.mode
+	if mode == "" {
+		mode = FaultNone
+	}
+	return Faults{Mode: mode, Rate: f.rate, ForMS: f.hang.Milliseconds(), IgnoreIdempotency: f.ignoreIdempotency}
+}
+
+func (f *faultState) ignoringIdempotency() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ignoreIdempotency
+}
+
+// draw decides whether this request meets the fault, and which.
+func (f *faultState) draw() (string, time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.mode == "" || f.mode == FaultNone || rand.Float64() >= f.rate {
+		return FaultNone, 0
+	}
+	return f.mode, f.hang
+}
+
+func (s *Server) handleGetFaults(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, s.faults.get())
+}
+
+func (s *Server) handleSetFaults(w http.ResponseWriter, r *http.Request) {
+	var in Faults
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&in); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the body must be a JSON fault setting")
+		return
+	}
+	switch {
+	case in.Mode != FaultNone && in.Mode != FaultError && in.Mode != FaultHang:
+		writeError(w, http.StatusBadRequest, "invalid_request", "mode must be none, error or hang")
+		return
+	case in.Rate < 0 || in.Rate > 1:
+		writeError(w, http.StatusBadRequest, "invalid_request", "rate must be between 0 and 1")
+		return
+	case in.ForMS < 0:
+		writeError(w, http.StatusBadRequest, "invalid_request", "for_ms must not be negative")
+		return
+	}
+	hang := time.Duration(in.ForMS) * time.Millisecond
+	if hang == 0 {
+		hang = defaultHang
+	}
+	s.faults.mu.Lock()
+	s.faults.mode, s.faults.rate, s.faults.hang, s.faults.ignoreIdempotency = in.Mode, in.Rate, hang, in.IgnoreIdempotency
+	s.faults.mu.Unlock()
+	s.logger.Warn("acquirer simulator faults set", "mode", in.Mode, "rate", in.Rate, "hang", hang, "ignore_idempotency", in.IgnoreIdempotency)
+	writeJSON(w, http.StatusOK, s.faults.get())
+}
+
+// faulty serves h unless the request meets the fault set.
+func (s *Server) faulty(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		switch mode, hang := s.faults.draw(); mode {
+		case FaultError:
+			infoFrom(r.Context()).outcome = "fault_error"
+			writeError(w, http.StatusServiceUnavailable, "acquirer_unavailable", "the acquirer is temporarily unavailable")
+		case FaultHang:
+			infoFrom(r.Context()).outcome = "fault_hang"
+			t := time.NewTimer(hang)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+			case <-s.done:
+			}
+			// Dropped without an answer, as a connection that dies would.
+			panic(http.ErrAbortHandler)
+		default:
+			h(w, r)
+		}
+	}
+}
