@@ -74,7 +74,7 @@ rerun-load: $(TEMPORAL)
 # version). The report's table ends the output and .data/chaos-report.txt.
 chaos: $(TEMPORAL)
 	@mkdir -p .data
-	set -o pipefail; PAYGATE_CHAOS=full $(GO) test -count=1 -timeout 40m -v -run '^TestChaos$$' ./internal/dev/chaos/ | tee .data/chaos-report.txt
+	set -o pipefail; PAYGATE_CHAOS=full $(GO) test -count=1 -timeout 40m -v -run '^TestChaos$$' ./integration/chaos/ | tee .data/chaos-report.txt
 
 # The integration suite on the Temporal server backed by Postgres (server,
 # schema tool and UI built from Go modules at a pinned version on first use,

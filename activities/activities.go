@@ -69,6 +69,14 @@ type Activities struct {
 	// IDs hands out transaction ids for the orders workflows make.
 	IDs    TransactionIDs
 	Logger *slog.Logger
+	// Metrics counts notification attempts; nil counts nothing.
+	Metrics NotifyMetrics
+}
+
+// NotifyMetrics counts notification delivery attempts by outcome
+// (telemetry.Metrics).
+type NotifyMetrics interface {
+	NotificationAttempt(outcome string)
 }
 
 // TransactionIDs hands out new transaction ids (txid.Generator).

@@ -102,6 +102,17 @@ func (a *Activities) DeliverNotification(ctx context.Context, in DeliverInput) (
 	if err := models.RecordAttempt(ctx, a.DB, attempt, res.Delivered); err != nil {
 		return DeliverResult{}, err
 	}
+	if a.Metrics != nil {
+		outcome := "delivered"
+		switch {
+		case res.Delivered:
+		case res.StatusCode != 0:
+			outcome = "refused"
+		default:
+			outcome = "error"
+		}
+		a.Metrics.NotificationAttempt(outcome)
+	}
 	if !res.Delivered {
 		a.Logger.Info("notification not acknowledged", "notify_id", n.NotifyID, "attempt", in.Attempt,
 			"status_code", res.StatusCode, "error", res.Error)

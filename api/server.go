@@ -7,9 +7,12 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"gorm.io/gorm"
 
 	"github.com/paygate/paygate/internal/adapters/merchant"
@@ -96,6 +99,14 @@ type Server struct {
 	// nil means one over DB (none without DB: replays are then not caught
 	// and strong signatures are refused).
 	Replays *replay.Store
+
+	// Metrics counts each answered request; nil counts nothing.
+	Metrics RequestMetrics
+}
+
+// RequestMetrics counts answered requests by route and result code.
+type RequestMetrics interface {
+	ObserveRequest(endpoint, code string, took time.Duration)
 }
 
 // Handler returns the HTTP handler with every route.
@@ -145,13 +156,42 @@ func (s *Server) Handler() http.Handler {
 	admin.GET("/payouts/reruns/:id", s.showPayoutRerun)
 	r.POST("/codec/*call", s.codecCall)
 	r.OPTIONS("/codec/*call", s.codecPreflight)
-	return r
+	return traced(r)
+}
+
+// traced starts a span for each merchant and shopper request, the parent of
+// the workflow's spans. The codec's paths hold its token and the health
+// check is noise, so neither is traced; a span is named after the /v1
+// operation, whose paths hold no ids.
+func traced(h http.Handler) http.Handler {
+	return otelhttp.NewHandler(h, "api",
+		otelhttp.WithFilter(func(r *http.Request) bool {
+			return strings.HasPrefix(r.URL.Path, "/v1/") || strings.HasPrefix(r.URL.Path, "/admin/")
+		}),
+		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
+			if strings.HasPrefix(r.URL.Path, "/v1/") && len(r.URL.Path) < 40 {
+				return r.Method + " " + r.URL.Path
+			}
+			return r.Method + " /admin"
+		}))
 }
 
 // logRequests writes one line per request: no bodies, so no card data.
 func (s *Server) logRequests(c *gin.Context) {
 	start := time.Now()
 	c.Next()
+	if s.Metrics != nil {
+		// The route's template, never the path itself: paths carry ids.
+		endpoint := c.FullPath()
+		if endpoint == "" {
+			endpoint = "unmatched"
+		}
+		code := c.GetString(ctxResultCode)
+		if code == "" {
+			code = strconv.Itoa(c.Writer.Status())
+		}
+		s.Metrics.ObserveRequest(endpoint, code, time.Since(start))
+	}
 	s.Logger.Info("request",
 		"method", c.Request.Method,
 		"path", loggedPath(c.Request),

@@ -110,7 +110,9 @@ func (r *deleteTokenRequest) trim() {
 	}
 }
 
-func (r *deleteTokenRequest) echo() echo { return echo{merchantID: r.MerchantID, accountID: r.AccountID} }
+func (r *deleteTokenRequest) echo() echo {
+	return echo{merchantID: r.MerchantID, accountID: r.AccountID}
+}
 
 func (r *deleteTokenRequest) signature() string { return r.EncryptionData }
 

@@ -27,6 +27,7 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
 	"gorm.io/gorm"
@@ -37,6 +38,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/notifyclient"
 	"github.com/paygate/paygate/internal/adapters/redeliver"
+	"github.com/paygate/paygate/internal/adapters/telemetry"
 	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/notify"
@@ -77,6 +79,10 @@ type Config struct {
 	// transfers in (PAYGATE_RAIL_DATA).
 	RailAddr     string
 	RailDataPath string
+	// MetricsAddr is where `paygate serve`, `worker` and `dev` serve
+	// Prometheus's /metrics and /healthz (PAYGATE_METRICS_ADDR); "" serves
+	// none. The metrics are for the operators' network, not the public one.
+	MetricsAddr string
 	// SimulatorDataPath is the file `paygate simulator` keeps the acquirer
 	// simulator's charges and refunds in across restarts
 	// (PAYGATE_SIMULATOR_DATA).
@@ -159,6 +165,7 @@ func FromEnv() (Config, error) {
 		RailAddr:          envOr("PAYGATE_RAIL_ADDR", "127.0.0.1:8092"),
 		RailDataPath:      envOr("PAYGATE_RAIL_DATA", ".data/rail-transfers.jsonl"),
 		SimulatorDataPath: envOr("PAYGATE_SIMULATOR_DATA", ".data/acquirer-charges.jsonl"),
+		MetricsAddr:       os.Getenv("PAYGATE_METRICS_ADDR"),
 		NotifySchedule:    notify.DefaultSchedule(),
 		AdminToken:        os.Getenv("PAYGATE_ADMIN_TOKEN"),
 		ProviderSecret:    os.Getenv("PAYGATE_PROVIDER_SECRET"),
@@ -247,6 +254,9 @@ func FromEnv() (Config, error) {
 		if !listenAddr(a.value) {
 			fail(a.name, fmt.Errorf("%w: want host:port such as 127.0.0.1:8080 or :8080", ErrMalformed))
 		}
+	}
+	if c.MetricsAddr != "" && !listenAddr(c.MetricsAddr) {
+		fail("PAYGATE_METRICS_ADDR", fmt.Errorf("%w: want host:port such as 127.0.0.1:9464", ErrMalformed))
 	}
 	if !grpcTarget(c.TemporalAddress) {
 		fail("TEMPORAL_ADDRESS", fmt.Errorf("%w: want host:port such as temporal:7233", ErrMalformed))
@@ -462,6 +472,9 @@ type Gateway struct {
 	Vault    *vault.Vault
 	Accounts *merchant.Service
 	Temporal client.Client
+	// Metrics are the process's Prometheus metrics, the Temporal SDK's
+	// among them (served by cmd/paygate on Config.MetricsAddr).
+	Metrics *telemetry.Metrics
 
 	ids       *txid.Generator // on the leased node
 	stopLease context.CancelFunc
@@ -506,6 +519,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 		Keys:     keys,
 		Vault:    vault.New(db, keys, fpKey),
 		Accounts: merchant.NewService(db, keys, 5*time.Second),
+		Metrics:  telemetry.New(db),
 	}
 	if withTemporal {
 		if err := g.takeNode(ctx); err != nil {
@@ -519,18 +533,27 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 			g.Close()
 			return nil, err
 		}
+		// Spans follow a payment from the API through its workflow to the
+		// acquirer call; without an exporter they cost nothing.
+		tracing, err := telemetry.TemporalInterceptor()
+		if err != nil {
+			g.Close()
+			return nil, err
+		}
 		opts, err := clusterOptions(cfg, client.Options{
 			HostPort:         cfg.TemporalAddress,
 			Namespace:        cfg.TemporalNamespace,
 			Logger:           sdklog.NewStructuredLogger(logger.With("component", "temporal")),
 			DataConverter:    dc,
 			FailureConverter: fc,
+			MetricsHandler:   g.Metrics.TemporalHandler(),
+			Interceptors:     []interceptor.ClientInterceptor{tracing},
 		})
 		if err != nil {
 			g.Close()
 			return nil, err
 		}
-		c, err := client.DialContext(ctx, opts)
+		c, err := dialTemporal(ctx, opts, logger)
 		if err != nil {
 			g.Close()
 			return nil, fmt.Errorf("dial temporal %s: %w", cfg.TemporalAddress, err)
@@ -542,6 +565,34 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 		}
 	}
 	return g, nil
+}
+
+// TemporalDialWait is how long a starting process waits for Temporal to
+// answer: a worker restarted while the cluster restarts too comes up when
+// it is back, instead of exiting for its supervisor to try again.
+const TemporalDialWait = time.Minute
+
+// dialTemporal dials Temporal, trying again with a growing pause until
+// TemporalDialWait has passed.
+func dialTemporal(ctx context.Context, opts client.Options, logger *slog.Logger) (client.Client, error) {
+	deadline := time.Now().Add(TemporalDialWait)
+	pause := 250 * time.Millisecond
+	for {
+		c, err := client.DialContext(ctx, opts)
+		if err == nil {
+			return c, nil
+		}
+		if time.Now().Add(pause).After(deadline) || ctx.Err() != nil {
+			return nil, err
+		}
+		logger.Warn("temporal not reachable yet, trying again", "address", opts.HostPort, "in", pause, "error", err)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 5*time.Second)
+	}
 }
 
 // OpenFromEnv opens the gateway (Open) with the configuration FromEnv
@@ -681,7 +732,8 @@ func (g *Gateway) APIHandler() http.Handler {
 
 		Admin: &api.Admin{Token: g.Config.AdminToken, Redeliver: redeliver.New(g.Temporal, g.DB), Schedule: g.Config.NotifySchedule,
 			PayoutReruns: g.PayoutReruns()},
-		Codec: g.codecEndpoint(),
+		Codec:   g.codecEndpoint(),
+		Metrics: g.Metrics,
 	}
 	return s.Handler()
 }
@@ -727,6 +779,7 @@ func (g *Gateway) Activities() (*activities.Activities, error) {
 		Notifier:   notifyclient.NewClient(10*time.Second, g.Config.NotifyAllowPrivate),
 		IDs:        g.transactionIDs(),
 		Logger:     g.Logger.With("component", "activities"),
+		Metrics:    g.Metrics,
 	}, nil
 }
 

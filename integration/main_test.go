@@ -4,6 +4,9 @@
 package integration
 
 import (
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -39,6 +42,7 @@ import (
 
 // env is the running stack the tests share.
 var env struct {
+	spans    *spanWatch
 	cfg      app.Config
 	gw       *app.Gateway
 	api      *httptest.Server
@@ -177,6 +181,11 @@ func run(m *testing.M) int {
 	if _, err := app.Migrate(ctx, cfg.DatabaseURL, logger); err != nil {
 		return fail(err)
 	}
+	// Spans of the traces a test watches are kept (tracing_test.go); the
+	// gateway's tracing interceptor is made at Open, so this comes first.
+	env.spans = newSpanWatch()
+	otel.SetTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(env.spans)))
+	otel.SetTextMapPropagator(propagation.TraceContext{})
 	env.gw, err = app.Open(ctx, cfg, logger, true)
 	if err != nil {
 		return fail(err)

@@ -51,6 +51,7 @@ type devSecrets struct {
 type demoFile struct {
 	APIURL        string `json:"api_url"`
 	TemporalUIURL string `json:"temporal_ui_url"`
+	MetricsURL    string `json:"metrics_url,omitempty"`
 	MerchantID    string `json:"merchant_id"`
 	AccountID     string `json:"account_id"`
 	SignKey       string `json:"sign_key"`
@@ -67,6 +68,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	simAddr := fs.String("simulator", "127.0.0.1:8090", "acquirer simulator listen address")
 	railAddr := fs.String("rail", "127.0.0.1:8092", "payout rail simulator listen address")
 	bankAddr := fs.String("simbank", "127.0.0.1:8091", "second simulated acquirer (connector sim-bank) listen address")
+	metricsAddr := fs.String("metrics", "127.0.0.1:9464", "Prometheus /metrics listen address (a free port if this one is taken)")
 	temporalPort := fs.Int("temporal-port", 7233, "Temporal frontend port")
 	uiPort := fs.Int("ui-port", 8233, "Temporal Web UI port")
 	if err := fs.Parse(args); err != nil {
@@ -187,6 +189,16 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 		return err
 	}
 	defer g.Close()
+	// Metrics are a convenience here: a taken port moves them, it does not
+	// stop the run.
+	metricsLn, err := listen(*metricsAddr)
+	if err != nil {
+		logger.Warn("metrics port taken, using a free one", "addr", *metricsAddr)
+		if metricsLn, err = listen("127.0.0.1:0"); err != nil {
+			return err
+		}
+	}
+	serveMetrics(runCtx, metricsLn, g.Metrics, always, logger.With("component", "metrics"))
 	w, err := g.NewWorker()
 	if err != nil {
 		return err
@@ -206,6 +218,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	}
 	demo.APIURL = "http://" + apiLn.Addr().String()
 	demo.TemporalUIURL = tp.UIURL()
+	demo.MetricsURL = "http://" + metricsLn.Addr().String() + "/metrics"
 	if err := writeJSON(filepath.Join(*dataDir, "demo-merchant.json"), demo, 0o600); err != nil {
 		return err
 	}
@@ -226,6 +239,7 @@ Paygate is running. Ctrl-C stops everything.
   Sim-bank     %s
   Payout rail  %s
   Postgres     %s
+  Metrics      %s   (Prometheus)
 
 The settings of this run are in %s (for other paygate commands).
 
@@ -236,7 +250,7 @@ Demo merchant (also in %s):
   account_id   %s   (capture mode manual)
   sign_key     %s
 
-`, demo.APIURL, demo.TemporalUIURL, tp.HostPort(), cfg.AcquirerURL, cfg.SimBankURL, cfg.RailURL, redactURL(pgURL),
+`, demo.APIURL, demo.TemporalUIURL, tp.HostPort(), cfg.AcquirerURL, cfg.SimBankURL, cfg.RailURL, redactURL(pgURL), demo.MetricsURL,
 		filepath.Join(*dataDir, "dev.env"), filepath.Join(*dataDir, "demo-merchant.json"), demo.MerchantID, demo.AccountID, demo.SignKey, demo.ManualAccountID, demo.ManualSignKey)
 
 	select {

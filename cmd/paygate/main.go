@@ -28,6 +28,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"github.com/paygate/paygate/internal/adapters/telemetry"
 )
 
 func main() {
@@ -69,6 +72,22 @@ func run(args []string, stdout io.Writer) error {
 	cmd, rest := args[0], args[1:]
 	if err := startDebugListener(ctx, os.Getenv("PAYGATE_DEBUG_ADDR"), logger); err != nil {
 		return err
+	}
+	switch cmd {
+	case "dev", "serve", "worker":
+		// The gateway's processes export their spans when an OTLP endpoint
+		// is configured (docs/observability.md).
+		shutdown, err := telemetry.SetupTracing(ctx, "paygate-"+cmd)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := shutdown(flushCtx); err != nil {
+				logger.Warn("trace exporter shutdown", "error", err)
+			}
+		}()
 	}
 	switch cmd {
 	case "dev":

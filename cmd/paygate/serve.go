@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/paygate/paygate/app"
@@ -21,11 +22,21 @@ func runServe(ctx context.Context, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	g, err := app.Open(ctx, cfg, logger, true)
+	metricsLn, err := listenMetrics(cfg.MetricsAddr)
 	if err != nil {
 		return err
 	}
+	g, err := app.Open(ctx, cfg, logger, true)
+	if err != nil {
+		if metricsLn != nil {
+			metricsLn.Close()
+		}
+		return err
+	}
 	defer g.Close()
+	if metricsLn != nil {
+		serveMetrics(ctx, metricsLn, g.Metrics, always, logger.With("component", "metrics"))
+	}
 	return serveHTTP(ctx, cfg.HTTPAddr, g.APIHandler(), logger.With("component", "api"))
 }
 
@@ -34,11 +45,23 @@ func runWorker(ctx context.Context, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	g, err := app.Open(ctx, cfg, logger, true)
+	metricsLn, err := listenMetrics(cfg.MetricsAddr)
 	if err != nil {
 		return err
 	}
+	g, err := app.Open(ctx, cfg, logger, true)
+	if err != nil {
+		if metricsLn != nil {
+			metricsLn.Close()
+		}
+		return err
+	}
 	defer g.Close()
+	// /healthz answers 200 from the worker's start to its stop.
+	var running atomic.Bool
+	if metricsLn != nil {
+		serveMetrics(ctx, metricsLn, g.Metrics, running.Load, logger.With("component", "metrics"))
+	}
 	w, err := g.NewWorker()
 	if err != nil {
 		return err
@@ -46,6 +69,8 @@ func runWorker(ctx context.Context, logger *slog.Logger) error {
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start worker: %w", err)
 	}
+	running.Store(true)
+	defer running.Store(false)
 	logger.Info("worker started")
 	if cfg.VaultSweepEvery > 0 {
 		// The order workflows drop each security code themselves; the sweep

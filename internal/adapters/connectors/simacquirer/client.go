@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/internal/domain/connector"
+
+	"github.com/paygate/paygate/internal/adapters/outbound"
 )
 
 const (
@@ -91,7 +93,7 @@ func NewClient(baseURL string, timeout time.Duration) (*Client, error) {
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
-	return &Client{baseURL: u, http: &http.Client{Timeout: timeout}}, nil
+	return &Client{baseURL: u, http: &http.Client{Timeout: timeout, Transport: outbound.Transport()}}, nil
 }
 
 // ChargeRequest asks the acquirer to authorise, and optionally capture, a

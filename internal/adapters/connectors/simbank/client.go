@@ -26,6 +26,8 @@ import (
 	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/refund"
+
+	"github.com/paygate/paygate/internal/adapters/outbound"
 )
 
 // Name is this connector's name, as accounts and orders name it.
@@ -94,7 +96,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
-	return &Client{baseURL: u, http: &http.Client{Timeout: cfg.Timeout}}, nil
+	return &Client{baseURL: u, http: &http.Client{Timeout: cfg.Timeout, Transport: outbound.Transport()}}, nil
 }
 
 // Name is the connector's name.

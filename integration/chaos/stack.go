@@ -15,8 +15,10 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/paygate/paygate/app"
@@ -44,6 +46,9 @@ type Options struct {
 	IgnoreIdempotency bool
 	// Logf reports progress.
 	Logf func(format string, args ...any)
+	// APIs and Workers are how many API and worker processes run; default
+	// one each. The faults break the first of each.
+	APIs, Workers int
 }
 
 // Simulator timing: the timeout card is held past the gateway's acquirer
@@ -60,22 +65,25 @@ const (
 type Stack struct {
 	opts Options
 
-	pgOpts  devenv.PostgresOptions
-	pgMu    sync.Mutex
-	pg      *devenv.Postgres
-	dbURL   string
-	tOpts   devenv.TemporalOptions
-	tMu     sync.Mutex
-	tsrv    *devenv.TemporalServer
-	simMu   sync.Mutex
-	sim     *simulator.Server
-	simHTTP *http.Server
+	pgOpts    devenv.PostgresOptions
+	pgMu      sync.Mutex
+	pg        *devenv.Postgres
+	dbURL     string
+	tOpts     devenv.TemporalOptions
+	tMu       sync.Mutex
+	tsrv      *devenv.TemporalServer
+	simMu     sync.Mutex
+	sim       *simulator.Server
+	simHTTP   *http.Server
 	simAddr   string
 	simData   string
 	simSecret string
-	api     *proc
-	worker  *proc
-	apiURL  string
+	api       *proc
+	worker    *proc
+	apis      []*proc
+	workers   []*proc
+	apiURLs   []string
+	next      atomic.Uint64
 
 	// DB reads the record for the checks.
 	DB       *app.Gateway
@@ -105,7 +113,8 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 			s.Close()
 		}
 	}()
-	ports, err := freePorts(6)
+	opts.APIs, opts.Workers = max(opts.APIs, 1), max(opts.Workers, 1)
+	ports, err := freePorts(4 + opts.APIs)
 	if err != nil {
 		return nil, err
 	}
@@ -176,32 +185,42 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		}
 	}
 
-	s.apiURL = "http://127.0.0.1:" + strconv.Itoa(ports[4])
 	env := []string{
 		"DATABASE_URL=" + s.dbURL, "TEMPORAL_ADDRESS=" + s.tsrv.HostPort(),
 		"PAYGATE_KEYRING=" + spec, "PAYGATE_FINGERPRINT_KEY=" + cfg.FingerprintKey,
 		"PAYGATE_PROVIDER_SECRET=" + secret, "PAYGATE_ADMIN_TOKEN=" + randomHex(32),
 		"ACQUIRER_URL=http://" + s.simAddr, "ACQUIRER_TIMEOUT=" + acquirerTimeout.String(),
 		"PAYGATE_CONNECTORS=sim-acquirer",
-		"PAYGATE_HTTP_ADDR=127.0.0.1:" + strconv.Itoa(ports[4]), "PAYGATE_PUBLIC_URL=" + s.apiURL,
 		"PAYGATE_NOTIFY_ALLOW_PRIVATE=true", "PAYGATE_NOTIFY_SCHEDULE=initial=200ms,max=2s,horizon=30m",
 		"PAYGATE_RAIL_DATA=" + filepath.Join(opts.Dir, "rail.jsonl"),
 		"PAYGATE_VAULT_SWEEP_EVERY=0",
 	}
-	s.api = &proc{name: "api", bin: opts.Bin, args: []string{"serve"}, env: env, ready: s.apiURL + "/healthz", log: opts.Log}
-	s.worker = &proc{name: "worker", bin: opts.Bin, args: []string{"worker"}, env: env, readyLog: "worker started", log: opts.Log}
-	if err := s.worker.start(ctx); err != nil {
-		return nil, err
+	for i := range opts.Workers {
+		w := &proc{name: "worker " + strconv.Itoa(i+1), bin: opts.Bin, args: []string{"worker"}, env: env, readyLog: "worker started", log: opts.Log}
+		if err := w.start(ctx); err != nil {
+			return nil, err
+		}
+		s.workers = append(s.workers, w)
 	}
-	if err := s.api.start(ctx); err != nil {
-		return nil, err
+	for i := range opts.APIs {
+		u := "http://127.0.0.1:" + strconv.Itoa(ports[4+i])
+		// Each API is its own public URL: 3-D Secure and APM returns come
+		// back to the process that sent the shopper away.
+		apiEnv := append(slices.Clone(env), "PAYGATE_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(ports[4+i]), "PAYGATE_PUBLIC_URL="+u)
+		a := &proc{name: "api " + strconv.Itoa(i+1), bin: opts.Bin, args: []string{"serve"}, env: apiEnv, ready: u + "/healthz", log: opts.Log}
+		if err := a.start(ctx); err != nil {
+			return nil, err
+		}
+		s.apis = append(s.apis, a)
+		s.apiURLs = append(s.apiURLs, u)
 	}
+	s.api, s.worker = s.apis[0], s.workers[0]
 	ok = true
 	return s, nil
 }
 
-// APIURL is the API's base URL.
-func (s *Stack) APIURL() string { return s.apiURL }
+// APIURL is an API's base URL, each in turn.
+func (s *Stack) APIURL() string { return s.apiURLs[s.next.Add(1)%uint64(len(s.apiURLs))] }
 
 // NotifyURL is where the orders' notifications go.
 func (s *Stack) NotifyURL() string { return "http://" + s.recvAddr + "/notify" }
@@ -246,11 +265,8 @@ func (s *Stack) SimulatorURL() string { return "http://" + s.simAddr }
 
 // Close stops everything the stack started.
 func (s *Stack) Close() {
-	if s.api != nil {
-		s.api.stop()
-	}
-	if s.worker != nil {
-		s.worker.stop()
+	for _, p := range append(slices.Clone(s.apis), s.workers...) {
+		p.stop()
 	}
 	if s.recvSrv != nil {
 		_ = s.recvSrv.Close()

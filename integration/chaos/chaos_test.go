@@ -14,7 +14,13 @@ import (
 // OS user can enter.
 func startStack(t *testing.T, ignoreIdempotency bool) *Stack {
 	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	return startStackWith(t, Options{IgnoreIdempotency: ignoreIdempotency})
+}
+
+// startStackWith is startStack with the stack's shape given.
+func startStackWith(t *testing.T, opts Options) *Stack {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +58,8 @@ func startStack(t *testing.T, ignoreIdempotency bool) *Stack {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	s, err := Start(ctx, Options{Root: root, Bin: bin, Dir: dir, Log: logFile, IgnoreIdempotency: ignoreIdempotency, Logf: t.Logf})
+	opts.Root, opts.Bin, opts.Dir, opts.Log, opts.Logf = root, bin, dir, logFile, t.Logf
+	s, err := Start(ctx, opts)
 	if err != nil {
 		t.Fatalf("start the stack: %v", err)
 	}

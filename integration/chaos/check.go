@@ -314,16 +314,9 @@ func notificationsDelivered(notices []models.Notification, seen map[string]int, 
 // for a minute or an activity failing again and again.
 func (s *Stack) workflowsHealthy(ctx context.Context) (Property, error) {
 	p := Property{Name: "no workflow failed or stuck"}
-	dc, fc, err := app.TemporalConverters(s.DB.Keys)
+	c, err := s.temporalClient(ctx)
 	if err != nil {
 		return p, err
-	}
-	s.tMu.Lock()
-	addr := s.tsrv.HostPort()
-	s.tMu.Unlock()
-	c, err := client.DialContext(ctx, client.Options{HostPort: addr, DataConverter: dc, FailureConverter: fc})
-	if err != nil {
-		return p, fmt.Errorf("dial temporal: %w", err)
 	}
 	defer c.Close()
 	var token []byte
@@ -358,6 +351,23 @@ func (s *Stack) workflowsHealthy(ctx context.Context) (Property, error) {
 			return p, nil
 		}
 	}
+}
+
+// temporalClient dials the stack's Temporal server with the gateway's
+// payload codec.
+func (s *Stack) temporalClient(ctx context.Context) (client.Client, error) {
+	dc, fc, err := app.TemporalConverters(s.DB.Keys)
+	if err != nil {
+		return nil, err
+	}
+	s.tMu.Lock()
+	addr := s.tsrv.HostPort()
+	s.tMu.Unlock()
+	c, err := client.DialContext(ctx, client.Options{HostPort: addr, DataConverter: dc, FailureConverter: fc})
+	if err != nil {
+		return nil, fmt.Errorf("dial temporal: %w", err)
+	}
+	return c, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -54,8 +54,8 @@ type Operation struct {
 
 // Traffic sends signed requests at a steady rate and records every answer.
 type Traffic struct {
-	s   *Stack
-	hc  *http.Client
+	s     *Stack
+	hc    *http.Client
 	seq   atomic.Int64
 	run   string
 	cards []string

@@ -1,0 +1,93 @@
+package telemetry
+
+import (
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// scrape returns the metrics' text exposition.
+func scrape(t *testing.T, m *Metrics) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != 200 {
+		t.Fatalf("scrape: %d", rec.Code)
+	}
+	b, _ := io.ReadAll(rec.Body)
+	return string(b)
+}
+
+func TestSDKMetrics(t *testing.T) {
+	m := New(nil)
+	h := m.TemporalHandler()
+	h.Counter("temporal_request").Inc(2)
+	h.WithTags(map[string]string{"operation": "StartWorkflowExecution"}).Counter("temporal_request").Inc(3)
+	h.WithTags(map[string]string{"workflow_type": "Order"}).WithTags(map[string]string{"task-queue": "paygate"}).
+		Gauge("temporal_sticky_cache_size").Update(7)
+	timer := h.WithTags(map[string]string{"activity_type": "Charge"}).Timer("temporal_activity_execution_latency")
+	timer.Record(3 * time.Millisecond)
+	timer.Record(2 * time.Second)
+	h.Counter("odd.name-here").Inc(1)
+	out := scrape(t, m)
+
+	tests := []struct {
+		name string
+		line string
+	}{
+		{"a counter without tags, its labels empty", `temporal_request_total{operation=""} 2`},
+		{"the same counter with a tag", `temporal_request_total{operation="StartWorkflowExecution"} 3`},
+		{"tags merged and their names sanitised", `temporal_sticky_cache_size{task_queue="paygate",workflow_type="Order"} 7`},
+		{"a timer as a histogram in seconds: the 5 ms bucket", `temporal_activity_execution_latency_seconds_bucket{activity_type="Charge",le="0.005"} 1`},
+		{"the timer's 2.5 s bucket holds both", `temporal_activity_execution_latency_seconds_bucket{activity_type="Charge",le="2.5"} 2`},
+		{"the timer's count", `temporal_activity_execution_latency_seconds_count{activity_type="Charge"} 2`},
+		{"a name made a Prometheus one", `temporal_odd_name_here_total 1`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if !strings.Contains(out, tc.line+"\n") {
+				t.Errorf("no line %q in\n%s", tc.line, grepTemporal(out))
+			}
+		})
+	}
+}
+
+func grepTemporal(out string) string {
+	var keep []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "temporal_") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func TestRequestAndNotificationMetrics(t *testing.T) {
+	m := New(nil)
+	m.ObserveRequest("/v1/authorise", "0000", 20*time.Millisecond)
+	m.ObserveRequest("/v1/authorise", "0000", 40*time.Millisecond)
+	m.ObserveRequest("/v1/authorise", "I0013", time.Millisecond)
+	m.ObserveRequest("unmatched", "404", time.Millisecond)
+	m.NotificationAttempt(NotifyRefused)
+	m.NotificationAttempt(NotifyDelivered)
+	out := scrape(t, m)
+	for _, line := range []string{
+		`paygate_http_requests_total{code="0000",endpoint="/v1/authorise"} 2`,
+		`paygate_http_requests_total{code="I0013",endpoint="/v1/authorise"} 1`,
+		`paygate_http_requests_total{code="404",endpoint="unmatched"} 1`,
+		`paygate_http_request_duration_seconds_bucket{endpoint="/v1/authorise",le="0.025"} 2`,
+		`paygate_http_request_duration_seconds_count{endpoint="/v1/authorise"} 3`,
+		`paygate_notification_attempts_total{outcome="delivered"} 1`,
+		`paygate_notification_attempts_total{outcome="refused"} 1`,
+	} {
+		if !strings.Contains(out, line+"\n") {
+			t.Errorf("no line %q", line)
+		}
+	}
+	// Two gateways in one process keep their own counts.
+	if other := scrape(t, New(nil)); strings.Contains(other, "paygate_http_requests_total{") {
+		t.Error("a second Metrics shares the first one's counts")
+	}
+}
