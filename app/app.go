@@ -79,6 +79,14 @@ type Config struct {
 	// transfers in (PAYGATE_RAIL_DATA).
 	RailAddr     string
 	RailDataPath string
+	// SimulatorPublicURL is the acquirer simulator as shoppers' browsers
+	// reach its ACS and APM pages (PAYGATE_SIMULATOR_PUBLIC_URL; default
+	// ACQUIRER_URL); SimulatorCallbackVia is where the simulated APM
+	// provider posts its callbacks instead of PAYGATE_PUBLIC_URL's host
+	// (PAYGATE_SIMULATOR_CALLBACK_VIA), for a simulator on a container
+	// network.
+	SimulatorPublicURL   string
+	SimulatorCallbackVia string
 	// MetricsAddr is where `paygate serve`, `worker` and `dev` serve
 	// Prometheus's /metrics and /healthz (PAYGATE_METRICS_ADDR); "" serves
 	// none. The metrics are for the operators' network, not the public one.
@@ -151,27 +159,29 @@ var (
 // reported together.
 func FromEnv() (Config, error) {
 	c := Config{
-		DatabaseURL:       os.Getenv("DATABASE_URL"),
-		TemporalAddress:   envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
-		TemporalNamespace: envOr("TEMPORAL_NAMESPACE", "default"),
-		Keyring:           os.Getenv("PAYGATE_KEYRING"),
-		FingerprintKey:    os.Getenv("PAYGATE_FINGERPRINT_KEY"),
-		AcquirerURL:       envOr("ACQUIRER_URL", "http://127.0.0.1:8090"),
-		AcquirerTimeout:   10 * time.Second,
-		HTTPAddr:          envOr("PAYGATE_HTTP_ADDR", "127.0.0.1:8080"),
-		SimulatorAddr:     envOr("PAYGATE_SIMULATOR_ADDR", "127.0.0.1:8090"),
-		SimBankAddr:       envOr("PAYGATE_SIMBANK_ADDR", "127.0.0.1:8091"),
-		RailURL:           envOr("RAIL_URL", "http://127.0.0.1:8092"),
-		RailAddr:          envOr("PAYGATE_RAIL_ADDR", "127.0.0.1:8092"),
-		RailDataPath:      envOr("PAYGATE_RAIL_DATA", ".data/rail-transfers.jsonl"),
-		SimulatorDataPath: envOr("PAYGATE_SIMULATOR_DATA", ".data/acquirer-charges.jsonl"),
-		MetricsAddr:       os.Getenv("PAYGATE_METRICS_ADDR"),
-		NotifySchedule:    notify.DefaultSchedule(),
-		AdminToken:        os.Getenv("PAYGATE_ADMIN_TOKEN"),
-		ProviderSecret:    os.Getenv("PAYGATE_PROVIDER_SECRET"),
-		VaultSweepEvery:   DefaultVaultSweepEvery,
+		DatabaseURL:          os.Getenv("DATABASE_URL"),
+		TemporalAddress:      envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+		TemporalNamespace:    envOr("TEMPORAL_NAMESPACE", "default"),
+		Keyring:              os.Getenv("PAYGATE_KEYRING"),
+		FingerprintKey:       os.Getenv("PAYGATE_FINGERPRINT_KEY"),
+		AcquirerURL:          envOr("ACQUIRER_URL", "http://127.0.0.1:8090"),
+		AcquirerTimeout:      10 * time.Second,
+		HTTPAddr:             envOr("PAYGATE_HTTP_ADDR", "127.0.0.1:8080"),
+		SimulatorAddr:        envOr("PAYGATE_SIMULATOR_ADDR", "127.0.0.1:8090"),
+		SimBankAddr:          envOr("PAYGATE_SIMBANK_ADDR", "127.0.0.1:8091"),
+		RailURL:              envOr("RAIL_URL", "http://127.0.0.1:8092"),
+		RailAddr:             envOr("PAYGATE_RAIL_ADDR", "127.0.0.1:8092"),
+		RailDataPath:         envOr("PAYGATE_RAIL_DATA", ".data/rail-transfers.jsonl"),
+		SimulatorDataPath:    envOr("PAYGATE_SIMULATOR_DATA", ".data/acquirer-charges.jsonl"),
+		MetricsAddr:          os.Getenv("PAYGATE_METRICS_ADDR"),
+		SimulatorCallbackVia: os.Getenv("PAYGATE_SIMULATOR_CALLBACK_VIA"),
+		NotifySchedule:       notify.DefaultSchedule(),
+		AdminToken:           os.Getenv("PAYGATE_ADMIN_TOKEN"),
+		ProviderSecret:       os.Getenv("PAYGATE_PROVIDER_SECRET"),
+		VaultSweepEvery:      DefaultVaultSweepEvery,
 	}
 	c.PublicURL = envOr("PAYGATE_PUBLIC_URL", "http://"+c.HTTPAddr)
+	c.SimulatorPublicURL = envOr("PAYGATE_SIMULATOR_PUBLIC_URL", c.AcquirerURL)
 	host, _ := os.Hostname()
 	c.NodeName = host + "/" + strconv.Itoa(os.Getpid())
 
@@ -254,6 +264,13 @@ func FromEnv() (Config, error) {
 		if !listenAddr(a.value) {
 			fail(a.name, fmt.Errorf("%w: want host:port such as 127.0.0.1:8080 or :8080", ErrMalformed))
 		}
+	}
+	// Unset, it is ACQUIRER_URL, which is checked above.
+	if os.Getenv("PAYGATE_SIMULATOR_PUBLIC_URL") != "" && !httpURL(c.SimulatorPublicURL) {
+		fail("PAYGATE_SIMULATOR_PUBLIC_URL", fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))
+	}
+	if c.SimulatorCallbackVia != "" && !httpURL(c.SimulatorCallbackVia) {
+		fail("PAYGATE_SIMULATOR_CALLBACK_VIA", fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))
 	}
 	if c.MetricsAddr != "" && !listenAddr(c.MetricsAddr) {
 		fail("PAYGATE_METRICS_ADDR", fmt.Errorf("%w: want host:port such as 127.0.0.1:9464", ErrMalformed))
@@ -726,7 +743,7 @@ func (g *Gateway) APIHandler() http.Handler {
 		TestIntervals:  g.Config.SubscriptionTestIntervals,
 		Vault:          g.Vault,
 		IDs:            g.ids,
-		FormOrigins:    []string{g.Config.AcquirerURL}, // The simulated ACS and APM pages live there.
+		FormOrigins:    formOrigins(g.Config), // The simulated ACS and APM pages live there.
 		DB:             g.DB,
 		Logger:         g.Logger.With("component", "api"),
 
@@ -736,6 +753,16 @@ func (g *Gateway) APIHandler() http.Handler {
 		Metrics: g.Metrics,
 	}
 	return s.Handler()
+}
+
+// formOrigins are where the shopper's pages may send the shopper with a
+// form: the simulated ACS and APM pages, at the address the browser sees.
+func formOrigins(c Config) []string {
+	origins := []string{c.AcquirerURL}
+	if c.SimulatorPublicURL != "" && c.SimulatorPublicURL != c.AcquirerURL {
+		origins = append(origins, c.SimulatorPublicURL)
+	}
+	return origins
 }
 
 // Limits of the gateway's HTTP servers (API and simulator). A request's

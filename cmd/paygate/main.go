@@ -49,6 +49,7 @@ commands:
   simulator          run the acquirer (sim-acquirer, sim-bank) and payout rail simulators
   migrate            bring the database schema up to date
   merchant create    create a merchant account and print its credentials
+  merchant demo      make sure the demo merchant's two accounts exist and print their credentials
   merchant rotate-key  give an account a new sign key (the old one stays valid for -grace)
   merchant set-signing  set an account's signing scheme: compatible or strong (-scheme)
   sign               print encryption_data for values and a sign key (-strong: a Paygate-Signature header)
@@ -60,6 +61,7 @@ commands:
   ledger balance     print a merchant account's available and reserved balance
   ledger entries     list a merchant account's journal entries
   payout rerun       re-run failed payouts by id or filter (-dry-run, -yes, -resume N)
+  healthcheck URL    exit 0 when URL answers 2xx within 3 s (for container health checks)
   payout reruns      list the recorded payout re-runs, or one re-run's payouts and outcomes (-id N)`)
 
 func run(args []string, stdout io.Writer) error {
@@ -108,8 +110,10 @@ func run(args []string, stdout io.Writer) error {
 			return runMerchantRotateKey(ctx, rest[1:], stdout, logger)
 		case len(rest) > 0 && rest[0] == "set-signing":
 			return runMerchantSetSigning(ctx, rest[1:], stdout, logger)
+		case len(rest) > 0 && rest[0] == "demo":
+			return runMerchantDemo(ctx, stdout, logger)
 		}
-		return errors.New("usage: paygate merchant create|rotate-key|set-signing [flags]")
+		return errors.New("usage: paygate merchant create|demo|rotate-key|set-signing [flags]")
 	case "sign":
 		return runSign(rest, stdout)
 	case "bench":
@@ -124,6 +128,8 @@ func run(args []string, stdout io.Writer) error {
 		return runLedger(ctx, rest, stdout, logger)
 	case "payout":
 		return runPayout(ctx, rest, os.Stdin, stdout, logger)
+	case "healthcheck":
+		return runHealthcheck(ctx, rest)
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, errUsage.Error())
 		return nil

@@ -269,3 +269,21 @@ func isFieldName(s string) bool {
 	}
 	return true
 }
+
+// runMerchantDemo makes sure the demo merchant's accounts exist, as `paygate
+// dev` does, and prints their credentials as JSON: the seed of a compose
+// setup, safe to run on every start.
+func runMerchantDemo(ctx context.Context, stdout io.Writer, logger *slog.Logger) error {
+	g, err := app.OpenFromEnv(ctx, logger, false)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	demo, err := ensureDemoMerchant(ctx, g.Accounts)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(demo)
+}

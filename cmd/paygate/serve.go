@@ -103,7 +103,7 @@ func runSimulator(ctx context.Context, logger *slog.Logger) error {
 	// The acquirer simulator keeps its charges in a file across restarts,
 	// so what was really charged can be counted after a crash.
 	sim, err := simulator.Open(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.ProviderSecret,
-		DataPath: cfg.SimulatorDataPath})
+		DataPath: cfg.SimulatorDataPath, PublicURL: cfg.SimulatorPublicURL, CallbackVia: cfg.SimulatorCallbackVia})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -106,7 +107,7 @@ func (s *Server) handleCreateAPMPayment(w http.ResponseWriter, r *http.Request) 
 		writeError(w, http.StatusBadRequest, code, err.Error())
 		return
 	}
-	base := baseURL(r)
+	base := s.pageBase(r)
 	fp := s.fingerprint(scopeAPM, "", req)
 	s.idempotent(w, r, scopeAPM, req.IdempotencyKey, fp, func(*idemEntry) result {
 		p := &apmPayment{
@@ -251,6 +252,11 @@ func (s *Server) sendCallback(ctx context.Context, callbackURL string, cb apmCal
 	}
 	ctx, cancel := context.WithTimeout(ctx, callbackTimeout)
 	defer cancel()
+	if s.callbackVia != "" {
+		if u, err := url.Parse(callbackURL); err == nil {
+			callbackURL = s.callbackVia + u.RequestURI()
+		}
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, callbackURL, bytes.NewReader(body))
 	if err != nil {
 		return 0

@@ -288,3 +288,26 @@ func TestAPMNotFound(t *testing.T) {
 		})
 	}
 }
+
+// TestPublicURLAndCallbackVia: behind a container's port mapping the pages
+// are linked at the public URL, and the provider's callback goes to the
+// gateway's internal address with the callback URL's path.
+func TestPublicURLAndCallbackVia(t *testing.T) {
+	rc, internal := newReceiver(t, http.StatusOK)
+	_, ts := newTestServer(t, Options{PublicURL: "http://localhost:18090/", CallbackVia: internal.URL})
+	a := authenticate(t, ts.URL, authBody("auth-public", "4000000000003220"))
+	if !strings.HasPrefix(a.ACSURL, "http://localhost:18090/acs/") {
+		t.Errorf("ACS URL %s, want it at the public URL", a.ACSURL)
+	}
+	p := createAPM(t, ts.URL, apmBody("apm-via", "IDEAL", "EUR", "NL", "http://gateway.public.example/v1/apm/callback"))
+	if want := "http://localhost:18090/apm/" + p.PaymentID; p.RedirectURL != want {
+		t.Errorf("redirect URL %s, want %s", p.RedirectURL, want)
+	}
+	// The page is served here; the form posts to this simulator.
+	if got := postForm(t, ts.URL+"/apm/"+p.PaymentID+"/pay", nil); got.status != http.StatusSeeOther {
+		t.Fatalf("pay: %d %s", got.status, got.body)
+	}
+	if n := len(rc.callbacks()); n != 1 {
+		t.Fatalf("%d callbacks reached the internal address, want 1", n)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"crypto/rand"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -65,6 +66,16 @@ type Options struct {
 	// IgnoreIdempotency makes every charge request a new charge, repeated
 	// key or not: deliberately unsafe, to prove a test sees double charges.
 	IgnoreIdempotency bool
+	// PublicURL is the simulator's address as shoppers' browsers reach it,
+	// for the ACS and APM page links it hands out; empty means the address
+	// each request reached it at. Behind a container's port mapping the two
+	// differ.
+	PublicURL string
+	// CallbackVia, when set, is the base URL the APM provider posts its
+	// callbacks to, in place of the callback URL's own scheme and host:
+	// the gateway's public address may not be reachable from where the
+	// simulator runs (a container network), its internal one is.
+	CallbackVia string
 }
 
 // Charge is the acquirer's record of one charge attempt that reached a
@@ -111,6 +122,8 @@ type Server struct {
 	callbacks    *http.Client
 
 	slowDelay    time.Duration
+	publicURL    string
+	callbackVia  string
 	enableFaults bool
 	faults       faultState
 
@@ -154,6 +167,8 @@ func NewServer(opts Options) *Server {
 		timeoutDelay: opts.TimeoutDelay,
 		settleDelay:  opts.SettleDelay,
 		slowDelay:    opts.SlowCardDelay,
+		publicURL:    strings.TrimSuffix(opts.PublicURL, "/"),
+		callbackVia:  strings.TrimSuffix(opts.CallbackVia, "/"),
 		enableFaults: opts.EnableFaults,
 		faults:       faultState{ignoreIdempotency: opts.IgnoreIdempotency},
 		logger:       opts.Logger,

@@ -78,7 +78,7 @@ func (s *Server) handleCreateAuthentication(w http.ResponseWriter, r *http.Reque
 		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
 		return
 	}
-	base := baseURL(r)
+	base := s.pageBase(r)
 	fp := s.fingerprint(scopeAuthentication, "", req)
 	s.idempotent(w, r, scopeAuthentication, req.IdempotencyKey, fp, func(*idemEntry) result {
 		a := s.createAuthentication(req, base)
@@ -287,6 +287,15 @@ func validHTTPURL(s string) bool {
 	}
 	u, err := url.Parse(s)
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil
+}
+
+// pageBase is where the shopper's browser finds the simulator's pages:
+// the configured public URL, or else the address the request came to.
+func (s *Server) pageBase(r *http.Request) string {
+	if s.publicURL != "" {
+		return s.publicURL
+	}
+	return baseURL(r)
 }
 
 // baseURL is the scheme and host the request reached the simulator at, so

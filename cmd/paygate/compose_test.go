@@ -1,0 +1,341 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"maps"
+	"net"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/compose-spec/compose-go/v2/loader"
+	"github.com/compose-spec/compose-go/v2/types"
+	"gopkg.in/yaml.v3"
+
+	"github.com/paygate/paygate/app"
+	"github.com/paygate/paygate/internal/adapters/telemetry"
+	"github.com/paygate/paygate/internal/domain/keyring"
+)
+
+// composeSecrets are the variables docker-compose.yml requires, with values
+// the gateway accepts.
+func composeSecrets(t *testing.T) map[string]string {
+	t.Helper()
+	spec, err := keyring.GenerateSpec("k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := make([]byte, 32)
+	_, _ = rand.Read(fp)
+	return map[string]string{
+		"POSTGRES_PASSWORD":       "b1c2d3e4f5a6b7c8",
+		"PAYGATE_KEYRING":         spec,
+		"PAYGATE_FINGERPRINT_KEY": base64.StdEncoding.EncodeToString(fp),
+		"PAYGATE_PROVIDER_SECRET": "7f3a9c1e5b2d8f4a6c0e9b7d5a3f1c8e",
+		"PAYGATE_ADMIN_TOKEN":     "c9e8d7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0",
+		"PAYGATE_CODEC_TOKEN":     "0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d",
+		"GRAFANA_ADMIN_PASSWORD":  "e4f5a6b7c8d9",
+	}
+}
+
+// loadCompose loads docker-compose.yml with the compose specification's own
+// library, as `docker compose` would with env as its environment.
+func loadCompose(t *testing.T, env map[string]string) (*types.Project, error) {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loader.LoadWithContext(context.Background(), types.ConfigDetails{
+		WorkingDir:  root,
+		ConfigFiles: []types.ConfigFile{{Filename: filepath.Join(root, "docker-compose.yml")}},
+		// The loader adds to the map it is given.
+		Environment: maps.Clone(env),
+	}, func(o *loader.Options) { o.SetProjectName("paygate", true) })
+}
+
+// TestComposeRefusesMissingSecrets: each secret has no default; without it
+// compose does not start, and says which.
+func TestComposeRefusesMissingSecrets(t *testing.T) {
+	all := composeSecrets(t)
+	if _, err := loadCompose(t, all); err != nil {
+		t.Fatalf("with every secret: %v", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		t.Run(name, func(t *testing.T) {
+			env := maps.Clone(all)
+			delete(env, name)
+			_, err := loadCompose(t, env)
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("without %s: %v, want an error naming it", name, err)
+			}
+		})
+	}
+}
+
+// env returns a service's environment as plain strings.
+func env(t *testing.T, s types.ServiceConfig) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for k, v := range s.Environment {
+		if v == nil {
+			t.Errorf("%s: %s has no value", s.Name, k)
+			continue
+		}
+		out[k] = *v
+	}
+	return out
+}
+
+// withEnv sets vars for the test and reads the gateway's configuration.
+func withEnv(t *testing.T, vars map[string]string) (app.Config, error) {
+	t.Helper()
+	for k, v := range vars {
+		t.Setenv(k, v)
+	}
+	return app.FromEnv()
+}
+
+func portOf(t *testing.T, hostport string) string {
+	t.Helper()
+	_, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		t.Fatalf("%q: %v", hostport, err)
+	}
+	return port
+}
+
+func urlPort(t *testing.T, raw string) string {
+	t.Helper()
+	u, err := url.Parse(raw)
+	if err != nil {
+		t.Fatalf("%q: %v", raw, err)
+	}
+	return u.Port()
+}
+
+// TestComposeMatchesTheCLI checks docker-compose.yml against the gateway's
+// own configuration, since no Docker engine runs here: every paygate
+// service runs a real subcommand with an environment the gateway accepts,
+// listens where its ports, health checks and the other services expect it,
+// and the browser on the host reaches the API, the simulator's pages and
+// the codec endpoint at the addresses the gateway hands out.
+func TestComposeMatchesTheCLI(t *testing.T) {
+	p, err := loadCompose(t, composeSecrets(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	services := map[string]types.ServiceConfig{}
+	for _, s := range p.Services {
+		services[s.Name] = s
+	}
+	wantServices := []string{"api", "grafana", "migrate", "postgres", "prometheus", "seed", "simulator", "temporal", "temporal-ui", "worker"}
+	if got := slices.Sorted(maps.Keys(services)); !slices.Equal(got, wantServices) {
+		t.Fatalf("services %v, want %v", got, wantServices)
+	}
+
+	usage := errUsage.Error()
+	commands := []struct {
+		service string
+		command []string
+		process app.Process
+	}{
+		{"api", []string{"serve"}, app.Serve},
+		{"worker", []string{"worker"}, app.Worker},
+		{"simulator", []string{"simulator"}, 0},
+		{"migrate", []string{"migrate"}, 0},
+		{"seed", []string{"merchant", "demo"}, 0},
+	}
+	for _, c := range commands {
+		t.Run(c.service, func(t *testing.T) {
+			s := services[c.service]
+			if s.Image != "paygate:local" || s.Build == nil {
+				t.Errorf("image %q build %v, want paygate:local built here", s.Image, s.Build)
+			}
+			if !slices.Equal(s.Command, c.command) {
+				t.Errorf("command %v, want %v", s.Command, c.command)
+			}
+			if !strings.Contains(usage, "\n  "+strings.Join(c.command, " ")+" ") {
+				t.Errorf("%v is not a command in paygate's usage", c.command)
+			}
+			cfg, err := withEnv(t, env(t, s))
+			if err != nil {
+				t.Fatalf("the gateway refuses the service's environment: %v", err)
+			}
+			if c.process != 0 {
+				if err := cfg.CheckSecrets(c.process); err != nil {
+					t.Errorf("%s refuses its secrets: %v", c.command[0], err)
+				}
+			}
+		})
+	}
+
+	api, worker, sim := services["api"], services["worker"], services["simulator"]
+	apiCfg, err := withEnv(t, env(t, api))
+	if err != nil {
+		t.Fatal(err)
+	}
+	simCfg, err := withEnv(t, env(t, sim))
+	if err != nil {
+		t.Fatal(err)
+	}
+	published := func(s types.ServiceConfig, target string) (types.ServicePortConfig, bool) {
+		for _, port := range s.Ports {
+			if port.Target != 0 && strings.TrimSpace(target) == itoa(port.Target) {
+				return port, true
+			}
+		}
+		return types.ServicePortConfig{}, false
+	}
+	// The API: published on the host's loopback at the port of the public
+	// URL the gateway hands browsers.
+	if port, ok := published(api, portOf(t, apiCfg.HTTPAddr)); !ok || port.HostIP != "127.0.0.1" || port.Published != urlPort(t, apiCfg.PublicURL) {
+		t.Errorf("api ports %+v: want PAYGATE_HTTP_ADDR's port published on 127.0.0.1 at PAYGATE_PUBLIC_URL's port (%s)", api.Ports, apiCfg.PublicURL)
+	}
+	// The simulator's pages: the public URL the simulator and the API use
+	// is where compose publishes the simulator's port.
+	if simCfg.SimulatorPublicURL != apiCfg.SimulatorPublicURL {
+		t.Errorf("simulator public URL %s, the API allows forms to %s", simCfg.SimulatorPublicURL, apiCfg.SimulatorPublicURL)
+	}
+	if port, ok := published(sim, portOf(t, simCfg.SimulatorAddr)); !ok || port.Published != urlPort(t, simCfg.SimulatorPublicURL) {
+		t.Errorf("simulator ports %+v: want PAYGATE_SIMULATOR_ADDR's port published at PAYGATE_SIMULATOR_PUBLIC_URL's (%s)", sim.Ports, simCfg.SimulatorPublicURL)
+	}
+	// The services reach each other by name, at the ports they listen on.
+	for _, ref := range []struct{ name, url, host, listen string }{
+		{"ACQUIRER_URL", apiCfg.AcquirerURL, "simulator", simCfg.SimulatorAddr},
+		{"SIMBANK_URL", apiCfg.SimBankURL, "simulator", simCfg.SimBankAddr},
+		{"RAIL_URL", apiCfg.RailURL, "simulator", simCfg.RailAddr},
+		{"PAYGATE_SIMULATOR_CALLBACK_VIA", simCfg.SimulatorCallbackVia, "api", apiCfg.HTTPAddr},
+	} {
+		u, err := url.Parse(ref.url)
+		if err != nil || u.Hostname() != ref.host || u.Port() != portOf(t, ref.listen) {
+			t.Errorf("%s = %s, want %s at port %s", ref.name, ref.url, ref.host, portOf(t, ref.listen))
+		}
+	}
+	// Health checks: the image has no shell, so paygate checks itself, at
+	// the port the service listens on.
+	workerCfg, err := withEnv(t, env(t, worker))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hc := range []struct {
+		service types.ServiceConfig
+		listen  string
+	}{{api, apiCfg.HTTPAddr}, {worker, workerCfg.MetricsAddr}, {sim, simCfg.SimulatorAddr}} {
+		want := []string{"CMD", "/usr/local/bin/paygate", "healthcheck", "http://127.0.0.1:" + portOf(t, hc.listen) + "/healthz"}
+		if hc.service.HealthCheck == nil || !slices.Equal(hc.service.HealthCheck.Test, want) {
+			t.Errorf("%s health check %v, want %v", hc.service.Name, hc.service.HealthCheck, want)
+		}
+	}
+	// Start order: the schema first; the seed after it.
+	for _, s := range []types.ServiceConfig{api, worker} {
+		for dep, cond := range map[string]string{"migrate": "service_completed_successfully", "postgres": "service_healthy",
+			"temporal": "service_healthy", "simulator": "service_healthy"} {
+			if got := s.DependsOn[dep].Condition; got != cond {
+				t.Errorf("%s depends on %s with %q, want %q", s.Name, dep, got, cond)
+			}
+		}
+	}
+	if got := services["seed"].DependsOn["migrate"].Condition; got != "service_completed_successfully" {
+		t.Errorf("seed depends on migrate with %q", got)
+	}
+	// The Temporal UI decodes through the API's codec endpoint, from the
+	// host's browser, which the API lets in.
+	ui := services["temporal-ui"]
+	uiEnv := env(t, ui)
+	if want := apiCfg.PublicURL + "/codec/" + apiCfg.Codec.Token; uiEnv["TEMPORAL_CODEC_ENDPOINT"] != want {
+		t.Errorf("TEMPORAL_CODEC_ENDPOINT = %s, want %s", uiEnv["TEMPORAL_CODEC_ENDPOINT"], want)
+	}
+	if len(ui.Ports) != 1 || !slices.Contains(apiCfg.Codec.CORSOrigins, "http://localhost:"+ui.Ports[0].Published) {
+		t.Errorf("the UI is published at %+v; the codec allows %v", ui.Ports, apiCfg.Codec.CORSOrigins)
+	}
+	checkPrometheus(t, p.WorkingDir, apiCfg.MetricsAddr, workerCfg.MetricsAddr)
+	checkDashboard(t, p.WorkingDir)
+}
+
+func itoa(n uint32) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// checkPrometheus: Prometheus scrapes the api and the worker where they
+// serve their metrics.
+func checkPrometheus(t *testing.T, root, apiMetrics, workerMetrics string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "deploy", "prometheus", "prometheus.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg struct {
+		ScrapeConfigs []struct {
+			StaticConfigs []struct {
+				Targets []string `yaml:"targets"`
+			} `yaml:"static_configs"`
+		} `yaml:"scrape_configs"`
+	}
+	if err := yaml.Unmarshal(b, &cfg); err != nil {
+		t.Fatalf("prometheus.yml: %v", err)
+	}
+	var targets []string
+	for _, sc := range cfg.ScrapeConfigs {
+		for _, st := range sc.StaticConfigs {
+			targets = append(targets, st.Targets...)
+		}
+	}
+	for _, want := range []string{"api:" + portOf(t, apiMetrics), "worker:" + portOf(t, workerMetrics)} {
+		if !slices.Contains(targets, want) {
+			t.Errorf("prometheus scrapes %v, not %s", targets, want)
+		}
+	}
+}
+
+// checkDashboard: the Grafana dashboard parses, and every paygate_ series it
+// queries is one the gateway exports.
+func checkDashboard(t *testing.T, root string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "deploy", "grafana", "dashboards", "paygate.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(b, &dash); err != nil {
+		t.Fatalf("dashboard: %v", err)
+	}
+	m := telemetry.New(nil)
+	m.ObserveRequest("/v1/authorise", "0000", time.Millisecond)
+	m.NotificationAttempt(telemetry.NotifyDelivered)
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	exported := rec.Body.String()
+	// The backlog and payout gauges are read from Postgres at scrape time.
+	exported += "\npaygate_notifications_backlog\npaygate_payouts\n"
+	name := regexp.MustCompile(`\b(paygate|temporal)_[a-z_]+`)
+	for _, panel := range dash.Panels {
+		if len(panel.Targets) == 0 {
+			t.Errorf("panel %q queries nothing", panel.Title)
+		}
+		for _, target := range panel.Targets {
+			for _, series := range name.FindAllString(target.Expr, -1) {
+				if strings.HasPrefix(series, "paygate_") && !strings.Contains(exported, "\n"+series) {
+					t.Errorf("panel %q queries %s, which the gateway does not export", panel.Title, series)
+				}
+			}
+		}
+	}
+}
