@@ -25,7 +25,9 @@ type spanWatch struct {
 	watched map[trace.TraceID][]sdktrace.ReadOnlySpan
 }
 
-func newSpanWatch() *spanWatch { return &spanWatch{watched: map[trace.TraceID][]sdktrace.ReadOnlySpan{}} }
+func newSpanWatch() *spanWatch {
+	return &spanWatch{watched: map[trace.TraceID][]sdktrace.ReadOnlySpan{}}
+}
 
 func (w *spanWatch) watch(id trace.TraceID) {
 	w.mu.Lock()

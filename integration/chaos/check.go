@@ -10,7 +10,9 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/paygate/paygate/app"
+	"github.com/paygate/paygate/internal/dev/railsim"
 	"github.com/paygate/paygate/internal/dev/simulator"
+	"github.com/paygate/paygate/internal/domain/payout"
 	"github.com/paygate/paygate/internal/domain/refund"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
@@ -33,6 +35,8 @@ type Report struct {
 	Refunds    int
 	Notices    int
 	Refused    int // notification requests the receiver refused
+	Payouts    int
+	Transfers  int // at the rail
 	Faults     []string
 	// Answers counts the payments' last answers by result_info.
 	Answers map[string]int
@@ -51,8 +55,8 @@ func (r Report) Failed() bool {
 // String renders the report as a table.
 func (r Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "payments %d (approved %d), captures and refunds %d; at the acquirer %d charges, %d refunds; %d notifications (receiver refused %d requests)\n",
-		r.Payments, r.Approved, r.Operations, r.Charges, r.Refunds, r.Notices, r.Refused)
+	fmt.Fprintf(&b, "payments %d (approved %d), captures and refunds %d, payouts %d; at the acquirer %d charges, %d refunds; at the rail %d transfers; %d notifications (receiver refused %d requests)\n",
+		r.Payments, r.Approved, r.Operations, r.Payouts, r.Charges, r.Refunds, r.Transfers, r.Notices, r.Refused)
 	fmt.Fprintf(&b, "faults: %s\n", strings.Join(r.Faults, ", "))
 	fmt.Fprintf(&b, "answers:")
 	for _, k := range sortedKeys(r.Answers) {
@@ -81,6 +85,9 @@ func (s *Stack) Quiesce(ctx context.Context, within time.Duration) error {
 		db.Model(&models.Order{}).Where("payment_status = ?", status.Pending).Count(&pendingOrders)
 		db.Model(&models.Refund{}).Where("status = ?", refund.Pending).Count(&pendingRefunds)
 		db.Model(&models.Notification{}).Where("status = ?", models.NotifyPending).Count(&pendingNotices)
+		var pendingPayouts int64
+		db.Model(&models.Payout{}).Where("status NOT IN ?", []string{string(payout.StatusCompleted), string(payout.StatusFailed)}).Count(&pendingPayouts)
+		pendingOrders += pendingPayouts
 		db.Model(&models.Order{}).Count(&orders)
 		db.Model(&models.NotificationAttempt{}).Count(&attempts)
 		now := fmt.Sprint(pendingOrders, pendingRefunds, pendingNotices, orders, attempts)
@@ -145,6 +152,17 @@ func (s *Stack) Check(ctx context.Context, tr *Traffic) (Report, error) {
 		refundsMatch(charges, simRefunds, byTx, refunds),
 		notificationsDelivered(notices, seen, byOrder),
 	)
+	var payouts []models.Payout
+	if err := db.Where("account_id = ?", s.Payer.AccountID).Find(&payouts).Error; err != nil {
+		return rep, err
+	}
+	transfers, err := s.rail.Transfers()
+	if err != nil {
+		return rep, err
+	}
+	sent := tr.Payouts()
+	rep.Payouts, rep.Transfers = len(sent), len(transfers)
+	rep.Properties = append(rep.Properties, payoutsPaidOnce(sent, payouts, transfers))
 	wf, err := s.workflowsHealthy(ctx)
 	if err != nil {
 		return rep, err
@@ -293,17 +311,17 @@ func notificationsDelivered(notices []models.Notification, seen map[string]int, 
 	perOrder := map[string][]string{}
 	for _, n := range notices {
 		p.Checked++
-		perOrder[n.OrderNo] = append(perOrder[n.OrderNo], n.NotifyID)
+		perOrder[subjectOf(n.NotifyID)] = append(perOrder[subjectOf(n.NotifyID)], n.NotifyID)
 		if n.Status != models.NotifyDelivered {
 			p.Violations = append(p.Violations, fmt.Sprintf("%s: %s after %d attempts", n.NotifyID, n.Status, n.Attempts))
 		} else if seen[n.NotifyID] == 0 {
 			p.Violations = append(p.Violations, n.NotifyID+": recorded delivered, never received")
 		}
 	}
-	for orderNo, got := range byOrder {
-		want := perOrder[orderNo]
+	for subject, got := range byOrder {
+		want := perOrder[subject]
 		if strings.Join(got, ",") != strings.Join(want, ",") {
-			p.Violations = append(p.Violations, fmt.Sprintf("order %s: received %v, recorded %v", orderNo, got, want))
+			p.Violations = append(p.Violations, fmt.Sprintf("%s: received %v, recorded %v", subject, got, want))
 		}
 	}
 	return p
@@ -377,4 +395,50 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// payoutsPaidOnce: a payout answered COMPLETED is recorded so; one recorded
+// COMPLETED was paid at the rail exactly once, for its amount; the rail paid
+// nothing the record does not hold as completed.
+func payoutsPaidOnce(sent []PayoutReq, payouts []models.Payout, transfers []railsim.Transfer) Property {
+	p := Property{Name: "every payout paid once, as recorded"}
+	byRequest := map[string]models.Payout{}
+	byID := map[string]models.Payout{}
+	for _, po := range payouts {
+		byRequest[po.RequestID] = po
+		byID[po.ID] = po
+	}
+	paid := map[string][]railsim.Transfer{}
+	for _, t := range transfers {
+		if t.Status == railsim.StatusCompleted {
+			paid[t.IdempotencyKey] = append(paid[t.IdempotencyKey], t)
+		}
+	}
+	for _, s := range sent {
+		if s.Status != string(payout.StatusCompleted) {
+			continue
+		}
+		p.Checked++
+		if po, ok := byRequest[s.RequestID]; !ok || po.Status != string(payout.StatusCompleted) {
+			p.Violations = append(p.Violations, fmt.Sprintf("payout %s answered COMPLETED, recorded %q", s.RequestID, po.Status))
+		}
+	}
+	for _, po := range payouts {
+		p.Checked++
+		ts := paid[po.ID]
+		switch {
+		case po.Status == string(payout.StatusCompleted) && len(ts) != 1:
+			p.Violations = append(p.Violations, fmt.Sprintf("payout %s recorded COMPLETED, paid %d times at the rail", po.RequestID, len(ts)))
+		case po.Status == string(payout.StatusCompleted) && ts[0].Amount != po.TransferAmount:
+			p.Violations = append(p.Violations, fmt.Sprintf("payout %s: the rail paid %d, recorded %d", po.RequestID, ts[0].Amount, po.TransferAmount))
+		case po.Status != string(payout.StatusCompleted) && len(ts) > 0:
+			p.Violations = append(p.Violations, fmt.Sprintf("payout %s recorded %s, yet paid at the rail", po.RequestID, po.Status))
+		}
+	}
+	for key := range paid {
+		if _, ok := byID[key]; !ok {
+			p.Violations = append(p.Violations, "the rail paid "+key+", which no payout holds")
+		}
+	}
+	return p
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 )
 
@@ -17,7 +18,7 @@ type Receiver struct {
 	mu      sync.Mutex
 	rnd     *rand.Rand
 	seen    map[string]int      // notify_id → deliveries taken
-	byOrder map[string][]string // order_no → notify_ids, first taken first
+	byOrder map[string][]string // subject → notify_ids, first taken first
 	refused int
 }
 
@@ -39,7 +40,7 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f, _ := url.ParseQuery(string(body))
 	id := f.Get("notify_id")
 	if rc.seen[id] == 0 {
-		rc.byOrder[f.Get("order_no")] = append(rc.byOrder[f.Get("order_no")], id)
+		rc.byOrder[subjectOf(id)] = append(rc.byOrder[subjectOf(id)], id)
 	}
 	rc.seen[id]++
 	w.WriteHeader(http.StatusOK)
@@ -58,4 +59,13 @@ func (rc *Receiver) snapshot() (seen map[string]int, byOrder map[string][]string
 		byOrder[k] = append([]string(nil), v...)
 	}
 	return seen, byOrder, rc.refused
+}
+
+// subjectOf is what a notification is about: the order's or payout's
+// transaction id, which its notify_id starts with ("<id>-n01", "<id>-r01").
+func subjectOf(notifyID string) string {
+	if i := strings.LastIndexByte(notifyID, '-'); i > 0 {
+		return notifyID[:i]
+	}
+	return notifyID
 }

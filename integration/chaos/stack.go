@@ -22,8 +22,10 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/app"
+	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/dev/devenv"
+	"github.com/paygate/paygate/internal/dev/railsim"
 	"github.com/paygate/paygate/internal/dev/simulator"
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/risk"
@@ -91,8 +93,12 @@ type Stack struct {
 	recvSrv  *http.Server
 	recvAddr string
 	// Auto and Manual are the accounts traffic goes to: automatic and
-	// manual capture.
-	Auto, Manual merchant.Credentials
+	// manual capture. Payer is the account payouts are paid from.
+	Auto, Manual, Payer merchant.Credentials
+
+	rail     *railsim.Server
+	railHTTP *http.Server
+	railAddr string
 }
 
 // Start brings the whole stack up: a private Postgres cluster, a Temporal
@@ -114,7 +120,7 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		}
 	}()
 	opts.APIs, opts.Workers = max(opts.APIs, 1), max(opts.Workers, 1)
-	ports, err := freePorts(4 + opts.APIs)
+	ports, err := freePorts(5 + opts.APIs)
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +150,19 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	if err := s.startSimulator(secret); err != nil {
 		return nil, err
 	}
+
+	// The payout rail keeps its transfers in a file, as the acquirer does.
+	s.railAddr = "127.0.0.1:" + strconv.Itoa(ports[4])
+	if s.rail, err = railsim.NewServer(railsim.Options{DataPath: filepath.Join(opts.Dir, "rail.jsonl"), SettleDelay: 300 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))}); err != nil {
+		return nil, fmt.Errorf("rail simulator: %w", err)
+	}
+	railLn, err := net.Listen("tcp", s.railAddr)
+	if err != nil {
+		return nil, err
+	}
+	s.railHTTP = &http.Server{Handler: s.rail.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = s.railHTTP.Serve(railLn) }()
 
 	s.Receiver = NewReceiver(0.3)
 	recvLn, err := net.Listen("tcp", "127.0.0.1:0")
@@ -176,7 +195,7 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		dst  *merchant.Credentials
 		id   string
 		mode string
-	}{{&s.Auto, "70001001", models.CaptureAuto}, {&s.Manual, "70001002", models.CaptureManual}} {
+	}{{&s.Auto, "70001001", models.CaptureAuto}, {&s.Manual, "70001002", models.CaptureManual}, {&s.Payer, "70001003", models.CaptureAuto}} {
 		if *a.dst, err = s.DB.Accounts.Create(ctx, merchant.NewAccount{
 			MerchantID: "70001", AccountID: a.id, CaptureMode: a.mode, AllowedQueryIPs: []string{"127.0.0.1"},
 			Currencies: []string{"USD"}, Risk: quietRisk,
@@ -185,6 +204,11 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		}
 	}
 
+	// Payouts draw on a deposit that never runs dry in a run.
+	if _, err := ledger.New(s.DB.DB).TopUp(ctx, ledger.TopUp{Reference: "chaos/topup", MerchantID: s.Payer.MerchantID,
+		AccountID: s.Payer.AccountID, Currency: "USD", Amount: 100_000_000}); err != nil {
+		return nil, err
+	}
 	env := []string{
 		"DATABASE_URL=" + s.dbURL, "TEMPORAL_ADDRESS=" + s.tsrv.HostPort(),
 		"PAYGATE_KEYRING=" + spec, "PAYGATE_FINGERPRINT_KEY=" + cfg.FingerprintKey,
@@ -192,7 +216,7 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		"ACQUIRER_URL=http://" + s.simAddr, "ACQUIRER_TIMEOUT=" + acquirerTimeout.String(),
 		"PAYGATE_CONNECTORS=sim-acquirer",
 		"PAYGATE_NOTIFY_ALLOW_PRIVATE=true", "PAYGATE_NOTIFY_SCHEDULE=initial=200ms,max=2s,horizon=30m",
-		"PAYGATE_RAIL_DATA=" + filepath.Join(opts.Dir, "rail.jsonl"),
+		"RAIL_URL=http://" + s.railAddr,
 		"PAYGATE_VAULT_SWEEP_EVERY=0",
 	}
 	for i := range opts.Workers {
@@ -203,10 +227,10 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		s.workers = append(s.workers, w)
 	}
 	for i := range opts.APIs {
-		u := "http://127.0.0.1:" + strconv.Itoa(ports[4+i])
+		u := "http://127.0.0.1:" + strconv.Itoa(ports[5+i])
 		// Each API is its own public URL: 3-D Secure and APM returns come
 		// back to the process that sent the shopper away.
-		apiEnv := append(slices.Clone(env), "PAYGATE_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(ports[4+i]), "PAYGATE_PUBLIC_URL="+u)
+		apiEnv := append(slices.Clone(env), "PAYGATE_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(ports[5+i]), "PAYGATE_PUBLIC_URL="+u)
 		a := &proc{name: "api " + strconv.Itoa(i+1), bin: opts.Bin, args: []string{"serve"}, env: apiEnv, ready: u + "/healthz", log: opts.Log}
 		if err := a.start(ctx); err != nil {
 			return nil, err
@@ -277,6 +301,10 @@ func (s *Stack) Close() {
 		s.sim.Close()
 	}
 	s.simMu.Unlock()
+	if s.railHTTP != nil {
+		_ = s.railHTTP.Close()
+		_ = s.rail.Close()
+	}
 	if s.DB != nil {
 		s.DB.Close()
 	}

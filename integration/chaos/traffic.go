@@ -52,6 +52,22 @@ type Operation struct {
 	Info          string
 }
 
+// PayoutReq is one payout the traffic sent and what it was told.
+type PayoutReq struct {
+	RequestID string
+	Amount    int64
+	IBAN      string
+	Attempts  int
+	// Status is the answer's status ("" when none came).
+	Status string
+}
+
+// The rail simulator's test beneficiaries: paid, and always refused.
+const (
+	ibanCompletes   = "DE89370400440532013000"
+	ibanAlwaysFails = "DE32370400449900000001"
+)
+
 // Traffic sends signed requests at a steady rate and records every answer.
 type Traffic struct {
 	s     *Stack
@@ -63,6 +79,7 @@ type Traffic struct {
 	mu         sync.Mutex
 	payments   []*Payment
 	operations []*Operation
+	payouts    []*PayoutReq
 }
 
 // NewTraffic returns traffic for the stack.
@@ -97,8 +114,16 @@ loop:
 	wg.Wait()
 }
 
-// scenario pays an order and, for some, captures or refunds it.
+// scenario pays an order and, for some, captures or refunds it; every
+// fifth also sends a payout.
 func (tr *Traffic) scenario(ctx context.Context, i int) {
+	if i%5 == 2 {
+		iban := ibanCompletes
+		if i%50 == 7 {
+			iban = ibanAlwaysFails
+		}
+		tr.payout(ctx, &PayoutReq{RequestID: requestID(tr.run, i), Amount: int64(1000 + i%20*100), IBAN: iban})
+	}
 	p := &Payment{
 		OrderNo: fmt.Sprintf("CH-%s-%06d", tr.run, i), Manual: i%7 == 3,
 		Card: tr.cards[i%len(tr.cards)], Amount: int64(1000 + i%50*10),
@@ -164,6 +189,66 @@ func (tr *Traffic) authorise(ctx context.Context, creds merchant.Credentials, p 
 		}
 		pause(ctx, time.Second)
 	}
+}
+
+// payout sends a payout until it is answered, as a merchant would: the
+// same request_id each time, which the gateway pays once.
+func (tr *Traffic) payout(ctx context.Context, po *PayoutReq) {
+	tr.mu.Lock()
+	tr.payouts = append(tr.payouts, po)
+	tr.mu.Unlock()
+	c := tr.s.Payer
+	amount := money(po.Amount)
+	body, _ := json.Marshal(map[string]any{
+		"merchant_id": c.MerchantID, "account_id": c.AccountID, "request_id": po.RequestID,
+		"payment_currency": "USD", "payment_amount": amount,
+		"payment_method": "SWIFT", "fee_paid_by": "PAYER", "swift_charge_option": "SHARED", "fund_source": "DepositAccount",
+		"beneficiary": map[string]any{
+			"entity_type": "COMPANY", "company_name": "Muller GmbH",
+			"address": map[string]any{"city": "Berlin", "country_code": "DE"},
+			"bank_details": map[string]any{"account_name": "Muller GmbH", "bank_country_code": "DE",
+				"iban": po.IBAN, "swift_code": "COBADEFFXXX", "account_currency": "USD"},
+		},
+		"payer":           map[string]any{"entity_type": "COMPANY", "company_name": "Demo Ltd", "address": map[string]any{"country_code": "US"}},
+		"reference":       "chaos",
+		"notify_url":      tr.s.NotifyURL(),
+		"encryption_data": signing.Sign(c.SignKey, c.MerchantID, c.AccountID, po.RequestID, "USD", amount),
+	})
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		tr.mu.Lock()
+		po.Attempts++
+		tr.mu.Unlock()
+		status, b, err := tr.post(ctx, "/v1/payout", "application/json", string(body))
+		var r struct {
+			Status     string `json:"status"`
+			ResultInfo string `json:"result_info"`
+		}
+		if err == nil && status == http.StatusOK && json.Unmarshal(b, &r) == nil && r.Status != "" {
+			tr.mu.Lock()
+			po.Status = r.Status
+			tr.mu.Unlock()
+			return
+		}
+		pause(ctx, time.Second)
+	}
+}
+
+// requestID is a UUID made of the run and the payout's number.
+func requestID(run string, i int) string {
+	h := fmt.Sprintf("%012x%020x", []byte(run + "      ")[:6], i)
+	return h[:8] + "-" + h[8:12] + "-4" + h[13:16] + "-8" + h[17:20] + "-" + h[20:32]
+}
+
+// Payouts copies what the traffic's payouts were told.
+func (tr *Traffic) Payouts() []PayoutReq {
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	out := make([]PayoutReq, len(tr.payouts))
+	for i, p := range tr.payouts {
+		out[i] = *p
+	}
+	return out
 }
 
 // batch sends one capture or refund entry once: neither carries an
