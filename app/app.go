@@ -34,6 +34,7 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/api/console"
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/notifyclient"
@@ -87,6 +88,9 @@ type Config struct {
 	// network.
 	SimulatorPublicURL   string
 	SimulatorCallbackVia string
+	// TemporalUIURL is the Temporal UI's address, for the console's links to
+	// workflows (PAYGATE_TEMPORAL_UI_URL; none: no links).
+	TemporalUIURL string
 	// MetricsAddr is where `paygate serve`, `worker` and `dev` serve
 	// Prometheus's /metrics and /healthz (PAYGATE_METRICS_ADDR); "" serves
 	// none. The metrics are for the operators' network, not the public one.
@@ -174,6 +178,7 @@ func FromEnv() (Config, error) {
 		RailDataPath:         envOr("PAYGATE_RAIL_DATA", ".data/rail-transfers.jsonl"),
 		SimulatorDataPath:    envOr("PAYGATE_SIMULATOR_DATA", ".data/acquirer-charges.jsonl"),
 		MetricsAddr:          os.Getenv("PAYGATE_METRICS_ADDR"),
+		TemporalUIURL:        os.Getenv("PAYGATE_TEMPORAL_UI_URL"),
 		SimulatorCallbackVia: os.Getenv("PAYGATE_SIMULATOR_CALLBACK_VIA"),
 		NotifySchedule:       notify.DefaultSchedule(),
 		AdminToken:           os.Getenv("PAYGATE_ADMIN_TOKEN"),
@@ -268,6 +273,9 @@ func FromEnv() (Config, error) {
 	// Unset, it is ACQUIRER_URL, which is checked above.
 	if os.Getenv("PAYGATE_SIMULATOR_PUBLIC_URL") != "" && !httpURL(c.SimulatorPublicURL) {
 		fail("PAYGATE_SIMULATOR_PUBLIC_URL", fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))
+	}
+	if c.TemporalUIURL != "" && !httpURL(c.TemporalUIURL) {
+		fail("PAYGATE_TEMPORAL_UI_URL", fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))
 	}
 	if c.SimulatorCallbackVia != "" && !httpURL(c.SimulatorCallbackVia) {
 		fail("PAYGATE_SIMULATOR_CALLBACK_VIA", fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))
@@ -516,7 +524,13 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 	if err != nil || len(fpKey) < 32 {
 		return nil, errors.New("PAYGATE_FINGERPRINT_KEY must be at least 32 bytes in standard base64")
 	}
-	db, err := models.Open(ctx, cfg.DatabaseURL, logger)
+	// The gateway's processes wait for Postgres; a one-off command says at
+	// once that it is not there.
+	wait := time.Duration(0)
+	if withTemporal {
+		wait = TemporalDialWait
+	}
+	db, err := openDatabase(ctx, cfg.DatabaseURL, wait, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -584,9 +598,10 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 	return g, nil
 }
 
-// TemporalDialWait is how long a starting process waits for Temporal to
-// answer: a worker restarted while the cluster restarts too comes up when
-// it is back, instead of exiting for its supervisor to try again.
+// TemporalDialWait is how long a starting process waits for Temporal (and
+// Postgres) to answer: a worker restarted while the cluster restarts too
+// comes up when it is back, instead of exiting for its supervisor to try
+// again.
 const TemporalDialWait = time.Minute
 
 // dialTemporal dials Temporal, trying again with a growing pause until
@@ -603,6 +618,30 @@ func dialTemporal(ctx context.Context, opts client.Options, logger *slog.Logger)
 			return nil, err
 		}
 		logger.Warn("temporal not reachable yet, trying again", "address", opts.HostPort, "in", pause, "error", err)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 5*time.Second)
+	}
+}
+
+// openDatabase opens Postgres, trying again with a growing pause for up to
+// wait: a process restarted while Postgres restarts too comes up when it is
+// back.
+func openDatabase(ctx context.Context, url string, wait time.Duration, logger *slog.Logger) (*gorm.DB, error) {
+	deadline := time.Now().Add(wait)
+	pause := 250 * time.Millisecond
+	for {
+		db, err := models.Open(ctx, url, logger)
+		if err == nil {
+			return db, nil
+		}
+		if time.Now().Add(pause).After(deadline) || ctx.Err() != nil {
+			return nil, err
+		}
+		logger.Warn("postgres not reachable yet, trying again", "in", pause, "error", err)
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -752,7 +791,16 @@ func (g *Gateway) APIHandler() http.Handler {
 		Codec:   g.codecEndpoint(),
 		Metrics: g.Metrics,
 	}
-	return s.Handler()
+	// The back office shares the API's address under /console.
+	cons := &console.Server{
+		DB: g.DB, Orders: orders, Reruns: g.PayoutReruns(), Redeliver: redeliver.New(g.Temporal, g.DB), Keys: g.Accounts,
+		NotifySchedule: g.Config.NotifySchedule, TemporalUIURL: g.Config.TemporalUIURL, Namespace: g.Config.TemporalNamespace,
+		SecureCookies: strings.HasPrefix(g.Config.PublicURL, "https://"), Logger: g.Logger.With("component", "console"),
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/console/", cons.Handler())
+	mux.Handle("/", s.Handler())
+	return mux
 }
 
 // formOrigins are where the shopper's pages may send the shopper with a

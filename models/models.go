@@ -100,11 +100,13 @@ type RiskReason struct {
 // Order is the record of one payment order. The workflow writes it; the API
 // only reads it.
 type Order struct {
-	TransactionID string `gorm:"primaryKey;size:19"`
+	TransactionID string `gorm:"primaryKey;size:19;index:idx_orders_merchant_created,priority:3,sort:desc"`
 	WorkflowID    string `gorm:"size:300;not null;uniqueIndex"`
-	MerchantID    string `gorm:"size:32;not null;index"`
-	AccountID     string `gorm:"size:32;not null;uniqueIndex:idx_orders_account_order_no,priority:1"`
-	OrderNo       string `gorm:"size:64;not null;uniqueIndex:idx_orders_account_order_no,priority:2"`
+	// The console lists a merchant's orders newest first
+	// (idx_orders_merchant_created).
+	MerchantID string `gorm:"size:32;not null;index;index:idx_orders_merchant_created,priority:1"`
+	AccountID  string `gorm:"size:32;not null;uniqueIndex:idx_orders_account_order_no,priority:1"`
+	OrderNo    string `gorm:"size:64;not null;uniqueIndex:idx_orders_account_order_no,priority:2"`
 
 	Currency string `gorm:"size:3;not null"`
 	Amount   int64  `gorm:"not null"`
@@ -152,7 +154,7 @@ type Order struct {
 	// version (from a retried workflow task) never overwrites a newer one.
 	StateVersion int64 `gorm:"not null;default:0"`
 
-	CreatedAt time.Time `gorm:"index"`
+	CreatedAt time.Time `gorm:"index;index:idx_orders_merchant_created,priority:2,sort:desc"`
 	UpdatedAt time.Time
 }
 
@@ -181,5 +183,6 @@ type BlockedCard struct {
 func All() []any {
 	return []any{&Merchant{}, &Account{}, &Order{}, &Refund{}, &Notification{}, &NotificationAttempt{}, &VaultCard{}, &BlockedCard{},
 		&LedgerAccount{}, &JournalEntry{}, &JournalLine{}, &LedgerReservation{},
-		&Payout{}, &PayoutRerun{}, &PayoutRerunItem{}, &StoredCard{}, &Subscription{}}
+		&Payout{}, &PayoutRerun{}, &PayoutRerunItem{}, &StoredCard{}, &Subscription{},
+		&ConsoleUser{}, &ConsoleSession{}, &ConsoleLoginFailure{}, &ConsoleAction{}}
 }

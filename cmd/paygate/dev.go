@@ -52,9 +52,12 @@ type demoFile struct {
 	APIURL        string `json:"api_url"`
 	TemporalUIURL string `json:"temporal_ui_url"`
 	MetricsURL    string `json:"metrics_url,omitempty"`
-	MerchantID    string `json:"merchant_id"`
-	AccountID     string `json:"account_id"`
-	SignKey       string `json:"sign_key"`
+	// ConsoleURL is the back office; ConsoleUsers a demo login per role.
+	ConsoleURL   string         `json:"console_url,omitempty"`
+	ConsoleUsers []consoleLogin `json:"console_users,omitempty"`
+	MerchantID   string         `json:"merchant_id"`
+	AccountID    string         `json:"account_id"`
+	SignKey      string         `json:"sign_key"`
 
 	ManualAccountID string `json:"manual_account_id"`
 	ManualSignKey   string `json:"manual_sign_key"`
@@ -158,6 +161,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	cfg.PublicURL = "http://" + apiLn.Addr().String()
 	// The local UI decodes the encrypted payloads through the API.
 	cfg.Codec = devCodecConfig(secrets.CodecToken, tp.UIURL())
+	cfg.TemporalUIURL = tp.UIURL()
 
 	sim, err := simulator.Open(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.ProviderSecret,
 		DataPath: filepath.Join(*dataDir, "acquirer-charges.jsonl")})
@@ -219,6 +223,10 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	demo.APIURL = "http://" + apiLn.Addr().String()
 	demo.TemporalUIURL = tp.UIURL()
 	demo.MetricsURL = "http://" + metricsLn.Addr().String() + "/metrics"
+	demo.ConsoleURL = demo.APIURL + "/console/"
+	if demo.ConsoleUsers, err = ensureDemoConsoleUsers(ctx, g.DB, cfg.FingerprintKey); err != nil {
+		return err
+	}
 	if err := writeJSON(filepath.Join(*dataDir, "demo-merchant.json"), demo, 0o600); err != nil {
 		return err
 	}
@@ -240,6 +248,7 @@ Paygate is running. Ctrl-C stops everything.
   Payout rail  %s
   Postgres     %s
   Metrics      %s   (Prometheus)
+  Console      %s   (back office; logins below)
 
 The settings of this run are in %s (for other paygate commands).
 
@@ -250,8 +259,13 @@ Demo merchant (also in %s):
   account_id   %s   (capture mode manual)
   sign_key     %s
 
-`, demo.APIURL, demo.TemporalUIURL, tp.HostPort(), cfg.AcquirerURL, cfg.SimBankURL, cfg.RailURL, redactURL(pgURL), demo.MetricsURL,
+`, demo.APIURL, demo.TemporalUIURL, tp.HostPort(), cfg.AcquirerURL, cfg.SimBankURL, cfg.RailURL, redactURL(pgURL), demo.MetricsURL, demo.ConsoleURL,
 		filepath.Join(*dataDir, "dev.env"), filepath.Join(*dataDir, "demo-merchant.json"), demo.MerchantID, demo.AccountID, demo.SignKey, demo.ManualAccountID, demo.ManualSignKey)
+	fmt.Fprintf(stdout, "Console logins (%s):\n", demo.ConsoleURL)
+	for _, u := range demo.ConsoleUsers {
+		fmt.Fprintf(stdout, "  %-9s %-28s %s\n", u.Role, u.Email, u.Password)
+	}
+	fmt.Fprintln(stdout)
 
 	select {
 	case <-ctx.Done():

@@ -1,0 +1,141 @@
+// Package console is the gateway's back office in the browser, under
+// /console: merchants manage their orders, finance re-runs payouts, ops see
+// what is stuck. Pages are rendered on the server; state-changing forms
+// carry the session's CSRF token and a one-time form id, and go through
+// the same workflow updates and services as the API.
+package console
+
+import (
+	"context"
+	"embed"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/paygate/paygate/internal/adapters/payoutrerun"
+	"github.com/paygate/paygate/internal/adapters/redeliver"
+	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
+)
+
+// OrderOps sends an operation to an order's workflow, as the API's batch
+// endpoints do (api.TemporalOrders).
+type OrderOps interface {
+	Capture(ctx context.Context, workflowID string, req workflows.CaptureRequest) (workflows.OperationResult, error)
+	Cancel(ctx context.Context, workflowID string, req workflows.CancelRequest) (workflows.OperationResult, error)
+	Refund(ctx context.Context, workflowID string, req workflows.RefundRequest) (workflows.OperationResult, error)
+}
+
+// PayoutReruns plans and runs finance's re-runs (payoutrerun.Service).
+type PayoutReruns interface {
+	Plan(ctx context.Context, sel models.PayoutSelection) ([]payoutrerun.Item, error)
+	Run(ctx context.Context, req payoutrerun.Request, items []payoutrerun.Item, progress payoutrerun.Progress) (payoutrerun.Result, error)
+	List(ctx context.Context, limit int) ([]models.PayoutRerun, error)
+	Show(ctx context.Context, id int64) (payoutrerun.Result, error)
+}
+
+// Redeliverer resends notifications with their notify_ids
+// (redeliver.Service).
+type Redeliverer interface {
+	Start(ctx context.Context, sel models.NotificationSelection, schedule notify.Schedule) (redeliver.Result, error)
+}
+
+// KeyRotator gives an account a new sign key (merchant.Service).
+type KeyRotator interface {
+	RotateKey(ctx context.Context, merchantID, accountID string, grace time.Duration) (string, error)
+}
+
+// Server serves the console.
+type Server struct {
+	DB        *gorm.DB
+	Orders    OrderOps
+	Reruns    PayoutReruns
+	Redeliver Redeliverer
+	Keys      KeyRotator
+	// NotifySchedule is the retry schedule of resent notifications.
+	NotifySchedule notify.Schedule
+	// TemporalUIURL links orders and payouts to their workflows; empty
+	// leaves the links out.
+	TemporalUIURL string
+	// Namespace is the Temporal namespace of the links.
+	Namespace string
+	// SecureCookies marks the session cookie Secure: the console is served
+	// over HTTPS (PAYGATE_PUBLIC_URL is https).
+	SecureCookies bool
+	Logger        *slog.Logger
+	Now           func() time.Time
+}
+
+// Limits of the console.
+const (
+	// SessionTTL is how long a sign-in lasts.
+	SessionTTL = 8 * time.Hour
+	// LoginWindow and LoginMaxFailures slow guessing: this many failed
+	// sign-ins for one email, or from one address, in the window, and the
+	// next are refused until the window has passed.
+	LoginWindow      = 15 * time.Minute
+	LoginMaxFailures = 5
+	// PageSize is how many rows a list shows.
+	PageSize = 50
+	// KeyGrace is how long an old sign key stays valid after a rotation.
+	KeyGrace = 24 * time.Hour
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+var pages = template.Must(template.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html"))
+
+// Handler serves /console/...; mount it there.
+func (s *Server) Handler() http.Handler {
+	if s.Now == nil {
+		s.Now = time.Now
+	}
+	if s.Logger == nil {
+		s.Logger = slog.New(slog.DiscardHandler)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /console/login", s.loginPage)
+	mux.HandleFunc("POST /console/login", s.login)
+	mux.HandleFunc("POST /console/logout", s.signedIn(s.logout))
+	mux.HandleFunc("GET /console/{$}", s.signedIn(s.home))
+
+	mux.HandleFunc("GET /console/orders", s.signedIn(s.roles(s.orderList, models.RoleMerchant, models.RoleOps)))
+	mux.HandleFunc("GET /console/orders.csv", s.signedIn(s.roles(s.orderCSV, models.RoleMerchant, models.RoleOps)))
+	mux.HandleFunc("GET /console/orders/{tx}", s.signedIn(s.roles(s.orderPage, models.RoleMerchant, models.RoleOps)))
+	mux.HandleFunc("POST /console/orders/{tx}/refund", s.signedIn(s.roles(s.form(s.refund), models.RoleMerchant)))
+	mux.HandleFunc("POST /console/orders/{tx}/capture", s.signedIn(s.roles(s.form(s.capture), models.RoleMerchant)))
+	mux.HandleFunc("POST /console/orders/{tx}/cancel", s.signedIn(s.roles(s.form(s.cancel), models.RoleMerchant)))
+	mux.HandleFunc("GET /console/refunds", s.signedIn(s.roles(s.refundList, models.RoleMerchant, models.RoleOps)))
+	mux.HandleFunc("GET /console/keys", s.signedIn(s.roles(s.keysPage, models.RoleMerchant)))
+	mux.HandleFunc("POST /console/keys/rotate", s.signedIn(s.roles(s.form(s.rotateKey), models.RoleMerchant)))
+
+	mux.HandleFunc("GET /console/payouts", s.signedIn(s.roles(s.payoutList, models.RoleFinance, models.RoleOps)))
+	mux.HandleFunc("POST /console/payouts/preview", s.signedIn(s.roles(s.rerunPreview, models.RoleFinance)))
+	mux.HandleFunc("POST /console/payouts/rerun", s.signedIn(s.roles(s.form(s.rerun), models.RoleFinance)))
+	mux.HandleFunc("GET /console/reruns", s.signedIn(s.roles(s.rerunList, models.RoleFinance, models.RoleOps)))
+	mux.HandleFunc("GET /console/reruns/{id}", s.signedIn(s.roles(s.rerunPage, models.RoleFinance, models.RoleOps)))
+	mux.HandleFunc("GET /console/balances", s.signedIn(s.roles(s.balances, models.RoleFinance, models.RoleOps)))
+
+	mux.HandleFunc("GET /console/stuck", s.signedIn(s.roles(s.stuck, models.RoleOps)))
+	mux.HandleFunc("POST /console/notifications/resend", s.signedIn(s.roles(s.form(s.resend), models.RoleOps)))
+	return s.headers(mux)
+}
+
+// headers sets the console's security headers: no framing, no sniffing,
+// scripts and styles only from the page itself, no referrer.
+func (s *Server) headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}

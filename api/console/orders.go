@@ -1,0 +1,415 @@
+package console
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
+)
+
+// scoped limits a query to what the user may see: a merchant user its
+// merchant's rows, ops and finance everything.
+func scoped(q *gorm.DB, u models.ConsoleUser) *gorm.DB {
+	if u.Role == models.RoleMerchant {
+		return q.Where("merchant_id = ?", u.MerchantID)
+	}
+	return q
+}
+
+// orderFilter is the order list's search, from the query string.
+type orderFilter struct {
+	OrderNo, TransactionID, Last4, Email string
+	Status                               int
+	From, To                             time.Time
+	// After is the keyset cursor: the last row of the previous page.
+	AfterAt time.Time
+	AfterTx string
+}
+
+func parseOrderFilter(q url.Values) (orderFilter, error) {
+	f := orderFilter{
+		OrderNo: strings.TrimSpace(q.Get("order_no")), TransactionID: strings.TrimSpace(q.Get("transaction_id")),
+		Last4: strings.TrimSpace(q.Get("last4")), Email: strings.ToLower(strings.TrimSpace(q.Get("email"))),
+	}
+	if v := q.Get("status"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return f, errors.New("status")
+		}
+		f.Status = n
+	}
+	if f.Last4 != "" && (len(f.Last4) != 4 || strings.Trim(f.Last4, "0123456789") != "") {
+		return f, errors.New("last4")
+	}
+	for _, d := range []struct {
+		name string
+		dst  *time.Time
+		add  time.Duration
+	}{{"from", &f.From, 0}, {"to", &f.To, 24 * time.Hour}} {
+		if v := q.Get(d.name); v != "" {
+			at, err := time.Parse("2006-01-02", v)
+			if err != nil {
+				return f, errors.New(d.name)
+			}
+			*d.dst = at.Add(d.add)
+		}
+	}
+	if v := q.Get("after"); v != "" {
+		ns, tx, ok := strings.Cut(v, "_")
+		n, err := strconv.ParseInt(ns, 10, 64)
+		if !ok || err != nil {
+			return f, errors.New("after")
+		}
+		f.AfterAt, f.AfterTx = time.Unix(0, n), tx
+	}
+	return f, nil
+}
+
+// orders returns a page of the orders f selects, newest first, and the
+// cursor of the next page ("" on the last).
+func (s *Server) orders(ctx context.Context, u models.ConsoleUser, f orderFilter, limit int) ([]models.Order, string, error) {
+	q := scoped(s.DB.WithContext(ctx).Model(&models.Order{}), u)
+	if f.OrderNo != "" {
+		q = q.Where("order_no = ?", f.OrderNo)
+	}
+	if f.TransactionID != "" {
+		q = q.Where("transaction_id = ?", f.TransactionID)
+	}
+	if f.Status != 0 {
+		q = q.Where("payment_status = ?", f.Status)
+	}
+	if !f.From.IsZero() {
+		q = q.Where("created_at >= ?", f.From)
+	}
+	if !f.To.IsZero() {
+		q = q.Where("created_at < ?", f.To)
+	}
+	if f.Last4 != "" {
+		q = q.Where("card_masked LIKE ?", "%"+f.Last4)
+	}
+	if f.Email != "" {
+		q = q.Where("shopper_email = ?", f.Email)
+	}
+	if !f.AfterAt.IsZero() {
+		q = q.Where("(created_at, transaction_id) < (?, ?)", f.AfterAt, f.AfterTx)
+	}
+	var rows []models.Order
+	if err := q.Order("created_at DESC, transaction_id DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[len(rows)-1]
+		next = strconv.FormatInt(last.CreatedAt.UnixNano(), 10) + "_" + last.TransactionID
+	}
+	return rows, next, nil
+}
+
+func (s *Server) orderList(w http.ResponseWriter, r *http.Request) {
+	sess := sessionOf(r.Context())
+	lang := langOf(r)
+	q := r.URL.Query()
+	f, err := parseOrderFilter(q)
+	if err != nil {
+		s.render(w, r, http.StatusBadRequest, "orders", pageData{Title: t(lang, "orders"), Error: t(lang, "search") + ": " + err.Error(), Query: q})
+		return
+	}
+	rows, next, err := s.orders(r.Context(), sess.User, f, PageSize)
+	if err != nil {
+		s.fail(w, r, "list orders", err)
+		return
+	}
+	d := pageData{Title: t(lang, "orders"), Orders: rows, Query: q}
+	if next != "" {
+		nq := cloneValues(q)
+		nq.Set("after", next)
+		d.Next = "/console/orders?" + nq.Encode()
+	}
+	s.render(w, r, http.StatusOK, "orders", d)
+}
+
+func cloneValues(q url.Values) url.Values {
+	out := url.Values{}
+	for k, v := range q {
+		out[k] = slices.Clone(v)
+	}
+	return out
+}
+
+// orderCSV exports every order the filters select (up to a bound), as the
+// list shows them.
+func (s *Server) orderCSV(w http.ResponseWriter, r *http.Request) {
+	sess := sessionOf(r.Context())
+	f, err := parseOrderFilter(r.URL.Query())
+	if err != nil {
+		http.Error(w, "bad filter: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	const maxRows = 100_000
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="orders.csv"`)
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"created_at", "merchant_id", "account_id", "order_no", "transaction_id", "currency", "amount",
+		"captured", "refunded", "payment_status", "result_code", "card", "shopper_email"})
+	written := 0
+	for written < maxRows {
+		rows, next, err := s.orders(r.Context(), sess.User, f, 1000)
+		if err != nil {
+			s.Logger.Error("console: export orders", "error", err)
+			return
+		}
+		for _, o := range rows {
+			_ = cw.Write([]string{o.CreatedAt.UTC().Format(time.RFC3339), o.MerchantID, o.AccountID, csvSafe(o.OrderNo), o.TransactionID,
+				o.Currency, money.FromMinor(o.Amount, o.Currency).String(), money.FromMinor(o.CapturedAmount, o.Currency).String(),
+				money.FromMinor(o.RefundedAmount, o.Currency).String(), strconv.Itoa(int(o.PaymentStatus)), o.ResultCode,
+				o.CardMasked, csvSafe(o.ShopperEmail)})
+			written++
+		}
+		if next == "" {
+			break
+		}
+		ns, tx, _ := strings.Cut(next, "_")
+		n, _ := strconv.ParseInt(ns, 10, 64)
+		f.AfterAt, f.AfterTx = time.Unix(0, n), tx
+	}
+	cw.Flush()
+}
+
+// csvSafe keeps a merchant's text from being read as a formula by a
+// spreadsheet.
+func csvSafe(v string) string {
+	if v != "" && strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+		return "'" + v
+	}
+	return v
+}
+
+// findOrder is the order by transaction id if the user may see it; a
+// merchant user asking for another merchant's order finds nothing, as if it
+// did not exist.
+func (s *Server) findOrder(ctx context.Context, u models.ConsoleUser, tx string) (*models.Order, error) {
+	var o models.Order
+	err := scoped(s.DB.WithContext(ctx).Model(&models.Order{}), u).Where("transaction_id = ?", tx).Take(&o).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &o, nil
+}
+
+// event is one line of an order's timeline.
+type event struct {
+	At      time.Time
+	Kind    string // a label key
+	Detail  string
+	Outcome string
+}
+
+func (s *Server) timeline(ctx context.Context, o *models.Order) ([]event, error) {
+	lang := "en"
+	evs := []event{{At: o.CreatedAt, Kind: "ev_created", Detail: money.FromMinor(o.Amount, o.Currency).String() + " " + o.Currency}}
+	if o.PaymentStatus != status.Pending {
+		evs = append(evs, event{At: o.UpdatedAt, Kind: "ev_final", Outcome: o.PaymentStatus.Name() + " " + o.ResultCode})
+	}
+	var refunds []models.Refund
+	if err := s.DB.WithContext(ctx).Where("transaction_id = ?", o.TransactionID).Order("created_at").Find(&refunds).Error; err != nil {
+		return nil, err
+	}
+	for _, rf := range refunds {
+		evs = append(evs, event{At: rf.CreatedAt, Kind: "ev_refund",
+			Detail: rf.RefundReferenceID + " " + money.FromMinor(rf.Amount, rf.Currency).String() + " " + rf.Currency, Outcome: string(rf.Status)})
+	}
+	var attempts []models.NotificationAttempt
+	err := s.DB.WithContext(ctx).Where("notify_id IN (?)",
+		s.DB.Model(&models.Notification{}).Select("notify_id").Where("transaction_id = ?", o.TransactionID)).Order("at").Find(&attempts).Error
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range attempts {
+		out := strconv.Itoa(a.StatusCode)
+		if a.Error != "" {
+			out += " " + a.Error
+		}
+		evs = append(evs, event{At: a.At, Kind: "ev_notify", Detail: fmt.Sprintf("%s #%d", a.NotifyID, a.Attempt), Outcome: out})
+	}
+	_ = lang
+	slices.SortStableFunc(evs, func(a, b event) int { return a.At.Compare(b.At) })
+	return evs, nil
+}
+
+func (s *Server) workflowLink(workflowID string) string {
+	if s.TemporalUIURL == "" || workflowID == "" {
+		return ""
+	}
+	ns := s.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	return strings.TrimSuffix(s.TemporalUIURL, "/") + "/namespaces/" + url.PathEscape(ns) + "/workflows/" + url.PathEscape(workflowID)
+}
+
+func (s *Server) orderPage(w http.ResponseWriter, r *http.Request) {
+	s.showOrder(w, r, http.StatusOK, "")
+}
+
+// showOrder renders an order with its timeline and what can be done to it,
+// with message on top (an action's outcome).
+func (s *Server) showOrder(w http.ResponseWriter, r *http.Request, code int, message string) {
+	sess := sessionOf(r.Context())
+	lang := langOf(r)
+	o, err := s.findOrder(r.Context(), sess.User, r.PathValue("tx"))
+	if err != nil {
+		s.fail(w, r, "find order", err)
+		return
+	}
+	if o == nil {
+		s.render(w, r, http.StatusNotFound, "message", pageData{Title: t(lang, "not_found"), Message: t(lang, "not_found_text")})
+		return
+	}
+	evs, err := s.timeline(r.Context(), o)
+	if err != nil {
+		s.fail(w, r, "order timeline", err)
+		return
+	}
+	s.render(w, r, code, "order", pageData{Title: t(lang, "orders") + " " + o.OrderNo, Order: o, Timeline: evs,
+		WorkflowLink: s.workflowLink(o.WorkflowID), Error: message})
+}
+
+func entryOf(o *models.Order) workflows.EntryRef {
+	return workflows.EntryRef{TransactionID: o.TransactionID, OrderNo: o.OrderNo, Currency: o.Currency, Amount: o.Amount}
+}
+
+// operate runs one operation on the order of the URL through its workflow,
+// as the API's batch entry would, and shows the order with the outcome.
+func (s *Server) operate(w http.ResponseWriter, r *http.Request, act *models.ConsoleAction,
+	do func(ctx context.Context, o *models.Order) (workflows.OperationResult, error)) {
+	sess := sessionOf(r.Context())
+	o, err := s.findOrder(r.Context(), sess.User, r.PathValue("tx"))
+	if err != nil {
+		s.fail(w, r, "find order", err)
+		return
+	}
+	if o == nil {
+		s.done(r.Context(), act, "not found")
+		s.render(w, r, http.StatusNotFound, "message", pageData{Title: t(langOf(r), "not_found"), Message: t(langOf(r), "not_found_text")})
+		return
+	}
+	res, err := do(r.Context(), o)
+	outcome := ""
+	switch {
+	case err != nil:
+		outcome = err.Error()
+	default:
+		outcome = res.ResultCode + ":" + res.ResultMessage
+	}
+	s.done(context.WithoutCancel(r.Context()), act, outcome)
+	s.Logger.Info("console: "+act.Action, "user_id", sess.User.ID, "transaction_id", o.TransactionID, "outcome", outcome)
+	s.showOrder(w, r, http.StatusOK, outcome)
+}
+
+func (s *Server) refund(w http.ResponseWriter, r *http.Request, act *models.ConsoleAction) {
+	s.operate(w, r, act, func(ctx context.Context, o *models.Order) (workflows.OperationResult, error) {
+		amount, err := money.Parse(strings.TrimSpace(r.PostForm.Get("amount")), o.Currency)
+		if err != nil || amount.Minor <= 0 {
+			return workflows.OperationResult{}, fmt.Errorf("I0008:refund amount must be a positive amount in %s", o.Currency)
+		}
+		reason := strings.TrimSpace(r.PostForm.Get("reason"))
+		if len(reason) > 200 {
+			reason = reason[:200]
+		}
+		return s.Orders.Refund(ctx, o.WorkflowID, workflows.RefundRequest{Entry: entryOf(o), RefundAmount: amount.Minor, Reason: reason})
+	})
+}
+
+func (s *Server) capture(w http.ResponseWriter, r *http.Request, act *models.ConsoleAction) {
+	s.operate(w, r, act, func(ctx context.Context, o *models.Order) (workflows.OperationResult, error) {
+		return s.Orders.Capture(ctx, o.WorkflowID, workflows.CaptureRequest{Entry: entryOf(o)})
+	})
+}
+
+func (s *Server) cancel(w http.ResponseWriter, r *http.Request, act *models.ConsoleAction) {
+	s.operate(w, r, act, func(ctx context.Context, o *models.Order) (workflows.OperationResult, error) {
+		return s.Orders.Cancel(ctx, o.WorkflowID, workflows.CancelRequest{Entry: entryOf(o)})
+	})
+}
+
+// refundList shows the user's refunds, newest first.
+func (s *Server) refundList(w http.ResponseWriter, r *http.Request) {
+	sess := sessionOf(r.Context())
+	lang := langOf(r)
+	q := scoped(s.DB.WithContext(r.Context()).Model(&models.Refund{}), sess.User)
+	if v := r.URL.Query().Get("before"); v != "" {
+		if at, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			q = q.Where("created_at < ?", at)
+		}
+	}
+	var rows []models.Refund
+	if err := q.Order("created_at DESC").Limit(PageSize + 1).Find(&rows).Error; err != nil {
+		s.fail(w, r, "list refunds", err)
+		return
+	}
+	d := pageData{Title: t(lang, "refunds")}
+	if len(rows) > PageSize {
+		rows = rows[:PageSize]
+		d.Next = "/console/refunds?lang=" + lang + "&before=" + url.QueryEscape(rows[len(rows)-1].CreatedAt.Format(time.RFC3339Nano))
+	}
+	d.Refunds = rows
+	s.render(w, r, http.StatusOK, "refunds", d)
+}
+
+// balanceRow is one merchant account's balance in one currency.
+type balanceRow struct {
+	MerchantID, AccountID, Currency string
+	Available, Reserved             int64
+}
+
+// keysPage lists the merchant's accounts, each with a rotation button.
+func (s *Server) keysPage(w http.ResponseWriter, r *http.Request) {
+	s.showKeys(w, r, "")
+}
+
+func (s *Server) showKeys(w http.ResponseWriter, r *http.Request, newKey string) {
+	sess := sessionOf(r.Context())
+	var accounts []models.Account
+	if err := s.DB.WithContext(r.Context()).Where("merchant_id = ?", sess.User.MerchantID).Order("id").Find(&accounts).Error; err != nil {
+		s.fail(w, r, "list accounts", err)
+		return
+	}
+	rows := make([]balanceRow, len(accounts))
+	for i, a := range accounts {
+		rows[i] = balanceRow{MerchantID: a.MerchantID, AccountID: a.ID}
+	}
+	s.render(w, r, http.StatusOK, "keys", pageData{Title: t(langOf(r), "keys"), Accounts: rows, NewKey: newKey})
+}
+
+// rotateKey gives one of the merchant's accounts a new sign key, shown once.
+func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request, act *models.ConsoleAction) {
+	sess := sessionOf(r.Context())
+	accountID := r.PostForm.Get("account_id")
+	key, err := s.Keys.RotateKey(r.Context(), sess.User.MerchantID, accountID, KeyGrace)
+	if err != nil {
+		s.done(r.Context(), act, "refused: "+err.Error())
+		s.render(w, r, http.StatusBadRequest, "message", pageData{Title: t(langOf(r), "keys"), Message: err.Error()})
+		return
+	}
+	// The key is shown once and never kept in the form's record.
+	s.done(r.Context(), act, "rotated the sign key of account "+accountID)
+	s.Logger.Info("console: sign key rotated", "user_id", sess.User.ID, "account_id", accountID)
+	s.showKeys(w, r, key)
+}

@@ -1,0 +1,176 @@
+package console
+
+import (
+	"html/template"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/models"
+)
+
+// pageData is what every page template gets; each page fills its part.
+type pageData struct {
+	Title   string
+	Lang    string
+	User    *models.ConsoleUser
+	CSRF    string
+	Error   string
+	Message string
+	Back    string
+	Email   string
+	Query   url.Values // the list's filters, to keep in links
+
+	Orders       []models.Order
+	Order        *models.Order
+	Timeline     []event
+	Refunds      []models.Refund
+	Next         string // the next page's link; empty on the last page
+	Payouts      []models.Payout
+	Plan         []planRow
+	PlanIDs      string
+	Reruns       []models.PayoutRerun
+	Rerun        *rerunView
+	Accounts     []balanceRow
+	Entries      []entryRow
+	Stuck        []stuckRow
+	Backlog      []models.Notification
+	NewKey       string
+	WorkflowLink string
+}
+
+// render writes a page in the request's language.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name string, d pageData) {
+	d.Lang = langOf(r)
+	if sess := sessionOf(r.Context()); sess != nil {
+		d.User = &sess.User
+		d.CSRF = sess.CSRF
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	if err := pages.ExecuteTemplate(w, name+".html", d); err != nil {
+		s.Logger.Error("console: render", "page", name, "error", err)
+	}
+}
+
+// langOf is the page's language: ?lang=, else the browser's preference,
+// else English.
+func langOf(r *http.Request) string {
+	switch r.URL.Query().Get("lang") {
+	case "es":
+		return "es"
+	case "en":
+		return "en"
+	}
+	if strings.HasPrefix(strings.ToLower(r.Header.Get("Accept-Language")), "es") {
+		return "es"
+	}
+	return "en"
+}
+
+var funcs = template.FuncMap{
+	"formid": func() string { return randomToken()[:32] },
+	"statuses": func() []status.Payment {
+		return []status.Payment{status.Pending, status.Authorised, status.HeldForReview, status.Paid, status.Refunded,
+			status.PartiallyRefunded, status.Cancelled, status.Failed, status.Expired}
+	},
+	"payoutStatuses": func() []string { return []string{"NEW", "SCHEDULED", "SUBMITTED", "COMPLETED", "FAILED"} },
+	"t":              t,
+	"money": func(minor int64, currency string) string {
+		return money.FromMinor(minor, currency).String() + " " + currency
+	},
+	"status": func(lang string, p status.Payment) string {
+		return t(lang, "status_"+strings.ReplaceAll(p.Name(), " ", "_"))
+	},
+	"when": func(at time.Time) string { return at.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"whenp": func(at *time.Time) string {
+		if at == nil {
+			return ""
+		}
+		return at.UTC().Format("2006-01-02 15:04:05 UTC")
+	},
+	"withLang": func(lang, path string) string {
+		if strings.Contains(path, "?") {
+			return path + "&lang=" + lang
+		}
+		return path + "?lang=" + lang
+	},
+	"refundable": func(o *models.Order) bool {
+		return o.PaymentStatus == status.Paid || o.PaymentStatus == status.PartiallyRefunded
+	},
+	"authorised": func(o *models.Order) bool { return o.PaymentStatus == status.Authorised },
+	"decimal":    func(minor int64, currency string) string { return money.FromMinor(minor, currency).String() },
+}
+
+// t is a label in lang; English when Spanish lacks it, the key when both do.
+func t(lang, key string) string {
+	if lang == "es" {
+		if v, ok := es[key]; ok {
+			return v
+		}
+	}
+	if v, ok := en[key]; ok {
+		return v
+	}
+	return key
+}
+
+var en = map[string]string{
+	"console": "Paygate console", "sign_in": "Sign in", "sign_out": "Sign out", "email": "Email", "password": "Password",
+	"bad_login": "The email or the password is wrong.", "too_many": "Too many failed sign-ins. Wait 15 minutes and try again.",
+	"forbidden": "Not allowed", "forbidden_text": "Your role cannot open this page.",
+	"not_found": "Not found", "not_found_text": "There is no such order in your accounts.",
+	"error": "Something went wrong", "error_text": "The console could not do that just now. Try again in a moment.",
+	"already_done": "Already sent", "orders": "Orders", "refunds": "Refunds", "keys": "Sign keys", "payouts": "Payouts",
+	"reruns": "Re-runs", "balances": "Balances", "stuck": "Stuck", "order_no": "Order number", "transaction_id": "Transaction id",
+	"status": "Status", "from": "From", "to": "To", "card_last4": "Card last 4", "search": "Search", "amount": "Amount",
+	"created": "Created", "account": "Account", "next_page": "Next page", "export_csv": "Export CSV", "card": "Card",
+	"refund": "Refund", "refund_amount": "Refund amount", "capture": "Capture", "cancel": "Cancel", "timeline": "Timeline",
+	"temporal_link": "Open its workflow in the Temporal UI", "no_rows": "Nothing to show.", "refunded": "Refunded",
+	"captured": "Captured", "reason": "Reason", "rotate": "Rotate the sign key", "new_key": "New sign key (shown once)",
+	"key_text":     "The old key stays valid for 24 hours, so your systems can move to the new one.",
+	"failure_type": "Failure type", "merchant": "Merchant", "select": "Select", "preview": "Preview the re-run",
+	"run_rerun": "Re-run these payouts", "will": "What will happen", "rerun_of": "Re-run", "by": "By", "when": "When",
+	"outcome": "Outcome", "dry_run": "Dry run", "available": "Available", "reserved": "Reserved", "currency": "Currency",
+	"entries": "Ledger entries", "kind": "Kind", "reference": "Reference", "what": "What", "since": "Since",
+	"resend": "Resend", "backlog": "Notification backlog", "notify_id": "Notify id", "attempts": "Attempts",
+	"stuck_text": "Orders and payouts not final after their expected time.", "language": "Español",
+	"status_pending": "pending", "status_authorised": "authorised", "status_held_for_review": "held for review",
+	"status_paid": "paid", "status_refunded": "refunded", "status_partially_refunded": "partially refunded",
+	"status_cancelled": "cancelled", "status_failed": "failed", "status_expired": "expired", "back": "Back",
+	"ev_created": "Order created", "ev_final": "Order reached its status", "ev_refund": "Refund", "ev_notify": "Notification attempt",
+	"rerun_started": "The re-run is under way.", "progress": "Progress", "total": "Total", "started": "Started", "skipped": "Skipped",
+}
+
+var es = map[string]string{
+	"console": "Consola de Paygate", "sign_in": "Iniciar sesión", "sign_out": "Cerrar sesión", "email": "Correo electrónico",
+	"password": "Contraseña", "bad_login": "El correo o la contraseña no son correctos.",
+	"too_many":  "Demasiados intentos fallidos. Espere 15 minutos y vuelva a intentarlo.",
+	"forbidden": "No permitido", "forbidden_text": "Su rol no puede abrir esta página.",
+	"not_found": "No encontrado", "not_found_text": "No hay tal pedido en sus cuentas.",
+	"error": "Algo salió mal", "error_text": "La consola no pudo hacerlo ahora. Vuelva a intentarlo en un momento.",
+	"already_done": "Ya enviado", "orders": "Pedidos", "refunds": "Reembolsos", "keys": "Claves de firma", "payouts": "Pagos",
+	"reruns": "Reintentos", "balances": "Saldos", "stuck": "Atascados", "order_no": "Número de pedido",
+	"transaction_id": "Id de transacción", "status": "Estado", "from": "Desde", "to": "Hasta", "card_last4": "Últimos 4 de la tarjeta",
+	"search": "Buscar", "amount": "Importe", "created": "Creado", "account": "Cuenta", "next_page": "Página siguiente",
+	"export_csv": "Exportar CSV", "card": "Tarjeta", "refund": "Reembolsar", "refund_amount": "Importe a reembolsar",
+	"capture": "Capturar", "cancel": "Anular", "timeline": "Historial", "temporal_link": "Abrir su workflow en Temporal",
+	"no_rows": "Nada que mostrar.", "refunded": "Reembolsado", "captured": "Capturado", "reason": "Motivo",
+	"rotate": "Renovar la clave de firma", "new_key": "Nueva clave de firma (se muestra una vez)",
+	"key_text":     "La clave anterior sigue siendo válida 24 horas, para que sus sistemas pasen a la nueva.",
+	"failure_type": "Tipo de fallo", "merchant": "Comercio", "select": "Elegir", "preview": "Ver el reintento",
+	"run_rerun": "Reintentar estos pagos", "will": "Qué ocurrirá", "rerun_of": "Reintento", "by": "Por", "when": "Cuándo",
+	"outcome": "Resultado", "dry_run": "Simulación", "available": "Disponible", "reserved": "Reservado", "currency": "Moneda",
+	"entries": "Asientos", "kind": "Tipo", "reference": "Referencia", "what": "Qué", "since": "Desde",
+	"resend": "Reenviar", "backlog": "Notificaciones pendientes", "notify_id": "Id de notificación", "attempts": "Intentos",
+	"stuck_text": "Pedidos y pagos sin estado final pasado su tiempo esperado.", "language": "English",
+	"status_pending": "pendiente", "status_authorised": "autorizado", "status_held_for_review": "en revisión",
+	"status_paid": "pagado", "status_refunded": "reembolsado", "status_partially_refunded": "reembolsado en parte",
+	"status_cancelled": "anulado", "status_failed": "fallido", "status_expired": "caducado", "back": "Volver",
+	"ev_created": "Pedido creado", "ev_final": "El pedido llegó a su estado", "ev_refund": "Reembolso",
+	"ev_notify": "Intento de notificación", "rerun_started": "El reintento está en marcha.", "progress": "Progreso",
+	"total": "Total", "started": "Iniciados", "skipped": "Omitidos",
+}

@@ -1,0 +1,96 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// Console roles: who a console user is to the gateway.
+const (
+	// RoleMerchant sees and acts on one merchant's accounts only.
+	RoleMerchant = "merchant"
+	// RoleFinance works on payouts, the ledger and re-runs.
+	RoleFinance = "finance"
+	// RoleOps reads everything and resends notifications.
+	RoleOps = "ops"
+)
+
+// ConsoleUser is a person who signs in to the web console. The password is
+// kept as an argon2id hash only.
+type ConsoleUser struct {
+	ID           int64     `gorm:"primaryKey"`
+	Email        string    `gorm:"size:254;not null;uniqueIndex:idx_console_users_email"`
+	Name         string    `gorm:"size:100;not null;default:''"`
+	PasswordHash string    `gorm:"size:200;not null"`
+	Role         string    `gorm:"size:16;not null"`
+	MerchantID   string    `gorm:"size:32;not null;default:''"`
+	CreatedAt    time.Time `gorm:"not null"`
+	DisabledAt   *time.Time
+}
+
+// ConsoleSession is a signed-in browser. The cookie holds a random token;
+// the table holds only its SHA-256, so a copy of the table signs nobody in.
+type ConsoleSession struct {
+	TokenHash string    `gorm:"primaryKey;size:64"`
+	UserID    int64     `gorm:"not null;index:idx_console_sessions_user"`
+	CSRFToken string    `gorm:"size:64;not null"`
+	CreatedAt time.Time `gorm:"not null"`
+	ExpiresAt time.Time `gorm:"not null"`
+}
+
+// ConsoleLoginFailure is one failed sign-in, counted to slow guessing.
+type ConsoleLoginFailure struct {
+	ID        int64     `gorm:"primaryKey"`
+	Email     string    `gorm:"size:254;not null;index:idx_console_login_failures_email,priority:1"`
+	ClientIP  string    `gorm:"size:64;not null;index:idx_console_login_failures_ip,priority:1"`
+	CreatedAt time.Time `gorm:"not null;index:idx_console_login_failures_email,priority:2;index:idx_console_login_failures_ip,priority:2"`
+}
+
+// ConsoleAction is one state-changing form a console user sent, by the
+// form's one-time id: a second submission of the same form (a double
+// click, a reload) gets the first one's outcome and does nothing again.
+type ConsoleAction struct {
+	FormID    string    `gorm:"primaryKey;size:64"`
+	UserID    int64     `gorm:"not null"`
+	Action    string    `gorm:"size:32;not null"`
+	Subject   string    `gorm:"size:64;not null"`
+	Outcome   string    `gorm:"size:500;not null;default:''"`
+	CreatedAt time.Time `gorm:"not null"`
+}
+
+// ErrConsoleUserExists: a user with that email is already there.
+var ErrConsoleUserExists = errors.New("a console user with that email exists")
+
+// CreateConsoleUser stores u; the email must be new.
+func CreateConsoleUser(ctx context.Context, db *gorm.DB, u *ConsoleUser) error {
+	res := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(u)
+	if res.Error != nil {
+		return fmt.Errorf("create console user: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return ErrConsoleUserExists
+	}
+	return nil
+}
+
+// ClaimConsoleAction records a form's first submission. It reports false,
+// with the first submission's record, when the form was sent before.
+func ClaimConsoleAction(ctx context.Context, db *gorm.DB, a *ConsoleAction) (bool, *ConsoleAction, error) {
+	res := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(a)
+	if res.Error != nil {
+		return false, nil, fmt.Errorf("claim console action: %w", res.Error)
+	}
+	if res.RowsAffected == 1 {
+		return true, a, nil
+	}
+	var first ConsoleAction
+	if err := db.WithContext(ctx).Where("form_id = ?", a.FormID).Take(&first).Error; err != nil {
+		return false, nil, fmt.Errorf("find console action: %w", err)
+	}
+	return false, &first, nil
+}
