@@ -372,3 +372,25 @@ func TestResendThroughTheAdminAPI(t *testing.T) {
 		t.Errorf("redelivered body differs:\n%s\n%s", bodies[0], bodies[1])
 	}
 }
+
+// setFailRate changes the share of requests the receiver refuses.
+func (rc *receiver) setFailRate(r float64) {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	rc.failRate = r
+}
+
+// processedCount is how often the receiver took notifyID.
+func (rc *receiver) processedCount(notifyID string) int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return rc.processed[notifyID]
+}
+
+// newReceiverServer serves rc until the test ends.
+func newReceiverServer(t *testing.T, rc *receiver) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(rc)
+	t.Cleanup(srv.Close)
+	return srv
+}

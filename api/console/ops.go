@@ -22,10 +22,10 @@ type stuckRow struct {
 }
 
 func (s *Server) stuck(w http.ResponseWriter, r *http.Request) {
-	s.showStuck(w, r, "")
+	s.showStuck(w, r, "", false)
 }
 
-func (s *Server) showStuck(w http.ResponseWriter, r *http.Request, message string) {
+func (s *Server) showStuck(w http.ResponseWriter, r *http.Request, message string, failed bool) {
 	lang := langOf(r)
 	now := s.Now()
 	db := s.DB.WithContext(r.Context())
@@ -53,7 +53,13 @@ func (s *Server) showStuck(w http.ResponseWriter, r *http.Request, message strin
 		s.fail(w, r, "notification backlog", err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "stuck", pageData{Title: t(lang, "stuck"), Stuck: rows, Backlog: backlog, Error: message})
+	d := pageData{Title: t(lang, "stuck"), Stuck: rows, Backlog: backlog}
+	if failed {
+		d.Error = message
+	} else {
+		d.Notice = message
+	}
+	s.render(w, r, http.StatusOK, "stuck", d)
 }
 
 // resend delivers a notification again with its notify_id, through the
@@ -70,5 +76,5 @@ func (s *Server) resend(w http.ResponseWriter, r *http.Request, act *models.Cons
 	}
 	s.done(r.Context(), act, outcome)
 	s.Logger.Info("console: notification resent", "user_id", sessionOf(r.Context()).User.ID, "outcome", outcome)
-	s.showStuck(w, r, outcome)
+	s.showStuck(w, r, outcome, err != nil)
 }

@@ -265,12 +265,13 @@ func (s *Server) workflowLink(workflowID string) string {
 }
 
 func (s *Server) orderPage(w http.ResponseWriter, r *http.Request) {
-	s.showOrder(w, r, http.StatusOK, "")
+	s.showOrder(w, r, http.StatusOK, "", false)
 }
 
 // showOrder renders an order with its timeline and what can be done to it,
-// with message on top (an action's outcome).
-func (s *Server) showOrder(w http.ResponseWriter, r *http.Request, code int, message string) {
+// with an action's outcome on top: a notice when it was done, an error when
+// it was refused.
+func (s *Server) showOrder(w http.ResponseWriter, r *http.Request, code int, outcome string, refused bool) {
 	sess := sessionOf(r.Context())
 	lang := langOf(r)
 	o, err := s.findOrder(r.Context(), sess.User, r.PathValue("tx"))
@@ -287,8 +288,13 @@ func (s *Server) showOrder(w http.ResponseWriter, r *http.Request, code int, mes
 		s.fail(w, r, "order timeline", err)
 		return
 	}
-	s.render(w, r, code, "order", pageData{Title: t(lang, "orders") + " " + o.OrderNo, Order: o, Timeline: evs,
-		WorkflowLink: s.workflowLink(o.WorkflowID), Error: message})
+	d := pageData{Title: t(lang, "orders") + " " + o.OrderNo, Order: o, Timeline: evs, WorkflowLink: s.workflowLink(o.WorkflowID)}
+	if refused {
+		d.Error = outcome
+	} else {
+		d.Notice = outcome
+	}
+	s.render(w, r, code, "order", d)
 }
 
 func entryOf(o *models.Order) workflows.EntryRef {
@@ -311,16 +317,17 @@ func (s *Server) operate(w http.ResponseWriter, r *http.Request, act *models.Con
 		return
 	}
 	res, err := do(r.Context(), o)
-	outcome := ""
+	outcome, refused := "", true
 	switch {
 	case err != nil:
 		outcome = err.Error()
 	default:
 		outcome = res.ResultCode + ":" + res.ResultMessage
+		refused = res.Status == workflows.EntryRefused
 	}
 	s.done(context.WithoutCancel(r.Context()), act, outcome)
 	s.Logger.Info("console: "+act.Action, "user_id", sess.User.ID, "transaction_id", o.TransactionID, "outcome", outcome)
-	s.showOrder(w, r, http.StatusOK, outcome)
+	s.showOrder(w, r, http.StatusOK, outcome, refused)
 }
 
 func (s *Server) refund(w http.ResponseWriter, r *http.Request, act *models.ConsoleAction) {

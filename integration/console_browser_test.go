@@ -1,0 +1,243 @@
+package integration
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/paygate/paygate/internal/adapters/password"
+	"github.com/paygate/paygate/internal/dev/railsim"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
+)
+
+const consolePassword = "console test password 42"
+
+// consoleUser makes a console user of role (for merchantID when a merchant
+// user) and returns its email.
+func consoleUser(t *testing.T, role, merchantID string) string {
+	t.Helper()
+	hash, err := password.Hash(consolePassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	email := role + "-" + randomHex(4) + "@example.com"
+	if err := models.CreateConsoleUser(t.Context(), env.gw.DB, &models.ConsoleUser{Email: email, Role: role, MerchantID: merchantID,
+		PasswordHash: hash, CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	return email
+}
+
+// consoleSignIn signs the tab in and waits for the role's home page.
+func consoleSignIn(t *testing.T, ctx context.Context, email, home string) {
+	t.Helper()
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(env.api.URL+"/console/login"),
+		chromedp.WaitVisible(chromedp.ID("email")),
+		chromedp.SendKeys(chromedp.ID("email"), email),
+		chromedp.SendKeys(chromedp.ID("password"), consolePassword),
+		chromedp.Click(chromedp.ID("sign-in")),
+	); err != nil {
+		t.Fatalf("sign in: %v", err)
+	}
+	if loc, err := waitLocation(ctx, env.api.URL+home); err != nil {
+		t.Fatalf("after sign-in the tab is on %s, want %s: %v", loc, home, err)
+	}
+}
+
+func consoleSignOut(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("sign-out"))); err != nil {
+		t.Fatalf("sign out: %v", err)
+	}
+	if loc, err := waitLocation(ctx, env.api.URL+"/console/login"); err != nil {
+		t.Fatalf("after sign-out the tab is on %s: %v", loc, err)
+	}
+}
+
+func textOf(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("text of %s: %v", sel, err)
+	}
+	return strings.TrimSpace(s)
+}
+
+// TestConsoleInTheBrowser drives the back office in Chromium as each of its
+// three people: a merchant refunds part of an order and sees it on the
+// timeline, and cannot open another merchant's order by its URL; finance
+// previews and re-runs two failed payouts and sees them complete; ops
+// resends a notification.
+func TestConsoleInTheBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("drives Chromium")
+	}
+	root, _ := filepath.Abs("..")
+	browserCtx := startBrowser(t)
+
+	t.Run("merchant", func(t *testing.T) {
+		sh := shot{t: t, root: root, name: "console-merchant", docs: map[string]string{
+			"orders": "console-orders.png", "order": "console-order-refunded.png"}}
+		ctx := openTab(t, browserCtx, sh)
+		creds := notifyAccount(t) // a merchant of its own
+		tx, orderNo := paidOrder(t, creds, "40.00")
+		other, _ := paidOrder(t, env.auto, "12.34")
+		consoleSignIn(t, ctx, consoleUser(t, models.RoleMerchant, creds.MerchantID), "/console/orders")
+		if got := textOf(t, ctx, "#orders"); !strings.Contains(got, orderNo) {
+			t.Fatalf("the orders list lacks %s", orderNo)
+		}
+		sh.take(ctx, "orders")
+		if err := chromedp.Do(ctx,
+			chromedp.Navigate(env.api.URL+"/console/orders/"+tx),
+			chromedp.WaitVisible(chromedp.ID("refund-amount")),
+			chromedp.SendKeys(chromedp.ID("refund-amount"), "15.00"),
+			chromedp.SendKeys(chromedp.ID("refund-reason"), "damaged box"),
+			chromedp.Click(chromedp.ID("refund")),
+			chromedp.WaitVisible(chromedp.ID("timeline")),
+		); err != nil {
+			t.Fatalf("refund: %v", err)
+		}
+		if got := textOf(t, ctx, "[role=status]"); !strings.Contains(got, "0000") {
+			t.Errorf("the refund's outcome is %q, want 0000", got)
+		}
+		if got := textOf(t, ctx, "#timeline"); !strings.Contains(got, "Refund") || !strings.Contains(got, "15.00 USD") {
+			t.Errorf("the timeline does not show the refund: %s", got)
+		}
+		if got := textOf(t, ctx, "#refunded"); got != "15.00 USD" {
+			t.Errorf("refunded shows %q, want 15.00 USD", got)
+		}
+		sh.take(ctx, "order")
+		o := findOrder(t, creds.AccountID, orderNo)
+		if o.RefundedAmount != 1500 {
+			t.Errorf("the record says %d refunded, want 1500", o.RefundedAmount)
+		}
+		// Another merchant's order, by its URL: not found.
+		if err := chromedp.Do(ctx, chromedp.Navigate(env.api.URL+"/console/orders/"+other), chromedp.WaitVisible(chromedp.ID("message"))); err != nil {
+			t.Fatal(err)
+		}
+		if got := textOf(t, ctx, "h1"); got != "Not found" {
+			t.Errorf("another merchant's order opened as %q, want Not found", got)
+		}
+		consoleSignOut(t, ctx)
+	})
+
+	t.Run("finance", func(t *testing.T) {
+		sh := shot{t: t, root: root, name: "console-finance", docs: map[string]string{
+			"preview": "console-rerun-preview.png", "rerun": "console-rerun-done.png"}}
+		ctx := openTab(t, browserCtx, sh)
+		creds := payoutAccount(t, 1_000_000)
+		var rids []string
+		for range 2 {
+			rid := newRequestID()
+			_, out := postPayout(t, "/v1/payout", payoutBody(creds, rid, "25.00", railsim.IBANFailOnce))
+			if out["status"] != "FAILED" {
+				out = awaitPayoutStatus(t, creds, rid)
+			}
+			if out["status"] != "FAILED" {
+				t.Fatalf("payout %s: %v, want FAILED", rid, out)
+			}
+			rids = append(rids, rid)
+		}
+		consoleSignIn(t, ctx, consoleUser(t, models.RoleFinance, ""), "/console/payouts")
+		if err := chromedp.Do(ctx, chromedp.Navigate(env.api.URL+"/console/payouts?status=FAILED&merchant_id="+creds.MerchantID),
+			chromedp.WaitVisible(chromedp.ID("payouts"))); err != nil {
+			t.Fatal(err)
+		}
+		for _, rid := range rids {
+			if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("pick-"+rid))); err != nil {
+				t.Fatalf("select %s: %v", rid, err)
+			}
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("preview")), chromedp.WaitVisible(chromedp.ID("plan"))); err != nil {
+			t.Fatal(err)
+		}
+		plan := textOf(t, ctx, "#plan")
+		for _, rid := range rids {
+			if !strings.Contains(plan, rid) {
+				t.Errorf("the preview lacks %s", rid)
+			}
+		}
+		if strings.Count(plan, "re-run") != 2 {
+			t.Errorf("the preview does not re-run both: %s", plan)
+		}
+		sh.take(ctx, "preview")
+		// Nothing ran yet: the preview is a dry run.
+		if p, err := models.FindPayout(t.Context(), env.gw.DB, workflows.PayoutWorkflowID(creds.MerchantID, rids[0])); err != nil || p.Run != 1 {
+			t.Fatalf("after the preview the payout is %+v, %v; want run 1", p, err)
+		}
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("run-rerun")), chromedp.WaitVisible(chromedp.ID("rerun-items"))); err != nil {
+			t.Fatal(err)
+		}
+		// The page follows the payouts until both are completed.
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			items := textOf(t, ctx, "#rerun-items")
+			if strings.Count(items, "COMPLETED") == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the re-run page never showed both completed: %s", items)
+			}
+			time.Sleep(time.Second)
+			_ = chromedp.Do(ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("rerun-items")))
+		}
+		sh.take(ctx, "rerun")
+		for _, rid := range rids {
+			if k, ok := railKey(t, creds, rid); !ok || k.Completed != 1 {
+				t.Errorf("rail: %s %+v, want completed once", rid, k)
+			}
+		}
+		consoleSignOut(t, ctx)
+	})
+
+	t.Run("ops", func(t *testing.T) {
+		sh := shot{t: t, root: root, name: "console-ops", docs: map[string]string{"stuck": "console-ops.png"}}
+		ctx := openTab(t, browserCtx, sh)
+		// A notification the merchant never acknowledges stays in the
+		// backlog; ops resends it.
+		creds := notifyAccount(t)
+		rc := newReceiver(creds.SignKey, 1.0)
+		srv := newReceiverServer(t, rc)
+		f := cardOrder(creds, newOrderNo(t), "4242424242424242")
+		f["notify_url"] = srv.URL + "/hooks"
+		if _, r := authorise(t, signCard(f, creds.SignKey)); r.OrderStatus != "1" {
+			t.Fatalf("payment: %s", r.ResultInfo)
+		}
+		notifyID := ""
+		deadline := time.Now().Add(20 * time.Second)
+		for notifyID == "" && time.Now().Before(deadline) {
+			var n models.Notification
+			if env.gw.DB.Where("order_no = ? AND status = ?", f["order_no"], models.NotifyPending).Take(&n).Error == nil && n.Attempts > 0 {
+				notifyID = n.NotifyID
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		if notifyID == "" {
+			t.Fatal("no pending notification to resend")
+		}
+		consoleSignIn(t, ctx, consoleUser(t, models.RoleOps, ""), "/console/stuck")
+		if got := textOf(t, ctx, "#backlog"); !strings.Contains(got, notifyID) {
+			t.Fatalf("the backlog lacks %s", notifyID)
+		}
+		sh.take(ctx, "stuck")
+		rc.setFailRate(0)
+		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("resend-"+notifyID)), chromedp.WaitVisible(chromedp.CSS("[role=status]"))); err != nil {
+			t.Fatal(err)
+		}
+		if got := textOf(t, ctx, "[role=status]"); !strings.Contains(got, "resending "+notifyID) {
+			t.Errorf("resend answered %q", got)
+		}
+		for deadline := time.Now().Add(30 * time.Second); rc.processedCount(notifyID) == 0; time.Sleep(200 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the resent notification never arrived")
+			}
+		}
+		consoleSignOut(t, ctx)
+	})
+}
