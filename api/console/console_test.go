@@ -32,7 +32,7 @@ import (
 )
 
 // testDB is a fresh, migrated database, dropped when the test ends.
-func testDB(t *testing.T) *gorm.DB {
+func testDB(t testing.TB) *gorm.DB {
 	t.Helper()
 	ctx := t.Context()
 	logger := slog.New(slog.DiscardHandler)
@@ -125,7 +125,7 @@ type testConsole struct {
 
 const testPassword = "a long enough password"
 
-func newTestConsole(t *testing.T) *testConsole {
+func newTestConsole(t testing.TB) *testConsole {
 	t.Helper()
 	db := testDB(t)
 	ops := &fakeOps{db: db}
