@@ -60,6 +60,23 @@ func consoleSignOut(t *testing.T, ctx context.Context) {
 	}
 }
 
+// checkAccessible checks the page's basics: its language is declared and
+// every field a person fills in has a label a screen reader reads.
+func checkAccessible(t *testing.T, ctx context.Context, page string) {
+	t.Helper()
+	unlabelled, err := evalJS[[]string](ctx, `[...document.querySelectorAll("input:not([type=hidden]),select,textarea")]
+		.filter(e => !(e.labels && e.labels.length) && !e.getAttribute("aria-label")).map(e => e.name || e.id)`)
+	if err != nil {
+		t.Fatalf("%s: %v", page, err)
+	}
+	if len(unlabelled) > 0 {
+		t.Errorf("%s: fields without a label: %v", page, unlabelled)
+	}
+	if lang, _ := evalJS[string](ctx, `document.documentElement.lang`); lang != "en" && lang != "es" {
+		t.Errorf("%s: page language %q", page, lang)
+	}
+}
+
 func textOf(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
 	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
@@ -92,6 +109,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		if got := textOf(t, ctx, "#orders"); !strings.Contains(got, orderNo) {
 			t.Fatalf("the orders list lacks %s", orderNo)
 		}
+		checkAccessible(t, ctx, "orders")
 		sh.take(ctx, "orders")
 		if err := chromedp.Do(ctx,
 			chromedp.Navigate(env.api.URL+"/console/orders/"+tx),
@@ -112,6 +130,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		if got := textOf(t, ctx, "#refunded"); got != "15.00 USD" {
 			t.Errorf("refunded shows %q, want 15.00 USD", got)
 		}
+		checkAccessible(t, ctx, "order")
 		sh.take(ctx, "order")
 		o := findOrder(t, creds.AccountID, orderNo)
 		if o.RefundedAmount != 1500 {
@@ -166,6 +185,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		if strings.Count(plan, "re-run") != 2 {
 			t.Errorf("the preview does not re-run both: %s", plan)
 		}
+		checkAccessible(t, ctx, "preview")
 		sh.take(ctx, "preview")
 		// Nothing ran yet: the preview is a dry run.
 		if p, err := models.FindPayout(t.Context(), env.gw.DB, workflows.PayoutWorkflowID(creds.MerchantID, rids[0])); err != nil || p.Run != 1 {
@@ -225,6 +245,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		if got := textOf(t, ctx, "#backlog"); !strings.Contains(got, notifyID) {
 			t.Fatalf("the backlog lacks %s", notifyID)
 		}
+		checkAccessible(t, ctx, "stuck")
 		sh.take(ctx, "stuck")
 		rc.setFailRate(0)
 		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("resend-"+notifyID)), chromedp.WaitVisible(chromedp.CSS("[role=status]"))); err != nil {

@@ -214,7 +214,11 @@ func (c *testConsole) signIn(t *testing.T, hc *http.Client, email string) string
 	return ""
 }
 
-var csrfIn = regexp.MustCompile(`name="csrf" value="([0-9a-f]{64})"`)
+var (
+	csrfIn = regexp.MustCompile(`name="csrf" value="([0-9a-f]{64})"`)
+	txIn   = regexp.MustCompile(`<td>([0-9]{19})</td>`)
+	nextIn = regexp.MustCompile(`id="next" href="([^"]+)"`)
+)
 
 func refundForm(csrf, formID, amount string) url.Values {
 	return url.Values{"csrf": {csrf}, "form_id": {formID}, "amount": {amount}}

@@ -1,0 +1,141 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/models"
+)
+
+func TestCSVExportHoldsOnlyTheMerchantsOrders(t *testing.T) {
+	c := newTestConsole(t)
+	// An order number a spreadsheet would read as a formula.
+	c.db.Model(&models.Order{}).Where("transaction_id = ?", "1000000000000000001").Update("order_no", "=HYPERLINK(\"x\")")
+	hc := c.browser(t)
+	c.signIn(t, hc, "shop-a@example.com")
+	code, body, h := do(t, hc, "GET", c.srv.URL+"/console/orders.csv", nil)
+	if code != 200 || !strings.HasPrefix(h.Get("Content-Type"), "text/csv") {
+		t.Fatalf("export: %d %s", code, h.Get("Content-Type"))
+	}
+	lines := strings.Split(strings.TrimSpace(body), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines, want the header and merchant A's one order:\n%s", len(lines), body)
+	}
+	if !strings.Contains(lines[1], `'=HYPERLINK`) || strings.Contains(body, "1000000000000000002") {
+		t.Errorf("row %q: want the formula defused and no other merchant's order", lines[1])
+	}
+}
+
+func TestOrderListFilters(t *testing.T) {
+	c := newTestConsole(t)
+	hc := c.browser(t)
+	c.signIn(t, hc, "ops@example.com")
+	tests := []struct {
+		name     string
+		query    string
+		want     int // 200 or 400
+		has, not string
+	}{
+		{"everything for ops", "", 200, "ORDER-A", ""},
+		{"by order number", "order_no=ORDER-B", 200, "ORDER-B", "ORDER-A"},
+		{"by transaction id", "transaction_id=1000000000000000001", 200, "ORDER-A", "ORDER-B"},
+		{"by status with none", "status=6000", 200, "Nothing to show", "ORDER-A"},
+		{"by card last 4", "last4=4242", 200, "ORDER-A", ""},
+		{"by email, case folded", "email=ADA@example.com", 200, "ORDER-B", ""},
+		{"last 4 not digits", "last4=42x2", 400, "last4", ""},
+		{"a bad date", "from=yesterday", 400, "from", ""},
+		{"a bad cursor", "after=zz", 400, "after", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, page, _ := do(t, hc, "GET", c.srv.URL+"/console/orders?"+tc.query, nil)
+			if code != tc.want || !strings.Contains(page, tc.has) || (tc.not != "" && strings.Contains(page, tc.not)) {
+				t.Errorf("%d, has %q: %v, lacks %q: %v", code, tc.has, strings.Contains(page, tc.has), tc.not, !strings.Contains(page, tc.not))
+			}
+		})
+	}
+}
+
+func TestPagingWalksEveryOrderOnce(t *testing.T) {
+	c := newTestConsole(t)
+	base := time.Now().Add(-time.Hour)
+	for i := range 120 {
+		o := models.Order{TransactionID: "3" + strings.Repeat("0", 14) + string(rune('0'+i/100)) + string(rune('0'+i/10%10)) + string(rune('0'+i%10)) + "0",
+			WorkflowID: "wf/p/" + string(rune('a'+i%26)) + time.Duration(i).String(), MerchantID: "A", AccountID: "A1",
+			OrderNo: "PAGE-" + time.Duration(i).String(), Currency: "USD", Amount: 100, PaymentStatus: status.Paid,
+			CreatedAt: base.Add(time.Duration(i%7) * time.Second)} // ties on created_at
+		if err := c.db.Create(&o).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	hc := c.browser(t)
+	c.signIn(t, hc, "shop-a@example.com")
+	seen := map[string]bool{}
+	next := c.srv.URL + "/console/orders"
+	for pages := 0; next != ""; pages++ {
+		if pages > 5 {
+			t.Fatal("paging does not end")
+		}
+		_, page, _ := do(t, hc, "GET", next, nil)
+		for _, m := range txIn.FindAllStringSubmatch(page, -1) {
+			if seen[m[1]] {
+				t.Errorf("%s on two pages", m[1])
+			}
+			seen[m[1]] = true
+		}
+		next = ""
+		if m := nextIn.FindStringSubmatch(page); m != nil {
+			next = c.srv.URL + strings.ReplaceAll(m[1], "&amp;", "&")
+		}
+	}
+	if len(seen) != 121 { // the 120 and ORDER-A
+		t.Errorf("%d orders seen across the pages, want 121", len(seen))
+	}
+}
+
+func TestKeyRotationShowsTheNewKeyOnce(t *testing.T) {
+	c := newTestConsole(t)
+	if err := c.db.Create(&models.Merchant{ID: "A", Name: "Shop A"}).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := c.db.Create(&models.Account{ID: "A1", MerchantID: "A", SignKeySealed: []byte{1},
+		AllowedQueryIPs: []string{}, Currencies: []string{"USD"}, AmountLimits: map[string]int64{}}).Error; err != nil {
+		t.Fatal(err)
+	}
+	hc := c.browser(t)
+	csrf := c.signIn(t, hc, "shop-a@example.com")
+	form := url.Values{"csrf": {csrf}, "form_id": {"rotate-0123456789abcdef"}, "account_id": {"A1"}}
+	code, page, _ := do(t, hc, "POST", c.srv.URL+"/console/keys/rotate", form)
+	if code != 200 || !strings.Contains(page, "new-key-0123456789abcdef") {
+		t.Fatalf("rotation: %d, new key shown: %v", code, strings.Contains(page, "new-key-0123456789abcdef"))
+	}
+	// Sent again, the form does nothing and never shows the key again.
+	_, page, _ = do(t, hc, "POST", c.srv.URL+"/console/keys/rotate", form)
+	if strings.Contains(page, "new-key-0123456789abcdef") || !strings.Contains(page, "Already sent") {
+		t.Error("a repeated rotation form showed the key again or rotated again")
+	}
+}
+
+func TestOpsSeesWhatIsStuck(t *testing.T) {
+	c := newTestConsole(t)
+	old := time.Now().Add(-time.Hour)
+	o := models.Order{TransactionID: "4000000000000000001", WorkflowID: "order/A/A1/STUCK", MerchantID: "A", AccountID: "A1",
+		OrderNo: "STUCK-1", Currency: "USD", Amount: 100, PaymentStatus: status.Pending, CreatedAt: old, UpdatedAt: old}
+	if err := c.db.Create(&o).Error; err != nil {
+		t.Fatal(err)
+	}
+	hc := c.browser(t)
+	c.signIn(t, hc, "ops@example.com")
+	code, page, _ := do(t, hc, "GET", c.srv.URL+"/console/stuck", nil)
+	if code != http.StatusOK || !strings.Contains(page, "STUCK-1") || !strings.Contains(page, "/namespaces/default/workflows/order%2FA%2FA1%2FSTUCK") {
+		t.Errorf("stuck page: %d, shows the stuck order with its Temporal link: %v", code, strings.Contains(page, "STUCK-1"))
+	}
+	// A fresh pending order is not stuck yet.
+	if strings.Contains(page, "ORDER-A") {
+		t.Error("a paid order is listed as stuck")
+	}
+}
