@@ -124,8 +124,9 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		if got := textOf(t, ctx, "[role=status]"); !strings.Contains(got, "0000") {
 			t.Errorf("the refund's outcome is %q, want 0000", got)
 		}
-		if got := textOf(t, ctx, "#timeline"); !strings.Contains(got, "Refund") || !strings.Contains(got, "15.00 USD") {
-			t.Errorf("the timeline does not show the refund: %s", got)
+		if got := textOf(t, ctx, "#timeline"); !strings.Contains(got, "Refund") || !strings.Contains(got, "15.00 USD") ||
+			!strings.Contains(got, "paid → partially refunded") {
+			t.Errorf("the timeline does not show the refund and the status change: %s", got)
 		}
 		if got := textOf(t, ctx, "#refunded"); got != "15.00 USD" {
 			t.Errorf("refunded shows %q, want 15.00 USD", got)

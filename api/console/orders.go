@@ -222,9 +222,20 @@ type event struct {
 }
 
 func (s *Server) timeline(ctx context.Context, o *models.Order) ([]event, error) {
-	lang := "en"
 	evs := []event{{At: o.CreatedAt, Kind: "ev_created", Detail: money.FromMinor(o.Amount, o.Currency).String() + " " + o.Currency}}
-	if o.PaymentStatus != status.Pending {
+	var changes []models.OrderStatusChange
+	if err := s.DB.WithContext(ctx).Where("transaction_id = ?", o.TransactionID).Order("id").Find(&changes).Error; err != nil {
+		return nil, err
+	}
+	for _, c := range changes {
+		from := ""
+		if c.FromStatus != 0 {
+			from = status.Payment(c.FromStatus).Name() + " → "
+		}
+		evs = append(evs, event{At: c.At, Kind: "ev_status", Outcome: from + status.Payment(c.ToStatus).Name()})
+	}
+	if len(changes) == 0 && o.PaymentStatus != status.Pending {
+		// An order recorded before its changes were kept: its latest status.
 		evs = append(evs, event{At: o.UpdatedAt, Kind: "ev_final", Outcome: o.PaymentStatus.Name() + " " + o.ResultCode})
 	}
 	var refunds []models.Refund
@@ -248,7 +259,6 @@ func (s *Server) timeline(ctx context.Context, o *models.Order) ([]event, error)
 		}
 		evs = append(evs, event{At: a.At, Kind: "ev_notify", Detail: fmt.Sprintf("%s #%d", a.NotifyID, a.Attempt), Outcome: out})
 	}
-	_ = lang
 	slices.SortStableFunc(evs, func(a, b event) int { return a.At.Compare(b.At) })
 	return evs, nil
 }
