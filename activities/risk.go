@@ -3,11 +3,13 @@ package activities
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -23,7 +25,10 @@ type RiskInput struct {
 	// recorded, and the velocity counts must leave it out.
 	TransactionID string
 	// CardBIN is the card's first six digits: risk.BIN of the masked card.
-	CardBIN        string
+	CardBIN string
+	// CardMasked is the masked card (first six, last four), by which a
+	// test account's test cards are known.
+	CardMasked     string
 	ShopperEmail   string
 	ShopperIP      string
 	BillingCountry string
@@ -50,18 +55,38 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 		return risk.Result{}, fmt.Errorf("risk check: %w", err)
 	}
 	now := time.Now()
+	test := account.Mode == testmode.Test
+	card, email, ip := in.CardFingerprint, in.ShopperEmail, in.ShopperIP
+	if test {
+		// A test account's test data is not a shopper's: it never counts
+		// towards velocity, so a newcomer can pay the README's payment
+		// again and again. The velocity test email counts, against a limit
+		// of one.
+		if testmode.IsTestCardMasked(in.CardBIN, last4(in.CardMasked)) {
+			card = ""
+		}
+		if testmode.IsTestIP(ip) {
+			ip = ""
+		}
+		switch {
+		case strings.EqualFold(email, testmode.EmailVelocity):
+			cfg.EmailVelocity = risk.Velocity{Max: 1, Window: risk.Duration(time.Hour), Score: cfg.RejectScore}
+		case testmode.IsTestEmail(email):
+			email = ""
+		}
+	}
 	counts, err := models.CountVelocity(ctx, a.DB, models.VelocityQuery{
 		AccountID:            in.AccountID,
 		ExcludeTransactionID: in.TransactionID,
-		Card:                 velocityWindow(cfg.CardVelocity, in.CardFingerprint, now),
-		Email:                velocityWindow(cfg.EmailVelocity, in.ShopperEmail, now),
-		IP:                   velocityWindow(cfg.IPVelocity, in.ShopperIP, now),
+		Card:                 velocityWindow(cfg.CardVelocity, card, now),
+		Email:                velocityWindow(cfg.EmailVelocity, email, now),
+		IP:                   velocityWindow(cfg.IPVelocity, ip, now),
 	})
 	if err != nil {
 		return risk.Result{}, fmt.Errorf("risk check: %w", err)
 	}
 	bin := risk.BIN(in.CardBIN)
-	return risk.Evaluate(cfg, risk.Facts{
+	res := risk.Evaluate(cfg, risk.Facts{
 		Amount:         in.Amount,
 		Currency:       in.Currency,
 		AmountLimit:    account.AmountLimits[in.Currency],
@@ -72,7 +97,24 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 		CardOrders:     counts.Card,
 		EmailOrders:    counts.Email,
 		IPOrders:       counts.IP,
-	}), nil
+	})
+	if test {
+		switch {
+		case strings.EqualFold(in.ShopperEmail, testmode.EmailReview):
+			res = res.Forced(risk.Review, cfg)
+		case strings.EqualFold(in.ShopperEmail, testmode.EmailReject):
+			res = res.Forced(risk.Reject, cfg)
+		}
+	}
+	return res, nil
+}
+
+// last4 is the last four characters of a masked card, "" when shorter.
+func last4(masked string) string {
+	if len(masked) < 4 {
+		return ""
+	}
+	return masked[len(masked)-4:]
 }
 
 // velocityWindow is the count a velocity rule needs: none when the rule is

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"errors"
 	"net/http"
 	"net/mail"
@@ -12,9 +13,11 @@ import (
 	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/card"
 	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/country"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/workflows"
 )
 
@@ -89,6 +92,9 @@ func (s *Server) cardRef(token, pan string) workflows.CardRef {
 // amount, or the result code that refuses it.
 func validateCardOrder(req *authoriseRequest, account *merchant.Account, now func() time.Time) (money.Amount, *codes.Code) {
 	fail := func(c codes.Code) (money.Amount, *codes.Code) { return money.Amount{}, &c }
+	if account.Mode == testmode.Test && !testmode.Simulated(cmp.Or(account.Connector, connector.DefaultName)) {
+		return fail(codes.TestAccountConnector)
+	}
 	stored := req.paysWithToken()
 	if !stored && (req.PaymentMethod != "" && req.Card != "" || req.PaymentMethod == "" && req.Card == "") {
 		return fail(codes.PaymentTypeConflict)
@@ -152,6 +158,9 @@ func validateCardOrder(req *authoriseRequest, account *merchant.Account, now fun
 		}
 		if err := card.ValidateCVV(req.SecurityCode.String(), card.Brand(pan)); err != nil {
 			return fail(codes.InvalidCVV)
+		}
+		if account.Mode != testmode.Test && testmode.IsTestCard(pan) {
+			return fail(codes.TestCardOnLive)
 		}
 	}
 	if len(req.FirstName) > maxNameField || len(req.LastName) > maxNameField {

@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/card"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
@@ -46,6 +47,8 @@ func (s *Server) checkoutPay(c *gin.Context) {
 		problem = "invalid_expiry"
 	case card.ValidateCVV(cvv, card.Brand(pan)) != nil:
 		problem = "invalid_cvv"
+	case account.Mode != testmode.Test && testmode.IsTestCard(pan):
+		problem = "test_card_live"
 	}
 	if problem != "" {
 		s.renderPayment(c, o, account.Name, checkout.Message(lang, problem))

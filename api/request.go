@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/testmode"
 )
 
 // Every merchant operation (/v1/authorise, the merchant's /v1/checkout, the
@@ -99,8 +101,15 @@ func (s *Server) acceptMerchant(c *gin.Context, answers answerFormat, req mercha
 	if !ok {
 		return refuse(e, refused(codes.BadSignature))
 	}
+	// Whether the answer is a test account's: told once the caller has
+	// proved the key, in a header, as the interface has no field for it.
+	c.Header(HeaderMode, cmp.Or(account.Mode, testmode.Live))
 	return &merchantCall{s: s, c: c, answers: answers, req: req, body: body, account: account, key: key}, true
 }
+
+// HeaderMode is the response header that says whether the account that
+// made the request is a test or a live account.
+const HeaderMode = "Paygate-Mode"
 
 // refuse answers the call with code: HTTP 200 (a system error: the format's
 // status), signed with the proven key where the format signs.

@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -136,7 +137,7 @@ func TestTenantIsolation(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	newAccount := func(merchantID string, mode string) merchant.Credentials {
-		creds, err := env.gw.Accounts.Create(ctx, merchant.NewAccount{
+		creds, err := env.gw.Accounts.Create(ctx, merchant.NewAccount{Mode: testmode.Test,
 			MerchantID: merchantID, AccountID: fmt.Sprintf("%s%03d", merchantID, tenantSeq.Add(1)), CaptureMode: mode,
 			AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"USD"}, Risk: quietRisk,
 		})
@@ -158,7 +159,7 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	authTx, authNo := r.TransactionID, f["order_no"]
 	heldCreds := riskAccount(t, risk.Config{CountryMismatchScore: 60}, nil)
-	hf := riskOrder(t, heldCreds, "4242424242424242", func(f map[string]string) { f["billing_country"] = "GB" })
+	hf := riskOrder(t, heldCreds, "4242424242424267", func(f map[string]string) { f["billing_country"] = "GB" })
 	_, r = authorise(t, hf)
 	if r.OrderStatus != "-2" {
 		t.Fatalf("held order: %s %s", r.OrderStatus, r.ResultInfo)

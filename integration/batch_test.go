@@ -353,7 +353,7 @@ func TestReviewApproveAndReject(t *testing.T) {
 	t.Parallel()
 	creds := riskAccount(t, risk.Config{CountryMismatchScore: 60}, nil)
 	held := func() (string, string) {
-		f := riskOrder(t, creds, "4242424242424242", func(f map[string]string) { f["billing_country"] = "GB" })
+		f := riskOrder(t, creds, "4242424242424267", func(f map[string]string) { f["billing_country"] = "GB" })
 		_, r := authorise(t, f)
 		if r.OrderStatus != "-2" {
 			t.Fatalf("not held: %s %s", r.OrderStatus, r.ResultInfo)

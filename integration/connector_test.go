@@ -15,13 +15,14 @@ import (
 
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/dev/simbank"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
 // bankAccount creates an account of its own whose orders go to sim-bank.
 func bankAccount(t *testing.T, captureMode string) merchant.Credentials {
 	t.Helper()
-	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{
+	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: "60001", AccountID: "60001" + randomHex(3), CaptureMode: captureMode, Connector: "sim-bank",
 		AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"USD", "JPY"}, Risk: quietRisk,
 	})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -35,7 +36,7 @@ func waitForBalance(t *testing.T, l *ledger.Ledger, creds merchant.Credentials, 
 // under its reference and once.
 func TestPaidOrderCreditsTheDeposit(t *testing.T) {
 	t.Parallel()
-	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{
+	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: "70001", AccountID: "70001" + randomHex(3), CaptureMode: models.CaptureAuto,
 		AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"USD"}, Risk: quietRisk,
 	})

@@ -37,6 +37,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -208,7 +209,7 @@ func run(m *testing.M) int {
 	env.api.Start()
 	defer env.api.Close()
 
-	env.auto, err = env.gw.Accounts.Create(ctx, merchant.NewAccount{
+	env.auto, err = env.gw.Accounts.Create(ctx, merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: "10086", AccountID: "10086001", CaptureMode: models.CaptureAuto,
 		AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"USD", "EUR", "JPY"},
 		AmountLimits: map[string]int64{"USD": integrationLimit}, Risk: quietRisk,
@@ -216,7 +217,7 @@ func run(m *testing.M) int {
 	if err != nil {
 		return fail(err)
 	}
-	env.manual, err = env.gw.Accounts.Create(ctx, merchant.NewAccount{
+	env.manual, err = env.gw.Accounts.Create(ctx, merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: "10086", AccountID: "10086002", CaptureMode: models.CaptureManual,
 		AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"USD", "EUR"}, Risk: quietRisk,
 	})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -79,7 +80,7 @@ func (rc *receiver) count() int {
 
 func notifyAccount(t *testing.T) merchant.Credentials {
 	t.Helper()
-	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{
+	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: "40001", AccountID: fmt.Sprintf("40001%03d", orderSeq.Add(1)%1000), CaptureMode: models.CaptureAuto,
 		AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"USD"}, Risk: quietRisk,
 	})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -91,7 +92,7 @@ func optimise(t *testing.T, creds merchant.Credentials, currency, amount, countr
 // sizes POST /v1/optimise answers, exactly.
 func TestOptimiseRanksByTheAccountsOwnOrders(t *testing.T) {
 	t.Parallel()
-	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{
+	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: "60001", AccountID: "60001" + randomHex(2), CaptureMode: models.CaptureAuto,
 		AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"EUR", "USD"},
 		AmountLimits: map[string]int64{"EUR": 50000}, Risk: quietRisk,
@@ -206,7 +207,7 @@ func TestOptimiseRanksByTheAccountsOwnOrders(t *testing.T) {
 // one account's orders never count for another's answer.
 func TestOptimiseTenantIsolation(t *testing.T) {
 	t.Parallel()
-	other, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{
+	other, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: "60002", AccountID: "60002" + randomHex(2), CaptureMode: models.CaptureAuto,
 		AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"EUR"}, Risk: quietRisk,
 		Connector: "sim-bank",

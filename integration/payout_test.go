@@ -16,6 +16,7 @@ import (
 	"github.com/paygate/paygate/internal/dev/railsim"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
@@ -40,7 +41,7 @@ func payoutAccountB(t testing.TB, topUp int64) merchant.Credentials {
 	b := make([]byte, 4)
 	_, _ = rand.Read(b)
 	id := "po" + hex.EncodeToString(b)
-	creds, err := env.gw.Accounts.Create(t.Context(), merchant.NewAccount{
+	creds, err := env.gw.Accounts.Create(t.Context(), merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: id, AccountID: id + "01", Currencies: []string{"USD", "EUR"}, Risk: quietRisk,
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -214,7 +215,7 @@ func strongHeader(t *testing.T, key, path string, at time.Time, nonce, body stri
 func TestStrongSigningScheme(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	creds, err := env.gw.Accounts.Create(ctx, merchant.NewAccount{
+	creds, err := env.gw.Accounts.Create(ctx, merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: "70001", AccountID: "70001001", CaptureMode: models.CaptureAuto, SigningScheme: merchant.SigningStrong,
 		AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"USD"}, Risk: quietRisk,
 	})
@@ -276,7 +277,7 @@ func TestStrongSigningScheme(t *testing.T) {
 	}
 
 	// paygate merchant set-signing: a compatible account switched to strong.
-	switched, err := env.gw.Accounts.Create(ctx, merchant.NewAccount{
+	switched, err := env.gw.Accounts.Create(ctx, merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: "70002", AccountID: "70002001", CaptureMode: models.CaptureAuto,
 		AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"USD"}, Risk: quietRisk,
 	})

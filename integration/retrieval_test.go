@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 	"go.temporal.io/api/workflowservice/v1"
@@ -135,7 +136,7 @@ func TestRetrievalTrans(t *testing.T) {
 
 func TestRetrievalTransRefusals(t *testing.T) {
 	t.Parallel()
-	closed, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{
+	closed, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: "10087", CaptureMode: models.CaptureAuto, Currencies: []string{"USD"},
 	})
 	if err != nil {

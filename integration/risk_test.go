@@ -129,7 +129,7 @@ func TestRiskRejects(t *testing.T) {
 		{
 			name:       "amount over the account limit",
 			limits:     map[string]int64{"USD": 5000},
-			pan:        "4242424242424242",
+			pan:        "4242424242424267",
 			change:     func(f map[string]string) { f["amount"] = "50.01" },
 			resultInfo: "R0001:Amount exceeds the account limit",
 			score:      "100",
@@ -145,7 +145,7 @@ func TestRiskRejects(t *testing.T) {
 		{
 			name:       "blocked BIN",
 			cfg:        risk.Config{BlockedBINs: []string{"555555"}},
-			pan:        "5555555555554444",
+			pan:        "5555555555554469",
 			resultInfo: "R0005:Card range is blocked",
 			score:      "100",
 			hits:       map[string]string{risk.RuleBlockedBIN: risk.Reject},
@@ -153,7 +153,7 @@ func TestRiskRejects(t *testing.T) {
 		{
 			name:       "blocked billing country, which also differs from the card's",
 			cfg:        risk.Config{BlockedCountries: []string{"BR"}},
-			pan:        "4242424242424242",
+			pan:        "4242424242424267",
 			change:     func(f map[string]string) { f["billing_country"] = "BR" },
 			resultInfo: "R0006:Billing or card country is blocked",
 			score:      "130",
@@ -171,7 +171,7 @@ func TestRiskRejects(t *testing.T) {
 		{
 			name:       "country mismatch weighted to reject",
 			cfg:        risk.Config{CountryMismatchScore: 100},
-			pan:        "4242424242424242",
+			pan:        "4242424242424267",
 			change:     func(f map[string]string) { f["billing_country"] = "GB" },
 			resultInfo: "R0007:Billing country does not match the card's country",
 			score:      "100",
@@ -224,9 +224,9 @@ func TestRiskRejects(t *testing.T) {
 func TestRiskVelocity(t *testing.T) {
 	t.Parallel()
 	tight := risk.Velocity{Max: 2, Window: risk.Duration(10 * time.Minute), Score: 100}
-	// Approved cards for the orders that pass; the third order is stopped
-	// before the acquirer, which would have declined its card.
-	cards := []string{"4242424242424242", "5555555555554444", "4000000000000002"}
+	// Cards that are not the simulators' test cards: the risk accounts are
+	// live accounts, whose velocity counts every card, email and address.
+	cards := []string{"4242424242424267", "5555555555554469", "4012888888881881"}
 	tests := []struct {
 		name  string
 		cfg   risk.Config
@@ -238,7 +238,7 @@ func TestRiskVelocity(t *testing.T) {
 			cfg:  risk.Config{CardVelocity: tight},
 			rule: risk.RuleCardVelocity,
 			order: func(i int) (string, func(map[string]string)) {
-				return "4242424242424242", nil
+				return "4242424242424267", nil
 			},
 		},
 		{
@@ -285,7 +285,7 @@ func TestRiskVelocity(t *testing.T) {
 				checkReasonsInOrder(t, r)
 			}
 			// Another shopper with another card on the same account passes.
-			f := riskOrder(t, creds, "5555555555554444", nil)
+			f := riskOrder(t, creds, "5555555555554469", nil)
 			if _, r := authorise(t, f); r.ResultInfo != "0000:Success" || r.RiskScore != "0" {
 				t.Errorf("unrelated order: %s, risk score %s; want 0000:Success, 0", r.ResultInfo, r.RiskScore)
 			}
@@ -298,7 +298,7 @@ func TestRiskVelocity(t *testing.T) {
 func TestRiskScoresWithoutStopping(t *testing.T) {
 	t.Parallel()
 	creds := riskAccount(t, risk.Config{}, nil)
-	f := riskOrder(t, creds, "4242424242424242", func(f map[string]string) { f["billing_country"] = "GB" })
+	f := riskOrder(t, creds, "4242424242424267", func(f map[string]string) { f["billing_country"] = "GB" })
 	_, r := authorise(t, f)
 	checkPaid(t, creds, f, r)
 	if want := map[string]string{risk.RuleCountryMismatch: risk.Review}; r.RiskAction != risk.Accept || r.RiskScore != "30" || !reflect.DeepEqual(hits(r), want) {
@@ -316,7 +316,7 @@ func TestRiskScoresWithoutStopping(t *testing.T) {
 func TestRiskReviewHoldsTheOrder(t *testing.T) {
 	t.Parallel()
 	creds := riskAccount(t, risk.Config{CountryMismatchScore: 60}, nil)
-	f := riskOrder(t, creds, "4242424242424242", func(f map[string]string) { f["billing_country"] = "GB" })
+	f := riskOrder(t, creds, "4242424242424267", func(f map[string]string) { f["billing_country"] = "GB" })
 	status, r := authorise(t, f)
 	if status != http.StatusOK {
 		t.Fatalf("HTTP status = %d", status)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -15,7 +16,7 @@ import (
 func TestSignKeyRotation(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	old, err := env.gw.Accounts.Create(ctx, merchant.NewAccount{
+	old, err := env.gw.Accounts.Create(ctx, merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: "20001", CaptureMode: models.CaptureAuto, Currencies: []string{"USD"},
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -161,7 +162,7 @@ func TestThreeDSCallbackForged(t *testing.T) {
 
 func apmAccount(t *testing.T) merchant.Credentials {
 	t.Helper()
-	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{
+	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: "50001", AccountID: "50001" + randomHex(2), CaptureMode: models.CaptureAuto,
 		AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"BRL", "MXN", "EUR", "USD"}, Risk: quietRisk,
 	})

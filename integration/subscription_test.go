@@ -10,6 +10,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -17,7 +18,7 @@ import (
 // orders meet no other test's.
 func subscriptionAccount(t *testing.T) merchant.Credentials {
 	t.Helper()
-	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{
+	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: "80001", AccountID: "80001" + randomHex(3), CaptureMode: models.CaptureAuto,
 		AllowedQueryIPs: []string{"127.0.0.1"}, Currencies: []string{"USD"}, Risk: quietRisk,
 	})

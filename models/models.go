@@ -52,6 +52,10 @@ type Account struct {
 	// made with. Accounts made before accounts chose get the simulated
 	// acquirer, the only connector then.
 	Connector string `gorm:"size:32;not null;default:sim-acquirer"`
+	// Mode is "test" or "live" (internal/domain/testmode): a test account's
+	// payments with test data never trip velocity, it reaches simulators
+	// only, and a live account refuses the simulators' test cards.
+	Mode string `gorm:"size:8;not null;default:live"`
 
 	CaptureMode     capture.Mode     `gorm:"size:16;not null;default:auto"`
 	AllowedQueryIPs []string         `gorm:"serializer:json;type:jsonb;not null"`

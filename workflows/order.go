@@ -546,6 +546,7 @@ func (w *orderWorkflow) checkAndCharge(ctx workflow.Context) (PaymentResult, err
 		Currency:        in.Currency,
 		CardFingerprint: w.card.Fingerprint,
 		CardBIN:         risk.BIN(w.card.Masked),
+		CardMasked:      w.card.Masked,
 		ShopperEmail:    in.Details.ShopperEmail,
 		ShopperIP:       in.Details.ShopperIP,
 		BillingCountry:  in.Details.BillingCountry,

@@ -623,7 +623,7 @@ func TestOrder(t *testing.T) {
 				t.Errorf("RecordOrder input = %+v", r)
 			}
 			wantRisk := activities.RiskInput{MerchantID: merchantID, AccountID: accountID, Amount: amount, Currency: currency,
-				CardFingerprint: "card-fp-9", TransactionID: txID, CardBIN: "424242", ShopperEmail: "shopper@example.com"}
+				CardFingerprint: "card-fp-9", TransactionID: txID, CardBIN: "424242", CardMasked: "424242******4242", ShopperEmail: "shopper@example.com"}
 			if len(acq.risks) != 1 || acq.risks[0] != wantRisk {
 				t.Errorf("CheckRisk inputs = %+v, want [%+v]", acq.risks, wantRisk)
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/paygate/paygate/internal/dev/simbank"
 	"github.com/paygate/paygate/internal/dev/simulator"
 	"github.com/paygate/paygate/internal/domain/keyring"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
@@ -347,6 +348,12 @@ func ensureDemoMerchant(ctx context.Context, accounts *merchant.Service) (demoFi
 func ensureDemoAccount(ctx context.Context, accounts *merchant.Service, accountID, name, captureMode string) (merchant.Credentials, error) {
 	a, err := accounts.Load(ctx, demoMerchantID, accountID)
 	if err == nil {
+		// Demo accounts made before accounts had a mode become test ones.
+		if a.Mode != testmode.Test {
+			if err := accounts.SetMode(ctx, demoMerchantID, accountID, testmode.Test); err != nil {
+				return merchant.Credentials{}, err
+			}
+		}
 		return merchant.Credentials{MerchantID: a.MerchantID, AccountID: a.ID, SignKey: a.SignKey()}, nil
 	}
 	if !errors.Is(err, merchant.ErrUnknownAccount) {
@@ -361,6 +368,7 @@ func ensureDemoAccount(ctx context.Context, accounts *merchant.Service, accountI
 		AllowedQueryIPs: []string{"127.0.0.1", "::1"},
 		Currencies:      []string{"USD", "EUR", "GBP", "JPY", "BRL"},
 		AmountLimits:    map[string]int64{"USD": 1_000_000, "EUR": 1_000_000, "GBP": 1_000_000},
+		Mode:            testmode.Test,
 	})
 }
 

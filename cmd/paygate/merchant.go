@@ -20,6 +20,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/testmode"
 )
 
 func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, logger *slog.Logger) error {
@@ -33,6 +34,7 @@ func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, log
 	limits := fs.String("limits", "", "per-currency amount limits, e.g. USD=10000.00,EUR=5000.00")
 	scheme := fs.String("signing", merchant.SigningCompatible, "how requests prove the key: compatible (encryption_data or Paygate-Signature) or strong (Paygate-Signature only)")
 	conn := fs.String("connector", connector.DefaultName, "the acquirer connector of the account's orders: one of PAYGATE_CONNECTORS (sim-acquirer, sim-bank)")
+	mode := fs.String("mode", testmode.Live, "live (refuses the simulators' test cards) or test (test data never trips velocity; simulated connectors only)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,7 +50,7 @@ func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, log
 	in := merchant.NewAccount{
 		MerchantID: *merchantID, AccountID: *accountID, MerchantName: *name, CaptureMode: *capture,
 		Currencies: splitComma(*currencies), AllowedQueryIPs: splitComma(*ips), AmountLimits: map[string]int64{},
-		SigningScheme: *scheme, Connector: *conn,
+		SigningScheme: *scheme, Connector: *conn, Mode: *mode,
 	}
 	for _, c := range in.Currencies {
 		if !money.KnownCurrency(c) {
@@ -81,7 +83,8 @@ func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, log
 		merchant.Credentials
 		SigningScheme string `json:"signing_scheme"`
 		Connector     string `json:"connector"`
-	}{creds, in.SigningScheme, in.Connector})
+		Mode          string `json:"mode"`
+	}{creds, in.SigningScheme, in.Connector, in.Mode})
 }
 
 // runMerchantSetSigning sets how an account's requests prove its key.
@@ -158,8 +161,9 @@ func runSign(args []string, stdout io.Writer) error {
 	bodyFile := fs.String("body-file", "", "with -strong: a file holding the request body")
 	nonce := fs.String("nonce", "", "with -strong: the nonce (default: 32 random hex digits)")
 	at := fs.Int64("time", 0, "with -strong: the timestamp in unix seconds (default: now)")
+	account := fs.String("account", "", "with -key-file: the account whose key to use, e.g. 10086002 (default: the file's account_id)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: paygate sign (-key KEY | -key-file FILE) [-upper] value...\n"+
+		fmt.Fprintln(fs.Output(), "usage: paygate sign (-key KEY | -key-file FILE [-account ID]) [-upper] value...\n"+
 			"       paygate sign (-key KEY | -key-file FILE) -strong -path /v1/... (-body TEXT | -body-file FILE) [-nonce N] [-time UNIX]\n\n"+
 			"Values are signed in the order given; name=value is accepted and only the value is signed.\n"+
 			"Recipes (DESIGN §3), e.g. authorise card: merchant_id account_id order_no currency amount\n"+
@@ -172,11 +176,19 @@ func runSign(args []string, stdout io.Writer) error {
 		return err
 	}
 	k := *key
-	if *keyFile != "" {
+	switch {
+	case *keyFile != "" && *account != "":
+		var err error
+		if k, err = readAccountKey(*keyFile, *account); err != nil {
+			return err
+		}
+	case *keyFile != "":
 		var err error
 		if k, err = readSignKey(*keyFile); err != nil {
 			return err
 		}
+	case *account != "":
+		return errors.New("-account picks a key from -key-file")
 	}
 	if *strong {
 		return signStrong(stdout, k, *method, *path, *body, *bodyFile, *nonce, *at, fs.NArg())
@@ -256,6 +268,37 @@ func readSignKey(path string) (string, error) {
 		return "", fmt.Errorf("%s holds no sign_key", path)
 	}
 	return f.SignKey, nil
+}
+
+// readAccountKey reads the key of account from a credentials file such as
+// .data/demo-merchant.json, which holds the automatic-capture account's key
+// (account_id, sign_key) and the manual-capture one's (manual_account_id,
+// manual_sign_key).
+func readAccountKey(path, account string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	var f struct {
+		AccountID       string `json:"account_id"`
+		SignKey         string `json:"sign_key"`
+		ManualAccountID string `json:"manual_account_id"`
+		ManualSignKey   string `json:"manual_sign_key"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	switch account {
+	case f.AccountID:
+		if f.SignKey != "" {
+			return f.SignKey, nil
+		}
+	case f.ManualAccountID:
+		if f.ManualSignKey != "" {
+			return f.ManualSignKey, nil
+		}
+	}
+	return "", fmt.Errorf("%s holds no key of account %s (it has %s and %s)", path, account, f.AccountID, f.ManualAccountID)
 }
 
 func isFieldName(s string) bool {

@@ -29,6 +29,7 @@ import (
 	"github.com/paygate/paygate/internal/dev/simulator"
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -196,7 +197,7 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		id   string
 		mode string
 	}{{&s.Auto, "70001001", models.CaptureAuto}, {&s.Manual, "70001002", models.CaptureManual}, {&s.Payer, "70001003", models.CaptureAuto}} {
-		if *a.dst, err = s.DB.Accounts.Create(ctx, merchant.NewAccount{
+		if *a.dst, err = s.DB.Accounts.Create(ctx, merchant.NewAccount{Mode: testmode.Test,
 			MerchantID: "70001", AccountID: a.id, CaptureMode: a.mode, AllowedQueryIPs: []string{"127.0.0.1"},
 			Currencies: []string{"USD"}, Risk: quietRisk,
 		}); err != nil {

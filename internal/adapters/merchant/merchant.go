@@ -3,6 +3,7 @@
 package merchant
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -21,6 +22,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -137,6 +139,8 @@ type NewAccount struct {
 	// Risk is the account's risk rule settings; zero values mean the
 	// defaults (risk.DefaultConfig).
 	Risk risk.Config
+	// Mode is testmode.Test or testmode.Live; empty means live.
+	Mode string
 	// Windows are the order deadlines; zero values mean the defaults.
 	ReviewWindow        time.Duration
 	AuthorisationWindow time.Duration
@@ -157,6 +161,15 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (Credentials, error
 	}
 	if in.CaptureMode != models.CaptureAuto && in.CaptureMode != models.CaptureManual {
 		return Credentials{}, fmt.Errorf("%w: capture mode %q", ErrInvalidSettings, in.CaptureMode)
+	}
+	if in.Mode == "" {
+		in.Mode = testmode.Live
+	}
+	if !testmode.Valid(in.Mode) {
+		return Credentials{}, fmt.Errorf("%w: mode %q (test or live)", ErrInvalidSettings, in.Mode)
+	}
+	if in.Mode == testmode.Test && !testmode.Simulated(cmp.Or(in.Connector, connector.DefaultName)) {
+		return Credentials{}, fmt.Errorf("%w: a test account reaches simulated connectors only, not %q", ErrInvalidSettings, in.Connector)
 	}
 	if len(in.Currencies) == 0 {
 		return Credentials{}, fmt.Errorf("%w: no currencies", ErrInvalidSettings)
@@ -228,6 +241,7 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (Credentials, error
 			SignKeySealed:   sealed,
 			SigningScheme:   in.SigningScheme,
 			Connector:       in.Connector,
+			Mode:            in.Mode,
 			CaptureMode:     capture.Mode(in.CaptureMode),
 			AllowedQueryIPs: in.AllowedQueryIPs,
 			Currencies:      in.Currencies,
@@ -364,4 +378,22 @@ func randomDigits(n int) (string, error) {
 		}
 	}
 	return string(out), nil
+}
+
+// SetMode makes an account a test or a live account.
+func (s *Service) SetMode(ctx context.Context, merchantID, accountID, mode string) error {
+	if !testmode.Valid(mode) {
+		return fmt.Errorf("%w: mode %q (test or live)", ErrInvalidSettings, mode)
+	}
+	res := s.db.WithContext(ctx).Model(&models.Account{}).Where("merchant_id = ? AND id = ?", merchantID, accountID).Update("mode", mode)
+	if res.Error != nil {
+		return fmt.Errorf("set mode of %s: %w", accountID, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return ErrUnknownAccount
+	}
+	s.mu.Lock()
+	delete(s.cache, merchantID+"/"+accountID)
+	s.mu.Unlock()
+	return nil
 }

@@ -84,6 +84,11 @@ var (
 	// SubscriptionNotFound answers a recurring_id the account has no
 	// subscription under.
 	SubscriptionNotFound = Code{"I0026", "Subscription not found"}
+	// TestCardOnLive refuses a simulator test card on a live account.
+	TestCardOnLive = Code{"I0027", "Test card on a live account"}
+	// TestAccountConnector refuses a test account's order routed to a
+	// connector that is not a simulator.
+	TestAccountConnector = Code{"I0028", "Test account on a live connector"}
 
 	RiskReview          = Code{"R0000", "Held for risk review"}
 	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
@@ -93,6 +98,7 @@ var (
 	RiskBlockedBIN      = Code{"R0005", "Card range is blocked"}
 	RiskBlockedCountry  = Code{"R0006", "Billing or card country is blocked"}
 	RiskCountryMismatch = Code{"R0007", "Billing country does not match the card's country"}
+	RiskTestValue       = Code{"R0008", "Rejected by a risk test value"}
 
 	ConnectorError      = Code{"C0001", "Acquirer error"}
 	ThreeDSNotAvailable = Code{"C0002", "Card requires 3-D Secure, which is not available for this payment"}
@@ -127,9 +133,9 @@ func All() []Code {
 		InvalidExpiry, InvalidCVV, InvalidField, DuplicateOrder, MalformedRequest, RequestTooLarge,
 		PaymentTypeConflict, BadSignature, IPNotAllowed, TooManyOrders, OrderNotFound,
 		UnsupportedMethod, InvalidState, OrderMismatch, IdempotencyConflict, RequestInProgress, PayoutMismatch, PayoutNotFound,
-		TokenNotFound, TokenDeleted, SubscriptionNotFound,
+		TokenNotFound, TokenDeleted, SubscriptionNotFound, TestCardOnLive, TestAccountConnector,
 		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
-		RiskCountryMismatch,
+		RiskCountryMismatch, RiskTestValue,
 		ConnectorError, ThreeDSNotAvailable,
 		SystemError, RecordRejected, TransactionIDConflict,
 		AcquirerTimeout,

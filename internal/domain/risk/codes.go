@@ -19,6 +19,8 @@ func CodeFor(rule string) codes.Code {
 		return codes.RiskVelocity
 	case RuleCountryMismatch:
 		return codes.RiskCountryMismatch
+	case RuleTestValue:
+		return codes.RiskTestValue
 	}
 	return codes.RiskRejected
 }

@@ -102,6 +102,23 @@ type Result struct {
 	Rule string `json:"rule,omitempty"`
 }
 
+// RuleTestValue is the reason a test account's risk test email gives: it
+// is not one of Rules(), and never hits for a live account.
+const RuleTestValue = "test_value"
+
+// Forced returns r decided as action by a test value: the test_value
+// reason hits and the score reaches the action's threshold.
+func (r Result) Forced(action string, cfg Config) Result {
+	cfg = cfg.WithDefaults()
+	score := cfg.ReviewScore
+	if action == Reject {
+		score = cfg.RejectScore
+	}
+	out := Result{Action: action, Score: max(r.Score, score), Rule: RuleTestValue}
+	out.Reasons = append(append(out.Reasons, r.Reasons...), Reason{Name: RuleTestValue, Status: action})
+	return out
+}
+
 // Evaluate runs every rule with the account's settings (zero values taking
 // their defaults) and adds up the scores of the rules that hit.
 func Evaluate(cfg Config, f Facts) Result {

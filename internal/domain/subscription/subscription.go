@@ -46,7 +46,7 @@ const (
 	DateLayout = "2006-01-02"
 	// CompactDateLayout is the date as the interface's examples write it.
 	CompactDateLayout = "20060102"
-	TimeLayout = time.RFC3339
+	TimeLayout        = time.RFC3339
 )
 
 // Terms are a subscription's validated billing terms. Their fields are plain

@@ -1,0 +1,65 @@
+package merchant_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/keyring"
+	"github.com/paygate/paygate/internal/domain/testmode"
+)
+
+// TestAccountMode: accounts are live unless made test; a test account takes
+// simulated connectors only; a mode can be changed, and a bad one refused.
+func TestAccountMode(t *testing.T) {
+	db := testDB(t)
+	spec, _ := keyring.GenerateSpec("k1")
+	keys, err := keyring.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := merchant.NewService(db, keys, 0)
+	ctx := t.Context()
+	tests := []struct {
+		name, account, mode, connector string
+		want                           string // "" when refused
+	}{
+		{"live by default", "30086001", "", "", testmode.Live},
+		{"a test account", "30086002", testmode.Test, "", testmode.Test},
+		{"a test account on the second simulator", "30086003", testmode.Test, "sim-bank", testmode.Test},
+		{"a test account on a real acquirer", "30086004", testmode.Test, "adyen", ""},
+		{"a live account on a real acquirer name", "30086005", testmode.Live, "adyen", testmode.Live},
+		{"no such mode", "30086006", "sandbox", "", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := svc.Create(ctx, merchant.NewAccount{MerchantID: "30086", AccountID: tc.account,
+				Currencies: []string{"USD"}, Mode: tc.mode, Connector: tc.connector})
+			if tc.want == "" {
+				if !errors.Is(err, merchant.ErrInvalidSettings) {
+					t.Fatalf("Create = %v, want ErrInvalidSettings", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := svc.Load(ctx, "30086", tc.account)
+			if err != nil || a.Mode != tc.want {
+				t.Fatalf("mode %q (%v), want %q", a.Mode, err, tc.want)
+			}
+		})
+	}
+	if err := svc.SetMode(ctx, "30086", "30086001", testmode.Test); err != nil {
+		t.Fatal(err)
+	}
+	if a, _ := svc.Load(ctx, "30086", "30086001"); a.Mode != testmode.Test {
+		t.Errorf("after SetMode the account is %q", a.Mode)
+	}
+	if err := svc.SetMode(ctx, "30086", "30086001", "sandbox"); !errors.Is(err, merchant.ErrInvalidSettings) {
+		t.Errorf("SetMode sandbox = %v", err)
+	}
+	if err := svc.SetMode(ctx, "30086", "99999999", testmode.Live); !errors.Is(err, merchant.ErrUnknownAccount) {
+		t.Errorf("SetMode of no account = %v", err)
+	}
+}
