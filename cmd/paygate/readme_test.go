@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/internal/dev/devenv"
+)
+
+// readmeExamples are the shell blocks of the README's "Try it" section, in
+// order.
+func readmeExamples(t *testing.T, root string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	start := strings.Index(s, "\n## Try it\n")
+	if start < 0 {
+		t.Fatal("README has no Try it section")
+	}
+	s = s[start+1:]
+	if end := strings.Index(s[3:], "\n## "); end >= 0 {
+		s = s[:end+3]
+	}
+	var blocks []string
+	for _, m := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(s, -1) {
+		blocks = append(blocks, m[1])
+	}
+	return blocks
+}
+
+// TestREADMEExamplesAsWritten runs the README's examples, in order, in one
+// shell, against a fresh `paygate dev`, and checks each answers what the
+// README says. Only the addresses and the data directory are this test's.
+func TestREADMEExamplesAsWritten(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the whole dev setup")
+	}
+	ctx := context.Background()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, ".bin", "temporal")); err != nil {
+		t.Skip("the temporal CLI is not built (make test builds it)")
+	}
+	blocks := readmeExamples(t, root)
+	want := []struct {
+		name string
+		has  []string
+	}{
+		{"card payment", []string{"<order_status>1</order_status>", "<result_info>0000:Success</result_info>"}},
+		{"JSON payment", []string{"<result_info>0000:Success</result_info>"}},
+		{"query", []string{"ORD-1001", "ORD-1002"}},
+		{"refund", []string{`"refund_status":"1"`, `-01"`}},
+		{"strong query", []string{"ORD-1001"}},
+		{"hosted payment", nil},
+		{"APM payment", []string{"<issuer_url>http"}},
+		{"payout", []string{`"status":"COMPLETED"`, `"fee_amount":5.00`, `"amount_payer_pays":105.00`}},
+		{"stored card", []string{"<result_info>0000:Success</result_info>", "<token_id>"}},
+		{"token delete", []string{"0000"}},
+		{"subscription cancel", []string{`"recurring_status":"0"`}},
+		{"optimise", []string{"payment_methods", "0000:Success"}},
+		{"merchant create", []string{`"merchant_id"`, `"mode": "live"`}},
+	}
+	if len(blocks) != len(want) {
+		t.Fatalf("the README has %d examples, the test knows %d: update the test with the README", len(blocks), len(want))
+	}
+
+	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join(root, ".data", "postgres")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Stop()
+	rb := make([]byte, 4)
+	_, _ = rand.Read(rb)
+	db := "paygate_readme_" + hex.EncodeToString(rb)
+	if err := devenv.CreateDatabase(ctx, pg.AdminURL, db); err != nil {
+		t.Fatal(err)
+	}
+	defer devenv.DropDatabase(context.Background(), pg.AdminURL, db)
+	work := t.TempDir()
+	bin := filepath.Join(work, "paygate")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	data := filepath.Join(work, "data")
+	ports := freePorts(t, 7)
+	api := "127.0.0.1:" + strconv.Itoa(ports[0])
+	dev := exec.Command(bin, "dev", "-data", data, "-bin", filepath.Join(root, ".bin"),
+		"-api", api, "-simulator", "127.0.0.1:"+strconv.Itoa(ports[1]), "-rail", "127.0.0.1:"+strconv.Itoa(ports[2]),
+		"-simbank", "127.0.0.1:"+strconv.Itoa(ports[3]), "-temporal-port", strconv.Itoa(ports[4]),
+		"-ui-port", strconv.Itoa(ports[5]), "-metrics", "127.0.0.1:"+strconv.Itoa(ports[6]))
+	dev.Env = append(os.Environ(), "DATABASE_URL="+pg.DatabaseURL(db))
+	out, err := dev.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr tailWriter
+	dev.Stderr = &stderr
+	if err := dev.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = dev.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = dev.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = dev.Process.Kill()
+		}
+	}()
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "Paygate is running") {
+				ready <- true
+			}
+		}
+		close(ready)
+	}()
+	select {
+	case ok := <-ready:
+		if !ok {
+			t.Fatalf("paygate dev exited: %s", stderr.String())
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("paygate dev not ready within 2 minutes")
+	}
+
+	// One shell runs every block in order, as a reader would paste them;
+	// a marker after each splits the output.
+	var script strings.Builder
+	script.WriteString("cd " + work + "\n")
+	for i, b := range blocks {
+		b = strings.ReplaceAll(b, "go build -o paygate ./cmd/paygate", "true")
+		b = strings.ReplaceAll(b, "127.0.0.1:8080", api)
+		b = strings.ReplaceAll(b, ".data/", data+"/")
+		script.WriteString(b)
+		script.WriteString("\necho\necho '@@@ end of example " + strconv.Itoa(i) + "'\n")
+	}
+	sh := exec.Command("bash", "-c", script.String())
+	sh.Env = os.Environ()
+	output, err := sh.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the examples failed: %v\n%s", err, output)
+	}
+	parts := strings.Split(string(output), "@@@ end of example ")
+	for i, w := range want {
+		t.Run(w.name, func(t *testing.T) {
+			got := parts[i]
+			for _, h := range w.has {
+				if !strings.Contains(got, h) {
+					t.Errorf("the answer lacks %s:\n%s", h, got)
+				}
+			}
+		})
+	}
+	if b, err := os.ReadFile(filepath.Join(work, "checkout.html")); err != nil || !strings.Contains(string(b), "<form") {
+		t.Errorf("the hosted payment's page: %v\n%s", err, b)
+	}
+	// make run lists the console and a login per role.
+	var demo demoFile
+	if b, err := os.ReadFile(filepath.Join(data, "demo-merchant.json")); err != nil || json.Unmarshal(b, &demo) != nil {
+		t.Fatalf("demo-merchant.json: %v", err)
+	}
+	if demo.ConsoleURL != "http://"+api+"/console/" || len(demo.ConsoleUsers) != 3 || demo.MetricsURL == "" {
+		t.Errorf("demo-merchant.json: console %q, %d console users, metrics %q", demo.ConsoleURL, len(demo.ConsoleUsers), demo.MetricsURL)
+	}
+}
