@@ -72,6 +72,8 @@ rerun-load: $(TEMPORAL)
 # The fault suite's full run: ten minutes of traffic while every part of the
 # stack is broken alone and then together (make test runs a two-minute
 # version). The report's table ends the output and .data/chaos-report.txt.
+# PAYGATE_CHAOS_TEMPORAL=postgres runs Temporal on the suite's Postgres
+# instead of the dev server (its binaries built on first use).
 chaos: $(TEMPORAL)
 	@mkdir -p .data
 	set -o pipefail; PAYGATE_CHAOS=full $(GO) test -count=1 -timeout 40m -v -run '^TestChaos$$' ./integration/chaos/ | tee .data/chaos-report.txt

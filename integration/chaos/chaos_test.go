@@ -90,8 +90,12 @@ func TestChaos(t *testing.T) {
 	if os.Getenv("PAYGATE_CHAOS") == "full" {
 		plan, name = FullPlan(sd), "full"
 	}
+	onPostgres := os.Getenv("PAYGATE_CHAOS_TEMPORAL") == "postgres"
+	if onPostgres {
+		name += ", Temporal on Postgres"
+	}
 	t.Logf("%s plan, seed %d (PAYGATE_CHAOS_SEED=%d repeats it)", name, sd, sd)
-	s := startStack(t, false)
+	s := startStackWith(t, Options{TemporalOnPostgres: onPostgres})
 	rep, err := Run(context.Background(), s, plan)
 	if err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ var (
 			return fmt.Errorf("stop temporal: %w", err)
 		}
 		pause(ctx, 2*time.Second)
-		srv, err := devenv.StartTemporal(ctx, s.tOpts, nil)
+		srv, err := s.startTemporal(ctx)
 		if err != nil {
 			return fmt.Errorf("start temporal again: %w", err)
 		}

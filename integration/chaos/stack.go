@@ -9,9 +9,11 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -52,6 +54,37 @@ type Options struct {
 	// APIs and Workers are how many API and worker processes run; default
 	// one each. The faults break the first of each.
 	APIs, Workers int
+	// TemporalOnPostgres runs the Temporal server on the private Postgres
+	// instead of the dev server on its file.
+	TemporalOnPostgres bool
+}
+
+// temporalServer is a running Temporal server of either kind.
+type temporalServer interface {
+	HostPort() string
+	Stop() error
+}
+
+// freeTemporalPorts finds a base port whose neighbours the Postgres-backed
+// server takes (base to base+10, base+50 for the UI, base+100 to base+106
+// for membership, which it keeps in a smallint) are all free.
+func freeTemporalPorts() (int, error) {
+	for range 50 {
+		p := 20000 + mrand.IntN(12000)
+		free := true
+		for _, off := range []int{0, 1, 2, 6, 10, 50, 100, 101, 102, 106} {
+			ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p+off)))
+			if err != nil {
+				free = false
+				break
+			}
+			ln.Close()
+		}
+		if free {
+			return p, nil
+		}
+	}
+	return 0, errors.New("no free port range for the temporal server")
 }
 
 // Simulator timing: the timeout card is held past the gateway's acquirer
@@ -68,25 +101,27 @@ const (
 type Stack struct {
 	opts Options
 
-	pgOpts    devenv.PostgresOptions
-	pgMu      sync.Mutex
-	pg        *devenv.Postgres
-	dbURL     string
-	tOpts     devenv.TemporalOptions
-	tMu       sync.Mutex
-	tsrv      *devenv.TemporalServer
-	simMu     sync.Mutex
-	sim       *simulator.Server
-	simHTTP   *http.Server
-	simAddr   string
-	simData   string
-	simSecret string
-	api       *proc
-	worker    *proc
-	apis      []*proc
-	workers   []*proc
-	apiURLs   []string
-	next      atomic.Uint64
+	pgOpts devenv.PostgresOptions
+	pgMu   sync.Mutex
+	pg     *devenv.Postgres
+	dbURL  string
+	// startTemporal starts the Temporal server on its data and ports:
+	// the dev server on its file, or the server on the private Postgres.
+	startTemporal func(ctx context.Context) (temporalServer, error)
+	tMu           sync.Mutex
+	tsrv          temporalServer
+	simMu         sync.Mutex
+	sim           *simulator.Server
+	simHTTP       *http.Server
+	simAddr       string
+	simData       string
+	simSecret     string
+	api           *proc
+	worker        *proc
+	apis          []*proc
+	workers       []*proc
+	apiURLs       []string
+	next          atomic.Uint64
 
 	// DB reads the record for the checks.
 	DB       *app.Gateway
@@ -136,11 +171,30 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	}
 	s.dbURL = s.pg.DatabaseURL("paygate")
 
-	s.tOpts = devenv.TemporalOptions{
-		Binary: filepath.Join(opts.Root, ".bin", "temporal"), DBFile: filepath.Join(opts.Dir, "temporal.db"),
-		Port: ports[1], UIPort: ports[2], LogFile: filepath.Join(opts.Dir, "temporal.log"),
+	if opts.TemporalOnPostgres {
+		// The production shape: Temporal's persistence on the same
+		// (private) Postgres, so restarting Postgres stops both.
+		bins, err := devenv.EnsurePostgresTemporalBinaries(ctx, filepath.Join(opts.Root, ".bin"), quiet)
+		if err != nil {
+			return nil, fmt.Errorf("temporal on postgres: %w", err)
+		}
+		base, err := freeTemporalPorts()
+		if err != nil {
+			return nil, err
+		}
+		pgOpts := devenv.PostgresTemporalOptions{DatabaseURL: s.pg.AdminURL, Database: "temporal", Port: base, UIPort: base + 50,
+			ConfigDir: filepath.Join(opts.Dir, "temporal-postgres"), LogFile: filepath.Join(opts.Dir, "temporal.log")}
+		s.startTemporal = func(ctx context.Context) (temporalServer, error) {
+			return devenv.StartTemporalOnPostgres(ctx, bins, pgOpts, nil)
+		}
+	} else {
+		tOpts := devenv.TemporalOptions{
+			Binary: filepath.Join(opts.Root, ".bin", "temporal"), DBFile: filepath.Join(opts.Dir, "temporal.db"),
+			Port: ports[1], UIPort: ports[2], LogFile: filepath.Join(opts.Dir, "temporal.log"),
+		}
+		s.startTemporal = func(ctx context.Context) (temporalServer, error) { return devenv.StartTemporal(ctx, tOpts, nil) }
 	}
-	if s.tsrv, err = devenv.StartTemporal(ctx, s.tOpts, quiet); err != nil {
+	if s.tsrv, err = s.startTemporal(ctx); err != nil {
 		return nil, fmt.Errorf("temporal: %w", err)
 	}
 
