@@ -27,6 +27,7 @@ import (
 type OrderOps interface {
 	Capture(ctx context.Context, workflowID string, req workflows.CaptureRequest) (workflows.OperationResult, error)
 	Cancel(ctx context.Context, workflowID string, req workflows.CancelRequest) (workflows.OperationResult, error)
+	Review(ctx context.Context, workflowID string, req workflows.ReviewRequest) (workflows.OperationResult, error)
 	Refund(ctx context.Context, workflowID string, req workflows.RefundRequest) (workflows.OperationResult, error)
 }
 
@@ -110,6 +111,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /console/orders/{tx}/refund", s.signedIn(s.roles(s.form(s.refund), models.RoleMerchant)))
 	mux.HandleFunc("POST /console/orders/{tx}/capture", s.signedIn(s.roles(s.form(s.capture), models.RoleMerchant)))
 	mux.HandleFunc("POST /console/orders/{tx}/cancel", s.signedIn(s.roles(s.form(s.cancel), models.RoleMerchant)))
+	mux.HandleFunc("POST /console/orders/{tx}/review", s.signedIn(s.roles(s.form(s.review), models.RoleMerchant)))
 	mux.HandleFunc("GET /console/refunds", s.signedIn(s.roles(s.refundList, models.RoleMerchant, models.RoleOps)))
 	mux.HandleFunc("GET /console/keys", s.signedIn(s.roles(s.keysPage, models.RoleMerchant)))
 	mux.HandleFunc("POST /console/keys/rotate", s.signedIn(s.roles(s.form(s.rotateKey), models.RoleMerchant)))

@@ -68,6 +68,7 @@ func testDB(t testing.TB) *gorm.DB {
 type fakeOps struct {
 	mu      sync.Mutex
 	refunds []workflows.RefundRequest
+	reviews []workflows.ReviewRequest
 	db      *gorm.DB
 }
 
@@ -82,6 +83,13 @@ func (f *fakeOps) Refund(ctx context.Context, workflowID string, req workflows.R
 }
 
 func (f *fakeOps) Capture(context.Context, string, workflows.CaptureRequest) (workflows.OperationResult, error) {
+	return workflows.OperationResult{Status: workflows.EntryDone, ResultCode: "0000", ResultMessage: "Success"}, nil
+}
+
+func (f *fakeOps) Review(_ context.Context, _ string, req workflows.ReviewRequest) (workflows.OperationResult, error) {
+	f.mu.Lock()
+	f.reviews = append(f.reviews, req)
+	f.mu.Unlock()
 	return workflows.OperationResult{Status: workflows.EntryDone, ResultCode: "0000", ResultMessage: "Success"}, nil
 }
 

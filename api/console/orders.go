@@ -366,6 +366,21 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request, act *models.Cons
 	})
 }
 
+// review approves or rejects an order held for risk review.
+func (s *Server) review(w http.ResponseWriter, r *http.Request, act *models.ConsoleAction) {
+	s.operate(w, r, act, func(ctx context.Context, o *models.Order) (workflows.OperationResult, error) {
+		var approve bool
+		switch r.PostForm.Get("decision") {
+		case "approve":
+			approve = true
+		case "reject":
+		default:
+			return workflows.OperationResult{}, errors.New("I0008:decision must be approve or reject")
+		}
+		return s.Orders.Review(ctx, o.WorkflowID, workflows.ReviewRequest{Entry: entryOf(o), Approve: approve})
+	})
+}
+
 // refundList shows the user's refunds, newest first.
 func (s *Server) refundList(w http.ResponseWriter, r *http.Request) {
 	sess := sessionOf(r.Context())

@@ -103,6 +103,7 @@ var funcs = template.FuncMap{
 		return o.PaymentStatus == status.Paid || o.PaymentStatus == status.PartiallyRefunded
 	},
 	"authorised": func(o *models.Order) bool { return o.PaymentStatus == status.Authorised },
+	"held":       func(o *models.Order) bool { return o.PaymentStatus == status.HeldForReview },
 	"decimal":    func(minor int64, currency string) string { return money.FromMinor(minor, currency).String() },
 }
 
@@ -129,7 +130,7 @@ var en = map[string]string{
 	"reruns": "Re-runs", "balances": "Balances", "stuck": "Stuck", "order_no": "Order number", "transaction_id": "Transaction id",
 	"status": "Status", "from": "From", "to": "To", "card_last4": "Card last 4", "search": "Search", "amount": "Amount",
 	"created": "Created", "account": "Account", "next_page": "Next page", "export_csv": "Export CSV", "card": "Card",
-	"refund": "Refund", "refund_amount": "Refund amount", "capture": "Capture", "cancel": "Cancel", "timeline": "Timeline",
+	"refund": "Refund", "approve": "Approve", "reject": "Reject", "refund_amount": "Refund amount", "capture": "Capture", "cancel": "Cancel", "timeline": "Timeline",
 	"temporal_link": "Open its workflow in the Temporal UI", "no_rows": "Nothing to show.", "refunded": "Refunded",
 	"captured": "Captured", "reason": "Reason", "rotate": "Rotate the sign key", "new_key": "New sign key (shown once)",
 	"key_text":     "The old key stays valid for 24 hours, so your systems can move to the new one.",
@@ -157,7 +158,7 @@ var es = map[string]string{
 	"reruns": "Reintentos", "balances": "Saldos", "stuck": "Atascados", "order_no": "Número de pedido",
 	"transaction_id": "Id de transacción", "status": "Estado", "from": "Desde", "to": "Hasta", "card_last4": "Últimos 4 de la tarjeta",
 	"search": "Buscar", "amount": "Importe", "created": "Creado", "account": "Cuenta", "next_page": "Página siguiente",
-	"export_csv": "Exportar CSV", "card": "Tarjeta", "refund": "Reembolsar", "refund_amount": "Importe a reembolsar",
+	"export_csv": "Exportar CSV", "card": "Tarjeta", "refund": "Reembolsar", "approve": "Aprobar", "reject": "Rechazar", "refund_amount": "Importe a reembolsar",
 	"capture": "Capturar", "cancel": "Anular", "timeline": "Historial", "temporal_link": "Abrir su workflow en Temporal",
 	"no_rows": "Nada que mostrar.", "refunded": "Reembolsado", "captured": "Capturado", "reason": "Motivo",
 	"rotate": "Renovar la clave de firma", "new_key": "Nueva clave de firma (se muestra una vez)",

@@ -139,3 +139,37 @@ func TestOpsSeesWhatIsStuck(t *testing.T) {
 		t.Error("a paid order is listed as stuck")
 	}
 }
+
+// TestReviewButtons: a held order shows approve and reject, which send the
+// review update with the decision; another decision is refused unsent.
+func TestReviewButtons(t *testing.T) {
+	c := newTestConsole(t)
+	c.db.Model(&models.Order{}).Where("transaction_id = ?", "1000000000000000001").Update("payment_status", status.HeldForReview)
+	hc := c.browser(t)
+	csrf := c.signIn(t, hc, "shop-a@example.com")
+	_, page, _ := do(t, hc, "GET", c.srv.URL+"/console/orders/1000000000000000001", nil)
+	if !strings.Contains(page, `id="approve"`) || !strings.Contains(page, `id="reject"`) || strings.Contains(page, `id="refund"`) {
+		t.Fatal("a held order does not show exactly the review buttons")
+	}
+	tests := []struct {
+		decision string
+		sent     int
+		approve  bool
+	}{
+		{"reject", 1, false},
+		{"approve", 2, true},
+		{"maybe", 2, false},
+	}
+	for i, tc := range tests {
+		t.Run(tc.decision, func(t *testing.T) {
+			form := url.Values{"csrf": {csrf}, "form_id": {"review-" + tc.decision + "-0123456789abcdef"}, "decision": {tc.decision}}
+			do(t, hc, "POST", c.srv.URL+"/console/orders/1000000000000000001/review", form)
+			if len(c.ops.reviews) != tc.sent {
+				t.Fatalf("after %d forms %d reviews sent, want %d", i+1, len(c.ops.reviews), tc.sent)
+			}
+			if tc.sent == i+1 && c.ops.reviews[i].Approve != tc.approve {
+				t.Errorf("review sent approve=%v, want %v", c.ops.reviews[i].Approve, tc.approve)
+			}
+		})
+	}
+}
