@@ -604,51 +604,39 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 // again.
 const TemporalDialWait = time.Minute
 
-// dialTemporal dials Temporal, trying again with a growing pause until
-// TemporalDialWait has passed.
-func dialTemporal(ctx context.Context, opts client.Options, logger *slog.Logger) (client.Client, error) {
-	deadline := time.Now().Add(TemporalDialWait)
+// retryFor calls try until it succeeds or wait has passed, with a pause
+// that grows from 250 ms to 5 s, logging each failure as what is not
+// reachable yet. A wait of zero tries once.
+func retryFor[T any](ctx context.Context, wait time.Duration, what string, logger *slog.Logger, try func() (T, error)) (T, error) {
+	deadline := time.Now().Add(wait)
 	pause := 250 * time.Millisecond
 	for {
-		c, err := client.DialContext(ctx, opts)
-		if err == nil {
-			return c, nil
+		v, err := try()
+		if err == nil || time.Now().Add(pause).After(deadline) || ctx.Err() != nil {
+			return v, err
 		}
-		if time.Now().Add(pause).After(deadline) || ctx.Err() != nil {
-			return nil, err
-		}
-		logger.Warn("temporal not reachable yet, trying again", "address", opts.HostPort, "in", pause, "error", err)
+		logger.Warn(what+" not reachable yet, trying again", "in", pause, "error", err)
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			var zero T
+			return zero, ctx.Err()
 		case <-time.After(pause):
 		}
 		pause = min(2*pause, 5*time.Second)
 	}
 }
 
-// openDatabase opens Postgres, trying again with a growing pause for up to
-// wait: a process restarted while Postgres restarts too comes up when it is
-// back.
+// dialTemporal dials Temporal for up to TemporalDialWait.
+func dialTemporal(ctx context.Context, opts client.Options, logger *slog.Logger) (client.Client, error) {
+	return retryFor(ctx, TemporalDialWait, "temporal "+opts.HostPort, logger, func() (client.Client, error) {
+		return client.DialContext(ctx, opts)
+	})
+}
+
+// openDatabase opens Postgres for up to wait: a process restarted while
+// Postgres restarts too comes up when it is back.
 func openDatabase(ctx context.Context, url string, wait time.Duration, logger *slog.Logger) (*gorm.DB, error) {
-	deadline := time.Now().Add(wait)
-	pause := 250 * time.Millisecond
-	for {
-		db, err := models.Open(ctx, url, logger)
-		if err == nil {
-			return db, nil
-		}
-		if time.Now().Add(pause).After(deadline) || ctx.Err() != nil {
-			return nil, err
-		}
-		logger.Warn("postgres not reachable yet, trying again", "in", pause, "error", err)
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(pause):
-		}
-		pause = min(2*pause, 5*time.Second)
-	}
+	return retryFor(ctx, wait, "postgres", logger, func() (*gorm.DB, error) { return models.Open(ctx, url, logger) })
 }
 
 // OpenFromEnv opens the gateway (Open) with the configuration FromEnv

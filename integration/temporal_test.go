@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -61,7 +60,7 @@ func startPostgresTemporal(ctx context.Context, root string, pg *devenv.Postgres
 	if err != nil {
 		return "", nil, err
 	}
-	port, err := freePortRange()
+	port, err := devenv.FreePostgresTemporalPorts()
 	if err != nil {
 		return "", nil, err
 	}
@@ -85,27 +84,4 @@ func startPostgresTemporal(ctx context.Context, root string, pg *devenv.Postgres
 		_ = devenv.DropDatabase(context.Background(), pg.AdminURL, db+"_visibility")
 		os.RemoveAll(dir)
 	}, nil
-}
-
-// freePortRange finds a base port p whose neighbours the server takes (p to
-// p+10, p+50 for the UI, p+100 to p+106 for membership) are all free. The
-// server stores membership ports as a Postgres smallint, so they stay
-// below 32768.
-func freePortRange() (int, error) {
-	for range 50 {
-		p := 20000 + rand.IntN(12000)
-		free := true
-		for _, off := range []int{0, 1, 2, 6, 10, 50, 100, 101, 102, 106} {
-			ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p+off)))
-			if err != nil {
-				free = false
-				break
-			}
-			ln.Close()
-		}
-		if free {
-			return p, nil
-		}
-	}
-	return 0, fmt.Errorf("no free port range for the temporal server")
 }

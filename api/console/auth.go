@@ -135,7 +135,9 @@ func (s *Server) form(next func(w http.ResponseWriter, r *http.Request, act *mod
 			http.Error(w, "the form has no id; reload the page", http.StatusBadRequest)
 			return
 		}
-		act := &models.ConsoleAction{FormID: sess.CSRF[:16] + formID[:min(len(formID), 48)], UserID: sess.User.ID,
+		// The record is keyed by the session and the form's id together,
+		// so one browser's ids never meet another's.
+		act := &models.ConsoleAction{FormID: tokenHash(sess.hash + "/" + formID), UserID: sess.User.ID,
 			Action: r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:], Subject: r.PathValue("tx"), CreatedAt: s.Now()}
 		first, prior, err := models.ClaimConsoleAction(r.Context(), s.DB, act)
 		if err != nil {

@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"time"
 )
 
 // startDebugListener serves Go's profiles (/debug/pprof/) on addr when it is
@@ -37,16 +35,7 @@ func startDebugListener(ctx context.Context, addr string, logger *slog.Logger) e
 	if err != nil {
 		return fmt.Errorf("PAYGATE_DEBUG_ADDR: %w", err)
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		<-ctx.Done()
-		_ = srv.Close()
-	}()
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Error("debug listener", "error", err)
-		}
-	}()
+	serveInBackground(ctx, ln, mux, logger, "debug listener")
 	logger.Info("debug listener (pprof)", "addr", ln.Addr().String())
 	return nil
 }

@@ -1,22 +1,13 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/paygate/paygate/internal/dev/devenv"
 )
 
 // TestDevRestartsAfterSIGKILL: `paygate dev` killed with SIGKILL leaves its
@@ -27,74 +18,17 @@ func TestDevRestartsAfterSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole dev setup twice")
 	}
-	ctx := context.Background()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, ".bin", "temporal")); err != nil {
-		t.Skip("the temporal CLI is not built (make test builds it)")
-	}
-	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join(root, ".data", "postgres")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Stop()
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	db := "paygate_crash_" + hex.EncodeToString(b)
-	if err := devenv.CreateDatabase(ctx, pg.AdminURL, db); err != nil {
-		t.Fatal(err)
-	}
-	defer devenv.DropDatabase(context.Background(), pg.AdminURL, db)
-
-	bin := filepath.Join(t.TempDir(), "paygate")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	root := repoRoot(t)
+	needTemporalCLI(t, root)
+	dbURL := testDatabase(t, root, "paygate_crash_")
+	bin := buildPaygate(t, t.TempDir())
 	data := t.TempDir()
 	ports := freePorts(t, 6)
 	args := []string{"dev", "-data", data, "-bin", filepath.Join(root, ".bin"),
 		"-api", "127.0.0.1:" + strconv.Itoa(ports[0]), "-simulator", "127.0.0.1:" + strconv.Itoa(ports[1]),
 		"-rail", "127.0.0.1:" + strconv.Itoa(ports[2]), "-simbank", "127.0.0.1:" + strconv.Itoa(ports[3]),
 		"-temporal-port", strconv.Itoa(ports[4]), "-ui-port", strconv.Itoa(ports[5])}
-	start := func() *exec.Cmd {
-		t.Helper()
-		cmd := exec.Command(bin, args...)
-		cmd.Env = append(os.Environ(), "DATABASE_URL="+pg.DatabaseURL(db))
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var stderr tailWriter
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		ready := make(chan bool, 1)
-		go func() {
-			sc := bufio.NewScanner(out)
-			for sc.Scan() {
-				if strings.Contains(sc.Text(), "Paygate is running") {
-					ready <- true
-				}
-			}
-			close(ready)
-		}()
-		select {
-		case ok := <-ready:
-			if !ok {
-				_ = cmd.Wait()
-				t.Fatalf("paygate dev exited before it was ready: %v\n%s", cmd.ProcessState, stderr.String())
-			}
-		case <-time.After(2 * time.Minute):
-			_ = cmd.Process.Kill()
-			t.Fatal("paygate dev not ready within 2 minutes")
-		}
-		return cmd
-	}
-
-	first := start()
+	first := startDev(t, bin, dbURL, args...)
 	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -107,16 +41,8 @@ func TestDevRestartsAfterSIGKILL(t *testing.T) {
 	}
 	c.Close()
 
-	second := start()
-	if err := second.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- second.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		_ = second.Process.Kill()
+	second := startDev(t, bin, dbURL, args...)
+	if !stopDev(second) {
 		t.Fatal("paygate dev did not stop within 30 s of an interrupt")
 	}
 	// Ctrl-C stops everything: the frontend's port is free again.

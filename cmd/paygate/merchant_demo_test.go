@@ -5,14 +5,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"log/slog"
-	"path/filepath"
 	"testing"
 
 	"github.com/paygate/paygate/app"
-	"github.com/paygate/paygate/internal/dev/devenv"
 	"github.com/paygate/paygate/internal/domain/keyring"
 )
 
@@ -24,27 +21,15 @@ func TestMerchantDemoIsIdempotent(t *testing.T) {
 		t.Skip("needs Postgres")
 	}
 	ctx := context.Background()
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
-	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join(root, ".data", "postgres")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Stop()
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	db := "paygate_demo_" + hex.EncodeToString(b)
-	if err := devenv.CreateDatabase(ctx, pg.AdminURL, db); err != nil {
-		t.Fatal(err)
-	}
-	defer devenv.DropDatabase(context.Background(), pg.AdminURL, db)
+	dbURL := testDatabase(t, repoRoot(t), "paygate_demo_")
 	quiet := slog.New(slog.DiscardHandler)
-	if _, err := app.Migrate(ctx, pg.DatabaseURL(db), quiet); err != nil {
+	if _, err := app.Migrate(ctx, dbURL, quiet); err != nil {
 		t.Fatal(err)
 	}
 	spec, _ := keyring.GenerateSpec("k1")
 	fp := make([]byte, 32)
 	_, _ = rand.Read(fp)
-	t.Setenv("DATABASE_URL", pg.DatabaseURL(db))
+	t.Setenv("DATABASE_URL", dbURL)
 	t.Setenv("PAYGATE_KEYRING", spec)
 	t.Setenv("PAYGATE_FINGERPRINT_KEY", base64.StdEncoding.EncodeToString(fp))
 

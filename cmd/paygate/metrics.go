@@ -25,17 +25,23 @@ func serveMetrics(ctx context.Context, ln net.Listener, m *telemetry.Metrics, he
 		}
 		_, _ = w.Write([]byte("ok"))
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	serveInBackground(ctx, ln, mux, logger, "metrics listener")
+	logger.Info("metrics listener", "url", "http://"+ln.Addr().String()+"/metrics")
+}
+
+// serveInBackground serves h on ln until ctx ends: the operators' side
+// listeners (metrics, profiles), whose failure is logged, not fatal.
+func serveInBackground(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Logger, what string) {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		<-ctx.Done()
 		_ = srv.Close()
 	}()
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			logger.Error("metrics listener", "error", err)
+			logger.Error(what, "error", err)
 		}
 	}()
-	logger.Info("metrics listener", "url", "http://"+ln.Addr().String()+"/metrics")
 }
 
 // listenMetrics binds PAYGATE_METRICS_ADDR; "" is no listener.

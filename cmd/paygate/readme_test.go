@@ -1,10 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -13,9 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/paygate/paygate/internal/dev/devenv"
 )
 
 // readmeExamples are the shell blocks of the README's "Try it" section, in
@@ -49,14 +42,8 @@ func TestREADMEExamplesAsWritten(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole dev setup")
 	}
-	ctx := context.Background()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, ".bin", "temporal")); err != nil {
-		t.Skip("the temporal CLI is not built (make test builds it)")
-	}
+	root := repoRoot(t)
+	needTemporalCLI(t, root)
 	blocks := readmeExamples(t, root)
 	want := []struct {
 		name string
@@ -80,68 +67,17 @@ func TestREADMEExamplesAsWritten(t *testing.T) {
 		t.Fatalf("the README has %d examples, the test knows %d: update the test with the README", len(blocks), len(want))
 	}
 
-	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join(root, ".data", "postgres")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pg.Stop()
-	rb := make([]byte, 4)
-	_, _ = rand.Read(rb)
-	db := "paygate_readme_" + hex.EncodeToString(rb)
-	if err := devenv.CreateDatabase(ctx, pg.AdminURL, db); err != nil {
-		t.Fatal(err)
-	}
-	defer devenv.DropDatabase(context.Background(), pg.AdminURL, db)
+	dbURL := testDatabase(t, root, "paygate_readme_")
 	work := t.TempDir()
-	bin := filepath.Join(work, "paygate")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildPaygate(t, work)
 	data := filepath.Join(work, "data")
 	ports := freePorts(t, 7)
 	api := "127.0.0.1:" + strconv.Itoa(ports[0])
-	dev := exec.Command(bin, "dev", "-data", data, "-bin", filepath.Join(root, ".bin"),
+	dev := startDev(t, bin, dbURL, "dev", "-data", data, "-bin", filepath.Join(root, ".bin"),
 		"-api", api, "-simulator", "127.0.0.1:"+strconv.Itoa(ports[1]), "-rail", "127.0.0.1:"+strconv.Itoa(ports[2]),
 		"-simbank", "127.0.0.1:"+strconv.Itoa(ports[3]), "-temporal-port", strconv.Itoa(ports[4]),
 		"-ui-port", strconv.Itoa(ports[5]), "-metrics", "127.0.0.1:"+strconv.Itoa(ports[6]))
-	dev.Env = append(os.Environ(), "DATABASE_URL="+pg.DatabaseURL(db))
-	out, err := dev.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr tailWriter
-	dev.Stderr = &stderr
-	if err := dev.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		_ = dev.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = dev.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			_ = dev.Process.Kill()
-		}
-	}()
-	ready := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), "Paygate is running") {
-				ready <- true
-			}
-		}
-		close(ready)
-	}()
-	select {
-	case ok := <-ready:
-		if !ok {
-			t.Fatalf("paygate dev exited: %s", stderr.String())
-		}
-	case <-time.After(2 * time.Minute):
-		t.Fatal("paygate dev not ready within 2 minutes")
-	}
+	defer stopDev(dev)
 
 	// One shell runs every block in order, as a reader would paste them;
 	// a marker after each splits the output.

@@ -9,11 +9,9 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -63,28 +61,6 @@ type Options struct {
 type temporalServer interface {
 	HostPort() string
 	Stop() error
-}
-
-// freeTemporalPorts finds a base port whose neighbours the Postgres-backed
-// server takes (base to base+10, base+50 for the UI, base+100 to base+106
-// for membership, which it keeps in a smallint) are all free.
-func freeTemporalPorts() (int, error) {
-	for range 50 {
-		p := 20000 + mrand.IntN(12000)
-		free := true
-		for _, off := range []int{0, 1, 2, 6, 10, 50, 100, 101, 102, 106} {
-			ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p+off)))
-			if err != nil {
-				free = false
-				break
-			}
-			ln.Close()
-		}
-		if free {
-			return p, nil
-		}
-	}
-	return 0, errors.New("no free port range for the temporal server")
 }
 
 // Simulator timing: the timeout card is held past the gateway's acquirer
@@ -178,7 +154,7 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		if err != nil {
 			return nil, fmt.Errorf("temporal on postgres: %w", err)
 		}
-		base, err := freeTemporalPorts()
+		base, err := devenv.FreePostgresTemporalPorts()
 		if err != nil {
 			return nil, err
 		}

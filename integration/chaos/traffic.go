@@ -170,22 +170,37 @@ func (tr *Traffic) authorise(ctx context.Context, creds merchant.Credentials, p 
 	f.Set("notify_url", tr.s.NotifyURL())
 	f.Set("shopper_ip", "203.0.113.9")
 	body := f.Encode()
-	deadline := time.Now().Add(3 * time.Minute)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		tr.mu.Lock()
-		p.Attempts++
-		tr.mu.Unlock()
-		status, b, err := tr.post(ctx, "/v1/authorise", "application/x-www-form-urlencoded", body)
+	tr.sendUntilAnswered(ctx, "/v1/authorise", "application/x-www-form-urlencoded", body, &p.Attempts, func(b []byte) bool {
 		var r struct {
 			OrderStatus   string `xml:"order_status"`
 			ResultInfo    string `xml:"result_info"`
 			TransactionID string `xml:"transaction_id"`
 		}
-		if err == nil && status == http.StatusOK && xml.Unmarshal(b, &r) == nil && !strings.HasPrefix(r.ResultInfo, "S0001") {
+		if xml.Unmarshal(b, &r) != nil || strings.HasPrefix(r.ResultInfo, "S0001") {
+			return false
+		}
+		p.Status, p.ResultInfo, p.TransactionID = r.OrderStatus, r.ResultInfo, r.TransactionID
+		return true
+	})
+}
+
+// sendUntilAnswered posts body to path, again every second for up to three
+// minutes, until an HTTP 200 answer that answered takes (it records it,
+// with tr.mu held); attempts counts the sends.
+func (tr *Traffic) sendUntilAnswered(ctx context.Context, path, contentType, body string, attempts *int, answered func([]byte) bool) {
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		tr.mu.Lock()
+		*attempts++
+		tr.mu.Unlock()
+		status, b, err := tr.post(ctx, path, contentType, body)
+		if err == nil && status == http.StatusOK {
 			tr.mu.Lock()
-			p.Status, p.ResultInfo, p.TransactionID = r.OrderStatus, r.ResultInfo, r.TransactionID
+			ok := answered(b)
 			tr.mu.Unlock()
-			return
+			if ok {
+				return
+			}
 		}
 		pause(ctx, time.Second)
 	}
@@ -214,24 +229,16 @@ func (tr *Traffic) payout(ctx context.Context, po *PayoutReq) {
 		"notify_url":      tr.s.NotifyURL(),
 		"encryption_data": signing.Sign(c.SignKey, c.MerchantID, c.AccountID, po.RequestID, "USD", amount),
 	})
-	deadline := time.Now().Add(3 * time.Minute)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		tr.mu.Lock()
-		po.Attempts++
-		tr.mu.Unlock()
-		status, b, err := tr.post(ctx, "/v1/payout", "application/json", string(body))
+	tr.sendUntilAnswered(ctx, "/v1/payout", "application/json", string(body), &po.Attempts, func(b []byte) bool {
 		var r struct {
-			Status     string `json:"status"`
-			ResultInfo string `json:"result_info"`
+			Status string `json:"status"`
 		}
-		if err == nil && status == http.StatusOK && json.Unmarshal(b, &r) == nil && r.Status != "" {
-			tr.mu.Lock()
-			po.Status = r.Status
-			tr.mu.Unlock()
-			return
+		if json.Unmarshal(b, &r) != nil || r.Status == "" {
+			return false
 		}
-		pause(ctx, time.Second)
-	}
+		po.Status = r.Status
+		return true
+	})
 }
 
 // requestID is a UUID made of the run and the payout's number.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	mrand "math/rand/v2"
 	"net"
 	"net/url"
 	"os"
@@ -483,4 +484,27 @@ func (t *PostgresTemporal) closeLog() {
 		_ = t.logFile.Close()
 		t.logFile = nil
 	}
+}
+
+// FreePostgresTemporalPorts finds a base port p for StartTemporalOnPostgres
+// whose neighbours the server takes (p to p+10, p+50 for the UI, p+100 to
+// p+106 for membership) are all free. The server stores membership ports
+// as a Postgres smallint, so they stay below 32768.
+func FreePostgresTemporalPorts() (int, error) {
+	for range 50 {
+		p := 20000 + mrand.IntN(12000)
+		free := true
+		for _, off := range []int{0, 1, 2, 6, 10, 50, 100, 101, 102, 106} {
+			ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p+off)))
+			if err != nil {
+				free = false
+				break
+			}
+			ln.Close()
+		}
+		if free {
+			return p, nil
+		}
+	}
+	return 0, errors.New("no free port range for the temporal server")
 }
