@@ -53,6 +53,7 @@ func (s *Server) orderInput(account *merchant.Account, o newOrder) workflows.Ord
 		// The order keeps the account's connector of this moment.
 		Connector:    account.Connector,
 		Subscription: o.subscription,
+		Shape:        workflows.CurrentOrderShape,
 	}
 	in.RequestFingerprint = requestFingerprint(in.Details, o.card.Token)
 	return in

@@ -53,7 +53,10 @@ func Open(ctx context.Context, url string, logger *slog.Logger) (*gorm.DB, error
 		IgnoreRecordNotFoundError: true,
 		ParameterizedQueries:      true,
 	})
-	db, err := gorm.Open(postgres.Open(url), &gorm.Config{Logger: gl, TranslateError: true})
+	// Every write is one statement or an explicit transaction (the ledger,
+	// notifications): gorm's default transaction around each single
+	// statement would only add a BEGIN and a COMMIT round trip to it.
+	db, err := gorm.Open(postgres.Open(url), &gorm.Config{Logger: gl, TranslateError: true, SkipDefaultTransaction: true})
 	if err != nil {
 		return nil, fmt.Errorf("open postgres: %w", err)
 	}

@@ -55,7 +55,7 @@ const (
 // posting those attempts cannot make (the ledger slow or down) goes on as
 // a regular activity, retried until it succeeds.
 func (w *orderWorkflow) postToLedger(ctx workflow.Context, move ledgerMove, in activities.LedgerOrderInput) {
-	v := workflow.GetVersion(ctx, LedgerPostingChange, workflow.DefaultVersion, 2)
+	v := w.version(ctx, LedgerPostingChange, 2)
 	if v == workflow.DefaultVersion {
 		return
 	}

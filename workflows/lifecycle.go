@@ -80,7 +80,7 @@ var acquirerOpOptions = workflow.LocalActivityOptions{
 func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 	win := w.in.Windows.WithDefaults()
 	w.continues = w.in.Resume != nil ||
-		workflow.GetVersion(ctx, versionContinueAsNew, workflow.DefaultVersion, 1) != workflow.DefaultVersion
+		w.version(ctx, versionContinueAsNew, 1) != workflow.DefaultVersion
 	for {
 		var window time.Duration
 		var lapse func(workflow.Context) error

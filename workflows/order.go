@@ -75,6 +75,10 @@ type OrderInput struct {
 	// OperationsPerRun bounds the operations one run takes before it
 	// continues as new (DefaultOperationsPerRun when 0).
 	OperationsPerRun int `json:",omitempty"`
+	// Shape is the order code's shape the order was started with
+	// (CurrentOrderShape for a new order; 0 for orders started before
+	// shapes): which changes it takes without asking GetVersion (shape.go).
+	Shape int `json:",omitempty"`
 }
 
 // RecurringCharge names the subscription and billing cycle an order charges.

@@ -179,7 +179,7 @@ func (w *orderWorkflow) threeDSCallback(ctx workflow.Context, r ThreeDSResult) e
 		workflow.GetLogger(ctx).Warn("3-D Secure callback not awaited", "authentication_id", id)
 		return nil
 	}
-	if workflow.GetVersion(ctx, changeCallbackInquiry, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if w.version(ctx, changeCallbackInquiry, 1) == workflow.DefaultVersion {
 		// Handled before orders asked the ACS: replay the callback's word.
 		defer w.lock.Unlock()
 		st := authFailed
@@ -298,7 +298,7 @@ func (w *orderWorkflow) apmCallback(ctx workflow.Context, r APMResult) error {
 		workflow.GetLogger(ctx).Warn("APM callback not awaited", "payment_id", id)
 		return nil
 	}
-	if workflow.GetVersion(ctx, changeCallbackInquiry, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if w.version(ctx, changeCallbackInquiry, 1) == workflow.DefaultVersion {
 		// Handled before orders asked the provider: replay the callback's word.
 		defer w.lock.Unlock()
 		st := apmCancelled

@@ -32,7 +32,7 @@ func (w *orderWorkflow) afterApproval(ctx workflow.Context) {
 	if !w.keepsCard() {
 		return
 	}
-	if workflow.GetVersion(ctx, versionStoredCards, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+	if w.version(ctx, versionStoredCards, 1) == workflow.DefaultVersion {
 		return
 	}
 	if !w.card.Stored {

@@ -280,6 +280,7 @@ func (w *subscriptionWorkflow) charge(ctx workflow.Context, cycle, attempt int) 
 		NotifySchedule: w.in.NotifySchedule,
 		Kind:           order.KindCard,
 		Connector:      w.in.Connector,
+		Shape:          CurrentOrderShape,
 		Recurring: &RecurringCharge{RecurringID: w.in.RecurringID, Cycle: cycle, Attempt: attempt,
 			WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID},
 	}

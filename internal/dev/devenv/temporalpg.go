@@ -326,12 +326,17 @@ func writeServerConfig(opts PostgresTemporalOptions, pg pgEndpoint) (string, err
 	}
 	dyn := filepath.Join(opts.ConfigDir, "dynamicconfig.yaml")
 	// The same tuning the dev server gets (TemporalTuning): a transfer
-	// queue polled fast enough for hundreds of workflows a second, and
-	// room for many updates to one workflow at once.
+	// queue polled fast enough for hundreds of workflows a second, room for
+	// many updates to one workflow at once, and one partition per task
+	// queue on this one-node server.
 	if err := os.WriteFile(dyn, []byte(`history.transferProcessorMaxPollRPS:
   - value: 1000
 history.maxInFlightUpdates:
   - value: 200
+matching.numTaskqueueReadPartitions:
+  - value: 1
+matching.numTaskqueueWritePartitions:
+  - value: 1
 `), 0o644); err != nil {
 		return "", fmt.Errorf("temporal dynamic config: %w", err)
 	}

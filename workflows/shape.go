@@ -1,0 +1,35 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// CurrentOrderShape is the shape new orders are started with (OrderInput.Shape).
+//
+// A change to the order workflow is found in a running order's history with
+// workflow.GetVersion, which on a new order records a marker and upserts the
+// TemporalChangeVersion search attribute: two events and a visibility write
+// per change per order, paid on every payment. An order born after a change
+// needs neither: its input says which code it was started with, and the
+// input is in its history for every replay. Orders started before shapes
+// (Shape 0) keep asking GetVersion, exactly as they were recorded.
+const CurrentOrderShape = 1
+
+// shapeVersions are the versions of the changes an order of each shape takes
+// without a marker. A change made after a shape is not in that shape's table:
+// its orders ask GetVersion for it, and a later shape can take it in.
+var shapeVersions = map[int]map[string]workflow.Version{
+	1: {
+		LedgerPostingChange:   2,
+		versionContinueAsNew:  1,
+		changeCallbackInquiry: 1,
+		versionStoredCards:    1,
+	},
+}
+
+// version is workflow.GetVersion for the order's changes, answered from the
+// order's shape when the shape settles the change.
+func (w *orderWorkflow) version(ctx workflow.Context, changeID string, maxSupported workflow.Version) workflow.Version {
+	if v, ok := shapeVersions[w.in.Shape][changeID]; ok {
+		return v
+	}
+	return workflow.GetVersion(ctx, changeID, workflow.DefaultVersion, maxSupported)
+}
