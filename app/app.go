@@ -56,8 +56,12 @@ type Config struct {
 	TemporalNamespace string
 	// TemporalTLS and TemporalAPIKey reach a real cluster or Temporal
 	// Cloud (temporalclient.go); WorkerTuning sizes the worker.
-	TemporalTLS     TemporalTLS
-	TemporalAPIKey  string
+	TemporalTLS    TemporalTLS
+	TemporalAPIKey string
+	// TemporalNoGzip sends requests to Temporal uncompressed
+	// (TEMPORAL_GRPC_GZIP=false): our payloads are encrypted and do not
+	// compress, and on a local or same-zone link gzip costs both sides CPU.
+	TemporalNoGzip  bool
 	WorkerTuning    WorkerTuning
 	Keyring         string // "id:base64key,..." first is active
 	FingerprintKey  string // base64, 32 bytes

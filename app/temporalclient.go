@@ -69,8 +69,8 @@ func (t TemporalTLS) tlsConfig() (*tls.Config, error) {
 }
 
 // clusterOptions adds to opts what a real cluster needs: TLS and an API
-// key. The key is sent as a bearer token, which Temporal Cloud expects over
-// TLS, so an API key turns TLS on.
+// key, and the connection's compression. The key is sent as a bearer token,
+// which Temporal Cloud expects over TLS, so an API key turns TLS on.
 func clusterOptions(cfg Config, opts client.Options) (client.Options, error) {
 	t := cfg.TemporalTLS
 	if cfg.TemporalAPIKey != "" {
@@ -82,6 +82,9 @@ func clusterOptions(cfg Config, opts client.Options) (client.Options, error) {
 		return opts, err
 	}
 	opts.ConnectionOptions.TLS = tc
+	if cfg.TemporalNoGzip {
+		opts.ConnectionOptions.GrpcCompression = &client.GrpcCompressionNone{}
+	}
 	return opts, nil
 }
 
@@ -121,6 +124,13 @@ func temporalClientFromEnv(c *Config, getenv func(string) string, fail func(stri
 		fail("TEMPORAL_TLS_KEY", fmt.Errorf("%w: TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY go together", ErrMalformed))
 	}
 	c.TemporalAPIKey = getenv("TEMPORAL_API_KEY")
+	if v := getenv("TEMPORAL_GRPC_GZIP"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			fail("TEMPORAL_GRPC_GZIP", fmt.Errorf("%w: want true or false", ErrMalformed))
+		}
+		c.TemporalNoGzip = !b
+	}
 	for _, f := range []struct {
 		name string
 		to   *int

@@ -78,6 +78,17 @@ func TestTemporalClientFromEnv(t *testing.T) {
 					t.Errorf("tuning = %+v, want %+v", c.WorkerTuning, want)
 				}
 			}},
+		{name: "gzip off", env: map[string]string{"TEMPORAL_GRPC_GZIP": "false"}, check: func(t *testing.T, c Config) {
+			if !c.TemporalNoGzip {
+				t.Error("TemporalNoGzip = false, want true")
+			}
+		}},
+		{name: "gzip on, as the SDK's default", env: map[string]string{"TEMPORAL_GRPC_GZIP": "true"}, check: func(t *testing.T, c Config) {
+			if c.TemporalNoGzip {
+				t.Error("TemporalNoGzip = true, want false")
+			}
+		}},
+		{name: "gzip not a boolean", env: map[string]string{"TEMPORAL_GRPC_GZIP": "fast"}, bad: []string{"TEMPORAL_GRPC_GZIP"}},
 		{name: "a certificate without its key", env: map[string]string{"TEMPORAL_TLS_CERT": "c.pem"}, bad: []string{"TEMPORAL_TLS_KEY"}},
 		{name: "tls not a boolean", env: map[string]string{"TEMPORAL_TLS": "on"}, bad: []string{"TEMPORAL_TLS"}},
 		{name: "pollers zero", env: map[string]string{"PAYGATE_WORKER_WORKFLOW_POLLERS": "0"}, bad: []string{"PAYGATE_WORKER_WORKFLOW_POLLERS"}},
@@ -110,12 +121,14 @@ func TestClusterOptions(t *testing.T) {
 		wantCerts int
 		wantRoots bool
 		wantCreds bool
+		wantPlain bool // requests sent without gzip
 		wantErr   string
 	}{
 		{name: "plain", cfg: Config{}},
 		{name: "mtls with a CA", cfg: Config{TemporalTLS: TemporalTLS{CertFile: cert, KeyFile: key, CAFile: cert, ServerName: "t.internal"}},
 			wantTLS: true, wantCerts: 1, wantRoots: true},
 		{name: "api key turns tls on", cfg: Config{TemporalAPIKey: "k"}, wantTLS: true, wantCreds: true},
+		{name: "gzip off", cfg: Config{TemporalNoGzip: true}, wantPlain: true},
 		{name: "missing certificate file", cfg: Config{TemporalTLS: TemporalTLS{CertFile: filepath.Join(dir, "nope.pem"), KeyFile: key}},
 			wantErr: "temporal client certificate"},
 		{name: "a CA file without PEM", cfg: Config{TemporalTLS: TemporalTLS{CAFile: notPEM}}, wantErr: "no PEM certificate"},
@@ -141,6 +154,11 @@ func TestClusterOptions(t *testing.T) {
 			}
 			if (opts.Credentials != nil) != tt.wantCreds {
 				t.Errorf("credentials = %v, want set %t", opts.Credentials, tt.wantCreds)
+			}
+			// nil is the SDK's default, gzip.
+			_, plain := opts.ConnectionOptions.GrpcCompression.(*client.GrpcCompressionNone)
+			if plain != tt.wantPlain || !plain && opts.ConnectionOptions.GrpcCompression != nil {
+				t.Errorf("compression = %T, want none %t", opts.ConnectionOptions.GrpcCompression, tt.wantPlain)
 			}
 		})
 	}

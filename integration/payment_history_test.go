@@ -17,7 +17,9 @@ import (
 // is a write on the server's store, paid on every payment, so an event
 // added here should be one the payment needs. An order started by the API
 // takes its changes from its shape (workflows.CurrentOrderShape), so no
-// Version marker and no TemporalChangeVersion upsert appear.
+// Version marker and no TemporalChangeVersion upsert appear, and (shape 2)
+// its risk check and CVV drop ride in the record's and the outcome's local
+// activities.
 func TestPaymentFirstTaskEvents(t *testing.T) {
 	const (
 		started     = "WorkflowExecutionStarted"
@@ -32,8 +34,9 @@ func TestPaymentFirstTaskEvents(t *testing.T) {
 		activity    = "ActivityTaskScheduled"
 	)
 	head := []string{started, scheduled, taskStarted, completed, accepted,
-		// record, risk, charge, CVV dropped, outcome; the status; the answer.
-		local, local, local, local, local, upsert}
+		// the record with its risk check, the charge, the outcome with
+		// the CVV dropped (shape 2); the status; the answer.
+		local, local, local, upsert}
 	tests := []struct {
 		name   string
 		notify bool

@@ -91,8 +91,20 @@ func (w *orderWorkflow) notify(ctx workflow.Context, typ string, code codes.Code
 		return err
 	}
 	w.notices = append(w.notices, notice{id: id})
+	w.startDelivery()
 	w.notifications = append(w.notifications, NotificationState{NotifyID: id, Type: typ, Status: notify.Pending})
 	return nil
+}
+
+// startDelivery starts deliverAll once: with the order for orders before
+// shape 2, at the first notification from then on. It runs in the order's
+// root context, whichever handler's step asked for it.
+func (w *orderWorkflow) startDelivery() {
+	if w.delivering {
+		return
+	}
+	w.delivering = true
+	workflow.Go(w.root, w.deliverAll)
 }
 
 // deliverAll sends the queued notifications one after the other, so a

@@ -204,6 +204,10 @@ var (
 var a *activities.Activities
 
 type orderWorkflow struct {
+	// root is the workflow's own context, for the coroutines an order
+	// starts on demand (startDelivery, listenToShopper): a handler's
+	// context is not theirs to live in.
+	root   workflow.Context
 	in     OrderInput
 	card   CardRef // from the input, or given later on the payment page
 	id     string
@@ -233,9 +237,11 @@ type orderWorkflow struct {
 	// refused (see unrecordable). Such an order is not notified.
 	unrecorded bool
 
-	// The shopper's side: 3-D Secure and APM payments.
-	threeDS threeDSState
-	apm     apmState
+	// The shopper's side: 3-D Secure and APM payments. listening is set
+	// once the coroutine that takes their callbacks runs (listenToShopper).
+	listening bool
+	threeDS   threeDSState
+	apm       apmState
 
 	// answeredBy is the name of the connector that answered the charge.
 	answeredBy string
@@ -256,6 +262,7 @@ type orderWorkflow struct {
 	noticeSeq     int
 	notices       []notice
 	notifications []NotificationState
+	delivering    bool // deliverAll runs (startDelivery)
 }
 
 // Order is the workflow of one payment order: it records the order, checks
@@ -265,14 +272,16 @@ type orderWorkflow struct {
 // the order's later state is in the order-state query and the record.
 func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 	w := &orderWorkflow{in: in, card: in.Card, id: workflow.GetInfo(ctx).WorkflowExecution.ID, status: status.Pending,
-		since: workflow.Now(ctx), lock: workflow.NewMutex(ctx), tokenID: in.Card.TokenID}
+		since: workflow.Now(ctx), lock: workflow.NewMutex(ctx), tokenID: in.Card.TokenID, root: ctx}
 	if in.Resume != nil {
 		w.restore(*in.Resume)
 	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return PaymentResult{}, err
 	}
-	workflow.Go(ctx, w.deliverAll)
+	if !w.lean() {
+		w.startDelivery()
+	}
 	if in.Resume != nil {
 		// A later run: the payment was answered by the first; the order
 		// goes on taking operations and running its deadlines.
@@ -393,6 +402,10 @@ func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 	if r := in.Recurring; r != nil {
 		rec.RecurringID, rec.RecurringCycle = r.RecurringID, r.Cycle
 	}
+	if w.lean() && in.Kind != KindCheckout && in.Recurring == nil {
+		ri := w.riskInput()
+		rec.Risk = &ri
+	}
 	err := workflow.ExecuteLocalActivity(lctx, a.RecordOrder, rec).Get(ctx, &recorded)
 	if unrecordableError(err) {
 		return w.unrecordable(ctx, rec, err)
@@ -407,7 +420,7 @@ func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 		// The shopper gives the card on our payment page.
 		return w.awaitShopper(ctx, "")
 	}
-	return w.checkAndCharge(ctx)
+	return w.checkAndCharge(ctx, recorded.Risk)
 }
 
 // existing is the result of an order whose order_no belongs to an older order
@@ -532,7 +545,10 @@ func keysOnly(rec activities.RecordOrderInput, code codes.Code) activities.Recor
 }
 
 // checkAndCharge runs the risk rules, then pays by the order's method.
-func (w *orderWorkflow) checkAndCharge(ctx workflow.Context) (PaymentResult, error) {
+//
+// checked is the verdict when the record's activity already ran the check
+// (shape 2); nil runs it here.
+func (w *orderWorkflow) checkAndCharge(ctx workflow.Context, checked *risk.Result) (PaymentResult, error) {
 	in := w.in
 	if in.Recurring != nil {
 		// A subscription's charge is the merchant's, made on a card the
@@ -540,23 +556,14 @@ func (w *orderWorkflow) checkAndCharge(ctx workflow.Context) (PaymentResult, err
 		// shopper rules (velocity, IP, email) have nothing to judge.
 		return w.authorise(ctx)
 	}
-	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
 	var verdict risk.Result
-	err := workflow.ExecuteLocalActivity(lctx, a.CheckRisk, activities.RiskInput{
-		TransactionID:   in.TransactionID,
-		MerchantID:      in.MerchantID,
-		AccountID:       in.AccountID,
-		Amount:          in.Amount,
-		Currency:        in.Currency,
-		CardFingerprint: w.card.Fingerprint,
-		CardBIN:         risk.BIN(w.card.Masked),
-		CardMasked:      w.card.Masked,
-		ShopperEmail:    in.Details.ShopperEmail,
-		ShopperIP:       in.Details.ShopperIP,
-		BillingCountry:  in.Details.BillingCountry,
-	}).Get(ctx, &verdict)
-	if err != nil {
-		return PaymentResult{}, err
+	if checked != nil {
+		verdict = *checked
+	} else {
+		lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+		if err := workflow.ExecuteLocalActivity(lctx, a.CheckRisk, w.riskInput()).Get(ctx, &verdict); err != nil {
+			return PaymentResult{}, err
+		}
 	}
 
 	w.risk = verdict
@@ -570,11 +577,31 @@ func (w *orderWorkflow) checkAndCharge(ctx workflow.Context) (PaymentResult, err
 	}
 	switch {
 	case in.Kind == KindAPM:
+		w.listenToShopper()
 		return w.startAPM(ctx)
 	case in.ThreeDS:
+		w.listenToShopper()
 		return w.authenticate(ctx)
 	}
 	return w.authorise(ctx)
+}
+
+// riskInput is the risk check's view of the order and its card.
+func (w *orderWorkflow) riskInput() activities.RiskInput {
+	in := w.in
+	return activities.RiskInput{
+		TransactionID:   in.TransactionID,
+		MerchantID:      in.MerchantID,
+		AccountID:       in.AccountID,
+		Amount:          in.Amount,
+		Currency:        in.Currency,
+		CardFingerprint: w.card.Fingerprint,
+		CardBIN:         risk.BIN(w.card.Masked),
+		CardMasked:      w.card.Masked,
+		ShopperEmail:    in.Details.ShopperEmail,
+		ShopperIP:       in.Details.ShopperIP,
+		BillingCountry:  in.Details.BillingCountry,
+	}
 }
 
 // authorise charges the card and records the outcome.
@@ -612,8 +639,11 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 	}
 	in := w.in
 	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
-	// The security code is needed for this authorisation only.
-	if dropCVV {
+	// The security code is needed for this authorisation only. From shape
+	// 2 the outcome's write drops it.
+	if dropCVV && w.lean() {
+		out.DropCVVToken = w.card.Token
+	} else if dropCVV {
 		if err := workflow.ExecuteLocalActivity(lctx, a.DropCVV, activities.DropCVVInput{CardToken: w.card.Token}).Get(ctx, nil); err != nil {
 			return PaymentResult{}, err
 		}

@@ -11,7 +11,7 @@ import "go.temporal.io/sdk/workflow"
 // needs neither: its input says which code it was started with, and the
 // input is in its history for every replay. Orders started before shapes
 // (Shape 0) keep asking GetVersion, exactly as they were recorded.
-const CurrentOrderShape = 1
+const CurrentOrderShape = shapeLeanFirstTask
 
 // shapeVersions are the versions of the changes an order of each shape takes
 // without a marker. A change made after a shape is not in that shape's table:
@@ -23,7 +23,24 @@ var shapeVersions = map[int]map[string]workflow.Version{
 		changeCallbackInquiry: 1,
 		versionStoredCards:    1,
 	},
+	shapeLeanFirstTask: {
+		LedgerPostingChange:   2,
+		versionContinueAsNew:  1,
+		changeCallbackInquiry: 1,
+		versionStoredCards:    1,
+	},
 }
+
+// shapeLeanFirstTask (shape 2) trims a payment's first workflow task: the
+// order's record and its risk check are one local activity, the CVV drop and
+// the outcome's write another, and the coroutines that deliver
+// notifications and take the shopper's callbacks start only when the order
+// has use for them. Every coroutine runs, and yields, on every round of a
+// workflow task, and the SDK walks the stack on each yield.
+const shapeLeanFirstTask = 2
+
+// lean reports whether the order takes shape 2's changes.
+func (w *orderWorkflow) lean() bool { return w.in.Shape >= shapeLeanFirstTask }
 
 // version is workflow.GetVersion for the order's changes, answered from the
 // order's shape when the shape settles the change.

@@ -389,6 +389,44 @@ func (w *orderWorkflow) shopperWindow() time.Duration {
 
 // registerShopperHandlers installs the signals and updates of the shopper's side.
 func (w *orderWorkflow) registerShopperHandlers(ctx workflow.Context) error {
+	// From shape 2 a first run listens only once it sends the shopper to
+	// 3-D Secure or an APM (checkAndCharge); a callback sent before then
+	// waits in its channel.
+	if !w.lean() || w.in.Resume != nil {
+		w.listenToShopper()
+	}
+	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdatePay, w.payFromPage, workflow.UpdateHandlerOptions{
+		Validator: func(ctx workflow.Context, req PayRequest) error {
+			if w.in.Kind != KindCheckout || w.status != status.Pending || w.card.Token != "" {
+				return refuse(codes.InvalidState, "the order is not waiting for a card")
+			}
+			if req.Card.Token == "" {
+				return refuse(codes.MissingField, "card")
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		return err
+	}
+	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateShopperCancel, w.shopperCancel, workflow.UpdateHandlerOptions{
+		Validator: func(ctx workflow.Context, _ struct{}) error {
+			if w.status != status.Pending || w.threeDS.awaiting {
+				return refuse(codes.InvalidState, "the order is not waiting for the shopper")
+			}
+			return nil
+		},
+	})
+}
+
+// listenToShopper starts, once, the coroutine that takes the 3-D Secure and
+// APM callbacks.
+func (w *orderWorkflow) listenToShopper() {
+	if w.listening {
+		return
+	}
+	w.listening = true
+	ctx := w.root
 	threeDS := workflow.GetSignalChannel(ctx, SignalThreeDSResult)
 	apm := workflow.GetSignalChannel(ctx, SignalAPMResult)
 	workflow.Go(ctx, func(ctx workflow.Context) {
@@ -415,28 +453,6 @@ func (w *orderWorkflow) registerShopperHandlers(ctx workflow.Context) error {
 			}
 		}
 	})
-	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdatePay, w.payFromPage, workflow.UpdateHandlerOptions{
-		Validator: func(ctx workflow.Context, req PayRequest) error {
-			if w.in.Kind != KindCheckout || w.status != status.Pending || w.card.Token != "" {
-				return refuse(codes.InvalidState, "the order is not waiting for a card")
-			}
-			if req.Card.Token == "" {
-				return refuse(codes.MissingField, "card")
-			}
-			return nil
-		},
-	})
-	if err != nil {
-		return err
-	}
-	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateShopperCancel, w.shopperCancel, workflow.UpdateHandlerOptions{
-		Validator: func(ctx workflow.Context, _ struct{}) error {
-			if w.status != status.Pending || w.threeDS.awaiting {
-				return refuse(codes.InvalidState, "the order is not waiting for the shopper")
-			}
-			return nil
-		},
-	})
 }
 
 // payFromPage charges the card the shopper gave on the payment page. It
@@ -455,7 +471,7 @@ func (w *orderWorkflow) payFromPage(ctx workflow.Context, req PayRequest) (Payme
 			CardToken: w.card.Token, CardFingerprint: w.card.Fingerprint}).Get(ctx, nil); err != nil {
 		return PaymentResult{}, err
 	}
-	res, err := w.checkAndCharge(ctx)
+	res, err := w.checkAndCharge(ctx, nil)
 	if err != nil {
 		return PaymentResult{}, err
 	}

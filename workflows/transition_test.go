@@ -38,6 +38,7 @@ type flawedOrder struct {
 
 func (f flawedOrder) build(ctx workflow.Context) *orderWorkflow {
 	w := &orderWorkflow{
+		root: ctx,
 		in: OrderInput{
 			TransactionID: "1379868670095785984", MerchantID: "M1", AccountID: "A1", OrderNo: "ORD-T",
 			Amount: transitionAmount, Currency: "USD", Kind: KindAPM,
@@ -65,7 +66,7 @@ func servedFlawedOrder(ctx workflow.Context, f flawedOrder) (status.Payment, err
 	if err := w.registerHandlers(ctx); err != nil {
 		return 0, err
 	}
-	workflow.Go(ctx, w.deliverAll)
+	w.startDelivery()
 	if err := w.lifecycle(ctx); err != nil {
 		return 0, err
 	}

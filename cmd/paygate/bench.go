@@ -34,6 +34,7 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	batches := fs.Int("batches", 4, "capture and refund batches of 50 to time after the authorisations (0: none)")
 	temporalAddr := fs.String("temporal", "127.0.0.1:7233", "the Temporal frontend the gateway runs on, for the floor run (\"\": no floor)")
 	namespace := fs.String("namespace", "default", "the gateway's Temporal namespace")
+	floorGzip := fs.Bool("floor-gzip", false, "compress the floor's requests to Temporal, to match a gateway run with TEMPORAL_GRPC_GZIP=true (paygate dev's gateway sends them uncompressed)")
 	sweep := fs.String("sweep", "", "open-loop rates to offer after the closed-loop runs, e.g. 10,20,30,40 (requests/s; gateway and floor at each)")
 	sweepTime := fs.Duration("sweep-time", 20*time.Second, "how long each open-loop rate runs")
 	plotFile := fs.String("plot", "", "with -sweep: write an SVG of p50 and p99 latency against offered load to this file")
@@ -113,7 +114,7 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	var floor loadgen.Result
 	var floorDo func(context.Context, int) error
 	if *temporalAddr != "" {
-		f, err := startFloor(ctx, *temporalAddr, *namespace, runID)
+		f, err := startFloor(ctx, *temporalAddr, *namespace, runID, *floorGzip)
 		if err != nil {
 			return err
 		}

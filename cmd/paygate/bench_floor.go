@@ -53,10 +53,15 @@ type benchFloor struct {
 }
 
 // startFloor starts a worker for the floor workflow on the Temporal server
-// at addr, on a task queue of its own.
-func startFloor(ctx context.Context, addr, namespace, runID string) (*benchFloor, error) {
+// at addr, on a task queue of its own. Its connection compresses requests
+// only with gzip, as the gateway's does or not.
+func startFloor(ctx context.Context, addr, namespace, runID string, gzip bool) (*benchFloor, error) {
 	quiet := sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))
-	c, err := client.DialContext(ctx, client.Options{HostPort: addr, Namespace: namespace, Logger: quiet})
+	opts := client.Options{HostPort: addr, Namespace: namespace, Logger: quiet}
+	if !gzip {
+		opts.ConnectionOptions.GrpcCompression = &client.GrpcCompressionNone{}
+	}
+	c, err := client.DialContext(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("floor: dial temporal %s: %w", addr, err)
 	}

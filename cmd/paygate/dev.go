@@ -156,6 +156,11 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	if cfg.ProviderSecret == "" {
 		cfg.ProviderSecret = app.DefaultProviderSecret
 	}
+	// The Temporal server is on this machine, and our payloads are
+	// encrypted: gzip would only cost CPU on both ends of the connection.
+	if os.Getenv("TEMPORAL_GRPC_GZIP") == "" {
+		cfg.TemporalNoGzip = true
+	}
 	// Locally, shops under test run on this machine.
 	cfg.NotifyAllowPrivate = true
 	cfg.SubscriptionTestIntervals = true
