@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -100,9 +101,9 @@ func recordedCharges(p *models.Payout, in payout.Instruction) (*payout.Charges, 
 // StartPayoutRun starts a new run of a stored payout's workflow: what a
 // finance re-run does. It refuses a payout whose status payout.Rerun refuses
 // (completed or in flight) with that error, and returns the run's id. A
-// workflow still running under the id (a re-run already started, or the
-// first run not yet closed) is left alone and its run id returned, so a
-// re-run command killed half-way can be run again safely.
+// re-run already running under the id is left alone and its run id
+// returned, so a re-run command killed half-way can be run again safely; a
+// failed run still closing is waited for (awaitFailedRunClosed).
 func StartPayoutRun(ctx context.Context, c client.Client, p *models.Payout, schedule notify.Schedule) (string, error) {
 	if _, err := payout.Rerun(payout.Status(p.Status)); err != nil {
 		return "", fmt.Errorf("re-run payout %s: %w", p.ID, err)
@@ -111,10 +112,60 @@ func StartPayoutRun(ctx context.Context, c client.Client, p *models.Payout, sche
 	if err != nil {
 		return "", err
 	}
+	if err := awaitFailedRunClosed(ctx, c, in.ID); err != nil {
+		return "", err
+	}
 	run, err := c.ExecuteWorkflow(ctx, payoutStartOptions(in, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE),
 		workflows.PayoutWorkflowType, in)
 	if err != nil {
 		return "", fmt.Errorf("re-run payout %s: %w", p.ID, err)
 	}
 	return run.GetRunID(), nil
+}
+
+// failedRunCloseWait bounds how long a re-run waits for the failed run to
+// close; that run has only its notification to hand over.
+var failedRunCloseWait = 30 * time.Second
+
+// awaitFailedRunClosed waits until the payout's failed run has closed. A run
+// records FAILED, then hands its notification to a workflow of its own, then
+// ends; a re-run started in between would find it running and, by the
+// conflict policy that keeps re-runs idempotent, take it for the new run:
+// nothing would be paid and the payout would stay failed. A running run
+// that has not failed (a re-run already under way) is left to the start.
+func awaitFailedRunClosed(ctx context.Context, c client.Client, workflowID string) error {
+	d, err := c.DescribeWorkflowExecution(ctx, workflowID, "")
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("re-run payout %s: %w", workflowID, err)
+	}
+	info := d.GetWorkflowExecutionInfo()
+	if info.GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+		return nil
+	}
+	runID := info.GetExecution().GetRunId()
+	// A query needs a worker; without one it would wait for good.
+	qctx, qcancel := context.WithTimeout(ctx, failedRunCloseWait)
+	defer qcancel()
+	v, err := c.QueryWorkflow(qctx, workflowID, runID, workflows.QueryPayoutState)
+	if err != nil {
+		return fmt.Errorf("re-run payout %s: read its running run: %w", workflowID, err)
+	}
+	var st workflows.PayoutState
+	if err := v.Get(&st); err != nil {
+		return fmt.Errorf("re-run payout %s: read its running run: %w", workflowID, err)
+	}
+	if st.Status != payout.StatusFailed {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, failedRunCloseWait)
+	defer cancel()
+	// The run's own result does not matter here, only that it has ended.
+	if err := c.GetWorkflow(wctx, workflowID, runID).Get(wctx, nil); err != nil && wctx.Err() != nil {
+		return fmt.Errorf("re-run payout %s: its failed run %s has not closed after %s: %w", workflowID, runID, failedRunCloseWait, wctx.Err())
+	}
+	return nil
 }

@@ -227,10 +227,18 @@ func TestWorkerKilledMidDeliveryStillDelivers(t *testing.T) {
 	cfg := env.cfg
 	var stderr bytes.Buffer
 	proc := exec.Command(bin, "worker")
+	// While it runs, this process is the suite's only worker: the other
+	// tests' workflows (payouts, sim-bank payments, subscriptions) run on it
+	// too, so it gets the suite's simulators and settings, not the
+	// defaults (a payout re-run once reached another rail on the default
+	// port, which made its transfer anew).
 	proc.Env = append(os.Environ(),
 		"DATABASE_URL="+cfg.DatabaseURL, "TEMPORAL_ADDRESS="+cfg.TemporalAddress,
 		"PAYGATE_KEYRING="+cfg.Keyring, "PAYGATE_FINGERPRINT_KEY="+cfg.FingerprintKey,
 		"ACQUIRER_URL="+cfg.AcquirerURL, "ACQUIRER_TIMEOUT=1s",
+		"SIMBANK_URL="+cfg.SimBankURL, "RAIL_URL="+cfg.RailURL,
+		"PAYGATE_CONNECTORS="+strings.Join(cfg.Connectors, ","),
+		"PAYGATE_SUBSCRIPTION_TEST_INTERVALS=true",
 		"PAYGATE_NOTIFY_ALLOW_PRIVATE=true", "PAYGATE_NOTIFY_SCHEDULE=initial=100ms,max=1s,horizon=1m")
 	proc.Stderr = &stderr
 	if err := proc.Start(); err != nil {

@@ -25,27 +25,38 @@ func startTestTemporal(ctx context.Context, root string, pg *devenv.Postgres, lo
 	if os.Getenv("PAYGATE_TEST_TEMPORAL") == "postgres" {
 		return startPostgresTemporal(ctx, root, pg, logger, ui)
 	}
-	uiPort, err := freePort()
-	if err != nil {
-		return "", nil, err
-	}
 	bin, err := devenv.EnsureTemporalCLI(ctx, filepath.Join(root, ".bin"), logger)
 	if err != nil {
 		return "", nil, err
 	}
-	server, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
-		ExistingPath: bin,
-		LogLevel:     "error",
-		// The same tuning and codec wiring as `paygate dev`; here with an
-		// in-memory database and free ports.
-		ExtraArgs: slices.Concat(devenv.TemporalTuning, devenv.UICodecArgs(ui.endpoint)),
-		EnableUI:  true,
-		UIPort:    strconv.Itoa(uiPort),
-		Stdout:    os.Stderr,
-		Stderr:    os.Stderr,
-	})
-	if err != nil {
-		return "", nil, fmt.Errorf("start temporal dev server: %w", err)
+	// A start can fail for its ports (the launcher picks the frontend's, we
+	// pick the UI's, and another process may take one first); the next
+	// try picks new ones.
+	var server *testsuite.DevServer
+	var uiPort int
+	for attempt := 1; ; attempt++ {
+		uiPort, err = freePort()
+		if err != nil {
+			return "", nil, err
+		}
+		server, err = testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
+			ExistingPath: bin,
+			LogLevel:     "error",
+			// The same tuning and codec wiring as `paygate dev`; here
+			// with an in-memory database and free ports.
+			ExtraArgs: slices.Concat(devenv.TemporalTuning, devenv.UICodecArgs(ui.endpoint)),
+			EnableUI:  true,
+			UIPort:    strconv.Itoa(uiPort),
+			Stdout:    os.Stderr,
+			Stderr:    os.Stderr,
+		})
+		if err == nil {
+			break
+		}
+		if attempt == 3 {
+			return "", nil, fmt.Errorf("start temporal dev server: %w", err)
+		}
+		logger.Warn("temporal dev server did not start; trying again", "attempt", attempt, "error", err)
 	}
 	host, _, _ := net.SplitHostPort(server.FrontendHostPort())
 	ui.url = "http://" + net.JoinHostPort(host, strconv.Itoa(uiPort))

@@ -230,6 +230,9 @@ type orderWorkflow struct {
 	// inFlight counts pending refunds still being watched and ledger
 	// postings still running (postToLedger); the order ends only at zero.
 	inFlight int
+	// creditStarted is set while finish's early ledger credit (shape 2)
+	// waits for the move to paid that setStatus makes.
+	creditStarted bool
 	// writes numbers the record writes, so that a write of a retried
 	// workflow task can never overwrite a newer one.
 	writes int64
@@ -656,6 +659,14 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 	out.Risk = w.risk
 	out.Connector = w.recordedConnector()
 	out.Is3DS, out.ThreeDSResult = w.threeDS.used, w.threeDS.result
+	if w.lean() && out.PaymentStatus == status.Paid && w.status != status.Paid {
+		// The move to paid is checked, so the credit starts now, beside
+		// the outcome's write: both are local activities of this task,
+		// and the answer waits for the slower one only. setStatus then
+		// does not post it again.
+		w.creditPaid(ctx)
+		w.creditStarted = true
+	}
 	if err := w.recordOutcome(ctx, out); err != nil {
 		return PaymentResult{}, err
 	}
@@ -729,16 +740,21 @@ func (w *orderWorkflow) setStatus(ctx workflow.Context, to status.Payment) error
 	from := w.status
 	w.status = to
 	w.since = workflow.Now(ctx)
-	if to == status.Paid && from != status.Paid {
-		// The order is paid (a sale, a capture, an approved review, a
-		// 3-D Secure or APM payment): its captured amount is the
-		// merchant's.
-		w.postToLedger(ctx, ledgerCredit, activities.LedgerOrderInput{
-			Reference: "order/" + w.in.TransactionID + "/paid", MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
-			Currency: w.in.Currency, Amount: w.captured,
-		})
+	if to == status.Paid && from != status.Paid && !w.creditStarted {
+		w.creditPaid(ctx)
 	}
+	w.creditStarted = false
 	return workflow.UpsertTypedSearchAttributes(ctx, SearchPaymentStatus.ValueSet(int64(to)))
+}
+
+// creditPaid posts a paid order's money to the ledger: the order is paid (a
+// sale, a capture, an approved review, a 3-D Secure or APM payment), and its
+// captured amount is the merchant's.
+func (w *orderWorkflow) creditPaid(ctx workflow.Context) {
+	w.postToLedger(ctx, ledgerCredit, activities.LedgerOrderInput{
+		Reference: "order/" + w.in.TransactionID + "/paid", MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
+		Currency: w.in.Currency, Amount: w.captured,
+	})
 }
 
 // checkMove returns nil when the order may move to payment_status to: the

@@ -33,7 +33,8 @@ var shapeVersions = map[int]map[string]workflow.Version{
 
 // shapeLeanFirstTask (shape 2) trims a payment's first workflow task: the
 // order's record and its risk check are one local activity, the CVV drop and
-// the outcome's write another, and the coroutines that deliver
+// the outcome's write another, a paid order's ledger credit runs beside that
+// write rather than after it, and the coroutines that deliver
 // notifications and take the shopper's callbacks start only when the order
 // has use for them. Every coroutine runs, and yields, on every round of a
 // workflow task, and the SDK walks the stack on each yield.
