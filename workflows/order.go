@@ -230,9 +230,6 @@ type orderWorkflow struct {
 	// inFlight counts pending refunds still being watched and ledger
 	// postings still running (postToLedger); the order ends only at zero.
 	inFlight int
-	// creditStarted is set while finish's early ledger credit (shape 2)
-	// waits for the move to paid that setStatus makes.
-	creditStarted bool
 	// writes numbers the record writes, so that a write of a retried
 	// workflow task can never overwrite a newer one.
 	writes int64
@@ -659,18 +656,17 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 	out.Risk = w.risk
 	out.Connector = w.recordedConnector()
 	out.Is3DS, out.ThreeDSResult = w.threeDS.used, w.threeDS.result
-	if w.lean() && out.PaymentStatus == status.Paid && w.status != status.Paid {
+	credited := w.lean() && out.PaymentStatus == status.Paid && w.status != status.Paid
+	if credited {
 		// The move to paid is checked, so the credit starts now, beside
 		// the outcome's write: both are local activities of this task,
-		// and the answer waits for the slower one only. setStatus then
-		// does not post it again.
+		// and the answer waits for the slower one only.
 		w.creditPaid(ctx)
-		w.creditStarted = true
 	}
 	if err := w.recordOutcome(ctx, out); err != nil {
 		return PaymentResult{}, err
 	}
-	if err := w.setStatus(ctx, out.PaymentStatus); err != nil {
+	if err := w.moveTo(ctx, out.PaymentStatus, !credited); err != nil {
 		return PaymentResult{}, err
 	}
 	return PaymentResult{
@@ -734,16 +730,21 @@ func (w *orderWorkflow) recordOutcome(ctx workflow.Context, out activities.Finis
 // write the record (finish, save, unrecordable) check the move before they
 // write, so that a refused move leaves the record as it was too.
 func (w *orderWorkflow) setStatus(ctx workflow.Context, to status.Payment) error {
+	return w.moveTo(ctx, to, true)
+}
+
+// moveTo is setStatus; credit false leaves out the ledger credit of a move
+// to paid, which the caller has already started (finish, shape 2).
+func (w *orderWorkflow) moveTo(ctx workflow.Context, to status.Payment, credit bool) error {
 	if err := w.checkMove(ctx, to); err != nil {
 		return err
 	}
 	from := w.status
 	w.status = to
 	w.since = workflow.Now(ctx)
-	if to == status.Paid && from != status.Paid && !w.creditStarted {
+	if credit && to == status.Paid && from != status.Paid {
 		w.creditPaid(ctx)
 	}
-	w.creditStarted = false
 	return workflow.UpsertTypedSearchAttributes(ctx, SearchPaymentStatus.ValueSet(int64(to)))
 }
 
