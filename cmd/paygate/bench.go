@@ -19,6 +19,7 @@ import (
 
 	"github.com/paygate/paygate/internal/dev/loadgen"
 	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/worker"
 )
 
 // runBench measures signed direct card payments through a running gateway
@@ -34,6 +35,7 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	batches := fs.Int("batches", 4, "capture and refund batches of 50 to time after the authorisations (0: none)")
 	temporalAddr := fs.String("temporal", "127.0.0.1:7233", "the Temporal frontend the gateway runs on, for the floor run (\"\": no floor)")
 	namespace := fs.String("namespace", "default", "the gateway's Temporal namespace")
+	floorPollers := fs.Int("floor-pollers", worker.WorkflowTaskPollers, "workflow-task pollers of the floor's worker, to match the gateway's worker (PAYGATE_WORKER_WORKFLOW_POLLERS)")
 	floorGzip := fs.Bool("floor-gzip", false, "compress the floor's requests to Temporal, to match a gateway run with TEMPORAL_GRPC_GZIP=true (paygate dev's gateway sends them uncompressed)")
 	sweep := fs.String("sweep", "", "open-loop rates to offer after the closed-loop runs, e.g. 10,20,30,40 (requests/s; gateway and floor at each)")
 	sweepTime := fs.Duration("sweep-time", 20*time.Second, "how long each open-loop rate runs")
@@ -114,7 +116,7 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	var floor loadgen.Result
 	var floorDo func(context.Context, int) error
 	if *temporalAddr != "" {
-		f, err := startFloor(ctx, *temporalAddr, *namespace, runID, *floorGzip)
+		f, err := startFloor(ctx, *temporalAddr, *namespace, runID, *floorGzip, *floorPollers)
 		if err != nil {
 			return err
 		}

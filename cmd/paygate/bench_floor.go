@@ -54,8 +54,9 @@ type benchFloor struct {
 
 // startFloor starts a worker for the floor workflow on the Temporal server
 // at addr, on a task queue of its own. Its connection compresses requests
-// only with gzip, as the gateway's does or not.
-func startFloor(ctx context.Context, addr, namespace, runID string, gzip bool) (*benchFloor, error) {
+// only with gzip, as the gateway's does or not, and it keeps pollers
+// workflow-task polls open, as many as the gateway's worker.
+func startFloor(ctx context.Context, addr, namespace, runID string, gzip bool, pollers int) (*benchFloor, error) {
 	quiet := sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))
 	opts := client.Options{HostPort: addr, Namespace: namespace, Logger: quiet}
 	if !gzip {
@@ -66,7 +67,7 @@ func startFloor(ctx context.Context, addr, namespace, runID string, gzip bool) (
 		return nil, fmt.Errorf("floor: dial temporal %s: %w", addr, err)
 	}
 	queue := "bench-floor-" + runID
-	w := worker.New(c, queue, worker.Options{})
+	w := worker.New(c, queue, worker.Options{MaxConcurrentWorkflowTaskPollers: pollers})
 	w.RegisterWorkflowWithOptions(floorWorkflow, workflow.RegisterOptions{Name: floorWorkflowType})
 	w.RegisterActivity(floorActivity)
 	if err := w.Start(); err != nil {

@@ -523,8 +523,14 @@ func TestConcurrentMixedPostings(t *testing.T) {
 			kind string
 			do   func() error
 		}{
-			{"credit", func() error { _, err := l.CreditOrder(t.Context(), order(fmt.Sprintf("order/%02d/paid", i), credit)); return err }},
-			{"refund", func() error { _, err := l.DebitRefund(t.Context(), order(fmt.Sprintf("refund/%02d", i), refund)); return err }},
+			{"credit", func() error {
+				_, err := l.CreditOrder(t.Context(), order(fmt.Sprintf("order/%02d/paid", i), credit))
+				return err
+			}},
+			{"refund", func() error {
+				_, err := l.DebitRefund(t.Context(), order(fmt.Sprintf("refund/%02d", i), refund))
+				return err
+			}},
 			{"top-up", func() error {
 				_, err := l.TopUp(t.Context(), ledger.TopUp{Reference: fmt.Sprintf("top/%02d", i), MerchantID: merchantID, AccountID: accountID, Currency: usd, Amount: top})
 				return err
