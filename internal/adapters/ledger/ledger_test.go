@@ -580,8 +580,8 @@ func TestConcurrentMixedPostings(t *testing.T) {
 
 // BenchmarkCreditOrder credits paid orders from 32 parallel callers, all
 // to one merchant account (hot: every posting takes the same deposit row's
-// lock) or each to an account of its own (spread, the baseline: no lock
-// shared). hot/spread in ns/op is what one busy merchant pays for its
+// lock) or spread over 64 of them (the baseline: two callers seldom share a
+// lock). hot/spread in ns/op is what one busy merchant account pays for its
 // balance lock.
 func BenchmarkCreditOrder(b *testing.B) {
 	db := testDB(b)
