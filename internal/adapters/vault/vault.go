@@ -65,11 +65,15 @@ func New(db *gorm.DB, keys *keyring.Keyring, hmacKey []byte) *Vault {
 func (v *Vault) Fingerprint(number string) string { return card.Fingerprint(v.hmacKey, number) }
 
 // TokenFor is the token Tokenize gives the card within scope. The same card
-// data in the same scope (one order) always maps to the same token, so a
+// in the same scope (one order) always maps to the same token, so a
 // repeated request reuses the first request's vault entry.
+//
+// The security code is not part of it. The token outlives the CVV in clear
+// columns and histories, and with the HMAC key, the scope, the PAN and the
+// expiry a hash over the code would give it back in a thousand tries.
 func (v *Vault) TokenFor(scope string, c Card) string {
 	m := hmac.New(sha256.New, v.hmacKey)
-	for _, part := range []string{"token", scope, c.Number, c.ExpiryMonth, c.ExpiryYear, c.CVV} {
+	for _, part := range []string{"token", scope, c.Number, c.ExpiryMonth, c.ExpiryYear} {
 		m.Write([]byte(part))
 		m.Write([]byte{0})
 	}

@@ -215,3 +215,56 @@ func TestSweepCVVInBatches(t *testing.T) {
 		t.Errorf("CVVs left = %d (%v)", left, err)
 	}
 }
+
+// TestTokenLeavesOutTheSecurityCode: a token outlives the CVV in clear
+// columns and histories, so it must not be a function of it; everything
+// else that names the card and the order still changes it.
+func TestTokenLeavesOutTheSecurityCode(t *testing.T) {
+	v := newVault(t, nil)
+	base := vault.Card{Number: "4242424242424242", ExpiryMonth: "12", ExpiryYear: "2030", CVV: "123"}
+	want := v.TokenFor("order/M/A/1", base)
+	tests := []struct {
+		name  string
+		scope string
+		edit  func(c *vault.Card)
+		same  bool
+	}{
+		{"another security code", "order/M/A/1", func(c *vault.Card) { c.CVV = "999" }, true},
+		{"no security code", "order/M/A/1", func(c *vault.Card) { c.CVV = "" }, true},
+		{"another number", "order/M/A/1", func(c *vault.Card) { c.Number = "4000000000000002" }, false},
+		{"another month", "order/M/A/1", func(c *vault.Card) { c.ExpiryMonth = "11" }, false},
+		{"another year", "order/M/A/1", func(c *vault.Card) { c.ExpiryYear = "2031" }, false},
+		{"another order", "order/M/A/2", func(*vault.Card) {}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := base
+			tc.edit(&c)
+			if got := v.TokenFor(tc.scope, c); (got == want) != tc.same {
+				t.Errorf("token %s against %s: same = %v, want %v", got, want, got == want, tc.same)
+			}
+		})
+	}
+}
+
+// TestRepeatWithAnotherSecurityCode: the second request of one order with
+// the same card and another CVV gets the first's entry, which keeps the
+// first CVV until it is dropped.
+func TestRepeatWithAnotherSecurityCode(t *testing.T) {
+	db := testDB(t)
+	v := newVault(t, db)
+	c := vault.Card{Number: "4242424242424242", ExpiryMonth: "12", ExpiryYear: "2030", CVV: "123"}
+	first, created, err := v.Tokenize(t.Context(), "order/M/A/1", c)
+	if err != nil || !created {
+		t.Fatalf("first tokenize: created %v, %v", created, err)
+	}
+	c.CVV = "456"
+	second, created, err := v.Tokenize(t.Context(), "order/M/A/1", c)
+	if err != nil || created || second != first {
+		t.Fatalf("second tokenize = %s created %v (%v), want %s not created", second, created, err, first)
+	}
+	got, err := v.Detokenize(t.Context(), first)
+	if err != nil || got.CVV != "123" {
+		t.Errorf("detokenize: cvv kept %q (%v), want the first request's", got.CVV, err)
+	}
+}
