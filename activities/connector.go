@@ -40,6 +40,8 @@ type ChargeOutcome struct {
 	Message        string
 	AuthCode       string
 	CapturedAmount int64
+	// Voided is set when the acquirer has released the authorisation.
+	Voided bool `json:",omitempty"`
 }
 
 func outcomeOf(name string, c connector.Charge) ChargeOutcome {
@@ -51,6 +53,7 @@ func outcomeOf(name string, c connector.Charge) ChargeOutcome {
 		Message:        c.Message,
 		AuthCode:       c.AuthCode,
 		CapturedAmount: c.CapturedAmount,
+		Voided:         c.Voided,
 	}
 }
 

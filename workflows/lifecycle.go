@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -164,12 +165,66 @@ func (w *orderWorkflow) reviewLapsed(ctx workflow.Context) error {
 func (w *orderWorkflow) authorisationLapsed(ctx workflow.Context) error {
 	workflow.GetLogger(ctx).Info("authorisation window lapsed: voiding")
 	if err := w.void(ctx); err != nil {
-		return err
+		if w.version(ctx, changeUnknownOutcomes, 1) == workflow.DefaultVersion {
+			return err
+		}
+		captured, err := w.afterFailedVoid(ctx, err)
+		if err != nil {
+			return err
+		}
+		if captured > 0 {
+			return w.capturedUnseen(ctx, captured)
+		}
 	}
 	if err := w.save(ctx, status.Expired); err != nil {
 		return err
 	}
 	return w.notify(ctx, NotifyExpiry, codes.AuthorisationExpired, nil)
+}
+
+// afterFailedVoid asks the acquirer what became of an authorisation whose
+// void at the end of its window failed, so that the order ends as the
+// acquirer has it rather than failing. It returns the amount the acquirer
+// captured (a capture whose answer was lost), or 0 once the authorisation
+// is released: voided, or refused a void while not captured (lapsed at the
+// acquirer). While the acquirer gives no answer, the void is sent again on a
+// growing durable timer; the error is only the workflow's cancellation.
+func (w *orderWorkflow) afterFailedVoid(ctx workflow.Context, voidErr error) (int64, error) {
+	wait := refundPollFirst
+	for {
+		workflow.GetLogger(ctx).Warn("void at the end of the authorisation window failed: asking the acquirer", "error", voidErr)
+		var found activities.InquiryResult
+		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.InquireCharge,
+			activities.InquireInput{Connector: w.connectorName(), IdempotencyKey: idempotencyKey(w.id, "authorise")}).Get(ctx, &found)
+		switch {
+		case err != nil:
+			// No word on the charge: it may still stand.
+		case found.Found && found.Outcome.CapturedAmount > 0:
+			return found.Outcome.CapturedAmount, nil
+		case !found.Found || found.Outcome.Voided || acquirerRefused(voidErr):
+			return 0, nil
+		}
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return 0, err
+		}
+		wait = min(wait*2, refundPollMax)
+		if voidErr = w.void(ctx); voidErr == nil {
+			return 0, nil
+		}
+	}
+}
+
+// capturedUnseen records a capture the acquirer made but whose answer never
+// reached the order, found when its authorisation window ended.
+func (w *orderWorkflow) capturedUnseen(ctx workflow.Context, captured int64) error {
+	workflow.GetLogger(ctx).Warn("the acquirer had captured the authorisation: order paid", "captured", captured)
+	w.captured = captured
+	if err := w.save(ctx, status.Paid); err != nil {
+		return err
+	}
+	return w.notify(ctx, NotifyCapture, codes.OK, map[string]string{
+		"capture_amount": money.FromMinor(w.captured, w.in.Currency).String(),
+	})
 }
 
 // registerOperations installs the capture, cancel, review and refund updates.
@@ -385,9 +440,26 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 		Amount: req.RefundAmount, Reason: req.Reason,
 	}
 	var out activities.RefundOutcome
-	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundCharge,
-		activities.RefundInput{Connector: w.connectorName(), ChargeID: w.chargeID,
-			IdempotencyKey: idempotencyKey(w.id, "refund-"+ref), Amount: req.RefundAmount, Currency: w.in.Currency}).Get(ctx, &out)
+	in := activities.RefundInput{Connector: w.connectorName(), ChargeID: w.chargeID,
+		IdempotencyKey: idempotencyKey(w.id, "refund-"+ref), Amount: req.RefundAmount, Currency: w.in.Currency}
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundCharge, in).Get(ctx, &out)
+	if err != nil && !acquirerRefused(err) && w.version(ctx, changeUnknownOutcomes, 1) != workflow.DefaultVersion {
+		// No answer through all the retries: the acquirer may have made
+		// the refund. Calling it failed would let the merchant refund
+		// again under a new key and be paid twice, so it stays pending
+		// with its amount held, and the same request goes again later.
+		workflow.GetLogger(ctx).Warn("refund outcome unknown: kept pending", "refund", ref, "error", err)
+		w.refundPending += req.RefundAmount
+		row.Status = refund.Pending
+		row.ResultCode, row.ResultMessage = split(codes.RefundPending)
+		if err := w.saveRefund(ctx, row); err != nil {
+			return OperationResult{}, err
+		}
+		w.inFlight++
+		workflow.Go(ctx, func(ctx workflow.Context) { w.resolveRefund(ctx, row, in) })
+		return OperationResult{Status: EntryPending, ResultCode: row.ResultCode, ResultMessage: row.ResultMessage,
+			PaymentStatus: w.status, RefundReferenceID: ref}, nil
+	}
 	if err != nil {
 		workflow.GetLogger(ctx).Error("refund failed at the acquirer", "refund", ref, "error", err)
 		row.Status, row.Settled = refund.Failed, true
@@ -483,6 +555,64 @@ func (w *orderWorkflow) watchRefund(ctx workflow.Context, row activities.SaveRef
 		}
 		w.refundPending -= row.Amount
 		if err := w.settleRefund(ctx, row, out.Status); err != nil {
+			workflow.GetLogger(ctx).Error("record settled refund", "refund", row.RefundReferenceID, "error", err)
+		}
+		w.lock.Unlock()
+		return
+	}
+}
+
+// changeUnknownOutcomes is the change (workflow.GetVersion) after which an
+// acquirer that never answered is not taken for a refusal: a refund stays
+// pending and is sent again, and a void at the authorisation's end is
+// resolved without failing the order. Orders that met such a failure
+// before it replay what they did then.
+const changeUnknownOutcomes = "unknown-outcomes"
+
+// acquirerRefused reports whether err is the acquirer's answer refusing the
+// request (or no connector to send it to), as against no answer at all.
+func acquirerRefused(err error) bool {
+	var appErr *temporal.ApplicationError
+	return errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeAcquirerRejected
+}
+
+// resolveRefund sends a refund whose outcome is unknown again, with the same
+// idempotency key, on a growing durable timer until the acquirer answers:
+// with the refund it made (now or the first time), or with a refusal. Then
+// the refund is settled, or watched while the acquirer keeps it pending.
+func (w *orderWorkflow) resolveRefund(ctx workflow.Context, row activities.SaveRefundInput, in activities.RefundInput) {
+	defer func() { w.inFlight-- }()
+	wait := refundPollFirst
+	for {
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return
+		}
+		wait = min(wait*2, refundPollMax)
+		var out activities.RefundOutcome
+		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundCharge, in).Get(ctx, &out)
+		if err != nil && !acquirerRefused(err) {
+			continue
+		}
+		settled := refund.Failed
+		if err == nil {
+			row.AcquirerRef, settled = out.RefundID, out.Status
+		}
+		if err := w.lock.Lock(ctx); err != nil {
+			return
+		}
+		if settled == refund.Pending {
+			// The acquirer made it and has not settled it: watch it as
+			// any refund it answered pending.
+			if err := w.saveRefund(ctx, row); err != nil {
+				workflow.GetLogger(ctx).Error("record pending refund", "refund", row.RefundReferenceID, "error", err)
+			}
+			w.lock.Unlock()
+			w.inFlight++
+			w.watchRefund(ctx, row)
+			return
+		}
+		w.refundPending -= row.Amount
+		if err := w.settleRefund(ctx, row, settled); err != nil {
 			workflow.GetLogger(ctx).Error("record settled refund", "refund", row.RefundReferenceID, "error", err)
 		}
 		w.lock.Unlock()

@@ -132,6 +132,10 @@ type acquirer struct {
 	// pollStatus RefundStatus's.
 	refundStatus func(n int) refund.Status
 	pollStatus   func(n int) refund.Status
+	// refundErr scripts RefundCharge's failures by call number (none when
+	// nil or when it returns nil); voidErr VoidCharge's.
+	refundErr func(n int) error
+	voidErr   func(n int) error
 
 	// Notifications: deliverOK decides each attempt (acknowledged when nil).
 	deliverOK  func(id string, attempt int, now time.Time) bool
@@ -276,6 +280,9 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
 			acq.voids = append(acq.voids, in)
+			if acq.voidErr != nil {
+				return acq.voidErr(len(acq.voids) - 1)
+			}
 			return nil
 		}).Maybe()
 	env.OnActivity(acts.RefundCharge, mock.Anything, mock.Anything).Return(
@@ -283,6 +290,11 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
 			acq.refunds = append(acq.refunds, in)
+			if acq.refundErr != nil {
+				if err := acq.refundErr(len(acq.refunds) - 1); err != nil {
+					return activities.RefundOutcome{}, err
+				}
+			}
 			st := refund.Succeeded
 			if acq.refundStatus != nil {
 				st = acq.refundStatus(len(acq.refunds) - 1)

@@ -1,0 +1,243 @@
+package workflows_test
+
+import (
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/refund"
+	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/workflows"
+)
+
+// acquirerSilent is a connector error with no answer behind it: the
+// refund may or may not have been made.
+var acquirerSilent = errors.New("acquirer: no answer in time, outcome unknown")
+
+func acquirerRefuses() error {
+	return temporal.NewNonRetryableApplicationError("refund: refused by the acquirer", activities.ErrTypeAcquirerRejected, nil)
+}
+
+// TestRefundWithoutAnAnswer: a refund the acquirer never answered through
+// all of the local activity's attempts is not taken for failed. It stays
+// pending with its amount held, so a second refund of the whole amount is
+// refused, and the same request (same key) goes again until the acquirer
+// answers. A refusal is still a failed refund at once.
+func TestRefundWithoutAnAnswer(t *testing.T) {
+	const attempts = 8 // acquirerOpOptions
+	tests := []struct {
+		name         string
+		refundErr    func(n int) error
+		refundStatus func(n int) refund.Status
+		// The first refund's entry, the second's (the whole amount), the
+		// refund rows as saved, and the order at the end.
+		wantFirst, wantSecond int
+		wantFirstCode         string
+		wantSecondCode        string
+		wantSaved             []refund.Status
+		wantRefunded          int64
+		wantStatus            status.Payment
+	}{
+		{
+			name: "no answer, then the refund made",
+			refundErr: func(n int) error {
+				if n < attempts {
+					return acquirerSilent
+				}
+				return nil
+			},
+			wantFirst: workflows.EntryPending, wantFirstCode: "0001",
+			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
+			wantSaved:    []refund.Status{refund.Pending, refund.Succeeded},
+			wantRefunded: 100, wantStatus: status.PartiallyRefunded,
+		},
+		{
+			name: "no answer, then pending, then made",
+			refundErr: func(n int) error {
+				if n < attempts {
+					return acquirerSilent
+				}
+				return nil
+			},
+			refundStatus: func(int) refund.Status { return refund.Pending },
+			wantFirst:    workflows.EntryPending, wantFirstCode: "0001",
+			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
+			wantSaved:    []refund.Status{refund.Pending, refund.Pending, refund.Succeeded},
+			wantRefunded: 100, wantStatus: status.PartiallyRefunded,
+		},
+		{
+			name: "no answer, then refused",
+			refundErr: func(n int) error {
+				if n < attempts {
+					return acquirerSilent
+				}
+				return acquirerRefuses()
+			},
+			wantFirst: workflows.EntryPending, wantFirstCode: "0001",
+			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
+			wantSaved:    []refund.Status{refund.Pending, refund.Failed},
+			wantRefunded: 0, wantStatus: status.Paid,
+		},
+		{
+			name: "refused at once",
+			refundErr: func(n int) error {
+				if n == 0 {
+					return acquirerRefuses()
+				}
+				return nil
+			},
+			wantFirst: workflows.EntryRefused, wantFirstCode: "C0001",
+			wantSecond: workflows.EntryDone, wantSecondCode: "0000",
+			wantSaved:    []refund.Status{refund.Failed, refund.Succeeded},
+			wantRefunded: amount, wantStatus: status.Refunded,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			acq := &acquirer{risk: accepted, authorise: answer(approved(amount)), refundErr: tc.refundErr,
+				refundStatus: tc.refundStatus}
+			outs, final := runSteps(t, acq, "auto", []step{
+				{time.Hour, workflows.UpdateRefund, workflows.RefundRequest{Entry: entry, RefundAmount: 100}},
+				{time.Hour + time.Millisecond, workflows.UpdateRefund, workflows.RefundRequest{Entry: entry, RefundAmount: amount}},
+			})
+			if got := outs[0].result; got.Status != tc.wantFirst || outs[0].code() != tc.wantFirstCode {
+				t.Errorf("first refund = %v %s, want %v %s", got.Status, outs[0].code(), tc.wantFirst, tc.wantFirstCode)
+			}
+			if got := outs[1].result; got.Status != tc.wantSecond || outs[1].code() != tc.wantSecondCode {
+				t.Errorf("second refund = %v %s, want %v %s", got.Status, outs[1].code(), tc.wantSecond, tc.wantSecondCode)
+			}
+			var saved []refund.Status
+			for _, r := range acq.saved {
+				saved = append(saved, r.Status)
+			}
+			if !reflect.DeepEqual(saved, tc.wantSaved) {
+				t.Errorf("saved refunds = %v, want %v", saved, tc.wantSaved)
+			}
+			// Every send of the first refund carries its one key, so the
+			// acquirer makes it at most once.
+			first := acq.refunds[0].IdempotencyKey
+			var again int
+			for _, r := range acq.refunds {
+				if r.IdempotencyKey == first {
+					again++
+				}
+			}
+			if tc.wantFirst == workflows.EntryPending && again != attempts+1 {
+				t.Errorf("the first refund went %d times with its key, want %d", again, attempts+1)
+			}
+			var debited int64
+			for _, d := range acq.debits {
+				debited += d.Amount
+			}
+			last := acq.states[len(acq.states)-1]
+			if last.RefundedAmount != tc.wantRefunded || debited != tc.wantRefunded || final.PaymentStatus != tc.wantStatus {
+				t.Errorf("order refunded %d (ledger %d), status %v; want %d, %v",
+					last.RefundedAmount, debited, final.PaymentStatus, tc.wantRefunded, tc.wantStatus)
+			}
+		})
+	}
+}
+
+// TestVoidFailsAtTheWindowsEnd: when the void at the end of the
+// authorisation window is refused or never answered, the order asks the
+// acquirer what became of the charge and ends as the acquirer has it; it
+// never fails.
+func TestVoidFailsAtTheWindowsEnd(t *testing.T) {
+	const attempts = 8 // acquirerOpOptions
+	voidRefused := func(int) error {
+		return temporal.NewNonRetryableApplicationError("void: refused by the acquirer", activities.ErrTypeAcquirerRejected, nil)
+	}
+	silentFor := func(calls int) func(n int) error {
+		return func(n int) error {
+			if n < calls {
+				return acquirerSilent
+			}
+			return nil
+		}
+	}
+	standing := activities.InquiryResult{Found: true, Outcome: activities.ChargeOutcome{ChargeID: "ch_1", Approved: true}}
+	tests := []struct {
+		name     string
+		voidErr  func(n int) error
+		inquire  func(n int) (activities.InquiryResult, error)
+		want     status.Payment
+		voids    int
+		credited int64
+		notice   string
+	}{
+		{
+			name: "void refused, the authorisation lapsed at the acquirer", voidErr: voidRefused,
+			inquire: func(int) (activities.InquiryResult, error) { return standing, nil },
+			want:    status.Expired, voids: 1, notice: workflows.NotifyExpiry,
+		},
+		{
+			name: "void refused, the acquirer had captured", voidErr: voidRefused,
+			inquire: func(int) (activities.InquiryResult, error) {
+				r := standing
+				r.Outcome.CapturedAmount = amount
+				return r, nil
+			},
+			want: status.Paid, voids: 1, credited: amount, notice: workflows.NotifyCapture,
+		},
+		{
+			name: "no answer, the acquirer says voided", voidErr: silentFor(1000),
+			inquire: func(int) (activities.InquiryResult, error) {
+				r := standing
+				r.Outcome.Voided = true
+				return r, nil
+			},
+			want: status.Expired, voids: attempts, notice: workflows.NotifyExpiry,
+		},
+		{
+			name: "no answer to the void or the inquiry, then the void goes through", voidErr: silentFor(attempts),
+			inquire: func(int) (activities.InquiryResult, error) { return activities.InquiryResult{}, acquirerSilent },
+			want:    status.Expired, voids: attempts + 1, notice: workflows.NotifyExpiry,
+		},
+		{
+			name: "no answer, the charge still stands, then the void goes through", voidErr: silentFor(2 * attempts),
+			inquire: func(int) (activities.InquiryResult, error) { return standing, nil },
+			want:    status.Expired, voids: 2*attempts + 1, notice: workflows.NotifyExpiry,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			acq := &acquirer{risk: accepted, authorise: answer(approved(0)), voidErr: tc.voidErr, inquire: tc.inquire}
+			env := newEnv(t, acq)
+			in := orderInput("manual")
+			in.Details.NotifyURL = "https://shop.example/notify"
+			run(t, env, in)
+			v, err := env.QueryWorkflow(workflows.QueryOrderState)
+			if err != nil {
+				t.Fatalf("query: %v", err)
+			}
+			var st workflows.OrderState
+			if err := v.Get(&st); err != nil {
+				t.Fatal(err)
+			}
+			if st.PaymentStatus != tc.want {
+				t.Errorf("final status = %v, want %v", st.PaymentStatus, tc.want)
+			}
+			if len(acq.voids) != tc.voids {
+				t.Errorf("voids = %d, want %d", len(acq.voids), tc.voids)
+			}
+			var credited int64
+			for _, c := range acq.credits {
+				credited += c.Amount
+			}
+			if credited != tc.credited {
+				t.Errorf("ledger credited %d, want %d", credited, tc.credited)
+			}
+			var types []string
+			for _, n := range acq.notes {
+				types = append(types, n.Type)
+			}
+			if len(types) == 0 || types[len(types)-1] != tc.notice {
+				t.Errorf("notifications = %v, want the last to be %s", types, tc.notice)
+			}
+		})
+	}
+}
