@@ -150,6 +150,12 @@ func Payout(ctx workflow.Context, in PayoutInput) (PayoutState, error) {
 	}
 
 	t, err := w.submit(ctx)
+	if errors.Is(err, errTransferUnknown) {
+		// As when the rail stops answering about a transfer it accepted
+		// (below): the money stays reserved, for ops to resolve.
+		workflow.GetLogger(ctx).Error("payout outcome unknown", "payout", in.ID, "error", err)
+		return w.state, err
+	}
 	if err != nil {
 		return w.finish(ctx, payout.FailureRailRejected, "the payout rail refused the transfer: "+err.Error(), true)
 	}
@@ -253,13 +259,27 @@ func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer
 	var found activities.PayoutTransfer
 	if ferr := workflow.ExecuteActivity(rctx, pa.PayoutFindTransfer,
 		activities.PayoutFindInput{IdempotencyKey: w.in.ID}).Get(ctx, &found); ferr != nil {
-		return activities.PayoutTransfer{}, nil
+		if workflow.GetVersion(ctx, changePayoutUnknownSubmission, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			return activities.PayoutTransfer{}, nil
+		}
+		// Nor does it answer whether it took the transfer: it may pay it,
+		// so the money must stay reserved.
+		return activities.PayoutTransfer{}, fmt.Errorf("%w: %w", errTransferUnknown, ferr)
 	}
 	if found.Found && (found.Status != activities.TransferFailed || found.Attempt > prior.Attempt) {
 		return found, nil
 	}
 	return activities.PayoutTransfer{}, nil
 }
+
+// changePayoutUnknownSubmission is the change (workflow.GetVersion) after
+// which a submission the rail answered neither way keeps the money reserved.
+// Runs that met it before released the money, and replay that.
+const changePayoutUnknownSubmission = "payout-unknown-submission"
+
+// errTransferUnknown is submit's error when the rail answered neither the
+// submission nor the question whether it took it.
+var errTransferUnknown = errors.New("the rail did not say whether it took the transfer")
 
 // isRailRejected reports whether err is the rail's refusal of the request.
 func isRailRejected(err error) bool {

@@ -32,6 +32,13 @@ type payoutRail struct {
 	notes     []activities.RecordNotificationInput
 	redeliver int
 	priced    int // PayoutPrice calls
+	// submitErr and findErr script PayoutSubmit's and PayoutFindTransfer's
+	// failures by call number; found is what a successful find answers
+	// from the second call on (the first is the look before submitting).
+	submitErr func(n int) error
+	findErr   func(n int) error
+	found     activities.PayoutTransfer
+	finds     int
 }
 
 func payoutCharges() payout.Charges {
@@ -69,12 +76,31 @@ func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironmen
 			return nil
 		})
 	env.OnActivity(pa.PayoutReserve, mock.Anything, mock.Anything).Return(f.reserve, nil)
-	env.OnActivity(pa.PayoutFindTransfer, mock.Anything, mock.Anything).Return(activities.PayoutTransfer{}, nil)
+	env.OnActivity(pa.PayoutFindTransfer, mock.Anything, mock.Anything).Return(
+		func(context.Context, activities.PayoutFindInput) (activities.PayoutTransfer, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.finds++
+			if f.findErr != nil {
+				if err := f.findErr(f.finds - 1); err != nil {
+					return activities.PayoutTransfer{}, err
+				}
+			}
+			if f.finds == 1 {
+				return activities.PayoutTransfer{}, nil
+			}
+			return f.found, nil
+		})
 	env.OnActivity(pa.PayoutSubmit, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.PayoutSubmitInput) (activities.PayoutTransfer, error) {
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			f.submits++
+			if f.submitErr != nil {
+				if err := f.submitErr(f.submits - 1); err != nil {
+					return activities.PayoutTransfer{}, err
+				}
+			}
 			if in.IdempotencyKey != "payout/m1/key" || in.Amount != 10000 || in.Currency != "USD" {
 				return activities.PayoutTransfer{}, errors.New("unexpected submission")
 			}
@@ -232,5 +258,57 @@ func TestPayoutRerunKeepsItsCharges(t *testing.T) {
 	}
 	if f.priced != 0 || f.submits != 1 || len(f.settled) != 1 || f.settled[0] != "payout/m1/key/run/2" {
 		t.Errorf("priced %d times, submits %d, settled %v", f.priced, f.submits, f.settled)
+	}
+}
+
+// TestPayoutSubmissionUnanswered: the rail answered none of the submission's
+// attempts. The run asks once more whether it took the transfer, and
+// releases the money only when the rail says it did not; when the rail
+// does not answer that either, the money stays reserved and the workflow
+// stops for ops (as when it stops answering about a transfer it took).
+func TestPayoutSubmissionUnanswered(t *testing.T) {
+	silent := func(int) error { return errors.New("rail: no answer in time, outcome unknown") }
+	tests := []struct {
+		name      string
+		findErr   func(n int) error
+		found     activities.PayoutTransfer
+		wantFails bool
+		want      payout.Status
+		released  int
+		settled   int
+	}{
+		{name: "the rail never took it", want: payout.StatusFailed, released: 1},
+		{name: "the rail took it", found: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferSubmitted, Attempt: 1},
+			want: payout.StatusCompleted, settled: 1},
+		{name: "the rail does not say", findErr: func(n int) error {
+			if n == 0 {
+				return nil
+			}
+			return silent(n)
+		}, wantFails: true, want: payout.StatusNew},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true}, submitErr: silent, findErr: tc.findErr,
+				found:   tc.found,
+				outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
+			env := newPayoutEnv(t, f)
+			env.ExecuteWorkflow(workflows.PayoutWorkflowType, payoutInput())
+			if !env.IsWorkflowCompleted() {
+				t.Fatal("workflow did not complete")
+			}
+			if err := env.GetWorkflowError(); (err != nil) != tc.wantFails {
+				t.Fatalf("workflow error = %v, want failed %v", err, tc.wantFails)
+			}
+			if last := f.statuses[len(f.statuses)-1]; last != tc.want {
+				t.Errorf("statuses = %v, want the last %v", f.statuses, tc.want)
+			}
+			if len(f.released) != tc.released || len(f.settled) != tc.settled {
+				t.Errorf("released %v, settled %v; want %d and %d", f.released, f.settled, tc.released, tc.settled)
+			}
+			if f.submits != 30 {
+				t.Errorf("submissions = %d, want the 30 attempts", f.submits)
+			}
+		})
 	}
 }
