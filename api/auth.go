@@ -117,5 +117,12 @@ func isBrowserCheckout(c *gin.Context) bool {
 		return false
 	}
 	fields := requestMap(body)
-	return strings.TrimSpace(fields["encryption_data"]) == "" && strings.TrimSpace(fields["signInfo"]) != ""
+	// The handler's decoding matches field names in any case, so a field
+	// that is encryption_data to it is encryption_data here too.
+	for name, value := range fields {
+		if strings.EqualFold(name, "encryption_data") && strings.TrimSpace(value) != "" {
+			return false
+		}
+	}
+	return strings.TrimSpace(fields["signInfo"]) != ""
 }

@@ -68,14 +68,17 @@ type replayRoute struct {
 	bodies bool
 	// answers is the shape the guard's own refusals take.
 	answers answerFormat
+	// queries: the account's query IP allow-list holds for a stored
+	// answer as for the query itself (fromQueryAddress).
+	queries bool
 }
 
 // replayRoutes are the merchant operations the guard covers.
 var replayRoutes = map[string]replayRoute{
 	"/v1/authorise":       {answers: xmlAnswers},
 	"/v1/checkout":        {answers: pageAnswers},
-	"/v1/retrievalTrans":  {answers: queryAnswers},
-	"/v1/retrievalRefund": {answers: refundQueryAnswers},
+	"/v1/retrievalTrans":  {answers: queryAnswers, queries: true},
+	"/v1/retrievalRefund": {answers: refundQueryAnswers, queries: true},
 	"/v1/optimise":        {answers: optimiseAnswers},
 	"/v1/capture":         {bodies: true, answers: batchAnswers(captureOp.array)},
 	"/v1/review":          {bodies: true, answers: batchAnswers(reviewOp.array)},
@@ -95,11 +98,12 @@ func keptBody(c *gin.Context) ([]byte, bool) {
 // a store (no database) it only keeps the body for the strong signature.
 func (s *Server) replayGuard(c *gin.Context) {
 	op := c.FullPath()
-	route, covered := replayRoutes[op]
-	if !covered || c.Request.Method != http.MethodPost {
+	if c.Request.Method != http.MethodPost {
 		c.Next()
 		return
 	}
+	// Every POST's body is kept, covered or not: the strong signature
+	// covers it on every route (payouts and stored cards too).
 	body, err := io.ReadAll(io.LimitReader(c.Request.Body, MaxBodyBytes+1))
 	// The handler reads the same bytes, and the same error, as it would have.
 	c.Request.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errorReader{err}))
@@ -108,6 +112,11 @@ func (s *Server) replayGuard(c *gin.Context) {
 		return
 	}
 	c.Set(ctxBody, body)
+	route, covered := replayRoutes[op]
+	if !covered {
+		c.Next()
+		return
+	}
 	idemKey, withKey := c.Request.Header[http.CanonicalHeaderKey(IdempotencyKeyHeader)]
 	if s.Replays == nil || !route.bodies && !withKey {
 		c.Next()
@@ -252,6 +261,10 @@ func (s *Server) mayReplay(c *gin.Context, op string, who echo, a models.ReplayA
 	if err != nil {
 		s.Logger.Error("load account", "account_id", who.accountID, "error", err)
 		s.refuseReplay(c, op, who, http.StatusServiceUnavailable, codes.SystemError)
+		return false
+	}
+	if ip := c.ClientIP(); replayRoutes[op].queries && !account.AllowsQueryFrom(ip) {
+		s.refuseReplay(c, op, who, http.StatusOK, codes.IPNotAllowed.With(ip))
 		return false
 	}
 	if !account.StrongOnly() && !a.Strong && !hasStrongSignature(c) {

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -594,6 +595,112 @@ func TestBodyFingerprint(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if (tc.got == keyed) != tc.same || len(tc.got) != 64 {
 				t.Errorf("fingerprint %s vs %s, want same %v", tc.got, keyed, tc.same)
+			}
+		})
+	}
+}
+
+// TestStrongOnEveryRoute: the strong signature covers the body on the
+// routes the replay guard does not cover too, so a strong account can
+// query its payouts (here, one it never made) and delete its tokens.
+func TestStrongOnEveryRoute(t *testing.T) {
+	env := newReplayEnv(t)
+	tests := []struct {
+		name, path string
+		body       fields
+		want       string
+	}{
+		{"payout query", "/v1/payout/query",
+			fields{"merchant_id": testMerchantID, "account_id": strongAccountID, "request_id": "0b5f6e0c-3c1a-4f7e-9a51-8d2b1c7e4a10"},
+			"I0023:Payout not found"},
+		{"token delete", "/v1/token/delete",
+			fields{"merchant_id": testMerchantID, "account_id": strongAccountID, "token_id": "tk_0123456789abcdef0123456789abcdef01234567"},
+			"I0024:Unknown card token"},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			body := tc.body.json(t)
+			nonce := fmt.Sprintf("nonce-every-route-%03d", i)
+			rec := send(t, env, tc.path, body, signing.StrongHeader, strongSig(t, strongSignKey, tc.path, testNow, nonce, body))
+			if got := rec.Body.String(); !strings.Contains(got, tc.want) || strings.Contains(got, "I0013") {
+				t.Errorf("strong signature on %s: %s, want %s", tc.path, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestStrongAccountCheckoutFieldCase: the handler reads encryption_data in
+// any case, so a compatible signature under another case is the
+// merchant's post, not the browser's, and a strong account refuses it.
+func TestStrongAccountCheckoutFieldCase(t *testing.T) {
+	env := newReplayEnv(t)
+	recipe := []string{"merchant_id", "account_id", "order_no", "currency", "amount", "return_url"}
+	signed := fields{"merchant_id": testMerchantID, "account_id": strongAccountID, "order_no": "ORD-S-2",
+		"currency": "USD", "amount": "5.00", "return_url": "https://shop.example/return"}.signWith(strongSignKey, recipe)
+	tests := []struct {
+		name, field, contentType string
+	}{
+		{"JSON, upper case", "ENCRYPTION_DATA", ctJSON},
+		{"JSON, mixed case", "Encryption_Data", ctJSON},
+		{"form, upper case", "ENCRYPTION_DATA", ctForm},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := signed.clone()
+			f[tc.field] = f["encryption_data"]
+			delete(f, "encryption_data")
+			f["signInfo"] = "x"
+			var body []byte
+			if tc.contentType == ctJSON {
+				body = f.json(t)
+			} else {
+				body = f.form(t)
+			}
+			rec := serve(env.testEnv, newPost(t, "/v1/checkout", tc.contentType, body, testClientAddr))
+			if !strings.Contains(rec.Body.String(), "I0013") {
+				t.Errorf("compatible signature as %s on a strong account: %d %s", tc.field, rec.Code, rec.Body.String())
+			}
+		})
+	}
+	if n := len(env.orders.inputs()); n != 0 {
+		t.Errorf("%d orders started, want none", n)
+	}
+}
+
+// TestStoredQueryAnswerKeepsTheAllowList: a query's answer kept under its
+// Idempotency-Key goes only to an address the account lets query, as the
+// query itself would.
+func TestStoredQueryAnswerKeepsTheAllowList(t *testing.T) {
+	env := newReplayEnv(t)
+	const path = "/v1/retrievalRefund"
+	body := validRefundQuery().json(t)
+	ask := func(addr string) *httptest.ResponseRecorder {
+		req := newPost(t, path, ctJSON, body, addr)
+		req.Header.Set(IdempotencyKeyHeader, "query-key-1")
+		return serve(env.testEnv, req)
+	}
+	first := ask(testClientAddr)
+	if jsonField(t, first, "return_status") != "1" {
+		t.Fatalf("first query: %s", first.Body.String())
+	}
+	tests := []struct {
+		name, addr, wantMessage string
+		replayed                bool
+	}{
+		{"from the allowed address", testClientAddr, "", true},
+		{"from another address", "203.0.113.9:5555", "I0014:Caller IP address not registered for queries: 203.0.113.9", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := ask(tc.addr)
+			if got := rec.Header().Get(ReplayedHeader) == "true"; got != tc.replayed {
+				t.Errorf("replayed = %v, want %v: %s", got, tc.replayed, rec.Body.String())
+			}
+			if tc.wantMessage != "" && !strings.Contains(rec.Body.String(), tc.wantMessage) {
+				t.Errorf("answer %s, want %s", rec.Body.String(), tc.wantMessage)
+			}
+			if tc.replayed && !bytes.Equal(rec.Body.Bytes(), first.Body.Bytes()) {
+				t.Errorf("replayed answer differs: %s", rec.Body.String())
 			}
 		})
 	}
