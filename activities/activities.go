@@ -101,6 +101,9 @@ const (
 	ErrTypeAcquirerTimeout  = "AcquirerTimeout"
 	ErrTypeAcquirerRejected = "AcquirerRejected"
 	ErrTypeCardUnavailable  = "CardUnavailable"
+	// ErrTypeCardDeleted: the stored card the charge names was deleted by
+	// the merchant; nothing was sent to the acquirer.
+	ErrTypeCardDeleted = "CardDeleted"
 	// ErrTypeRecordRejected: Postgres refused a record write for its
 	// values (see models.IsDataError); the same write can never succeed.
 	ErrTypeRecordRejected = "RecordRejected"

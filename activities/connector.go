@@ -9,6 +9,7 @@ import (
 
 	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/models"
 )
 
 // AuthoriseInput asks the acquirer to authorise (and, for a sale, capture) a
@@ -28,6 +29,10 @@ type AuthoriseInput struct {
 	// StoredCredential: the card is one the merchant keeps, charged without
 	// its security code.
 	StoredCredential bool
+	// TokenID is the stored card's token_id, checked before the charge: a
+	// card the merchant deleted is never charged (a subscription's next
+	// cycle, a payment racing the delete).
+	TokenID string `json:",omitempty"`
 }
 
 // ChargeOutcome is the acquirer's answer to a charge.
@@ -65,6 +70,15 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 	conn, err := a.connector(in.Connector)
 	if err != nil {
 		return ChargeOutcome{}, err
+	}
+	if in.TokenID != "" {
+		deleted, err := models.StoredCardDeleted(ctx, a.DB, in.TokenID)
+		if err != nil {
+			return ChargeOutcome{}, err
+		}
+		if deleted {
+			return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("stored card deleted", ErrTypeCardDeleted, nil)
+		}
 	}
 	c, err := a.Vault.Detokenize(ctx, in.CardToken)
 	if errors.Is(err, vault.ErrUnknownToken) {

@@ -10,6 +10,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/internal/domain/subscription"
 	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
@@ -254,6 +255,53 @@ func TestCancelRightAfterTheFirstPayment(t *testing.T) {
 		first := startSubscription(t, sub, "2")
 		if ack := cancelSubscription(t, sub, first.RecurringID); ack.RecurringStatus != "0" || ack.ResultInfo != "0000:Success" {
 			t.Errorf("cancel %d: %+v, want recurring_status 0, 0000:Success", i, ack)
+		}
+	}
+}
+
+// TestDeletedCardEndsItsSubscription: once the merchant deletes the stored
+// card, the subscription's next charge is refused I0025 without reaching
+// the acquirer, and the subscription is suspended at once: no dunning
+// retries on a card that is gone.
+func TestDeletedCardEndsItsSubscription(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for real charges")
+	}
+	t.Parallel()
+	creds := subscriptionAccount(t)
+	first := startSubscription(t, creds, "2")
+	waitForCharges(t, first.RecurringID, 1)
+	if got := deleteToken(t, creds, first.TokenID); got != "0000:Success" {
+		t.Fatalf("delete: %s", got)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	var sub models.Subscription
+	for {
+		if err := env.gw.DB.Where("recurring_id = ?", first.RecurringID).Take(&sub).Error; err != nil {
+			t.Fatal(err)
+		}
+		if sub.Status != int(subscription.Active) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if sub.Status != int(subscription.Suspended) {
+		t.Fatalf("subscription status %d, want suspended (%d)", sub.Status, subscription.Suspended)
+	}
+	time.Sleep(3 * time.Second) // past the next due date: nothing more
+	orders := chargeOrders(t, first.RecurringID)
+	last := orders[len(orders)-1]
+	if last.PaymentStatus == status.Paid || last.ResultCode != "I0025" {
+		t.Errorf("the charge after the delete: status %d code %s, want refused I0025", last.PaymentStatus, last.ResultCode)
+	}
+	for _, o := range orders[:len(orders)-1] {
+		if o.PaymentStatus != status.Paid {
+			t.Errorf("charge %s before the delete: status %d code %s", o.OrderNo, o.PaymentStatus, o.ResultCode)
+		}
+	}
+	for _, c := range env.sim.Charges() {
+		if c.Reference == last.TransactionID {
+			t.Errorf("the charge on the deleted card reached the acquirer: %+v", c)
 		}
 	}
 }

@@ -63,6 +63,17 @@ func FindStoredCard(ctx context.Context, db *gorm.DB, merchantID, accountID, tok
 	return &c, nil
 }
 
+// StoredCardDeleted reports whether the stored card tokenID was deleted. A
+// token that is not there is not deleted: the order that names it made it.
+func StoredCardDeleted(ctx context.Context, db *gorm.DB, tokenID string) (bool, error) {
+	var n int64
+	if err := db.WithContext(ctx).Model(&StoredCard{}).Where("token_id = ? AND deleted_at IS NOT NULL", tokenID).
+		Count(&n).Error; err != nil {
+		return false, fmt.Errorf("stored card %s: %w", tokenID, err)
+	}
+	return n > 0, nil
+}
+
 // DeleteStoredCard marks the account's token deleted: no later payment may
 // use it. Deleting a deleted token again is not an error; the card's vault
 // entry stays for the records of the orders that used it.

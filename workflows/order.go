@@ -851,11 +851,17 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 			ThreeDS:        w.threeDS.data,
 			// Set only for stored cards, so older histories replay the same.
 			StoredCredential: w.card.Stored,
+			TokenID:          w.card.TokenID,
 		}).Get(ctx, &outcome)
 		if err == nil {
 			return outcome, outcomeCode(outcome), nil
 		}
 		var appErr *temporal.ApplicationError
+		if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeCardDeleted {
+			// Nothing went to the acquirer. Only the activities of this
+			// change return it, so older histories never come here.
+			return activities.ChargeOutcome{}, codes.TokenDeleted, nil
+		}
 		if errors.As(err, &appErr) && (appErr.Type() == activities.ErrTypeAcquirerRejected || appErr.Type() == activities.ErrTypeCardUnavailable) {
 			workflow.GetLogger(ctx).Error("acquirer refused the charge request", "error", err)
 			return activities.ChargeOutcome{}, codes.ConnectorError, nil

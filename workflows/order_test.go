@@ -576,6 +576,18 @@ func TestOrder(t *testing.T) {
 			wantFinish: connectorError, wantAuths: 1,
 		},
 		{
+			name: "a deleted stored card is I0025 without inquiry", captureMode: "auto", risk: accepted,
+			authorise: func(int) (activities.ChargeOutcome, error) {
+				return activities.ChargeOutcome{}, temporal.NewNonRetryableApplicationError("stored card deleted", activities.ErrTypeCardDeleted, nil)
+			},
+			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "I0025", wantMessage: "Card token deleted",
+			wantFinish: activities.FinishOrderInput{
+				TransactionID: txID, Version: 1, PaymentStatus: status.Failed, OrderStatus: status.OrderFailure,
+				ResultCode: "I0025", ResultMessage: "Card token deleted", Risk: accepted, Connector: workflows.DefaultConnector,
+			},
+			wantAuths: 1,
+		},
+		{
 			name: "inquiry transient errors are retried until it answers", captureMode: "manual", risk: accepted,
 			authorise: func(int) (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
 			inquire: func(n int) (activities.InquiryResult, error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/capture"
+	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/status"
@@ -193,6 +194,12 @@ func (w *subscriptionWorkflow) chargeCycle(ctx workflow.Context, cycle int) (boo
 			return false, nil
 		}
 		w.state.Attempts = attempt + 1
+		if res.ResultCode == codes.TokenDeleted.ID {
+			// The merchant deleted the card: no later attempt can
+			// charge it. (Orders answer I0025 only since this change.)
+			_, err := w.end(ctx, subscription.Suspended)
+			return true, err
+		}
 		if attempt == len(offsets) {
 			_, err := w.end(ctx, subscription.Suspended)
 			return true, err

@@ -24,8 +24,10 @@ import (
 // it was asked for and the records it wrote.
 type billing struct {
 	mu sync.Mutex
-	// decline says which attempts the card declines.
+	// decline says which attempts the card declines; deleted which find
+	// the stored card deleted (I0025).
 	decline func(cycle, attempt int) bool
+	deleted func(cycle, attempt int) bool
 	charges []charge
 	updates []activities.UpdateSubscriptionInput
 	started bool
@@ -52,6 +54,10 @@ func newSubscriptionEnv(t *testing.T, b *billing) *testsuite.TestWorkflowEnviron
 	env.RegisterWorkflowWithOptions(func(ctx workflow.Context, in workflows.OrderInput) (workflows.PaymentResult, error) {
 		r := in.Recurring
 		approved := b.decline == nil || !b.decline(r.Cycle, r.Attempt)
+		var code string
+		if b.deleted != nil && b.deleted(r.Cycle, r.Attempt) {
+			approved, code = false, "I0025"
+		}
 		b.mu.Lock()
 		b.charges = append(b.charges, charge{cycle: r.Cycle, attempt: r.Attempt, at: workflow.Now(ctx), amount: in.Amount,
 			orderNo: in.OrderNo, approved: approved})
@@ -62,7 +68,7 @@ func newSubscriptionEnv(t *testing.T, b *billing) *testsuite.TestWorkflowEnviron
 		}
 		err := workflow.SignalExternalWorkflow(ctx, r.WorkflowID, "", workflows.SignalSubscriptionCharge,
 			workflows.SubscriptionChargeResult{Cycle: r.Cycle, Attempt: r.Attempt, TransactionID: in.TransactionID,
-				OrderNo: in.OrderNo, Approved: approved}).Get(ctx, nil)
+				OrderNo: in.OrderNo, Approved: approved, ResultCode: code}).Get(ctx, nil)
 		return res, err
 	}, workflow.RegisterOptions{Name: workflows.OrderWorkflowType})
 	env.RegisterActivity(&activities.Activities{})
@@ -112,6 +118,7 @@ func TestSubscriptionCharges(t *testing.T) {
 		name       string
 		terms      subscription.Terms
 		decline    func(cycle, attempt int) bool
+		deleted    func(cycle, attempt int) bool
 		cancelAt   time.Duration // after the first payment; 0: no cancel
 		wantStatus subscription.Status
 		// wantCharges lists every charge made: cycle, attempt, offset of
@@ -169,6 +176,15 @@ func TestSubscriptionCharges(t *testing.T) {
 			},
 		},
 		{
+			name: "a deleted card suspends the subscription without retries", terms: monthly,
+			deleted:    func(cycle, _ int) bool { return cycle == 3 },
+			wantStatus: subscription.Suspended,
+			wantCharges: []charge{
+				{cycle: 2, at: time.Date(2027, 2, 28, 10, 0, 0, 0, time.UTC), amount: 100, approved: true},
+				{cycle: 3, at: time.Date(2027, 3, 31, 10, 0, 0, 0, time.UTC), amount: 100},
+			},
+		},
+		{
 			name: "cancel in the middle of a retry stops every later charge", terms: monthly,
 			decline: func(cycle, _ int) bool { return cycle == 2 },
 			// 28 February is day 28; the first retry is on 1 March (day
@@ -183,7 +199,7 @@ func TestSubscriptionCharges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := &billing{decline: tt.decline}
+			b := &billing{decline: tt.decline, deleted: tt.deleted}
 			env := newSubscriptionEnv(t, b)
 			env.SetStartTime(firstPaid)
 			var cancelled workflows.SubscriptionState
@@ -222,7 +238,7 @@ func TestSubscriptionCharges(t *testing.T) {
 				}
 				for i, want := range tt.wantCharges {
 					got := b.charges[i]
-					if tt.decline == nil {
+					if tt.decline == nil && tt.deleted == nil {
 						want.approved = true
 					}
 					if got.cycle != want.cycle || got.attempt != want.attempt || !got.at.Equal(want.at) ||
