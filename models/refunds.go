@@ -23,7 +23,7 @@ const (
 
 // Refund is one refund of an order. Its id is <transaction_id>-NN.
 type Refund struct {
-	RefundReferenceID string        `gorm:"primaryKey;size:24"`
+	RefundReferenceID string        `gorm:"primaryKey;size:32"`
 	TransactionID     string        `gorm:"size:19;not null;index"`
 	MerchantID        string        `gorm:"size:32;not null"`
 	AccountID         string        `gorm:"size:32;not null;index"`
@@ -34,7 +34,7 @@ type Refund struct {
 	Status            refund.Status `gorm:"size:16;not null"`
 	ResultCode        string        `gorm:"size:8;not null"`
 	ResultMessage     string        `gorm:"size:300;not null"`
-	AcquirerRef       string        `gorm:"size:64"`
+	AcquirerRef       string        `gorm:"size:255"`
 	// Version orders the workflow's writes, as Order.StateVersion does.
 	Version   int64 `gorm:"not null;default:0"`
 	CreatedAt time.Time

@@ -456,3 +456,31 @@ func TestFailedMigrationLeavesNoTrace(t *testing.T) {
 		t.Errorf("Version() = %d, %v; want 1", v, err)
 	}
 }
+
+// TestRefundColumnsHoldTheWorkflowsValues: the 10,000th refund of an
+// order (a 25-character reference) and an acquirer's long refund id are
+// written, not refused (a refused write was retried without end).
+func TestRefundColumnsHoldTheWorkflowsValues(t *testing.T) {
+	url := newDB(t)
+	if _, err := Up(t.Context(), open(t, url), nil); err != nil {
+		t.Fatal(err)
+	}
+	db := openGorm(t, url)
+	tests := []struct {
+		name, reference, acquirerRef string
+	}{
+		{"the 99th refund", "1234567890123456789-99", "re_1"},
+		{"the 10,000th refund", "1234567890123456789-10000", "re_2"},
+		{"a 255-character acquirer id", "1234567890123456789-10001", strings.Repeat("r", 255)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := models.SaveRefund(t.Context(), db, &models.Refund{RefundReferenceID: tc.reference,
+				TransactionID: "1234567890123456789", MerchantID: "M", AccountID: "A", OrderNo: "O", Currency: "USD",
+				Amount: 1, Status: "succeeded", ResultCode: "0000", ResultMessage: "Success", AcquirerRef: tc.acquirerRef})
+			if err != nil {
+				t.Errorf("save refund: %v", err)
+			}
+		})
+	}
+}
