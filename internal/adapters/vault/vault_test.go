@@ -268,3 +268,51 @@ func TestRepeatWithAnotherSecurityCode(t *testing.T) {
 		t.Errorf("detokenize: cvv kept %q (%v), want the first request's", got.CVV, err)
 	}
 }
+
+// TestSweepUnused: an entry no order and no stored card uses is deleted,
+// card number and all, once it is older than the grace; every other entry
+// stays.
+func TestSweepUnused(t *testing.T) {
+	db := testDB(t)
+	v := newVault(t, db)
+	tests := []struct {
+		name  string
+		age   time.Duration
+		use   func(token string)
+		stays bool
+	}{
+		{name: "unused, older than the grace", age: 2 * time.Hour, stays: false},
+		{name: "unused, within the grace", age: 10 * time.Minute, stays: true},
+		{name: "an order's card", age: 2 * time.Hour, stays: true,
+			use: func(token string) { record(t, db, 1, token, status.Paid) }},
+		{name: "a stored card", age: 2 * time.Hour, stays: true, use: func(token string) {
+			if _, err := models.KeepCard(t.Context(), db, &models.StoredCard{TokenID: "tk_1", MerchantID: "M", AccountID: "A",
+				VaultToken: token, CardMasked: "424242******4242", CardFingerprint: "fp", SourceTransactionID: "1",
+				CreatedAt: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	tokens := make([]string, len(tests))
+	for i, tc := range tests {
+		tokens[i] = seal(t, db, v, fmt.Sprintf("order/M/A/unused-%d", i), tc.age)
+		if tc.use != nil {
+			tc.use(tokens[i])
+		}
+	}
+	n, err := v.SweepUnused(t.Context(), vault.DefaultSweepGrace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("deleted %d entries, want 1", n)
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := v.Detokenize(t.Context(), tokens[i])
+			if stays := err == nil; stays != tc.stays {
+				t.Errorf("entry stays = %v (%v), want %v", stays, err, tc.stays)
+			}
+		})
+	}
+}
