@@ -3,6 +3,7 @@ package checkout
 import (
 	"net/url"
 	"sort"
+	"strings"
 )
 
 // Field is one hidden input of a generated form.
@@ -24,13 +25,31 @@ type Gateway struct {
 // excludedFields are request fields never echoed into the forwarding page:
 // the signature (it travels as signInfo) and card data, which a hosted
 // payment request should not carry and which must never be written into a
-// page, a URL or a log.
+// page, a URL or a log. Names are compared without case, underscores or
+// dashes, so Card, card_number and CVV are card data too.
 var excludedFields = map[string]bool{
-	"encryption_data":  true,
-	"card":             true,
-	"expiration_month": true,
-	"expiration_year":  true,
-	"security_code":    true,
+	"encryptiondata":  true,
+	"card":            true,
+	"cardnumber":      true,
+	"cardno":          true,
+	"pan":             true,
+	"expirationmonth": true,
+	"expirationyear":  true,
+	"expirymonth":     true,
+	"expiryyear":      true,
+	"expiry":          true,
+	"expirationdate":  true,
+	"securitycode":    true,
+	"cvv":             true,
+	"cvv2":            true,
+	"cvc":             true,
+	"cvc2":            true,
+}
+
+// excluded reports whether a request field is never echoed (excludedFields).
+func excluded(name string) bool {
+	folded := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(name))
+	return excludedFields[folded]
 }
 
 // camelTwins lists the interface's alternative names and the request field
@@ -123,7 +142,7 @@ func ForwardingFields(req map[string]string, gw Gateway, signature, requestIP st
 	names := make([]string, 0, len(req))
 	params := url.Values{}
 	for name := range req {
-		if name == "" || excludedFields[name] {
+		if name == "" || excluded(name) {
 			continue
 		}
 		names = append(names, name)

@@ -209,3 +209,39 @@ func TestRenderForwarding(t *testing.T) {
 		t.Error("page references an external resource")
 	}
 }
+
+// TestForwardingFieldsDropCardData: card data under any spelling a
+// merchant might send never reaches the page or allParams.
+func TestForwardingFieldsDropCardData(t *testing.T) {
+	tests := []struct {
+		name string
+		echo bool
+	}{
+		{"Card", false},
+		{"CARD", false},
+		{"card_number", false},
+		{"cardNo", false},
+		{"PAN", false},
+		{"cvv", false},
+		{"CVC2", false},
+		{"Security-Code", false},
+		{"expiry_month", false},
+		{"ENCRYPTION_DATA", false},
+		{"cardholder_note", true},
+		{"order_no", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fields := ForwardingFields(map[string]string{tc.name: "4242424242424242"}, Gateway{}, "sig", "203.0.113.1")
+			var echoed bool
+			for _, f := range fields {
+				if f.Name == tc.name || strings.Contains(f.Value, "4242424242424242") {
+					echoed = true
+				}
+			}
+			if echoed != tc.echo {
+				t.Errorf("%s echoed = %v, want %v", tc.name, echoed, tc.echo)
+			}
+		})
+	}
+}
