@@ -72,7 +72,7 @@ func (w *orderWorkflow) notify(ctx workflow.Context, typ string, code codes.Code
 		"order_status":   status.OrderStatusOf(w.status).String(),
 		"result_info":    code.String(),
 		"payment_status": w.status.String(),
-		"card":           w.in.Card.Masked,
+		"card":           w.card.Masked, // a hosted order's card comes with the shopper
 		"notify_type":    typ,
 		"notify_id":      id,
 	}

@@ -448,6 +448,7 @@ func TestHostedPagePay(t *testing.T) {
 	env := newEnv(t, acq)
 	in := orderInput("auto")
 	in.Kind = workflows.KindCheckout
+	in.Details.NotifyURL = "https://shop.example/notify"
 	card := in.Card
 	in.Card = workflows.CardRef{}
 	var got workflows.PaymentResult
@@ -466,5 +467,9 @@ func TestHostedPagePay(t *testing.T) {
 	}
 	if len(acq.attached) != 1 || acq.attached[0].CardToken != card.Token || len(acq.auths) != 1 || acq.auths[0].CardToken != card.Token {
 		t.Errorf("attached %+v, charges %+v", acq.attached, acq.auths)
+	}
+	// The payment's notification names the card the shopper paid with.
+	if len(acq.notes) != 1 || acq.notes[0].Fields["card"] != card.Masked {
+		t.Errorf("notifications = %+v, want one with card %s", acq.notes, card.Masked)
 	}
 }
