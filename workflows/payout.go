@@ -122,7 +122,7 @@ func Payout(ctx workflow.Context, in PayoutInput) (PayoutState, error) {
 		priced.Charges = *in.Charges
 	} else if err := workflow.ExecuteLocalActivity(sctx, pa.PayoutPrice,
 		activities.PayoutPriceInput{Instruction: in.Instruction, At: workflow.Now(ctx)}).Get(ctx, &priced); err != nil {
-		return w.finish(ctx, payout.FailureUnknown, err.Error(), false)
+		return w.finish(ctx, payout.FailureUnknown, failureReason(err), false)
 	}
 	if priced.FailureType != "" {
 		return w.finish(ctx, priced.FailureType, priced.FailureReason, false)
@@ -140,7 +140,7 @@ func Payout(ctx workflow.Context, in PayoutInput) (PayoutState, error) {
 	}).Get(ctx, &reserved)
 	switch {
 	case err != nil:
-		return w.finish(ctx, payout.FailureUnknown, "funds could not be reserved: "+err.Error(), false)
+		return w.finish(ctx, payout.FailureUnknown, "funds could not be reserved: "+failureReason(err), false)
 	case reserved.Insufficient:
 		return w.finish(ctx, payout.FailureInsufficientFunds, payout.FailureInsufficientFunds.Reason(), false)
 	}
@@ -157,7 +157,7 @@ func Payout(ctx workflow.Context, in PayoutInput) (PayoutState, error) {
 		return w.state, err
 	}
 	if err != nil {
-		return w.finish(ctx, payout.FailureRailRejected, "the payout rail refused the transfer: "+err.Error(), true)
+		return w.finish(ctx, payout.FailureRailRejected, "the payout rail refused the transfer: "+failureReason(err), true)
 	}
 	if !t.Found {
 		return w.finish(ctx, payout.FailureRailUnavailable, payout.FailureRailUnavailable.Reason(), true)
@@ -280,6 +280,21 @@ const changePayoutUnknownSubmission = "payout-unknown-submission"
 // errTransferUnknown is submit's error when the rail answered neither the
 // submission nor the question whether it took it.
 var errTransferUnknown = errors.New("the rail did not say whether it took the transfer")
+
+// failureReason is what the merchant reads of an activity's error: its own
+// message, without Temporal's wrapping (activity type, event ids, the
+// worker's host name).
+func failureReason(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return appErr.Message()
+	}
+	var timeout *temporal.TimeoutError
+	if errors.As(err, &timeout) {
+		return "no answer in time"
+	}
+	return err.Error()
+}
 
 // isRailRejected reports whether err is the rail's refusal of the request.
 func isRailRejected(err error) bool {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -310,5 +311,23 @@ func TestPayoutSubmissionUnanswered(t *testing.T) {
 				t.Errorf("submissions = %d, want the 30 attempts", f.submits)
 			}
 		})
+	}
+}
+
+// TestPayoutFailureReasonIsTheActivitysOwn: a refused transfer's
+// failure_reason, which the merchant reads, is the rail's refusal without
+// Temporal's wrapping (activity type, event ids, the worker's identity).
+func TestPayoutFailureReasonIsTheActivitysOwn(t *testing.T) {
+	f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true}, submitErr: func(int) error {
+		return temporal.NewNonRetryableApplicationError("rail refused: invalid_beneficiary", activities.ErrTypePayoutRailRejected, nil)
+	}}
+	env := newPayoutEnv(t, f)
+	st := runPayout(t, env, payoutInput())
+	const want = "the payout rail refused the transfer: rail refused: invalid_beneficiary"
+	if st.Status != payout.StatusFailed || st.FailureType != payout.FailureRailRejected || st.FailureReason != want {
+		t.Errorf("state = %v %v %q, want FAILED RAIL_REJECTED %q", st.Status, st.FailureType, st.FailureReason, want)
+	}
+	if len(f.released) != 1 {
+		t.Errorf("released %v, want the reservation released", f.released)
 	}
 }
