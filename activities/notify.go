@@ -86,10 +86,9 @@ func (a *Activities) DeliverNotification(ctx context.Context, in DeliverInput) (
 		fields[k] = v
 	}
 	if n.NotifyType == NotifyTypePayout {
-		// A payout notification is signed with the payout recipe (DESIGN
-		// §3), over the values the merchant signed in its request.
-		fields["encryption_data"] = signing.SignUpper(account.SignKey(), fields.Get("merchant_id"), fields.Get("account_id"),
-			fields.Get("request_id"), fields.Get("payment_currency"), fields.Get("payment_amount"))
+		// A payout notification is signed with the payout result recipe:
+		// the payout recipe (DESIGN §3) and then what became of it.
+		fields["encryption_data"] = signing.SignPayoutResult(account.SignKey(), fields.Get)
 	} else {
 		fields["encryption_data"] = signing.SignPaymentResult(account.SignKey(), signing.PaymentResultFrom(fields.Get))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/rail"
+	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/payout"
 	"github.com/paygate/paygate/models"
 )
@@ -357,5 +358,5 @@ func railError(err error) error {
 }
 
 // NotifyTypePayout is the notify_type of payout notifications; they are
-// signed with the payout recipe rather than the payment result's.
-const NotifyTypePayout = "payout"
+// signed with the payout-result recipe rather than the payment result's.
+const NotifyTypePayout = notify.TypePayout

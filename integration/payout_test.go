@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -184,7 +186,12 @@ func TestPayoutCompletes(t *testing.T) {
 func TestPayoutFindableAndNotified(t *testing.T) {
 	creds := payoutAccount(t, 0)
 	rid := newRequestID()
-	_, out := postPayout(t, "/v1/payout", payoutBody(creds, rid, "20.00", ibanCompletes))
+	rc := newReceiver(creds.SignKey, 0)
+	sink := httptest.NewServer(rc)
+	defer sink.Close()
+	body := payoutBody(creds, rid, "20.00", ibanCompletes)
+	body["notify_url"] = sink.URL + "/payouts"
+	_, out := postPayout(t, "/v1/payout", body)
 	if out["status"] != "FAILED" {
 		out = awaitPayoutStatus(t, creds, rid)
 	}
@@ -211,10 +218,29 @@ func TestPayoutFindableAndNotified(t *testing.T) {
 			if n.NotifyType != "payout" || n.Fields["failure_type"] != "INSUFFICIENT_FUNDS" || n.Fields["request_id"] != rid {
 				t.Errorf("notification = %+v", n)
 			}
+			// Its encryption_data covers the outcome, so it cannot be
+			// turned into another outcome's, and it is not the request's.
+			rc.mu.Lock()
+			got := rc.fields[id]
+			rc.mu.Unlock()
+			sig := got.Get("encryption_data")
+			if !signing.VerifyPayoutResult(creds.SignKey, sig, got.Get) {
+				t.Errorf("payout notification encryption_data %q does not verify as the payout result %v", sig, got)
+			}
+			completed := url.Values{}
+			for k, v := range got {
+				completed[k] = v
+			}
+			completed.Set("status", "COMPLETED")
+			completed.Set("failure_type", "")
+			if signing.VerifyPayoutResult(creds.SignKey, sig, completed.Get) ||
+				signing.Verify(creds.SignKey, sig, creds.MerchantID, creds.AccountID, rid, "USD", "20.00") {
+				t.Errorf("the FAILED notification's signature also fits COMPLETED or the request")
+			}
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("notification %s not delivered (%v, %v)", id, n, err)
+			t.Fatalf("notification %s not delivered (%v, %v; receiver refused: %v)", id, n, err, rc.bad)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

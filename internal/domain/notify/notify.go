@@ -22,6 +22,13 @@ func (f Fields) Get(name string) string { return f[name] }
 // EncryptionDataField is the form field that carries the recipe signature.
 const EncryptionDataField = "encryption_data"
 
+// NotifyTypeField names a notification's kind; TypePayout is a payout's,
+// whose encryption_data is the payout-result recipe (signing).
+const (
+	NotifyTypeField = "notify_type"
+	TypePayout      = "payout"
+)
+
 // Body form-encodes the fields with keys sorted (url.Values.Encode), so one
 // notification always has one body.
 func Body(f Fields) []byte {

@@ -167,7 +167,8 @@ func VerifyHeaders(key string, h HeaderReader, body []byte, now time.Time, toler
 }
 
 // VerifyBody checks the encryption_data form field of the body against the
-// payment-result recipe; hex case does not matter. A body that is not a form,
+// payment-result recipe, or the payout-result recipe when notify_type is
+// payout; hex case does not matter. A body that is not a form,
 // repeats a field (so a reader could see another value than the one
 // verified) or has no encryption_data is refused with ErrBadEncryptionData.
 func VerifyBody(key string, body []byte) error {
@@ -184,7 +185,11 @@ func VerifyBody(key string, body []byte) error {
 	if got == "" {
 		return fmt.Errorf("%w: no %s field", ErrBadEncryptionData, EncryptionDataField)
 	}
-	if !signing.VerifyPaymentResult(key, got, signing.PaymentResultFrom(v.Get)) {
+	ok := signing.VerifyPaymentResult(key, got, signing.PaymentResultFrom(v.Get))
+	if v.Get(NotifyTypeField) == TypePayout {
+		ok = signing.VerifyPayoutResult(key, got, v.Get)
+	}
+	if !ok {
 		return ErrBadEncryptionData
 	}
 	return nil

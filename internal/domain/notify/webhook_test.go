@@ -185,6 +185,9 @@ func TestVerifyBody(t *testing.T) {
 		{"no encryption_data", testKey, Body(vectorFields()), ErrBadEncryptionData},
 		{"repeated field", testKey, append(append([]byte{}, good...), "&amount=99.00"...), ErrBadEncryptionData},
 		{"not a form", testKey, []byte("amount=%zz"), ErrBadEncryptionData},
+		{"payout, its result recipe", testKey, payoutBody("FAILED", "FAILED"), nil},
+		{"payout, status changed after signing", testKey, payoutBody("FAILED", "COMPLETED"), ErrBadEncryptionData},
+		{"payout signed with the request recipe", testKey, payoutRequestSigned(), ErrBadEncryptionData},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -217,4 +220,29 @@ func TestVerify(t *testing.T) {
 	if err := Verify(testKey, http.Header{}, body, now, 0); !errors.Is(err, ErrMissingHeaders) {
 		t.Fatalf("Verify(no headers) = %v, want ErrMissingHeaders", err)
 	}
+}
+
+// payoutFields is a payout notification's fields without encryption_data.
+func payoutFields(status string) Fields {
+	return Fields{"notify_type": TypePayout, "notify_id": "1234567890123456789-r01", "merchant_id": "10086",
+		"account_id": "10086001", "request_id": "0b5f6e0c-3c1a-4f7e-9a51-8d2b1c7e4a10", "payment_currency": "USD",
+		"payment_amount": "100.00", "transaction_id": "1234567890123456789", "status": status, "failure_type": ""}
+}
+
+// payoutBody is a payout notification signed for signedStatus and sent
+// with sentStatus.
+func payoutBody(signedStatus, sentStatus string) []byte {
+	f := payoutFields(signedStatus)
+	sig := signing.SignPayoutResult(testKey, f.Get)
+	f = payoutFields(sentStatus)
+	f[EncryptionDataField] = sig
+	return Body(f)
+}
+
+// payoutRequestSigned is a payout notification signed with the payout
+// request's recipe, as before the payout-result recipe.
+func payoutRequestSigned() []byte {
+	f := payoutFields("FAILED")
+	f[EncryptionDataField] = signing.SignUpper(testKey, "10086", "10086001", "0b5f6e0c-3c1a-4f7e-9a51-8d2b1c7e4a10", "USD", "100.00")
+	return Body(f)
 }
