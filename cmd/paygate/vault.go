@@ -99,9 +99,5 @@ func sweepVault(ctx context.Context, v *vault.Vault, opts sweepOptions, stdout i
 		return err
 	}
 	fmt.Fprintf(stdout, "dropped %d security codes\n", n)
-	if n, err = v.SweepUnused(ctx, opts.Grace); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "deleted %d unused cards\n", n)
 	return nil
 }

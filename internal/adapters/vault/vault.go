@@ -214,34 +214,9 @@ func (v *Vault) SweepCVV(ctx context.Context, grace time.Duration) (int64, error
 	}
 }
 
-// SweepUnused deletes the entries no order and no stored card uses once
-// they are older than grace: cards sealed for a request that never became
-// an order's card (a hosted page's second submit, a refused duplicate whose
-// cleanup was lost). Nothing can ever open them, so the card number goes
-// too. It returns how many it deleted.
-func (v *Vault) SweepUnused(ctx context.Context, grace time.Duration) (int64, error) {
-	cutoff := time.Now().Add(-grace)
-	var total int64
-	for {
-		unused := v.db.Model(&models.VaultCard{}).Select("vault_cards.token").
-			Where("vault_cards.created_at < ?", cutoff).
-			Where("NOT EXISTS (?)", v.db.Model(&models.Order{}).Select("1").Where("orders.card_token = vault_cards.token")).
-			Where("NOT EXISTS (?)", v.db.Model(&models.StoredCard{}).Select("1").Where("stored_cards.vault_token = vault_cards.token")).
-			Limit(sweepBatch)
-		res := v.db.WithContext(ctx).Where("token IN (?)", unused).Delete(&models.VaultCard{})
-		if res.Error != nil {
-			return total, fmt.Errorf("sweep unused cards: %w", res.Error)
-		}
-		total += res.RowsAffected
-		if res.RowsAffected < sweepBatch {
-			return total, nil
-		}
-	}
-}
-
-// SweepEvery runs SweepCVV and SweepUnused at once and then every interval
-// until ctx ends, logging what each run dropped. A failed run is logged and
-// tried again at the next interval.
+// SweepEvery runs SweepCVV at once and then every interval until ctx ends,
+// logging what each run dropped. A failed run is logged and tried again at
+// the next interval.
 func (v *Vault) SweepEvery(ctx context.Context, every, grace time.Duration, logger *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -252,13 +227,6 @@ func (v *Vault) SweepEvery(ctx context.Context, every, grace time.Duration, logg
 			logger.Error("vault sweep", "error", err)
 		case n > 0:
 			logger.Info("vault sweep dropped security codes", "count", n)
-		}
-		n, err = v.SweepUnused(ctx, grace)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			logger.Error("vault sweep", "error", err)
-		case n > 0:
-			logger.Info("vault sweep deleted unused cards", "count", n)
 		}
 		select {
 		case <-ctx.Done():
