@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/paygate/paygate/api/checkout"
 	"github.com/paygate/paygate/internal/adapters/vault"
@@ -54,7 +55,7 @@ func (s *Server) checkoutPay(c *gin.Context) {
 		s.renderPayment(c, o, account.Name, checkout.Message(lang, problem))
 		return
 	}
-	token, _, err := s.Vault.Tokenize(ctx, o.WorkflowID+"/checkout", vault.Card{Number: pan, ExpiryMonth: month, ExpiryYear: year, CVV: cvv})
+	token, created, err := s.Vault.Tokenize(ctx, o.WorkflowID+"/checkout", vault.Card{Number: pan, ExpiryMonth: month, ExpiryYear: year, CVV: cvv})
 	if err != nil {
 		s.Logger.Error("tokenize card", "transaction_id", o.TransactionID, "error", err)
 		s.shopperMessage(c, http.StatusServiceUnavailable, lang, "payment_failed", codes.SystemError)
@@ -62,6 +63,12 @@ func (s *Server) checkoutPay(c *gin.Context) {
 	}
 	res, err := s.Shopper.Pay(ctx, o.WorkflowID, workflows.PayRequest{Card: s.cardRef(token, pan)})
 	if err != nil {
+		if payRefused(err) {
+			// The order did not take this card (a second submit, an order
+			// no longer waiting): the entry this submit sealed has no use.
+			// Any other error may hide a card the order did take.
+			s.forgetToken(c, token, created)
+		}
 		s.Logger.Warn("checkout pay", "transaction_id", o.TransactionID, "error", err)
 		s.renderPayment(c, o, account.Name, checkout.Message(lang, "payment_failed"))
 		return
@@ -109,4 +116,11 @@ func (s *Server) sessionForm(c *gin.Context) (*models.Order, bool) {
 		return nil, false
 	}
 	return o, true
+}
+
+// payRefused reports whether the pay update was refused before the order
+// took the card: its validator said no, or the order is gone.
+func payRefused(err error) bool {
+	var appErr *temporal.ApplicationError
+	return errors.Is(err, ErrOrderClosed) || errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeEntryRefused
 }

@@ -15,9 +15,11 @@ import (
 
 	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
 	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
 )
 
 // browser is an HTTP client that keeps redirects visible, as a test of
@@ -460,5 +462,43 @@ func TestCheckoutBadInputRecordsNothing(t *testing.T) {
 	})
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("forged session: HTTP %d, want 403", resp.StatusCode)
+	}
+}
+
+// TestCheckoutSecondSubmitKeepsNoCard: a second submit of the payment page
+// with another card, after the order took the first, is refused, and the
+// card it sealed is gone from the vault; the first card stays.
+func TestCheckoutSecondSubmitKeepsNoCard(t *testing.T) {
+	t.Parallel()
+	creds := env.auto
+	orderNo := newOrderNo(t)
+	session := openCheckout(t, checkoutOrder(creds, orderNo))
+	scope := workflows.OrderWorkflowID(creds.MerchantID, creds.AccountID, orderNo) + "/checkout"
+	submit := func(pan string) string {
+		browse(t, http.MethodPost, env.api.URL+"/v1/checkout/pay", url.Values{
+			"session": {session}, "card_holder": {"Ada Lovelace"}, "card_number": {pan},
+			"expiry_month": {"12"}, "expiry_year": {"2031"}, "security_code": {"739"},
+		})
+		return env.gw.Vault.TokenFor(scope, vault.Card{Number: pan, ExpiryMonth: "12", ExpiryYear: "2031"})
+	}
+	first := submit("4242424242424242")
+	if st, _ := orderStatus(t, creds.AccountID, orderNo); st != 3000 {
+		t.Fatalf("order %d after the first submit, want 3000", st)
+	}
+	second := submit("5555555555554444")
+	tests := []struct {
+		name, token string
+		kept        bool
+	}{
+		{"the card the order took", first, true},
+		{"the refused submit's card", second, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := env.gw.Vault.Detokenize(t.Context(), tc.token)
+			if kept := err == nil; kept != tc.kept {
+				t.Errorf("entry kept = %v (%v), want %v", kept, err, tc.kept)
+			}
+		})
 	}
 }
