@@ -34,7 +34,7 @@ type Refund struct {
 	Status            refund.Status `gorm:"size:16;not null"`
 	ResultCode        string        `gorm:"size:8;not null"`
 	ResultMessage     string        `gorm:"size:300;not null"`
-	AcquirerRef       string        `gorm:"size:255"`
+	AcquirerRef       string        `gorm:"type:text"`
 	// Version orders the workflow's writes, as Order.StateVersion does.
 	Version   int64 `gorm:"not null;default:0"`
 	CreatedAt time.Time

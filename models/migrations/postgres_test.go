@@ -471,7 +471,7 @@ func TestRefundColumnsHoldTheWorkflowsValues(t *testing.T) {
 	}{
 		{"the 99th refund", "1234567890123456789-99", "re_1"},
 		{"the 10,000th refund", "1234567890123456789-10000", "re_2"},
-		{"a 255-character acquirer id", "1234567890123456789-10001", strings.Repeat("r", 255)},
+		{"a 1,000-character acquirer id", "1234567890123456789-10001", strings.Repeat("r", 1000)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
