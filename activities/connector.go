@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/paygate/paygate/internal/adapters/vault"
@@ -71,7 +72,10 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 	if err != nil {
 		return ChargeOutcome{}, err
 	}
-	if in.TokenID != "" {
+	// Only a call's first attempt checks: a retry may follow an attempt
+	// the acquirer took without answering, which only the inquiry after
+	// the retries can tell, and a refusal here would skip it.
+	if in.TokenID != "" && (!activity.IsActivity(ctx) || activity.GetInfo(ctx).Attempt <= 1) {
 		deleted, err := models.StoredCardDeleted(ctx, a.DB, in.TokenID)
 		if err != nil {
 			return ChargeOutcome{}, err

@@ -170,7 +170,7 @@ func TestVoidFailsAtTheWindowsEnd(t *testing.T) {
 		notice   string
 	}{
 		{
-			name: "void refused, the authorisation lapsed at the acquirer", voidErr: voidRefused,
+			name: "void refused, the charge not captured: expired here, the hold ends with the issuer", voidErr: voidRefused,
 			inquire: func(int) (activities.InquiryResult, error) { return standing, nil },
 			want:    status.Expired, voids: 1, notice: workflows.NotifyExpiry,
 		},
