@@ -80,34 +80,9 @@ func (v *Vault) TokenFor(scope string, c Card) string {
 	return "tok_" + hex.EncodeToString(m.Sum(nil))[:40]
 }
 
-// legacyTokenFor is the token of entries sealed before TokenFor left out the
-// security code (2026-11-25).
-func (v *Vault) legacyTokenFor(scope string, c Card) string {
-	m := hmac.New(sha256.New, v.hmacKey)
-	for _, part := range []string{"token", scope, c.Number, c.ExpiryMonth, c.ExpiryYear, c.CVV} {
-		m.Write([]byte(part))
-		m.Write([]byte{0})
-	}
-	return "tok_" + hex.EncodeToString(m.Sum(nil))[:40]
-}
-
 // Tokenize stores the card sealed and returns its token. It reports whether
 // this call created the entry.
-//
-// A repeat of an order whose card was sealed under the older token form
-// gets that entry back: the order's content fingerprint holds its token,
-// and a new token would make the repeat another order (I0009).
 func (v *Vault) Tokenize(ctx context.Context, scope string, c Card) (token string, created bool, err error) {
-	if c.CVV != "" {
-		legacy := v.legacyTokenFor(scope, c)
-		var n int64
-		if err := v.db.WithContext(ctx).Model(&models.VaultCard{}).Where("token = ?", legacy).Count(&n).Error; err != nil {
-			return "", false, fmt.Errorf("tokenize: %w", err)
-		}
-		if n > 0 {
-			return legacy, false, nil
-		}
-	}
 	token = v.TokenFor(scope, c)
 	payload, err := json.Marshal(sealedCard{Number: c.Number, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear})
 	if err != nil {

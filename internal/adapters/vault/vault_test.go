@@ -2,9 +2,7 @@ package vault_test
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
@@ -268,47 +266,5 @@ func TestRepeatWithAnotherSecurityCode(t *testing.T) {
 	got, err := v.Detokenize(t.Context(), first)
 	if err != nil || got.CVV != "123" {
 		t.Errorf("detokenize: cvv kept %q (%v), want the first request's", got.CVV, err)
-	}
-}
-
-// TestRepeatOfAnOrderSealedUnderTheOlderToken: an order sealed before the
-// token left out the CVV (its token hashed the CVV too) is repeated with the
-// same card: the repeat gets that entry, so its fingerprint matches the
-// order's. Another CVV is another card to it, as it was then.
-func TestRepeatOfAnOrderSealedUnderTheOlderToken(t *testing.T) {
-	db := testDB(t)
-	v := newVault(t, db) // HMAC key: 32 zero bytes
-	const scope = "order/M/A/legacy"
-	c := vault.Card{Number: "4242424242424242", ExpiryMonth: "12", ExpiryYear: "2030", CVV: "123"}
-	m := hmac.New(sha256.New, make([]byte, 32))
-	for _, part := range []string{"token", scope, c.Number, c.ExpiryMonth, c.ExpiryYear, c.CVV} {
-		m.Write([]byte(part))
-		m.Write([]byte{0})
-	}
-	legacy := "tok_" + hex.EncodeToString(m.Sum(nil))[:40]
-	if err := db.Create(&models.VaultCard{Token: legacy, KeyID: "k1", CardSealed: []byte("sealed"), Fingerprint: "fp"}).Error; err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name        string
-		cvv         string
-		wantLegacy  bool
-		wantCreated bool
-	}{
-		{"the same card and CVV", "123", true, false},
-		{"another CVV", "456", false, true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			card := c
-			card.CVV = tc.cvv
-			token, created, err := v.Tokenize(t.Context(), scope, card)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if (token == legacy) != tc.wantLegacy || created != tc.wantCreated {
-				t.Errorf("token %s created %v; want legacy %v created %v", token, created, tc.wantLegacy, tc.wantCreated)
-			}
-		})
 	}
 }
