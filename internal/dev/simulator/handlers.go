@@ -57,6 +57,23 @@ type chargeRequest struct {
 	Stored bool `json:"stored_credential,omitempty"`
 }
 
+// fingerprinted is the request as its idempotency fingerprint covers it: the
+// card as its first six and last four digits, and no security code. The
+// fingerprints are kept in the data file beside their HMAC secret, so a
+// hash over the whole card could be searched for it.
+func (r chargeRequest) fingerprinted() chargeRequest {
+	r.CardNumber, r.CVV = maskedForFingerprint(r.CardNumber), ""
+	return r
+}
+
+// maskedForFingerprint keeps a card number's first six and last four digits.
+func maskedForFingerprint(number string) string {
+	if len(number) < 10 {
+		return ""
+	}
+	return number[:6] + "/" + number[len(number)-4:]
+}
+
 // threeDSData names an authentication of this simulator and its result.
 type threeDSData struct {
 	AuthenticationID string `json:"authentication_id"`
@@ -96,7 +113,7 @@ func (s *Server) handleCreateCharge(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", err.Error())
 		return
 	}
-	fp := s.fingerprint(scopeCharge, "", req)
+	fp := s.fingerprint(scopeCharge, "", req.fingerprinted())
 	s.idempotent(w, r, scopeCharge, req.IdempotencyKey, fp, func(e *idemEntry) result {
 		if req.CardNumber == cardUnavailable && e.attempts == 1 {
 			return errorResult(http.StatusServiceUnavailable, "acquirer_unavailable", "the acquirer is temporarily unavailable", false)

@@ -209,6 +209,23 @@ func TestChargeIdempotency(t *testing.T) {
 			t.Errorf("error = %q, want idempotency_conflict", got)
 		}
 	})
+	// The fingerprint covers the card as BIN and last four and leaves out
+	// the security code (it is kept beside its secret in the data file).
+	t.Run("another security code is the same request", func(t *testing.T) {
+		changed := body
+		changed.CVV = "999"
+		a := call(t, http.MethodPost, ts.URL+"/v1/charges", changed)
+		if a.status != http.StatusOK || a.header.Get("Idempotent-Replayed") != "true" || !bytes.Equal(a.body, first.body) {
+			t.Errorf("status %d replayed %q body %s, want the first answer", a.status, a.header.Get("Idempotent-Replayed"), a.body)
+		}
+	})
+	t.Run("another card is a conflict", func(t *testing.T) {
+		changed := body
+		changed.CardNumber = "5555555555554444"
+		if a := call(t, http.MethodPost, ts.URL+"/v1/charges", changed); a.status != http.StatusConflict {
+			t.Errorf("status = %d, want 409", a.status)
+		}
+	})
 	if got := len(srv.Charges()); got != 1 {
 		t.Errorf("recorded charges = %d, want 1", got)
 	}

@@ -40,6 +40,13 @@ type authenticationRequest struct {
 	ReturnURL      string `json:"return_url"`
 }
 
+// fingerprinted is the request as its idempotency fingerprint covers it
+// (chargeRequest.fingerprinted).
+func (r authenticationRequest) fingerprinted() authenticationRequest {
+	r.CardNumber = maskedForFingerprint(r.CardNumber)
+	return r
+}
+
 // Authentication is the answer for one 3-D Secure authentication.
 type Authentication struct {
 	AuthenticationID string `json:"authentication_id"`
@@ -79,7 +86,7 @@ func (s *Server) handleCreateAuthentication(w http.ResponseWriter, r *http.Reque
 		return
 	}
 	base := s.pageBase(r)
-	fp := s.fingerprint(scopeAuthentication, "", req)
+	fp := s.fingerprint(scopeAuthentication, "", req.fingerprinted())
 	s.idempotent(w, r, scopeAuthentication, req.IdempotencyKey, fp, func(*idemEntry) result {
 		a := s.createAuthentication(req, base)
 		res := jsonResult(http.StatusOK, a, true)
