@@ -1,6 +1,8 @@
 package api
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"strings"
@@ -55,7 +57,16 @@ func (s *Server) checkoutPay(c *gin.Context) {
 		s.renderPayment(c, o, account.Name, checkout.Message(lang, problem))
 		return
 	}
-	token, created, err := s.Vault.Tokenize(ctx, o.WorkflowID+"/checkout", vault.Card{Number: pan, ExpiryMonth: month, ExpiryYear: year, CVV: cvv})
+	// Each submit seals the card under a scope of its own, so that a
+	// refused submit can forget its entry without touching the one another
+	// submit of the same card (a double click) gave the order.
+	nonce := make([]byte, 8)
+	if _, err := rand.Read(nonce); err != nil {
+		s.shopperMessage(c, http.StatusServiceUnavailable, lang, "payment_failed", codes.SystemError)
+		return
+	}
+	scope := o.WorkflowID + "/checkout/" + hex.EncodeToString(nonce)
+	token, created, err := s.Vault.Tokenize(ctx, scope, vault.Card{Number: pan, ExpiryMonth: month, ExpiryYear: year, CVV: cvv})
 	if err != nil {
 		s.Logger.Error("tokenize card", "transaction_id", o.TransactionID, "error", err)
 		s.shopperMessage(c, http.StatusServiceUnavailable, lang, "payment_failed", codes.SystemError)
