@@ -858,8 +858,18 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 		}
 		var appErr *temporal.ApplicationError
 		if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeCardDeleted {
-			// Nothing went to the acquirer. Only the activities of this
-			// change return it, so older histories never come here.
+			// This attempt sent nothing, but an earlier one may have: a
+			// worker that died after it runs the activity again as its
+			// first attempt. So the acquirer is asked before the answer.
+			// Only the activities of this change return CardDeleted, so
+			// older histories never come here.
+			var found activities.InquiryResult
+			if err := workflow.ExecuteActivity(ictx, a.InquireCharge, activities.InquireInput{Connector: w.connectorName(), IdempotencyKey: key}).Get(ctx, &found); err != nil {
+				return activities.ChargeOutcome{}, codes.Code{}, err
+			}
+			if found.Found {
+				return found.Outcome, outcomeCode(found.Outcome), nil
+			}
 			return activities.ChargeOutcome{}, codes.TokenDeleted, nil
 		}
 		if errors.As(err, &appErr) && (appErr.Type() == activities.ErrTypeAcquirerRejected || appErr.Type() == activities.ErrTypeCardUnavailable) {

@@ -576,16 +576,28 @@ func TestOrder(t *testing.T) {
 			wantFinish: connectorError, wantAuths: 1,
 		},
 		{
-			name: "a deleted stored card is I0025 without inquiry", captureMode: "auto", risk: accepted,
+			name: "a deleted stored card is I0025 once the acquirer has no charge", captureMode: "auto", risk: accepted,
 			authorise: func(int) (activities.ChargeOutcome, error) {
 				return activities.ChargeOutcome{}, temporal.NewNonRetryableApplicationError("stored card deleted", activities.ErrTypeCardDeleted, nil)
 			},
+			inquire:    func(int) (activities.InquiryResult, error) { return activities.InquiryResult{Found: false}, nil },
 			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "I0025", wantMessage: "Card token deleted",
 			wantFinish: activities.FinishOrderInput{
 				TransactionID: txID, Version: 1, PaymentStatus: status.Failed, OrderStatus: status.OrderFailure,
 				ResultCode: "I0025", ResultMessage: "Card token deleted", Risk: accepted, Connector: workflows.DefaultConnector,
 			},
-			wantAuths: 1,
+			wantAuths: 1, wantInquires: 1,
+		},
+		{
+			name: "a deleted stored card an earlier attempt charged is paid", captureMode: "auto", risk: accepted,
+			authorise: func(int) (activities.ChargeOutcome, error) {
+				return activities.ChargeOutcome{}, temporal.NewNonRetryableApplicationError("stored card deleted", activities.ErrTypeCardDeleted, nil)
+			},
+			inquire: func(int) (activities.InquiryResult, error) {
+				return activities.InquiryResult{Found: true, Outcome: approved(amount)}, nil
+			},
+			wantStatus: status.Paid, wantOrder: status.OrderSuccess, wantCode: "0000", wantMessage: "Success",
+			wantFinish: paid, wantAuths: 1, wantInquires: 1,
 		},
 		{
 			name: "inquiry transient errors are retried until it answers", captureMode: "manual", risk: accepted,
