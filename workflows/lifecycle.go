@@ -538,27 +538,44 @@ func (w *orderWorkflow) settleRefund(ctx workflow.Context, row activities.SaveRe
 // watchRefund polls a pending refund until the acquirer settles it.
 func (w *orderWorkflow) watchRefund(ctx workflow.Context, row activities.SaveRefundInput) {
 	defer func() { w.inFlight-- }()
-	wait := refundPollFirst
-	for {
-		if err := workflow.Sleep(ctx, wait); err != nil {
-			return
-		}
-		wait = min(wait*2, refundPollMax)
+	var settled refund.Status
+	err := onGrowingTimer(ctx, func() bool {
 		var out activities.RefundOutcome
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundStatus,
 			activities.RefundStatusInput{Connector: w.connectorName(), RefundID: row.AcquirerRef}).Get(ctx, &out)
-		if err != nil || out.Status == refund.Pending {
-			continue
-		}
-		if err := w.lock.Lock(ctx); err != nil {
-			return
-		}
-		w.refundPending -= row.Amount
-		if err := w.settleRefund(ctx, row, out.Status); err != nil {
-			workflow.GetLogger(ctx).Error("record settled refund", "refund", row.RefundReferenceID, "error", err)
-		}
-		w.lock.Unlock()
+		settled = out.Status
+		return err == nil && out.Status != refund.Pending
+	})
+	if err != nil {
 		return
+	}
+	w.settleHeld(ctx, row, settled)
+}
+
+// onGrowingTimer calls try after refundPollFirst, then after doubling waits
+// up to refundPollMax, until try reports that it is done. Its error is only
+// the workflow's cancellation.
+func onGrowingTimer(ctx workflow.Context, try func() bool) error {
+	for wait := refundPollFirst; ; wait = min(wait*2, refundPollMax) {
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return err
+		}
+		if try() {
+			return nil
+		}
+	}
+}
+
+// settleHeld settles, under the order's lock, a refund whose amount was held
+// while its outcome was not known.
+func (w *orderWorkflow) settleHeld(ctx workflow.Context, row activities.SaveRefundInput, settled refund.Status) {
+	if err := w.lock.Lock(ctx); err != nil {
+		return
+	}
+	defer w.lock.Unlock()
+	w.refundPending -= row.Amount
+	if err := w.settleRefund(ctx, row, settled); err != nil {
+		workflow.GetLogger(ctx).Error("record settled refund", "refund", row.RefundReferenceID, "error", err)
 	}
 }
 
@@ -582,42 +599,33 @@ func acquirerRefused(err error) bool {
 // the refund is settled, or watched while the acquirer keeps it pending.
 func (w *orderWorkflow) resolveRefund(ctx workflow.Context, row activities.SaveRefundInput, in activities.RefundInput) {
 	defer func() { w.inFlight-- }()
-	wait := refundPollFirst
-	for {
-		if err := workflow.Sleep(ctx, wait); err != nil {
-			return
-		}
-		wait = min(wait*2, refundPollMax)
+	settled := refund.Failed
+	err := onGrowingTimer(ctx, func() bool {
 		var out activities.RefundOutcome
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundCharge, in).Get(ctx, &out)
-		if err != nil && !acquirerRefused(err) {
-			continue
-		}
-		settled := refund.Failed
 		if err == nil {
 			row.AcquirerRef, settled = out.RefundID, out.Status
 		}
-		if err := w.lock.Lock(ctx); err != nil {
-			return
-		}
-		if settled == refund.Pending {
-			// The acquirer made it and has not settled it: watch it as
-			// any refund it answered pending.
-			if err := w.saveRefund(ctx, row); err != nil {
-				workflow.GetLogger(ctx).Error("record pending refund", "refund", row.RefundReferenceID, "error", err)
-			}
-			w.lock.Unlock()
-			w.inFlight++
-			w.watchRefund(ctx, row)
-			return
-		}
-		w.refundPending -= row.Amount
-		if err := w.settleRefund(ctx, row, settled); err != nil {
-			workflow.GetLogger(ctx).Error("record settled refund", "refund", row.RefundReferenceID, "error", err)
-		}
-		w.lock.Unlock()
+		return err == nil || acquirerRefused(err)
+	})
+	if err != nil {
 		return
 	}
+	if settled != refund.Pending {
+		w.settleHeld(ctx, row, settled)
+		return
+	}
+	// The acquirer made it and has not settled it: watch it as any refund
+	// it answered pending.
+	if err := w.lock.Lock(ctx); err != nil {
+		return
+	}
+	if err := w.saveRefund(ctx, row); err != nil {
+		workflow.GetLogger(ctx).Error("record pending refund", "refund", row.RefundReferenceID, "error", err)
+	}
+	w.lock.Unlock()
+	w.inFlight++
+	w.watchRefund(ctx, row)
 }
 
 func (w *orderWorkflow) saveRefund(ctx workflow.Context, row activities.SaveRefundInput) error {

@@ -857,21 +857,12 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 			return outcome, outcomeCode(outcome), nil
 		}
 		var appErr *temporal.ApplicationError
-		if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeCardDeleted {
-			// This attempt sent nothing, but an earlier one may have: a
-			// worker that died after it runs the activity again as its
-			// first attempt. So the acquirer is asked before the answer.
-			// Only the activities of this change return CardDeleted, so
-			// older histories never come here.
-			var found activities.InquiryResult
-			if err := workflow.ExecuteActivity(ictx, a.InquireCharge, activities.InquireInput{Connector: w.connectorName(), IdempotencyKey: key}).Get(ctx, &found); err != nil {
-				return activities.ChargeOutcome{}, codes.Code{}, err
-			}
-			if found.Found {
-				return found.Outcome, outcomeCode(found.Outcome), nil
-			}
-			return activities.ChargeOutcome{}, codes.TokenDeleted, nil
-		}
+		// A deleted stored card: this attempt sent nothing, but an earlier
+		// one may have (a worker that died after it runs the activity again
+		// as its first attempt), so the acquirer is asked as after a
+		// timeout. Only the activities of this change return CardDeleted,
+		// so older histories never take it.
+		deleted := errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeCardDeleted
 		if errors.As(err, &appErr) && (appErr.Type() == activities.ErrTypeAcquirerRejected || appErr.Type() == activities.ErrTypeCardUnavailable) {
 			workflow.GetLogger(ctx).Error("acquirer refused the charge request", "error", err)
 			return activities.ChargeOutcome{}, codes.ConnectorError, nil
@@ -882,6 +873,9 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 		}
 		if found.Found {
 			return found.Outcome, outcomeCode(found.Outcome), nil
+		}
+		if deleted {
+			return activities.ChargeOutcome{}, codes.TokenDeleted, nil
 		}
 	}
 	return activities.ChargeOutcome{}, codes.ConnectorError, nil

@@ -18,6 +18,16 @@ import (
 // refund may or may not have been made.
 var acquirerSilent = errors.New("acquirer: no answer in time, outcome unknown")
 
+// silentFor scripts an acquirer that answers none of the first calls calls.
+func silentFor(calls int) func(n int) error {
+	return func(n int) error {
+		if n < calls {
+			return acquirerSilent
+		}
+		return nil
+	}
+}
+
 func acquirerRefuses() error {
 	return temporal.NewNonRetryableApplicationError("refund: refused by the acquirer", activities.ErrTypeAcquirerRejected, nil)
 }
@@ -43,26 +53,16 @@ func TestRefundWithoutAnAnswer(t *testing.T) {
 		wantStatus            status.Payment
 	}{
 		{
-			name: "no answer, then the refund made",
-			refundErr: func(n int) error {
-				if n < attempts {
-					return acquirerSilent
-				}
-				return nil
-			},
+			name:      "no answer, then the refund made",
+			refundErr: silentFor(attempts),
 			wantFirst: workflows.EntryPending, wantFirstCode: "0001",
 			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
 			wantSaved:    []refund.Status{refund.Pending, refund.Succeeded},
 			wantRefunded: 100, wantStatus: status.PartiallyRefunded,
 		},
 		{
-			name: "no answer, then pending, then made",
-			refundErr: func(n int) error {
-				if n < attempts {
-					return acquirerSilent
-				}
-				return nil
-			},
+			name:         "no answer, then pending, then made",
+			refundErr:    silentFor(attempts),
 			refundStatus: func(int) refund.Status { return refund.Pending },
 			wantFirst:    workflows.EntryPending, wantFirstCode: "0001",
 			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
@@ -151,14 +151,6 @@ func TestVoidFailsAtTheWindowsEnd(t *testing.T) {
 	voidRefused := func(int) error {
 		return temporal.NewNonRetryableApplicationError("void: refused by the acquirer", activities.ErrTypeAcquirerRejected, nil)
 	}
-	silentFor := func(calls int) func(n int) error {
-		return func(n int) error {
-			if n < calls {
-				return acquirerSilent
-			}
-			return nil
-		}
-	}
 	standing := activities.InquiryResult{Found: true, Outcome: activities.ChargeOutcome{ChargeID: "ch_1", Approved: true}}
 	tests := []struct {
 		name     string
@@ -210,14 +202,7 @@ func TestVoidFailsAtTheWindowsEnd(t *testing.T) {
 			in := orderInput("manual")
 			in.Details.NotifyURL = "https://shop.example/notify"
 			run(t, env, in)
-			v, err := env.QueryWorkflow(workflows.QueryOrderState)
-			if err != nil {
-				t.Fatalf("query: %v", err)
-			}
-			var st workflows.OrderState
-			if err := v.Get(&st); err != nil {
-				t.Fatal(err)
-			}
+			st := finalState(t, env)
 			if st.PaymentStatus != tc.want {
 				t.Errorf("final status = %v, want %v", st.PaymentStatus, tc.want)
 			}

@@ -46,10 +46,12 @@ var excludedFields = map[string]bool{
 	"cvc2":            true,
 }
 
+// separators are dropped from a field name before excludedFields is asked.
+var separators = strings.NewReplacer("_", "", "-", "")
+
 // excluded reports whether a request field is never echoed (excludedFields).
 func excluded(name string) bool {
-	folded := strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(name))
-	return excludedFields[folded]
+	return excludedFields[separators.Replace(strings.ToLower(name))]
 }
 
 // camelTwins lists the interface's alternative names and the request field

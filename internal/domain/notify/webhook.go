@@ -185,9 +185,11 @@ func VerifyBody(key string, body []byte) error {
 	if got == "" {
 		return fmt.Errorf("%w: no %s field", ErrBadEncryptionData, EncryptionDataField)
 	}
-	ok := signing.VerifyPaymentResult(key, got, signing.PaymentResultFrom(v.Get))
+	var ok bool
 	if v.Get(NotifyTypeField) == TypePayout {
 		ok = signing.VerifyPayoutResult(key, got, v.Get)
+	} else {
+		ok = signing.VerifyPaymentResult(key, got, signing.PaymentResultFrom(v.Get))
 	}
 	if !ok {
 		return ErrBadEncryptionData
