@@ -212,11 +212,16 @@ func (s *Service) Resume(ctx context.Context, id int64) (*models.PayoutRerun, []
 	if r.DryRun {
 		return nil, nil, ErrResumeDryRun
 	}
-	if err := s.settleStarting(ctx, done); err != nil {
-		return nil, nil, err
-	}
+	// Plan before settling: a re-run that begins in between moves its
+	// payout from FAILED to its new run in one write, so the plan still
+	// selects it (and ApplyDone skips it once settled) or the settling
+	// sees its new run. The other order could miss it both ways, and the
+	// batch would never finish.
 	items, err := s.Plan(ctx, r.Selection)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.settleStarting(ctx, done); err != nil {
 		return nil, nil, err
 	}
 	return r, ApplyDone(items, done), nil
