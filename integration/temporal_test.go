@@ -2,17 +2,12 @@ package integration
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/paygate/paygate/internal/dev/devenv"
+	"github.com/paygate/paygate/internal/dev/ports"
 )
 
 // startTestTemporal starts the Temporal server the suite runs on: the dev
@@ -29,38 +24,25 @@ func startTestTemporal(ctx context.Context, root string, pg *devenv.Postgres, lo
 	if err != nil {
 		return "", nil, err
 	}
-	// A start can fail for its ports (the launcher picks the frontend's, we
-	// pick the UI's, and another process may take one first); the next
-	// try picks new ones.
-	var server *testsuite.DevServer
-	var uiPort int
-	for attempt := 1; ; attempt++ {
-		uiPort, err = freePort()
-		if err != nil {
-			return "", nil, err
-		}
-		server, err = testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
-			ExistingPath: bin,
-			LogLevel:     "error",
-			// The same tuning and codec wiring as `paygate dev`; here
-			// with an in-memory database and free ports.
-			ExtraArgs: slices.Concat(devenv.TemporalTuning, devenv.UICodecArgs(ui.endpoint)),
-			EnableUI:  true,
-			UIPort:    strconv.Itoa(uiPort),
-			Stdout:    os.Stderr,
-			Stderr:    os.Stderr,
-		})
-		if err == nil {
-			break
-		}
-		if attempt == 3 {
-			return "", nil, fmt.Errorf("start temporal dev server: %w", err)
-		}
-		logger.Warn("temporal dev server did not start; trying again", "attempt", attempt, "error", err)
+	// The frontend's and the UI's ports are held for the whole run; the
+	// server's state is in memory. The same tuning and codec wiring as
+	// `paygate dev`.
+	held, err := ports.Reserve(2)
+	if err != nil {
+		return "", nil, err
 	}
-	host, _, _ := net.SplitHostPort(server.FrontendHostPort())
-	ui.url = "http://" + net.JoinHostPort(host, strconv.Itoa(uiPort))
-	return server.FrontendHostPort(), func() { _ = server.Stop() }, nil
+	server, err := devenv.StartTemporal(ctx, devenv.TemporalOptions{
+		Binary: bin, Port: held.Port(0), UIPort: held.Port(1), CodecEndpoint: ui.endpoint,
+	}, logger)
+	if err != nil {
+		held.Release()
+		return "", nil, err
+	}
+	ui.url = server.UIURL()
+	return server.HostPort(), func() {
+		_ = server.Stop()
+		held.Release()
+	}, nil
 }
 
 // startPostgresTemporal runs the Temporal server and UI on databases of
@@ -71,13 +53,15 @@ func startPostgresTemporal(ctx context.Context, root string, pg *devenv.Postgres
 	if err != nil {
 		return "", nil, err
 	}
-	port, err := devenv.FreePostgresTemporalPorts()
+	held, err := devenv.ReservePostgresTemporalPorts()
 	if err != nil {
 		return "", nil, err
 	}
+	port := held.Port(0)
 	db := "temporal_it_" + randomHex(6)
 	dir, err := os.MkdirTemp("", "paygate-temporal-pg-")
 	if err != nil {
+		held.Release()
 		return "", nil, err
 	}
 	t, err := devenv.StartTemporalOnPostgres(ctx, bins, devenv.PostgresTemporalOptions{
@@ -86,6 +70,7 @@ func startPostgresTemporal(ctx context.Context, root string, pg *devenv.Postgres
 	}, logger)
 	if err != nil {
 		os.RemoveAll(dir)
+		held.Release()
 		return "", nil, err
 	}
 	ui.url = t.UIURL()
@@ -94,5 +79,6 @@ func startPostgresTemporal(ctx context.Context, root string, pg *devenv.Postgres
 		_ = devenv.DropDatabase(context.Background(), pg.AdminURL, db)
 		_ = devenv.DropDatabase(context.Background(), pg.AdminURL, db+"_visibility")
 		os.RemoveAll(dir)
+		held.Release()
 	}, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"net"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -32,16 +31,6 @@ func newTestUI(apiURL string) *testUI {
 	_, _ = rand.Read(b)
 	token := hex.EncodeToString(b)
 	return &testUI{token: token, endpoint: apiURL + "/codec/" + token}
-}
-
-// freePort returns a loopback port nothing listens on.
-func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // temporalUIWait bounds how long the UI may take to show a workflow's

@@ -26,7 +26,7 @@ func TestDebugListener(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			err := startDebugListener(ctx, tt.addr, logger)
+			_, err := startDebugListener(ctx, tt.addr, logger)
 			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Fatalf("err = %v, want %q", err, tt.wantErr)
 			}
@@ -37,10 +37,11 @@ func TestDebugListener(t *testing.T) {
 func TestDebugListenerServesProfiles(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := startDebugListener(ctx, "127.0.0.1:36061", slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+	addr, err := startDebugListener(ctx, "127.0.0.1:0", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Get("http://127.0.0.1:36061/debug/pprof/heap?debug=1")
+	resp, err := http.Get("http://" + addr + "/debug/pprof/heap?debug=1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/paygate/paygate/internal/dev/ports"
 )
 
 // TestDevRestartsAfterSIGKILL: `paygate dev` killed with SIGKILL leaves its
@@ -82,21 +84,14 @@ func (w *tailWriter) String() string {
 	return string(w.buf)
 }
 
-// freePorts returns n distinct free loopback ports.
+// freePorts returns n distinct loopback ports held for this test alone
+// (package ports): the processes it starts bind them later.
 func freePorts(t *testing.T, n int) []int {
 	t.Helper()
-	var ports []int
-	var lns []net.Listener
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		lns = append(lns, ln)
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	r, err := ports.Reserve(n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, ln := range lns {
-		ln.Close()
-	}
-	return ports
+	t.Cleanup(r.Release)
+	return r.Ports()
 }

@@ -73,7 +73,7 @@ func run(args []string, stdout io.Writer) error {
 	defer stop()
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cmd, rest := args[0], args[1:]
-	if err := startDebugListener(ctx, os.Getenv("PAYGATE_DEBUG_ADDR"), logger); err != nil {
+	if _, err := startDebugListener(ctx, os.Getenv("PAYGATE_DEBUG_ADDR"), logger); err != nil {
 		return err
 	}
 	switch cmd {

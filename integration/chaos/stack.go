@@ -25,6 +25,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/dev/devenv"
+	"github.com/paygate/paygate/internal/dev/ports"
 	"github.com/paygate/paygate/internal/dev/railsim"
 	"github.com/paygate/paygate/internal/dev/simulator"
 	"github.com/paygate/paygate/internal/domain/keyring"
@@ -108,6 +109,9 @@ type Stack struct {
 	// manual capture. Payer is the account payouts are paid from.
 	Auto, Manual, Payer merchant.Credentials
 
+	// ports and temporalPorts hold the addresses of what restarts.
+	ports, temporalPorts *ports.Reservation
+
 	rail     *railsim.Server
 	railHTTP *http.Server
 	railAddr string
@@ -132,13 +136,17 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		}
 	}()
 	opts.APIs, opts.Workers = max(opts.APIs, 1), max(opts.Workers, 1)
-	ports, err := freePorts(5 + opts.APIs)
+	// Every server the suite restarts comes back on its address, so its
+	// port is held for the stack's life (package ports).
+	held, err := ports.Reserve(4 + opts.APIs)
 	if err != nil {
 		return nil, err
 	}
+	s.ports = held
+	port := held.Ports()
 	quiet := slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
-	s.pgOpts = devenv.PostgresOptions{DataDir: filepath.Join(opts.Dir, "postgres"), Port: ports[0]}
+	s.pgOpts = devenv.PostgresOptions{DataDir: filepath.Join(opts.Dir, "postgres"), Port: port[0]}
 	if s.pg, err = devenv.StartPrivatePostgres(ctx, s.pgOpts, quiet); err != nil {
 		return nil, fmt.Errorf("private postgres: %w", err)
 	}
@@ -154,10 +162,10 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		if err != nil {
 			return nil, fmt.Errorf("temporal on postgres: %w", err)
 		}
-		base, err := devenv.FreePostgresTemporalPorts()
-		if err != nil {
+		if s.temporalPorts, err = devenv.ReservePostgresTemporalPorts(); err != nil {
 			return nil, err
 		}
+		base := s.temporalPorts.Port(0)
 		pgOpts := devenv.PostgresTemporalOptions{DatabaseURL: s.pg.AdminURL, Database: "temporal", Port: base, UIPort: base + 50,
 			ConfigDir: filepath.Join(opts.Dir, "temporal-postgres"), LogFile: filepath.Join(opts.Dir, "temporal.log")}
 		s.startTemporal = func(ctx context.Context) (temporalServer, error) {
@@ -166,7 +174,7 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	} else {
 		tOpts := devenv.TemporalOptions{
 			Binary: filepath.Join(opts.Root, ".bin", "temporal"), DBFile: filepath.Join(opts.Dir, "temporal.db"),
-			Port: ports[1], UIPort: ports[2], LogFile: filepath.Join(opts.Dir, "temporal.log"),
+			Port: port[1], UIPort: port[2], LogFile: filepath.Join(opts.Dir, "temporal.log"),
 		}
 		s.startTemporal = func(ctx context.Context) (temporalServer, error) { return devenv.StartTemporal(ctx, tOpts, nil) }
 	}
@@ -175,7 +183,7 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	}
 
 	secret := randomHex(16)
-	s.simAddr = "127.0.0.1:" + strconv.Itoa(ports[3])
+	s.simAddr = held.Addr(3)
 	s.simData = filepath.Join(opts.Dir, "acquirer.jsonl")
 	s.simSecret = secret
 	if err := s.startSimulator(secret); err != nil {
@@ -183,15 +191,15 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	}
 
 	// The payout rail keeps its transfers in a file, as the acquirer does.
-	s.railAddr = "127.0.0.1:" + strconv.Itoa(ports[4])
 	if s.rail, err = railsim.NewServer(railsim.Options{DataPath: filepath.Join(opts.Dir, "rail.jsonl"), SettleDelay: 300 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))}); err != nil {
 		return nil, fmt.Errorf("rail simulator: %w", err)
 	}
-	railLn, err := net.Listen("tcp", s.railAddr)
+	railLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
+	s.railAddr = railLn.Addr().String()
 	s.railHTTP = &http.Server{Handler: s.rail.Handler(), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = s.railHTTP.Serve(railLn) }()
 
@@ -258,10 +266,10 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		s.workers = append(s.workers, w)
 	}
 	for i := range opts.APIs {
-		u := "http://127.0.0.1:" + strconv.Itoa(ports[5+i])
+		u := "http://" + held.Addr(4+i)
 		// Each API is its own public URL: 3-D Secure and APM returns come
 		// back to the process that sent the shopper away.
-		apiEnv := append(slices.Clone(env), "PAYGATE_HTTP_ADDR=127.0.0.1:"+strconv.Itoa(ports[5+i]), "PAYGATE_PUBLIC_URL="+u)
+		apiEnv := append(slices.Clone(env), "PAYGATE_HTTP_ADDR="+held.Addr(4+i), "PAYGATE_PUBLIC_URL="+u)
 		a := &proc{name: "api " + strconv.Itoa(i+1), bin: opts.Bin, args: []string{"serve"}, env: apiEnv, ready: u + "/healthz", log: opts.Log}
 		if err := a.start(ctx); err != nil {
 			return nil, err
@@ -289,13 +297,9 @@ func (s *Stack) startSimulator(secret string) error {
 	if err != nil {
 		return fmt.Errorf("acquirer simulator: %w", err)
 	}
-	var ln net.Listener
-	// The port of the simulator it replaces may take a moment to be free.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if ln, err = net.Listen("tcp", s.simAddr); err == nil || time.Now().After(deadline) {
-			break
-		}
-	}
+	// The port is held for the stack (Start), and the simulator it
+	// replaces closed its listener before it returned.
+	ln, err := net.Listen("tcp", s.simAddr)
 	if err != nil {
 		sim.Close()
 		return fmt.Errorf("acquirer simulator: %w", err)
@@ -349,25 +353,8 @@ func (s *Stack) Close() {
 		_ = s.pg.Stop()
 	}
 	s.pgMu.Unlock()
-}
-
-func freePorts(n int) ([]int, error) {
-	var lns []net.Listener
-	defer func() {
-		for _, ln := range lns {
-			ln.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		lns = append(lns, ln)
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
+	s.temporalPorts.Release()
+	s.ports.Release()
 }
 
 func randomHex(n int) string {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/internal/dev/ports"
 	"github.com/paygate/paygate/internal/dev/railsim"
 )
 
@@ -308,12 +308,12 @@ func TestTransportErrors(t *testing.T) {
 		_, _ = w.Write([]byte("<html>bad gateway</html>"))
 	}))
 	defer garbled.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	closed, err := ports.Closed()
 	if err != nil {
 		t.Fatal(err)
 	}
-	refused := "http://" + ln.Addr().String()
-	ln.Close()
+	defer closed.Close()
+	refused := "http://" + closed.Addr()
 
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -13,9 +13,9 @@ import (
 	"time"
 )
 
-// The dev server is started through the SDK's launcher, which keeps its
-// process to itself, so the kernel cannot be asked to end it with us
-// (Pdeathsig, as the Temporal-on-Postgres children are). A `paygate dev`
+// The dev server is not asked to end with its parent (Pdeathsig): the
+// kernel sends that signal when the thread that started the child ends,
+// which in a Go program need not be the process ending. A `paygate dev`
 // killed with SIGKILL therefore leaves the server running on its ports and
 // its SQLite file. The pid file beside the database names the server this
 // data directory started; the next start ends it before it begins.
@@ -94,39 +94,7 @@ func isDevServerOn(pid int, dbFile string) bool {
 	return hasStartDev && hasDB
 }
 
-// recordDevServer writes the pid of the dev server on dbFile, found among
-// this process's children by its command line.
-func recordDevServer(dbFile string) error {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return fmt.Errorf("find temporal dev server: %w", err)
-	}
-	me := os.Getpid()
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !isDevServerOn(pid, dbFile) || parentOf(pid) != me {
-			continue
-		}
-		return os.WriteFile(pidFile(dbFile), []byte(strconv.Itoa(pid)+"\n"), 0o644)
-	}
-	return errors.New("find temporal dev server: no child process runs on " + dbFile)
-}
-
-// parentOf returns pid's parent process id, or 0.
-func parentOf(pid int) int {
-	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0
-	}
-	// The command name (field 2) is in parentheses and may hold spaces.
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0
-	}
-	f := bytes.Fields(stat[i+1:])
-	if len(f) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(string(f[1]))
-	return ppid
+// recordDevServer writes the pid of the dev server on dbFile.
+func recordDevServer(dbFile string, pid int) error {
+	return os.WriteFile(pidFile(dbFile), []byte(strconv.Itoa(pid)+"\n"), 0o644)
 }

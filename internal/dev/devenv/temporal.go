@@ -22,7 +22,8 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
+
+	"github.com/paygate/paygate/internal/dev/ports"
 )
 
 // TemporalCLIModule is the Go package path of the temporal CLI.
@@ -201,33 +202,36 @@ var TemporalTuning = []string{
 	"--dynamic-config-value", "matching.numTaskqueueWritePartitions=1",
 }
 
-// devServerOptions maps o, which must have its defaults applied, onto the
-// SDK launcher's options. Everything the launcher has an option for goes
-// there; only TemporalTuning and the UI's codec endpoint (UICodecArgs),
-// which the launcher has no option for, ride in ExtraArgs. The UI listens
-// on the frontend's IP: the CLI's --ui-ip defaults to --ip.
-func devServerOptions(o TemporalOptions, out io.Writer, logger *slog.Logger) (testsuite.DevServerOptions, error) {
+// devServerArgs are the CLI's arguments for o, which must have its
+// defaults applied, with the HTTP API and metrics on the given ports. The
+// UI listens on the frontend's IP: the CLI's --ui-ip defaults to --ip.
+// Search attributes come sorted, so the command line is the same each run.
+func devServerArgs(o TemporalOptions, httpPort, metricsPort int) ([]string, error) {
 	attrs, err := searchAttributes(o.SearchAttributes)
 	if err != nil {
-		return testsuite.DevServerOptions{}, err
+		return nil, err
 	}
-	return testsuite.DevServerOptions{
-		ExistingPath: o.Binary,
-		ClientOptions: &client.Options{
-			HostPort:  net.JoinHostPort(o.IP, strconv.Itoa(o.Port)),
-			Namespace: o.Namespace,
-			Logger:    sdklog.NewStructuredLogger(withoutCodecSecret(logger, o.CodecEndpoint)),
-		},
-		DBFilename:       o.DBFile,
-		EnableUI:         true,
-		UIPort:           strconv.Itoa(o.UIPort),
-		LogFormat:        "json",
-		LogLevel:         "warn",
-		SearchAttributes: attrs,
-		ExtraArgs:        append(slices.Clone(TemporalTuning), UICodecArgs(o.CodecEndpoint)...),
-		Stdout:           out,
-		Stderr:           out,
-	}, nil
+	args := []string{
+		"server", "start-dev",
+		"--ip", o.IP, "--port", strconv.Itoa(o.Port), "--ui-port", strconv.Itoa(o.UIPort),
+		"--http-port", strconv.Itoa(httpPort), "--metrics-port", strconv.Itoa(metricsPort),
+		"--namespace", o.Namespace,
+		"--log-format", "json", "--log-level", "warn",
+		// No call home for a version check: the machine may have no way out.
+		"--dynamic-config-value", "frontend.enableServerVersionCheck=false",
+	}
+	if o.DBFile != "" {
+		args = append(args, "--db-filename", o.DBFile)
+	}
+	var named []string
+	for k := range attrs.GetUntypedValues() {
+		named = append(named, k.GetName()+"="+k.GetValueType().String())
+	}
+	slices.Sort(named)
+	for _, a := range named {
+		args = append(args, "--search-attribute", a)
+	}
+	return slices.Concat(args, TemporalTuning, UICodecArgs(o.CodecEndpoint)), nil
 }
 
 // searchAttributes turns names and type names ("Keyword", "Int", ...) into
@@ -261,7 +265,8 @@ func searchAttributes(types map[string]string) (temporal.SearchAttributes, error
 
 // TemporalServer is a Temporal dev server started by StartTemporal.
 type TemporalServer struct {
-	server  *testsuite.DevServer
+	proc    *devServerProc
+	ports   *ports.Reservation // the HTTP API's and the metrics' ports
 	addr    string
 	uiURL   string
 	logFile *os.File
@@ -276,24 +281,25 @@ func (s *TemporalServer) HostPort() string { return s.addr }
 // UIURL returns the base URL of the web UI, e.g. "http://127.0.0.1:8233".
 func (s *TemporalServer) UIURL() string { return s.uiURL }
 
-// StartTemporal starts `temporal server start-dev` through the SDK's
-// launcher (testsuite.StartDevServer) and waits, up to opts.StartTimeout
-// and honouring ctx, until the frontend takes a client and the UI answers
-// HTTP. The caller must Stop the returned server.
+// startAttempts bounds the starts of a dev server that lost one of its own
+// ports (below) to another process.
+const startAttempts = 3
+
+// StartTemporal starts `temporal server start-dev` and waits, up to
+// opts.StartTimeout and honouring ctx, until the frontend takes a client
+// and the UI answers HTTP. The caller must Stop the returned server.
 //
-// What stays here rather than in the launcher, and why:
-//   - The binary comes from EnsureTemporalCLI (ExistingPath): the launcher
-//     would download a release from temporal.download, which CI cannot
-//     reach and which is not pinned to TemporalCLIVersion.
-//   - Both ports are checked first. The launcher cannot see its child exit
-//     (it keeps the process to itself until it is ready), so a server that
-//     dies at once, as on a taken port, would be waited for until the
-//     timeout; the check turns the commonest cause into an immediate,
-//     clear error. Any other early exit is reported at the timeout with
-//     the tail of the server's output.
-//   - The launcher waits for the frontend only; the UI is waited for here,
-//     so `make run` prints a UI URL that answers.
-//   - Stop is bounded: the launcher's Stop sends SIGINT and waits for ever.
+//   - The binary comes from EnsureTemporalCLI, pinned to
+//     TemporalCLIVersion; nothing is downloaded.
+//   - The frontend's and the UI's ports are the caller's, and are checked
+//     first, so a taken one is a clear error at once.
+//   - The HTTP API's and metrics' ports are reserved here (package ports)
+//     and held while the server runs. The history, matching and worker
+//     services choose ports of their own inside the CLI by taking a free
+//     one and releasing it; when another process takes one first the
+//     server exits at once, and the start is tried again, up to
+//     startAttempts times.
+//   - An empty DBFile keeps the server's state in memory.
 func StartTemporal(ctx context.Context, opts TemporalOptions, logger *slog.Logger) (*TemporalServer, error) {
 	logger = orDiscard(logger)
 	opts = opts.withDefaults()
@@ -303,14 +309,13 @@ func StartTemporal(ctx context.Context, opts TemporalOptions, logger *slog.Logge
 	if _, err := os.Stat(opts.Binary); err != nil {
 		return nil, fmt.Errorf("start temporal: %w", err)
 	}
-	if opts.DBFile == "" {
-		return nil, errors.New("start temporal: no database file given")
-	}
-	if err := os.MkdirAll(filepath.Dir(opts.DBFile), 0o755); err != nil {
-		return nil, fmt.Errorf("create temporal db dir: %w", err)
-	}
-	if err := reapOrphan(opts.DBFile, logger); err != nil {
-		return nil, err
+	if opts.DBFile != "" {
+		if err := os.MkdirAll(filepath.Dir(opts.DBFile), 0o755); err != nil {
+			return nil, fmt.Errorf("create temporal db dir: %w", err)
+		}
+		if err := reapOrphan(opts.DBFile, logger); err != nil {
+			return nil, err
+		}
 	}
 	for _, c := range []struct {
 		what string
@@ -326,96 +331,116 @@ func StartTemporal(ctx context.Context, opts TemporalOptions, logger *slog.Logge
 			return nil, fmt.Errorf("temporal %s port: %w", c.what, err)
 		}
 	}
+	for attempt := 1; ; attempt++ {
+		s, err := startTemporalOnce(ctx, opts, logger)
+		if err == nil || !errors.Is(err, errPortTaken) || attempt == startAttempts {
+			return s, err
+		}
+		logger.Warn("temporal dev server lost a port to another process; starting it again", "attempt", attempt, "error", err)
+	}
+}
 
+func startTemporalOnce(ctx context.Context, opts TemporalOptions, logger *slog.Logger) (*TemporalServer, error) {
+	own, err := ports.Reserve(2)
+	if err != nil {
+		return nil, fmt.Errorf("start temporal: %w", err)
+	}
+	args, err := devServerArgs(opts, own.Port(0), own.Port(1))
+	if err != nil {
+		own.Release()
+		return nil, fmt.Errorf("start temporal: %w", err)
+	}
 	tail := &tailBuffer{max: 4096}
 	var out io.Writer = tail
 	s := &TemporalServer{
+		ports: own,
 		addr:  net.JoinHostPort(opts.IP, strconv.Itoa(opts.Port)),
 		uiURL: "http://" + net.JoinHostPort(opts.IP, strconv.Itoa(opts.UIPort)),
 	}
 	if opts.LogFile != "" {
 		if err := os.MkdirAll(filepath.Dir(opts.LogFile), 0o755); err != nil {
+			own.Release()
 			return nil, fmt.Errorf("create temporal log dir: %w", err)
 		}
 		f, err := os.OpenFile(opts.LogFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
+			own.Release()
 			return nil, fmt.Errorf("open temporal log file: %w", err)
 		}
 		s.logFile, out = f, io.MultiWriter(f, tail)
-	}
-	dso, err := devServerOptions(opts, out, logger.With("component", "temporal-devserver"))
-	if err != nil {
-		s.closeLog()
-		return nil, fmt.Errorf("start temporal: %w", err)
 	}
 
 	logger.Info("starting temporal dev server", "addr", s.addr, "ui", s.uiURL, "db", opts.DBFile, "log", opts.LogFile)
 	start := time.Now()
 	startCtx, cancel := context.WithTimeout(ctx, opts.StartTimeout)
 	defer cancel()
-	s.server, err = testsuite.StartDevServer(startCtx, dso)
+	s.proc, err = startDevServerProc(opts.Binary, args, out)
 	if err != nil {
-		s.closeLog()
+		s.release()
+		return nil, fmt.Errorf("start temporal: %w", err)
+	}
+	clientOpts := client.Options{
+		HostPort:  s.addr,
+		Namespace: opts.Namespace,
+		Logger:    sdklog.NewStructuredLogger(withoutCodecSecret(logger.With("component", "temporal-devserver"), opts.CodecEndpoint)),
+	}
+	if err := s.proc.waitReady(startCtx, clientOpts, s.uiURL); err != nil {
+		_ = s.Stop()
 		return nil, startError(err, s.addr, opts.StartTimeout, tail)
 	}
-	if err := waitHTTP(startCtx, s.uiURL); err != nil {
-		_ = s.Stop()
-		return nil, startError(fmt.Errorf("UI %s: %w", s.uiURL, err), s.addr, opts.StartTimeout, tail)
-	}
-	if err := recordDevServer(opts.DBFile); err != nil {
-		// Only a later start after a crash needs it; say so and go on.
-		logger.Warn("temporal dev server pid not recorded", "error", err)
+	if opts.DBFile != "" {
+		if err := recordDevServer(opts.DBFile, s.proc.pid()); err != nil {
+			// Only a later start after a crash needs it; say so and go on.
+			logger.Warn("temporal dev server pid not recorded", "error", err)
+		}
 	}
 	logger.Info("temporal dev server ready", "addr", s.addr, "ui", s.uiURL, "took", time.Since(start).Round(time.Millisecond))
 	return s, nil
 }
 
 // startError describes a server that did not come up, with the tail of
-// its output.
+// its output. A server that exited because a port was taken wraps
+// errPortTaken.
 func startError(err error, addr string, timeout time.Duration, tail *tailBuffer) error {
-	msg := fmt.Sprintf("temporal dev server on %s did not come up within %s: %v", addr, timeout, err)
-	if out := bytes.TrimSpace(tail.Bytes()); len(out) > 0 {
-		msg += "; last output:\n" + string(out)
+	out := bytes.TrimSpace(tail.Bytes())
+	msg := fmt.Sprintf("temporal dev server on %s did not come up within %s", addr, timeout)
+	if errors.Is(err, errExited) {
+		msg = fmt.Sprintf("temporal dev server on %s exited before it came up", addr)
 	}
-	return errors.New(msg)
+	if len(out) > 0 {
+		err = fmt.Errorf("%w; last output:\n%s", err, out)
+	}
+	if errors.Is(err, errExited) && bytes.Contains(out, []byte("address already in use")) {
+		return fmt.Errorf("%s: %w: %w", msg, errPortTaken, err)
+	}
+	return fmt.Errorf("%s: %w", msg, err)
 }
 
-// Stop closes the launcher's client, interrupts the server and waits up to
-// stopGrace for it to exit. Stop is idempotent: later calls return the
-// result of the first one.
+// errPortTaken marks a start that failed because a port was taken.
+var errPortTaken = errors.New("a port was taken")
+
+// Stop interrupts the server and waits up to stopGrace for it to exit,
+// then kills it. Stop is idempotent: later calls return the result of the
+// first one.
 func (s *TemporalServer) Stop() error {
 	if s == nil {
 		return nil
 	}
 	s.stopOnce.Do(func() {
-		defer s.closeLog()
-		if s.server == nil {
-			return
-		}
-		s.server.Client().Close()
-		done := make(chan error, 1)
-		go func() { done <- s.server.Stop() }()
-		select {
-		case err := <-done:
-			var exit *exec.ExitError
-			// The CLI may report the interrupt it was stopped with.
-			if err != nil && !(errors.As(err, &exit) && !exit.Exited()) {
-				s.stopErr = fmt.Errorf("stop temporal dev server: %w", err)
-			}
-		case <-time.After(stopGrace):
-			// The launcher keeps the process to itself, so it cannot be
-			// killed from here; say so rather than hang.
-			s.stopErr = fmt.Errorf("temporal dev server on %s did not stop within %s of SIGINT", s.addr, stopGrace)
+		defer s.release()
+		if s.proc != nil {
+			s.stopErr = s.proc.stop(stopGrace)
 		}
 	})
 	return s.stopErr
 }
 
-func (s *TemporalServer) closeLog() {
+func (s *TemporalServer) release() {
 	if s.logFile != nil {
 		_ = s.logFile.Close()
 		s.logFile = nil
 	}
+	s.ports.Release()
 }
 
 // stopGrace is how long Stop waits for the server after SIGINT.

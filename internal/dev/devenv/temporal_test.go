@@ -3,7 +3,6 @@ package devenv
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -14,36 +13,41 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paygate/paygate/internal/dev/ports"
 )
 
-func TestDevServerOptions(t *testing.T) {
+func TestDevServerArgs(t *testing.T) {
 	tests := []struct {
-		name      string
-		opts      TemporalOptions
-		hostPort  string
-		uiPort    string
-		namespace string
-		attrs     []string // name=type, sorted
-		wantErr   bool
+		name    string
+		opts    TemporalOptions
+		want    []string // the arguments before the tuning flags
+		wantErr bool
 	}{
 		{
-			name:     "defaults",
-			opts:     TemporalOptions{Binary: "/bin/temporal", DBFile: "/d/t.db"},
-			hostPort: "127.0.0.1:7233", uiPort: "8233", namespace: "default",
+			name: "defaults",
+			opts: TemporalOptions{Binary: "/bin/temporal", DBFile: "/d/t.db"},
+			want: []string{"server", "start-dev", "--ip", "127.0.0.1", "--port", "7233", "--ui-port", "8233",
+				"--http-port", "20001", "--metrics-port", "20002", "--namespace", "default",
+				"--log-format", "json", "--log-level", "warn", "--dynamic-config-value", "frontend.enableServerVersionCheck=false", "--db-filename", "/d/t.db"},
 		},
 		{
-			name:     "ui port follows port",
-			opts:     TemporalOptions{Binary: "/bin/temporal", DBFile: "t.db", Port: 17233, Namespace: "paygate"},
-			hostPort: "127.0.0.1:17233", uiPort: "18233", namespace: "paygate",
+			name: "ui port follows port, state in memory",
+			opts: TemporalOptions{Binary: "/bin/temporal", Port: 17233, Namespace: "paygate"},
+			want: []string{"server", "start-dev", "--ip", "127.0.0.1", "--port", "17233", "--ui-port", "18233",
+				"--http-port", "20001", "--metrics-port", "20002", "--namespace", "paygate",
+				"--log-format", "json", "--log-level", "warn", "--dynamic-config-value", "frontend.enableServerVersionCheck=false"},
 		},
 		{
-			name: "explicit ip and ui port, typed search attributes",
+			name: "explicit ip and ui port, typed search attributes in order",
 			opts: TemporalOptions{
 				Binary: "/bin/temporal", DBFile: "t.db", IP: "0.0.0.0", Port: 7000, UIPort: 9000,
 				SearchAttributes: map[string]string{"PaymentStatus": "Int", "MerchantId": "Keyword", "Note": "Text"},
 			},
-			hostPort: "0.0.0.0:7000", uiPort: "9000", namespace: "default",
-			attrs: []string{"MerchantId=Keyword", "Note=Text", "PaymentStatus=Int"},
+			want: []string{"server", "start-dev", "--ip", "0.0.0.0", "--port", "7000", "--ui-port", "9000",
+				"--http-port", "20001", "--metrics-port", "20002", "--namespace", "default",
+				"--log-format", "json", "--log-level", "warn", "--dynamic-config-value", "frontend.enableServerVersionCheck=false", "--db-filename", "t.db",
+				"--search-attribute", "MerchantId=Keyword", "--search-attribute", "Note=Text", "--search-attribute", "PaymentStatus=Int"},
 		},
 		{
 			name:    "unknown search attribute type",
@@ -53,34 +57,18 @@ func TestDevServerOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := tt.opts.withDefaults()
-			got, err := devServerOptions(o, io.Discard, slog.New(slog.DiscardHandler))
+			got, err := devServerArgs(tt.opts.withDefaults(), 20001, 20002)
 			if tt.wantErr {
 				if err == nil {
-					t.Fatal("devServerOptions succeeded, want an error")
+					t.Fatal("devServerArgs succeeded, want an error")
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.ExistingPath != o.Binary || got.DBFilename != o.DBFile || !got.EnableUI || got.UIPort != tt.uiPort ||
-				got.LogFormat != "json" || got.LogLevel != "warn" || got.Stdout != io.Discard || got.Stderr != io.Discard {
-				t.Errorf("options = %+v", got)
-			}
-			if got.ClientOptions.HostPort != tt.hostPort || got.ClientOptions.Namespace != tt.namespace {
-				t.Errorf("client options = %s in %s, want %s in %s", got.ClientOptions.HostPort, got.ClientOptions.Namespace, tt.hostPort, tt.namespace)
-			}
-			if !slices.Equal(got.ExtraArgs, TemporalTuning) {
-				t.Errorf("ExtraArgs = %q, want %q", got.ExtraArgs, TemporalTuning)
-			}
-			var attrs []string
-			for k := range got.SearchAttributes.GetUntypedValues() {
-				attrs = append(attrs, k.GetName()+"="+k.GetValueType().String())
-			}
-			slices.Sort(attrs)
-			if !slices.Equal(attrs, tt.attrs) {
-				t.Errorf("search attributes = %q, want %q", attrs, tt.attrs)
+			if want := slices.Concat(tt.want, TemporalTuning); !slices.Equal(got, want) {
+				t.Errorf("args =\n%q\nwant\n%q", got, want)
 			}
 		})
 	}
@@ -160,15 +148,15 @@ func TestEnsureTemporalCLIKeepsMatchingBinary(t *testing.T) {
 	}
 }
 
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// freePort returns a port held for this test alone (package ports).
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	r, err := ports.Reserve(1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Cleanup(r.Release)
+	return r.Port(0)
 }
 
 func TestStartTemporalErrors(t *testing.T) {
@@ -197,12 +185,11 @@ func TestStartTemporalErrors(t *testing.T) {
 			wantErr: []string{"UI port", "already in use"},
 		},
 		{
-			// The launcher cannot see its child exit, so this is
-			// reported at the start timeout, with the server's output.
+			// Reported when it happens, with the server's output.
 			name: "exits early",
 			opts: TemporalOptions{Binary: failing, DBFile: filepath.Join(dir, "c.db"), Port: freePort(t), UIPort: freePort(t),
 				StartTimeout: 2 * time.Second},
-			wantErr: []string{"did not come up within 2s", "boom: bad flag"},
+			wantErr: []string{"exited before it came up", "exit status 3", "boom: bad flag"},
 		},
 		{
 			name:    "missing binary",
@@ -270,7 +257,7 @@ func TestStartTemporal(t *testing.T) {
 	if _, err := os.Stat(opts.DBFile); err != nil {
 		t.Errorf("db file: %v", err)
 	}
-	// The pragmas travel in the launcher's ExtraArgs: in WAL mode SQLite
+	// The pragmas travel among the arguments: in WAL mode SQLite
 	// keeps a -wal file beside the database while it is open.
 	if _, err := os.Stat(opts.DBFile + "-wal"); err != nil {
 		t.Errorf("no WAL file, is journal_mode=wal applied? %v", err)

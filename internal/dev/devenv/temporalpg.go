@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	mrand "math/rand/v2"
 	"net"
 	"net/url"
 	"os"
@@ -22,6 +21,8 @@ import (
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/paygate/paygate/internal/dev/ports"
 )
 
 // Versions of the Temporal server, its schema tool and the Web UI server
@@ -491,25 +492,16 @@ func (t *PostgresTemporal) closeLog() {
 	}
 }
 
-// FreePostgresTemporalPorts finds a base port p for StartTemporalOnPostgres
-// whose neighbours the server takes (p to p+10, p+50 for the UI, p+100 to
-// p+106 for membership) are all free. The server stores membership ports
-// as a Postgres smallint, so they stay below 32768.
-func FreePostgresTemporalPorts() (int, error) {
-	for range 50 {
-		p := 20000 + mrand.IntN(12000)
-		free := true
-		for _, off := range []int{0, 1, 2, 6, 10, 50, 100, 101, 102, 106} {
-			ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p+off)))
-			if err != nil {
-				free = false
-				break
-			}
-			ln.Close()
-		}
-		if free {
-			return p, nil
-		}
+// ReservePostgresTemporalPorts holds a base port p for
+// StartTemporalOnPostgres and the neighbours the server takes (p to p+10,
+// p+50 for the UI, p+100 to p+106 for membership); the caller keeps the
+// reservation while the server may run, restarts included. The server
+// stores membership ports as a Postgres smallint; reserved ports stay
+// below 32768.
+func ReservePostgresTemporalPorts() (*ports.Reservation, error) {
+	r, err := ports.ReserveBlock(0, 1, 2, 6, 10, 50, 100, 101, 102, 106)
+	if err != nil {
+		return nil, fmt.Errorf("temporal server ports: %w", err)
 	}
-	return 0, errors.New("no free port range for the temporal server")
+	return r, nil
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/paygate/paygate/internal/dev/ports"
 )
 
 // receivedCallback is one callback as the receiver saw it.
@@ -200,9 +202,12 @@ func TestAPMCallbackFailures(t *testing.T) {
 	redirecting := httptest.NewServer(http.RedirectHandler("http://127.0.0.1:1/elsewhere", http.StatusTemporaryRedirect))
 	t.Cleanup(redirecting.Close)
 	_, failing := newReceiver(t, http.StatusInternalServerError)
-	closed := httptest.NewServer(http.NotFoundHandler())
-	closedURL := closed.URL
-	closed.Close()
+	closed, err := ports.Closed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = closed.Close() })
+	closedURL := "http://" + closed.Addr()
 	tests := []struct {
 		name        string
 		callbackURL string

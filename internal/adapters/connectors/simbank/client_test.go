@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/internal/dev/ports"
 	bank "github.com/paygate/paygate/internal/dev/simbank"
 	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/refund"
@@ -259,12 +259,12 @@ func TestChargeTimeoutThenInquire(t *testing.T) {
 }
 
 func TestConnectionRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	closed, err := ports.Closed()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
+	defer closed.Close()
+	addr := closed.Addr()
 	c, err := New(Config{BaseURL: "http://" + addr})
 	if err != nil {
 		t.Fatal(err)
