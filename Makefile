@@ -11,17 +11,60 @@ TEMPORAL := .bin/temporal
 # changing it installs the new one.
 WORKFLOWCHECK_VERSION := v0.6.0
 WORKFLOWCHECK := .bin/workflowcheck-$(WORKFLOWCHECK_VERSION)
+# Reads go test -json: results, failed tests' output, where the time went.
+TESTREPORT := .bin/testreport
 
-.PHONY: run test test-short build bench vet chromium fuzz workflowcheck rerun-load test-temporal-postgres chaos
+.PHONY: run test test-short test-race flake-hunt flake-hunt-clean build bench vet chromium fuzz workflowcheck rerun-load test-temporal-postgres chaos
 
 run:
 	$(GO) run ./cmd/paygate dev
 
-test: $(TEMPORAL) $(WORKFLOWCHECK) chromium
-	$(GO) vet ./...
-	$(WORKFLOWCHECK) ./workflows/...
-	$(GO) test -count=1 -timeout 60m ./...
-	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZ_SMOKE_TIME)
+# make test prints each package's result as it ends, the whole output of
+# any test that failed, and at the end where the time went (cmd/testreport);
+# the same report is kept in .data/test-report.txt.
+test: $(TEMPORAL) $(WORKFLOWCHECK) chromium $(TESTREPORT)
+	@t0=$$(date +%s); \
+	$(GO) vet ./... && $(WORKFLOWCHECK) ./workflows/... || exit 1; \
+	t1=$$(date +%s); mkdir -p .data; \
+	set -o pipefail; $(GO) test -json -count=1 -timeout 60m ./... | $(TESTREPORT) | tee .data/test-report.txt || exit 1; \
+	t2=$$(date +%s); \
+	$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZ_SMOKE_TIME) || exit 1; \
+	t3=$$(date +%s); \
+	echo "make test passed in $$((t3-t0)) s: vet and workflowcheck $$((t1-t0)) s, tests $$((t2-t1)) s, fuzz smoke $$((t3-t2)) s" | tee -a .data/test-report.txt
+
+$(TESTREPORT): $(wildcard cmd/testreport/*.go internal/dev/testreport/*.go)
+	$(GO) build -o $@ ./cmd/testreport
+
+# The unit and integration packages under the race detector (the fault
+# suite's processes are built without it; its own package is included).
+# Several times slower than make test.
+test-race: $(TEMPORAL) chromium $(TESTREPORT)
+	@mkdir -p .data
+	set -o pipefail; $(GO) test -race -json -count=1 -timeout 90m ./... | $(TESTREPORT) | tee .data/test-race-report.txt
+
+# The flake hunt: the slow packages (the integration suite, the fault
+# suite's short plan, the console, the commands) FLAKE_COUNT times in a
+# row, each failure listed at the end (.data/flake-hunt.txt). make
+# flake-hunt-clean runs the whole make test FLAKE_RUNS times, each on a
+# fresh clone of HEAD, and reports each run's verdict and time.
+FLAKE_COUNT ?= 5
+FLAKE_RUNS ?= 3
+FLAKE_PKGS ?= ./integration/ ./integration/chaos/ ./api/console/ ./cmd/paygate/ ./internal/dev/devenv/
+flake-hunt: $(TEMPORAL) chromium $(TESTREPORT)
+	@mkdir -p .data
+	set -o pipefail; $(GO) test -json -count=$(FLAKE_COUNT) -timeout 120m $(FLAKE_PKGS) | $(TESTREPORT) | tee .data/flake-hunt.txt
+
+flake-hunt-clean:
+	@mkdir -p .data; : > .data/flake-hunt-clean.txt; \
+	for i in $$(seq 1 $(FLAKE_RUNS)); do \
+	  dir=$$(mktemp -d); git clone -q . $$dir/paygate; \
+	  start=$$(date +%s); \
+	  if (cd $$dir/paygate && CI=true $(MAKE) --no-print-directory test) > $$dir/make-test.log 2>&1; then verdict=passed; else verdict=FAILED; fi; \
+	  line="run $$i on a fresh clone of $$(git rev-parse --short HEAD): $$verdict in $$(( $$(date +%s) - start )) s"; \
+	  echo "$$line" | tee -a .data/flake-hunt-clean.txt; \
+	  grep -E '^FAIL' $$dir/make-test.log | tee -a .data/flake-hunt-clean.txt; \
+	  if [ $$verdict = passed ]; then rm -rf $$dir; else echo "  log kept: $$dir/make-test.log" | tee -a .data/flake-hunt-clean.txt; fi; \
+	done
 
 # make test ends with a smoke of every fuzz target: 500 new inputs
 # each (a count, not a time: a time limit can lapse while the workers start
