@@ -87,7 +87,7 @@ func (a *Activities) DeliverNotification(ctx context.Context, in DeliverInput) (
 	}
 	if n.NotifyType == NotifyTypePayout {
 		// A payout notification is signed with the payout result recipe:
-		// the payout recipe (DESIGN §3) and then what became of it.
+		// the payout recipe (docs/design.md §3) and then what became of it.
 		fields["encryption_data"] = signing.SignPayoutResult(account.SignKey(), fields.Get)
 	} else {
 		fields["encryption_data"] = signing.SignPaymentResult(account.SignKey(), signing.PaymentResultFrom(fields.Get))

@@ -24,7 +24,7 @@ const strongHeader = signing.StrongHeader
 
 // authenticate checks that the request proved the account's key and returns
 // the key its answer is signed with. A request that did not prove the key
-// gets no key back, so its answer goes unsigned (DESIGN §3: never a signing
+// gets no key back, so its answer goes unsigned (docs/design.md §3: never a signing
 // oracle).
 //
 // A request proves the key in one of two ways:

@@ -84,7 +84,7 @@ func (r *batchRequest) echo() echo {
 func (r *batchRequest) signature() string { return r.EncryptionData.String() }
 
 // signedValues are the ids and every entry's transaction_id, in array order:
-// the capture, review, cancel and refund recipes are one list (DESIGN §3).
+// the capture, review, cancel and refund recipes are one list (docs/design.md §3).
 func (r *batchRequest) signedValues() []string {
 	values := []string{r.MerchantID.String(), r.AccountID.String()}
 	for _, e := range r.entries() {

@@ -9,7 +9,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/signing"
 )
 
-// Entry statuses as the interface carries them (DESIGN §4).
+// Entry statuses as the interface carries them (docs/design.md §4).
 const (
 	entryDone    = "1"
 	entryRefused = "0"
@@ -29,7 +29,7 @@ type batchResponse struct {
 	transactionIDs []string
 }
 
-// sign fills encryption_data with the batch-response recipe of DESIGN §3.
+// sign fills encryption_data with the batch-response recipe of docs/design.md §3.
 // Without a key (account unknown) the answer goes unsigned.
 func (r *batchResponse) sign(key string) {
 	if key == "" {

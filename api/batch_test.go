@@ -197,7 +197,7 @@ func batchFields(array, key string, entries ...map[string]any) fields {
 	return signBatch(f, array, key)
 }
 
-// signBatch sets encryption_data to the batch recipe of DESIGN §3.
+// signBatch sets encryption_data to the batch recipe of docs/design.md §3.
 func signBatch(f fields, array, key string) fields {
 	values := []string{f.str("merchant_id"), f.str("account_id")}
 	list, _ := f[array].([]any)

@@ -21,7 +21,7 @@ type checkoutRequest struct {
 	SignInfo       string `json:"signInfo"`
 }
 
-// signedValues are the fields of the checkout recipe (DESIGN §3).
+// signedValues are the fields of the checkout recipe (docs/design.md §3).
 func (r *checkoutRequest) signedValues() []string {
 	return []string{r.MerchantID, r.AccountID, r.OrderNo, r.Currency, r.Amount.String(), r.ReturnURL}
 }

@@ -47,7 +47,7 @@ var nestedFields = map[string]bool{
 }
 
 // decodeBody fills dst from a JSON or form body. A body that starts with '{'
-// is JSON whatever the Content-Type says (DESIGN §3); anything else is read
+// is JSON whatever the Content-Type says (docs/design.md §3); anything else is read
 // as a form and turned into the same JSON shape, so both take one path.
 // It answers a result code that names what is wrong.
 func decodeBody(body []byte, dst any) *codes.Code {

@@ -255,11 +255,11 @@ func (f fields) str(name string) string {
 	return s
 }
 
-// cardRecipe is the "authorise, card" signing recipe of DESIGN §3.
+// cardRecipe is the "authorise, card" signing recipe of docs/design.md §3.
 var cardRecipe = []string{"merchant_id", "account_id", "order_no", "currency", "amount", "first_name",
 	"last_name", "card", "expiration_year", "expiration_month", "security_code", "shopper_email"}
 
-// apmRecipe is the "authorise, APM" signing recipe of DESIGN §3.
+// apmRecipe is the "authorise, APM" signing recipe of docs/design.md §3.
 var apmRecipe = []string{"merchant_id", "account_id", "order_no", "currency", "amount", "payment_method", "return_url"}
 
 // signWith sets encryption_data to the signature of recipe under key.

@@ -22,7 +22,7 @@ import (
 )
 
 // POST /v1/optimise: the authenticated-request step (optimise recipe of
-// DESIGN §3), the request's values, the account's risk rules that do not
+// docs/design.md §3), the request's values, the account's risk rules that do not
 // depend on the card (amount limit, blocked country), then the methods the
 // account's connector takes for the currency and country, ranked by how
 // the account's own orders of the last optimise.Window fared with each

@@ -16,7 +16,7 @@ import (
 	"github.com/paygate/paygate/models"
 )
 
-// optimiseRecipe is the "optimise (compatible)" signing recipe of DESIGN §3.
+// optimiseRecipe is the "optimise (compatible)" signing recipe of docs/design.md §3.
 var optimiseRecipe = []string{"merchant_id", "account_id", "request_id", "currency", "amount", "shopper_email"}
 
 // fakeOffer is a connector's offer.

@@ -10,7 +10,7 @@ import (
 )
 
 // TestAuthoriseNeverSignsForUnprovenCaller replays the signing-oracle attack
-// of issue 8 and its neighbours: no answer to a request that did not prove
+// and its neighbours: no answer to a request that did not prove
 // the key carries a signature.
 func TestAuthoriseNeverSignsForUnprovenCaller(t *testing.T) {
 	paidTx := "1379868670095785984"

@@ -20,8 +20,8 @@ import (
 	"github.com/paygate/paygate/workflows"
 )
 
-// POST /v1/payout: the authenticated-request step (payout recipe of DESIGN
-// §3), payout.Validate, the account's currency, then one payout workflow
+// POST /v1/payout: the authenticated-request step (payout recipe of
+// docs/design.md §3), payout.Validate, the account's currency, then one payout workflow
 // per merchant and request_id (workflow id payout/{merchant_id}/{request_id}).
 // The handler never writes the payout: the workflow records it, and the
 // handler reads the record, waiting up to PayoutWait for a final status.

@@ -21,7 +21,7 @@ import (
 	"github.com/paygate/paygate/models"
 )
 
-// Replays (issue 8): the compatible signature does not name the operation
+// Replays: the compatible signature does not name the operation
 // and covers few fields, so a signed request seen once could be sent again
 // and executed again. The replay guard answers a request that was already
 // answered with its first answer instead:

@@ -134,7 +134,7 @@ func refundBody(t *testing.T, accountID, key, tx string) []byte {
 	return f.json(t)
 }
 
-// TestCaptureSignatureReplayedOnRefund is the attack of issue 8: the
+// TestCaptureSignatureReplayedOnRefund is the signature-replay attack: the
 // capture batch's encryption_data is also a valid refund signature (same
 // recipe). Sent three times on /v1/refund, it refunds once; the second and
 // third requests get the first answer, byte for byte.

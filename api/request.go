@@ -19,7 +19,7 @@ import (
 // check the ids, load the account and check that the request proved the
 // account's key (auth.go). Its refusals are answered in the operation's own
 // format (answers.go) and never signed: nothing is signed for a caller who
-// has not proved the key (DESIGN §3).
+// has not proved the key (docs/design.md §3).
 
 // merchantRequest is a merchant operation's request as acceptMerchant reads
 // it; the handler passes a pointer to its own request type.
@@ -32,7 +32,7 @@ type merchantRequest interface {
 	// signature is the compatible signature the request carries.
 	signature() string
 	// signedValues are the values of the request's compatible recipe
-	// (DESIGN §3), in order.
+	// (docs/design.md §3), in order.
 	signedValues() []string
 }
 

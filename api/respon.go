@@ -64,7 +64,7 @@ func (r *respon) paymentResult() signing.PaymentResult {
 	}
 }
 
-// sign fills encryption_data with the payment-result recipe of DESIGN §3,
+// sign fills encryption_data with the payment-result recipe of docs/design.md §3,
 // under the key the request proved. Without one the answer goes unsigned:
 // nothing is signed for a caller who has not proved the key.
 func (r *respon) sign(key string) {

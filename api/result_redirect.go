@@ -20,7 +20,7 @@ import (
 // result; never with card data.
 
 // resultFields are the signed payment result a shopper brings back to the
-// merchant (DESIGN §3, payment-result recipe). The merchant proved the key
+// merchant (docs/design.md §3, payment-result recipe). The merchant proved the key
 // when it placed the order, so the result is signed with the account's key.
 func (s *Server) resultFields(o *models.Order, res *workflows.PaymentResult) (url.Values, error) {
 	account, err := s.Accounts.Load(context.Background(), o.MerchantID, o.AccountID)

@@ -33,7 +33,7 @@ func (r *retrievalRequest) echo() echo { return echo{merchantID: r.MerchantID, a
 
 func (r *retrievalRequest) signature() string { return r.EncryptionData }
 
-// signedValues are the query recipe's: the ids alone (DESIGN §3).
+// signedValues are the query recipe's: the ids alone (docs/design.md §3).
 func (r *retrievalRequest) signedValues() []string { return []string{r.MerchantID, r.AccountID} }
 
 type retrievalResponse struct {

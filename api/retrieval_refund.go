@@ -31,7 +31,7 @@ func (r *retrievalRefundRequest) echo() echo {
 
 func (r *retrievalRefundRequest) signature() string { return r.EncryptionData.String() }
 
-// signedValues are the query recipe's: the ids alone (DESIGN §3).
+// signedValues are the query recipe's: the ids alone (docs/design.md §3).
 func (r *retrievalRefundRequest) signedValues() []string {
 	return []string{r.MerchantID.String(), r.AccountID.String()}
 }

@@ -64,7 +64,7 @@ func (t *TemporalSubscriptions) Cancel(ctx context.Context, merchantID, recurrin
 var recurringIDPattern = regexp.MustCompile(`^R[0-9]{19}$`)
 
 // cancelSubscriptionRequest is the body of POST /v1/cancelsubscription,
-// signed over merchant_id, account_id and recurring_id (DESIGN §3).
+// signed over merchant_id, account_id and recurring_id (docs/design.md §3).
 type cancelSubscriptionRequest struct {
 	MerchantID     string `json:"merchant_id"`
 	AccountID      string `json:"account_id"`

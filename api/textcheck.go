@@ -14,7 +14,7 @@ import (
 )
 
 // Limits on the shape of a body, so that nothing oversize or nested without
-// end reaches a workflow or a record (issue 8: bad data is refused at the door).
+// end reaches a workflow or a record (bad data is refused at the door).
 const (
 	maxDepth        = 6    // objects and arrays inside one another
 	maxNestedText   = 2048 // bytes of one string inside an object or array field

@@ -16,7 +16,7 @@ import (
 	"github.com/paygate/paygate/models"
 )
 
-// TestSigningOracleIsClosed replays the attack of issue 8 on the real stack:
+// TestSigningOracleIsClosed replays the signing-oracle attack on the real stack:
 // a caller with no key asks /v1/authorise to sign values of its choosing,
 // then tries the answer as a refund, cancel or checkout signature.
 func TestSigningOracleIsClosed(t *testing.T) {

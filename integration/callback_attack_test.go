@@ -1,6 +1,6 @@
 package integration
 
-// The forged-callback attack of issue 8 on the real stack: whoever knows the
+// The forged-callback attack on the real stack: whoever knows the
 // provider secret (here the default one, as an attacker would try it) can
 // sign a 3-D Secure or APM callback, but a callback only wakes the order.
 // The order asks the ACS or the APM provider and records what they say.

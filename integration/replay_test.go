@@ -71,7 +71,7 @@ func (a answer) respon(t *testing.T) respon {
 	return r
 }
 
-// refundWithCaptureSignature is the issue-8 attack body: a refund of
+// refundWithCaptureSignature is the signature-replay attack body: a refund of
 // amount of the order, carrying the encryption_data of a capture batch of
 // the same order (the two recipes are the same list of ids).
 func refundWithCaptureSignature(t *testing.T, creds merchant.Credentials, tx, no, total, amount string) string {

@@ -9,7 +9,7 @@ import (
 	"gorm.io/gorm"
 )
 
-// The replay store (issue 8, "replays do not move money twice"): the first
+// The replay store (replays do not move money twice): the first
 // answer of a signed request, kept for a day, and the nonces of strong
 // signatures, kept while their timestamp is acceptable. Times are
 // Postgres's own clock (now()), so the API processes' clocks never decide

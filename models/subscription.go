@@ -10,7 +10,7 @@ import (
 	"gorm.io/gorm/clause"
 )
 
-// Subscription statuses, as recurring_status answers them (DESIGN §4).
+// Subscription statuses, as recurring_status answers them (docs/design.md §4).
 const (
 	SubscriptionCancelled = 0
 	SubscriptionActive    = 1

@@ -29,7 +29,7 @@ type Windows struct {
 	APM time.Duration
 }
 
-// Default windows (issue 3 and DESIGN §1).
+// Default windows (docs/design.md §1).
 const (
 	DefaultReviewWindow        = 3 * 24 * time.Hour
 	DefaultAuthorisationWindow = 7 * 24 * time.Hour

@@ -74,7 +74,7 @@ func OrderWorkflowID(merchantID, accountID, orderNo string) string {
 	return "order/" + merchantID + "/" + accountID + "/" + orderNo
 }
 
-// SubscriptionWorkflowID is the id of a subscription's workflow (DESIGN §1).
+// SubscriptionWorkflowID is the id of a subscription's workflow (docs/design.md §1).
 func SubscriptionWorkflowID(merchantID, recurringID string) string {
 	return "subscription/" + merchantID + "/" + recurringID
 }
@@ -83,7 +83,7 @@ func SubscriptionWorkflowID(merchantID, recurringID string) string {
 // starts: one subscription per first payment, named after it.
 func RecurringID(firstTransactionID string) string { return "R" + firstTransactionID }
 
-// PayoutWorkflowID is the id of a payout's workflow (DESIGN §1). It makes a
+// PayoutWorkflowID is the id of a payout's workflow (docs/design.md §1). It makes a
 // second payout under one request_id impossible, and it is the payout's
 // idempotency key at the rail.
 func PayoutWorkflowID(merchantID, requestID string) string {

@@ -52,7 +52,7 @@ type RefundRequest struct {
 	Reason       string
 }
 
-// Per-entry statuses (DESIGN §4).
+// Per-entry statuses (docs/design.md §4).
 const (
 	EntryDone    = 1
 	EntryRefused = 0

@@ -178,7 +178,7 @@ func TestOrderOperations(t *testing.T) {
 			want: []want{{1, "0000"}, {1, "0000"}}, final: status.Paid, captures: []int64{amount},
 		},
 		{
-			// DESIGN §4 lists 2100→2000|3000|5000; the acquirer may still
+			// The shared table (docs/design.md §4) has 2100→2000|3000|5000; the acquirer may still
 			// decline what review approved, so 2100→6000 is in the table too.
 			name: "review approve, then declined: 2100 → 6000", captureMode: "auto", risk: heldForReview,
 			authorise: answer(declined("do_not_honor")),

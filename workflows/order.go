@@ -135,7 +135,7 @@ type RecurringResult struct {
 	Period string
 	// Next is recurring_deduction_time: when the next charge falls.
 	Next time.Time
-	// Status is recurring_status (DESIGN §4).
+	// Status is recurring_status (docs/design.md §4).
 	Status int
 }
 
@@ -759,7 +759,7 @@ func (w *orderWorkflow) creditPaid(ctx workflow.Context) {
 }
 
 // checkMove returns nil when the order may move to payment_status to: the
-// state table of DESIGN §4 allows the move (status.Check), or to is the
+// state table of docs/design.md §4 allows the move (status.Check), or to is the
 // status the order already has. Restating the status is not a move: a
 // pending order sent on to the 3-D Secure page is recorded pending again,
 // and a failed refund records a paid order's amounts with its status.

@@ -42,7 +42,7 @@ const (
 	wantKey = "order:M100:A200:ORD-1:authorise"
 )
 
-// testPANs are the simulator's test cards (DESIGN §8).
+// testPANs are the simulator's test cards (docs/design.md §8).
 var testPANs = []string{
 	"4242424242424242", "5555555555554444", "4000000000000002", "4000000000009995",
 	"4000000000000069", "4000000000000127", "4000000000003220", "4000000000000119",

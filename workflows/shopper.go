@@ -36,7 +36,7 @@ const (
 	UpdateShopperCancel = "shopper-cancel"
 )
 
-// Default windows of the shopper's side (DESIGN §1).
+// Default windows of the shopper's side (docs/design.md §1).
 const (
 	DefaultSessionWindow = 15 * time.Minute
 	DefaultAPMWindow     = 24 * time.Hour

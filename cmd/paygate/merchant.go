@@ -166,7 +166,7 @@ func runSign(args []string, stdout io.Writer) error {
 		fmt.Fprintln(fs.Output(), "usage: paygate sign (-key KEY | -key-file FILE [-account ID]) [-upper] value...\n"+
 			"       paygate sign (-key KEY | -key-file FILE) -strong -path /v1/... (-body TEXT | -body-file FILE) [-nonce N] [-time UNIX]\n\n"+
 			"Values are signed in the order given; name=value is accepted and only the value is signed.\n"+
-			"Recipes (DESIGN §3), e.g. authorise card: merchant_id account_id order_no currency amount\n"+
+			"Recipes (docs/design.md §3), e.g. authorise card: merchant_id account_id order_no currency amount\n"+
 			"first_name last_name card expiration_year expiration_month security_code shopper_email\n"+
 			"With -strong it prints t=<unix>,n=<nonce>,v1=<hex> for the Paygate-Signature header: it covers\n"+
 			"the method, the path, the time, the nonce and every field of the body (docs/decisions.md).")

@@ -34,7 +34,7 @@ var ErrInvalidSettings = errors.New("invalid account settings")
 
 // Signing schemes of an account (models.Account.SigningScheme).
 const (
-	// SigningCompatible accepts encryption_data (DESIGN §3) and strong
+	// SigningCompatible accepts encryption_data (docs/design.md §3) and strong
 	// signatures; it is the default.
 	SigningCompatible = "compatible"
 	// SigningStrong accepts only strong signatures (the Paygate-Signature

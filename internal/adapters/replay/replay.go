@@ -1,6 +1,6 @@
 // Package replay keeps the first answer of merchant requests so that a
-// request sent again is answered, not executed again (issue 8: replays do
-// not move money twice), and the nonces of strong signatures.
+// request sent again is answered, not executed again (replays do not move
+// money twice), and the nonces of strong signatures.
 //
 // A request claims its key in Postgres before it is executed: one row per
 // (account, operation, key), inserted "in progress". A second request with

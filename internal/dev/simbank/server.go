@@ -13,7 +13,7 @@
 //	POST /gw/v2/payments/{payment_id}/refunds amount, currency
 //	GET  /gw/v2/refunds/{refund_id}
 //
-// Outcomes follow the same test cards as the first simulator (DESIGN §8),
+// Outcomes follow the same test cards as the first simulator (docs/design.md §8),
 // except that the 3-D Secure card is refused with response code 1A. A
 // refund whose minor units end in 77 is QUEUED and settles later; one
 // ending in 99 is REJECTED. It never stores or logs a full card number or a

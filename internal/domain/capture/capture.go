@@ -1,4 +1,4 @@
-// Package capture holds an account's capture mode (DESIGN §4): whether an
+// Package capture holds an account's capture mode (docs/design.md §4): whether an
 // approved card payment is captured at once or waits for the merchant.
 package capture
 

@@ -12,7 +12,7 @@ import (
 // Fuzz targets: go test -run='^$' -fuzz='^FuzzParse$' ./internal/domain/money (or
 // make fuzz). Plain go test runs the seeds.
 
-// wireAmount is the grammar of an amount on the wire (DESIGN §3).
+// wireAmount is the grammar of an amount on the wire (docs/design.md §3).
 var wireAmount = regexp.MustCompile(`^[0-9]+(\.[0-9]{1,2})?$`)
 
 // expectMinor computes, independently of Parse, what s means in currency:

@@ -1,9 +1,9 @@
 // Package notify builds, signs and verifies the notifications Paygate sends
-// to a merchant's notify_url (DESIGN §6), schedules their retries and keeps
+// to a merchant's notify_url (docs/design.md §6), schedules their retries and keeps
 // deliveries away from private addresses.
 //
 // A notification is a form-encoded POST signed twice: the encryption_data
-// field over the payment-result recipe of DESIGN §3 (signing.SignPaymentResult,
+// field over the payment-result recipe of docs/design.md §3 (signing.SignPaymentResult,
 // the one function every payment result is signed with), and Standard Webhooks
 // headers (webhook-id, webhook-timestamp, webhook-signature) over the whole
 // body. Everything here is pure and deterministic except NewClient, so

@@ -111,7 +111,7 @@ func FuzzWebhookSignature(f *testing.F) {
 	})
 }
 
-// paymentResultRecipe is the payment-result recipe as DESIGN §3 lists it,
+// paymentResultRecipe is the payment-result recipe as docs/design.md §3 lists it,
 // spelled here apart from the signing package so the fuzz target checks
 // VerifyBody against the design rather than against itself.
 var paymentResultRecipe = []string{

@@ -23,7 +23,7 @@ const (
 	DefaultHorizon = 72 * time.Hour
 )
 
-// DefaultSchedule returns the schedule of DESIGN §6: 30s doubling up to 1h,
+// DefaultSchedule returns the schedule of docs/design.md §6: 30s doubling up to 1h,
 // for 72 hours.
 func DefaultSchedule() Schedule {
 	return Schedule{Initial: DefaultInitial, Max: DefaultMax, Horizon: DefaultHorizon}

@@ -24,7 +24,7 @@ type Request struct {
 	MerchantID string `json:"merchant_id"`
 	AccountID  string `json:"account_id"`
 	// RequestID is the merchant's UUID for this payout, and its idempotency
-	// key: one payout per merchant and request_id (DESIGN §1).
+	// key: one payout per merchant and request_id (docs/design.md §1).
 	RequestID string `json:"request_id"`
 
 	PaymentCurrency string `json:"payment_currency"`
@@ -48,7 +48,7 @@ type Request struct {
 	NotifyURL  string `json:"notify_url,omitempty"`
 
 	// EncryptionData is the signature over merchant_id, account_id,
-	// request_id, payment_currency and payment_amount (DESIGN §3). The API
+	// request_id, payment_currency and payment_amount (docs/design.md §3). The API
 	// checks it before Validate runs; Validate does not look at it.
 	EncryptionData string `json:"encryption_data,omitempty"`
 }
@@ -160,7 +160,7 @@ type PayerAdditionalInfo struct {
 }
 
 // SignedValues are the values of the compatible payout signature, in the
-// order of DESIGN §3 (the sign key follows them).
+// order of docs/design.md §3 (the sign key follows them).
 func (r *Request) SignedValues() []string {
 	return []string{r.MerchantID, r.AccountID, r.RequestID, r.PaymentCurrency, r.PaymentAmount.String()}
 }

@@ -554,7 +554,7 @@ func check(t *testing.T, path string, v reflect.Value) {
 	}
 }
 
-// TestSignedValues checks the payout recipe of DESIGN §3 against its vector
+// TestSignedValues checks the payout recipe of docs/design.md §3 against its vector
 // in signature-vectors.json.
 func TestSignedValues(t *testing.T) {
 	r := Request{MerchantID: "10086", AccountID: "10086001", RequestID: "3f2b8c1e-6a4d-4c1b-9e8f-2d7a5b6c9e01",

@@ -1,8 +1,8 @@
 package signing
 
-// OptimiseRequest is what encryption_data covers on POST /v1/optimise (DESIGN
-// §3, "optimise (compatible)"): merchant_id, account_id, request_id,
-// currency, amount and shopper_email, in that order. country is optional and
+// OptimiseRequest is what encryption_data covers on POST /v1/optimise
+// (docs/design.md §3, "optimise (compatible)"): merchant_id, account_id,
+// request_id, currency, amount and shopper_email, in that order. country is optional and
 // not signed.
 type OptimiseRequest struct {
 	MerchantID   string
@@ -27,9 +27,9 @@ type OptimiseMethod struct {
 	SampleSize    string // decimal
 }
 
-// OptimiseResult is what encryption_data covers on an optimise answer. DESIGN
-// §3 names no recipe for it, so it is ours (docs/decisions.md, "Payment
-// method optimisation"): merchant_id, account_id, request_id, currency,
+// OptimiseResult is what encryption_data covers on an optimise answer. The
+// interface names no recipe for it, so it is ours (docs/design.md §3;
+// docs/decisions.md, "Payment method optimisation"): merchant_id, account_id, request_id, currency,
 // amount and result_info, then payment_method, brand, success_rate and
 // sample_size of every method in rank order. It covers the ranking itself,
 // so a merchant can check that nobody reordered it on the way.

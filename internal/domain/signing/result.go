@@ -2,7 +2,7 @@ package signing
 
 // PaymentResult is what encryption_data covers on a payment result: the XML
 // answer of a payment, the return_url redirect and every notification
-// (DESIGN §3, the payment-result recipe). Values are as the answer carries
+// (docs/design.md §3, the payment-result recipe). Values are as the answer carries
 // them (amount canonical, result_info "<code>:<message>").
 type PaymentResult struct {
 	MerchantID    string

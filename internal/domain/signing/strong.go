@@ -21,7 +21,7 @@ package signing
 //	number  "n" lp(the number as written)
 //	true "t", false "f", null "z"
 //
-// A JSON body (one that starts with '{', DESIGN §3) is that object; a form
+// A JSON body (one that starts with '{', docs/design.md §3) is that object; a form
 // body is an object of strings. Keys that are equal when case is ignored
 // are refused at every level: the API decodes JSON case-insensitively, so
 // such keys would let two bodies with one canonical string mean different

@@ -11,7 +11,7 @@ import (
 // Payment is a queried order's payment_status.
 type Payment int
 
-// The payment_status codes of DESIGN §4.
+// The payment_status codes of docs/design.md §4.
 const (
 	Pending           Payment = 1000
 	Authorised        Payment = 2000
@@ -55,7 +55,7 @@ func (p Payment) Name() string {
 // Order is the order_status of a payment result.
 type Order int
 
-// The order_status values of DESIGN §4.
+// The order_status values of docs/design.md §4.
 const (
 	OrderFailure       Order = 0
 	OrderSuccess       Order = 1
@@ -66,10 +66,10 @@ const (
 // String renders the value as the interface carries it.
 func (o Order) String() string { return strconv.Itoa(int(o)) }
 
-// transitions is the state table of DESIGN §4, with one addition: a held
-// order that review approves is authorised then, and the acquirer may
-// decline it, so 2100 may also become 6000 (docs/decisions.md, "Domain
-// vocabulary and the transition table").
+// transitions is the state table of docs/design.md §4, with our one addition
+// to the shared table: a held order that review approves is authorised then,
+// and the acquirer may decline it, so 2100 may also become 6000
+// (docs/decisions.md, "Domain vocabulary and the transition table").
 var transitions = map[Payment][]Payment{
 	Pending:           {Authorised, HeldForReview, Paid, Failed, Expired},
 	HeldForReview:     {Authorised, Paid, Cancelled, Failed},

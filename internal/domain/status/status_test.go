@@ -44,7 +44,7 @@ func TestPaymentCodes(t *testing.T) {
 }
 
 func TestCanTransition(t *testing.T) {
-	// DESIGN §4: 1000→2000|2100|3000|6000|7000; 2100→2000|3000|5000;
+	// docs/design.md §4: 1000→2000|2100|3000|6000|7000; 2100→2000|3000|5000;
 	// 2000→3000|5000|7000; 3000→4100|4000; 4100→4100|4000; and ours,
 	// 2100→6000 (an approved order the acquirer declines). Nothing else.
 	allowed := map[[2]Payment]bool{
@@ -66,7 +66,7 @@ func TestCanTransition(t *testing.T) {
 		{PartiallyRefunded, Refunded}:          true,
 	}
 	if len(allowed) != 16 {
-		t.Fatalf("allowed list has %d entries, DESIGN §4 lists 15 and we add 2100→6000", len(allowed))
+		t.Fatalf("allowed list has %d entries, docs/design.md §4 lists 15 and we add 2100→6000", len(allowed))
 	}
 	for _, from := range allPayments {
 		for _, to := range allPayments {

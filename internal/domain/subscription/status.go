@@ -1,6 +1,6 @@
 package subscription
 
-// Status is a subscription's recurring_status (DESIGN §4).
+// Status is a subscription's recurring_status (docs/design.md §4).
 type Status int
 
 // The recurring_status values.
