@@ -18,6 +18,7 @@ func main() {
 		os.Exit(2)
 	}
 	testreport.WriteTimes(os.Stdout, s, 12)
+	testreport.WriteSkips(os.Stdout, s)
 	testreport.WriteFailures(os.Stdout, s)
 	if s.Failed() {
 		os.Exit(1)

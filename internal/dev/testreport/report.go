@@ -50,6 +50,8 @@ type Summary struct {
 	// Failures are the failed tests (subtests included) and failed
 	// packages, in the order they failed.
 	Failures []Result
+	// Skipped are the top-level tests that skipped themselves.
+	Skipped []Result
 }
 
 // Failed reports whether anything failed.
@@ -103,6 +105,9 @@ func Read(in io.Reader, out io.Writer) (Summary, error) {
 			}
 			if e.Test != "" && !strings.Contains(e.Test, "/") {
 				s.Tests = append(s.Tests, r)
+				if r.Skipped {
+					s.Skipped = append(s.Skipped, r)
+				}
 			}
 			delete(outputs, key)
 		}
@@ -140,6 +145,18 @@ func WriteTimes(w io.Writer, s Summary, n int) {
 	fmt.Fprintf(w, "== slowest tests\n")
 	for _, t := range byTime(s.Tests) {
 		fmt.Fprintf(w, "%8.1fs  %s\n", t.Elapsed.Seconds(), t.Name())
+	}
+}
+
+// WriteSkips lists the top-level tests that skipped themselves: a test
+// that cannot run here is a gap to see, not to hide.
+func WriteSkips(w io.Writer, s Summary) {
+	if len(s.Skipped) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "== %d skipped tests\n", len(s.Skipped))
+	for _, t := range s.Skipped {
+		fmt.Fprintf(w, "skip %s\n", t.Name())
 	}
 }
 

@@ -69,11 +69,12 @@ func TestWriteTimesAndFailures(t *testing.T) {
 	s, _ := Read(strings.NewReader(run), &bytes.Buffer{})
 	var out bytes.Buffer
 	WriteTimes(&out, s, 2)
+	WriteSkips(&out, s)
 	WriteFailures(&out, s)
 	got := out.String()
 	for _, want := range []string{
 		"3 packages, 44s summed", "    41.0s  p/c\n     2.5s  p/a\n", "    40.0s  p/c TestSlow\n     1.5s  p/a TestOK\n",
-		"== 4 failures\nFAIL p/a TestBad/case_one\n",
+		"== 1 skipped tests\nskip p/c TestSkipped\n", "== 4 failures\nFAIL p/a TestBad/case_one\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)
