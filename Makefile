@@ -43,16 +43,25 @@ test-race: $(TEMPORAL) chromium $(TESTREPORT)
 	set -o pipefail; $(GO) test -race -json -count=1 -timeout 90m ./... | $(TESTREPORT) | tee .data/test-race-report.txt
 
 # The flake hunt: the slow packages (the integration suite, the fault
-# suite's short plan, the console, the commands) FLAKE_COUNT times in a
-# row, each failure listed at the end (.data/flake-hunt.txt). make
-# flake-hunt-clean runs the whole make test FLAKE_RUNS times, each on a
-# fresh clone of HEAD, and reports each run's verdict and time.
+# suite's short plan, the console, the commands, the dev environment)
+# FLAKE_COUNT times in a row, each run as make test runs it (a fresh stack
+# and database each time; -count would reuse one suite's database), each
+# failure listed at the end (.data/flake-hunt.txt). make flake-hunt-clean
+# runs the whole make test FLAKE_RUNS times, each on a fresh clone of HEAD,
+# and reports each run's verdict and time.
 FLAKE_COUNT ?= 5
 FLAKE_RUNS ?= 3
 FLAKE_PKGS ?= ./integration/ ./integration/chaos/ ./api/console/ ./cmd/paygate/ ./internal/dev/devenv/
 flake-hunt: $(TEMPORAL) chromium $(TESTREPORT)
-	@mkdir -p .data
-	set -o pipefail; $(GO) test -json -count=$(FLAKE_COUNT) -timeout 120m $(FLAKE_PKGS) | $(TESTREPORT) | tee .data/flake-hunt.txt
+	@mkdir -p .data; : > .data/flake-hunt.txt; failed=0; \
+	for i in $$(seq 1 $(FLAKE_COUNT)); do \
+	  start=$$(date +%s); \
+	  if set -o pipefail; $(GO) test -json -count=1 -timeout 60m $(FLAKE_PKGS) | $(TESTREPORT) > .data/flake-hunt-$$i.txt; then verdict=passed; else verdict=FAILED; failed=$$((failed+1)); fi; \
+	  echo "run $$i of $(FLAKE_COUNT): $$verdict in $$(( $$(date +%s) - start )) s" | tee -a .data/flake-hunt.txt; \
+	  grep -E '^FAIL ' .data/flake-hunt-$$i.txt | tee -a .data/flake-hunt.txt; \
+	done; \
+	echo "flake hunt: $$failed of $(FLAKE_COUNT) runs failed (each run's report: .data/flake-hunt-N.txt)" | tee -a .data/flake-hunt.txt; \
+	[ $$failed = 0 ]
 
 flake-hunt-clean:
 	@mkdir -p .data; : > .data/flake-hunt-clean.txt; \

@@ -90,7 +90,32 @@ func TestCardDataNeverStoredInTheClear(t *testing.T) {
 		if err := env.gw.DB.Raw(`SELECT t::text FROM ` + quoteIdent(table) + ` t`).Scan(&rows).Error; err != nil {
 			t.Fatalf("read %s: %v", table, err)
 		}
-		check("table "+table, strings.Join(rows, "\n"), pan, "4000000000000002", "4000000000000341")
+		for _, p := range []string{pan, "4000000000000002", "4000000000000341"} {
+			if strings.Contains(strings.Join(rows, "\n"), p) {
+				t.Errorf("table %s holds the card number %s", table, p)
+			}
+		}
+		// A security code would be written as text; a row id or an
+		// amount that happens to read 913 is not one.
+		var textCols []string
+		if err := env.gw.DB.Raw(`SELECT column_name FROM information_schema.columns
+			WHERE table_schema = 'public' AND table_name = ? AND data_type NOT IN
+			('smallint', 'integer', 'bigint', 'numeric', 'real', 'double precision', 'boolean',
+			 'timestamp with time zone', 'timestamp without time zone', 'date', 'interval', 'uuid')`, table).Scan(&textCols).Error; err != nil {
+			t.Fatalf("columns of %s: %v", table, err)
+		}
+		if len(textCols) == 0 {
+			continue
+		}
+		exprs := make([]string, len(textCols))
+		for i, c := range textCols {
+			exprs[i] = quoteIdent(c) + "::text"
+		}
+		var texts []string
+		if err := env.gw.DB.Raw(`SELECT concat_ws(' | ', ` + strings.Join(exprs, ", ") + `) FROM ` + quoteIdent(table)).Scan(&texts).Error; err != nil {
+			t.Fatalf("read the text of %s: %v", table, err)
+		}
+		check("table "+table, strings.Join(texts, "\n"))
 	}
 	check("the gateway's logs", env.logs.String(), pan, "4000000000000002", "4000000000000341")
 }
