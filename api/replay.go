@@ -84,6 +84,12 @@ var replayRoutes = map[string]replayRoute{
 	"/v1/review":          {bodies: true, answers: batchAnswers(reviewOp.array)},
 	"/v1/cancel":          {bodies: true, answers: batchAnswers(cancelOp.array)},
 	"/v1/refund":          {bodies: true, answers: batchAnswers(refundOp.array)},
+	// A payout is also one per request_id; the key makes a retry with a
+	// new request_id the same payout, as merchants expect of the header.
+	"/v1/payout":             {answers: payoutAnswers},
+	"/v1/payout/query":       {answers: payoutAnswers},
+	"/v1/token/delete":       {answers: merchantJSONAnswers},
+	"/v1/cancelsubscription": {answers: merchantJSONAnswers},
 }
 
 // keptBody is the request body the replay guard kept for the strong

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -13,9 +14,11 @@ import (
 
 	"go.temporal.io/api/workflowservice/v1"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/dev/railsim"
+	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/internal/domain/testmode"
@@ -365,5 +368,39 @@ func TestPayoutWorkerKilledDuringSubmissionPaysOnce(t *testing.T) {
 	}
 	if b := balance(t, creds); b.Available != 1_000_000-30_500 || b.Reserved != 0 {
 		t.Errorf("balance = %+v", b)
+	}
+}
+
+// TestPayoutIdempotencyKey: a merchant that retries a payout under the same
+// Idempotency-Key gets the first answer back, even if its retry made a new
+// request_id; another payout under that key is refused with I0020 and
+// nothing more is paid.
+func TestPayoutIdempotencyKey(t *testing.T) {
+	t.Parallel()
+	creds := payoutAccount(t, 100_000)
+	key := "payout-" + newRequestID()
+	send := func(body map[string]any) answer {
+		t.Helper()
+		return postWith(t, "/v1/payout", "application/json", jsonBody(t, body), api.IdempotencyKeyHeader, key)
+	}
+	firstID := newRequestID()
+	first := send(payoutBody(creds, firstID, "10.00", ibanCompletes))
+	if first.field(t, "request_id") != firstID || first.field(t, "status") == "" {
+		t.Fatalf("first payout: %s", first.body)
+	}
+	again := send(payoutBody(creds, firstID, "10.00", ibanCompletes))
+	if !bytes.Equal(again.body, first.body) || again.header.Get(api.ReplayedHeader) != "true" {
+		t.Errorf("the same payout again: %s (replayed %q)", again.body, again.header.Get(api.ReplayedHeader))
+	}
+	other := send(payoutBody(creds, newRequestID(), "10.00", ibanCompletes))
+	if other.field(t, "result_info") != codes.IdempotencyConflict.String() || other.field(t, "encryption_data") != "" {
+		t.Errorf("another payout under the key: %s", other.body)
+	}
+	var n int64
+	if err := env.gw.DB.Model(&models.Payout{}).Where("merchant_id = ?", creds.MerchantID).Count(&n).Error; err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("%d payouts recorded, want 1", n)
 	}
 }

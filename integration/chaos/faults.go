@@ -128,6 +128,7 @@ func (s *Stack) setFaults(ctx context.Context, setting map[string]any) error {
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+s.simSecret)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return fmt.Errorf("set acquirer faults: %w", err)

@@ -10,6 +10,7 @@ package simulator
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -195,16 +196,16 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { writeRaw(w, http.StatusOK, []byte("ok")) })
 	if s.enableFaults {
-		mux.HandleFunc("GET /_sim/faults", s.handleGetFaults)
-		mux.HandleFunc("POST /_sim/faults", s.handleSetFaults)
+		mux.HandleFunc("GET /_sim/faults", s.devOnly(s.handleGetFaults))
+		mux.HandleFunc("POST /_sim/faults", s.devOnly(s.handleSetFaults))
 	}
 	mux.HandleFunc("POST /v1/charges", s.faulty(s.handleCreateCharge))
-	mux.HandleFunc("GET /v1/charges", s.handleListCharges)
+	mux.HandleFunc("GET /v1/charges", s.devOnly(s.handleListCharges))
 	mux.HandleFunc("GET /v1/charges/{idempotency_key}", s.handleInquire)
 	mux.HandleFunc("POST /v1/charges/{charge_id}/capture", s.faulty(s.handleCapture))
 	mux.HandleFunc("POST /v1/charges/{charge_id}/void", s.faulty(s.handleVoid))
 	mux.HandleFunc("POST /v1/charges/{charge_id}/refunds", s.faulty(s.handleRefund))
-	mux.HandleFunc("GET /v1/refunds", s.handleListRefunds)
+	mux.HandleFunc("GET /v1/refunds", s.devOnly(s.handleListRefunds))
 	mux.HandleFunc("GET /v1/refunds/{refund_id}", s.handleGetRefund)
 	mux.HandleFunc("POST /v1/3ds/authentications", s.handleCreateAuthentication)
 	mux.HandleFunc("GET /v1/3ds/authentications/{id}", s.handleGetAuthentication)
@@ -217,6 +218,20 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /apm/{id}/pay", s.handleAPMPay)
 	mux.HandleFunc("POST /apm/{id}/cancel", s.handleAPMCancel)
 	return s.logRequests(mux)
+}
+
+// devOnly guards what only the people running the simulator may see or
+// change (every charge and refund, the fault settings): the request must
+// carry the simulator's secret as a bearer token.
+func (s *Server) devOnly(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(token), s.secret) != 1 {
+			writeError(w, http.StatusUnauthorized, "unauthorized", "the simulator's secret is required (Authorization: Bearer <secret>)")
+			return
+		}
+		h(w, r)
+	}
 }
 
 // Charges returns a copy of every charge in creation order.

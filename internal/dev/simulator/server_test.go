@@ -33,7 +33,19 @@ type answer struct {
 	body   []byte
 }
 
+// devCall is call with the simulator's default secret, for what only the
+// people running it may see or change.
+func devCall(t *testing.T, method, url string, body any) answer {
+	t.Helper()
+	return callWith(t, method, url, body, "Bearer "+defaultSecret)
+}
+
 func call(t *testing.T, method, url string, body any) answer {
+	t.Helper()
+	return callWith(t, method, url, body, "")
+}
+
+func callWith(t *testing.T, method, url string, body any, authorization string) answer {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -50,6 +62,9 @@ func call(t *testing.T, method, url string, body any) answer {
 	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
 		t.Fatalf("new request: %v", err)
+	}
+	if authorization != "" {
+		req.Header.Set("Authorization", authorization)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -358,13 +373,13 @@ func TestLookupsAndNotFound(t *testing.T) {
 	t.Run("list charges", func(t *testing.T) {
 		list := decode[struct {
 			Charges []Charge `json:"charges"`
-		}](t, call(t, http.MethodGet, ts.URL+"/v1/charges", nil))
+		}](t, devCall(t, http.MethodGet, ts.URL+"/v1/charges", nil))
 		if len(list.Charges) != 1 || list.Charges[0] != c {
 			t.Errorf("charges = %+v, want [%+v]", list.Charges, c)
 		}
 	})
 	t.Run("list refunds empty", func(t *testing.T) {
-		a := call(t, http.MethodGet, ts.URL+"/v1/refunds", nil)
+		a := devCall(t, http.MethodGet, ts.URL+"/v1/refunds", nil)
 		if got := string(bytes.TrimSpace(a.body)); got != `{"refunds":[]}` {
 			t.Errorf("body = %s, want {\"refunds\":[]}", got)
 		}
@@ -464,4 +479,35 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestListingsNeedTheSecret: every charge and refund, and the fault
+// settings, are for the people running the simulator only.
+func TestListingsNeedTheSecret(t *testing.T) {
+	_, ts := newTestServer(t, Options{EnableFaults: true})
+	tests := []struct {
+		name, method, path, authorization string
+		want                              int
+	}{
+		{"charges without a token", http.MethodGet, "/v1/charges", "", http.StatusUnauthorized},
+		{"charges with another secret", http.MethodGet, "/v1/charges", "Bearer not-the-secret", http.StatusUnauthorized},
+		{"charges with the secret without Bearer", http.MethodGet, "/v1/charges", defaultSecret, http.StatusUnauthorized},
+		{"charges with the secret", http.MethodGet, "/v1/charges", "Bearer " + defaultSecret, http.StatusOK},
+		{"refunds without a token", http.MethodGet, "/v1/refunds", "", http.StatusUnauthorized},
+		{"refunds with the secret", http.MethodGet, "/v1/refunds", "Bearer " + defaultSecret, http.StatusOK},
+		{"faults without a token", http.MethodGet, "/_sim/faults", "", http.StatusUnauthorized},
+		{"set faults without a token", http.MethodPost, "/_sim/faults", "", http.StatusUnauthorized},
+		{"faults with the secret", http.MethodGet, "/_sim/faults", "Bearer " + defaultSecret, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var body any
+			if tt.method == http.MethodPost {
+				body = map[string]any{"mode": "error", "rate": 1}
+			}
+			if a := callWith(t, tt.method, ts.URL+tt.path, body, tt.authorization); a.status != tt.want {
+				t.Errorf("HTTP %d, want %d: %s", a.status, tt.want, a.body)
+			}
+		})
+	}
 }

@@ -156,7 +156,7 @@ func TestStoreHoldsNoCardData(t *testing.T) {
 
 func setFaults(t *testing.T, url string, f Faults) answer {
 	t.Helper()
-	return call(t, "POST", url+"/_sim/faults", f)
+	return devCall(t, "POST", url+"/_sim/faults", f)
 }
 
 func TestFaults(t *testing.T) {
@@ -194,7 +194,7 @@ func TestFaults(t *testing.T) {
 				t.Errorf("%d charges, want %d", n, tc.wantCharges)
 			}
 			// Inquiries and lists are never faulted: a test counts with them.
-			if a := call(t, "GET", ts.URL+"/v1/charges", nil); a.status != 200 {
+			if a := devCall(t, "GET", ts.URL+"/v1/charges", nil); a.status != 200 {
 				t.Errorf("list answered %d under faults", a.status)
 			}
 		})
@@ -216,12 +216,12 @@ func TestFaultSettingsAreChecked(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if a := call(t, "POST", ts.URL+"/_sim/faults", tc.body); a.status != tc.want {
+			if a := devCall(t, "POST", ts.URL+"/_sim/faults", tc.body); a.status != tc.want {
 				t.Errorf("status %d, want %d: %s", a.status, tc.want, a.body)
 			}
 		})
 	}
-	if got := decode[Faults](t, call(t, "GET", ts.URL+"/_sim/faults", nil)); got.Mode != FaultNone {
+	if got := decode[Faults](t, devCall(t, "GET", ts.URL+"/_sim/faults", nil)); got.Mode != FaultNone {
 		t.Errorf("mode %q after clearing", got.Mode)
 	}
 }
