@@ -139,6 +139,18 @@ func TestLiveAndTestKeepApart(t *testing.T) {
 			t.Errorf("%s: %d orders recorded, want none", pan, n)
 		}
 	}
+	// Another spelling of a test card (a zero in front keeps its Luhn
+	// sum) is no card at all: refused before anything is recorded.
+	for _, pan := range []string{"04242424242424242", "0004000000000000002"} {
+		orderNo := newOrderNo(t)
+		r, _ := authoriseMode(t, signCard(cardOrder(live, orderNo, pan), live.SignKey))
+		if r.ResultInfo != "I0005:Invalid card number" {
+			t.Errorf("%s on a live account: %s, want I0005", pan, r.ResultInfo)
+		}
+		if n := countOrders(t, live.AccountID, orderNo); n != 0 {
+			t.Errorf("%s: %d orders recorded, want none", pan, n)
+		}
+	}
 	// The same shopper paying six times in ten minutes with a real card:
 	// the sixth is held, as the default card velocity says.
 	for i := range 6 {

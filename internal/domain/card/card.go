@@ -16,8 +16,8 @@ import (
 )
 
 var (
-	// ErrInvalidNumber is returned for a card number that is not 13 to 19
-	// digits or fails the Luhn check.
+	// ErrInvalidNumber is returned for a card number that is not 12 to 19
+	// digits, starts with a zero or fails the Luhn check.
 	ErrInvalidNumber = errors.New("card: invalid card number")
 	// ErrInvalidExpiry is returned for a malformed or implausible expiry date.
 	ErrInvalidExpiry = errors.New("card: invalid expiry date")
@@ -52,10 +52,14 @@ func Luhn(pan string) bool {
 	return sum%10 == 0
 }
 
-// ValidateNumber returns ErrInvalidNumber unless pan is 13 to 19 ASCII digits
-// that pass the Luhn check.
+// ValidateNumber returns ErrInvalidNumber unless pan is 12 to 19 ASCII
+// digits, not starting with a zero, that pass the Luhn check. No payment
+// card number starts with a zero, and a leading zero keeps the Luhn sum: a
+// zero put in front of a number is another string for the same card, which
+// would pass for a card no list (test cards, velocity, blocked cards)
+// knows. Every such check sees the one form this allows.
 func ValidateNumber(pan string) error {
-	if len(pan) < 13 || len(pan) > 19 || !Luhn(pan) {
+	if len(pan) < 12 || len(pan) > 19 || pan[0] == '0' || !Luhn(pan) {
 		return ErrInvalidNumber
 	}
 	return nil

@@ -82,7 +82,8 @@ func TestValidateNumber(t *testing.T) {
 		{"amex 15 digits", "378282246310005", nil},
 		{"13 digits", "4222222222222", nil},
 		{"19 digits", "6011000000000000001", nil},
-		{"12 digits Luhn-valid", "424242424242", ErrInvalidNumber},
+		{"12 digits Luhn-valid", "424242424242", nil},
+		{"11 digits Luhn-valid", "42424242428", ErrInvalidNumber},
 		{"20 digits Luhn-valid", "42424242424242424242", ErrInvalidNumber},
 		{"bad check digit", "4242424242424241", ErrInvalidNumber},
 		{"bad check digit mastercard", "5555555555554445", ErrInvalidNumber},
@@ -90,7 +91,10 @@ func TestValidateNumber(t *testing.T) {
 		{"surrounding space", " 4242424242424242", ErrInvalidNumber},
 		{"letters", "4242abcd42424242", ErrInvalidNumber},
 		{"empty", "", ErrInvalidNumber},
-		{"all zeros", "0000000000000000", nil},
+		{"all zeros", "0000000000000000", ErrInvalidNumber},
+		{"a test card with a leading zero", "04242424242424242", ErrInvalidNumber},
+		{"a test card with three leading zeros", "0004242424242424242", ErrInvalidNumber},
+		{"a live card with a leading zero", "04242424242424267", ErrInvalidNumber},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
