@@ -32,13 +32,14 @@ const strongHeader = signing.StrongHeader
 //     timestamp, a nonce and every body field), on any account. A request
 //     that sends the header must get it right: encryption_data is then not
 //     looked at;
-//   - encryption_data over values, the compatible scheme, on accounts that
-//     have not chosen the strong scheme only. The one exception is the
+//   - encryption_data over values, the compatible scheme, unless
+//     strongOnly: the account requires a strong signature for this
+//     operation (merchant.Account.RequiresStrong). The one exception is the
 //     shopper's browser posting the forwarding page back to /v1/checkout
 //     (signInfo, no encryption_data): it only opens the payment page of an
 //     order a signed request already made, and the browser cannot send a
 //     header.
-func (s *Server) authenticate(c *gin.Context, account *merchant.Account, sig string, values ...string) (string, bool) {
+func (s *Server) authenticate(c *gin.Context, account *merchant.Account, strongOnly bool, sig string, values ...string) (string, bool) {
 	if hasStrongSignature(c) {
 		key, ok := s.proveStrong(c, account)
 		if !ok {
@@ -48,7 +49,7 @@ func (s *Server) authenticate(c *gin.Context, account *merchant.Account, sig str
 		c.Set(ctxStrong, true)
 		return key, true
 	}
-	if account.StrongOnly() && !isBrowserCheckout(c) {
+	if strongOnly && !isBrowserCheckout(c) {
 		return "", false
 	}
 	key, ok := account.ProvenKey(s.Now(), sig, values...)

@@ -131,3 +131,6 @@ func (s *Server) batch(c *gin.Context, op batchOp) {
 	}
 	renderBatch(c, http.StatusOK, resp, m.key, codes.OK.ID)
 }
+
+// movesMoney: capture, review, cancel and refund all move money.
+func (r *batchRequest) movesMoney() bool { return true }

@@ -325,3 +325,6 @@ func PayoutAnswer(p *models.Payout) (map[string]any, error) {
 	body["encryption_data"] = ""
 	return body, nil
 }
+
+// movesMoney: a payout pays money out.
+func (r *payoutRequest) movesMoney() bool { return true }

@@ -71,6 +71,10 @@ type replayRoute struct {
 	// queries: the account's query IP allow-list holds for a stored
 	// answer as for the query itself (fromQueryAddress).
 	queries bool
+	// movesMoney: the operation always moves money (moneyMover), so a
+	// strong-for-money account's stored answer is given only to a request
+	// with a strong signature of its own.
+	movesMoney bool
 }
 
 // replayRoutes are the merchant operations the guard covers.
@@ -80,13 +84,13 @@ var replayRoutes = map[string]replayRoute{
 	"/v1/retrievalTrans":  {answers: queryAnswers, queries: true},
 	"/v1/retrievalRefund": {answers: refundQueryAnswers, queries: true},
 	"/v1/optimise":        {answers: optimiseAnswers},
-	"/v1/capture":         {bodies: true, answers: batchAnswers(captureOp.array)},
-	"/v1/review":          {bodies: true, answers: batchAnswers(reviewOp.array)},
-	"/v1/cancel":          {bodies: true, answers: batchAnswers(cancelOp.array)},
-	"/v1/refund":          {bodies: true, answers: batchAnswers(refundOp.array)},
+	"/v1/capture":         {bodies: true, movesMoney: true, answers: batchAnswers(captureOp.array)},
+	"/v1/review":          {bodies: true, movesMoney: true, answers: batchAnswers(reviewOp.array)},
+	"/v1/cancel":          {bodies: true, movesMoney: true, answers: batchAnswers(cancelOp.array)},
+	"/v1/refund":          {bodies: true, movesMoney: true, answers: batchAnswers(refundOp.array)},
 	// A payout is also one per request_id; the key makes a retry with a
 	// new request_id the same payout, as merchants expect of the header.
-	"/v1/payout":             {answers: payoutAnswers},
+	"/v1/payout":             {movesMoney: true, answers: payoutAnswers},
 	"/v1/payout/query":       {answers: payoutAnswers},
 	"/v1/token/delete":       {answers: merchantJSONAnswers},
 	"/v1/cancelsubscription": {answers: merchantJSONAnswers},
@@ -273,7 +277,7 @@ func (s *Server) mayReplay(c *gin.Context, op string, who echo, a models.ReplayA
 		s.refuseReplay(c, op, who, http.StatusOK, codes.IPNotAllowed.With(ip))
 		return false
 	}
-	if !account.StrongOnly() && !a.Strong && !hasStrongSignature(c) {
+	if !account.RequiresStrong(replayRoutes[op].movesMoney) && !a.Strong && !hasStrongSignature(c) {
 		return true
 	}
 	if _, ok := s.proveStrong(c, account); !ok {

@@ -705,3 +705,60 @@ func TestStoredQueryAnswerKeepsTheAllowList(t *testing.T) {
 		})
 	}
 }
+
+// TestStrongForMoneyAccount: a strong-for-money account (the default of
+// live accounts) refuses a compatible signature, however right, on every
+// operation that moves money, and takes it elsewhere.
+func TestStrongForMoneyAccount(t *testing.T) {
+	const moneyAccountID, moneyKey, txMoney = "10086010", "money-k3y-0123456789abcdef", "1379868670095785994"
+	env := newReplayEnv(t)
+	env.accounts.accounts[testMerchantID+"/"+moneyAccountID] = merchant.NewTestAccount(models.Account{
+		ID: moneyAccountID, MerchantID: testMerchantID, Name: "Strong for money", Active: true,
+		SigningScheme: merchant.SigningStrongForMoney, CaptureMode: models.CaptureAuto, AllowedQueryIPs: []string{testQueryIP},
+		Currencies: []string{"USD"}, AmountLimits: map[string]int64{},
+	}, moneyKey)
+	env.store.orders[txMoney] = &models.Order{TransactionID: txMoney, WorkflowID: "order/10086/10086010/M",
+		MerchantID: testMerchantID, AccountID: moneyAccountID, OrderNo: "ORD-M", Currency: "USD", Amount: 10000}
+	batch := func(array string) []byte {
+		f := batchFields(array, moneyKey, entry(txMoney, "refund_amount", "10.00"))
+		f["account_id"] = moneyAccountID
+		return signBatch(f, array, moneyKey).json(t)
+	}
+	card := validCard()
+	card["account_id"] = moneyAccountID
+	card.signWith(moneyKey, cardRecipe)
+	stored := fields{"merchant_id": testMerchantID, "account_id": moneyAccountID, "order_no": "ORD-M-2", "currency": "USD",
+		"amount": "5.00", "token_id": "tok_0123456789abcdef", "first_name": "Ada", "last_name": "Lovelace",
+		"shopper_email": "ada@example.com"}.signWith(moneyKey, cardRecipe)
+	refused := "I0013:Signature verification failed"
+	tests := []struct {
+		name    string
+		path    string
+		body    []byte
+		outcome func(rec *httptest.ResponseRecorder) string
+		want    string
+	}{
+		{"refund", "/v1/refund", batch("refund_orders"), func(rec *httptest.ResponseRecorder) string { return jsonField(t, rec, "return_message") }, refused},
+		{"capture", "/v1/capture", batch("capture_orders"), func(rec *httptest.ResponseRecorder) string { return jsonField(t, rec, "return_message") }, refused},
+		{"cancel", "/v1/cancel", batch("cancel_orders"), func(rec *httptest.ResponseRecorder) string { return jsonField(t, rec, "return_message") }, refused},
+		{"review", "/v1/review", batch("review_orders"), func(rec *httptest.ResponseRecorder) string { return jsonField(t, rec, "return_message") }, refused},
+		{"a charge of a stored card", "/v1/authorise", stored.json(t), func(rec *httptest.ResponseRecorder) string { return parseRespon(t, rec).ResultInfo }, refused},
+		{"a card payment", "/v1/authorise", card.json(t), func(rec *httptest.ResponseRecorder) string { return parseRespon(t, rec).ResultInfo }, "0000:Success"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.outcome(send(t, env, tt.path, tt.body)); got != tt.want {
+				t.Errorf("compatible signature: %s, want %s", got, tt.want)
+			}
+		})
+	}
+	if calls := env.ops.recorded(); len(calls) != 0 {
+		t.Errorf("%d operations sent, want none", len(calls))
+	}
+	// The same refund with a strong signature is done.
+	body := refundBody(t, moneyAccountID, "", txMoney)
+	rec := send(t, env, "/v1/refund", body, signing.StrongHeader, strongSig(t, moneyKey, "/v1/refund", testNow, "nonce-money-00000001", body))
+	if jsonField(t, rec, "return_status") != "1" {
+		t.Errorf("strong refund: %s", rec.Body.String())
+	}
+}

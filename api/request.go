@@ -41,6 +41,18 @@ type merchantRequest interface {
 // all is refused as missing that field, not as a wrong signature.
 type encryptionDataRequired interface{ requiresEncryptionData() }
 
+// moneyMover is implemented by requests that may move money (batches,
+// payouts, a charge of a stored card): on a strong-for-money account they
+// must carry a strong signature, since a compatible one seen once can be
+// sent again with other amounts.
+type moneyMover interface{ movesMoney() bool }
+
+// movesMoney reports whether req may move money.
+func movesMoney(req merchantRequest) bool {
+	m, ok := req.(moneyMover)
+	return ok && m.movesMoney()
+}
+
 // trimTexts removes surrounding white space from each text field.
 func trimTexts(fields ...*order.Text) {
 	for _, p := range fields {
@@ -97,7 +109,7 @@ func (s *Server) acceptMerchant(c *gin.Context, answers answerFormat, req mercha
 	if _, required := req.(encryptionDataRequired); required && sig == "" && !hasStrongSignature(c) {
 		return refuse(e, refused(codes.MissingField.With("encryption_data")))
 	}
-	key, ok := s.authenticate(c, account, sig, req.signedValues()...)
+	key, ok := s.authenticate(c, account, account.RequiresStrong(movesMoney(req)), sig, req.signedValues()...)
 	if !ok {
 		return refuse(e, refused(codes.BadSignature))
 	}

@@ -171,3 +171,7 @@ func (s *Server) deleteToken(c *gin.Context) {
 	c.Set(ctxResultCode, codes.OK.ID)
 	c.JSON(http.StatusOK, a)
 }
+
+// movesMoney: a charge of a stored card moves money on a token alone, with
+// no card data to prove the caller holds the card.
+func (r *authoriseRequest) movesMoney() bool { return r.paysWithToken() }

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -8,8 +9,10 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/internal/domain/testmode"
@@ -300,4 +303,84 @@ func countOrders(t *testing.T, accountID, pattern string) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestSeenSignatureMovesNoMoneyOnALiveAccount replays, on a live account
+// made with the defaults, every way a seen signature moved money: a
+// capture's encryption_data on /v1/refund, a refund's body with its amount
+// raised, the same body with one space more (compatible and strong), a
+// compatible payout and a compatible charge of a stored card. Each is
+// refused with I0013 and only the merchant's own strong refund is paid.
+func TestSeenSignatureMovesNoMoneyOnALiveAccount(t *testing.T) {
+	t.Parallel()
+	live := modeAccount(t, testmode.Live)
+	orderNo := newOrderNo(t)
+	f := cardOrder(live, orderNo, "4242424242424267")
+	f["amount"] = "30.00"
+	if _, r := authorise(t, signCard(f, live.SignKey)); r.OrderStatus != "1" {
+		t.Fatalf("a live card payment, compatibly signed: %s", r.ResultInfo)
+	}
+	tx := findOrder(t, live.AccountID, orderNo).TransactionID
+
+	// The merchant's own refund of 1.00, strongly signed.
+	refund := func(amount, sig string) string {
+		return jsonBody(t, map[string]any{
+			"merchant_id": live.MerchantID, "account_id": live.AccountID, "encryption_data": sig,
+			"refund_orders": []batchEntry{with(ref(tx, orderNo, "30.00"), "refund_amount", amount)},
+		})
+	}
+	own := refund("1.00", "")
+	ownHeader := strongHeader(t, live.SignKey, "/v1/refund", time.Now(), "it-"+randomHex(12), own)
+	if a := postWith(t, "/v1/refund", "application/json", own, signing.StrongHeader, ownHeader); a.field(t, "return_status") != "1" {
+		t.Fatalf("the merchant's strong refund: %s", a.body)
+	}
+
+	batchSig := signing.Sign(live.SignKey, live.MerchantID, live.AccountID, tx) // a capture's, or a refund's
+	payout := payoutBody(live, newRequestID(), "10.00", ibanCompletes)
+	stored := map[string]string{"merchant_id": live.MerchantID, "account_id": live.AccountID, "order_no": newOrderNo(t),
+		"currency": "USD", "amount": "20.00", "token_id": "tok_" + randomHex(16), "first_name": "Ada", "last_name": "Lovelace",
+		"shopper_email": "ada@example.com"}
+	stored = signCard(stored, live.SignKey)
+	attacks := []struct {
+		name, path, ct, body string
+		headers              []string
+		code                 func(a answer) string
+	}{
+		{name: "a capture's signature on /v1/refund", path: "/v1/refund", body: refund("5.00", batchSig)},
+		{name: "a refund's body with 20.00 for 1.00", path: "/v1/refund", body: refund("20.00", batchSig)},
+		{name: "a compatible refund with one space more", path: "/v1/refund", body: refund("1.00", batchSig) + " "},
+		{name: "the strong refund again with one space more", path: "/v1/refund", body: own + " ", headers: []string{signing.StrongHeader, ownHeader}},
+		{name: "the strong refund's header on a raised amount", path: "/v1/refund", body: refund("20.00", ""), headers: []string{signing.StrongHeader, ownHeader}},
+		{name: "a compatible capture", path: "/v1/capture", body: jsonBody(t, map[string]any{"merchant_id": live.MerchantID,
+			"account_id": live.AccountID, "encryption_data": batchSig, "capture_orders": []batchEntry{ref(tx, orderNo, "30.00")}})},
+		{name: "a compatible payout", path: "/v1/payout", body: jsonBody(t, payout),
+			code: func(a answer) string { return a.field(t, "result_info") }},
+		{name: "a compatible charge of a stored card", path: "/v1/authorise", ct: formType, body: form(stored),
+			code: func(a answer) string { return a.respon(t).ResultInfo }},
+	}
+	for _, at := range attacks {
+		t.Run(at.name, func(t *testing.T) {
+			a := postWith(t, at.path, cmp.Or(at.ct, "application/json"), at.body, at.headers...)
+			code := at.code
+			if code == nil {
+				code = func(a answer) string { return a.field(t, "return_message") }
+			}
+			if got := code(a); got != codes.BadSignature.String() {
+				t.Errorf("%s: %s, want %s", at.name, a.body, codes.BadSignature)
+			}
+		})
+	}
+	if n, sum := refundsOf(tx); n != 1 || sum != 100 {
+		t.Errorf("acquirer refunds: %d of %d, want the merchant's one of 100", n, sum)
+	}
+	if o := findOrder(t, live.AccountID, orderNo); o.RefundedAmount != 100 || o.CapturedAmount != 3000 {
+		t.Errorf("record: refunded %d captured %d, want 100 and 3000", o.RefundedAmount, o.CapturedAmount)
+	}
+	var payouts int64
+	if err := env.gw.DB.Model(&models.Payout{}).Where("merchant_id = ? AND account_id = ?", live.MerchantID, live.AccountID).Count(&payouts).Error; err != nil {
+		t.Fatal(err)
+	}
+	if payouts != 0 {
+		t.Errorf("%d payouts recorded, want none", payouts)
+	}
 }

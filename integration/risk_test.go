@@ -18,10 +18,13 @@ import (
 var riskAccountSeq atomic.Int64
 
 // riskAccount creates an account of the test's own, so its risk settings and
-// its velocity counts belong to that test alone.
+// its velocity counts belong to that test alone. It is live, and signs
+// compatibly by its own choice: the risk tests review and capture with
+// encryption_data as the interface's samples do.
 func riskAccount(t *testing.T, cfg risk.Config, limits map[string]int64) merchant.Credentials {
 	t.Helper()
 	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{
+		SigningScheme:   merchant.SigningCompatible,
 		MerchantID:      "30001",
 		AccountID:       fmt.Sprintf("30001%03d", riskAccountSeq.Add(1)),
 		CaptureMode:     models.CaptureAuto,

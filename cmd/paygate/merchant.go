@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -32,7 +33,7 @@ func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, log
 	currencies := fs.String("currencies", "USD,EUR,GBP", "comma-separated enabled currencies")
 	ips := fs.String("query-ips", "127.0.0.1", "comma-separated IPs allowed to query orders")
 	limits := fs.String("limits", "", "per-currency amount limits, e.g. USD=10000.00,EUR=5000.00")
-	scheme := fs.String("signing", merchant.SigningCompatible, "how requests prove the key: compatible (encryption_data or Paygate-Signature) or strong (Paygate-Signature only)")
+	scheme := fs.String("signing", "", "how requests prove the key: strong-for-money (Paygate-Signature where money moves; the default of live accounts), compatible (encryption_data or Paygate-Signature everywhere; the default of test accounts; weaker, see docs/decisions.md) or strong (Paygate-Signature only)")
 	conn := fs.String("connector", connector.DefaultName, "the acquirer connector of the account's orders: one of PAYGATE_CONNECTORS (sim-acquirer, sim-bank)")
 	mode := fs.String("mode", testmode.Live, "live (refuses the simulators' test cards) or test (test data never trips velocity; simulated connectors only)")
 	if err := fs.Parse(args); err != nil {
@@ -84,7 +85,7 @@ func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, log
 		SigningScheme string `json:"signing_scheme"`
 		Connector     string `json:"connector"`
 		Mode          string `json:"mode"`
-	}{creds, in.SigningScheme, in.Connector, in.Mode})
+	}{creds, cmp.Or(in.SigningScheme, merchant.DefaultSigningScheme(in.Mode)), in.Connector, in.Mode})
 }
 
 // runMerchantSetSigning sets how an account's requests prove its key.
@@ -92,7 +93,7 @@ func runMerchantSetSigning(ctx context.Context, args []string, stdout io.Writer,
 	fs := flag.NewFlagSet("merchant set-signing", flag.ContinueOnError)
 	merchantID := fs.String("merchant-id", "", "merchant id")
 	accountID := fs.String("account-id", "", "account id")
-	scheme := fs.String("scheme", "", "compatible (encryption_data or Paygate-Signature) or strong (Paygate-Signature only)")
+	scheme := fs.String("scheme", "", "strong-for-money (Paygate-Signature where money moves), compatible (encryption_data or Paygate-Signature everywhere; weaker) or strong (Paygate-Signature only)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -35,17 +35,32 @@ var ErrInvalidSettings = errors.New("invalid account settings")
 // Signing schemes of an account (models.Account.SigningScheme).
 const (
 	// SigningCompatible accepts encryption_data (docs/design.md §3) and strong
-	// signatures; it is the default.
+	// signatures for every operation; the default of test accounts. It is
+	// the weaker choice: a batch's encryption_data covers only the ids, so
+	// one seen capture signature also signs a refund of any amount.
 	SigningCompatible = "compatible"
+	// SigningStrongForMoney takes only strong signatures for the
+	// operations that move money (capture, review, cancel, refund, payout,
+	// a charge of a stored card) and either scheme for the rest; the
+	// default of live accounts.
+	SigningStrongForMoney = "strong-for-money"
 	// SigningStrong accepts only strong signatures (the Paygate-Signature
 	// header, internal/domain/signing/strong.go).
 	SigningStrong = "strong"
 )
 
+// DefaultSigningScheme is a new account's scheme when none is asked for.
+func DefaultSigningScheme(mode string) string {
+	if mode == testmode.Test {
+		return SigningCompatible
+	}
+	return SigningStrongForMoney
+}
+
 // validSigningScheme reports whether s names a signing scheme; empty
 // means the default.
 func validSigningScheme(s string) bool {
-	return s == "" || s == SigningCompatible || s == SigningStrong
+	return s == "" || s == SigningCompatible || s == SigningStrongForMoney || s == SigningStrong
 }
 
 // Service creates and loads merchant accounts.
@@ -104,6 +119,13 @@ func (a *Account) ProvenKey(now time.Time, sig string, values ...string) (string
 // StrongOnly reports whether the account accepts only strong signatures.
 func (a *Account) StrongOnly() bool { return a.SigningScheme == SigningStrong }
 
+// RequiresStrong reports whether an operation must carry a strong
+// signature: every one on a strong account, those that move money on a
+// strong-for-money account.
+func (a *Account) RequiresStrong(movesMoney bool) bool {
+	return a.SigningScheme == SigningStrong || movesMoney && a.SigningScheme == SigningStrongForMoney
+}
+
 // ProveWith returns the key for which check holds: the current key or,
 // during a rotation's grace period, the previous one (as ProvenKey does
 // for encryption_data).
@@ -128,8 +150,8 @@ type NewAccount struct {
 	Currencies      []string
 	AmountLimits    map[string]int64
 	SignKey         string
-	// SigningScheme is SigningCompatible (the default when empty) or
-	// SigningStrong.
+	// SigningScheme is one of the Signing constants; empty means
+	// DefaultSigningScheme of the account's mode.
 	SigningScheme string
 	// Connector names the acquirer connector of the account's orders;
 	// empty means connector.DefaultName. Whether the deployment runs it is
@@ -178,7 +200,7 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (Credentials, error
 		return Credentials{}, fmt.Errorf("%w: signing scheme %q", ErrInvalidSettings, in.SigningScheme)
 	}
 	if in.SigningScheme == "" {
-		in.SigningScheme = SigningCompatible
+		in.SigningScheme = DefaultSigningScheme(in.Mode)
 	}
 	if in.Connector == "" {
 		in.Connector = connector.DefaultName
@@ -334,7 +356,7 @@ func (s *Service) RotateKey(ctx context.Context, merchantID, accountID string, g
 }
 
 // SetSigningScheme sets how the account's requests prove its key:
-// SigningCompatible or SigningStrong.
+// SigningCompatible, SigningStrongForMoney or SigningStrong.
 func (s *Service) SetSigningScheme(ctx context.Context, merchantID, accountID, scheme string) error {
 	if scheme == "" || !validSigningScheme(scheme) {
 		return fmt.Errorf("%w: signing scheme %q", ErrInvalidSettings, scheme)

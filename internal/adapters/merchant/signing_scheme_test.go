@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/dev/devenv"
 	"github.com/paygate/paygate/internal/domain/keyring"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/models/migrations"
 )
@@ -71,23 +72,28 @@ func TestSigningScheme(t *testing.T) {
 	}
 	svc := merchant.NewService(db, keys, time.Hour) // a long cache: SetSigningScheme must clear it
 	ctx := t.Context()
-	create := func(accountID, scheme string) error {
+	create := func(accountID, mode, scheme string) error {
 		_, err := svc.Create(ctx, merchant.NewAccount{MerchantID: "10086", AccountID: accountID,
-			Currencies: []string{"USD"}, SigningScheme: scheme})
+			Currencies: []string{"USD"}, SigningScheme: scheme, Mode: mode})
 		return err
 	}
 	tests := []struct {
-		name, account, scheme string
-		want                  string // "" when refused
+		name, account, mode, scheme string
+		want                        string // "" when refused
+		// moneyStrong and otherStrong: whether an operation that moves
+		// money, and one that does not, must be signed strongly.
+		moneyStrong, otherStrong bool
 	}{
-		{"default is compatible", "10086001", "", merchant.SigningCompatible},
-		{"compatible", "10086002", merchant.SigningCompatible, merchant.SigningCompatible},
-		{"strong", "10086003", merchant.SigningStrong, merchant.SigningStrong},
-		{"unknown scheme refused", "10086004", "hmac", ""},
+		{"a live account's default is strong for money", "10086001", "", "", merchant.SigningStrongForMoney, true, false},
+		{"a test account's default is compatible", "10086005", testmode.Test, "", merchant.SigningCompatible, false, false},
+		{"compatible chosen on a live account", "10086002", testmode.Live, merchant.SigningCompatible, merchant.SigningCompatible, false, false},
+		{"strong", "10086003", "", merchant.SigningStrong, merchant.SigningStrong, true, true},
+		{"strong for money on a test account", "10086006", testmode.Test, merchant.SigningStrongForMoney, merchant.SigningStrongForMoney, true, false},
+		{"unknown scheme refused", "10086004", "", "hmac", "", false, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := create(tc.account, tc.scheme)
+			err := create(tc.account, tc.mode, tc.scheme)
 			if tc.want == "" {
 				if !errors.Is(err, merchant.ErrInvalidSettings) {
 					t.Fatalf("Create = %v, want ErrInvalidSettings", err)
@@ -101,8 +107,10 @@ func TestSigningScheme(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if a.SigningScheme != tc.want || a.StrongOnly() != (tc.want == merchant.SigningStrong) {
-				t.Errorf("scheme %q, strong only %v", a.SigningScheme, a.StrongOnly())
+			if a.SigningScheme != tc.want || a.StrongOnly() != (tc.want == merchant.SigningStrong) ||
+				a.RequiresStrong(true) != tc.moneyStrong || a.RequiresStrong(false) != tc.otherStrong {
+				t.Errorf("scheme %q, strong only %v, strong for money %v, for the rest %v", a.SigningScheme, a.StrongOnly(),
+					a.RequiresStrong(true), a.RequiresStrong(false))
 			}
 		})
 	}
