@@ -78,7 +78,8 @@ func TestAuthoriseRefusesBeforeWorkflow(t *testing.T) {
 
 		{name: "I0005 Luhn failure", mutate: set("card", "4242424242424241"), wantCode: codes.InvalidCardNumber},
 		{name: "I0005 letters", mutate: set("card", "4242abcd42424242"), wantCode: codes.InvalidCardNumber},
-		{name: "I0005 too short", mutate: set("card", "424242424242"), wantCode: codes.InvalidCardNumber},
+		{name: "I0005 too short", mutate: set("card", "42424242428"), wantCode: codes.InvalidCardNumber},
+		{name: "I0005 a zero in front of a card", mutate: set("card", "04242424242424242"), wantCode: codes.InvalidCardNumber},
 		{name: "I0005 with spaces", mutate: set("card", "4242 4242 4242 4242"), wantCode: codes.InvalidCardNumber},
 
 		{name: "I0006 expired", mutate: resign(func(f fields) { f["expiration_month"], f["expiration_year"] = "05", "2026" }), wantCode: codes.InvalidExpiry},

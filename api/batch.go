@@ -122,7 +122,7 @@ func (s *Server) batch(c *gin.Context, op batchOp) {
 	}
 
 	merchantID, accountID := req.MerchantID.String(), req.AccountID.String()
-	outcomes := s.runBatch(c.Request.Context(), op, merchantID, accountID, entries)
+	outcomes := s.runBatch(c.Request.Context(), s.orderOpsFor(c, m, op), op, merchantID, accountID, entries)
 	resp := batchResponse{MerchantID: merchantID, AccountID: accountID, ReturnStatus: "1", ReturnMessage: "OK",
 		array: op.array, answers: make([]any, len(entries)), transactionIDs: make([]string, len(entries))}
 	for i := range entries {

@@ -18,7 +18,7 @@ const batchConcurrency = 8
 // outcomes in the entries' order. Entries naming the same transaction are
 // worked one after another in array order, so that, say, two refunds of one
 // order are numbered as the merchant listed them.
-func (s *Server) runBatch(ctx context.Context, op batchOp, merchantID, accountID string, entries []batchEntry) []entryOutcome {
+func (s *Server) runBatch(ctx context.Context, ops OrderOps, op batchOp, merchantID, accountID string, entries []batchEntry) []entryOutcome {
 	out := make([]entryOutcome, len(entries))
 	var groups [][]int
 	byTransaction := map[string]int{}
@@ -38,7 +38,7 @@ func (s *Server) runBatch(ctx context.Context, op batchOp, merchantID, accountID
 			slots <- struct{}{}
 			defer func() { <-slots }()
 			for _, i := range group {
-				out[i] = s.runEntrySafely(ctx, op, merchantID, accountID, &entries[i])
+				out[i] = s.runEntrySafely(ctx, ops, op, merchantID, accountID, &entries[i])
 			}
 		})
 	}
@@ -48,19 +48,19 @@ func (s *Server) runBatch(ctx context.Context, op batchOp, merchantID, accountID
 
 // runEntrySafely keeps a panic in one entry from taking the process down:
 // the entry is answered as a system error.
-func (s *Server) runEntrySafely(ctx context.Context, op batchOp, merchantID, accountID string, e *batchEntry) (o entryOutcome) {
+func (s *Server) runEntrySafely(ctx context.Context, ops OrderOps, op batchOp, merchantID, accountID string, e *batchEntry) (o entryOutcome) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.Logger.Error("batch entry panic", "operation", op.array, "transaction_id", e.TransactionID.String(), "panic", r)
 			o = refusedEntry(codes.SystemError)
 		}
 	}()
-	return s.runEntry(ctx, op, merchantID, accountID, e)
+	return s.runEntry(ctx, ops, op, merchantID, accountID, e)
 }
 
 // runEntry checks one entry, finds its order and sends the operation to the
 // order's workflow.
-func (s *Server) runEntry(ctx context.Context, op batchOp, merchantID, accountID string, e *batchEntry) entryOutcome {
+func (s *Server) runEntry(ctx context.Context, ops OrderOps, op batchOp, merchantID, accountID string, e *batchEntry) entryOutcome {
 	send, code := op.prepare(e)
 	if code != nil {
 		return refusedEntry(*code)
@@ -73,7 +73,7 @@ func (s *Server) runEntry(ctx context.Context, op batchOp, merchantID, accountID
 	if workflowID == "" {
 		workflowID = workflows.OrderWorkflowID(o.MerchantID, o.AccountID, o.OrderNo)
 	}
-	res, err := send(ctx, s.Ops, workflowID)
+	res, err := send(ctx, ops, workflowID)
 	if err != nil {
 		return s.entryFailed(op, e, err)
 	}

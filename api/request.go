@@ -109,9 +109,13 @@ func (s *Server) acceptMerchant(c *gin.Context, answers answerFormat, req mercha
 	if _, required := req.(encryptionDataRequired); required && sig == "" && !hasStrongSignature(c) {
 		return refuse(e, refused(codes.MissingField.With("encryption_data")))
 	}
-	key, ok := s.authenticate(c, account, account.RequiresStrong(movesMoney(req)), sig, req.signedValues()...)
+	moves := movesMoney(req)
+	key, ok := s.authenticate(c, account, account.RequiresStrong(moves), sig, req.signedValues()...)
 	if !ok {
 		return refuse(e, refused(codes.BadSignature))
+	}
+	if moves && !c.GetBool(ctxStrong) {
+		s.noteSignatureUse(c, account.ID, sig, body)
 	}
 	// Whether the answer is a test account's: told once the caller has
 	// proved the key, in a header, as the interface has no field for it.

@@ -43,9 +43,13 @@ type Account struct {
 	PrevSignKeySealed []byte
 	PrevSignKeyUntil  *time.Time
 	// SigningScheme is how requests prove the key: "compatible"
-	// (encryption_data, or a strong signature) or "strong" (only the
-	// Paygate-Signature header; internal/domain/signing/strong.go).
+	// (encryption_data, or a strong signature), "strong-for-money" (only
+	// the Paygate-Signature header where money moves) or "strong" (only
+	// the header; internal/domain/signing/strong.go).
 	SigningScheme string `gorm:"size:16;not null;default:compatible"`
+	// CompatibleRefundDailyLimit bounds, per currency and day (UTC), the
+	// refunds requested with encryption_data, in minor units; 0 is no limit.
+	CompatibleRefundDailyLimit int64 `gorm:"not null;default:0"`
 
 	// Connector names the acquirer connector the account's new orders go
 	// to (internal/adapters/connectors); each order keeps the one it was
@@ -188,5 +192,6 @@ func All() []any {
 	return []any{&Merchant{}, &Account{}, &Order{}, &Refund{}, &Notification{}, &NotificationAttempt{}, &VaultCard{}, &BlockedCard{},
 		&LedgerAccount{}, &JournalEntry{}, &JournalLine{}, &LedgerReservation{},
 		&Payout{}, &PayoutRerun{}, &PayoutRerunItem{}, &StoredCard{}, &Subscription{},
-		&ConsoleUser{}, &ConsoleSession{}, &ConsoleLoginFailure{}, &ConsoleAction{}, &OrderStatusChange{}}
+		&ConsoleUser{}, &ConsoleSession{}, &ConsoleLoginFailure{}, &ConsoleAction{}, &OrderStatusChange{},
+		&CompatibleRefundUsage{}, &SignatureUse{}}
 }

@@ -39,7 +39,8 @@
   }
 
   function validNumber(pan) {
-    return pan.length >= 13 && pan.length <= 19 && luhn(pan);
+    // As card.ValidateNumber: no card number starts with a zero.
+    return pan.length >= 12 && pan.length <= 19 && pan[0] !== "0" && luhn(pan);
   }
 
   function brand(pan) {

@@ -49,6 +49,21 @@ const (
 	SigningStrong = "strong"
 )
 
+// DefaultCompatibleRefundDailyLimit bounds, per currency and UTC day, the
+// refunds a live account that chose the compatible scheme may request
+// with encryption_data, when it names no limit of its own: 1,000.00 in a
+// two-decimal currency.
+const DefaultCompatibleRefundDailyLimit = 100_000
+
+// compatibleRefundLimit is the daily limit an account of mode and scheme
+// keeps: asked for, or the default on a compatible live account.
+func compatibleRefundLimit(mode, scheme string, asked int64) int64 {
+	if asked == 0 && scheme == SigningCompatible && mode != testmode.Test {
+		return DefaultCompatibleRefundDailyLimit
+	}
+	return asked
+}
+
 // DefaultSigningScheme is a new account's scheme when none is asked for.
 func DefaultSigningScheme(mode string) string {
 	if mode == testmode.Test {
@@ -153,6 +168,11 @@ type NewAccount struct {
 	// SigningScheme is one of the Signing constants; empty means
 	// DefaultSigningScheme of the account's mode.
 	SigningScheme string
+	// CompatibleRefundDailyLimit bounds the refunds signed with
+	// encryption_data, per currency and UTC day, in minor units; 0 is the
+	// default: DefaultCompatibleRefundDailyLimit on a compatible live
+	// account, no limit otherwise.
+	CompatibleRefundDailyLimit int64
 	// Connector names the acquirer connector of the account's orders;
 	// empty means connector.DefaultName. Whether the deployment runs it is
 	// for the caller to check (app.Config.CheckConnector): this store only
@@ -202,6 +222,10 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (Credentials, error
 	if in.SigningScheme == "" {
 		in.SigningScheme = DefaultSigningScheme(in.Mode)
 	}
+	if in.CompatibleRefundDailyLimit < 0 {
+		return Credentials{}, fmt.Errorf("%w: a negative refund limit", ErrInvalidSettings)
+	}
+	in.CompatibleRefundDailyLimit = compatibleRefundLimit(in.Mode, in.SigningScheme, in.CompatibleRefundDailyLimit)
 	if in.Connector == "" {
 		in.Connector = connector.DefaultName
 	}
@@ -255,20 +279,21 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (Credentials, error
 			return err
 		}
 		return tx.Create(&models.Account{
-			ID:              in.AccountID,
-			MerchantID:      in.MerchantID,
-			Name:            accountName,
-			Active:          true,
-			SignKeyID:       keyID,
-			SignKeySealed:   sealed,
-			SigningScheme:   in.SigningScheme,
-			Connector:       in.Connector,
-			Mode:            in.Mode,
-			CaptureMode:     capture.Mode(in.CaptureMode),
-			AllowedQueryIPs: in.AllowedQueryIPs,
-			Currencies:      in.Currencies,
-			AmountLimits:    in.AmountLimits,
-			Risk:            in.Risk,
+			ID:                         in.AccountID,
+			MerchantID:                 in.MerchantID,
+			Name:                       accountName,
+			Active:                     true,
+			SignKeyID:                  keyID,
+			SignKeySealed:              sealed,
+			SigningScheme:              in.SigningScheme,
+			CompatibleRefundDailyLimit: in.CompatibleRefundDailyLimit,
+			Connector:                  in.Connector,
+			Mode:                       in.Mode,
+			CaptureMode:                capture.Mode(in.CaptureMode),
+			AllowedQueryIPs:            in.AllowedQueryIPs,
+			Currencies:                 in.Currencies,
+			AmountLimits:               in.AmountLimits,
+			Risk:                       in.Risk,
 
 			ReviewWindowSeconds:        int64(in.ReviewWindow / time.Second),
 			AuthorisationWindowSeconds: int64(in.AuthorisationWindow / time.Second),
@@ -368,7 +393,12 @@ func (s *Service) SetSigningScheme(ctx context.Context, merchantID, accountID, s
 	if err != nil {
 		return err
 	}
-	err = s.db.WithContext(ctx).Model(&models.Account{}).Where("id = ?", m.ID).Update("signing_scheme", scheme).Error
+	// A live account that turns to the compatible scheme gets the default
+	// limit on what a seen signature can refund, unless it has one.
+	err = s.db.WithContext(ctx).Model(&models.Account{}).Where("id = ?", m.ID).Updates(map[string]any{
+		"signing_scheme":                scheme,
+		"compatible_refund_daily_limit": compatibleRefundLimit(m.Mode, scheme, m.CompatibleRefundDailyLimit),
+	}).Error
 	if err != nil {
 		return fmt.Errorf("set signing scheme of %s: %w", m.ID, err)
 	}

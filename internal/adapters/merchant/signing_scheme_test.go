@@ -83,13 +83,16 @@ func TestSigningScheme(t *testing.T) {
 		// moneyStrong and otherStrong: whether an operation that moves
 		// money, and one that does not, must be signed strongly.
 		moneyStrong, otherStrong bool
+		// limit is the daily limit of refunds signed with encryption_data.
+		limit int64
 	}{
-		{"a live account's default is strong for money", "10086001", "", "", merchant.SigningStrongForMoney, true, false},
-		{"a test account's default is compatible", "10086005", testmode.Test, "", merchant.SigningCompatible, false, false},
-		{"compatible chosen on a live account", "10086002", testmode.Live, merchant.SigningCompatible, merchant.SigningCompatible, false, false},
-		{"strong", "10086003", "", merchant.SigningStrong, merchant.SigningStrong, true, true},
-		{"strong for money on a test account", "10086006", testmode.Test, merchant.SigningStrongForMoney, merchant.SigningStrongForMoney, true, false},
-		{"unknown scheme refused", "10086004", "", "hmac", "", false, false},
+		{"a live account's default is strong for money", "10086001", "", "", merchant.SigningStrongForMoney, true, false, 0},
+		{"a test account's default is compatible", "10086005", testmode.Test, "", merchant.SigningCompatible, false, false, 0},
+		{"compatible chosen on a live account, limited", "10086002", testmode.Live, merchant.SigningCompatible, merchant.SigningCompatible, false, false,
+			merchant.DefaultCompatibleRefundDailyLimit},
+		{"strong", "10086003", "", merchant.SigningStrong, merchant.SigningStrong, true, true, 0},
+		{"strong for money on a test account", "10086006", testmode.Test, merchant.SigningStrongForMoney, merchant.SigningStrongForMoney, true, false, 0},
+		{"unknown scheme refused", "10086004", "", "hmac", "", false, false, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -108,9 +111,9 @@ func TestSigningScheme(t *testing.T) {
 				t.Fatal(err)
 			}
 			if a.SigningScheme != tc.want || a.StrongOnly() != (tc.want == merchant.SigningStrong) ||
-				a.RequiresStrong(true) != tc.moneyStrong || a.RequiresStrong(false) != tc.otherStrong {
-				t.Errorf("scheme %q, strong only %v, strong for money %v, for the rest %v", a.SigningScheme, a.StrongOnly(),
-					a.RequiresStrong(true), a.RequiresStrong(false))
+				a.RequiresStrong(true) != tc.moneyStrong || a.RequiresStrong(false) != tc.otherStrong || a.CompatibleRefundDailyLimit != tc.limit {
+				t.Errorf("scheme %q, strong only %v, strong for money %v, for the rest %v, limit %d", a.SigningScheme, a.StrongOnly(),
+					a.RequiresStrong(true), a.RequiresStrong(false), a.CompatibleRefundDailyLimit)
 			}
 		})
 	}
@@ -125,8 +128,8 @@ func TestSigningScheme(t *testing.T) {
 		if err := svc.SetSigningScheme(ctx, "10086", "10086001", merchant.SigningCompatible); err != nil {
 			t.Fatal(err)
 		}
-		if a, _ := svc.Load(ctx, "10086", "10086001"); a.StrongOnly() {
-			t.Errorf("after set-signing compatible: %q", a.SigningScheme)
+		if a, _ := svc.Load(ctx, "10086", "10086001"); a.StrongOnly() || a.CompatibleRefundDailyLimit != merchant.DefaultCompatibleRefundDailyLimit {
+			t.Errorf("a live account set to compatible: %q, limit %d", a.SigningScheme, a.CompatibleRefundDailyLimit)
 		}
 		for _, bad := range []string{"", "STRONG", "none"} {
 			if err := svc.SetSigningScheme(ctx, "10086", "10086001", bad); !errors.Is(err, merchant.ErrInvalidSettings) {

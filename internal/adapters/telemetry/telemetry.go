@@ -22,6 +22,7 @@ type Metrics struct {
 	requests       *prometheus.CounterVec
 	duration       *prometheus.HistogramVec
 	notifyAttempts *prometheus.CounterVec
+	sigReuses      *prometheus.CounterVec
 	sdk            *sdkCollector
 }
 
@@ -43,12 +44,16 @@ func New(db *gorm.DB) *Metrics {
 			Name: "paygate_notification_attempts_total",
 			Help: "Merchant notification delivery attempts by outcome: delivered (2xx), refused (another status) or error (no answer).",
 		}, []string{"outcome"}),
+		sigReuses: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paygate_signature_reused_total",
+			Help: "Compatible signatures of operations that move money seen again with other content, by the operation: the merchant's next operation on the same orders, or a replay of what someone saw.",
+		}, []string{"operation"}),
 		sdk: newSDKCollector(),
 	}
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.duration, m.notifyAttempts, m.sdk,
+		m.requests, m.duration, m.notifyAttempts, m.sigReuses, m.sdk,
 	)
 	if db != nil {
 		m.registry.MustRegister(&recordCollector{db: db})
@@ -60,6 +65,12 @@ func New(db *gorm.DB) *Metrics {
 func (m *Metrics) ObserveRequest(endpoint, code string, took time.Duration) {
 	m.requests.WithLabelValues(endpoint, code).Inc()
 	m.duration.WithLabelValues(endpoint).Observe(took.Seconds())
+}
+
+// SignatureReused counts a compatible signature seen again with other
+// content.
+func (m *Metrics) SignatureReused(operation string) {
+	m.sigReuses.WithLabelValues(operation).Inc()
 }
 
 // Notification delivery outcomes.

@@ -89,6 +89,9 @@ var (
 	// TestAccountConnector refuses a test account's order routed to a
 	// connector that is not a simulator.
 	TestAccountConnector = Code{"I0028", "Test account on a live connector"}
+	// CompatibleRefundLimit refuses a refund signed with encryption_data
+	// past the account's daily limit for such refunds.
+	CompatibleRefundLimit = Code{"I0029", "Daily limit of refunds signed with encryption_data reached"}
 
 	RiskReview          = Code{"R0000", "Held for risk review"}
 	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
@@ -133,7 +136,7 @@ func All() []Code {
 		InvalidExpiry, InvalidCVV, InvalidField, DuplicateOrder, MalformedRequest, RequestTooLarge,
 		PaymentTypeConflict, BadSignature, IPNotAllowed, TooManyOrders, OrderNotFound,
 		UnsupportedMethod, InvalidState, OrderMismatch, IdempotencyConflict, RequestInProgress, PayoutMismatch, PayoutNotFound,
-		TokenNotFound, TokenDeleted, SubscriptionNotFound, TestCardOnLive, TestAccountConnector,
+		TokenNotFound, TokenDeleted, SubscriptionNotFound, TestCardOnLive, TestAccountConnector, CompatibleRefundLimit,
 		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
 		RiskCountryMismatch, RiskTestValue,
 		ConnectorError, ThreeDSNotAvailable,

@@ -220,17 +220,6 @@ func (c *Client) Inquire(ctx context.Context, idempotencyKey string) (Charge, er
 	return out, err
 }
 
-// Charges returns every charge the acquirer holds, in creation order.
-func (c *Client) Charges(ctx context.Context) ([]Charge, error) {
-	var out struct {
-		Charges []Charge `json:"charges"`
-	}
-	if err := c.do(ctx, "list charges", http.MethodGet, "/v1/charges", nil, &out); err != nil {
-		return nil, err
-	}
-	return out.Charges, nil
-}
-
 // Capture captures amount of an approved, uncaptured charge; the rest of the
 // authorisation is released.
 func (c *Client) Capture(ctx context.Context, chargeID, idempotencyKey string, amount int64) (Charge, error) {

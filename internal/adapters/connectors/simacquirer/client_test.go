@@ -595,24 +595,6 @@ func TestNotFound(t *testing.T) {
 	}
 }
 
-func TestCharges(t *testing.T) {
-	_, c := newEnv(t, sim.Options{}, 0)
-	ctx := context.Background()
-	empty, err := c.Charges(ctx)
-	if err != nil || len(empty) != 0 {
-		t.Fatalf("Charges = %v, %v; want empty", empty, err)
-	}
-	a := mustCharge(t, c, chargeReq("list-a", cardVisa, 100, true))
-	b := mustCharge(t, c, chargeReq("list-b", cardDoNotHonor, 200, true))
-	got, err := c.Charges(ctx)
-	if err != nil {
-		t.Fatalf("Charges: %v", err)
-	}
-	if len(got) != 2 || got[0] != a || got[1] != b {
-		t.Errorf("Charges = %+v, want [%+v %+v]", got, a, b)
-	}
-}
-
 func TestChargeRequestHidesCard(t *testing.T) {
 	req := chargeReq("hide-1", cardVisa, 100, true)
 	var logBuf bytes.Buffer
