@@ -16,6 +16,10 @@ import (
 // authoriseAPM places an alternative-payment-method order; the request
 // proved the key with the APM recipe, and that key signs the answer.
 func (s *Server) authoriseAPM(m *merchantCall, req *authoriseRequest) {
+	if code := s.modeRefusal(m.account); code != nil {
+		m.refuse(*code)
+		return
+	}
 	amount, code := validateAPMOrder(req, m.account)
 	if code != nil {
 		m.refuse(*code)

@@ -25,6 +25,10 @@ import (
 // and only its token, masked number and fingerprint to the order's workflow.
 func (s *Server) authoriseCard(m *merchantCall, req *authoriseRequest) {
 	ctx := m.c.Request.Context()
+	if code := s.modeRefusal(m.account); code != nil {
+		m.refuse(*code)
+		return
+	}
 	amount, code := validateCardOrder(req, m.account, s.Now)
 	if code != nil {
 		m.refuse(*code)
@@ -88,13 +92,25 @@ func (s *Server) cardRef(token, pan string) workflows.CardRef {
 	return workflows.CardRef{Token: token, Masked: card.Mask(pan), Brand: card.Brand(pan), Fingerprint: s.Vault.Fingerprint(pan)}
 }
 
+// modeRefusal keeps test and live apart at the door of every kind of
+// order: a test account reaches simulated connectors only (I0028), and
+// where the deployment forbids simulators to live accounts, a live account
+// reaches none (I0030).
+func (s *Server) modeRefusal(account *merchant.Account) *codes.Code {
+	simulated := testmode.Simulated(cmp.Or(account.Connector, connector.DefaultName))
+	switch {
+	case account.Mode == testmode.Test && !simulated:
+		return &codes.TestAccountConnector
+	case account.Mode != testmode.Test && simulated && s.ForbidLiveSimulators:
+		return &codes.LiveAccountSimulator
+	}
+	return nil
+}
+
 // validateCardOrder checks a signed direct card payment and returns its
 // amount, or the result code that refuses it.
 func validateCardOrder(req *authoriseRequest, account *merchant.Account, now func() time.Time) (money.Amount, *codes.Code) {
 	fail := func(c codes.Code) (money.Amount, *codes.Code) { return money.Amount{}, &c }
-	if account.Mode == testmode.Test && !testmode.Simulated(cmp.Or(account.Connector, connector.DefaultName)) {
-		return fail(codes.TestAccountConnector)
-	}
 	stored := req.paysWithToken()
 	if !stored && (req.PaymentMethod != "" && req.Card != "" || req.PaymentMethod == "" && req.Card == "") {
 		return fail(codes.PaymentTypeConflict)

@@ -79,6 +79,10 @@ func (s *Server) checkoutPage(c *gin.Context) {
 // startCheckout records a hosted order and answers the forwarding page.
 func (s *Server) startCheckout(m *merchantCall, req *checkoutRequest) {
 	c := m.c
+	if code := s.modeRefusal(m.account); code != nil {
+		m.refuse(*code)
+		return
+	}
 	amount, code := validateCheckout(req, m.account)
 	if code != nil {
 		m.refuse(*code)

@@ -102,6 +102,10 @@ type Server struct {
 
 	// Metrics counts each answered request; nil counts nothing.
 	Metrics RequestMetrics
+
+	// ForbidLiveSimulators refuses a live account's orders on a simulated
+	// connector (PAYGATE_LIVE_SIMULATORS=forbid).
+	ForbidLiveSimulators bool
 }
 
 // RequestMetrics counts answered requests by route and result code.

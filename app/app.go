@@ -77,8 +77,19 @@ type Config struct {
 	SimBankAddr   string
 	HTTPAddr      string
 	SimulatorAddr string
-	// RailURL is the payout rail's base URL (RAIL_URL).
+	// RailURL is the payout rail's base URL (RAIL_URL): live accounts'
+	// payouts go there.
 	RailURL string
+	// TestRailURL is the simulated rail test accounts' payouts go to
+	// (TEST_RAIL_URL); unset, it is RailURL, which is right only where
+	// RailURL is itself a simulator (ForbidLiveSimulators says otherwise).
+	TestRailURL string
+	// ForbidLiveSimulators keeps live accounts off the simulators
+	// (PAYGATE_LIVE_SIMULATORS=forbid): a live account's orders on a
+	// simulated connector are refused (I0030), and RAIL_URL must be another
+	// rail than TEST_RAIL_URL. The default, allow, suits a deployment whose
+	// every connector and rail is a simulator (development, demos).
+	ForbidLiveSimulators bool
 	// RailAddr is where `paygate simulator` serves the payout rail
 	// simulator (PAYGATE_RAIL_ADDR); RailDataPath is the file it keeps its
 	// transfers in (PAYGATE_RAIL_DATA).
@@ -189,6 +200,7 @@ func FromEnv() (Config, error) {
 		ProviderSecret:       os.Getenv("PAYGATE_PROVIDER_SECRET"),
 		VaultSweepEvery:      DefaultVaultSweepEvery,
 	}
+	c.TestRailURL = envOr("TEST_RAIL_URL", c.RailURL)
 	c.PublicURL = envOr("PAYGATE_PUBLIC_URL", "http://"+c.HTTPAddr)
 	c.SimulatorPublicURL = envOr("PAYGATE_SIMULATOR_PUBLIC_URL", c.AcquirerURL)
 	host, _ := os.Hostname()
@@ -259,8 +271,19 @@ func FromEnv() (Config, error) {
 			c.VaultSweepEvery = d
 		}
 	}
+	switch v := os.Getenv("PAYGATE_LIVE_SIMULATORS"); v {
+	case "", "allow":
+	case "forbid":
+		c.ForbidLiveSimulators = true
+		if os.Getenv("TEST_RAIL_URL") == "" || c.TestRailURL == c.RailURL {
+			fail("TEST_RAIL_URL", fmt.Errorf("%w: with PAYGATE_LIVE_SIMULATORS=forbid, test accounts' payouts need a simulated rail of their own, other than RAIL_URL", ErrMalformed))
+		}
+	default:
+		fail("PAYGATE_LIVE_SIMULATORS", fmt.Errorf("%w: want allow or forbid", ErrMalformed))
+	}
 	for _, u := range []struct{ name, value string }{
 		{"PAYGATE_PUBLIC_URL", c.PublicURL}, {"ACQUIRER_URL", c.AcquirerURL}, {"RAIL_URL", c.RailURL},
+		{"TEST_RAIL_URL", c.TestRailURL},
 	} {
 		if !httpURL(u.value) {
 			fail(u.name, fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))
@@ -782,6 +805,8 @@ func (g *Gateway) APIHandler() http.Handler {
 			PayoutReruns: g.PayoutReruns()},
 		Codec:   g.codecEndpoint(),
 		Metrics: g.Metrics,
+
+		ForbidLiveSimulators: g.Config.ForbidLiveSimulators,
 	}
 	// The back office shares the API's address under /console.
 	cons := &console.Server{

@@ -27,7 +27,7 @@ var envVars = []string{
 	"TEMPORAL_TLS_SERVER_NAME", "TEMPORAL_API_KEY", "TEMPORAL_GRPC_GZIP", "PAYGATE_WORKER_WORKFLOW_POLLERS", "PAYGATE_WORKER_ACTIVITY_POLLERS",
 	"PAYGATE_WORKER_WORKFLOW_SLOTS", "PAYGATE_WORKER_ACTIVITY_SLOTS", "PAYGATE_WORKER_LOCAL_ACTIVITY_SLOTS",
 	"PAYGATE_METRICS_ADDR", "PAYGATE_SIMULATOR_DATA", "PAYGATE_SIMULATOR_PUBLIC_URL", "PAYGATE_SIMULATOR_CALLBACK_VIA",
-	"PAYGATE_CODEC_TOKEN", "PAYGATE_CODEC_CORS_ORIGIN", "PAYGATE_TEMPORAL_UI_URL",
+	"PAYGATE_CODEC_TOKEN", "PAYGATE_CODEC_CORS_ORIGIN", "PAYGATE_TEMPORAL_UI_URL", "TEST_RAIL_URL", "PAYGATE_LIVE_SIMULATORS",
 }
 
 // clearEnv empties every variable FromEnv reads for the test's duration.
@@ -154,6 +154,25 @@ func TestFromEnv(t *testing.T) {
 		{name: "simbank address empty port", env: map[string]string{"PAYGATE_SIMBANK_ADDR": "127.0.0.1:"}, bad: []string{"PAYGATE_SIMBANK_ADDR"}},
 		{name: "keyring not a keyring", env: map[string]string{"PAYGATE_KEYRING": "just-a-password"}, bad: []string{"PAYGATE_KEYRING"}},
 		{name: "fingerprint key not base64", env: map[string]string{"PAYGATE_FINGERPRINT_KEY": "not base64!"}, bad: []string{"PAYGATE_FINGERPRINT_KEY"}},
+		{name: "simulators allowed to live accounts, test payouts on the rail", env: map[string]string{"RAIL_URL": "http://rail.sim:8092"},
+			check: func(t *testing.T, c Config) {
+				if c.ForbidLiveSimulators || c.TestRailURL != "http://rail.sim:8092" {
+					t.Errorf("forbid %v, test rail %s", c.ForbidLiveSimulators, c.TestRailURL)
+				}
+			}},
+		{name: "simulators forbidden to live accounts", env: map[string]string{"PAYGATE_LIVE_SIMULATORS": "forbid",
+			"RAIL_URL": "https://rail.bank.example", "TEST_RAIL_URL": "http://rail.sim:8092"}, check: func(t *testing.T, c Config) {
+			if !c.ForbidLiveSimulators || c.TestRailURL != "http://rail.sim:8092" || c.RailURL != "https://rail.bank.example" {
+				t.Errorf("forbid %v, rail %s, test rail %s", c.ForbidLiveSimulators, c.RailURL, c.TestRailURL)
+			}
+		}},
+		{name: "forbidden without a test rail", env: map[string]string{"PAYGATE_LIVE_SIMULATORS": "forbid", "RAIL_URL": "https://rail.bank.example"},
+			bad: []string{"TEST_RAIL_URL"}},
+		{name: "forbidden with the test rail the live one", env: map[string]string{"PAYGATE_LIVE_SIMULATORS": "forbid",
+			"RAIL_URL": "https://rail.bank.example", "TEST_RAIL_URL": "https://rail.bank.example"}, bad: []string{"TEST_RAIL_URL"}},
+		{name: "live simulators neither allowed nor forbidden", env: map[string]string{"PAYGATE_LIVE_SIMULATORS": "maybe"},
+			bad: []string{"PAYGATE_LIVE_SIMULATORS"}},
+		{name: "test rail URL relative", env: map[string]string{"TEST_RAIL_URL": "/rail"}, bad: []string{"TEST_RAIL_URL"}},
 		{name: "every problem at once", env: map[string]string{
 			"ACQUIRER_TIMEOUT": "x", "PAYGATE_NOTIFY_SCHEDULE": "x", "PAYGATE_NODE_ID": "x", "PAYGATE_NOTIFY_ALLOW_PRIVATE": "x",
 		}, bad: []string{"ACQUIRER_TIMEOUT", "PAYGATE_NOTIFY_SCHEDULE", "PAYGATE_NODE_ID", "PAYGATE_NOTIFY_ALLOW_PRIVATE"}},

@@ -92,6 +92,9 @@ var (
 	// CompatibleRefundLimit refuses a refund signed with encryption_data
 	// past the account's daily limit for such refunds.
 	CompatibleRefundLimit = Code{"I0029", "Daily limit of refunds signed with encryption_data reached"}
+	// LiveAccountSimulator refuses a live account's order or payout routed
+	// to a simulator where the deployment forbids that.
+	LiveAccountSimulator = Code{"I0030", "Simulator not allowed for a live account"}
 
 	RiskReview          = Code{"R0000", "Held for risk review"}
 	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
@@ -136,7 +139,7 @@ func All() []Code {
 		InvalidExpiry, InvalidCVV, InvalidField, DuplicateOrder, MalformedRequest, RequestTooLarge,
 		PaymentTypeConflict, BadSignature, IPNotAllowed, TooManyOrders, OrderNotFound,
 		UnsupportedMethod, InvalidState, OrderMismatch, IdempotencyConflict, RequestInProgress, PayoutMismatch, PayoutNotFound,
-		TokenNotFound, TokenDeleted, SubscriptionNotFound, TestCardOnLive, TestAccountConnector, CompatibleRefundLimit,
+		TokenNotFound, TokenDeleted, SubscriptionNotFound, TestCardOnLive, TestAccountConnector, CompatibleRefundLimit, LiveAccountSimulator,
 		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
 		RiskCountryMismatch, RiskTestValue,
 		ConnectorError, ThreeDSNotAvailable,
