@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +16,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/rail"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/payout"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -45,11 +47,47 @@ type PayoutPricing struct {
 // ledger, the rail and the pricing tables. They are a struct of their own so
 // that payouts add no field to Activities, which every order activity shares.
 type PayoutActivities struct {
-	DB      *gorm.DB
-	Ledger  PayoutLedger
-	Rail    PayoutRail
-	Pricing PayoutPricing
-	Logger  *slog.Logger
+	DB     *gorm.DB
+	Ledger PayoutLedger
+	// Rail pays live accounts' payouts; TestRail, a simulated rail, test
+	// accounts' (nil: none, and a test account's payout is refused).
+	Rail     PayoutRail
+	TestRail PayoutRail
+	Pricing  PayoutPricing
+	Logger   *slog.Logger
+}
+
+// railFor is the rail of a payout of an account in mode: a test account
+// reaches the simulated rail only. A payout without a mode was started
+// before payouts knew it, on the one rail there was.
+func (p *PayoutActivities) railFor(mode string) PayoutRail {
+	if mode != testmode.Test {
+		return p.Rail
+	}
+	if p.TestRail == nil {
+		return noTestRail{}
+	}
+	return p.TestRail
+}
+
+// noTestRail refuses every call: a test account's payout never falls back
+// to the live rail. The refusal is the rail's kind (RAIL_REJECTED).
+type noTestRail struct{}
+
+func errNoTestRail() error {
+	return temporal.NewNonRetryableApplicationError(
+		"a test account's payout goes to the simulated rail only, and this worker has none (TEST_RAIL_URL)",
+		ErrTypePayoutRailRejected, nil)
+}
+
+func (noTestRail) Submit(context.Context, rail.SubmitRequest) (rail.Transfer, error) {
+	return rail.Transfer{}, errNoTestRail()
+}
+func (noTestRail) Get(context.Context, string) (rail.Transfer, error) {
+	return rail.Transfer{}, errNoTestRail()
+}
+func (noTestRail) FindByKey(context.Context, string) (rail.Transfer, error) {
+	return rail.Transfer{}, errNoTestRail()
 }
 
 // Error types of the payout activities' application errors.
@@ -72,6 +110,7 @@ type PayoutRecordStartInput struct {
 	ShortReferenceID string
 	Instruction      payout.Instruction
 	NotifyURL        string
+	Mode             string
 	Run              int
 	At               time.Time
 }
@@ -90,6 +129,7 @@ func (p *PayoutActivities) PayoutRecordStart(ctx context.Context, in PayoutRecor
 		Status:          string(payout.StatusNew),
 		PaymentCurrency: in.Instruction.PaymentAmount.Currency, PaymentAmount: in.Instruction.PaymentAmount.Minor,
 		SourceCurrency: in.Instruction.SourceCurrency, Request: req, NotifyURL: in.NotifyURL, Run: in.Run,
+		Mode:      cmp.Or(in.Mode, testmode.Live),
 		CreatedAt: in.At, UpdatedAt: in.At,
 	}
 	if err := models.InsertPayout(ctx, p.DB, row); err != nil {
@@ -282,12 +322,13 @@ func railFailureType(code string) payout.FailureType {
 // PayoutFindInput names a transfer by its idempotency key.
 type PayoutFindInput struct {
 	IdempotencyKey string
+	Mode           string // the payout's account's mode (railFor)
 }
 
 // PayoutFindTransfer returns the transfer under the key; Found is false when
 // the rail never accepted one.
 func (p *PayoutActivities) PayoutFindTransfer(ctx context.Context, in PayoutFindInput) (PayoutTransfer, error) {
-	t, err := p.Rail.FindByKey(ctx, in.IdempotencyKey)
+	t, err := p.railFor(in.Mode).FindByKey(ctx, in.IdempotencyKey)
 	if errors.Is(err, rail.ErrNotFound) {
 		return PayoutTransfer{}, nil
 	}
@@ -302,6 +343,7 @@ func (p *PayoutActivities) PayoutFindTransfer(ctx context.Context, in PayoutFind
 // there was none): an attempt above it is this run's own.
 type PayoutSubmitInput struct {
 	IdempotencyKey string
+	Mode           string // the payout's account's mode (railFor)
 	Amount         int64
 	Currency       string
 	Beneficiary    PayoutBeneficiary
@@ -315,14 +357,15 @@ type PayoutSubmitInput struct {
 // transfer that failed meanwhile would start a new attempt (the rail's
 // rule), so only a transfer this run has not yet submitted is submitted.
 func (p *PayoutActivities) PayoutSubmit(ctx context.Context, in PayoutSubmitInput) (PayoutTransfer, error) {
-	t, err := p.Rail.FindByKey(ctx, in.IdempotencyKey)
+	r := p.railFor(in.Mode)
+	t, err := r.FindByKey(ctx, in.IdempotencyKey)
 	switch {
 	case err == nil && (t.Status != rail.StatusFailed || t.Attempt > in.PriorAttempt):
 		return transferOf(t), nil
 	case err != nil && !errors.Is(err, rail.ErrNotFound):
 		return PayoutTransfer{}, railError(err)
 	}
-	t, err = p.Rail.Submit(ctx, rail.SubmitRequest{IdempotencyKey: in.IdempotencyKey, Amount: in.Amount,
+	t, err = r.Submit(ctx, rail.SubmitRequest{IdempotencyKey: in.IdempotencyKey, Amount: in.Amount,
 		Currency: in.Currency, Beneficiary: rail.Beneficiary(in.Beneficiary), Reference: in.Reference})
 	if err != nil {
 		return PayoutTransfer{}, railError(err)
@@ -333,11 +376,12 @@ func (p *PayoutActivities) PayoutSubmit(ctx context.Context, in PayoutSubmitInpu
 // PayoutGetInput names a transfer by the rail's id.
 type PayoutGetInput struct {
 	TransferID string
+	Mode       string // the payout's account's mode (railFor)
 }
 
 // PayoutGetTransfer returns the transfer's current state.
 func (p *PayoutActivities) PayoutGetTransfer(ctx context.Context, in PayoutGetInput) (PayoutTransfer, error) {
-	t, err := p.Rail.Get(ctx, in.TransferID)
+	t, err := p.railFor(in.Mode).Get(ctx, in.TransferID)
 	if err != nil {
 		return PayoutTransfer{}, railError(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/paygate/paygate/internal/adapters/rail"
+	"github.com/paygate/paygate/internal/domain/testmode"
 )
 
 // TestRailErrorRetriesAllButARefusal: only the rail's own refusal ends a
@@ -32,6 +33,57 @@ func TestRailErrorRetriesAllButARefusal(t *testing.T) {
 			permanent := errors.As(got, &app) && app.NonRetryable()
 			if permanent != tc.permanent {
 				t.Errorf("railError(%v) non-retryable = %v, want %v", tc.err, permanent, tc.permanent)
+			}
+		})
+	}
+}
+
+// fakeRail answers every call with its name, so a test sees which rail a
+// payout reached.
+type fakeRail struct{ name string }
+
+func (f fakeRail) Submit(context.Context, rail.SubmitRequest) (rail.Transfer, error) {
+	return rail.Transfer{ID: f.name, Status: rail.StatusSubmitted}, nil
+}
+func (f fakeRail) Get(context.Context, string) (rail.Transfer, error) {
+	return rail.Transfer{ID: f.name, Status: rail.StatusCompleted}, nil
+}
+func (f fakeRail) FindByKey(context.Context, string) (rail.Transfer, error) {
+	return rail.Transfer{}, rail.ErrNotFound
+}
+
+// TestPayoutRailByMode: a test account's payout reaches the simulated rail
+// and nothing else, however it is called; a live account's, and one from
+// before payouts knew their mode, the live rail.
+func TestPayoutRailByMode(t *testing.T) {
+	tests := []struct {
+		name     string
+		mode     string
+		testRail PayoutRail
+		want     string // the rail reached; "" refused
+	}{
+		{"test account", testmode.Test, fakeRail{"simulated"}, "simulated"},
+		{"live account", testmode.Live, fakeRail{"simulated"}, "live"},
+		{"payout from before modes", "", fakeRail{"simulated"}, "live"},
+		{"test account, no simulated rail", testmode.Test, nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := &PayoutActivities{Rail: fakeRail{"live"}, TestRail: tt.testRail}
+			sub, subErr := p.PayoutSubmit(t.Context(), PayoutSubmitInput{IdempotencyKey: "k", Mode: tt.mode, Amount: 100, Currency: "USD"})
+			got, getErr := p.PayoutGetTransfer(t.Context(), PayoutGetInput{TransferID: "t", Mode: tt.mode})
+			_, findErr := p.PayoutFindTransfer(t.Context(), PayoutFindInput{IdempotencyKey: "k", Mode: tt.mode})
+			if tt.want == "" {
+				for _, err := range []error{subErr, getErr, findErr} {
+					var app *temporal.ApplicationError
+					if !errors.As(err, &app) || !app.NonRetryable() || app.Type() != ErrTypePayoutRailRejected {
+						t.Errorf("error %v, want a non-retryable rail refusal", err)
+					}
+				}
+				return
+			}
+			if subErr != nil || getErr != nil || findErr != nil || sub.ID != tt.want || got.ID != tt.want {
+				t.Errorf("submitted to %q (%v), got from %q (%v), find %v; want %q", sub.ID, subErr, got.ID, getErr, findErr, tt.want)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -16,6 +17,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/payout"
 	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
@@ -146,7 +148,7 @@ func (s *Server) payout(c *gin.Context) {
 		start := workflows.PayoutInput{
 			ID: id, MerchantID: req.MerchantID, AccountID: req.AccountID, RequestID: in.RequestID,
 			TransactionID: s.IDs.Next(), ShortReferenceID: short, Instruction: in, NotifyURL: in.Request.NotifyURL,
-			Run: 1, NotifySchedule: s.NotifySchedule,
+			Mode: cmp.Or(m.account.Mode, testmode.Live), Run: 1, NotifySchedule: s.NotifySchedule,
 		}
 		if err := s.Payouts.Start(ctx, start); err != nil {
 			s.Logger.Error("start payout", "payout", id, "error", err)

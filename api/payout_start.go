@@ -71,7 +71,7 @@ func PayoutRunInput(p *models.Payout, schedule notify.Schedule) (workflows.Payou
 	return workflows.PayoutInput{
 		ID: p.ID, MerchantID: p.MerchantID, AccountID: p.AccountID, RequestID: p.RequestID,
 		TransactionID: p.TransactionID, ShortReferenceID: p.ShortReferenceID, Instruction: in,
-		NotifyURL: p.NotifyURL, Run: p.Run + 1, NotifySchedule: schedule, Charges: charges,
+		NotifyURL: p.NotifyURL, Mode: p.Mode, Run: p.Run + 1, NotifySchedule: schedule, Charges: charges,
 	}, nil
 }
 

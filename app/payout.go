@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -72,26 +73,33 @@ func LoadPayoutPricing(path string) (activities.PayoutPricing, error) {
 }
 
 // PayoutActivities returns the payout activities: the payouts table, the
-// ledger, the rail client at Config.RailURL and the pricing of
+// ledger, the rail clients at Config.RailURL (live accounts) and
+// Config.TestRailURL (test accounts), and the pricing of
 // PAYGATE_PAYOUT_RATES.
 func (g *Gateway) PayoutActivities() (*activities.PayoutActivities, error) {
 	pricing, err := LoadPayoutPricing(os.Getenv("PAYGATE_PAYOUT_RATES"))
 	if err != nil {
 		return nil, err
 	}
-	railURL := g.Config.RailURL
-	if railURL == "" {
-		railURL = "http://127.0.0.1:8092"
-	}
+	railURL := cmp.Or(g.Config.RailURL, "http://127.0.0.1:8092")
 	rc, err := rail.NewClient(railURL, 10*time.Second)
 	if err != nil {
 		return nil, err
 	}
+	// A configuration made by hand (tests) may name one rail: it is then
+	// the test accounts' too, as FromEnv's default makes it.
+	testRail := rc
+	if u := g.Config.TestRailURL; u != "" && u != railURL {
+		if testRail, err = rail.NewClient(u, 10*time.Second); err != nil {
+			return nil, err
+		}
+	}
 	return &activities.PayoutActivities{
-		DB:      g.DB,
-		Ledger:  ledger.New(g.DB),
-		Rail:    rc,
-		Pricing: pricing,
-		Logger:  g.Logger.With("component", "payout-activities"),
+		DB:       g.DB,
+		Ledger:   ledger.New(g.DB),
+		Rail:     rc,
+		TestRail: testRail,
+		Pricing:  pricing,
+		Logger:   g.Logger.With("component", "payout-activities"),
 	}, nil
 }

@@ -51,8 +51,12 @@ var env struct {
 	simHTTP  *httptest.Server
 	bank     *simbank.Server // the second simulated acquirer (connector sim-bank)
 	bankHTTP *httptest.Server
-	rail     *railsim.Server // the payout rail simulator
+	rail     *railsim.Server // the simulated payout rail: test accounts' payouts
 	railHTTP *httptest.Server
+	// liveRail stands for a real rail, where live accounts' payouts go
+	// (RAIL_URL); no test account's payout may reach it.
+	liveRail     *railsim.Server
+	liveRailHTTP *httptest.Server
 	temporal client.Client
 	worker   sdkworker.Worker
 	ui       *testUI // the Temporal Web UI and the codec endpoint it decodes with
@@ -145,6 +149,14 @@ func run(m *testing.M) int {
 	defer env.rail.Close()
 	env.railHTTP = httptest.NewServer(env.rail.Handler())
 	defer env.railHTTP.Close()
+	env.liveRail, err = railsim.NewServer(railsim.Options{Logger: logger, DataPath: filepath.Join(railDir, "live-rail.jsonl"),
+		SettleDelay: 50 * time.Millisecond})
+	if err != nil {
+		return fail(err)
+	}
+	defer env.liveRail.Close()
+	env.liveRailHTTP = httptest.NewServer(env.liveRail.Handler())
+	defer env.liveRailHTTP.Close()
 	env.sink = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		w.WriteHeader(http.StatusNoContent)
@@ -173,7 +185,8 @@ func run(m *testing.M) int {
 		SubscriptionTestIntervals: true,
 		NotifySchedule:            notify.Schedule{Initial: 100 * time.Millisecond, Max: time.Second, Horizon: time.Minute},
 		AdminToken:                adminToken,
-		RailURL:                   env.railHTTP.URL,
+		RailURL:                   env.liveRailHTTP.URL,
+		TestRailURL:               env.railHTTP.URL,
 		Codec:                     app.CodecConfig{Token: env.ui.token, CORSOrigins: []string{env.ui.url}},
 	}
 	env.cfg = cfg

@@ -8,12 +8,17 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/dev/railsim"
 	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
 )
 
 var modeAccountSeq = 0
@@ -164,5 +169,62 @@ func TestLiveAndTestKeepApart(t *testing.T) {
 		if r.OrderStatus != want {
 			t.Errorf("live payment %d: order_status %s %s, want %s", i+1, r.OrderStatus, r.ResultInfo, want)
 		}
+	}
+}
+
+// TestPayoutsKeepToTheirAccountsRail: a test account's payout is paid by
+// the simulated rail and never reaches the live one (RAIL_URL), however
+// much test money it holds; a live account's payout goes to the live rail.
+func TestPayoutsKeepToTheirAccountsRail(t *testing.T) {
+	t.Parallel()
+	keyOn := func(r *railsim.Server, creds merchant.Credentials, requestID string) bool {
+		t.Helper()
+		st, err := r.Stats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ok := st.ByKey[workflows.PayoutWorkflowID(creds.MerchantID, requestID)]
+		return ok
+	}
+
+	test := payoutAccount(t, 5_000) // 50.00 of test money
+	rid := newRequestID()
+	if status, out := postPayout(t, "/v1/payout", payoutBody(test, rid, "40.00", ibanCompletes)); status != 200 || out["request_id"] != rid {
+		t.Fatalf("test payout: %d %v", status, out)
+	}
+	if out := awaitPayoutStatus(t, test, rid); out["status"] != "COMPLETED" {
+		t.Errorf("test payout: %v", out)
+	}
+	if !keyOn(env.rail, test, rid) || keyOn(env.liveRail, test, rid) {
+		t.Errorf("a test account's payout: on the simulated rail %v, on the live rail %v; want only the simulated",
+			keyOn(env.rail, test, rid), keyOn(env.liveRail, test, rid))
+	}
+	var mode string
+	if err := env.gw.DB.Model(&models.Payout{}).Where("merchant_id = ? AND request_id = ?", test.MerchantID, rid).
+		Select("mode").Scan(&mode).Error; err != nil || mode != testmode.Test {
+		t.Errorf("recorded mode %q (%v), want test", mode, err)
+	}
+
+	live := modeAccount(t, testmode.Live)
+	if _, err := ledger.New(env.gw.DB).TopUp(t.Context(), ledger.TopUp{Reference: "topup/" + live.AccountID, MerchantID: live.MerchantID,
+		AccountID: live.AccountID, Currency: "USD", Amount: 5_000}); err != nil {
+		t.Fatal(err)
+	}
+	liveID := newRequestID()
+	body := jsonBody(t, payoutBody(live, liveID, "40.00", ibanCompletes))
+	a := postWith(t, "/v1/payout", "application/json", body,
+		signing.StrongHeader, strongHeader(t, live.SignKey, "/v1/payout", time.Now(), "it-"+randomHex(12), body))
+	if a.field(t, "request_id") != liveID {
+		t.Fatalf("live payout: %s", a.body)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !keyOn(env.liveRail, live, liveID) {
+		if time.Now().After(deadline) {
+			t.Fatal("the live account's payout never reached the live rail")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if keyOn(env.rail, live, liveID) {
+		t.Error("the live account's payout reached the simulated rail")
 	}
 }

@@ -48,6 +48,9 @@ type Payout struct {
 	NotifyURL      string `gorm:"size:1024;not null;default:''"`
 	Run            int    `gorm:"not null;default:1"`
 	RailTransferID string `gorm:"size:64;not null;default:''"`
+	// Mode is the account's mode when the payout was asked for ("test" or
+	// "live"): a test payout, re-runs included, goes to the simulated rail.
+	Mode string `gorm:"size:8;not null;default:live"`
 
 	CreatedAt time.Time `gorm:"not null"`
 	UpdatedAt time.Time `gorm:"not null;index;index:idx_payouts_merchant_updated,priority:2"`

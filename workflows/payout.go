@@ -30,6 +30,10 @@ type PayoutInput struct {
 	ShortReferenceID string
 	Instruction      payout.Instruction
 	NotifyURL        string
+	// Mode is the account's mode when the payout was asked for: a test
+	// account's payout goes to the simulated rail only. Empty (payouts
+	// started before modes reached payouts) is live.
+	Mode string
 	// Run is 1 for the merchant's request, n+1 for the n-th re-run.
 	Run int
 	// NotifySchedule is the retry schedule of the payout's notification.
@@ -108,7 +112,7 @@ func Payout(ctx workflow.Context, in PayoutInput) (PayoutState, error) {
 	err := workflow.ExecuteLocalActivity(sctx, pa.PayoutRecordStart, activities.PayoutRecordStartInput{
 		ID: in.ID, MerchantID: in.MerchantID, AccountID: in.AccountID, RequestID: in.RequestID,
 		TransactionID: in.TransactionID, ShortReferenceID: in.ShortReferenceID, Instruction: in.Instruction,
-		NotifyURL: in.NotifyURL, Run: in.Run, At: workflow.Now(ctx),
+		NotifyURL: in.NotifyURL, Mode: in.Mode, Run: in.Run, At: workflow.Now(ctx),
 	}).Get(ctx, nil)
 	if err != nil {
 		// Without its record the payout does not exist for the merchant;
@@ -220,7 +224,7 @@ func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer
 	rctx := workflow.WithActivityOptions(ctx, payoutRailOptions)
 	var prior activities.PayoutTransfer
 	if err := workflow.ExecuteActivity(rctx, pa.PayoutFindTransfer,
-		activities.PayoutFindInput{IdempotencyKey: w.in.ID}).Get(ctx, &prior); err != nil {
+		activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}).Get(ctx, &prior); err != nil {
 		if isRailRejected(err) {
 			return prior, err
 		}
@@ -235,6 +239,7 @@ func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer
 	}
 	req := activities.PayoutSubmitInput{
 		IdempotencyKey: w.in.ID,
+		Mode:           w.in.Mode,
 		Amount:         ch.BeneficiaryReceives.Minor,
 		Currency:       ch.BeneficiaryReceives.Currency,
 		Beneficiary: activities.PayoutBeneficiary{Name: bank.AccountName, IBAN: string(in.IBAN),
@@ -258,7 +263,7 @@ func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer
 	// giving up.
 	var found activities.PayoutTransfer
 	if ferr := workflow.ExecuteActivity(rctx, pa.PayoutFindTransfer,
-		activities.PayoutFindInput{IdempotencyKey: w.in.ID}).Get(ctx, &found); ferr != nil {
+		activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}).Get(ctx, &found); ferr != nil {
 		if workflow.GetVersion(ctx, changePayoutUnknownSubmission, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 			return activities.PayoutTransfer{}, nil
 		}
@@ -313,7 +318,7 @@ func (w *payoutWorkflow) poll(ctx workflow.Context, t activities.PayoutTransfer)
 		}
 		wait = min(2*wait, payoutPollMax)
 		if err := workflow.ExecuteActivity(rctx, pa.PayoutGetTransfer,
-			activities.PayoutGetInput{TransferID: t.ID}).Get(ctx, &t); err != nil {
+			activities.PayoutGetInput{TransferID: t.ID, Mode: w.in.Mode}).Get(ctx, &t); err != nil {
 			return t, err
 		}
 	}

@@ -3,6 +3,7 @@ package workflows_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -40,6 +41,9 @@ type payoutRail struct {
 	findErr   func(n int) error
 	found     activities.PayoutTransfer
 	finds     int
+	// railModes are the modes the rail calls carried, in order;
+	// startModes those the record's start was given.
+	railModes, startModes []string
 }
 
 func payoutCharges() payout.Charges {
@@ -61,7 +65,13 @@ func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironmen
 	env.RegisterWorkflowWithOptions(workflows.Redeliver, workflow.RegisterOptions{Name: workflows.RedeliverWorkflowType})
 	var pa *activities.PayoutActivities
 	var a *activities.Activities
-	env.OnActivity(pa.PayoutRecordStart, mock.Anything, mock.Anything).Return(nil)
+	env.OnActivity(pa.PayoutRecordStart, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.PayoutRecordStartInput) error {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.startModes = append(f.startModes, in.Mode)
+			return nil
+		})
 	env.OnActivity(pa.PayoutPrice, mock.Anything, mock.Anything).Return(
 		func(context.Context, activities.PayoutPriceInput) (activities.PayoutPriceResult, error) {
 			f.mu.Lock()
@@ -78,9 +88,10 @@ func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironmen
 		})
 	env.OnActivity(pa.PayoutReserve, mock.Anything, mock.Anything).Return(f.reserve, nil)
 	env.OnActivity(pa.PayoutFindTransfer, mock.Anything, mock.Anything).Return(
-		func(context.Context, activities.PayoutFindInput) (activities.PayoutTransfer, error) {
+		func(_ context.Context, in activities.PayoutFindInput) (activities.PayoutTransfer, error) {
 			f.mu.Lock()
 			defer f.mu.Unlock()
+			f.railModes = append(f.railModes, in.Mode)
 			f.finds++
 			if f.findErr != nil {
 				if err := f.findErr(f.finds - 1); err != nil {
@@ -96,6 +107,7 @@ func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironmen
 		func(_ context.Context, in activities.PayoutSubmitInput) (activities.PayoutTransfer, error) {
 			f.mu.Lock()
 			defer f.mu.Unlock()
+			f.railModes = append(f.railModes, in.Mode)
 			f.submits++
 			if f.submitErr != nil {
 				if err := f.submitErr(f.submits - 1); err != nil {
@@ -108,9 +120,10 @@ func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironmen
 			return activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferSubmitted, Attempt: 1}, nil
 		})
 	env.OnActivity(pa.PayoutGetTransfer, mock.Anything, mock.Anything).Return(
-		func(context.Context, activities.PayoutGetInput) (activities.PayoutTransfer, error) {
+		func(_ context.Context, in activities.PayoutGetInput) (activities.PayoutTransfer, error) {
 			f.mu.Lock()
 			defer f.mu.Unlock()
+			f.railModes = append(f.railModes, in.Mode)
 			if f.polls > 0 {
 				f.polls--
 				return activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferSubmitted, Attempt: 1}, nil
@@ -192,6 +205,30 @@ func TestPayoutCompletes(t *testing.T) {
 	if len(f.notes) != 1 || f.notes[0].Type != "payout" || f.notes[0].Fields["status"] != "COMPLETED" ||
 		f.notes[0].Fields["amount_payer_pays"] != "105.00" || f.notes[0].Fields["fee_amount"] != "5.00" || f.redeliver != 1 {
 		t.Errorf("notifications = %+v, deliveries started %d", f.notes, f.redeliver)
+	}
+}
+
+// TestPayoutCarriesItsMode: every call a payout makes to a rail carries
+// its account's mode, which picks the rail (a test account's reaches the
+// simulated one only), and the record keeps it for re-runs.
+func TestPayoutCarriesItsMode(t *testing.T) {
+	for _, mode := range []string{"test", "live"} {
+		t.Run(mode, func(t *testing.T) {
+			f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true}, polls: 1,
+				outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
+			env := newPayoutEnv(t, f)
+			in := payoutInput()
+			in.Mode = mode
+			if st := runPayout(t, env, in); st.Status != payout.StatusCompleted {
+				t.Fatalf("state %+v", st)
+			}
+			if len(f.railModes) < 3 || slices.ContainsFunc(f.railModes, func(m string) bool { return m != mode }) {
+				t.Errorf("rail calls carried %q, want %s on each", f.railModes, mode)
+			}
+			if !slices.Equal(f.startModes, []string{mode}) {
+				t.Errorf("recorded modes %q, want [%s]", f.startModes, mode)
+			}
+		})
 	}
 }
 

@@ -433,9 +433,37 @@ func randomDigits(n int) (string, error) {
 }
 
 // SetMode makes an account a test or a live account.
+//
+// Test money stays test: a test account that has orders, payouts or a
+// ledger account cannot become live (its balance would be paid out to a
+// real rail), and an account becomes a test account only on a simulated
+// connector, as Create requires.
 func (s *Service) SetMode(ctx context.Context, merchantID, accountID, mode string) error {
 	if !testmode.Valid(mode) {
 		return fmt.Errorf("%w: mode %q (test or live)", ErrInvalidSettings, mode)
+	}
+	m, err := models.FindAccount(ctx, s.db, merchantID, accountID)
+	if errors.Is(err, models.ErrNotFound) {
+		return ErrUnknownAccount
+	}
+	if err != nil {
+		return err
+	}
+	if mode == testmode.Test && !testmode.Simulated(cmp.Or(m.Connector, connector.DefaultName)) {
+		return fmt.Errorf("%w: a test account reaches simulated connectors only, not %q", ErrInvalidSettings, m.Connector)
+	}
+	if mode != testmode.Test && m.Mode == testmode.Test {
+		var history int64
+		err := s.db.WithContext(ctx).Raw(`SELECT (SELECT count(*) FROM (SELECT 1 FROM orders WHERE merchant_id = ? AND account_id = ? LIMIT 1) o)
+			+ (SELECT count(*) FROM (SELECT 1 FROM payouts WHERE merchant_id = ? AND account_id = ? LIMIT 1) p)
+			+ (SELECT count(*) FROM (SELECT 1 FROM ledger_accounts WHERE merchant_id = ? AND account_id = ? LIMIT 1) l)`,
+			merchantID, accountID, merchantID, accountID, merchantID, accountID).Scan(&history).Error
+		if err != nil {
+			return fmt.Errorf("set mode of %s: %w", accountID, err)
+		}
+		if history > 0 {
+			return fmt.Errorf("%w: a test account with orders, payouts or a balance stays a test account; make a live account", ErrInvalidSettings)
+		}
 	}
 	res := s.db.WithContext(ctx).Model(&models.Account{}).Where("merchant_id = ? AND id = ?", merchantID, accountID).Update("mode", mode)
 	if res.Error != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/testmode"
@@ -61,5 +62,23 @@ func TestAccountMode(t *testing.T) {
 	}
 	if err := svc.SetMode(ctx, "30086", "99999999", testmode.Live); !errors.Is(err, merchant.ErrUnknownAccount) {
 		t.Errorf("SetMode of no account = %v", err)
+	}
+
+	// Test money stays test; a test account keeps to the simulators.
+	if err := svc.SetMode(ctx, "30086", "30086005", testmode.Test); !errors.Is(err, merchant.ErrInvalidSettings) {
+		t.Errorf("a live account on a real acquirer made test: %v, want ErrInvalidSettings", err)
+	}
+	if err := svc.SetMode(ctx, "30086", "30086002", testmode.Live); err != nil {
+		t.Errorf("a test account with no history made live: %v", err)
+	}
+	if _, err := ledger.New(db).TopUp(ctx, ledger.TopUp{Reference: "topup/30086003", MerchantID: "30086", AccountID: "30086003",
+		Currency: "USD", Amount: 5000}); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.SetMode(ctx, "30086", "30086003", testmode.Live); !errors.Is(err, merchant.ErrInvalidSettings) {
+		t.Errorf("a test account with a balance made live: %v, want ErrInvalidSettings", err)
+	}
+	if a, _ := svc.Load(ctx, "30086", "30086003"); a.Mode != testmode.Test {
+		t.Errorf("the refused account is %q", a.Mode)
 	}
 }

@@ -1,0 +1,6 @@
+-- 0013: a payout keeps the mode of its account (internal/domain/testmode)
+-- when it was asked for, so that a test account's payout, and every re-run
+-- of it, goes to the simulated rail only. Payouts made before went to the
+-- one rail there was: live.
+
+ALTER TABLE payouts ADD COLUMN IF NOT EXISTS mode varchar(8) NOT NULL DEFAULT 'live';
