@@ -57,13 +57,13 @@ var env struct {
 	// (RAIL_URL); no test account's payout may reach it.
 	liveRail     *railsim.Server
 	liveRailHTTP *httptest.Server
-	temporal client.Client
-	worker   sdkworker.Worker
-	ui       *testUI // the Temporal Web UI and the codec endpoint it decodes with
-	logs     *syncBuffer
-	sink     *httptest.Server     // a merchant's notify_url that acknowledges everything
-	auto     merchant.Credentials // capture mode auto, USD limit 10,000.00
-	manual   merchant.Credentials // capture mode manual
+	temporal     client.Client
+	worker       sdkworker.Worker
+	ui           *testUI // the Temporal Web UI and the codec endpoint it decodes with
+	logs         *syncBuffer
+	sink         *httptest.Server     // a merchant's notify_url that acknowledges everything
+	auto         merchant.Credentials // capture mode auto, USD limit 10,000.00
+	manual       merchant.Credentials // capture mode manual
 }
 
 // syncBuffer collects every log line of the gateway so tests can search it.
