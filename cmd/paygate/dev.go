@@ -150,7 +150,10 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 
 	cfg.Keyring, cfg.FingerprintKey = secrets.Keyring, secrets.FingerprintKey
 	cfg.AcquirerURL = "http://" + simLn.Addr().String()
+	// Every account of the dev setup pays out on its own rail simulator,
+	// test and live alike.
 	cfg.RailURL = "http://" + railLn.Addr().String()
+	cfg.TestRailURL = cfg.RailURL
 	cfg.SimBankURL = "http://" + bankLn.Addr().String()
 	// The simulators run in this process and share the local secret.
 	if cfg.ProviderSecret == "" {
@@ -236,8 +239,8 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	if err := writeJSON(filepath.Join(*dataDir, "demo-merchant.json"), demo, 0o600); err != nil {
 		return err
 	}
-	env := fmt.Sprintf("DATABASE_URL=%s\nTEMPORAL_ADDRESS=%s\nPAYGATE_KEYRING=%s\nPAYGATE_FINGERPRINT_KEY=%s\nACQUIRER_URL=%s\nRAIL_URL=%s\nSIMBANK_URL=%s\n",
-		cfg.DatabaseURL, cfg.TemporalAddress, cfg.Keyring, cfg.FingerprintKey, cfg.AcquirerURL, cfg.RailURL, cfg.SimBankURL)
+	env := fmt.Sprintf("DATABASE_URL=%s\nTEMPORAL_ADDRESS=%s\nPAYGATE_KEYRING=%s\nPAYGATE_FINGERPRINT_KEY=%s\nACQUIRER_URL=%s\nRAIL_URL=%s\nTEST_RAIL_URL=%s\nSIMBANK_URL=%s\n",
+		cfg.DatabaseURL, cfg.TemporalAddress, cfg.Keyring, cfg.FingerprintKey, cfg.AcquirerURL, cfg.RailURL, cfg.TestRailURL, cfg.SimBankURL)
 	// For the Temporal CLI: --codec-endpoint <api>/codec --codec-auth "Bearer $PAYGATE_CODEC_TOKEN".
 	env += "PAYGATE_CODEC_TOKEN=" + cfg.Codec.Token + "\n"
 	if err := os.WriteFile(filepath.Join(*dataDir, "dev.env"), []byte(env), 0o600); err != nil {
