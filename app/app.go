@@ -746,6 +746,15 @@ func (g *Gateway) sessionKey() []byte {
 	return m.Sum(nil)
 }
 
+// consoleSignInKey signs the console's sign-in form and trusted-browser
+// cookies; derived from the fingerprint key, so every API process of a
+// deployment shares it.
+func (g *Gateway) consoleSignInKey() []byte {
+	m := hmac.New(sha256.New, []byte(g.Config.FingerprintKey))
+	m.Write([]byte("paygate console sign-in"))
+	return m.Sum(nil)
+}
+
 // Close gives the node lease back and releases the clients.
 func (g *Gateway) Close() {
 	if g.stopLease != nil {
@@ -812,7 +821,8 @@ func (g *Gateway) APIHandler() http.Handler {
 	cons := &console.Server{
 		DB: g.DB, Orders: orders, Reruns: g.PayoutReruns(), Redeliver: redeliver.New(g.Temporal, g.DB), Keys: g.Accounts,
 		NotifySchedule: g.Config.NotifySchedule, TemporalUIURL: g.Config.TemporalUIURL, Namespace: g.Config.TemporalNamespace,
-		SecureCookies: strings.HasPrefix(g.Config.PublicURL, "https://"), Logger: g.Logger.With("component", "console"),
+		SecureCookies: strings.HasPrefix(g.Config.PublicURL, "https://"), SignInKey: g.consoleSignInKey(),
+		Logger: g.Logger.With("component", "console"),
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/console/", cons.Handler())

@@ -94,3 +94,37 @@ func ClaimConsoleAction(ctx context.Context, db *gorm.DB, a *ConsoleAction) (boo
 	}
 	return false, &first, nil
 }
+
+// ConsoleLoginLimit is one token bucket of sign-in attempts (GCRA): Key
+// names what is limited (an address, an email's hash, a trusted browser),
+// TAT is the time at which the bucket is full again.
+type ConsoleLoginLimit struct {
+	Key string    `gorm:"primaryKey;size:100"`
+	TAT time.Time `gorm:"column:tat;not null;index"`
+}
+
+// TakeLoginToken takes one attempt from key's bucket, which holds burst
+// attempts and gains one every every. It reports whether there was one.
+// One statement does it, so parallel attempts are counted one by one.
+func TakeLoginToken(ctx context.Context, db *gorm.DB, key string, now time.Time, every time.Duration, burst int) (bool, error) {
+	secs := every.Seconds()
+	var tat []time.Time
+	err := db.WithContext(ctx).Raw(`INSERT INTO console_login_limits AS l (key, tat)
+		VALUES (?, ?::timestamptz + make_interval(secs => ?))
+		ON CONFLICT (key) DO UPDATE SET tat = greatest(l.tat, ?::timestamptz) + make_interval(secs => ?)
+		WHERE greatest(l.tat, ?::timestamptz) - ?::timestamptz <= make_interval(secs => ?)
+		RETURNING tat`,
+		key, now, secs, now, secs, now, now, secs*float64(burst-1)).Scan(&tat).Error
+	if err != nil {
+		return false, fmt.Errorf("take sign-in attempt: %w", err)
+	}
+	return len(tat) == 1, nil
+}
+
+// PruneLoginLimits deletes the full buckets: forgetting them loses nothing.
+func PruneLoginLimits(ctx context.Context, db *gorm.DB, now time.Time) error {
+	if err := db.WithContext(ctx).Where("tat < ?", now).Delete(&ConsoleLoginLimit{}).Error; err != nil {
+		return fmt.Errorf("prune sign-in limits: %w", err)
+	}
+	return nil
+}

@@ -193,5 +193,5 @@ func All() []any {
 		&LedgerAccount{}, &JournalEntry{}, &JournalLine{}, &LedgerReservation{},
 		&Payout{}, &PayoutRerun{}, &PayoutRerunItem{}, &StoredCard{}, &Subscription{},
 		&ConsoleUser{}, &ConsoleSession{}, &ConsoleLoginFailure{}, &ConsoleAction{}, &OrderStatusChange{},
-		&CompatibleRefundUsage{}, &SignatureUse{}}
+		&CompatibleRefundUsage{}, &SignatureUse{}, &ConsoleLoginLimit{}}
 }

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -172,14 +174,86 @@ func clientIP(r *http.Request) string {
 	return host
 }
 
-func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
-	s.render(w, r, http.StatusOK, "login", pageData{Title: t(langOf(r), "sign_in")})
+// The sign-in form's CSRF token is a signed double submit: the page sets
+// a random nonce in a cookie and puts its HMAC under SignInKey in the form;
+// a post must carry both. There is no session yet to keep a token in, and
+// every API process can check it.
+const (
+	loginCookie  = "pg_console_login"
+	deviceCookie = "pg_console_device"
+)
+
+func (s *Server) prefixed(name string) string {
+	if s.SecureCookies {
+		return "__Host-" + name
+	}
+	return name
 }
 
-// login checks the email and password. Too many recent failures for the
-// email or from the address refuse it before the password is looked at; an
-// unknown email costs as long as a known one. A sign-in always starts a new
-// session: a session id planted before it is never the one signed in.
+// mac is the hex HMAC-SHA256 of the parts under SignInKey.
+func (s *Server) mac(parts ...string) string {
+	m := hmac.New(sha256.New, s.SignInKey)
+	for _, p := range parts {
+		m.Write([]byte(p))
+		m.Write([]byte{0})
+	}
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
+	s.renderLogin(w, r, http.StatusOK, "", "")
+}
+
+// renderLogin answers the sign-in page with a fresh form token.
+func (s *Server) renderLogin(w http.ResponseWriter, r *http.Request, status int, errText, email string) {
+	nonce := ""
+	if c, err := r.Cookie(s.prefixed(loginCookie)); err == nil && isToken(c.Value) {
+		nonce = c.Value
+	} else {
+		nonce = randomToken()
+	}
+	http.SetCookie(w, &http.Cookie{Name: s.prefixed(loginCookie), Value: nonce, Path: "/", HttpOnly: true, Secure: s.SecureCookies,
+		SameSite: http.SameSiteStrictMode, MaxAge: int(time.Hour / time.Second)})
+	lang := langOf(r)
+	s.render(w, r, status, "login", pageData{Title: t(lang, "sign_in"), Error: errText, Email: email, CSRF: s.mac("login", nonce)})
+}
+
+// loginFormOK reports whether the post carries the form token of the page
+// this browser was given.
+func (s *Server) loginFormOK(r *http.Request) bool {
+	c, err := r.Cookie(s.prefixed(loginCookie))
+	if err != nil || !isToken(c.Value) {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(s.mac("login", c.Value))) == 1
+}
+
+// trustedBrowser returns the id of the browser's trusted-browser cookie
+// when it was set by a sign-in to email, else "".
+func (s *Server) trustedBrowser(r *http.Request, email string) string {
+	c, err := r.Cookie(s.prefixed(deviceCookie))
+	if err != nil {
+		return ""
+	}
+	id, sig, ok := strings.Cut(c.Value, ".")
+	if !ok || !isToken(id) || subtle.ConstantTimeCompare([]byte(sig), []byte(s.mac("device", id, email))) != 1 {
+		return ""
+	}
+	return id
+}
+
+// takeAttempt counts one sign-in attempt against key's bucket.
+func (s *Server) takeAttempt(ctx context.Context, key string, every time.Duration, burst int) (bool, error) {
+	return models.TakeLoginToken(ctx, s.DB, key, s.Now(), every, burst)
+}
+
+// login checks the email and password. The attempt is counted before the
+// password is looked at, first against the address's hard limit, then
+// against the email's slow one (or, from a browser that signed in to this
+// email before, that browser's own), so parallel guesses are counted one
+// by one and an address already refused spends nothing of the owner's. An
+// unknown email costs as long as a known one. A sign-in always starts a
+// new session: a session id planted before it is never the one signed in.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	lang := langOf(r)
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
@@ -191,22 +265,32 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	pw := r.PostForm.Get("password")
 	ip := clientIP(r)
 	ctx := r.Context()
-	since := s.Now().Add(-LoginWindow)
-	var byEmail, byIP int64
+	if !s.loginFormOK(r) {
+		s.Logger.Warn("console: sign-in without the form's token (CSRF)", "client_ip", ip)
+		s.renderLogin(w, r, http.StatusForbidden, t(lang, "stale_form"), email)
+		return
+	}
+	if ok, err := s.takeAttempt(ctx, "ip:"+addressKey(ip), AddressEvery, AddressBurst); err != nil {
+		s.fail(w, r, "count sign-in attempt", err)
+		return
+	} else if !ok {
+		s.Logger.Warn("console: sign-in refused: too many attempts from the address", "client_ip", ip)
+		s.renderLogin(w, r, http.StatusTooManyRequests, t(lang, "too_many"), email)
+		return
+	}
+	bucket := "email:" + s.mac("email", email)
+	if id := s.trustedBrowser(r, email); id != "" {
+		bucket = "browser:" + id
+	}
+	if ok, err := s.takeAttempt(ctx, bucket, EmailEvery, EmailBurst); err != nil {
+		s.fail(w, r, "count sign-in attempt", err)
+		return
+	} else if !ok {
+		s.Logger.Warn("console: sign-in refused: too many attempts for the email", "client_ip", ip)
+		s.renderLogin(w, r, http.StatusTooManyRequests, t(lang, "too_many"), email)
+		return
+	}
 	db := s.DB.WithContext(ctx)
-	if err := db.Model(&models.ConsoleLoginFailure{}).Where("email = ? AND created_at > ?", email, since).Count(&byEmail).Error; err != nil {
-		s.fail(w, r, "count failures", err)
-		return
-	}
-	if err := db.Model(&models.ConsoleLoginFailure{}).Where("client_ip = ? AND created_at > ?", ip, since).Count(&byIP).Error; err != nil {
-		s.fail(w, r, "count failures", err)
-		return
-	}
-	if byEmail >= LoginMaxFailures || byIP >= LoginMaxFailures {
-		s.Logger.Warn("console: sign-in refused after repeated failures", "client_ip", ip)
-		s.render(w, r, http.StatusTooManyRequests, "login", pageData{Title: t(lang, "sign_in"), Error: t(lang, "too_many"), Email: email})
-		return
-	}
 	var u models.ConsoleUser
 	err := db.Where("email = ? AND disabled_at IS NULL", email).Take(&u).Error
 	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
@@ -217,14 +301,18 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if hash == "" {
 		hash = password.Dummy
 	}
-	ok, cerr := password.Check(hash, pw)
+	ok, cerr := s.checkPassword(hash, pw)
 	if err != nil || cerr != nil || !ok {
+		// Kept for the record of who tried; the buckets do the counting.
 		if ferr := db.Create(&models.ConsoleLoginFailure{Email: email, ClientIP: ip, CreatedAt: s.Now()}).Error; ferr != nil {
 			s.Logger.Error("console: record failed sign-in", "error", ferr)
 		}
 		s.Logger.Info("console: sign-in failed", "client_ip", ip)
-		s.render(w, r, http.StatusUnauthorized, "login", pageData{Title: t(lang, "sign_in"), Error: t(lang, "bad_login"), Email: email})
+		s.renderLogin(w, r, http.StatusUnauthorized, t(lang, "bad_login"), email)
 		return
+	}
+	if err := models.PruneLoginLimits(ctx, s.DB, s.Now()); err != nil {
+		s.Logger.Error("console: prune sign-in limits", "error", err)
 	}
 	// The session the browser came with, if any, ends here.
 	if c, err := r.Cookie(s.cookieName()); err == nil {
@@ -239,8 +327,38 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, &http.Cookie{Name: s.cookieName(), Value: token, Path: "/", HttpOnly: true, Secure: s.SecureCookies,
 		SameSite: http.SameSiteStrictMode, MaxAge: int(SessionTTL / time.Second)})
+	// This browser now has a bucket of its own for this email.
+	id := s.trustedBrowser(r, email)
+	if id == "" {
+		id = randomToken()
+	}
+	http.SetCookie(w, &http.Cookie{Name: s.prefixed(deviceCookie), Value: id + "." + s.mac("device", id, email), Path: "/console/",
+		HttpOnly: true, Secure: s.SecureCookies, SameSite: http.SameSiteStrictMode, MaxAge: int(TrustedBrowserTTL / time.Second)})
 	s.Logger.Info("console: signed in", "user_id", u.ID, "role", u.Role)
 	http.Redirect(w, r, "/console/?lang="+lang, http.StatusSeeOther)
+}
+
+// addressKey is the address a limit counts: an IPv4 address, or an IPv6
+// address's /64, which one machine usually holds whole.
+func addressKey(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil || a.Is4() || a.Is4In6() {
+		return ip
+	}
+	p, err := a.Prefix(64)
+	if err != nil {
+		return ip
+	}
+	return p.String()
+}
+
+// isToken reports whether v is a token of randomToken's form.
+func isToken(v string) bool {
+	if len(v) != 64 {
+		return false
+	}
+	_, err := hex.DecodeString(v)
+	return err == nil
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {

@@ -7,6 +7,7 @@ package console
 
 import (
 	"context"
+	"crypto/rand"
 	"embed"
 	"html/template"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/paygate/paygate/internal/adapters/password"
 	"github.com/paygate/paygate/internal/adapters/payoutrerun"
 	"github.com/paygate/paygate/internal/adapters/redeliver"
 	"github.com/paygate/paygate/internal/domain/notify"
@@ -67,19 +69,35 @@ type Server struct {
 	// SecureCookies marks the session cookie Secure: the console is served
 	// over HTTPS (PAYGATE_PUBLIC_URL is https).
 	SecureCookies bool
-	Logger        *slog.Logger
-	Now           func() time.Time
+	// SignInKey signs the sign-in form's CSRF token and the trusted-browser
+	// cookie; every API process of a deployment must share it (app derives
+	// it from PAYGATE_FINGERPRINT_KEY). Empty: a random key of this
+	// process's own.
+	SignInKey []byte
+	Logger    *slog.Logger
+	Now       func() time.Time
+
+	// checkPassword is password.Check; tests count its calls.
+	checkPassword func(hash, pw string) (bool, error)
 }
 
 // Limits of the console.
 const (
 	// SessionTTL is how long a sign-in lasts.
 	SessionTTL = 8 * time.Hour
-	// LoginWindow and LoginMaxFailures slow guessing: this many failed
-	// sign-ins for one email, or from one address, in the window, and the
-	// next are refused until the window has passed.
-	LoginWindow      = 15 * time.Minute
-	LoginMaxFailures = 5
+	// Sign-in attempts are counted before the password is checked, in
+	// token buckets (models.TakeLoginToken). An address has a hard limit:
+	// AddressBurst attempts, then one every AddressEvery. An email has a
+	// slow one, EmailBurst then one every EmailEvery, so guesses from
+	// elsewhere delay its owner by a minute at most, never lock them out;
+	// and a browser that signed in to the email before (the trusted-browser
+	// cookie) has a bucket of its own that nobody else can empty.
+	AddressBurst = 10
+	AddressEvery = 90 * time.Second
+	EmailBurst   = 5
+	EmailEvery   = time.Minute
+	// TrustedBrowserTTL is how long a browser stays trusted for an email.
+	TrustedBrowserTTL = 90 * 24 * time.Hour
 	// PageSize is how many rows a list shows.
 	PageSize = 50
 	// KeyGrace is how long an old sign key stays valid after a rotation.
@@ -98,6 +116,13 @@ func (s *Server) Handler() http.Handler {
 	}
 	if s.Logger == nil {
 		s.Logger = slog.New(slog.DiscardHandler)
+	}
+	if len(s.SignInKey) == 0 {
+		s.SignInKey = make([]byte, 32)
+		_, _ = rand.Read(s.SignInKey)
+	}
+	if s.checkPassword == nil {
+		s.checkPassword = password.Check
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /console/login", s.loginPage)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -127,6 +129,7 @@ func (fakeKeys) RotateKey(context.Context, string, string, time.Duration) (strin
 
 type testConsole struct {
 	srv *httptest.Server
+	s   *Server
 	db  *gorm.DB
 	ops *fakeOps
 }
@@ -139,7 +142,15 @@ func newTestConsole(t testing.TB) *testConsole {
 	ops := &fakeOps{db: db}
 	s := &Server{DB: db, Orders: ops, Reruns: fakeReruns{}, Redeliver: &fakeRedeliver{}, Keys: fakeKeys{},
 		TemporalUIURL: "http://127.0.0.1:8233"}
-	srv := httptest.NewServer(s.Handler())
+	h := s.Handler()
+	// Every test request comes from 127.0.0.1; a test names another
+	// address in testPeer, as if the request came from there.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if peer := r.Header.Get(testPeer); peer != "" {
+			r.RemoteAddr = net.JoinHostPort(peer, "40000")
+		}
+		h.ServeHTTP(w, r)
+	}))
 	t.Cleanup(srv.Close)
 	hash, err := password.Hash(testPassword)
 	if err != nil {
@@ -167,8 +178,11 @@ func newTestConsole(t testing.TB) *testConsole {
 			t.Fatal(err)
 		}
 	}
-	return &testConsole{srv: srv, db: db, ops: ops}
+	return &testConsole{srv: srv, s: s, db: db, ops: ops}
 }
+
+// testPeer is the header a test sets to send a request from an address.
+const testPeer = "X-Test-Peer"
 
 // browser is a client with its own cookie jar that does not follow
 // redirects, so tests see them.
@@ -200,14 +214,39 @@ func do(t *testing.T, hc *http.Client, method, target string, form url.Values) (
 	return resp.StatusCode, string(b), resp.Header
 }
 
+// tryLogin opens the sign-in page in hc, as a browser does, and posts the
+// form from the address peer ("" for the test's own).
+func (c *testConsole) tryLogin(t *testing.T, hc *http.Client, peer, email, pw string) (int, string) {
+	t.Helper()
+	_, page, _ := do(t, hc, "GET", c.srv.URL+"/console/login", nil)
+	m := csrfIn.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no form token on the sign-in page:\n%s", page)
+	}
+	req, err := http.NewRequest("POST", c.srv.URL+"/console/login",
+		strings.NewReader(url.Values{"csrf": {m[1]}, "email": {email}, "password": {pw}}.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if peer != "" {
+		req.Header.Set(testPeer, peer)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
 // signIn signs hc in and returns the session's CSRF token.
 func (c *testConsole) signIn(t *testing.T, hc *http.Client, email string) string {
 	t.Helper()
-	code, _, h := do(t, hc, "POST", c.srv.URL+"/console/login", url.Values{"email": {email}, "password": {testPassword}})
-	if code != http.StatusSeeOther {
+	if code, _ := c.tryLogin(t, hc, "", email, testPassword); code != http.StatusSeeOther {
 		t.Fatalf("sign in as %s: %d", email, code)
 	}
-	_ = h
 	_, page, _ := do(t, hc, "GET", c.srv.URL+"/console/keys", nil)
 	if m := csrfIn.FindStringSubmatch(page); m != nil {
 		return m[1]
@@ -265,36 +304,120 @@ func TestSignedOutIsSentToSignIn(t *testing.T) {
 	}
 }
 
-// TestBruteForceIsSlowed: after five failed sign-ins for an email, even the
-// right password is refused for the window.
-func TestBruteForceIsSlowed(t *testing.T) {
+// TestGuessesAreCountedBeforeTheyAreChecked: guesses for one email are
+// counted before the password is checked, however many arrive at once:
+// twenty in parallel, the right password among them, get five checks and
+// fifteen refusals, and no more than one sign-in.
+func TestGuessesAreCountedBeforeTheyAreChecked(t *testing.T) {
 	c := newTestConsole(t)
-	hc := c.browser(t)
-	for i := range LoginMaxFailures {
-		code, _, _ := do(t, hc, "POST", c.srv.URL+"/console/login", url.Values{"email": {"ops@example.com"}, "password": {fmt.Sprintf("guess number %d", i)}})
-		if code != http.StatusUnauthorized {
-			t.Fatalf("failure %d answered %d, want 401", i+1, code)
-		}
+	var checks atomic.Int64
+	c.s.checkPassword = func(hash, pw string) (bool, error) {
+		checks.Add(1)
+		return password.Check(hash, pw)
 	}
-	code, page, _ := do(t, hc, "POST", c.srv.URL+"/console/login", url.Values{"email": {"ops@example.com"}, "password": {testPassword}})
-	if code != http.StatusTooManyRequests || !strings.Contains(page, "Too many failed sign-ins") {
-		t.Errorf("the right password after 5 failures answered %d, want 429", code)
+	answers := make([]int, 20)
+	var wg sync.WaitGroup
+	for i := range answers {
+		wg.Go(func() {
+			pw := fmt.Sprintf("guess number %d", i)
+			if i == 13 {
+				pw = testPassword
+			}
+			// Each from an address of its own, so the email's limit is
+			// what holds them.
+			answers[i], _ = c.tryLogin(t, c.browser(t), fmt.Sprintf("198.51.100.%d", i+1), "ops@example.com", pw)
+		})
+	}
+	wg.Wait()
+	count := map[int]int{}
+	for _, a := range answers {
+		count[a]++
+	}
+	if checks.Load() != EmailBurst || count[http.StatusTooManyRequests] != 20-EmailBurst ||
+		count[http.StatusUnauthorized]+count[http.StatusSeeOther] != EmailBurst || count[http.StatusSeeOther] > 1 {
+		t.Errorf("%d passwords checked, answers %v; want %d checked and %d refused", checks.Load(), count, EmailBurst, 20-EmailBurst)
 	}
 }
 
-// TestPasswordSprayingIsSlowed: failures from one address count whatever
-// the email, and an unknown email is a failure like a wrong password.
-func TestPasswordSprayingIsSlowed(t *testing.T) {
+// TestAnAddressIsLimitedHard: one address gets AddressBurst attempts over
+// any emails, known or not, then one every AddressEvery.
+func TestAnAddressIsLimitedHard(t *testing.T) {
 	c := newTestConsole(t)
-	for i := range LoginMaxFailures {
-		email := fmt.Sprintf("nobody%d@example.com", i)
-		if code, _, _ := do(t, c.browser(t), "POST", c.srv.URL+"/console/login", url.Values{"email": {email}, "password": {testPassword}}); code != http.StatusUnauthorized {
+	now := time.Now()
+	c.s.Now = func() time.Time { return now }
+	for i := range AddressBurst {
+		if code, _ := c.tryLogin(t, c.browser(t), "203.0.113.9", fmt.Sprintf("nobody%d@example.com", i), testPassword); code != http.StatusUnauthorized {
 			t.Fatalf("unknown email %d answered %d, want 401", i, code)
 		}
 	}
-	code, _, _ := do(t, c.browser(t), "POST", c.srv.URL+"/console/login", url.Values{"email": {"finance@example.com"}, "password": {testPassword}})
-	if code != http.StatusTooManyRequests {
-		t.Errorf("a sign-in from the address after 5 failures answered %d, want 429", code)
+	if code, page := c.tryLogin(t, c.browser(t), "203.0.113.9", "finance@example.com", testPassword); code != http.StatusTooManyRequests ||
+		!strings.Contains(page, "Too many sign-in attempts") {
+		t.Errorf("the address's next attempt answered %d, want 429", code)
+	}
+	if code, _ := c.tryLogin(t, c.browser(t), "203.0.113.10", "finance@example.com", testPassword); code != http.StatusSeeOther {
+		t.Errorf("the owner from another address answered %d, want a sign-in", code)
+	}
+	now = now.Add(AddressEvery)
+	if code, _ := c.tryLogin(t, c.browser(t), "203.0.113.9", "finance@example.com", testPassword); code != http.StatusSeeOther {
+		t.Errorf("the address %s later answered %d, want a sign-in", AddressEvery, code)
+	}
+}
+
+// TestGuessesElsewhereDoNotLockTheOwnerOut: guesses for an email from
+// other addresses leave its owner a browser that signed in before (its own
+// bucket) and, from anywhere, the next attempt a minute later; the
+// guesser's address spends nothing more once it is refused.
+func TestGuessesElsewhereDoNotLockTheOwnerOut(t *testing.T) {
+	c := newTestConsole(t)
+	now := time.Now()
+	c.s.Now = func() time.Time { return now }
+	owner := c.browser(t)
+	c.signIn(t, owner, "ops@example.com")
+	for i := range EmailBurst + 3 {
+		c.tryLogin(t, c.browser(t), fmt.Sprintf("192.0.2.%d", i+1), "ops@example.com", "a wrong password, long enough")
+	}
+	if code, _ := c.tryLogin(t, c.browser(t), "192.0.2.200", "ops@example.com", testPassword); code != http.StatusTooManyRequests {
+		t.Errorf("a new browser right after the guesses answered %d, want 429", code)
+	}
+	if code, _ := c.tryLogin(t, owner, "192.0.2.201", "ops@example.com", testPassword); code != http.StatusSeeOther {
+		t.Errorf("the owner's browser answered %d, want a sign-in", code)
+	}
+	now = now.Add(EmailEvery)
+	if code, _ := c.tryLogin(t, c.browser(t), "192.0.2.202", "ops@example.com", testPassword); code != http.StatusSeeOther {
+		t.Errorf("a new browser a minute later answered %d, want a sign-in", code)
+	}
+}
+
+// TestSignInNeedsItsFormToken: a post that does not come from the sign-in
+// page this browser was given (another site's form, a copied token) is
+// refused and counts nothing.
+func TestSignInNeedsItsFormToken(t *testing.T) {
+	c := newTestConsole(t)
+	_, page, _ := do(t, c.browser(t), "GET", c.srv.URL+"/console/login", nil)
+	otherToken := csrfIn.FindStringSubmatch(page)[1]
+	tests := []struct {
+		name string
+		form url.Values
+	}{
+		{"no token", url.Values{"email": {"ops@example.com"}, "password": {testPassword}}},
+		{"another browser's token", url.Values{"csrf": {otherToken}, "email": {"ops@example.com"}, "password": {testPassword}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hc := c.browser(t)
+			do(t, hc, "GET", c.srv.URL+"/console/login", nil) // this browser's own cookie
+			if code, _, _ := do(t, hc, "POST", c.srv.URL+"/console/login", tt.form); code != http.StatusForbidden {
+				t.Errorf("answered %d, want 403", code)
+			}
+		})
+	}
+	for range EmailBurst + 1 {
+		if code, _, _ := do(t, c.browser(t), "POST", c.srv.URL+"/console/login", url.Values{"email": {"ops@example.com"}, "password": {"x"}}); code != http.StatusForbidden {
+			t.Fatalf("a post without a token answered %d, want 403", code)
+		}
+	}
+	if code, _ := c.tryLogin(t, c.browser(t), "", "ops@example.com", testPassword); code != http.StatusSeeOther {
+		t.Errorf("refused posts were counted: the right one answered %d", code)
 	}
 }
 

@@ -49,7 +49,17 @@ func BenchmarkOrderListAt100k(b *testing.B) {
 	}
 	jar, _ := cookiejar.New(nil)
 	hc := &http.Client{Jar: jar}
-	resp, err := hc.PostForm(c.srv.URL+"/console/login", url.Values{"email": {"shop-a@example.com"}, "password": {testPassword}})
+	resp, err := hc.Get(c.srv.URL + "/console/login")
+	if err != nil {
+		b.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	token := csrfIn.FindStringSubmatch(string(page))
+	if token == nil {
+		b.Fatal("no form token on the sign-in page")
+	}
+	resp, err = hc.PostForm(c.srv.URL+"/console/login", url.Values{"csrf": {token[1]}, "email": {"shop-a@example.com"}, "password": {testPassword}})
 	if err != nil || resp.StatusCode != http.StatusOK {
 		b.Fatalf("sign in: %v %v", err, resp)
 	}

@@ -122,7 +122,7 @@ func t(lang, key string) string {
 
 var en = map[string]string{
 	"console": "Paygate console", "sign_in": "Sign in", "sign_out": "Sign out", "email": "Email", "password": "Password",
-	"bad_login": "The email or the password is wrong.", "too_many": "Too many failed sign-ins. Wait 15 minutes and try again.",
+	"bad_login": "The email or the password is wrong.", "too_many": "Too many sign-in attempts. Wait a minute and try again.", "stale_form": "The sign-in form has expired. Sign in again.",
 	"forbidden": "Not allowed", "forbidden_text": "Your role cannot open this page.",
 	"not_found": "Not found", "not_found_text": "There is no such order in your accounts.",
 	"error": "Something went wrong", "error_text": "The console could not do that just now. Try again in a moment.",
@@ -150,8 +150,9 @@ var en = map[string]string{
 var es = map[string]string{
 	"console": "Consola de Paygate", "sign_in": "Iniciar sesión", "sign_out": "Cerrar sesión", "email": "Correo electrónico",
 	"password": "Contraseña", "bad_login": "El correo o la contraseña no son correctos.",
-	"too_many":  "Demasiados intentos fallidos. Espere 15 minutos y vuelva a intentarlo.",
-	"forbidden": "No permitido", "forbidden_text": "Su rol no puede abrir esta página.",
+	"too_many":   "Demasiados intentos de acceso. Espere un minuto y vuelva a intentarlo.",
+	"stale_form": "El formulario de acceso ha caducado. Vuelva a iniciar sesión.",
+	"forbidden":  "No permitido", "forbidden_text": "Su rol no puede abrir esta página.",
 	"not_found": "No encontrado", "not_found_text": "No hay tal pedido en sus cuentas.",
 	"error": "Algo salió mal", "error_text": "La consola no pudo hacerlo ahora. Vuelva a intentarlo en un momento.",
 	"already_done": "Ya enviado", "orders": "Pedidos", "refunds": "Reembolsos", "keys": "Claves de firma", "payouts": "Pagos",
