@@ -10,36 +10,44 @@ import (
 	"go.temporal.io/sdk/converter"
 )
 
-// CodecEndpoint serves Temporal's remote codec protocol (POST .../encode
-// and .../decode with a JSON list of payloads) so that the Temporal Web UI
-// and CLI show workflow payloads decrypted, while the Temporal server and
-// its database hold them encrypted (internal/adapters/payloadcodec).
+// CodecEndpoint serves Temporal's remote codec protocol (POST
+// /codec/encode and /codec/decode with a JSON list of payloads) so that the
+// Temporal Web UI and CLI show workflow payloads decrypted, while the
+// Temporal server and its database hold them encrypted
+// (internal/adapters/payloadcodec).
 //
-// Whoever reaches it can decrypt every payload, so it is authenticated.
-// The UI sends an Authorization header only when it runs with its own
-// single sign-on and passes that access token on, which a shared secret
-// cannot check; so the secret may instead be the path segment before the
-// operation: the UI is configured with the endpoint
-// https://gateway/codec/<token> and calls .../codec/<token>/decode. The
-// CLI and other tools send the same secret as "Authorization: Bearer
-// <token>" to /codec/decode. Either way the secret is as confidential as
-// the UI's configuration, which is why the UI itself must sit behind the
-// operators' access control (docs/decisions.md, "Encrypted histories").
+// Whoever reaches it can decrypt every payload, so it knows who asks, and
+// nothing secret is ever in its URL: the UI hands its codec URL to anyone
+// who loads its settings, and process lists show command lines.
+//   - A person using the Temporal UI is an ops user signed in to the
+//     console: the UI calls with "include credentials", the browser sends
+//     the console's session cookie (same site: cookies ignore the port),
+//     and the call must come from an origin in AllowOrigins.
+//   - The CLI and other tools send "Authorization: Bearer <Token>" (the
+//     CLI reads it from TEMPORAL_CODEC_AUTH, not from its arguments).
 //
-// The UI calls it from the browser, from the UI's own origin: only the
-// origins in AllowOrigins get CORS headers, a request from any other
-// origin is refused, and the preflight the browser sends first (the UI
-// posts JSON with an X-Namespace header) is answered without the secret,
-// since browsers never send credentials with it.
+// Every call is logged with who asked. The preflight the browser sends
+// first (the UI posts JSON with an X-Namespace header) is answered for the
+// allowed origins without credentials, since browsers never send them
+// with it.
 type CodecEndpoint struct {
-	// Codec encrypts and decrypts the payloads.
+	// Codec encrypts and decrypts the payloads; nil turns the endpoint off.
 	Codec converter.PayloadCodec
-	// Token authenticates callers; empty turns the endpoint off.
+	// Token authenticates tools by bearer header; empty: no tool may.
 	Token string
 	// AllowOrigins are the browser origins that may call the endpoint
 	// (the Temporal UI's, such as http://127.0.0.1:8233); none refuses
-	// every browser and leaves the endpoint to the CLI.
+	// every browser.
 	AllowOrigins []string
+	// People finds the ops user a browser's request is signed in as; nil:
+	// no person may.
+	People CodecPeople
+}
+
+// CodecPeople finds who signed in a browser's request (the console).
+type CodecPeople interface {
+	// OpsUser returns the email of the ops user r is signed in as.
+	OpsUser(r *http.Request) (string, bool)
 }
 
 // codecPrefix is where the codec endpoint lives.
@@ -51,7 +59,7 @@ const codecPrefix = "/codec/"
 const codecPreflightMaxAge = "600"
 
 // enabled reports whether the endpoint is on.
-func (e *CodecEndpoint) enabled() bool { return e != nil && e.Token != "" && e.Codec != nil }
+func (e *CodecEndpoint) enabled() bool { return e != nil && e.Codec != nil }
 
 // corsOrigin sets the CORS headers for the request's origin and reports
 // whether the request may go on: a request without an Origin (the CLI, a
@@ -67,46 +75,43 @@ func (e *CodecEndpoint) corsOrigin(c *gin.Context) bool {
 		return false
 	}
 	h.Set("Access-Control-Allow-Origin", origin)
-	// Only the UI's "include cross-origin credentials" option needs this;
-	// the gateway sets no cookies, so it lends the UI no ambient authority.
+	// The UI's "include credentials" calls carry the console's cookie.
 	h.Set("Access-Control-Allow-Credentials", "true")
 	return true
 }
 
-// codecOperation splits what follows /codec/ into the path secret (empty
-// when the caller authenticates by header) and the operation, "encode" or
-// "decode"; ok is false for any other path.
-func codecOperation(rest string) (secret, op string, ok bool) {
-	parts := strings.Split(strings.Trim(rest, "/"), "/")
-	switch {
-	case len(parts) == 1:
-		op = parts[0]
-	case len(parts) == 2 && parts[0] != "":
-		secret, op = parts[0], parts[1]
-	default:
-		return "", "", false
-	}
-	return secret, op, op == "encode" || op == "decode"
+// codecOperation is the operation a path under /codec/ names, "encode" or
+// "decode"; ok is false for any other path (a secret in the path, as
+// before 2026-11-25, is no longer taken).
+func codecOperation(rest string) (op string, ok bool) {
+	op = strings.Trim(rest, "/")
+	return op, op == "encode" || op == "decode"
 }
 
-// authorised checks the secret from the path or, without one, from the
-// bearer header, in constant time.
-func (e *CodecEndpoint) authorised(pathSecret, header string) bool {
-	got := pathSecret
-	if got == "" {
-		token, ok := strings.CutPrefix(header, "Bearer ")
-		if !ok {
-			return false
+// caller says who a call is from: a tool proving the token, or an ops
+// user's browser from an allowed origin.
+func (e *CodecEndpoint) caller(c *gin.Context) (who, how string, ok bool) {
+	if header := c.GetHeader("Authorization"); header != "" {
+		token, bearer := strings.CutPrefix(header, "Bearer ")
+		if bearer && e.Token != "" && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(e.Token)) == 1 {
+			return "codec token", "bearer", true
 		}
-		got = strings.TrimSpace(token)
+		return "", "", false
 	}
-	return subtle.ConstantTimeCompare([]byte(got), []byte(e.Token)) == 1
+	// A cookie only from a browser page of an allowed origin: a page on
+	// another port of the same host (the simulator's) gets the cookie too.
+	if origin := c.GetHeader("Origin"); origin != "" && slices.Contains(e.AllowOrigins, origin) && e.People != nil {
+		if email, ok := e.People.OpsUser(c.Request); ok {
+			return email, "console session", true
+		}
+	}
+	return "", "", false
 }
 
 // codecCall encodes or decodes the posted payloads.
 func (s *Server) codecCall(c *gin.Context) {
 	e := s.Codec
-	secret, _, ok := codecOperation(c.Param("call"))
+	op, ok := codecOperation(c.Param("call"))
 	if !e.enabled() || !ok {
 		c.String(http.StatusNotFound, "404 page not found")
 		return
@@ -115,11 +120,15 @@ func (s *Server) codecCall(c *gin.Context) {
 		c.String(http.StatusForbidden, "origin not allowed")
 		return
 	}
-	if !e.authorised(secret, c.GetHeader("Authorization")) {
+	who, how, ok := e.caller(c)
+	if !ok {
+		s.Logger.Warn("codec call refused", "operation", op, "origin", c.GetHeader("Origin"), "client_ip", c.ClientIP())
 		c.Header("WWW-Authenticate", `Bearer realm="paygate-codec"`)
-		c.String(http.StatusUnauthorized, "unauthorised")
+		c.String(http.StatusUnauthorized, "sign in to the console as ops, or send the codec token")
 		return
 	}
+	s.Logger.Info("codec call", "operation", op, "by", who, "auth", how, "namespace", c.GetHeader("X-Namespace"),
+		"origin", c.GetHeader("Origin"))
 	// The SDK's handler speaks the protocol: protojson payloads in, the
 	// same out, an error as 400 with the codec's message (which names a
 	// key id at most, never key material or a payload).
@@ -129,7 +138,7 @@ func (s *Server) codecCall(c *gin.Context) {
 // codecPreflight answers the browser's CORS preflight for the UI's origin.
 func (s *Server) codecPreflight(c *gin.Context) {
 	e := s.Codec
-	if _, _, ok := codecOperation(c.Param("call")); !e.enabled() || !ok {
+	if _, ok := codecOperation(c.Param("call")); !e.enabled() || !ok {
 		c.String(http.StatusNotFound, "404 page not found")
 		return
 	}
@@ -139,15 +148,14 @@ func (s *Server) codecPreflight(c *gin.Context) {
 	}
 	h := c.Writer.Header()
 	h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
-	h.Set("Access-Control-Allow-Headers", "Content-Type, X-Namespace, Authorization")
+	h.Set("Access-Control-Allow-Headers", "Content-Type, X-Namespace, Authorization, Authorization-Extras")
 	h.Set("Access-Control-Max-Age", codecPreflightMaxAge)
 	c.Status(http.StatusNoContent)
 }
 
 // loggedPath is the request's path as the log may show it: under the codec
-// endpoint every segment but the operation is replaced, since it may be
-// the path secret (or a mistyped one), and whoever reads the logs must not
-// be able to decrypt the histories with it.
+// endpoint every segment but the operation is replaced, since an old
+// client may still put a secret there.
 func loggedPath(r *http.Request) string {
 	p := r.URL.Path
 	rest, ok := strings.CutPrefix(p, codecPrefix)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -21,9 +22,20 @@ const (
 	testUIOrigin   = "http://127.0.0.1:8233"
 )
 
-// codecServer is an API with the codec endpoint over a fresh key, and what
-// it logs.
-func codecServer(t *testing.T, token string) (*Server, *payloadcodec.Codec, *bytes.Buffer) {
+// fakePeople signs in as ops whoever carries the cookie "ops".
+type fakePeople struct{}
+
+func (fakePeople) OpsUser(r *http.Request) (string, bool) {
+	c, err := r.Cookie("pg_console")
+	if err != nil || c.Value != "ops" {
+		return "", false
+	}
+	return "ops@example.com", true
+}
+
+// codecServer is an API with the codec endpoint over a fresh key (on
+// unless both token and origins are empty), and what it logs.
+func codecServer(t *testing.T, token string, origins ...string) (*Server, *payloadcodec.Codec, *bytes.Buffer) {
 	t.Helper()
 	spec, err := keyring.GenerateSpec("k1")
 	if err != nil {
@@ -38,10 +50,12 @@ func codecServer(t *testing.T, token string) (*Server, *payloadcodec.Codec, *byt
 		t.Fatal(err)
 	}
 	logs := &bytes.Buffer{}
-	return &Server{
-		Logger: slog.New(slog.NewJSONHandler(logs, nil)),
-		Codec:  &CodecEndpoint{Codec: c, Token: token, AllowOrigins: []string{testUIOrigin}},
-	}, c, logs
+	srv := &Server{Logger: slog.New(slog.NewJSONHandler(logs, nil))}
+	// As app makes it: no endpoint when nobody could call it.
+	if token != "" || len(origins) > 0 {
+		srv.Codec = &CodecEndpoint{Codec: c, Token: token, AllowOrigins: origins, People: fakePeople{}}
+	}
+	return srv, c, logs
 }
 
 // payloadsJSON is a codec request body as the UI sends it.
@@ -60,47 +74,56 @@ func TestCodecEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	type request struct {
-		method, path, origin, auth string
-		preflightMethod            string
+		method, path, origin, auth, cookie string
+		preflightMethod                    string
 	}
+	ui := []string{testUIOrigin}
 	cases := []struct {
 		name     string
-		token    string // configured; "" turns the endpoint off
+		token    string   // the tools' token; "" lets no tool in
+		origins  []string // the UI's; none lets no browser in
 		req      request
 		wantHTTP int
 		wantCORS bool // the answer allows the UI's origin
 	}{
-		{name: "off without a token", req: request{method: "POST", path: "/codec/" + testCodecToken + "/decode", origin: testUIOrigin}, wantHTTP: 404},
-		{name: "secret in the path, from the UI", token: testCodecToken,
-			req: request{method: "POST", path: "/codec/" + testCodecToken + "/decode", origin: testUIOrigin}, wantHTTP: 200, wantCORS: true},
+		{name: "ops signed in to the console, from the UI", origins: ui,
+			req: request{method: "POST", path: "/codec/decode", origin: testUIOrigin, cookie: "ops"}, wantHTTP: 200, wantCORS: true},
 		{name: "bearer token, no origin (the CLI)", token: testCodecToken,
 			req: request{method: "POST", path: "/codec/decode", auth: "Bearer " + testCodecToken}, wantHTTP: 200},
-		{name: "wrong path secret", token: testCodecToken,
-			req: request{method: "POST", path: "/codec/" + testCodecToken[:len(testCodecToken)-1] + "x/decode", origin: testUIOrigin}, wantHTTP: 401, wantCORS: true},
-		{name: "no secret at all", token: testCodecToken, req: request{method: "POST", path: "/codec/decode", origin: testUIOrigin}, wantHTTP: 401, wantCORS: true},
-		{name: "secret as a basic credential", token: testCodecToken,
+		{name: "not signed in, from the UI", token: testCodecToken, origins: ui,
+			req: request{method: "POST", path: "/codec/decode", origin: testUIOrigin}, wantHTTP: 401, wantCORS: true},
+		{name: "another role's session, from the UI", origins: ui,
+			req: request{method: "POST", path: "/codec/decode", origin: testUIOrigin, cookie: "merchant"}, wantHTTP: 401, wantCORS: true},
+		{name: "an ops cookie without an origin (not the UI)", token: testCodecToken, origins: ui,
+			req: request{method: "POST", path: "/codec/decode", cookie: "ops"}, wantHTTP: 401},
+		{name: "an ops cookie from another origin", origins: ui,
+			req: request{method: "POST", path: "/codec/decode", origin: "http://127.0.0.1:8090", cookie: "ops"}, wantHTTP: 403},
+		{name: "the token in the path, as before", token: testCodecToken, origins: ui,
+			req: request{method: "POST", path: "/codec/" + testCodecToken + "/decode", origin: testUIOrigin}, wantHTTP: 404},
+		{name: "a wrong token", token: testCodecToken,
+			req: request{method: "POST", path: "/codec/decode", auth: "Bearer " + testCodecToken[:len(testCodecToken)-1] + "x"}, wantHTTP: 401},
+		{name: "a token where none is set", origins: ui,
+			req: request{method: "POST", path: "/codec/decode", auth: "Bearer " + testCodecToken}, wantHTTP: 401},
+		{name: "a wrong token beside an ops cookie", token: testCodecToken, origins: ui,
+			req: request{method: "POST", path: "/codec/decode", origin: testUIOrigin, cookie: "ops", auth: "Bearer nope"}, wantHTTP: 401, wantCORS: true},
+		{name: "the token as a basic credential", token: testCodecToken,
 			req: request{method: "POST", path: "/codec/decode", auth: "Basic " + testCodecToken}, wantHTTP: 401},
-		{name: "right secret, other origin", token: testCodecToken,
-			req: request{method: "POST", path: "/codec/" + testCodecToken + "/decode", origin: "https://evil.example"}, wantHTTP: 403},
+		{name: "off without token and origins", req: request{method: "POST", path: "/codec/decode", auth: "Bearer " + testCodecToken}, wantHTTP: 404},
 		{name: "unknown operation", token: testCodecToken,
-			req: request{method: "POST", path: "/codec/" + testCodecToken + "/peek", origin: testUIOrigin}, wantHTTP: 404},
-		{name: "too deep", token: testCodecToken,
-			req: request{method: "POST", path: "/codec/a/" + testCodecToken + "/decode", origin: testUIOrigin}, wantHTTP: 404},
-		{name: "preflight from the UI", token: testCodecToken,
-			req: request{method: "OPTIONS", path: "/codec/" + testCodecToken + "/decode", origin: testUIOrigin, preflightMethod: "POST"}, wantHTTP: 204, wantCORS: true},
-		{name: "preflight needs no secret", token: testCodecToken,
-			req: request{method: "OPTIONS", path: "/codec/anything/encode", origin: testUIOrigin, preflightMethod: "POST"}, wantHTTP: 204, wantCORS: true},
-		{name: "preflight from another origin", token: testCodecToken,
-			req: request{method: "OPTIONS", path: "/codec/" + testCodecToken + "/decode", origin: "http://localhost:9999", preflightMethod: "POST"}, wantHTTP: 403},
-		{name: "preflight for another method", token: testCodecToken,
-			req: request{method: "OPTIONS", path: "/codec/" + testCodecToken + "/decode", origin: testUIOrigin, preflightMethod: "DELETE"}, wantHTTP: 403},
-		{name: "preflight, endpoint off", req: request{method: "OPTIONS", path: "/codec/x/decode", origin: testUIOrigin, preflightMethod: "POST"}, wantHTTP: 404},
-		{name: "GET is not the protocol", token: testCodecToken,
-			req: request{method: "GET", path: "/codec/" + testCodecToken + "/decode", origin: testUIOrigin}, wantHTTP: 404},
+			req: request{method: "POST", path: "/codec/peek", auth: "Bearer " + testCodecToken}, wantHTTP: 404},
+		{name: "preflight from the UI", origins: ui,
+			req: request{method: "OPTIONS", path: "/codec/decode", origin: testUIOrigin, preflightMethod: "POST"}, wantHTTP: 204, wantCORS: true},
+		{name: "preflight from another origin", origins: ui,
+			req: request{method: "OPTIONS", path: "/codec/decode", origin: "http://localhost:9999", preflightMethod: "POST"}, wantHTTP: 403},
+		{name: "preflight for another method", origins: ui,
+			req: request{method: "OPTIONS", path: "/codec/decode", origin: testUIOrigin, preflightMethod: "DELETE"}, wantHTTP: 403},
+		{name: "preflight, endpoint off", req: request{method: "OPTIONS", path: "/codec/decode", origin: testUIOrigin, preflightMethod: "POST"}, wantHTTP: 404},
+		{name: "GET is not the protocol", origins: ui,
+			req: request{method: "GET", path: "/codec/decode", origin: testUIOrigin, cookie: "ops"}, wantHTTP: 404},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, c, logs := codecServer(t, tc.token)
+			srv, c, logs := codecServer(t, tc.token, tc.origins...)
 			enc, err := c.Encode([]*commonpb.Payload{plain})
 			if err != nil {
 				t.Fatal(err)
@@ -119,6 +142,9 @@ func TestCodecEndpoint(t *testing.T) {
 			}
 			if tc.req.auth != "" {
 				req.Header.Set("Authorization", tc.req.auth)
+			}
+			if tc.req.cookie != "" {
+				req.AddCookie(&http.Cookie{Name: "pg_console", Value: tc.req.cookie})
 			}
 			if tc.req.preflightMethod != "" {
 				req.Header.Set("Access-Control-Request-Method", tc.req.preflightMethod)
@@ -155,7 +181,13 @@ func TestCodecEndpoint(t *testing.T) {
 				}
 			}
 			if strings.Contains(logs.String(), testCodecToken[:20]) {
-				t.Errorf("the request log shows the secret: %s", logs.String())
+				t.Errorf("the request log shows the token: %s", logs.String())
+			}
+			if tc.wantHTTP == 200 {
+				who := map[bool]string{true: `"by":"ops@example.com","auth":"console session"`, false: `"by":"codec token","auth":"bearer"`}[tc.req.cookie == "ops"]
+				if !strings.Contains(logs.String(), `"msg":"codec call","operation":"decode",`+who) {
+					t.Errorf("the log does not say who decoded: %s", logs.String())
+				}
 			}
 		})
 	}
@@ -164,13 +196,14 @@ func TestCodecEndpoint(t *testing.T) {
 // TestCodecEndpointEncodes checks the UI's other call: what it encodes,
 // the gateway decodes, and nothing of it is readable.
 func TestCodecEndpointEncodes(t *testing.T) {
-	srv, c, _ := codecServer(t, testCodecToken)
+	srv, c, _ := codecServer(t, testCodecToken, testUIOrigin)
 	plain, err := converter.GetDefaultDataConverter().ToPayload("Lovelace")
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := httptest.NewRequest("POST", "/codec/"+testCodecToken+"/encode", strings.NewReader(payloadsJSON(t, plain)))
+	req := httptest.NewRequest("POST", "/codec/encode", strings.NewReader(payloadsJSON(t, plain)))
 	req.Header.Set("Origin", testUIOrigin)
+	req.AddCookie(&http.Cookie{Name: "pg_console", Value: "ops"})
 	rec := httptest.NewRecorder()
 	srv.Handler().ServeHTTP(rec, req)
 	if rec.Code != 200 || strings.Contains(rec.Body.String(), "Lovelace") {
@@ -214,9 +247,10 @@ func TestLoggedPathHidesTheCodecSecret(t *testing.T) {
 	// The log line itself.
 	srv, _, logs := codecServer(t, testCodecToken)
 	req := httptest.NewRequest("POST", "/codec/"+testCodecToken+"/decode", strings.NewReader(`{"payloads":[]}`))
+	req.Header.Set("Authorization", "Bearer "+testCodecToken)
 	srv.Handler().ServeHTTP(httptest.NewRecorder(), req)
 	var line map[string]any
-	if err := json.Unmarshal(logs.Bytes(), &line); err != nil || line["path"] != "/codec/(redacted)/decode" {
+	if err := json.Unmarshal(bytes.TrimSpace(logs.Bytes()), &line); err != nil || line["path"] != "/codec/(redacted)/decode" {
 		t.Errorf("log %s, %v", logs.String(), err)
 	}
 }

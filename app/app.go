@@ -789,6 +789,15 @@ func (g *Gateway) APIHandler() http.Handler {
 	} else {
 		offers = r
 	}
+	// The back office shares the API's address under /console; its ops
+	// users are who may decode histories in the Temporal UI.
+	cons := &console.Server{
+		DB: g.DB, Orders: orders, Reruns: g.PayoutReruns(), Redeliver: redeliver.New(g.Temporal, g.DB), Keys: g.Accounts,
+		NotifySchedule: g.Config.NotifySchedule, TemporalUIURL: g.Config.TemporalUIURL, Namespace: g.Config.TemporalNamespace,
+		SecureCookies: strings.HasPrefix(g.Config.PublicURL, "https://"), SignInKey: g.consoleSignInKey(),
+		Logger: g.Logger.With("component", "console"),
+	}
+	consoleHandler := cons.Handler()
 	s := &api.Server{
 		Accounts:  g.Accounts,
 		Callbacks: callbacks,
@@ -812,20 +821,13 @@ func (g *Gateway) APIHandler() http.Handler {
 
 		Admin: &api.Admin{Token: g.Config.AdminToken, Redeliver: redeliver.New(g.Temporal, g.DB), Schedule: g.Config.NotifySchedule,
 			PayoutReruns: g.PayoutReruns()},
-		Codec:   g.codecEndpoint(),
+		Codec:   g.codecEndpoint(cons),
 		Metrics: g.Metrics,
 
 		ForbidLiveSimulators: g.Config.ForbidLiveSimulators,
 	}
-	// The back office shares the API's address under /console.
-	cons := &console.Server{
-		DB: g.DB, Orders: orders, Reruns: g.PayoutReruns(), Redeliver: redeliver.New(g.Temporal, g.DB), Keys: g.Accounts,
-		NotifySchedule: g.Config.NotifySchedule, TemporalUIURL: g.Config.TemporalUIURL, Namespace: g.Config.TemporalNamespace,
-		SecureCookies: strings.HasPrefix(g.Config.PublicURL, "https://"), SignInKey: g.consoleSignInKey(),
-		Logger: g.Logger.With("component", "console"),
-	}
 	mux := http.NewServeMux()
-	mux.Handle("/console/", cons.Handler())
+	mux.Handle("/console/", consoleHandler)
 	mux.Handle("/", s.Handler())
 	return mux
 }

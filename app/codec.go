@@ -16,12 +16,15 @@ import (
 // payloads with (api.CodecEndpoint); the payloads themselves are always
 // encrypted, under PAYGATE_KEYRING.
 type CodecConfig struct {
-	// Token authenticates the endpoint (PAYGATE_CODEC_TOKEN); empty turns
-	// it off. It travels in the endpoint's path, so it is limited to
-	// characters a URL path segment takes as they are.
+	// Token authenticates tools such as the Temporal CLI, sent as
+	// "Authorization: Bearer <token>" (PAYGATE_CODEC_TOKEN); empty: no
+	// tool may call. It is limited to characters a header carries as they
+	// are.
 	Token string
 	// CORSOrigins are the browser origins that may call it
-	// (PAYGATE_CODEC_CORS_ORIGIN, comma-separated): the Temporal UI's.
+	// (PAYGATE_CODEC_CORS_ORIGIN, comma-separated): the Temporal UI's. A
+	// browser call is an ops user's, signed in to the console; none: no
+	// browser may call.
 	CORSOrigins []string
 }
 
@@ -34,7 +37,7 @@ const minCodecToken = 32
 func codecFromEnv(c *Config, getenv func(string) string, fail func(string, error)) {
 	c.Codec.Token = strings.TrimSpace(getenv("PAYGATE_CODEC_TOKEN"))
 	if t := c.Codec.Token; t != "" && strings.IndexFunc(t, func(r rune) bool { return !unreserved(r) }) >= 0 {
-		fail("PAYGATE_CODEC_TOKEN", fmt.Errorf("%w: only letters, digits and - . _ ~ (it is a URL path segment)", ErrMalformed))
+		fail("PAYGATE_CODEC_TOKEN", fmt.Errorf("%w: only letters, digits and - . _ ~", ErrMalformed))
 	}
 	origins, err := parseOrigins(getenv("PAYGATE_CODEC_CORS_ORIGIN"))
 	if err != nil {
@@ -43,8 +46,7 @@ func codecFromEnv(c *Config, getenv func(string) string, fail func(string, error
 	c.Codec.CORSOrigins = origins
 }
 
-// unreserved reports whether r is one of RFC 3986's unreserved characters,
-// which a URL path segment holds without escaping.
+// unreserved reports whether r is one of RFC 3986's unreserved characters.
 func unreserved(r rune) bool {
 	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-._~", r)
 }
@@ -90,9 +92,11 @@ func TemporalConverters(keys *keyring.Keyring) (converter.DataConverter, convert
 	return dc, payloadcodec.FailureConverter(dc), nil
 }
 
-// codecEndpoint is the API's codec endpoint, or nil when it is off.
-func (g *Gateway) codecEndpoint() *api.CodecEndpoint {
-	if g.Config.Codec.Token == "" {
+// codecEndpoint is the API's codec endpoint, or nil when it is off (no
+// tool token and no browser origin). people finds the ops user of a
+// browser's call: the console.
+func (g *Gateway) codecEndpoint(people api.CodecPeople) *api.CodecEndpoint {
+	if g.Config.Codec.Token == "" && len(g.Config.Codec.CORSOrigins) == 0 {
 		return nil
 	}
 	c, err := payloadcodec.New(g.Keys)
@@ -101,5 +105,5 @@ func (g *Gateway) codecEndpoint() *api.CodecEndpoint {
 		g.Logger.Error("codec endpoint off", "error", err)
 		return nil
 	}
-	return &api.CodecEndpoint{Codec: c, Token: g.Config.Codec.Token, AllowOrigins: g.Config.Codec.CORSOrigins}
+	return &api.CodecEndpoint{Codec: c, Token: g.Config.Codec.Token, AllowOrigins: g.Config.Codec.CORSOrigins, People: people}
 }

@@ -26,13 +26,17 @@ func startTestTemporal(ctx context.Context, root string, pg *devenv.Postgres, lo
 	}
 	// The frontend's and the UI's ports are held for the whole run; the
 	// server's state is in memory. The same tuning and codec wiring as
-	// `paygate dev`.
+	// `paygate dev`: the UI server beside a headless dev server.
+	uiServer, err := devenv.EnsureTemporalUIServer(ctx, filepath.Join(root, ".bin"), logger)
+	if err != nil {
+		return "", nil, err
+	}
 	held, err := ports.Reserve(2)
 	if err != nil {
 		return "", nil, err
 	}
 	server, err := devenv.StartTemporal(ctx, devenv.TemporalOptions{
-		Binary: bin, Port: held.Port(0), UIPort: held.Port(1), CodecEndpoint: ui.endpoint,
+		Binary: bin, Port: held.Port(0), UIPort: held.Port(1), CodecEndpoint: ui.endpoint, UIServer: uiServer,
 	}, logger)
 	if err != nil {
 		held.Release()

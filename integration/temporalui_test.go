@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"io"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -13,24 +15,25 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
 
 // testUI is the suite's Temporal Web UI and the gateway's codec endpoint it
-// decodes payloads with, wired as `make run` wires them: the UI is started
-// with the endpoint, secret in its path, and the API allows the UI's origin.
+// decodes payloads with, wired as `make run` wires them: the UI server is
+// given the endpoint (no secret in it) and sends the console's cookie, the
+// API allows the UI's origin, and tools have a token of their own.
 type testUI struct {
-	token    string // the codec endpoint's secret (PAYGATE_CODEC_TOKEN)
+	token    string // the tools' bearer token (PAYGATE_CODEC_TOKEN)
 	endpoint string // the codec endpoint as the UI is given it
 	url      string // the UI's base URL, known once the server runs
 }
 
-// newTestUI makes a codec secret for the API at apiURL.
+// newTestUI makes the codec's tool token for the API at apiURL.
 func newTestUI(apiURL string) *testUI {
 	b := make([]byte, 24)
 	_, _ = rand.Read(b)
-	token := hex.EncodeToString(b)
-	return &testUI{token: token, endpoint: apiURL + "/codec/" + token}
+	return &testUI{token: hex.EncodeToString(b), endpoint: apiURL + "/codec"}
 }
 
 // temporalUIWait bounds how long the UI may take to show a workflow's
@@ -38,11 +41,12 @@ func newTestUI(apiURL string) *testUI {
 const temporalUIWait = 45 * time.Second
 
 // TestTemporalUIShowsDecodedPayloads pays an order whose shopper has an
-// email of its own, then opens the order's workflow in the Temporal Web UI
-// in headless Chromium, as an operator would: the page shows the email,
-// which the history holds only encrypted (encrypted_histories_test.go), so
-// the UI decoded it through the gateway's codec endpoint, across origins.
-// The gateway's log shows the UI's calls.
+// email of its own, then, in headless Chromium, signs in to the console as
+// an ops user and opens the order's workflow in the Temporal Web UI, as an
+// operator would: the page shows the email, which the history holds only
+// encrypted (encrypted_histories_test.go), so the UI decoded it through the
+// gateway's codec endpoint, across origins, with the console's cookie. The
+// gateway's log names the operator who asked.
 func TestTemporalUIShowsDecodedPayloads(t *testing.T) {
 	if env.ui == nil || env.ui.url == "" {
 		t.Fatal("the suite's Temporal server runs no UI")
@@ -80,6 +84,8 @@ func TestTemporalUIShowsDecodedPayloads(t *testing.T) {
 	browserCtx := startBrowser(t)
 	sh := shot{t: t, root: root, name: "temporal-ui", docs: map[string]string{"decoded": "temporal-ui-decoded.png"}}
 	tab := openTab(t, browserCtx, sh)
+	ops := consoleUser(t, models.RoleOps, "")
+	consoleSignIn(t, tab, ops, "/console/stuck")
 	page := env.ui.url + "/namespaces/" + url.PathEscape(env.cfg.TemporalNamespace) + "/workflows/" +
 		url.PathEscape(id) + "/" + url.PathEscape(runID) + "/history"
 	if err := chromedp.Do(tab, chromedp.Navigate(page)); err != nil {
@@ -108,10 +114,28 @@ func TestTemporalUIShowsDecodedPayloads(t *testing.T) {
 		t.Logf("mark the email: %v", err)
 	}
 	sh.take(tab, "decoded")
-	if !strings.Contains(env.logs.String(), `"path":"/codec/(redacted)/decode","status":200`) {
-		t.Error("the gateway's log shows no codec call from the UI")
+	logs := env.logs.String()
+	if !strings.Contains(logs, `"path":"/codec/decode","status":200`) || !strings.Contains(logs, `"by":"`+ops+`","auth":"console session"`) {
+		t.Error("the gateway's log shows no codec call by the operator")
 	}
-	if strings.Contains(env.logs.String(), env.ui.token) {
-		t.Error("the gateway's log shows the codec secret")
+	// What the UI hands anyone who loads its settings holds no secret.
+	settings := httpGet(t, env.ui.url+"/api/v1/settings")
+	if !strings.Contains(settings, env.ui.endpoint) || strings.Contains(settings, env.ui.token) {
+		t.Errorf("the UI's settings: %s", settings)
 	}
+}
+
+// httpGet returns the body of a GET of url.
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

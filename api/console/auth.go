@@ -387,3 +387,19 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, what string, err e
 	s.Logger.Error("console: "+what, "path", r.URL.Path, "error", err)
 	s.render(w, r, http.StatusServiceUnavailable, "message", pageData{Title: t(langOf(r), "error"), Message: t(langOf(r), "error_text")})
 }
+
+// OpsUser returns the email of the ops user whose console session r's
+// cookie names: the one person who may read decrypted workflow payloads in
+// the Temporal UI (api.CodecEndpoint). Other roles see their own orders
+// in the console, never every merchant's histories.
+func (s *Server) OpsUser(r *http.Request) (string, bool) {
+	sess, err := s.current(r)
+	if err != nil {
+		s.Logger.Error("console: read session for the codec", "error", err)
+		return "", false
+	}
+	if sess == nil || sess.User.Role != models.RoleOps {
+		return "", false
+	}
+	return sess.User.Email, true
+}

@@ -249,11 +249,18 @@ func TestComposeMatchesTheCLI(t *testing.T) {
 		t.Errorf("seed depends on migrate with %q", got)
 	}
 	// The Temporal UI decodes through the API's codec endpoint, from the
-	// host's browser, which the API lets in.
+	// host's browser, which the API lets in, with the console's cookie;
+	// nothing secret is in the UI's settings.
 	ui := services["temporal-ui"]
 	uiEnv := env(t, ui)
-	if want := apiCfg.PublicURL + "/codec/" + apiCfg.Codec.Token; uiEnv["TEMPORAL_CODEC_ENDPOINT"] != want {
-		t.Errorf("TEMPORAL_CODEC_ENDPOINT = %s, want %s", uiEnv["TEMPORAL_CODEC_ENDPOINT"], want)
+	if want := apiCfg.PublicURL + "/codec"; uiEnv["TEMPORAL_CODEC_ENDPOINT"] != want || uiEnv["TEMPORAL_CODEC_INCLUDE_CREDENTIALS"] != "true" {
+		t.Errorf("TEMPORAL_CODEC_ENDPOINT = %s, include credentials %q; want %s and true", uiEnv["TEMPORAL_CODEC_ENDPOINT"],
+			uiEnv["TEMPORAL_CODEC_INCLUDE_CREDENTIALS"], want)
+	}
+	for k, v := range uiEnv {
+		if apiCfg.Codec.Token != "" && strings.Contains(v, apiCfg.Codec.Token) {
+			t.Errorf("the UI's %s holds the codec token", k)
+		}
 	}
 	if len(ui.Ports) != 1 || !slices.Contains(apiCfg.Codec.CORSOrigins, "http://localhost:"+ui.Ports[0].Published) {
 		t.Errorf("the UI is published at %+v; the codec allows %v", ui.Ports, apiCfg.Codec.CORSOrigins)

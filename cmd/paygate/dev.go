@@ -116,7 +116,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	if err := ensureCodecToken(filepath.Join(*dataDir, "secrets.json"), &secrets); err != nil {
 		return err
 	}
-	codecEndpoint := devCodecEndpoint("http://"+apiLn.Addr().String(), secrets.CodecToken)
+	codecEndpoint := devCodecEndpoint("http://" + apiLn.Addr().String())
 	pgURL, stopPG, err := devDatabase(ctx, cfg.DatabaseURL, *dataDir, secrets.Database, logger)
 	if err != nil {
 		return err
@@ -241,8 +241,9 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	}
 	env := fmt.Sprintf("DATABASE_URL=%s\nTEMPORAL_ADDRESS=%s\nPAYGATE_KEYRING=%s\nPAYGATE_FINGERPRINT_KEY=%s\nACQUIRER_URL=%s\nRAIL_URL=%s\nTEST_RAIL_URL=%s\nSIMBANK_URL=%s\n",
 		cfg.DatabaseURL, cfg.TemporalAddress, cfg.Keyring, cfg.FingerprintKey, cfg.AcquirerURL, cfg.RailURL, cfg.TestRailURL, cfg.SimBankURL)
-	// For the Temporal CLI: --codec-endpoint <api>/codec --codec-auth "Bearer $PAYGATE_CODEC_TOKEN".
-	env += "PAYGATE_CODEC_TOKEN=" + cfg.Codec.Token + "\n"
+	// The Temporal CLI reads its codec from these, so the token stays out
+	// of its command line: `set -a; . .data/dev.env; temporal workflow show ...`.
+	env += "TEMPORAL_CODEC_ENDPOINT=" + codecEndpoint + "\nTEMPORAL_CODEC_AUTH=Bearer " + cfg.Codec.Token + "\n"
 	if err := os.WriteFile(filepath.Join(*dataDir, "dev.env"), []byte(env), 0o600); err != nil {
 		return err
 	}

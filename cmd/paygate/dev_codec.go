@@ -24,10 +24,11 @@ func ensureCodecToken(path string, s *devSecrets) error {
 }
 
 // devCodecEndpoint is the codec endpoint the local Temporal UI is given:
-// the API's, with the token as the path segment the UI cannot otherwise
-// send (api.CodecEndpoint).
-func devCodecEndpoint(publicURL, token string) string {
-	return strings.TrimSuffix(publicURL, "/") + "/codec/" + token
+// the API's, with nothing secret in it. The UI sends the console's cookie
+// with its calls, and an ops user signed in to the console may decode
+// (api.CodecEndpoint).
+func devCodecEndpoint(publicURL string) string {
+	return strings.TrimSuffix(publicURL, "/") + "/codec"
 }
 
 // devCodecConfig lets the local UI's origin call the codec endpoint. The

@@ -22,8 +22,8 @@ type temporalProcess interface {
 	Stop() error
 }
 
-// startDevTemporal runs the Temporal CLI's dev server (SQLite), installing
-// the CLI on first use.
+// startDevTemporal runs the Temporal CLI's dev server (SQLite) and the
+// Temporal Web UI server beside it, installing both on first use.
 func startDevTemporal(ctx context.Context, opts devenv.TemporalOptions, binDir string, logger *slog.Logger) (temporalProcess, error) {
 	logger.Info("checking the Temporal CLI; the first build takes a few minutes", "version", devenv.TemporalCLIVersion)
 	bin, err := devenv.EnsureTemporalCLI(ctx, binDir, logger)
@@ -31,6 +31,11 @@ func startDevTemporal(ctx context.Context, opts devenv.TemporalOptions, binDir s
 		return nil, err
 	}
 	opts.Binary = bin
+	// The Web UI runs beside the dev server, so that it sends the console's
+	// cookie to the codec (devenv.EnsureTemporalUIServer).
+	if opts.UIServer, err = devenv.EnsureTemporalUIServer(ctx, binDir, logger); err != nil {
+		return nil, err
+	}
 	return devenv.StartTemporal(ctx, opts, logger)
 }
 

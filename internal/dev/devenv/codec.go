@@ -4,13 +4,26 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strings"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
 )
 
-// UICodecArgs are the dev server flags that point its Web UI at the
-// gateway's codec endpoint, so the UI shows the encrypted payloads decoded;
-// none for an empty endpoint. The UI's browser calls endpoint + "/decode",
-// so the endpoint carries its secret as a path segment (api.CodecEndpoint).
+// The Temporal Web UI decodes workflow payloads through the gateway's
+// codec endpoint (api.CodecEndpoint), which takes a browser's call only
+// from an ops user signed in to the console: the UI must send the
+// console's cookie with it ("include credentials"). The dev server's own
+// UI has no setting for that, so `paygate dev` and the tests run the dev
+// server headless beside the UI server, configured here, as Temporal on
+// Postgres does. Nothing secret is in the UI's configuration: its codec
+// URL is served to anyone who loads the UI's settings.
+
+// UICodecArgs are the dev server flags that point its own Web UI at a
+// codec endpoint; none for an empty endpoint. That UI cannot send
+// credentials, so it shows payloads decoded only to a person who turns on
+// "include credentials" in its codec settings; StartTemporal runs the UI
+// server instead when TemporalOptions.UIServer is set.
 func UICodecArgs(endpoint string) []string {
 	if endpoint == "" {
 		return nil
@@ -18,73 +31,60 @@ func UICodecArgs(endpoint string) []string {
 	return []string{"--ui-codec-endpoint", endpoint}
 }
 
-// withoutCodecSecret returns logger with the codec endpoint's secret (its
-// last path segment) replaced in every attribute. The SDK's launcher logs
-// the dev server's arguments, which hold the endpoint, and whoever reads
-// the log must not be able to decrypt the histories with it.
-func withoutCodecSecret(logger *slog.Logger, endpoint string) *slog.Logger {
-	i := strings.LastIndexByte(endpoint, '/')
-	if endpoint == "" || i < 0 || i == len(endpoint)-1 {
-		return logger
+// EnsureTemporalUIServer returns the path of the Temporal Web UI server at
+// TemporalUIServerVersion in binDir, building it from Go modules on first
+// use (a minute or two).
+func EnsureTemporalUIServer(ctx context.Context, binDir string, logger *slog.Logger) (string, error) {
+	dir, err := filepath.Abs(binDir)
+	if err != nil {
+		return "", fmt.Errorf("resolve bin dir: %w", err)
 	}
-	return slog.New(&redactHandler{Handler: logger.Handler(), secret: endpoint[i+1:]})
-}
-
-// redactHandler replaces a secret in the attributes of every record it
-// passes on.
-type redactHandler struct {
-	slog.Handler
-	secret string
-}
-
-func (h *redactHandler) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, h.redact(r.Message), r.PC)
-	r.Attrs(func(a slog.Attr) bool {
-		out.AddAttrs(h.attr(a))
-		return true
-	})
-	return h.Handler.Handle(ctx, out)
-}
-
-func (h *redactHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	clean := make([]slog.Attr, len(attrs))
-	for i, a := range attrs {
-		clean[i] = h.attr(a)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create bin dir: %w", err)
 	}
-	return &redactHandler{Handler: h.Handler.WithAttrs(clean), secret: h.secret}
+	return installVersioned(ctx, dir, temporalUIPackage, TemporalUIServerVersion, "temporal-ui-server", orDiscard(logger))
 }
 
-func (h *redactHandler) WithGroup(name string) slog.Handler {
-	return &redactHandler{Handler: h.Handler.WithGroup(name), secret: h.secret}
+// uiServerConfig is what the UI server's configuration says.
+type uiServerConfig struct {
+	frontend  string // host:port of the Temporal frontend
+	host      string // the UI's address
+	port      int    // the UI's port
+	namespace string
+	codec     string // the codec endpoint; "" for none
 }
 
-func (h *redactHandler) redact(s string) string { return strings.ReplaceAll(s, h.secret, "(secret)") }
-
-// attr redacts one attribute: strings, lists of strings (the launcher's
-// arguments), groups, and anything else by its printed form.
-func (h *redactHandler) attr(a slog.Attr) slog.Attr {
-	v := a.Value.Resolve()
-	switch v.Kind() {
-	case slog.KindString:
-		return slog.String(a.Key, h.redact(v.String()))
-	case slog.KindGroup:
-		group := v.Group()
-		clean := make([]any, len(group))
-		for i, g := range group {
-			clean[i] = h.attr(g)
-		}
-		return slog.Group(a.Key, clean...)
-	case slog.KindAny:
-		if list, ok := v.Any().([]string); ok {
-			clean := make([]string, len(list))
-			for i, s := range list {
-				clean[i] = h.redact(s)
-			}
-			return slog.Any(a.Key, clean)
-		}
-		if s := fmt.Sprint(v.Any()); strings.Contains(s, h.secret) {
-			return slog.String(a.Key, h.redact(s))
-		}
+// writeUIServerConfig writes the UI server's configuration under root and
+// returns root, which the server is started with (--root root --config
+// config --env paygate).
+func writeUIServerConfig(root string, c uiServerConfig) (string, error) {
+	dir := filepath.Join(root, "config")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("temporal ui config dir: %w", err)
 	}
-	return slog.Attr{Key: a.Key, Value: v}
+	base := fmt.Sprintf("temporalGrpcAddress: %q\nhost: %q\nport: %d\n", c.frontend, c.host, c.port)
+	env := fmt.Sprintf(`publicPath:
+enableUi: true
+defaultNamespace: %q
+refreshInterval: 1m
+cors:
+  cookieInsecure: true
+  allowOrigins: []
+auth:
+  enabled: false
+codec:
+  endpoint: %q
+  passAccessToken: false
+  includeCredentials: %t
+`, c.namespace, c.codec, c.codec != "")
+	if err := os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(base), 0o644); err != nil {
+		return "", fmt.Errorf("temporal ui config: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "paygate.yaml"), []byte(env), 0o644); err != nil {
+		return "", fmt.Errorf("temporal ui config: %w", err)
+	}
+	return root, nil
 }
+
+// frontendAddr is host:port.
+func frontendAddr(ip string, port int) string { return net.JoinHostPort(ip, strconv.Itoa(port)) }

@@ -47,7 +47,8 @@ func startDevServerProc(bin string, args []string, out io.Writer) (*devServerPro
 func (p *devServerProc) pid() int { return p.cmd.Process.Pid }
 
 // waitReady waits until the frontend takes a client in the namespace and
-// the UI answers HTTP, or the process exits, or ctx ends.
+// the UI answers HTTP (none to wait for when uiURL is empty), or the
+// process exits, or ctx ends.
 func (p *devServerProc) waitReady(ctx context.Context, opts client.Options, uiURL string) error {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -68,7 +69,7 @@ func (p *devServerProc) waitReady(ctx context.Context, opts client.Options, uiUR
 				frontendUp = true
 			}
 		}
-		if frontendUp && httpAnswers(ctx, httpClient, uiURL) {
+		if frontendUp && (uiURL == "" || httpAnswers(ctx, httpClient, uiURL)) {
 			return nil
 		}
 		select {

@@ -161,6 +161,10 @@ type TemporalOptions struct {
 	// CodecEndpoint, when set, is the remote codec the UI decodes payloads
 	// with (see UICodecArgs).
 	CodecEndpoint string
+	// UIServer, when set, is the Temporal Web UI server binary
+	// (EnsureTemporalUIServer): the dev server then runs headless and this
+	// UI serves UIPort, sending the console's cookie to the codec.
+	UIServer string
 }
 
 // withDefaults returns o with unset fields filled in.
@@ -213,12 +217,17 @@ func devServerArgs(o TemporalOptions, httpPort, metricsPort int) ([]string, erro
 	}
 	args := []string{
 		"server", "start-dev",
-		"--ip", o.IP, "--port", strconv.Itoa(o.Port), "--ui-port", strconv.Itoa(o.UIPort),
+		"--ip", o.IP, "--port", strconv.Itoa(o.Port),
 		"--http-port", strconv.Itoa(httpPort), "--metrics-port", strconv.Itoa(metricsPort),
 		"--namespace", o.Namespace,
 		"--log-format", "json", "--log-level", "warn",
 		// No call home for a version check: the machine may have no way out.
 		"--dynamic-config-value", "frontend.enableServerVersionCheck=false",
+	}
+	if o.UIServer != "" {
+		args = append(args, "--headless")
+	} else {
+		args = append(args, "--ui-port", strconv.Itoa(o.UIPort))
 	}
 	if o.DBFile != "" {
 		args = append(args, "--db-filename", o.DBFile)
@@ -230,6 +239,9 @@ func devServerArgs(o TemporalOptions, httpPort, metricsPort int) ([]string, erro
 	slices.Sort(named)
 	for _, a := range named {
 		args = append(args, "--search-attribute", a)
+	}
+	if o.UIServer != "" {
+		return slices.Concat(args, TemporalTuning), nil
 	}
 	return slices.Concat(args, TemporalTuning, UICodecArgs(o.CodecEndpoint)), nil
 }
@@ -266,6 +278,8 @@ func searchAttributes(types map[string]string) (temporal.SearchAttributes, error
 // TemporalServer is a Temporal dev server started by StartTemporal.
 type TemporalServer struct {
 	proc    *devServerProc
+	ui      *exec.Cmd // the UI server, when the dev server runs headless
+	uiDir   string    // its configuration
 	ports   *ports.Reservation // the HTTP API's and the metrics' ports
 	addr    string
 	uiURL   string
@@ -382,11 +396,21 @@ func startTemporalOnce(ctx context.Context, opts TemporalOptions, logger *slog.L
 	clientOpts := client.Options{
 		HostPort:  s.addr,
 		Namespace: opts.Namespace,
-		Logger:    sdklog.NewStructuredLogger(withoutCodecSecret(logger.With("component", "temporal-devserver"), opts.CodecEndpoint)),
+		Logger:    sdklog.NewStructuredLogger(logger.With("component", "temporal-devserver")),
 	}
-	if err := s.proc.waitReady(startCtx, clientOpts, s.uiURL); err != nil {
+	embeddedUI := s.uiURL
+	if opts.UIServer != "" {
+		embeddedUI = ""
+	}
+	if err := s.proc.waitReady(startCtx, clientOpts, embeddedUI); err != nil {
 		_ = s.Stop()
 		return nil, startError(err, s.addr, opts.StartTimeout, tail)
+	}
+	if opts.UIServer != "" {
+		if err := s.startUIServer(startCtx, opts, out); err != nil {
+			_ = s.Stop()
+			return nil, startError(err, s.addr, opts.StartTimeout, tail)
+		}
 	}
 	if opts.DBFile != "" {
 		if err := recordDevServer(opts.DBFile, s.proc.pid()); err != nil {
@@ -428,6 +452,10 @@ func (s *TemporalServer) Stop() error {
 	}
 	s.stopOnce.Do(func() {
 		defer s.release()
+		if s.ui != nil {
+			_ = s.ui.Process.Signal(os.Interrupt)
+			_ = s.ui.Wait()
+		}
 		if s.proc != nil {
 			s.stopErr = s.proc.stop(stopGrace)
 		}
@@ -435,7 +463,35 @@ func (s *TemporalServer) Stop() error {
 	return s.stopErr
 }
 
+// startUIServer runs the UI server on opts.UIPort beside the headless dev
+// server and waits until it answers.
+func (s *TemporalServer) startUIServer(ctx context.Context, opts TemporalOptions, out io.Writer) error {
+	dir, err := os.MkdirTemp("", "paygate-temporal-ui-")
+	if err != nil {
+		return fmt.Errorf("temporal ui: %w", err)
+	}
+	s.uiDir = dir
+	root, err := writeUIServerConfig(dir, uiServerConfig{frontend: s.addr, host: opts.IP, port: opts.UIPort, namespace: opts.Namespace, codec: opts.CodecEndpoint})
+	if err != nil {
+		return err
+	}
+	s.ui = childCommand(opts.UIServer, "--root", root, "--config", "config", "--env", "paygate", "start")
+	s.ui.Stdout, s.ui.Stderr = out, out
+	if err := s.ui.Start(); err != nil {
+		s.ui = nil
+		return fmt.Errorf("start temporal ui: %w", err)
+	}
+	if err := waitHTTP(ctx, s.uiURL); err != nil {
+		return fmt.Errorf("UI %s: %w", s.uiURL, err)
+	}
+	return nil
+}
+
 func (s *TemporalServer) release() {
+	if s.uiDir != "" {
+		_ = os.RemoveAll(s.uiDir)
+		s.uiDir = ""
+	}
 	if s.logFile != nil {
 		_ = s.logFile.Close()
 		s.logFile = nil

@@ -244,7 +244,8 @@ func StartTemporalOnPostgres(ctx context.Context, bins PostgresTemporalBinaries,
 		t.closeLog()
 		return nil, err
 	}
-	uiRoot, err := writeUIConfig(opts)
+	uiRoot, err := writeUIServerConfig(filepath.Join(opts.ConfigDir, "ui"), uiServerConfig{
+		frontend: frontendAddr(opts.IP, opts.Port), host: opts.IP, port: opts.UIPort, namespace: opts.Namespace, codec: opts.CodecEndpoint})
 	if err != nil {
 		t.closeLog()
 		return nil, err
@@ -378,38 +379,6 @@ matching.numTaskqueueWritePartitions:
 		return "", fmt.Errorf("temporal server config: %w", err)
 	}
 	return path, nil
-}
-
-// writeUIConfig writes the UI server's configuration and returns the root
-// directory it is read from.
-func writeUIConfig(opts PostgresTemporalOptions) (string, error) {
-	root := filepath.Join(opts.ConfigDir, "ui")
-	dir := filepath.Join(root, "config")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("temporal ui config dir: %w", err)
-	}
-	base := fmt.Sprintf("temporalGrpcAddress: %q\nport: %d\n", net.JoinHostPort(opts.IP, strconv.Itoa(opts.Port)), opts.UIPort)
-	env := fmt.Sprintf(`publicPath:
-enableUi: true
-defaultNamespace: %q
-refreshInterval: 1m
-cors:
-  cookieInsecure: true
-  allowOrigins: []
-auth:
-  enabled: false
-codec:
-  endpoint: %q
-  passAccessToken: false
-  includeCredentials: false
-`, opts.Namespace, opts.CodecEndpoint)
-	if err := os.WriteFile(filepath.Join(dir, "base.yaml"), []byte(base), 0o644); err != nil {
-		return "", fmt.Errorf("temporal ui config: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "paygate.yaml"), []byte(env), 0o644); err != nil {
-		return "", fmt.Errorf("temporal ui config: %w", err)
-	}
-	return root, nil
 }
 
 // registerNamespace waits for the frontend and registers the namespace

@@ -37,7 +37,7 @@ func TestParsePGURL(t *testing.T) {
 func TestPostgresTemporalConfig(t *testing.T) {
 	dir := t.TempDir()
 	opts := PostgresTemporalOptions{Database: "paygate_temporal", Port: 27233, UIPort: 28233, ConfigDir: dir,
-		CodecEndpoint: "http://127.0.0.1:8080/codec/k"}.withDefaults()
+		CodecEndpoint: "http://127.0.0.1:8080/codec"}.withDefaults()
 	path, err := writeServerConfig(opts, pgEndpoint{host: "127.0.0.1", port: "5432", user: "postgres"})
 	if err != nil {
 		t.Fatal(err)
@@ -62,16 +62,22 @@ func TestPostgresTemporalConfig(t *testing.T) {
 	if !strings.Contains(string(dyn), "history.transferProcessorMaxPollRPS") {
 		t.Errorf("dynamic config = %s", dyn)
 	}
-	root, err := writeUIConfig(opts)
+	root, err := writeUIServerConfig(filepath.Join(dir, "ui"), uiServerConfig{
+		frontend: frontendAddr(opts.IP, opts.Port), host: opts.IP, port: opts.UIPort, namespace: opts.Namespace, codec: opts.CodecEndpoint})
 	if err != nil {
 		t.Fatal(err)
 	}
 	base, _ := os.ReadFile(filepath.Join(root, "config", "base.yaml"))
 	env, _ := os.ReadFile(filepath.Join(root, "config", "paygate.yaml"))
-	if string(base) != "temporalGrpcAddress: \"127.0.0.1:27233\"\nport: 28233\n" {
+	if string(base) != "temporalGrpcAddress: \"127.0.0.1:27233\"\nhost: \"127.0.0.1\"\nport: 28233\n" {
 		t.Errorf("ui base.yaml = %q", base)
 	}
-	if !strings.Contains(string(env), `endpoint: "http://127.0.0.1:8080/codec/k"`) || !strings.Contains(string(env), `defaultNamespace: "default"`) {
-		t.Errorf("ui paygate.yaml = %s", env)
+	// The UI sends the console's cookie to the codec, whose URL holds no
+	// secret.
+	for _, want := range []string{`endpoint: "http://127.0.0.1:8080/codec"`, `defaultNamespace: "default"`, "includeCredentials: true",
+		"passAccessToken: false"} {
+		if !strings.Contains(string(env), want) {
+			t.Errorf("ui paygate.yaml lacks %q:\n%s", want, env)
+		}
 	}
 }
