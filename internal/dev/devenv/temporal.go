@@ -278,8 +278,8 @@ func searchAttributes(types map[string]string) (temporal.SearchAttributes, error
 // TemporalServer is a Temporal dev server started by StartTemporal.
 type TemporalServer struct {
 	proc    *devServerProc
-	ui      *exec.Cmd // the UI server, when the dev server runs headless
-	uiDir   string    // its configuration
+	ui      *exec.Cmd          // the UI server, when the dev server runs headless
+	uiDir   string             // its configuration
 	ports   *ports.Reservation // the HTTP API's and the metrics' ports
 	addr    string
 	uiURL   string
