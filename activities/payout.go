@@ -57,17 +57,27 @@ type PayoutActivities struct {
 	Logger   *slog.Logger
 }
 
-// railFor is the rail of a payout of an account in mode: a test account
-// reaches the simulated rail only. A payout without a mode was started
-// before payouts knew it, on the one rail there was.
-func (p *PayoutActivities) railFor(mode string) PayoutRail {
+// railFor is the rail of the payout id of an account in mode: a test
+// account reaches the simulated rail only. A payout whose workflow started
+// before payouts carried their mode has none; its record says (migration
+// 0013 set it from the account).
+func (p *PayoutActivities) railFor(ctx context.Context, mode, id string) (PayoutRail, error) {
+	if mode == "" && p.DB != nil {
+		var recorded []string
+		if err := p.DB.WithContext(ctx).Model(&models.Payout{}).Where("id = ?", id).Pluck("mode", &recorded).Error; err != nil {
+			return nil, fmt.Errorf("payout %s: read its mode: %w", id, err)
+		}
+		if len(recorded) == 1 {
+			mode = recorded[0]
+		}
+	}
 	if mode != testmode.Test {
-		return p.Rail
+		return p.Rail, nil
 	}
 	if p.TestRail == nil {
-		return noTestRail{}
+		return noTestRail{}, nil
 	}
-	return p.TestRail
+	return p.TestRail, nil
 }
 
 // noTestRail refuses every call: a test account's payout never falls back
@@ -328,7 +338,11 @@ type PayoutFindInput struct {
 // PayoutFindTransfer returns the transfer under the key; Found is false when
 // the rail never accepted one.
 func (p *PayoutActivities) PayoutFindTransfer(ctx context.Context, in PayoutFindInput) (PayoutTransfer, error) {
-	t, err := p.railFor(in.Mode).FindByKey(ctx, in.IdempotencyKey)
+	r, err := p.railFor(ctx, in.Mode, in.IdempotencyKey)
+	if err != nil {
+		return PayoutTransfer{}, err
+	}
+	t, err := r.FindByKey(ctx, in.IdempotencyKey)
 	if errors.Is(err, rail.ErrNotFound) {
 		return PayoutTransfer{}, nil
 	}
@@ -357,7 +371,10 @@ type PayoutSubmitInput struct {
 // transfer that failed meanwhile would start a new attempt (the rail's
 // rule), so only a transfer this run has not yet submitted is submitted.
 func (p *PayoutActivities) PayoutSubmit(ctx context.Context, in PayoutSubmitInput) (PayoutTransfer, error) {
-	r := p.railFor(in.Mode)
+	r, err := p.railFor(ctx, in.Mode, in.IdempotencyKey)
+	if err != nil {
+		return PayoutTransfer{}, err
+	}
 	t, err := r.FindByKey(ctx, in.IdempotencyKey)
 	switch {
 	case err == nil && (t.Status != rail.StatusFailed || t.Attempt > in.PriorAttempt):
@@ -376,12 +393,17 @@ func (p *PayoutActivities) PayoutSubmit(ctx context.Context, in PayoutSubmitInpu
 // PayoutGetInput names a transfer by the rail's id.
 type PayoutGetInput struct {
 	TransferID string
+	PayoutID   string // the payout (its workflow id), whose record has its mode
 	Mode       string // the payout's account's mode (railFor)
 }
 
 // PayoutGetTransfer returns the transfer's current state.
 func (p *PayoutActivities) PayoutGetTransfer(ctx context.Context, in PayoutGetInput) (PayoutTransfer, error) {
-	t, err := p.railFor(in.Mode).Get(ctx, in.TransferID)
+	r, err := p.railFor(ctx, in.Mode, in.PayoutID)
+	if err != nil {
+		return PayoutTransfer{}, err
+	}
+	t, err := r.Get(ctx, in.TransferID)
 	if err != nil {
 		return PayoutTransfer{}, railError(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -88,11 +89,13 @@ func (s *Server) noteSignatureUse(c *gin.Context, accountID, sig string, body []
 	}
 }
 
-// signatureHash names a signature in the record without keeping it.
+// signatureHash names a signature in the record without keeping it. The
+// signature is hex, checked whatever its case, so it is named in one case:
+// the same signature upper-cased is the same signature.
 func (s *Server) signatureHash(sig string) string {
 	derive := hmac.New(sha256.New, s.SessionKey)
 	derive.Write([]byte("paygate signature uses"))
 	m := hmac.New(sha256.New, derive.Sum(nil))
-	m.Write([]byte(sig))
+	m.Write([]byte(strings.ToLower(strings.TrimSpace(sig))))
 	return hex.EncodeToString(m.Sum(nil))
 }

@@ -157,13 +157,20 @@ func TestSignatureSeenAgainIsReported(t *testing.T) {
 	m := &reuseMetrics{reused: map[string]int{}}
 	env.srv.Metrics = m
 	first := limitedRefund(t, txL1, "USD", "1.00", "")
-	for i, body := range [][]byte{first, first, limitedRefund(t, txL1, "USD", "2.00", ""), limitedRefund(t, txL1, "USD", "3.00", "")} {
+	// The same signature upper-cased (it verifies whatever its case).
+	var upper map[string]any
+	if err := json.Unmarshal(limitedRefund(t, txL1, "USD", "4.00", ""), &upper); err != nil {
+		t.Fatal(err)
+	}
+	upper["encryption_data"] = strings.ToUpper(upper["encryption_data"].(string))
+	upperBody, _ := json.Marshal(upper)
+	for i, body := range [][]byte{first, first, limitedRefund(t, txL1, "USD", "2.00", ""), limitedRefund(t, txL1, "USD", "3.00", ""), upperBody} {
 		if got := refundEntryCode(t, send(t, env, "/v1/refund", body)); got != "0000:Success" {
 			t.Fatalf("refund %d: %s", i, got)
 		}
 	}
-	if m.reused["/v1/refund"] != 2 {
-		t.Errorf("reports %v, want 2 on /v1/refund", m.reused)
+	if m.reused["/v1/refund"] != 3 {
+		t.Errorf("reports %v, want 3 on /v1/refund", m.reused)
 	}
 	if !strings.Contains(env.logs.String(), "a compatible signature seen again with other content") {
 		t.Errorf("no warning logged:\n%s", env.logs.String())
@@ -172,7 +179,7 @@ func TestSignatureSeenAgainIsReported(t *testing.T) {
 	if err := env.srv.DB.First(&use, "account_id = ?", limitedAccountID).Error; err != nil {
 		t.Fatal(err)
 	}
-	if use.OtherContentUses != 2 || use.Operation != "/v1/refund" {
+	if use.OtherContentUses != 3 || use.Operation != "/v1/refund" {
 		t.Errorf("signature use %+v", use)
 	}
 }

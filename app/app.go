@@ -81,8 +81,10 @@ type Config struct {
 	// payouts go there.
 	RailURL string
 	// TestRailURL is the simulated rail test accounts' payouts go to
-	// (TEST_RAIL_URL); unset, it is RailURL, which is right only where
-	// RailURL is itself a simulator (ForbidLiveSimulators says otherwise).
+	// (TEST_RAIL_URL). Unset, it is the local rail simulator when RAIL_URL
+	// is unset too (both are then the simulator on 127.0.0.1:8092), and
+	// otherwise none: a test account's payout is refused rather than sent
+	// to a rail that may be real.
 	TestRailURL string
 	// ForbidLiveSimulators keeps live accounts off the simulators
 	// (PAYGATE_LIVE_SIMULATORS=forbid): a live account's orders on a
@@ -200,7 +202,10 @@ func FromEnv() (Config, error) {
 		ProviderSecret:       os.Getenv("PAYGATE_PROVIDER_SECRET"),
 		VaultSweepEvery:      DefaultVaultSweepEvery,
 	}
-	c.TestRailURL = envOr("TEST_RAIL_URL", c.RailURL)
+	c.TestRailURL = os.Getenv("TEST_RAIL_URL")
+	if c.TestRailURL == "" && os.Getenv("RAIL_URL") == "" {
+		c.TestRailURL = c.RailURL
+	}
 	c.PublicURL = envOr("PAYGATE_PUBLIC_URL", "http://"+c.HTTPAddr)
 	c.SimulatorPublicURL = envOr("PAYGATE_SIMULATOR_PUBLIC_URL", c.AcquirerURL)
 	host, _ := os.Hostname()
@@ -275,15 +280,17 @@ func FromEnv() (Config, error) {
 	case "", "allow":
 	case "forbid":
 		c.ForbidLiveSimulators = true
-		if os.Getenv("TEST_RAIL_URL") == "" || c.TestRailURL == c.RailURL {
+		if os.Getenv("TEST_RAIL_URL") == "" || strings.TrimSuffix(c.TestRailURL, "/") == strings.TrimSuffix(c.RailURL, "/") {
 			fail("TEST_RAIL_URL", fmt.Errorf("%w: with PAYGATE_LIVE_SIMULATORS=forbid, test accounts' payouts need a simulated rail of their own, other than RAIL_URL", ErrMalformed))
 		}
 	default:
 		fail("PAYGATE_LIVE_SIMULATORS", fmt.Errorf("%w: want allow or forbid", ErrMalformed))
 	}
+	if c.TestRailURL != "" && !httpURL(c.TestRailURL) {
+		fail("TEST_RAIL_URL", fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))
+	}
 	for _, u := range []struct{ name, value string }{
 		{"PAYGATE_PUBLIC_URL", c.PublicURL}, {"ACQUIRER_URL", c.AcquirerURL}, {"RAIL_URL", c.RailURL},
-		{"TEST_RAIL_URL", c.TestRailURL},
 	} {
 		if !httpURL(u.value) {
 			fail(u.name, fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))

@@ -154,12 +154,19 @@ func TestFromEnv(t *testing.T) {
 		{name: "simbank address empty port", env: map[string]string{"PAYGATE_SIMBANK_ADDR": "127.0.0.1:"}, bad: []string{"PAYGATE_SIMBANK_ADDR"}},
 		{name: "keyring not a keyring", env: map[string]string{"PAYGATE_KEYRING": "just-a-password"}, bad: []string{"PAYGATE_KEYRING"}},
 		{name: "fingerprint key not base64", env: map[string]string{"PAYGATE_FINGERPRINT_KEY": "not base64!"}, bad: []string{"PAYGATE_FINGERPRINT_KEY"}},
-		{name: "simulators allowed to live accounts, test payouts on the rail", env: map[string]string{"RAIL_URL": "http://rail.sim:8092"},
+		{name: "no rail named: both are the local simulator", check: func(t *testing.T, c Config) {
+			if c.ForbidLiveSimulators || c.RailURL != "http://127.0.0.1:8092" || c.TestRailURL != c.RailURL {
+				t.Errorf("forbid %v, rail %s, test rail %s", c.ForbidLiveSimulators, c.RailURL, c.TestRailURL)
+			}
+		}},
+		{name: "a rail named, no test rail: test payouts have none", env: map[string]string{"RAIL_URL": "https://rail.bank.example"},
 			check: func(t *testing.T, c Config) {
-				if c.ForbidLiveSimulators || c.TestRailURL != "http://rail.sim:8092" {
-					t.Errorf("forbid %v, test rail %s", c.ForbidLiveSimulators, c.TestRailURL)
+				if c.TestRailURL != "" {
+					t.Errorf("test rail %q, want none: it would be the named rail", c.TestRailURL)
 				}
 			}},
+		{name: "forbidden with the test rail the live one but a slash", env: map[string]string{"PAYGATE_LIVE_SIMULATORS": "forbid",
+			"RAIL_URL": "https://rail.bank.example", "TEST_RAIL_URL": "https://rail.bank.example/"}, bad: []string{"TEST_RAIL_URL"}},
 		{name: "simulators forbidden to live accounts", env: map[string]string{"PAYGATE_LIVE_SIMULATORS": "forbid",
 			"RAIL_URL": "https://rail.bank.example", "TEST_RAIL_URL": "http://rail.sim:8092"}, check: func(t *testing.T, c Config) {
 			if !c.ForbidLiveSimulators || c.TestRailURL != "http://rail.sim:8092" || c.RailURL != "https://rail.bank.example" {

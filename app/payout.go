@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/paygate/paygate/activities"
@@ -86,10 +87,19 @@ func (g *Gateway) PayoutActivities() (*activities.PayoutActivities, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A configuration made by hand (tests) may name one rail: it is then
-	// the test accounts' too, as FromEnv's default makes it.
-	testRail := rc
-	if u := g.Config.TestRailURL; u != "" && u != railURL {
+	// Test accounts' payouts go to the simulated rail, and to nothing else:
+	// without one they are refused. A configuration made by hand with no
+	// rail at all (tests) has the local simulator for both, as FromEnv's
+	// defaults do.
+	var testRail activities.PayoutRail
+	switch u := g.Config.TestRailURL; {
+	case u == "" && g.Config.RailURL == "":
+		testRail = rc
+	case u == "":
+		g.Logger.Warn("no simulated payout rail (TEST_RAIL_URL): test accounts' payouts will fail")
+	case strings.TrimSuffix(u, "/") == strings.TrimSuffix(railURL, "/"):
+		testRail = rc
+	default:
 		if testRail, err = rail.NewClient(u, 10*time.Second); err != nil {
 			return nil, err
 		}

@@ -318,7 +318,7 @@ func (w *payoutWorkflow) poll(ctx workflow.Context, t activities.PayoutTransfer)
 		}
 		wait = min(2*wait, payoutPollMax)
 		if err := workflow.ExecuteActivity(rctx, pa.PayoutGetTransfer,
-			activities.PayoutGetInput{TransferID: t.ID, Mode: w.in.Mode}).Get(ctx, &t); err != nil {
+			activities.PayoutGetInput{TransferID: t.ID, PayoutID: w.in.ID, Mode: w.in.Mode}).Get(ctx, &t); err != nil {
 			return t, err
 		}
 	}

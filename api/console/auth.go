@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"strings"
 	"time"
+	"unicode"
 
 	"gorm.io/gorm"
 
@@ -265,6 +266,12 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	pw := r.PostForm.Get("password")
 	ip := clientIP(r)
 	ctx := r.Context()
+	// No console user has such an email: a control character (a NUL would
+	// be refused by Postgres) or more than an address holds is a wrong
+	// sign-in, answered as one.
+	if len(email) > 254 || strings.IndexFunc(email, unicode.IsControl) >= 0 {
+		email = ""
+	}
 	if !s.loginFormOK(r) {
 		s.Logger.Warn("console: sign-in without the form's token (CSRF)", "client_ip", ip)
 		s.renderLogin(w, r, http.StatusForbidden, t(lang, "stale_form"), email)
@@ -332,7 +339,8 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if id == "" {
 		id = randomToken()
 	}
-	http.SetCookie(w, &http.Cookie{Name: s.prefixed(deviceCookie), Value: id + "." + s.mac("device", id, email), Path: "/console/",
+	// Path / as a __Host- cookie must have (under https).
+	http.SetCookie(w, &http.Cookie{Name: s.prefixed(deviceCookie), Value: id + "." + s.mac("device", id, email), Path: "/",
 		HttpOnly: true, Secure: s.SecureCookies, SameSite: http.SameSiteStrictMode, MaxAge: int(TrustedBrowserTTL / time.Second)})
 	s.Logger.Info("console: signed in", "user_id", u.ID, "role", u.Role)
 	http.Redirect(w, r, "/console/?lang="+lang, http.StatusSeeOther)

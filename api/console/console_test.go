@@ -587,3 +587,59 @@ func TestSpanish(t *testing.T) {
 		t.Error("the Spanish sign-in page is not in Spanish with labelled fields")
 	}
 }
+
+// TestSignInCookiesUnderHTTPS: under https the sign-in's cookies are
+// __Host- cookies, which a browser keeps only with Secure and Path=/; the
+// trusted-browser cookie is one of them.
+func TestSignInCookiesUnderHTTPS(t *testing.T) {
+	c := newTestConsole(t)
+	c.s.SecureCookies = true
+	// The test client speaks http, so the cookies travel by hand.
+	resp, err := http.Get(c.srv.URL + "/console/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var login *http.Cookie
+	for _, ck := range resp.Cookies() {
+		if ck.Name == "__Host-pg_console_login" {
+			login = ck
+		}
+	}
+	if login == nil || !login.Secure || login.Path != "/" || !login.HttpOnly {
+		t.Fatalf("sign-in form cookie %+v", login)
+	}
+	form := url.Values{"csrf": {csrfIn.FindStringSubmatch(string(page))[1]}, "email": {"ops@example.com"}, "password": {testPassword}}
+	req, _ := http.NewRequest("POST", c.srv.URL+"/console/login", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.AddCookie(&http.Cookie{Name: login.Name, Value: login.Value})
+	resp, err = (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-in answered %d", resp.StatusCode)
+	}
+	names := map[string]*http.Cookie{}
+	for _, ck := range resp.Cookies() {
+		names[ck.Name] = ck
+	}
+	for _, name := range []string{"__Host-pg_console", "__Host-pg_console_device"} {
+		if ck := names[name]; ck == nil || !ck.Secure || ck.Path != "/" || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode {
+			t.Errorf("%s: %+v, want Secure, HttpOnly, SameSite=Strict, Path=/", name, ck)
+		}
+	}
+}
+
+// TestSignInWithAControlCharacter: an email no user can have is a wrong
+// sign-in (401), never a database error.
+func TestSignInWithAControlCharacter(t *testing.T) {
+	c := newTestConsole(t)
+	for _, email := range []string{"ops@example.com\x00", "ops\x07@example.com", strings.Repeat("a", 300) + "@example.com"} {
+		if code, _ := c.tryLogin(t, c.browser(t), "", email, testPassword); code != http.StatusUnauthorized {
+			t.Errorf("email %q answered %d, want 401", email, code)
+		}
+	}
+}

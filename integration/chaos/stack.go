@@ -255,7 +255,9 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		"ACQUIRER_URL=http://" + s.simAddr, "ACQUIRER_TIMEOUT=" + acquirerTimeout.String(),
 		"PAYGATE_CONNECTORS=sim-acquirer",
 		"PAYGATE_NOTIFY_ALLOW_PRIVATE=true", "PAYGATE_NOTIFY_SCHEDULE=initial=200ms,max=2s,horizon=30m",
-		"RAIL_URL=http://" + s.railAddr,
+		// The payer is a test account: its payouts go to the simulated
+		// rail, here the only one.
+		"RAIL_URL=http://" + s.railAddr, "TEST_RAIL_URL=http://" + s.railAddr,
 		"PAYGATE_VAULT_SWEEP_EVERY=0",
 	}
 	for i := range opts.Workers {

@@ -4,3 +4,7 @@
 -- one rail there was: live.
 
 ALTER TABLE payouts ADD COLUMN IF NOT EXISTS mode varchar(8) NOT NULL DEFAULT 'live';
+
+-- A payout asked for by a test account is a test payout, whenever it was
+-- made: a finance re-run of one must go to the simulated rail too.
+UPDATE payouts p SET mode = a.mode FROM accounts a WHERE a.merchant_id = p.merchant_id AND a.id = p.account_id AND p.mode <> a.mode;

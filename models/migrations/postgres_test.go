@@ -484,3 +484,38 @@ func TestRefundColumnsHoldTheWorkflowsValues(t *testing.T) {
 		})
 	}
 }
+
+// TestPayoutModeFromTheAccount: migration 0013 gives every payout made
+// before it the mode of its account, so a re-run of an old test payout
+// goes to the simulated rail.
+func TestPayoutModeFromTheAccount(t *testing.T) {
+	url := newDB(t)
+	db := open(t, url)
+	ms, err := All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := up(t.Context(), db, ms[:12], nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []struct{ id, mode string }{{"A-TEST", "test"}, {"A-LIVE", "live"}} {
+		if _, err := db.ExecContext(t.Context(), `INSERT INTO accounts (id, merchant_id, name, sign_key_id, sign_key_sealed,
+			allowed_query_ips, currencies, amount_limits, mode) VALUES ($1, 'M', 'n', 'k1', '\x00', '[]', '[]', '{}', $2)`, a.id, a.mode); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(t.Context(), `INSERT INTO payouts (id, merchant_id, account_id, request_id, transaction_id,
+			short_reference_id, status, payment_currency, payment_amount, source_currency, request, created_at, updated_at)
+			VALUES ('payout/M/'||$1, 'M', $1, $1, substr(md5($1), 1, 19), substr(md5($1), 1, 15), 'FAILED', 'USD', 100, 'USD', '{}', now(), now())`, a.id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Up(t.Context(), db, nil); err != nil {
+		t.Fatal(err)
+	}
+	for account, want := range map[string]string{"A-TEST": "test", "A-LIVE": "live"} {
+		var mode string
+		if err := db.QueryRowContext(t.Context(), `SELECT mode FROM payouts WHERE account_id = $1`, account).Scan(&mode); err != nil || mode != want {
+			t.Errorf("payout of %s: mode %q (%v), want %s", account, mode, err, want)
+		}
+	}
+}

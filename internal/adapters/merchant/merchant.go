@@ -442,35 +442,44 @@ func (s *Service) SetMode(ctx context.Context, merchantID, accountID, mode strin
 	if !testmode.Valid(mode) {
 		return fmt.Errorf("%w: mode %q (test or live)", ErrInvalidSettings, mode)
 	}
-	m, err := models.FindAccount(ctx, s.db, merchantID, accountID)
-	if errors.Is(err, models.ErrNotFound) {
-		return ErrUnknownAccount
-	}
-	if err != nil {
-		return err
-	}
-	if mode == testmode.Test && !testmode.Simulated(cmp.Or(m.Connector, connector.DefaultName)) {
-		return fmt.Errorf("%w: a test account reaches simulated connectors only, not %q", ErrInvalidSettings, m.Connector)
-	}
-	if mode != testmode.Test && m.Mode == testmode.Test {
-		var history int64
-		err := s.db.WithContext(ctx).Raw(`SELECT (SELECT count(*) FROM (SELECT 1 FROM orders WHERE merchant_id = ? AND account_id = ? LIMIT 1) o)
-			+ (SELECT count(*) FROM (SELECT 1 FROM payouts WHERE merchant_id = ? AND account_id = ? LIMIT 1) p)
-			+ (SELECT count(*) FROM (SELECT 1 FROM ledger_accounts WHERE merchant_id = ? AND account_id = ? LIMIT 1) l)`,
-			merchantID, accountID, merchantID, accountID, merchantID, accountID).Scan(&history).Error
+	// One transaction holding the account's row: no order can be taken
+	// between the look at its history and the change.
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var m models.Account
+		err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("merchant_id = ? AND id = ?", merchantID, accountID).Take(&m).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return ErrUnknownAccount
+		}
 		if err != nil {
-			return fmt.Errorf("set mode of %s: %w", accountID, err)
+			return err
 		}
-		if history > 0 {
-			return fmt.Errorf("%w: a test account with orders, payouts or a balance stays a test account; make a live account", ErrInvalidSettings)
+		if mode == testmode.Test && !testmode.Simulated(cmp.Or(m.Connector, connector.DefaultName)) {
+			return fmt.Errorf("%w: a test account reaches simulated connectors only, not %q", ErrInvalidSettings, m.Connector)
 		}
-	}
-	res := s.db.WithContext(ctx).Model(&models.Account{}).Where("merchant_id = ? AND id = ?", merchantID, accountID).Update("mode", mode)
-	if res.Error != nil {
-		return fmt.Errorf("set mode of %s: %w", accountID, res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return ErrUnknownAccount
+		if mode != testmode.Test && m.Mode == testmode.Test {
+			var history int64
+			err := tx.Raw(`SELECT (SELECT count(*) FROM (SELECT 1 FROM orders WHERE merchant_id = ? AND account_id = ? LIMIT 1) o)
+				+ (SELECT count(*) FROM (SELECT 1 FROM payouts WHERE merchant_id = ? AND account_id = ? LIMIT 1) p)
+				+ (SELECT count(*) FROM (SELECT 1 FROM ledger_accounts WHERE merchant_id = ? AND account_id = ? LIMIT 1) l)`,
+				merchantID, accountID, merchantID, accountID, merchantID, accountID).Scan(&history).Error
+			if err != nil {
+				return err
+			}
+			if history > 0 {
+				return fmt.Errorf("%w: a test account with orders, payouts or a balance stays a test account; make a live account", ErrInvalidSettings)
+			}
+		}
+		// A live account that signs compatibly gets the limit of one.
+		return tx.Model(&models.Account{}).Where("id = ?", m.ID).Updates(map[string]any{
+			"mode":                          mode,
+			"compatible_refund_daily_limit": compatibleRefundLimit(mode, m.SigningScheme, m.CompatibleRefundDailyLimit),
+		}).Error
+	})
+	if err != nil {
+		if errors.Is(err, ErrUnknownAccount) || errors.Is(err, ErrInvalidSettings) {
+			return err
+		}
+		return fmt.Errorf("set mode of %s: %w", accountID, err)
 	}
 	s.mu.Lock()
 	delete(s.cache, merchantID+"/"+accountID)

@@ -71,6 +71,12 @@ func TestAccountMode(t *testing.T) {
 	if err := svc.SetMode(ctx, "30086", "30086002", testmode.Live); err != nil {
 		t.Errorf("a test account with no history made live: %v", err)
 	}
+	// It signed compatibly as a test account: as a live one it gets the
+	// limit on what a seen signature can refund.
+	if a, _ := svc.Load(ctx, "30086", "30086002"); a.Mode != testmode.Live || a.SigningScheme != merchant.SigningCompatible ||
+		a.CompatibleRefundDailyLimit != merchant.DefaultCompatibleRefundDailyLimit {
+		t.Errorf("made live: mode %q, scheme %q, refund limit %d", a.Mode, a.SigningScheme, a.CompatibleRefundDailyLimit)
+	}
 	if _, err := ledger.New(db).TopUp(ctx, ledger.TopUp{Reference: "topup/30086003", MerchantID: "30086", AccountID: "30086003",
 		Currency: "USD", Amount: 5000}); err != nil {
 		t.Fatal(err)

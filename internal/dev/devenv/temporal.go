@@ -454,7 +454,14 @@ func (s *TemporalServer) Stop() error {
 		defer s.release()
 		if s.ui != nil {
 			_ = s.ui.Process.Signal(os.Interrupt)
-			_ = s.ui.Wait()
+			done := make(chan struct{})
+			go func() { _ = s.ui.Wait(); close(done) }()
+			select {
+			case <-done:
+			case <-time.After(stopGrace):
+				_ = s.ui.Process.Kill()
+				<-done
+			}
 		}
 		if s.proc != nil {
 			s.stopErr = s.proc.stop(stopGrace)

@@ -92,8 +92,8 @@ var (
 	// CompatibleRefundLimit refuses a refund signed with encryption_data
 	// past the account's daily limit for such refunds.
 	CompatibleRefundLimit = Code{"I0029", "Daily limit of refunds signed with encryption_data reached"}
-	// LiveAccountSimulator refuses a live account's order or payout routed
-	// to a simulator where the deployment forbids that.
+	// LiveAccountSimulator refuses a live account's order routed to a
+	// simulated connector where the deployment forbids that.
 	LiveAccountSimulator = Code{"I0030", "Simulator not allowed for a live account"}
 
 	RiskReview          = Code{"R0000", "Held for risk review"}
