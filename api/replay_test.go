@@ -81,6 +81,7 @@ func newReplayEnv(t *testing.T) *batchEnv {
 	db := replayTestDB(t)
 	env.srv.DB = db
 	env.srv.Replays = replay.New(db)
+	env.srv.Replays.Now = env.srv.Now // what the API records ages by its clock
 	env.accounts.accounts[testMerchantID+"/"+strongAccountID] = merchant.NewTestAccount(models.Account{
 		ID: strongAccountID, MerchantID: testMerchantID, Name: "Strong account", Active: true,
 		SigningScheme: merchant.SigningStrong, CaptureMode: models.CaptureAuto, AllowedQueryIPs: []string{testQueryIP},

@@ -62,7 +62,7 @@ type SignatureUse struct {
 	BodyFingerprint  string    `gorm:"size:64;not null"`
 	OtherContentUses int64     `gorm:"not null;default:0"`
 	FirstSeen        time.Time `gorm:"not null"`
-	LastSeen         time.Time `gorm:"not null"`
+	LastSeen         time.Time `gorm:"not null;index"`
 }
 
 // SignatureSeen records a use of a compatible signature and returns the

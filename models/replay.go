@@ -179,9 +179,19 @@ WHERE s.expires_at <= now()`, accountID, nonce, ttl.Seconds())
 	return res.RowsAffected == 1, nil
 }
 
-// PruneReplays deletes expired replay entries and nonces and reports how
-// many rows went.
-func PruneReplays(ctx context.Context, db *gorm.DB) (int64, error) {
+// SignatureUseTTL is how long a compatible signature is remembered after
+// its last use, for the report of its reuse; UsageTTL how long a day's
+// compatible refund total is kept after the day.
+const (
+	SignatureUseTTL = 90 * 24 * time.Hour
+	UsageTTL        = 7 * 24 * time.Hour
+)
+
+// PruneReplays deletes expired replay entries and nonces, signatures not
+// used for SignatureUseTTL and refund totals of days older than UsageTTL,
+// and reports how many rows went.
+// now is the clock those were recorded by.
+func PruneReplays(ctx context.Context, db *gorm.DB, now time.Time) (int64, error) {
 	entries := db.WithContext(ctx).Where("expires_at <= now()").Delete(&ReplayEntry{})
 	if entries.Error != nil {
 		return 0, fmt.Errorf("prune replay entries: %w", entries.Error)
@@ -190,5 +200,14 @@ func PruneReplays(ctx context.Context, db *gorm.DB) (int64, error) {
 	if nonces.Error != nil {
 		return entries.RowsAffected, fmt.Errorf("prune nonces: %w", nonces.Error)
 	}
-	return entries.RowsAffected + nonces.RowsAffected, nil
+	n := entries.RowsAffected + nonces.RowsAffected
+	uses := db.WithContext(ctx).Where("last_seen < ?", now.Add(-SignatureUseTTL)).Delete(&SignatureUse{})
+	if uses.Error != nil {
+		return n, fmt.Errorf("prune signature uses: %w", uses.Error)
+	}
+	usage := db.WithContext(ctx).Where("day < ?", now.Add(-UsageTTL).UTC().Format(time.DateOnly)).Delete(&CompatibleRefundUsage{})
+	if usage.Error != nil {
+		return n + uses.RowsAffected, fmt.Errorf("prune refund totals: %w", usage.Error)
+	}
+	return n + uses.RowsAffected + usage.RowsAffected, nil
 }

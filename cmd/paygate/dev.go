@@ -251,7 +251,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 Paygate is running. Ctrl-C stops everything.
 
   API          %s
-  Temporal UI  %s
+  Temporal UI  %s   (payloads decoded once you sign in to the console as ops)
   Temporal     %s
   Simulator    %s
   Sim-bank     %s

@@ -25,3 +25,4 @@ CREATE TABLE IF NOT EXISTS signature_uses (
     last_seen          timestamptz NOT NULL,
     PRIMARY KEY (account_id, signature_hash)
 );
+CREATE INDEX IF NOT EXISTS idx_signature_uses_last_seen ON signature_uses (last_seen);

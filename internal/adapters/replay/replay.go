@@ -79,6 +79,9 @@ type Store struct {
 	NonceTTL   time.Duration
 	PruneEvery time.Duration
 	Logger     *slog.Logger
+	// Now is the clock the API records signature uses and refund totals
+	// by, against which they age (time.Now; tests set the API's).
+	Now func() time.Time
 
 	lastPrune atomic.Int64 // unix nanoseconds of the last prune started
 	pruning   atomic.Bool
@@ -88,7 +91,7 @@ type Store struct {
 // the schema `paygate migrate` makes (models/migrations).
 func New(db *gorm.DB) *Store {
 	return &Store{db: db, TTL: DefaultTTL, Lease: DefaultLease, NonceTTL: DefaultNonceTTL,
-		PruneEvery: DefaultPruneEvery, Logger: slog.New(slog.DiscardHandler)}
+		PruneEvery: DefaultPruneEvery, Logger: slog.New(slog.DiscardHandler), Now: time.Now}
 }
 
 // Claim claims k for a request whose body has the given fingerprint. When
@@ -160,7 +163,7 @@ func (s *Store) UseNonce(ctx context.Context, accountID, nonce string) error {
 
 // Prune deletes expired entries and nonces.
 func (s *Store) Prune(ctx context.Context) (int64, error) {
-	return models.PruneReplays(ctx, s.db)
+	return models.PruneReplays(ctx, s.db, s.Now())
 }
 
 // PruneSoon starts a Prune in the background unless one ran within

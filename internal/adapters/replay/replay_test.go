@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"sync"
@@ -243,9 +244,28 @@ func TestPrune(t *testing.T) {
 	if err := db.Exec(`UPDATE signature_nonces SET expires_at = now() - interval '1 second' WHERE nonce = 'nonce-aaaaaaaaaaaaaaaa'`).Error; err != nil {
 		t.Fatal(err)
 	}
+	// A signature last used 91 days ago and one used now; a day's refund
+	// total of 8 days ago and one of today.
+	now := time.Now()
+	for i, seen := range []time.Time{now.Add(-91 * 24 * time.Hour), now} {
+		if _, err := models.SignatureSeen(ctx, db, "10086001", fmt.Sprint("sig-", i), "/v1/refund", "fp", seen); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, day := range []time.Time{now.Add(-8 * 24 * time.Hour), now} {
+		if _, err := models.ReserveCompatibleRefund(ctx, db, "10086001", day, "USD", 100, 1000); err != nil {
+			t.Fatal(err)
+		}
+	}
 	n, err := s.Prune(ctx)
-	if err != nil || n != 3 {
-		t.Fatalf("Prune = %d, %v; want 3 rows", n, err)
+	if err != nil || n != 5 {
+		t.Fatalf("Prune = %d, %v; want 5 rows", n, err)
+	}
+	var uses, totals int64
+	db.Model(&models.SignatureUse{}).Count(&uses)
+	db.Model(&models.CompatibleRefundUsage{}).Count(&totals)
+	if uses != 1 || totals != 1 {
+		t.Errorf("left %d signature uses and %d refund totals, want 1 and 1", uses, totals)
 	}
 	var entries, nonces int64
 	db.Model(&models.ReplayEntry{}).Count(&entries)
