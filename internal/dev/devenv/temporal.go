@@ -472,12 +472,18 @@ func (s *TemporalServer) Stop() error {
 
 // startUIServer runs the UI server on opts.UIPort beside the headless dev
 // server and waits until it answers.
-func (s *TemporalServer) startUIServer(ctx context.Context, opts TemporalOptions, out io.Writer) error {
-	dir, err := os.MkdirTemp("", "paygate-temporal-ui-")
-	if err != nil {
-		return fmt.Errorf("temporal ui: %w", err)
+func (s *TemporalServer) startUIServer(ctx context.Context, opts TemporalOptions, out io.Writer) (err error) {
+	// Beside a kept database the configuration is kept too, written again
+	// each run: a run killed with SIGKILL leaves nothing behind in /tmp.
+	var dir string
+	if opts.DBFile != "" {
+		dir = filepath.Join(filepath.Dir(opts.DBFile), "temporal-ui")
+	} else {
+		if dir, err = os.MkdirTemp("", "paygate-temporal-ui-"); err != nil {
+			return fmt.Errorf("temporal ui: %w", err)
+		}
+		s.uiDir = dir
 	}
-	s.uiDir = dir
 	root, err := writeUIServerConfig(dir, uiServerConfig{frontend: s.addr, host: opts.IP, port: opts.UIPort, namespace: opts.Namespace, codec: opts.CodecEndpoint})
 	if err != nil {
 		return err
