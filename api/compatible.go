@@ -2,9 +2,6 @@ package api
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"strings"
 
@@ -73,13 +70,13 @@ func (s *Server) noteSignatureUse(c *gin.Context, accountID, sig string, body []
 	if s.DB == nil || sig == "" {
 		return
 	}
-	op := c.FullPath()
-	use, err := models.SignatureSeen(c.Request.Context(), s.DB, accountID, s.signatureHash(sig), op, s.bodyFingerprint(body), s.Now())
+	op, fingerprint := c.FullPath(), s.bodyFingerprint(body)
+	use, err := models.SignatureSeen(c.Request.Context(), s.DB, accountID, s.signatureHash(sig), op, fingerprint, s.Now())
 	if err != nil {
 		s.Logger.Error("record signature use", "account_id", accountID, "error", err)
 		return
 	}
-	if use.BodyFingerprint == s.bodyFingerprint(body) {
+	if use.BodyFingerprint == fingerprint {
 		return
 	}
 	s.Logger.Warn("a compatible signature seen again with other content", "account_id", accountID,
@@ -93,9 +90,5 @@ func (s *Server) noteSignatureUse(c *gin.Context, accountID, sig string, body []
 // signature is hex, checked whatever its case, so it is named in one case:
 // the same signature upper-cased is the same signature.
 func (s *Server) signatureHash(sig string) string {
-	derive := hmac.New(sha256.New, s.SessionKey)
-	derive.Write([]byte("paygate signature uses"))
-	m := hmac.New(sha256.New, derive.Sum(nil))
-	m.Write([]byte(strings.ToLower(strings.TrimSpace(sig))))
-	return hex.EncodeToString(m.Sum(nil))
+	return s.keyedHex("paygate signature uses", []byte(strings.ToLower(strings.TrimSpace(sig))))
 }

@@ -160,14 +160,21 @@ func (s *Server) replayGuard(c *gin.Context) {
 // (a plain hash could be searched for them). Without a SessionKey (tests)
 // it is a plain SHA-256.
 func (s *Server) bodyFingerprint(body []byte) string {
+	return s.keyedHex("paygate replay fingerprints", body)
+}
+
+// keyedHex is the hex HMAC-SHA256 of data under a key derived from the
+// SessionKey for label, one key per use; without a SessionKey (tests) a
+// plain SHA-256.
+func (s *Server) keyedHex(label string, data []byte) string {
 	if len(s.SessionKey) == 0 {
-		sum := sha256.Sum256(body)
+		sum := sha256.Sum256(data)
 		return hex.EncodeToString(sum[:])
 	}
 	derive := hmac.New(sha256.New, s.SessionKey)
-	derive.Write([]byte("paygate replay fingerprints"))
+	derive.Write([]byte(label))
 	m := hmac.New(sha256.New, derive.Sum(nil))
-	m.Write(body)
+	m.Write(data)
 	return hex.EncodeToString(m.Sum(nil))
 }
 

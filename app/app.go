@@ -747,18 +747,19 @@ func holderName(name string) string {
 
 // sessionKey signs hosted payment sessions; it is derived from the
 // fingerprint key so no other secret needs managing.
-func (g *Gateway) sessionKey() []byte {
-	m := hmac.New(sha256.New, []byte(g.Config.FingerprintKey))
-	m.Write([]byte("paygate checkout sessions"))
-	return m.Sum(nil)
-}
+func (g *Gateway) sessionKey() []byte { return g.derivedKey("paygate checkout sessions") }
 
 // consoleSignInKey signs the console's sign-in form and trusted-browser
 // cookies; derived from the fingerprint key, so every API process of a
 // deployment shares it.
-func (g *Gateway) consoleSignInKey() []byte {
+func (g *Gateway) consoleSignInKey() []byte { return g.derivedKey("paygate console sign-in") }
+
+// derivedKey is a key of its own for label, derived from the fingerprint
+// key, so that one secret serves every use without one use's key opening
+// another's.
+func (g *Gateway) derivedKey(label string) []byte {
 	m := hmac.New(sha256.New, []byte(g.Config.FingerprintKey))
-	m.Write([]byte("paygate console sign-in"))
+	m.Write([]byte(label))
 	return m.Sum(nil)
 }
 

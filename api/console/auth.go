@@ -23,12 +23,7 @@ import (
 
 // cookieName holds the session token. The __Host- prefix (over HTTPS) pins
 // it to this host and path /.
-func (s *Server) cookieName() string {
-	if s.SecureCookies {
-		return "__Host-pg_console"
-	}
-	return "pg_console"
-}
+func (s *Server) cookieName() string { return s.prefixed("pg_console") }
 
 // session is a signed-in user with the session's CSRF token.
 type session struct {

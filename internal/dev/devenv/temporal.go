@@ -368,7 +368,7 @@ func startTemporalOnce(ctx context.Context, opts TemporalOptions, logger *slog.L
 	var out io.Writer = tail
 	s := &TemporalServer{
 		ports: own,
-		addr:  net.JoinHostPort(opts.IP, strconv.Itoa(opts.Port)),
+		addr:  frontendAddr(opts.IP, opts.Port),
 		uiURL: "http://" + net.JoinHostPort(opts.IP, strconv.Itoa(opts.UIPort)),
 	}
 	if opts.LogFile != "" {

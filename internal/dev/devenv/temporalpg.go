@@ -221,7 +221,7 @@ func StartTemporalOnPostgres(ctx context.Context, bins PostgresTemporalBinaries,
 		}
 	}
 	t := &PostgresTemporal{
-		addr:  net.JoinHostPort(opts.IP, strconv.Itoa(opts.Port)),
+		addr:  frontendAddr(opts.IP, opts.Port),
 		uiURL: "http://" + net.JoinHostPort(opts.IP, strconv.Itoa(opts.UIPort)),
 	}
 	var out io.Writer = io.Discard
