@@ -93,8 +93,6 @@ func (a *Activities) RecordOrder(ctx context.Context, in RecordOrderInput) (Reco
 		CardBrand:          in.CardBrand,
 		CardToken:          in.CardToken,
 		CardFingerprint:    in.CardFingerprint,
-		ShopperEmail:       in.Details.ShopperEmail,
-		ShopperIP:          in.Details.ShopperIP,
 		RequestFingerprint: in.RequestFingerprint,
 		Details:            in.Details,
 		TokenID:            in.TokenID,

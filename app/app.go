@@ -577,6 +577,14 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 		}
 		return nil, err
 	}
+	// Shoppers' personal data is sealed with the keyring in every row
+	// written through db, and searched by keyed hashes.
+	if err := models.ProtectPersonalData(db, models.NewPersonalData(keys, shopperHashKey(cfg))); err != nil {
+		if sqlDB, derr := db.DB(); derr == nil {
+			_ = sqlDB.Close()
+		}
+		return nil, err
+	}
 	g := &Gateway{
 		Config:   cfg,
 		Logger:   logger,
@@ -757,11 +765,17 @@ func (g *Gateway) consoleSignInKey() []byte { return g.derivedKey("paygate conso
 // derivedKey is a key of its own for label, derived from the fingerprint
 // key, so that one secret serves every use without one use's key opening
 // another's.
-func (g *Gateway) derivedKey(label string) []byte {
-	m := hmac.New(sha256.New, []byte(g.Config.FingerprintKey))
+func (g *Gateway) derivedKey(label string) []byte { return derivedKey(g.Config, label) }
+
+func derivedKey(cfg Config, label string) []byte {
+	m := hmac.New(sha256.New, []byte(cfg.FingerprintKey))
 	m.Write([]byte(label))
 	return m.Sum(nil)
 }
+
+// shopperHashKey keys the hashes of shoppers' emails and addresses
+// (models.PersonalData.Hash).
+func shopperHashKey(cfg Config) []byte { return derivedKey(cfg, "paygate shopper hashes") }
 
 // Close gives the node lease back and releases the clients.
 func (g *Gateway) Close() {

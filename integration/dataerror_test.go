@@ -135,7 +135,7 @@ func TestRecordRefusedEndsTheOrder(t *testing.T) {
 			}
 			if o.TransactionID != in.TransactionID || o.PaymentStatus != status.Failed || o.OrderStatus != status.OrderFailure ||
 				o.ResultCode != codes.RecordRejected.ID || o.RequestFingerprint != in.RequestFingerprint || o.CardToken != "" ||
-				o.ShopperEmail != "" || o.Details.Note != "" {
+				o.Details.ShopperEmail != "" || o.ShopperEmailHash != "" || o.Details.Note != "" {
 				t.Errorf("record = %+v", o)
 			}
 			// A repeat finds the workflow closed; the API then answers from

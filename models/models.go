@@ -139,8 +139,16 @@ type Order struct {
 	RecurringID    string `gorm:"size:32;not null;default:''"`
 	RecurringCycle int    `gorm:"not null;default:0"`
 
-	ShopperEmail string `gorm:"size:200;index"`
-	ShopperIP    string `gorm:"size:64;index"`
+	// ShopperEmailHash and ShopperIPHash are keyed hashes
+	// (PersonalData.Hash) of the shopper's email and address, what velocity
+	// checks count and the console searches by.
+	ShopperEmailHash string `gorm:"size:64;not null;default:'';index"`
+	ShopperIPHash    string `gorm:"size:64;not null;default:'';index"`
+	// LegacyShopperEmail and LegacyShopperIP held the email and address in
+	// clear before they were sealed; new rows leave them empty, and
+	// SealLegacyOrders empties the old ones.
+	LegacyShopperEmail string `gorm:"column:shopper_email;size:200"`
+	LegacyShopperIP    string `gorm:"column:shopper_ip;size:64"`
 
 	// RequestFingerprint identifies the request's content so a repeated
 	// order_no can be told apart from a changed one.
@@ -156,7 +164,17 @@ type Order struct {
 	Is3DS         bool   `gorm:"column:is3ds;not null;default:false"`
 	ThreeDSResult string `gorm:"column:threeds_result;size:64"`
 
-	Details order.Details `gorm:"serializer:json;type:jsonb;not null"`
+	// Details is the whole order as the merchant sent it. Only its part
+	// that is not personal is stored in clear (StoredDetails); the personal
+	// part (order.Personal) is sealed with the keyring in PersonalSealed
+	// under PersonalKeyID. PersonalData does both on every write and read.
+	Details        order.Details `gorm:"-"`
+	StoredDetails  order.Details `gorm:"column:details;serializer:json;type:jsonb;not null"`
+	PersonalKeyID  string        `gorm:"size:64;not null;default:''"`
+	PersonalSealed []byte
+	// PersonalErasedAt is when the shopper's personal data was erased, on
+	// request or at the end of the retention period.
+	PersonalErasedAt *time.Time
 
 	// StateVersion orders the workflow's writes: a write carrying an older
 	// version (from a retried workflow task) never overwrites a newer one.
@@ -193,5 +211,5 @@ func All() []any {
 		&LedgerAccount{}, &JournalEntry{}, &JournalLine{}, &LedgerReservation{},
 		&Payout{}, &PayoutRerun{}, &PayoutRerunItem{}, &StoredCard{}, &Subscription{},
 		&ConsoleUser{}, &ConsoleSession{}, &ConsoleLoginFailure{}, &ConsoleAction{}, &OrderStatusChange{},
-		&CompatibleRefundUsage{}, &SignatureUse{}, &ConsoleLoginLimit{}}
+		&CompatibleRefundUsage{}, &SignatureUse{}, &ConsoleLoginLimit{}, &PersonalDataErasure{}}
 }

@@ -69,6 +69,9 @@ func TestMethodTallies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := models.ProtectForTest(db); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		if s, err := db.DB(); err == nil {
 			_ = s.Close()

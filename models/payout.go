@@ -42,8 +42,16 @@ type Payout struct {
 	// Quote is the recorded payout.Quote (JSON); empty until priced.
 	Quote []byte `gorm:"type:jsonb"`
 	// Request is the validated, canonical payout.Instruction (JSON): what a
-	// repeated request_id is compared by and what a re-run starts from.
-	Request []byte `gorm:"type:jsonb;not null"`
+	// repeated request_id is compared by and what a re-run starts from. It
+	// names the beneficiary, so it is sealed at rest (RequestSealed under
+	// RequestKeyID) by PersonalData; LegacyRequest is where rows written
+	// before that held it in clear, until SealLegacyPayouts seals them.
+	Request              []byte `gorm:"-"`
+	RequestKeyID         string `gorm:"size:64;not null;default:''"`
+	RequestSealed        []byte
+	LegacyRequest        []byte `gorm:"column:request;type:jsonb"`
+	BeneficiaryEmailHash string `gorm:"size:64;not null;default:'';index"`
+	PersonalErasedAt     *time.Time
 
 	NotifyURL      string `gorm:"size:1024;not null;default:''"`
 	Run            int    `gorm:"not null;default:1"`

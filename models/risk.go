@@ -37,14 +37,21 @@ type VelocityCounts struct {
 // whatever its outcome: velocity limits attempts, not successes.
 func CountVelocity(ctx context.Context, db *gorm.DB, q VelocityQuery) (VelocityCounts, error) {
 	var out VelocityCounts
+	pd, err := personalDataOf(db)
+	if err != nil {
+		return out, err
+	}
+	// Emails and addresses are stored as keyed hashes only.
+	email, ip := q.Email, q.IP
+	email.Value, ip.Value = pd.Hash(HashEmail, email.Value), pd.Hash(HashIP, ip.Value)
 	parts := []struct {
 		column string
 		w      VelocityWindow
 		dst    *int
 	}{
 		{"card_fingerprint", q.Card, &out.Card},
-		{"shopper_email", q.Email, &out.Email},
-		{"shopper_ip", q.IP, &out.IP},
+		{"shopper_email_hash", email, &out.Email},
+		{"shopper_ip_hash", ip, &out.IP},
 	}
 	var (
 		selects, conds []string
@@ -65,7 +72,7 @@ func CountVelocity(ctx context.Context, db *gorm.DB, q VelocityQuery) (VelocityC
 	if len(selects) == 0 {
 		return out, nil
 	}
-	err := db.WithContext(ctx).Model(&Order{}).
+	err = db.WithContext(ctx).Model(&Order{}).
 		Select(strings.Join(selects, ", "), selArgs...).
 		Where("account_id = ? AND transaction_id <> ?", q.AccountID, q.ExcludeTransactionID).
 		Where("("+strings.Join(conds, " OR ")+")", args...).

@@ -54,6 +54,9 @@ func testDB(t testing.TB) *gorm.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := models.ProtectForTest(db); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		if sqlDB, err := db.DB(); err == nil {
 			_ = sqlDB.Close()
@@ -173,7 +176,7 @@ func newTestConsole(t testing.TB) *testConsole {
 		{TransactionID: "1000000000000000002", WorkflowID: "order/B/B1/ORDER-B", MerchantID: "B", AccountID: "B1", OrderNo: "ORDER-B"},
 	} {
 		o.Currency, o.Amount, o.CapturedAmount, o.PaymentStatus, o.OrderStatus = "USD", 5000, 5000, status.Paid, status.OrderSuccess
-		o.CardMasked, o.ShopperEmail = "424242******4242", "ada@example.com"
+		o.CardMasked, o.Details.ShopperEmail = "424242******4242", "ada@example.com"
 		if err := db.Create(&o).Error; err != nil {
 			t.Fatal(err)
 		}

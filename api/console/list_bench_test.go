@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 )
@@ -33,7 +34,7 @@ func BenchmarkOrderListAt100k(b *testing.B) {
 				WorkflowID:    fmt.Sprintf("order/%s/%s1/BENCH-%d", m.merchant, m.merchant, i),
 				MerchantID:    m.merchant, AccountID: m.merchant + "1", OrderNo: fmt.Sprintf("BENCH-%d", i),
 				Currency: "USD", Amount: int64(1000 + i%500), PaymentStatus: []status.Payment{status.Paid, status.Failed, status.Refunded}[i%3],
-				CardMasked: fmt.Sprintf("424242******%04d", i%10000), ShopperEmail: fmt.Sprintf("shopper%d@example.com", i%5000),
+				CardMasked: fmt.Sprintf("424242******%04d", i%10000), Details: order.Details{ShopperEmail: fmt.Sprintf("shopper%d@example.com", i%5000)},
 				CreatedAt: start.Add(time.Duration(i) * time.Minute), UpdatedAt: start.Add(time.Duration(i) * time.Minute),
 			})
 			if len(rows) == cap(rows) || i == m.n-1 {

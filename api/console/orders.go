@@ -101,7 +101,13 @@ func (s *Server) orders(ctx context.Context, u models.ConsoleUser, f orderFilter
 		q = q.Where("card_masked LIKE ?", "%"+f.Last4)
 	}
 	if f.Email != "" {
-		q = q.Where("shopper_email = ?", f.Email)
+		// Emails are kept as keyed hashes only; the search is exact, without
+		// regard to case.
+		h, err := models.HashOf(s.DB, models.HashEmail, f.Email)
+		if err != nil {
+			return nil, "", err
+		}
+		q = q.Where("shopper_email_hash = ?", h)
 	}
 	if !f.AfterAt.IsZero() {
 		q = q.Where("(created_at, transaction_id) < (?, ?)", f.AfterAt, f.AfterTx)
@@ -176,7 +182,7 @@ func (s *Server) orderCSV(w http.ResponseWriter, r *http.Request) {
 			_ = cw.Write([]string{o.CreatedAt.UTC().Format(time.RFC3339), o.MerchantID, o.AccountID, csvSafe(o.OrderNo), o.TransactionID,
 				o.Currency, money.FromMinor(o.Amount, o.Currency).String(), money.FromMinor(o.CapturedAmount, o.Currency).String(),
 				money.FromMinor(o.RefundedAmount, o.Currency).String(), strconv.Itoa(int(o.PaymentStatus)), o.ResultCode,
-				o.CardMasked, csvSafe(o.ShopperEmail)})
+				o.CardMasked, csvSafe(o.Details.ShopperEmail)})
 			written++
 		}
 		if next == "" {

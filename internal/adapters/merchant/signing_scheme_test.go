@@ -47,6 +47,9 @@ func testDB(t *testing.T) *gorm.DB {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := models.ProtectForTest(db); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		if sqlDB, err := db.DB(); err == nil {
 			_ = sqlDB.Close()
