@@ -30,6 +30,8 @@ type Admin struct {
 	Schedule  notify.Schedule // retry schedule of redeliveries
 	// PayoutReruns runs finance's payout re-runs; nil turns those routes off.
 	PayoutReruns PayoutRerunner
+	// Erasures erases shoppers' personal data; nil turns that route off.
+	Erasures ShopperEraser
 }
 
 // adminMaxBody bounds an admin request body.

@@ -60,6 +60,10 @@ func payoutStartOptions(in workflows.PayoutInput, reuse enumspb.WorkflowIdReuseP
 // same workflow id (so the same idempotency key at the rail), transaction
 // id, short reference and validated request, and the run number one higher.
 func PayoutRunInput(p *models.Payout, schedule notify.Schedule) (workflows.PayoutInput, error) {
+	if p.PersonalErasedAt != nil {
+		// Its beneficiary is gone: there is no one to pay any more.
+		return workflows.PayoutInput{}, fmt.Errorf("payout %s: its beneficiary's data was erased", p.ID)
+	}
 	var in payout.Instruction
 	if err := json.Unmarshal(p.Request, &in); err != nil {
 		return workflows.PayoutInput{}, fmt.Errorf("payout %s: stored request: %w", p.ID, err)

@@ -158,6 +158,7 @@ func (s *Server) Handler() http.Handler {
 	admin.POST("/payouts/rerun", s.rerunPayouts)
 	admin.GET("/payouts/reruns", s.listPayoutReruns)
 	admin.GET("/payouts/reruns/:id", s.showPayoutRerun)
+	admin.POST("/shoppers/erase", s.eraseShopper)
 	r.POST("/codec/*call", s.codecCall)
 	r.OPTIONS("/codec/*call", s.codecPreflight)
 	return traced(r)

@@ -35,6 +35,7 @@ import (
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/console"
+	"github.com/paygate/paygate/internal/adapters/erasure"
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/notifyclient"
@@ -154,6 +155,11 @@ type Config struct {
 	VaultSweepEvery time.Duration
 	// Codec is the Temporal UI's codec endpoint (codec.go).
 	Codec CodecConfig
+	// PersonalDataRetentionDays is how long closed orders and final payouts
+	// keep shoppers' and beneficiaries' personal data after their last
+	// change (PAYGATE_PERSONAL_DATA_RETENTION_DAYS; 0 keeps it until it is
+	// erased on request). The worker's daily PersonalData run erases it.
+	PersonalDataRetentionDays int
 }
 
 // EnvError names the variable whose value is unfit.
@@ -180,27 +186,28 @@ var (
 // reported together.
 func FromEnv() (Config, error) {
 	c := Config{
-		DatabaseURL:          os.Getenv("DATABASE_URL"),
-		TemporalAddress:      envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
-		TemporalNamespace:    envOr("TEMPORAL_NAMESPACE", "default"),
-		Keyring:              os.Getenv("PAYGATE_KEYRING"),
-		FingerprintKey:       os.Getenv("PAYGATE_FINGERPRINT_KEY"),
-		AcquirerURL:          envOr("ACQUIRER_URL", "http://127.0.0.1:8090"),
-		AcquirerTimeout:      10 * time.Second,
-		HTTPAddr:             envOr("PAYGATE_HTTP_ADDR", "127.0.0.1:8080"),
-		SimulatorAddr:        envOr("PAYGATE_SIMULATOR_ADDR", "127.0.0.1:8090"),
-		SimBankAddr:          envOr("PAYGATE_SIMBANK_ADDR", "127.0.0.1:8091"),
-		RailURL:              envOr("RAIL_URL", "http://127.0.0.1:8092"),
-		RailAddr:             envOr("PAYGATE_RAIL_ADDR", "127.0.0.1:8092"),
-		RailDataPath:         envOr("PAYGATE_RAIL_DATA", ".data/rail-transfers.jsonl"),
-		SimulatorDataPath:    envOr("PAYGATE_SIMULATOR_DATA", ".data/acquirer-charges.jsonl"),
-		MetricsAddr:          os.Getenv("PAYGATE_METRICS_ADDR"),
-		TemporalUIURL:        os.Getenv("PAYGATE_TEMPORAL_UI_URL"),
-		SimulatorCallbackVia: os.Getenv("PAYGATE_SIMULATOR_CALLBACK_VIA"),
-		NotifySchedule:       notify.DefaultSchedule(),
-		AdminToken:           os.Getenv("PAYGATE_ADMIN_TOKEN"),
-		ProviderSecret:       os.Getenv("PAYGATE_PROVIDER_SECRET"),
-		VaultSweepEvery:      DefaultVaultSweepEvery,
+		DatabaseURL:               os.Getenv("DATABASE_URL"),
+		TemporalAddress:           envOr("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
+		TemporalNamespace:         envOr("TEMPORAL_NAMESPACE", "default"),
+		Keyring:                   os.Getenv("PAYGATE_KEYRING"),
+		FingerprintKey:            os.Getenv("PAYGATE_FINGERPRINT_KEY"),
+		AcquirerURL:               envOr("ACQUIRER_URL", "http://127.0.0.1:8090"),
+		AcquirerTimeout:           10 * time.Second,
+		HTTPAddr:                  envOr("PAYGATE_HTTP_ADDR", "127.0.0.1:8080"),
+		SimulatorAddr:             envOr("PAYGATE_SIMULATOR_ADDR", "127.0.0.1:8090"),
+		SimBankAddr:               envOr("PAYGATE_SIMBANK_ADDR", "127.0.0.1:8091"),
+		RailURL:                   envOr("RAIL_URL", "http://127.0.0.1:8092"),
+		RailAddr:                  envOr("PAYGATE_RAIL_ADDR", "127.0.0.1:8092"),
+		RailDataPath:              envOr("PAYGATE_RAIL_DATA", ".data/rail-transfers.jsonl"),
+		SimulatorDataPath:         envOr("PAYGATE_SIMULATOR_DATA", ".data/acquirer-charges.jsonl"),
+		MetricsAddr:               os.Getenv("PAYGATE_METRICS_ADDR"),
+		TemporalUIURL:             os.Getenv("PAYGATE_TEMPORAL_UI_URL"),
+		SimulatorCallbackVia:      os.Getenv("PAYGATE_SIMULATOR_CALLBACK_VIA"),
+		NotifySchedule:            notify.DefaultSchedule(),
+		AdminToken:                os.Getenv("PAYGATE_ADMIN_TOKEN"),
+		ProviderSecret:            os.Getenv("PAYGATE_PROVIDER_SECRET"),
+		VaultSweepEvery:           DefaultVaultSweepEvery,
+		PersonalDataRetentionDays: DefaultPersonalDataRetentionDays,
 	}
 	c.TestRailURL = os.Getenv("TEST_RAIL_URL")
 	if c.TestRailURL == "" && os.Getenv("RAIL_URL") == "" {
@@ -274,6 +281,14 @@ func FromEnv() (Config, error) {
 			fail("PAYGATE_VAULT_SWEEP_EVERY", fmt.Errorf("%w: want 0 (off) or a duration of at least 1m such as 15m", ErrMalformed))
 		} else {
 			c.VaultSweepEvery = d
+		}
+	}
+	if v := os.Getenv("PAYGATE_PERSONAL_DATA_RETENTION_DAYS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || (n > 0 && n < MinPersonalDataRetentionDays) {
+			fail("PAYGATE_PERSONAL_DATA_RETENTION_DAYS", fmt.Errorf("%w: want 0 (kept until erased on request) or a number of days of at least %d", ErrMalformed, MinPersonalDataRetentionDays))
+		} else {
+			c.PersonalDataRetentionDays = n
 		}
 	}
 	switch v := os.Getenv("PAYGATE_LIVE_SIMULATORS"); v {
@@ -369,6 +384,16 @@ func grpcTarget(v string) bool {
 	n, err := strconv.ParseUint(port, 10, 16)
 	return err == nil && n > 0
 }
+
+// DefaultPersonalDataRetentionDays keeps personal data for 400 days after
+// an order's or payout's last change: well past the common card dispute
+// window of about 120 days, with margin for late questions about a refund.
+const DefaultPersonalDataRetentionDays = 400
+
+// MinPersonalDataRetentionDays is the shortest retention accepted: shorter
+// would erase shoppers' data while disputes about their payments are still
+// commonly opened.
+const MinPersonalDataRetentionDays = 30
 
 // DefaultVaultSweepEvery is how often a worker sweeps the vault unless
 // PAYGATE_VAULT_SWEEP_EVERY says otherwise.
@@ -842,7 +867,7 @@ func (g *Gateway) APIHandler() http.Handler {
 		Logger:         g.Logger.With("component", "api"),
 
 		Admin: &api.Admin{Token: g.Config.AdminToken, Redeliver: redeliver.New(g.Temporal, g.DB), Schedule: g.Config.NotifySchedule,
-			PayoutReruns: g.PayoutReruns()},
+			PayoutReruns: g.PayoutReruns(), Erasures: erasure.New(g.DB)},
 		Codec:   g.codecEndpoint(cons),
 		Metrics: g.Metrics,
 

@@ -322,6 +322,12 @@ func afterTheTests(ctx context.Context) error {
 		return err
 	}
 	problems = append(problems, leaks...)
+	// Nor in the database, where shoppers' data is sealed (personaldata_test.go).
+	dbLeaks, err := databaseLeaks(ctx)
+	if err != nil {
+		return err
+	}
+	problems = append(problems, dbLeaks...)
 	if len(problems) > 0 {
 		return fmt.Errorf("%d problems:\n  %s", len(problems), strings.Join(problems, "\n  "))
 	}

@@ -206,7 +206,7 @@ func eraseOrder(ctx context.Context, tx *gorm.DB, o *Order, now time.Time) (stor
 	if err != nil {
 		return 0, 0, err
 	}
-	err = tx.WithContext(ctx).Model(&Order{}).Where("transaction_id = ?", o.TransactionID).Updates(map[string]any{
+	err = tx.WithContext(ctx).Model(&Order{}).Where("transaction_id = ?", o.TransactionID).UpdateColumns(map[string]any{
 		"details": string(details), "personal_key_id": "", "personal_sealed": nil,
 		"shopper_email_hash": "", "shopper_ip_hash": "", "shopper_email": "", "shopper_ip": "",
 		"card_token": "", "personal_erased_at": now,
@@ -278,7 +278,7 @@ func erasePayout(ctx context.Context, tx *gorm.DB, pd *PersonalData, p *Payout, 
 	if err != nil {
 		return err
 	}
-	return tx.WithContext(ctx).Model(&Payout{}).Where("id = ?", p.ID).Updates(map[string]any{
+	return tx.WithContext(ctx).Model(&Payout{}).Where("id = ?", p.ID).UpdateColumns(map[string]any{
 		"request_key_id": id, "request_sealed": sealed, "request": nil,
 		"beneficiary_email_hash": "", "personal_erased_at": now,
 	}).Error
@@ -315,7 +315,7 @@ func SealLegacyOrders(ctx context.Context, db *gorm.DB, limit int) (int, error) 
 			if err != nil {
 				return err
 			}
-			err = tx.Model(&Order{}).Where("transaction_id = ?", o.TransactionID).Updates(map[string]any{
+			err = tx.Model(&Order{}).Where("transaction_id = ?", o.TransactionID).UpdateColumns(map[string]any{
 				"details": string(details), "personal_key_id": o.PersonalKeyID, "personal_sealed": o.PersonalSealed,
 				"shopper_email_hash": o.ShopperEmailHash, "shopper_ip_hash": o.ShopperIPHash, "shopper_email": "", "shopper_ip": "",
 			}).Error
@@ -352,7 +352,7 @@ func SealLegacyPayouts(ctx context.Context, db *gorm.DB, limit int) (int, error)
 			if err := p.sealPersonal(pd); err != nil {
 				return err
 			}
-			err := tx.Model(&Payout{}).Where("id = ?", p.ID).Updates(map[string]any{
+			err := tx.Model(&Payout{}).Where("id = ?", p.ID).UpdateColumns(map[string]any{
 				"request_key_id": p.RequestKeyID, "request_sealed": p.RequestSealed, "request": nil,
 				"beneficiary_email_hash": p.BeneficiaryEmailHash,
 			}).Error

@@ -17,6 +17,7 @@ func Register(r sdkworker.Registry, acts *activities.Activities) {
 	r.RegisterWorkflowWithOptions(workflows.Order, workflow.RegisterOptions{Name: workflows.OrderWorkflowType})
 	r.RegisterWorkflowWithOptions(workflows.Redeliver, workflow.RegisterOptions{Name: workflows.RedeliverWorkflowType})
 	r.RegisterWorkflowWithOptions(workflows.Subscription, workflow.RegisterOptions{Name: workflows.SubscriptionWorkflowType})
+	r.RegisterWorkflowWithOptions(workflows.PersonalData, workflow.RegisterOptions{Name: workflows.PersonalDataWorkflowType})
 	r.RegisterActivity(acts)
 }
 

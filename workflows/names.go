@@ -34,6 +34,13 @@ const (
 	SignalSubscriptionCharge = "subscription-charge"
 	// QuerySubscriptionState returns the subscription's state for ops.
 	QuerySubscriptionState = "subscription-state"
+
+	// PersonalDataWorkflowType seals personal data older versions left in
+	// clear and erases it past the retention period. The schedule
+	// PersonalDataScheduleID starts it daily, as PersonalDataWorkflowID.
+	PersonalDataWorkflowType = "PersonalData"
+	PersonalDataScheduleID   = "paygate-personal-data"
+	PersonalDataWorkflowID   = "personal-data"
 )
 
 // Error types carried by application errors the workflows return.

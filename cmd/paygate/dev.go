@@ -220,6 +220,9 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 		return fmt.Errorf("start worker: %w", err)
 	}
 	defer w.Stop()
+	if err := g.EnsurePersonalDataSchedule(ctx); err != nil {
+		return err
+	}
 	if cfg.VaultSweepEvery > 0 {
 		go g.Vault.SweepEvery(runCtx, cfg.VaultSweepEvery, vault.DefaultSweepGrace, logger.With("component", "vault-sweep"))
 	}

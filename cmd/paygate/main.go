@@ -61,6 +61,7 @@ commands:
   ledger balance     print a merchant account's available and reserved balance
   ledger entries     list a merchant account's journal entries
   payout rerun       re-run failed payouts by id or filter (-dry-run, -yes, -resume N)
+  shopper erase      erase a shopper's personal data by email or transaction id (-by, -reason; recorded)
   user create        make a console user (-email, -role merchant|finance|ops, -merchant-id); prints its password once
   healthcheck URL    exit 0 when URL answers 2xx within 3 s (for container health checks)
   payout reruns      list the recorded payout re-runs, or one re-run's payouts and outcomes (-id N)`)
@@ -129,6 +130,8 @@ func run(args []string, stdout io.Writer) error {
 		return runLedger(ctx, rest, stdout, logger)
 	case "payout":
 		return runPayout(ctx, rest, os.Stdin, stdout, logger)
+	case "shopper":
+		return runShopper(ctx, rest, stdout, logger)
 	case "user":
 		if len(rest) > 0 && rest[0] == "create" {
 			return runUserCreate(ctx, rest[1:], os.Stdin, stdout, logger)

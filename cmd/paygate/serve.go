@@ -72,6 +72,10 @@ func runWorker(ctx context.Context, logger *slog.Logger) error {
 	running.Store(true)
 	defer running.Store(false)
 	logger.Info("worker started")
+	if err := g.EnsurePersonalDataSchedule(ctx); err != nil {
+		w.Stop()
+		return err
+	}
 	if cfg.VaultSweepEvery > 0 {
 		// The order workflows drop each security code themselves; the sweep
 		// is the net under them (see paygate vault sweep).
