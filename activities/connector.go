@@ -39,10 +39,12 @@ type AuthoriseInput struct {
 // ChargeOutcome is the acquirer's answer to a charge.
 type ChargeOutcome struct {
 	// Connector is the name of the connector that answered.
-	Connector      string
-	ChargeID       string
-	Approved       bool
-	DeclineCode    string
+	Connector string
+	ChargeID  string
+	Approved  bool
+	// DeclineCode is the connector's reason for a decline, in the domain's
+	// words (the field keeps its name so recorded histories read alike).
+	DeclineCode    connector.DeclineReason
 	Message        string
 	AuthCode       string
 	CapturedAmount int64
@@ -55,7 +57,7 @@ func outcomeOf(name string, c connector.Charge) ChargeOutcome {
 		Connector:      name,
 		ChargeID:       c.ID,
 		Approved:       c.Approved(),
-		DeclineCode:    string(c.DeclineReason),
+		DeclineCode:    c.DeclineReason,
 		Message:        c.Message,
 		AuthCode:       c.AuthCode,
 		CapturedAmount: c.CapturedAmount,

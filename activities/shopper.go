@@ -34,7 +34,7 @@ type ThreeDSInput struct {
 // ThreeDSOutcome is the authentication: done (frictionless) or a challenge.
 type ThreeDSOutcome struct {
 	AuthenticationID string
-	Status           string // authenticated, challenge_required or failed
+	Status           connector.AuthenticationStatus
 	ECI              string
 	CAVV             string
 	ACSURL           string
@@ -69,7 +69,7 @@ func (a *Activities) Authenticate3DS(ctx context.Context, in ThreeDSInput) (Thre
 }
 
 func threeDSOutcomeOf(au connector.Authentication) ThreeDSOutcome {
-	return ThreeDSOutcome{AuthenticationID: au.ID, Status: string(au.Status), ECI: au.ECI, CAVV: au.CAVV, ACSURL: au.ACSURL}
+	return ThreeDSOutcome{AuthenticationID: au.ID, Status: au.Status, ECI: au.ECI, CAVV: au.CAVV, ACSURL: au.ACSURL}
 }
 
 // threeDSConnector returns the order's connector if it runs 3-D Secure.
@@ -141,7 +141,7 @@ type APMInput struct {
 // APMOutcome is the provider's payment.
 type APMOutcome struct {
 	PaymentID   string
-	Status      string
+	Status      connector.APMStatus
 	RedirectURL string
 }
 
@@ -166,7 +166,7 @@ func (a *Activities) CreateAPMPayment(ctx context.Context, in APMInput) (APMOutc
 	if err != nil {
 		return APMOutcome{}, acquirerError("APM payment "+in.Reference, err)
 	}
-	return APMOutcome{PaymentID: p.ID, Status: string(p.Status), RedirectURL: p.RedirectURL}, nil
+	return APMOutcome{PaymentID: p.ID, Status: p.Status, RedirectURL: p.RedirectURL}, nil
 }
 
 // APMStatusInput names a provider payment.
@@ -187,7 +187,7 @@ func (a *Activities) GetAPMPayment(ctx context.Context, in APMStatusInput) (APMO
 	if err != nil {
 		return APMOutcome{}, acquirerError("APM status "+in.PaymentID, err)
 	}
-	return APMOutcome{PaymentID: p.ID, Status: string(p.Status), RedirectURL: p.RedirectURL}, nil
+	return APMOutcome{PaymentID: p.ID, Status: p.Status, RedirectURL: p.RedirectURL}, nil
 }
 
 // AttachCardInput is the card a shopper gave on the payment page.

@@ -954,14 +954,12 @@ func (g *Gateway) NewWorker() (sdkworker.Worker, error) {
 		// worker starts.
 		sdkworker.SetStickyWorkflowCacheSize(n)
 	}
-	w := worker.New(g.Temporal, acts, g.Config.WorkerTuning.apply)
 	pacts, err := g.PayoutActivities()
 	if err != nil {
 		return nil, err
 	}
-	worker.RegisterPayouts(w, pacts)
-	worker.RegisterLedger(w, g.LedgerActivities())
-	return w, nil
+	return worker.New(g.Temporal, worker.Activities{Orders: acts, Payouts: pacts, Ledger: g.LedgerActivities()},
+		g.Config.WorkerTuning.apply), nil
 }
 
 // LedgerActivities returns the activities that post orders to the ledger.

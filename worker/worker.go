@@ -12,25 +12,25 @@ import (
 	"github.com/paygate/paygate/workflows"
 )
 
-// Register puts every workflow and activity on r.
-func Register(r sdkworker.Registry, acts *activities.Activities) {
+// Activities are the activity structs of every workflow the gateway runs.
+type Activities struct {
+	Orders  *activities.Activities
+	Payouts *activities.PayoutActivities
+	Ledger  *activities.LedgerActivities
+}
+
+// Register puts every workflow and every activity on r: the order, its
+// redelivery, the subscription, the payout and the personal-data
+// workflows, and the order, payout and ledger activities.
+func Register(r sdkworker.Registry, acts Activities) {
 	r.RegisterWorkflowWithOptions(workflows.Order, workflow.RegisterOptions{Name: workflows.OrderWorkflowType})
 	r.RegisterWorkflowWithOptions(workflows.Redeliver, workflow.RegisterOptions{Name: workflows.RedeliverWorkflowType})
 	r.RegisterWorkflowWithOptions(workflows.Subscription, workflow.RegisterOptions{Name: workflows.SubscriptionWorkflowType})
-	r.RegisterWorkflowWithOptions(workflows.PersonalData, workflow.RegisterOptions{Name: workflows.PersonalDataWorkflowType})
-	r.RegisterActivity(acts)
-}
-
-// RegisterPayouts puts the payout workflow and its activities on r.
-func RegisterPayouts(r sdkworker.Registry, acts *activities.PayoutActivities) {
 	r.RegisterWorkflowWithOptions(workflows.Payout, workflow.RegisterOptions{Name: workflows.PayoutWorkflowType})
-	r.RegisterActivity(acts)
-}
-
-// RegisterLedger puts the ledger activities the order workflow posts with
-// on r.
-func RegisterLedger(r sdkworker.Registry, acts *activities.LedgerActivities) {
-	r.RegisterActivity(acts)
+	r.RegisterWorkflowWithOptions(workflows.PersonalData, workflow.RegisterOptions{Name: workflows.PersonalDataWorkflowType})
+	r.RegisterActivity(acts.Orders)
+	r.RegisterActivity(acts.Payouts)
+	r.RegisterActivity(acts.Ledger)
 }
 
 // WorkflowTaskPollers is the worker's default number of workflow-task
@@ -58,10 +58,11 @@ func Options(tune ...func(*sdkworker.Options)) sdkworker.Options {
 	return opts
 }
 
-// New returns a worker on the gateway's task queue with everything registered.
+// New returns a worker on the gateway's task queue with every workflow and
+// activity registered (Register).
 //
 // tune, when given, adjusts the options (the deployment's pollers and slots).
-func New(c client.Client, acts *activities.Activities, tune ...func(*sdkworker.Options)) sdkworker.Worker {
+func New(c client.Client, acts Activities, tune ...func(*sdkworker.Options)) sdkworker.Worker {
 	opts := Options(tune...)
 	w := sdkworker.New(c, workflows.TaskQueue, opts)
 	Register(w, acts)

@@ -1,10 +1,14 @@
 package worker
 
 import (
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/workflows"
 	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 )
 
 func TestOptions(t *testing.T) {
@@ -32,5 +36,34 @@ func TestOptions(t *testing.T) {
 					o.StickyScheduleToStartTimeout, o.MaxConcurrentLocalActivityExecutionSize)
 			}
 		})
+	}
+}
+
+// registry records what Register puts on it.
+type registry struct {
+	sdkworker.Registry
+	workflows  []string
+	activities []any
+}
+
+func (r *registry) RegisterWorkflowWithOptions(_ any, o workflow.RegisterOptions) {
+	r.workflows = append(r.workflows, o.Name)
+}
+
+func (r *registry) RegisterActivity(a any) { r.activities = append(r.activities, a) }
+
+// TestRegisterPutsEverything: one call registers every workflow type the
+// gateway starts and every activity struct.
+func TestRegisterPutsEverything(t *testing.T) {
+	var r registry
+	acts := Activities{Orders: &activities.Activities{}, Payouts: &activities.PayoutActivities{}, Ledger: &activities.LedgerActivities{}}
+	Register(&r, acts)
+	want := []string{workflows.OrderWorkflowType, workflows.RedeliverWorkflowType, workflows.SubscriptionWorkflowType,
+		workflows.PayoutWorkflowType, workflows.PersonalDataWorkflowType}
+	if !slices.Equal(r.workflows, want) {
+		t.Errorf("workflows %v, want %v", r.workflows, want)
+	}
+	if len(r.activities) != 3 || r.activities[0] != any(acts.Orders) || r.activities[1] != any(acts.Payouts) || r.activities[2] != any(acts.Ledger) {
+		t.Errorf("activities %v, want the order, payout and ledger activities", r.activities)
 	}
 }

@@ -892,13 +892,13 @@ func outcomeCode(o activities.ChargeOutcome) codes.Code {
 		return codes.OK
 	}
 	switch o.DeclineCode {
-	case "insufficient_funds":
+	case connector.DeclineInsufficientFunds:
 		return codes.InsufficientFunds
-	case "expired_card":
+	case connector.DeclineExpiredCard:
 		return codes.ExpiredCard
-	case "incorrect_cvc":
+	case connector.DeclineIncorrectCVC:
 		return codes.WrongCVV
-	case "authentication_required":
+	case connector.DeclineAuthenticationRequired:
 		return codes.ThreeDSNotAvailable
 	}
 	return codes.Declined

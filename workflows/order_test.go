@@ -19,6 +19,7 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/capture"
+	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/refund"
 	"github.com/paygate/paygate/internal/domain/risk"
@@ -146,7 +147,7 @@ type acquirer struct {
 
 	// The shopper's side.
 	threeDS    activities.ThreeDSOutcome // Authenticate3DS's answer
-	apmStatus  string                    // GetAPMPayment's answer
+	apmStatus  connector.APMStatus       // GetAPMPayment's answer
 	apmCreated []activities.APMInput
 	attached   []activities.AttachCardInput
 
@@ -397,7 +398,7 @@ func approved(captured int64) activities.ChargeOutcome {
 	return activities.ChargeOutcome{ChargeID: chargeID, Approved: true, AuthCode: authCode, CapturedAmount: captured}
 }
 
-func declined(code string) activities.ChargeOutcome {
+func declined(code connector.DeclineReason) activities.ChargeOutcome {
 	return activities.ChargeOutcome{ChargeID: chargeID, DeclineCode: code, Message: "declined by issuer"}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/status"
 )
@@ -94,14 +95,6 @@ var providerInquiryOptions = workflow.ActivityOptions{
 	},
 }
 
-// Statuses the ACS and the APM provider report (internal/domain/connector).
-const (
-	authAuthenticated = "authenticated"
-	authFailed        = "failed"
-	apmSucceeded      = "succeeded"
-	apmCancelled      = "cancelled"
-)
-
 // PayRequest is the card the shopper gave on the payment page.
 type PayRequest struct {
 	Card CardRef
@@ -153,7 +146,7 @@ func (w *orderWorkflow) authenticate(ctx workflow.Context) (PaymentResult, error
 	}
 	w.threeDS.used = true
 	w.threeDS.authenticationID = out.AuthenticationID
-	if out.Status == "authenticated" {
+	if out.Status == connector.Authenticated {
 		w.threeDS.result = "frictionless"
 		w.threeDS.data = &activities.ThreeDSData{AuthenticationID: out.AuthenticationID, ECI: out.ECI, CAVV: out.CAVV}
 		return w.authorise(ctx)
@@ -182,9 +175,9 @@ func (w *orderWorkflow) threeDSCallback(ctx workflow.Context, r ThreeDSResult) e
 	if w.version(ctx, changeCallbackInquiry, 1) == workflow.DefaultVersion {
 		// Handled before orders asked the ACS: replay the callback's word.
 		defer w.lock.Unlock()
-		st := authFailed
-		if r.Status == authAuthenticated {
-			st = authAuthenticated
+		st := connector.AuthenticationFailed
+		if connector.AuthenticationStatus(r.Status) == connector.Authenticated {
+			st = connector.Authenticated
 		}
 		return w.threeDSSettle(ctx, activities.ThreeDSOutcome{AuthenticationID: id, Status: st, ECI: r.ECI, CAVV: r.CAVV})
 	}
@@ -210,12 +203,12 @@ func (w *orderWorkflow) threeDSSettle(ctx workflow.Context, au activities.ThreeD
 	var res PaymentResult
 	var err error
 	switch au.Status {
-	case authAuthenticated:
+	case connector.Authenticated:
 		w.threeDS.awaiting = false
 		w.threeDS.result = "challenge:authenticated"
 		w.threeDS.data = &activities.ThreeDSData{AuthenticationID: au.AuthenticationID, ECI: au.ECI, CAVV: au.CAVV}
 		res, err = w.authorise(ctx)
-	case authFailed:
+	case connector.AuthenticationFailed:
 		w.threeDS.awaiting = false
 		w.threeDS.result = "challenge:failed"
 		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, codes.ThreeDSFailed, true)
@@ -301,9 +294,9 @@ func (w *orderWorkflow) apmCallback(ctx workflow.Context, r APMResult) error {
 	if w.version(ctx, changeCallbackInquiry, 1) == workflow.DefaultVersion {
 		// Handled before orders asked the provider: replay the callback's word.
 		defer w.lock.Unlock()
-		st := apmCancelled
-		if r.Status == apmSucceeded {
-			st = apmSucceeded
+		st := connector.APMCancelled
+		if connector.APMStatus(r.Status) == connector.APMSucceeded {
+			st = connector.APMSucceeded
 		}
 		return w.apmSettle(ctx, id, st)
 	}
@@ -324,17 +317,17 @@ func (w *orderWorkflow) apmCallback(ctx workflow.Context, r APMResult) error {
 
 // apmSettle records the provider's status of the order's APM payment; a
 // payment still pending leaves the order waiting.
-func (w *orderWorkflow) apmSettle(ctx workflow.Context, paymentID, providerStatus string) error {
+func (w *orderWorkflow) apmSettle(ctx workflow.Context, paymentID string, providerStatus connector.APMStatus) error {
 	var res PaymentResult
 	var err error
 	switch providerStatus {
-	case apmSucceeded:
+	case connector.APMSucceeded:
 		w.apm.awaiting = false
 		w.chargeID = paymentID
 		w.authorised, w.captured = w.in.Amount, w.in.Amount
 		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Paid, CapturedAmount: w.in.Amount,
 			ConnectorRef: paymentID}, codes.OK, false)
-	case apmCancelled:
+	case connector.APMCancelled:
 		w.apm.awaiting = false
 		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed, ConnectorRef: paymentID},
 			codes.ShopperCancelled, false)
@@ -357,7 +350,7 @@ func (w *orderWorkflow) shopperLapsed(ctx workflow.Context) error {
 		var out activities.APMOutcome
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.GetAPMPayment,
 			activities.APMStatusInput{Connector: w.connectorName(), PaymentID: w.apm.paymentID}).Get(ctx, &out)
-		if err == nil && out.Status == apmSucceeded {
+		if err == nil && out.Status == connector.APMSucceeded {
 			return w.apmSettle(ctx, w.apm.paymentID, out.Status)
 		}
 	}

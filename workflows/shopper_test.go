@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/workflows"
 )
@@ -65,7 +66,7 @@ func withACS(env *testsuite.TestWorkflowEnvironment, ac *acs) {
 }
 
 // acsSays is an ACS that always gives the authentication au_1 status.
-func acsSays(status string) *acs {
+func acsSays(status connector.AuthenticationStatus) *acs {
 	return &acs{answer: func(int) (activities.ThreeDSOutcome, error) {
 		out := activities.ThreeDSOutcome{AuthenticationID: "au_1", Status: status}
 		if status == "authenticated" {
@@ -344,7 +345,7 @@ func TestCallbacksAreNotTrusted(t *testing.T) {
 				env.RegisterDelayedCallback(func() {
 					tc.acq.mu.Lock()
 					defer tc.acq.mu.Unlock()
-					tc.acq.apmStatus = tc.settle.arg.(string)
+					tc.acq.apmStatus = connector.APMStatus(tc.settle.arg.(string))
 				}, tc.settle.at)
 			}
 			for _, c := range tc.checks {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/refund"
 	"github.com/paygate/paygate/internal/domain/status"
 )
@@ -167,7 +168,7 @@ func (l *errorLog) all() []string {
 
 // transitionEnv is a test environment whose activities record their calls
 // and answer as the acquirer would; GetAPMPayment answers apmStatus.
-func transitionEnv(t *testing.T, apmStatus string) (*testsuite.TestWorkflowEnvironment, *calls, *errorLog) {
+func transitionEnv(t *testing.T, apmStatus connector.APMStatus) (*testsuite.TestWorkflowEnvironment, *calls, *errorLog) {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	log := &errorLog{}
@@ -306,7 +307,7 @@ func TestIllegalMovesAreRefused(t *testing.T) {
 // not notified of the refused move, still takes a refund, and ends at the
 // end of its refund window without failing.
 func TestIllegalMoveDoesNotFailTheOrder(t *testing.T) {
-	env, c, log := transitionEnv(t, apmCancelled)
+	env, c, log := transitionEnv(t, connector.APMCancelled)
 	var during status.Payment
 	env.RegisterDelayedCallback(func() {
 		env.SignalWorkflow(SignalAPMResult, APMResult{PaymentID: "ap_1"})
