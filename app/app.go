@@ -20,6 +20,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -560,9 +561,13 @@ type Gateway struct {
 	// among them (served by cmd/paygate on Config.MetricsAddr).
 	Metrics *telemetry.Metrics
 
-	ids       *txid.Generator // on the leased node
-	stopLease context.CancelFunc
-	leaseDone chan struct{}
+	ids *txid.Generator // on the leased node
+
+	connectorsOnce sync.Once
+	connectors     *ConnectorSet
+	connectorsErr  error
+	stopLease      context.CancelFunc
+	leaseDone      chan struct{}
 }
 
 // Open connects to Postgres (and checks that its schema is at this
@@ -820,21 +825,15 @@ func (g *Gateway) Close() {
 // with Temporal (and so holds a transaction-id node).
 func (g *Gateway) APIHandler() http.Handler {
 	orders := &api.TemporalOrders{Client: g.Temporal}
-	// A connector that cannot be built (FromEnv has checked the addresses,
-	// so only a hand-made Config gets here) leaves callbacks refused.
+	// Connectors that cannot be built (FromEnv has checked the addresses,
+	// so only a hand-made Config gets here) leave callbacks and
+	// POST /v1/optimise refused; every other operation goes on.
 	var callbacks api.CallbackVerifiers
-	if cbs, err := g.Config.CallbackVerifiers(); err != nil {
-		g.Logger.Error("connectors: every 3-D Secure and APM callback will be refused", "error", err)
-	} else {
-		callbacks = cbs
-	}
-	// Without the connectors' offers, POST /v1/optimise is refused; every
-	// other operation goes on.
 	var offers api.ConnectorOffers
-	if r, err := g.Config.ConnectorOffers(); err != nil {
-		g.Logger.Error("connectors: every optimise request will be refused", "error", err)
+	if set, err := g.connectorSet(); err != nil {
+		g.Logger.Error("connectors: every 3-D Secure and APM callback and every optimise request will be refused", "error", err)
 	} else {
-		offers = r
+		callbacks, offers = set.Callbacks, set.Offers
 	}
 	// The back office shares the API's address under /console; its ops
 	// users are who may decode histories in the Temporal UI.
@@ -918,20 +917,28 @@ func NewHTTPServer(h http.Handler) *http.Server {
 
 // Activities returns the activities with their clients.
 func (g *Gateway) Activities() (*activities.Activities, error) {
-	conns, err := g.Config.ActivityConnectors()
+	set, err := g.connectorSet()
 	if err != nil {
 		return nil, err
 	}
 	return &activities.Activities{
 		DB:         g.DB,
 		Vault:      g.Vault,
-		Connectors: conns,
+		Connectors: set.Activities,
 		Accounts:   g.Accounts,
 		Notifier:   notifyclient.NewClient(10*time.Second, g.Config.NotifyAllowPrivate),
 		IDs:        g.transactionIDs(),
 		Logger:     g.Logger.With("component", "activities"),
 		Metrics:    g.Metrics,
 	}, nil
+}
+
+// connectorSet builds the configuration's connectors on first use and
+// returns the same ones after: a process that serves the API and runs the
+// worker (paygate dev) has one client per connector.
+func (g *Gateway) connectorSet() (*ConnectorSet, error) {
+	g.connectorsOnce.Do(func() { g.connectors, g.connectorsErr = g.Config.BuildConnectors() })
+	return g.connectors, g.connectorsErr
 }
 
 // transactionIDs is the process's transaction-id generator, or nil when it

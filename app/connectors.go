@@ -143,31 +143,33 @@ func registry[C any](conns []gatewayConnector, as func(gatewayConnector) C) (*co
 	return r, nil
 }
 
-// ActivityConnectors returns the registry the activities pick each order's
-// connector from.
-func (c Config) ActivityConnectors() (*connectors.Registry[activities.Connector], error) {
-	conns, err := c.buildConnectors()
-	if err != nil {
-		return nil, err
-	}
-	return registry(conns, func(g gatewayConnector) activities.Connector { return g })
+// ConnectorSet is every connector the configuration runs, built once and
+// seen three ways: by the activities (their acquirer), by the API's
+// callback checks and by POST /v1/optimise (what each takes). The three
+// registries hold the same instances.
+type ConnectorSet struct {
+	Activities *connectors.Registry[activities.Connector]
+	Callbacks  *connectors.Registry[api.CallbackVerifier]
+	Offers     *connectors.Registry[api.ConnectorOffer]
 }
 
-// ConnectorOffers returns the registry the API reads what each connector
-// takes from (POST /v1/optimise).
-func (c Config) ConnectorOffers() (*connectors.Registry[api.ConnectorOffer], error) {
+// BuildConnectors builds every connector the configuration runs, once.
+func (c Config) BuildConnectors() (*ConnectorSet, error) {
 	conns, err := c.buildConnectors()
 	if err != nil {
 		return nil, err
 	}
-	return registry(conns, func(g gatewayConnector) api.ConnectorOffer { return g })
-}
-
-// CallbackVerifiers returns the registry the API checks callbacks with.
-func (c Config) CallbackVerifiers() (*connectors.Registry[api.CallbackVerifier], error) {
-	conns, err := c.buildConnectors()
+	acts, err := registry(conns, func(g gatewayConnector) activities.Connector { return g })
 	if err != nil {
 		return nil, err
 	}
-	return registry(conns, func(g gatewayConnector) api.CallbackVerifier { return g })
+	cbs, err := registry(conns, func(g gatewayConnector) api.CallbackVerifier { return g })
+	if err != nil {
+		return nil, err
+	}
+	offers, err := registry(conns, func(g gatewayConnector) api.ConnectorOffer { return g })
+	if err != nil {
+		return nil, err
+	}
+	return &ConnectorSet{Activities: acts, Callbacks: cbs, Offers: offers}, nil
 }

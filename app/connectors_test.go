@@ -84,10 +84,11 @@ func TestCheckConnector(t *testing.T) {
 func TestConnectorRegistries(t *testing.T) {
 	cfg := Config{Connectors: []string{"sim-acquirer", "sim-bank"}, AcquirerURL: "http://127.0.0.1:8090",
 		SimBankURL: "http://127.0.0.1:8091", ProviderSecret: "a-provider-secret-for-tests"}
-	acts, err := cfg.ActivityConnectors()
+	set, err := cfg.BuildConnectors()
 	if err != nil {
 		t.Fatal(err)
 	}
+	acts := set.Activities
 	if !slices.Equal(acts.Names(), []string{"sim-acquirer", "sim-bank"}) || acts.Default() != connector.DefaultName {
 		t.Errorf("names %v, default %q", acts.Names(), acts.Default())
 	}
@@ -101,9 +102,13 @@ func TestConnectorRegistries(t *testing.T) {
 		t.Errorf("Get of an unknown connector: %v", err)
 	}
 
-	cbs, err := cfg.CallbackVerifiers()
-	if err != nil {
-		t.Fatal(err)
+	cbs := set.Callbacks
+	// The three registries hold the same connector, built once.
+	a, _ := acts.Get("sim-acquirer")
+	cb, _ := cbs.Get("sim-acquirer")
+	of, _ := set.Offers.Get("sim-acquirer")
+	if any(a) != any(cb) || any(a) != any(of) {
+		t.Error("the activities, callbacks and offers hold different sim-acquirer connectors")
 	}
 	form := url.Values{"authentication_id": {"au_1"}, "status": {"authenticated"}, "cavv": {"c"}, "reference": {"1"}}
 	form.Set("signature", simacquirer.SignThreeDSResult(cfg.ProviderSecret, "au_1", "authenticated", "c", "1"))
@@ -122,7 +127,7 @@ func TestConnectorRegistries(t *testing.T) {
 		}
 	}
 
-	if _, err := (Config{Connectors: []string{"sim-bank"}, SimBankURL: "not a url"}).ActivityConnectors(); err == nil {
+	if _, err := (Config{Connectors: []string{"sim-bank"}, SimBankURL: "not a url"}).BuildConnectors(); err == nil {
 		t.Error("a connector at a bad URL was built")
 	}
 }

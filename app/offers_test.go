@@ -13,10 +13,11 @@ import (
 func TestConnectorOffers(t *testing.T) {
 	cfg := Config{Connectors: []string{"sim-acquirer", "sim-bank"}, AcquirerURL: "http://127.0.0.1:8090",
 		SimBankURL: "http://127.0.0.1:8091", ProviderSecret: "a-provider-secret-for-tests"}
-	offers, err := cfg.ConnectorOffers()
+	set, err := cfg.BuildConnectors()
 	if err != nil {
 		t.Fatal(err)
 	}
+	offers := set.Offers
 	for _, tc := range []struct {
 		name string
 		apms int

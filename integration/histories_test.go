@@ -8,8 +8,11 @@ import (
 
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/paygate/paygate/internal/adapters/redeliver"
+	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
 
@@ -70,6 +73,43 @@ func TestRecordHistories(t *testing.T) {
 		t.Fatalf("payout: %v", out)
 	}
 	saveHistory(t, "payout-completed", workflows.PayoutWorkflowID(po.MerchantID, rid))
+
+	// A payout the rail refuses for good.
+	failed := newRequestID()
+	if _, out := postPayout(t, "/v1/payout", payoutBody(po, failed, "10.00", ibanAlwaysFails)); out["status"] != "FAILED" {
+		if out = awaitPayoutStatus(t, po, failed); out["status"] != "FAILED" {
+			t.Fatalf("failing payout: %v", out)
+		}
+	}
+	saveHistory(t, "payout-failed", workflows.PayoutWorkflowID(po.MerchantID, failed))
+
+	// A charge of a stored card (the card kept above), refunded so that its
+	// workflow ends.
+	charge := newOrderNo(t)
+	_, r = authorise(t, tokenOrder(creds, charge, r.TokenID))
+	_, b = batch(t, creds, "/v1/refund", "refund_orders", []batchEntry{with(ref(r.TransactionID, charge, "12.34"), "refund_amount", "12.34")})
+	if r.ResultInfo != "0000:Success" || len(b.Entries) != 1 || b.Entries[0]["refund_status"] != "1" {
+		t.Fatalf("stored-card charge: %s, refund %v", r.ResultInfo, b.Entries)
+	}
+	save("order-stored-card-charge-refunded", charge)
+
+	// A redelivery of the declined order's notification.
+	ctx := context.Background()
+	res, err := redeliver.New(env.temporal, env.gw.DB).Start(ctx,
+		models.NotificationSelection{AccountID: creds.AccountID, OrderNos: []string{declined}}, env.cfg.NotifySchedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saveHistory(t, "redeliver", res.WorkflowID)
+
+	// A personal-data run that finds nothing to seal and keeps data
+	// until it is erased on request.
+	pd, err := env.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "personal-data-record-" + randomHex(4), TaskQueue: workflows.TaskQueue},
+		workflows.PersonalDataWorkflowType, workflows.PersonalDataInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saveHistory(t, "personal-data", pd.GetID())
 }
 
 // saveHistory waits for the workflow to close and writes its history to

@@ -185,6 +185,7 @@ func run(m *testing.M) int {
 		SubscriptionTestIntervals: true,
 		NotifySchedule:            notify.Schedule{Initial: 100 * time.Millisecond, Max: time.Second, Horizon: time.Minute},
 		AdminToken:                adminToken,
+		ProviderSecret:            app.DefaultProviderSecret,
 		RailURL:                   env.liveRailHTTP.URL,
 		TestRailURL:               env.railHTTP.URL,
 		Codec:                     app.CodecConfig{Token: env.ui.token, CORSOrigins: []string{env.ui.url}},
@@ -217,7 +218,6 @@ func run(m *testing.M) int {
 	// The API's own address goes into 3-D Secure and APM callbacks, so it
 	// is known before the handler is made.
 	env.gw.Config.PublicURL = "http://" + env.api.Listener.Addr().String()
-	env.gw.Config.ProviderSecret = app.DefaultProviderSecret
 	env.api.Config.Handler = env.gw.APIHandler()
 	env.api.Start()
 	defer env.api.Close()

@@ -23,14 +23,26 @@ type Activities struct {
 // redelivery, the subscription, the payout and the personal-data
 // workflows, and the order, payout and ledger activities.
 func Register(r sdkworker.Registry, acts Activities) {
+	RegisterWorkflows(r)
+	r.RegisterActivity(acts.Orders)
+	r.RegisterActivity(acts.Payouts)
+	r.RegisterActivity(acts.Ledger)
+}
+
+// WorkflowRegistry is where workflows are registered: a worker, or the
+// replayer of recorded histories.
+type WorkflowRegistry interface {
+	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
+}
+
+// RegisterWorkflows puts every workflow type the gateway runs on r, each
+// under its name in workflows.
+func RegisterWorkflows(r WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.Order, workflow.RegisterOptions{Name: workflows.OrderWorkflowType})
 	r.RegisterWorkflowWithOptions(workflows.Redeliver, workflow.RegisterOptions{Name: workflows.RedeliverWorkflowType})
 	r.RegisterWorkflowWithOptions(workflows.Subscription, workflow.RegisterOptions{Name: workflows.SubscriptionWorkflowType})
 	r.RegisterWorkflowWithOptions(workflows.Payout, workflow.RegisterOptions{Name: workflows.PayoutWorkflowType})
 	r.RegisterWorkflowWithOptions(workflows.PersonalData, workflow.RegisterOptions{Name: workflows.PersonalDataWorkflowType})
-	r.RegisterActivity(acts.Orders)
-	r.RegisterActivity(acts.Payouts)
-	r.RegisterActivity(acts.Ledger)
 }
 
 // WorkflowTaskPollers is the worker's default number of workflow-task

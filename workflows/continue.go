@@ -10,10 +10,6 @@ import (
 	"github.com/paygate/paygate/internal/domain/status"
 )
 
-// versionContinueAsNew marks the orders that continue as new when their
-// history grows long; orders begun before it never do.
-const versionContinueAsNew = "order-continue-as-new"
-
 // DefaultOperationsPerRun bounds the operations (captures, refunds, ...)
 // one run of an order takes before it continues as new, beside Temporal's
 // own suggestion: each refund adds a few dozen events to the history.

@@ -13,11 +13,6 @@ import (
 // activities.
 var la *activities.LedgerActivities
 
-// LedgerPostingChange is the GetVersion change id of the order's ledger
-// postings: orders whose history was recorded before it post nothing and
-// replay as they ran.
-const LedgerPostingChange = "ledger-posting"
-
 // ledgerOptions run an order's ledger posting: the default retry policy
 // (retried until it succeeds) since the posting is idempotent by its
 // reference and the merchant's money must reach the ledger eventually.
@@ -55,7 +50,7 @@ const (
 // posting those attempts cannot make (the ledger slow or down) goes on as
 // a regular activity, retried until it succeeds.
 func (w *orderWorkflow) postToLedger(ctx workflow.Context, move ledgerMove, in activities.LedgerOrderInput) {
-	v := w.version(ctx, LedgerPostingChange, 2)
+	v := w.version(ctx, changeLedgerPosting, 2)
 	if v == workflow.DefaultVersion {
 		return
 	}

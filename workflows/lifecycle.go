@@ -81,7 +81,7 @@ var acquirerOpOptions = workflow.LocalActivityOptions{
 func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 	win := w.in.Windows.WithDefaults()
 	w.continues = w.in.Resume != nil ||
-		w.version(ctx, versionContinueAsNew, 1) != workflow.DefaultVersion
+		w.version(ctx, changeContinueAsNew, 1) != workflow.DefaultVersion
 	for {
 		var window time.Duration
 		var lapse func(workflow.Context) error
@@ -578,13 +578,6 @@ func (w *orderWorkflow) settleHeld(ctx workflow.Context, row activities.SaveRefu
 		workflow.GetLogger(ctx).Error("record settled refund", "refund", row.RefundReferenceID, "error", err)
 	}
 }
-
-// changeUnknownOutcomes is the change (workflow.GetVersion) after which an
-// acquirer that never answered is not taken for a refusal: a refund stays
-// pending and is sent again, and a void at the authorisation's end is
-// resolved without failing the order. Orders that met such a failure
-// before it replay what they did then.
-const changeUnknownOutcomes = "unknown-outcomes"
 
 // acquirerRefused reports whether err is the acquirer's answer refusing the
 // request (or no connector to send it to), as against no answer at all.

@@ -252,7 +252,7 @@ type orderWorkflow struct {
 	recurring *RecurringResult
 
 	// continues is set when this order may continue as new (see
-	// versionContinueAsNew); operations counts this run's operations, and
+	// changeContinueAsNew); operations counts this run's operations, and
 	// runs the runs before it.
 	continues  bool
 	operations int

@@ -277,11 +277,6 @@ func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer
 	return activities.PayoutTransfer{}, nil
 }
 
-// changePayoutUnknownSubmission is the change (workflow.GetVersion) after
-// which a submission the rail answered neither way keeps the money reserved.
-// Runs that met it before released the money, and replay that.
-const changePayoutUnknownSubmission = "payout-unknown-submission"
-
 // errTransferUnknown is submit's error when the rail answered neither the
 // submission nor the question whether it took it.
 var errTransferUnknown = errors.New("the rail did not say whether it took the transfer")

@@ -18,16 +18,16 @@ const CurrentOrderShape = shapeLeanFirstTask
 // its orders ask GetVersion for it, and a later shape can take it in.
 var shapeVersions = map[int]map[string]workflow.Version{
 	1: {
-		LedgerPostingChange:   2,
-		versionContinueAsNew:  1,
+		changeLedgerPosting:   2,
+		changeContinueAsNew:   1,
 		changeCallbackInquiry: 1,
-		versionStoredCards:    1,
+		changeStoredCards:     1,
 	},
 	shapeLeanFirstTask: {
-		LedgerPostingChange:   2,
-		versionContinueAsNew:  1,
+		changeLedgerPosting:   2,
+		changeContinueAsNew:   1,
 		changeCallbackInquiry: 1,
-		versionStoredCards:    1,
+		changeStoredCards:     1,
 	},
 }
 

@@ -77,11 +77,6 @@ type APMResult struct {
 	Status string `json:",omitempty"`
 }
 
-// changeCallbackInquiry is the change (workflow.GetVersion) after which a
-// callback only wakes the order, which then asks the provider. Orders that
-// handled a callback before it replay the callback's word.
-const changeCallbackInquiry = "callback-inquiry"
-
 // providerInquiryOptions: what a callback woke the order for is asked of the
 // provider until it answers; meanwhile nothing is recorded. The inquiry is
 // cancelled when the order stops waiting (its window lapsed, the shopper

@@ -11,10 +11,6 @@ import (
 	"github.com/paygate/paygate/internal/domain/subscription"
 )
 
-// versionStoredCards marks the orders that keep their card for the merchant
-// and start subscriptions; orders begun before it replay without either.
-const versionStoredCards = "stored-cards"
-
 // keepsCard reports whether an approved payment of this order keeps its
 // card: the merchant asked (token_flag=YES) or a subscription needs it.
 func (w *orderWorkflow) keepsCard() bool {
@@ -32,7 +28,7 @@ func (w *orderWorkflow) afterApproval(ctx workflow.Context) {
 	if !w.keepsCard() {
 		return
 	}
-	if w.version(ctx, versionStoredCards, 1) == workflow.DefaultVersion {
+	if w.version(ctx, changeStoredCards, 1) == workflow.DefaultVersion {
 		return
 	}
 	if !w.card.Stored {

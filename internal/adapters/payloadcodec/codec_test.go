@@ -16,12 +16,11 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/paygate/paygate/internal/adapters/payloadcodec"
 	"github.com/paygate/paygate/internal/domain/keyring"
-	"github.com/paygate/paygate/workflows"
+	gateway "github.com/paygate/paygate/worker"
 )
 
 // shopper is a payload as the workflows carry one: personal data in named
@@ -301,9 +300,7 @@ func TestRecordedHistoriesReplayWithTheCodec(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.RegisterWorkflowWithOptions(workflows.Order, workflow.RegisterOptions{Name: workflows.OrderWorkflowType})
-		r.RegisterWorkflowWithOptions(workflows.Subscription, workflow.RegisterOptions{Name: workflows.SubscriptionWorkflowType})
-		r.RegisterWorkflowWithOptions(workflows.Payout, workflow.RegisterOptions{Name: workflows.PayoutWorkflowType})
+		gateway.RegisterWorkflows(r)
 		return r.ReplayWorkflowHistory(nil, h)
 	}
 	for _, f := range files {

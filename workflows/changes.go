@@ -1,0 +1,31 @@
+package workflows
+
+// Change ids: each names one change to a workflow's code that running
+// workflows must replay around (workflow.GetVersion). Every change is asked
+// the same way, through version (orders: answered from the order's shape
+// when the shape settles it, shape.go) or workflow.GetVersion (payouts).
+// The strings are recorded in histories and never change; docs/versioning.md
+// says what each guards and when its old branch can go.
+const (
+	// changeLedgerPosting: orders post to the ledger; orders recorded
+	// before post nothing and replay as they ran.
+	changeLedgerPosting = "ledger-posting"
+	// changeContinueAsNew: orders continue as new when their history
+	// grows long; orders begun before never do.
+	changeContinueAsNew = "order-continue-as-new"
+	// changeCallbackInquiry: a 3-D Secure or APM callback only wakes the
+	// order, which then asks the provider; orders that handled a callback
+	// before replay the callback's word.
+	changeCallbackInquiry = "callback-inquiry"
+	// changeStoredCards: orders keep their card for the merchant and
+	// start subscriptions; orders begun before replay without either.
+	changeStoredCards = "stored-cards"
+	// changeUnknownOutcomes: an acquirer that never answered is not taken
+	// for a refusal: a refund stays pending and is sent again, and a void
+	// at the authorisation's end is resolved without failing the order.
+	changeUnknownOutcomes = "unknown-outcomes"
+	// changePayoutUnknownSubmission: a submission the rail answered
+	// neither way keeps the money reserved; runs that met it before
+	// released the money, and replay that.
+	changePayoutUnknownSubmission = "payout-unknown-submission"
+)
