@@ -1,52 +1,71 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 
+	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/models"
 )
 
-// CallbackVerifier checks that a callback was signed by one connector: a
-// 3-D Secure result its ACS has the shopper's browser post, or its APM
-// provider's server-to-server callback. A valid signature proves only who
-// sent the callback; the order asks the connector for the outcome.
-type CallbackVerifier interface {
-	VerifyThreeDSResult(form url.Values) bool
-	VerifyAPMCallback(body []byte, header http.Header) bool
+// CallbackReader reads the callbacks one connector sends: a 3-D Secure
+// result its ACS has the shopper's browser post, or its APM provider's
+// server-to-server callback. Each connector parses its own fields and
+// checks its own signature; a callback not its own is
+// connector.ErrCallbackUnsigned. A valid signature proves only who sent the
+// callback; the order asks the connector for the outcome.
+type CallbackReader interface {
+	ReadThreeDSResult(form url.Values) (connector.ThreeDSCallback, error)
+	ReadAPMCallback(body []byte, header http.Header) (connector.APMCallback, error)
 }
 
-// CallbackVerifiers are the configured connectors' checks by connector name
+// CallbackReaders are the configured connectors' readers by connector name
 // (internal/adapters/connectors.Registry); an empty name is the default
 // connector.
-type CallbackVerifiers interface {
-	Get(name string) (CallbackVerifier, error)
+type CallbackReaders interface {
+	Get(name string) (CallbackReader, error)
 	Names() []string
 }
 
-// signedByAConnector reports whether some configured connector signed a
-// callback. It runs before the order is looked up, so a stranger without a
-// connector's secret learns nothing, not even whether a reference exists.
-func (s *Server) signedByAConnector(signed func(CallbackVerifier) bool) bool {
+// readByAConnector reads a callback with the first configured connector
+// whose it is. It runs before the order is looked up, so a stranger without
+// a connector's secret learns nothing, not even whether a reference exists.
+// A callback no connector signed is connector.ErrCallbackUnsigned; one a
+// connector signed without its ids, connector.ErrCallbackMalformed.
+func readByAConnector[T any](s *Server, read func(CallbackReader) (T, error)) (T, error) {
+	var zero T
 	if s.Callbacks == nil {
-		return false
+		return zero, connector.ErrCallbackUnsigned
 	}
+	malformed := false
 	for _, name := range s.Callbacks.Names() {
-		if v, err := s.Callbacks.Get(name); err == nil && signed(v) {
-			return true
+		r, err := s.Callbacks.Get(name)
+		if err != nil {
+			continue
 		}
+		cb, err := read(r)
+		if err == nil {
+			return cb, nil
+		}
+		malformed = malformed || errors.Is(err, connector.ErrCallbackMalformed)
 	}
-	return false
+	if malformed {
+		return zero, connector.ErrCallbackMalformed
+	}
+	return zero, connector.ErrCallbackUnsigned
 }
 
-// signedByOrdersConnector reports whether the connector that owns order o
-// signed a callback: one connector's signature never moves another's order.
-func (s *Server) signedByOrdersConnector(o *models.Order, signed func(CallbackVerifier) bool) bool {
-	v, err := s.Callbacks.Get(o.Connector)
+// readByOrdersConnector reports whether the connector that owns order o
+// reads the callback as cb: one connector's signature never moves another's
+// order.
+func readByOrdersConnector[T comparable](s *Server, o *models.Order, cb T, read func(CallbackReader) (T, error)) bool {
+	r, err := s.Callbacks.Get(o.Connector)
 	if err != nil {
 		s.Logger.Error("callback for an order whose connector is not configured", "transaction_id", o.TransactionID,
 			"connector", o.Connector, "error", err)
 		return false
 	}
-	return signed(v)
+	got, err := read(r)
+	return err == nil && got == cb
 }

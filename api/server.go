@@ -63,7 +63,7 @@ type Server struct {
 	PublicURL string
 	// Callbacks check what the connectors' 3-D Secure ACS and APM providers
 	// send (callbacks.go); nil refuses every callback.
-	Callbacks CallbackVerifiers
+	Callbacks CallbackReaders
 	// SessionKey signs hosted payment sessions.
 	SessionKey []byte
 	// Shopper runs the shopper's side of orders on Temporal.

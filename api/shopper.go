@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
@@ -40,23 +41,28 @@ func (s *Server) threeDSCallback(c *gin.Context) {
 		s.shopperMessage(c, http.StatusBadRequest, "en", "payment_failed", codes.MalformedRequest)
 		return
 	}
-	f := c.Request.PostForm
-	id := f.Get("authentication_id")
-	signed := func(v CallbackVerifier) bool { return v.VerifyThreeDSResult(f) }
-	if !s.signedByAConnector(signed) {
+	read := func(r CallbackReader) (connector.ThreeDSCallback, error) {
+		return r.ReadThreeDSResult(c.Request.PostForm)
+	}
+	cb, err := readByAConnector(s, read)
+	if errors.Is(err, connector.ErrCallbackMalformed) {
+		s.shopperMessage(c, http.StatusBadRequest, "en", "payment_failed", codes.MalformedRequest)
+		return
+	}
+	if err != nil {
 		s.shopperMessage(c, http.StatusForbidden, "en", "payment_failed", codes.BadSignature)
 		return
 	}
-	o, err := models.FindOrderByID(ctx, s.DB, f.Get("reference"))
+	o, err := models.FindOrderByID(ctx, s.DB, cb.Reference)
 	if err != nil {
 		s.shopperMessage(c, http.StatusNotFound, "en", "payment_failed", codes.OrderNotFound)
 		return
 	}
-	if !s.signedByOrdersConnector(o, signed) {
+	if !readByOrdersConnector(s, o, cb, read) {
 		s.shopperMessage(c, http.StatusForbidden, "en", "payment_failed", codes.BadSignature)
 		return
 	}
-	if err := s.Shopper.SignalThreeDS(ctx, o.WorkflowID, workflows.ThreeDSResult{AuthenticationID: id}); err != nil {
+	if err := s.Shopper.SignalThreeDS(ctx, o.WorkflowID, workflows.ThreeDSResult{AuthenticationID: cb.AuthenticationID}); err != nil {
 		s.Logger.Error("signal 3-D Secure callback", "transaction_id", o.TransactionID, "error", err)
 		s.shopperMessage(c, http.StatusServiceUnavailable, o.Details.DefaultLang, "payment_failed", codes.SystemError)
 		return
@@ -79,18 +85,17 @@ func (s *Server) apmCallback(c *gin.Context) {
 		c.JSON(http.StatusBadRequest, gin.H{"error": "unreadable body"})
 		return
 	}
-	signed := func(v CallbackVerifier) bool { return v.VerifyAPMCallback(body, c.Request.Header) }
-	if !s.signedByAConnector(signed) {
-		s.Logger.Warn("APM callback with a bad signature", "client_ip", c.ClientIP())
-		c.JSON(http.StatusUnauthorized, gin.H{"error": "bad signature"})
+	read := func(r CallbackReader) (connector.APMCallback, error) {
+		return r.ReadAPMCallback(body, c.Request.Header)
+	}
+	cb, err := readByAConnector(s, read)
+	if errors.Is(err, connector.ErrCallbackMalformed) {
+		c.JSON(http.StatusBadRequest, gin.H{"error": "malformed callback"})
 		return
 	}
-	var cb struct {
-		PaymentID string `json:"payment_id"`
-		Reference string `json:"reference"`
-	}
-	if code := decodeBody(body, &cb); code != nil || cb.PaymentID == "" || cb.Reference == "" {
-		c.JSON(http.StatusBadRequest, gin.H{"error": "malformed callback"})
+	if err != nil {
+		s.Logger.Warn("APM callback with a bad signature", "client_ip", c.ClientIP())
+		c.JSON(http.StatusUnauthorized, gin.H{"error": "bad signature"})
 		return
 	}
 	o, err := models.FindOrderByID(ctx, s.DB, cb.Reference)
@@ -98,7 +103,7 @@ func (s *Server) apmCallback(c *gin.Context) {
 		c.JSON(http.StatusNotFound, gin.H{"error": "unknown reference"})
 		return
 	}
-	if !s.signedByOrdersConnector(o, signed) {
+	if !readByOrdersConnector(s, o, cb, read) {
 		c.JSON(http.StatusUnauthorized, gin.H{"error": "bad signature"})
 		return
 	}

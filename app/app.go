@@ -828,7 +828,7 @@ func (g *Gateway) APIHandler() http.Handler {
 	// Connectors that cannot be built (FromEnv has checked the addresses,
 	// so only a hand-made Config gets here) leave callbacks and
 	// POST /v1/optimise refused; every other operation goes on.
-	var callbacks api.CallbackVerifiers
+	var callbacks api.CallbackReaders
 	var offers api.ConnectorOffers
 	if set, err := g.connectorSet(); err != nil {
 		g.Logger.Error("connectors: every 3-D Secure and APM callback and every optimise request will be refused", "error", err)

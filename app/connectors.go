@@ -104,7 +104,7 @@ func (c Config) CheckConnector(name string) error {
 // it takes (POST /v1/optimise).
 type gatewayConnector interface {
 	activities.Connector
-	api.CallbackVerifier
+	api.CallbackReader
 	api.ConnectorOffer
 }
 
@@ -149,7 +149,7 @@ func registry[C any](conns []gatewayConnector, as func(gatewayConnector) C) (*co
 // registries hold the same instances.
 type ConnectorSet struct {
 	Activities *connectors.Registry[activities.Connector]
-	Callbacks  *connectors.Registry[api.CallbackVerifier]
+	Callbacks  *connectors.Registry[api.CallbackReader]
 	Offers     *connectors.Registry[api.ConnectorOffer]
 }
 
@@ -163,7 +163,7 @@ func (c Config) BuildConnectors() (*ConnectorSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	cbs, err := registry(conns, func(g gatewayConnector) api.CallbackVerifier { return g })
+	cbs, err := registry(conns, func(g gatewayConnector) api.CallbackReader { return g })
 	if err != nil {
 		return nil, err
 	}

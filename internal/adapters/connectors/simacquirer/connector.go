@@ -2,6 +2,7 @@ package simacquirer
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"time"
@@ -176,25 +177,38 @@ func (c *Connector) GetAPMPayment(ctx context.Context, id string) (connector.APM
 	return apmPaymentOf(p), nil
 }
 
-// VerifyThreeDSResult reports whether form, the challenge result the ACS
-// has the shopper's browser post, carries the ACS's signature. It proves
-// only who sent the result: the order asks the ACS for the outcome.
-func (c *Connector) VerifyThreeDSResult(form url.Values) bool {
-	if c.secret == "" {
-		return false
+// ReadThreeDSResult reads the challenge result the ACS had the shopper's
+// browser post: the authentication and the order it names, once the form
+// carries the ACS's signature. It proves only who sent the result: the order
+// asks the ACS for the outcome.
+func (c *Connector) ReadThreeDSResult(form url.Values) (connector.ThreeDSCallback, error) {
+	if c.secret == "" || !VerifyThreeDSResult(c.secret, form.Get("authentication_id"), form.Get("status"), form.Get("cavv"),
+		form.Get("reference"), form.Get("signature")) {
+		return connector.ThreeDSCallback{}, connector.ErrCallbackUnsigned
 	}
-	return VerifyThreeDSResult(c.secret, form.Get("authentication_id"), form.Get("status"), form.Get("cavv"),
-		form.Get("reference"), form.Get("signature"))
+	cb := connector.ThreeDSCallback{AuthenticationID: form.Get("authentication_id"), Reference: form.Get("reference")}
+	if cb.AuthenticationID == "" || cb.Reference == "" {
+		return connector.ThreeDSCallback{}, connector.ErrCallbackMalformed
+	}
+	return cb, nil
 }
 
-// VerifyAPMCallback reports whether body, posted by the APM provider, is
-// signed in its X-Provider-Signature header. It proves only who sent the
-// callback: the order asks the provider for the payment's status.
-func (c *Connector) VerifyAPMCallback(body []byte, header http.Header) bool {
-	if c.secret == "" {
-		return false
+// ReadAPMCallback reads the APM provider's callback: the payment and the
+// order it names, once body carries the provider's signature in its
+// X-Provider-Signature header. It proves only who sent the callback: the
+// order asks the provider for the payment's status.
+func (c *Connector) ReadAPMCallback(body []byte, header http.Header) (connector.APMCallback, error) {
+	if c.secret == "" || !VerifyProviderSignature(c.secret, body, header.Get("X-Provider-Signature")) {
+		return connector.APMCallback{}, connector.ErrCallbackUnsigned
 	}
-	return VerifyProviderSignature(c.secret, body, header.Get("X-Provider-Signature"))
+	var cb struct {
+		PaymentID string `json:"payment_id"`
+		Reference string `json:"reference"`
+	}
+	if err := json.Unmarshal(body, &cb); err != nil || cb.PaymentID == "" || cb.Reference == "" {
+		return connector.APMCallback{}, connector.ErrCallbackMalformed
+	}
+	return connector.APMCallback{PaymentID: cb.PaymentID, Reference: cb.Reference}, nil
 }
 
 // declineReasons are the simulator's decline codes in our words; the

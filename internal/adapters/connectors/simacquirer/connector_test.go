@@ -148,44 +148,58 @@ func TestConnectorCaptureVoidRefund(t *testing.T) {
 	}
 }
 
-// TestConnectorVerifiesCallbacks checks the connector's callback checks
-// with its own secret, another one and none.
-func TestConnectorVerifiesCallbacks(t *testing.T) {
-	form := url.Values{"authentication_id": {"au_1"}, "status": {"authenticated"}, "cavv": {"AAAB"}, "reference": {"123"}}
-	form.Set("signature", SignThreeDSResult(testSecret, "au_1", "authenticated", "AAAB", "123"))
-	body := []byte(`{"payment_id":"ap_1","reference":"123","status":"succeeded"}`)
-	header := http.Header{"X-Provider-Signature": {SignProviderCallback(testSecret, body)}}
+// TestConnectorReadsCallbacks checks the connector's reading of callbacks
+// with its own secret, another one and none, and of signed callbacks that
+// lack their ids or were changed.
+func TestConnectorReadsCallbacks(t *testing.T) {
+	signedForm := func(id, status, ref string) url.Values {
+		f := url.Values{"authentication_id": {id}, "status": {status}, "cavv": {"AAAB"}, "reference": {ref}}
+		f.Set("signature", SignThreeDSResult(testSecret, id, status, "AAAB", ref))
+		return f
+	}
+	signedBody := func(body string) (string, http.Header) {
+		return body, http.Header{"X-Provider-Signature": {SignProviderCallback(testSecret, []byte(body))}}
+	}
+	changed := signedForm("au_1", "authenticated", "123")
+	changed.Set("status", "failed")
+	goodBody, goodHeader := signedBody(`{"payment_id":"ap_1","reference":"123","status":"succeeded"}`)
+	noIDBody, noIDHeader := signedBody(`{"reference":"123","status":"succeeded"}`)
+	notJSON, notJSONHeader := signedBody(`payment_id=ap_1`)
 
 	tests := []struct {
-		name   string
-		secret string
-		want   bool
+		name    string
+		secret  string
+		form    url.Values
+		body    string
+		header  http.Header
+		want3DS connector.ThreeDSCallback
+		wantAPM connector.APMCallback
+		wantErr error
 	}{
-		{"the simulator's secret", testSecret, true},
-		{"another secret", "another-secret-entirely", false},
-		{"no secret refuses everything", "", false},
+		{name: "the simulator's secret", secret: testSecret, form: signedForm("au_1", "authenticated", "123"), body: goodBody, header: goodHeader,
+			want3DS: connector.ThreeDSCallback{AuthenticationID: "au_1", Reference: "123"}, wantAPM: connector.APMCallback{PaymentID: "ap_1", Reference: "123"}},
+		{name: "another secret", secret: "another-secret-entirely", form: signedForm("au_1", "authenticated", "123"), body: goodBody, header: goodHeader,
+			wantErr: connector.ErrCallbackUnsigned},
+		{name: "no secret refuses everything", form: signedForm("au_1", "authenticated", "123"), body: goodBody, header: goodHeader,
+			wantErr: connector.ErrCallbackUnsigned},
+		{name: "changed after signing", secret: testSecret, form: changed, body: goodBody + " ", header: goodHeader,
+			wantErr: connector.ErrCallbackUnsigned},
+		{name: "signed without the ids", secret: testSecret, form: signedForm("", "authenticated", "123"), body: noIDBody, header: noIDHeader,
+			wantErr: connector.ErrCallbackMalformed},
+		{name: "signed, not JSON, no reference", secret: testSecret, form: signedForm("au_1", "authenticated", ""), body: notJSON, header: notJSONHeader,
+			wantErr: connector.ErrCallbackMalformed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newConnector(t, tc.secret)
-			if got := c.VerifyThreeDSResult(form); got != tc.want {
-				t.Errorf("VerifyThreeDSResult = %t, want %t", got, tc.want)
+			got3DS, err := c.ReadThreeDSResult(tc.form)
+			if got3DS != tc.want3DS || !errors.Is(err, tc.wantErr) {
+				t.Errorf("ReadThreeDSResult = %+v, %v; want %+v, %v", got3DS, err, tc.want3DS, tc.wantErr)
 			}
-			if got := c.VerifyAPMCallback(body, header); got != tc.want {
-				t.Errorf("VerifyAPMCallback = %t, want %t", got, tc.want)
+			gotAPM, err := c.ReadAPMCallback([]byte(tc.body), tc.header)
+			if gotAPM != tc.wantAPM || !errors.Is(err, tc.wantErr) {
+				t.Errorf("ReadAPMCallback = %+v, %v; want %+v, %v", gotAPM, err, tc.wantAPM, tc.wantErr)
 			}
 		})
-	}
-	c := newConnector(t, testSecret)
-	changed := url.Values{}
-	for k, v := range form {
-		changed[k] = v
-	}
-	changed.Set("status", "failed")
-	if c.VerifyThreeDSResult(changed) {
-		t.Error("a 3-D Secure result with a changed status verified")
-	}
-	if c.VerifyAPMCallback(append(body, ' '), header) {
-		t.Error("an APM callback with a changed body verified")
 	}
 }

@@ -224,13 +224,16 @@ func (c *Client) GetRefund(ctx context.Context, refundID string) (connector.Refu
 	return refundOf(what, ans)
 }
 
-// VerifyThreeDSResult refuses every 3-D Secure result: this acquirer runs
-// no ACS, so nothing can come from it.
-func (c *Client) VerifyThreeDSResult(url.Values) bool { return false }
+// ReadThreeDSResult refuses every 3-D Secure result: this acquirer runs
+// no 3-D Secure, so none is its.
+func (c *Client) ReadThreeDSResult(url.Values) (connector.ThreeDSCallback, error) {
+	return connector.ThreeDSCallback{}, connector.ErrCallbackUnsigned
+}
 
-// VerifyAPMCallback refuses every APM callback: this acquirer offers no
-// APMs, so nothing can come from it.
-func (c *Client) VerifyAPMCallback([]byte, http.Header) bool { return false }
+// ReadAPMCallback refuses every APM callback: this acquirer offers no APM.
+func (c *Client) ReadAPMCallback([]byte, http.Header) (connector.APMCallback, error) {
+	return connector.APMCallback{}, connector.ErrCallbackUnsigned
+}
 
 func checkIDs(what, chargeID, idempotencyKey string) error {
 	if chargeID == "" {

@@ -389,7 +389,10 @@ func TestRefunds(t *testing.T) {
 
 func TestNoCallbacks(t *testing.T) {
 	_, c := newEnv(t, bank.Options{}, 0)
-	if c.VerifyThreeDSResult(nil) || c.VerifyAPMCallback([]byte("{}"), nil) {
-		t.Error("sim-bank sends no callbacks, yet one verified")
+	if _, err := c.ReadThreeDSResult(nil); !errors.Is(err, connector.ErrCallbackUnsigned) {
+		t.Errorf("ReadThreeDSResult: %v, want ErrCallbackUnsigned: sim-bank sends no callbacks", err)
+	}
+	if _, err := c.ReadAPMCallback([]byte(`{"payment_id":"ap_1","reference":"1"}`), nil); !errors.Is(err, connector.ErrCallbackUnsigned) {
+		t.Errorf("ReadAPMCallback: %v, want ErrCallbackUnsigned: sim-bank sends no callbacks", err)
 	}
 }
