@@ -11,6 +11,7 @@ import (
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/refund"
 	"github.com/paygate/paygate/internal/domain/status"
 )
@@ -246,47 +247,34 @@ func (w *orderWorkflow) registerOperations(ctx workflow.Context) error {
 	return nil
 }
 
-// refuse is the error a validator rejects an entry with.
-func refuse(code codes.Code, detail string) error {
-	c := code.With(detail)
+// standing is what the operation rules (internal/domain/order) need of the
+// order now.
+func (w *orderWorkflow) standing() order.Standing {
+	return order.Standing{
+		Entry:  order.Entry{TransactionID: w.in.TransactionID, OrderNo: w.in.OrderNo, Currency: w.in.Currency, Amount: w.in.Amount},
+		Status: w.status,
+		Ledger: order.Ledger{Authorised: w.authorised, Captured: w.captured, Refunded: w.refunded, RefundPending: w.refundPending},
+	}
+}
+
+// refused is the error a validator rejects an entry with, when a rule
+// refuses it.
+func refused(c *codes.Code) error {
+	if c == nil {
+		return nil
+	}
 	return temporal.NewApplicationError(c.Message, ErrTypeEntryRefused, c.ID)
 }
 
-// matches checks that a batch entry names this order.
-func (w *orderWorkflow) matches(e EntryRef) error {
-	switch {
-	case e.TransactionID != w.in.TransactionID:
-		return refuse(codes.OrderMismatch, "transaction_id")
-	case e.OrderNo != w.in.OrderNo:
-		return refuse(codes.OrderMismatch, "order_no")
-	case e.Currency != w.in.Currency:
-		return refuse(codes.OrderMismatch, "currency")
-	case e.Amount != w.in.Amount:
-		return refuse(codes.OrderMismatch, "amount")
-	}
-	return nil
-}
-
-func (w *orderWorkflow) inState(allowed ...status.Payment) error {
-	for _, s := range allowed {
-		if w.status == s {
-			return nil
-		}
-	}
-	return refuse(codes.InvalidState, fmt.Sprintf("order is %s (%d)", w.status.Name(), w.status))
+// refuse is the error a validator rejects an entry with for its own
+// reason: code with detail.
+func refuse(code codes.Code, detail string) error {
+	c := code.With(detail)
+	return refused(&c)
 }
 
 func (w *orderWorkflow) validateCapture(ctx workflow.Context, req CaptureRequest) error {
-	if err := w.matches(req.Entry); err != nil {
-		return err
-	}
-	if err := w.inState(status.Authorised); err != nil {
-		return err
-	}
-	if req.CaptureAmount < 0 || req.CaptureAmount > w.authorised {
-		return refuse(codes.InvalidAmount, fmt.Sprintf("capture amount must be between 0.01 and the authorised %d minor units", w.authorised))
-	}
-	return nil
+	return refused(w.standing().CheckCapture(order.Entry(req.Entry), req.CaptureAmount))
 }
 
 func (w *orderWorkflow) capture(ctx workflow.Context, req CaptureRequest) (OperationResult, error) {
@@ -298,10 +286,7 @@ func (w *orderWorkflow) capture(ctx workflow.Context, req CaptureRequest) (Opera
 	if err := w.validateCapture(ctx, req); err != nil {
 		return refusedResult(err, w.status), nil
 	}
-	amount := req.CaptureAmount
-	if amount == 0 {
-		amount = w.authorised
-	}
+	amount := w.standing().CaptureAmount(req.CaptureAmount)
 	var out activities.CaptureOutcome
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.CaptureCharge,
 		activities.CaptureInput{Connector: w.connectorName(), ChargeID: w.chargeID,
@@ -322,10 +307,7 @@ func (w *orderWorkflow) capture(ctx workflow.Context, req CaptureRequest) (Opera
 }
 
 func (w *orderWorkflow) validateCancel(ctx workflow.Context, req CancelRequest) error {
-	if err := w.matches(req.Entry); err != nil {
-		return err
-	}
-	return w.inState(status.Authorised, status.HeldForReview)
+	return refused(w.standing().CheckCancel(order.Entry(req.Entry)))
 }
 
 func (w *orderWorkflow) cancel(ctx workflow.Context, req CancelRequest) (OperationResult, error) {
@@ -356,10 +338,7 @@ func (w *orderWorkflow) cancel(ctx workflow.Context, req CancelRequest) (Operati
 }
 
 func (w *orderWorkflow) validateReview(ctx workflow.Context, req ReviewRequest) error {
-	if err := w.matches(req.Entry); err != nil {
-		return err
-	}
-	return w.inState(status.HeldForReview)
+	return refused(w.standing().CheckReview(order.Entry(req.Entry)))
 }
 
 func (w *orderWorkflow) review(ctx workflow.Context, req ReviewRequest) (OperationResult, error) {
@@ -403,22 +382,8 @@ func (w *orderWorkflow) void(ctx workflow.Context) error {
 		activities.VoidInput{Connector: w.connectorName(), ChargeID: w.chargeID, IdempotencyKey: idempotencyKey(w.id, "void")}).Get(ctx, nil)
 }
 
-func (w *orderWorkflow) refundable() int64 { return w.captured - w.refunded - w.refundPending }
-
 func (w *orderWorkflow) validateRefund(ctx workflow.Context, req RefundRequest) error {
-	if err := w.matches(req.Entry); err != nil {
-		return err
-	}
-	if err := w.inState(status.Paid, status.PartiallyRefunded); err != nil {
-		return err
-	}
-	if req.RefundAmount <= 0 {
-		return refuse(codes.InvalidAmount, "refund_amount must be greater than zero")
-	}
-	if req.RefundAmount > w.refundable() {
-		return refuse(codes.InvalidAmount, fmt.Sprintf("refund_amount exceeds the refundable %d minor units", w.refundable()))
-	}
-	return nil
+	return refused(w.standing().CheckRefund(order.Entry(req.Entry), req.RefundAmount))
 }
 
 func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (OperationResult, error) {
@@ -511,14 +476,7 @@ func (w *orderWorkflow) settleRefund(ctx workflow.Context, row activities.SaveRe
 			Currency: w.in.Currency, Amount: row.Amount,
 		})
 	}
-	next := w.status
-	if w.refunded > 0 {
-		next = status.PartiallyRefunded
-		if w.refunded == w.captured {
-			next = status.Refunded
-		}
-	}
-	if err := w.save(ctx, next); err != nil {
+	if err := w.save(ctx, w.standing().StatusAfterRefunds()); err != nil {
 		return err
 	}
 	refundStatus := "1"
