@@ -8,7 +8,6 @@ import (
 
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/order"
-	"github.com/paygate/paygate/models"
 )
 
 // authoriseRequest is a direct payment request: the order plus the card.
@@ -78,7 +77,7 @@ func (s *Server) authorise(c *gin.Context) {
 // answerFromRecord answers a repeated request for an order whose workflow has
 // closed: the record holds the first answer.
 func (s *Server) answerFromRecord(m *merchantCall, req *authoriseRequest, fingerprint, token string, created bool) {
-	o, err := models.FindOrderByNo(m.c.Request.Context(), s.DB, req.AccountID, req.OrderNo)
+	o, err := s.Records.FindOrderByNo(m.c.Request.Context(), req.AccountID, req.OrderNo)
 	if err != nil {
 		s.Logger.Error("load closed order", "order_no", req.OrderNo, "error", err)
 		m.refuse(codes.SystemError)
@@ -93,7 +92,7 @@ func (s *Server) answerFromRecord(m *merchantCall, req *authoriseRequest, finger
 	}
 	r := orderRespon(o)
 	if o.RecurringID != "" {
-		if sub, err := models.FindSubscriptionByID(m.c.Request.Context(), s.DB, o.RecurringID); err == nil {
+		if sub, err := s.Records.FindSubscriptionByID(m.c.Request.Context(), o.RecurringID); err == nil {
 			r.setRecurringFrom(sub)
 		}
 	}

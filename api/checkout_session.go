@@ -26,6 +26,6 @@ func (s *Server) sessionOrder(c *gin.Context, token string) (*models.Order, bool
 	if !ok || !hmac.Equal([]byte(s.sessionFor(txID)), []byte(token)) {
 		return nil, false
 	}
-	o, err := models.FindOrderByID(c.Request.Context(), s.DB, txID)
+	o, err := s.Records.FindOrderByID(c.Request.Context(), txID)
 	return o, err == nil
 }

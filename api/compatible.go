@@ -8,7 +8,6 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/paygate/internal/domain/codes"
-	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
 
@@ -29,11 +28,11 @@ type cappedRefunds struct {
 }
 
 func (o *cappedRefunds) Refund(ctx context.Context, workflowID string, req workflows.RefundRequest) (workflows.OperationResult, error) {
-	if o.s.DB == nil {
+	if o.s.Records == nil {
 		return workflows.OperationResult{}, errors.New("compatible refund limit: no database")
 	}
 	day, currency, amount := o.s.Now().UTC(), req.Entry.Currency, req.RefundAmount
-	ok, err := models.ReserveCompatibleRefund(ctx, o.s.DB, o.accountID, day, currency, amount, o.limit)
+	ok, err := o.s.Records.ReserveCompatibleRefund(ctx, o.accountID, day, currency, amount, o.limit)
 	if err != nil {
 		return workflows.OperationResult{}, err
 	}
@@ -43,7 +42,7 @@ func (o *cappedRefunds) Refund(ctx context.Context, workflowID string, req workf
 	res, err := o.OrderOps.Refund(ctx, workflowID, req)
 	var refused *ErrEntryRefused
 	if errors.As(err, &refused) || err == nil && res.Status == workflows.EntryRefused {
-		if rerr := models.ReleaseCompatibleRefund(context.WithoutCancel(ctx), o.s.DB, o.accountID, day, currency, amount); rerr != nil {
+		if rerr := o.s.Records.ReleaseCompatibleRefund(context.WithoutCancel(ctx), o.accountID, day, currency, amount); rerr != nil {
 			o.s.Logger.Error("release compatible refund", "account_id", o.accountID, "error", rerr)
 		}
 	}
@@ -67,11 +66,11 @@ type signatureReuse interface{ SignatureReused(operation string) }
 // comes again with another body. It never refuses: the merchant's capture
 // and later refund of one order carry the same signature.
 func (s *Server) noteSignatureUse(c *gin.Context, accountID, sig string, body []byte) {
-	if s.DB == nil || sig == "" {
+	if s.Records == nil || sig == "" {
 		return
 	}
 	op, fingerprint := c.FullPath(), s.bodyFingerprint(body)
-	use, err := models.SignatureSeen(c.Request.Context(), s.DB, accountID, s.signatureHash(sig), op, fingerprint, s.Now())
+	use, err := s.Records.SignatureSeen(c.Request.Context(), accountID, s.signatureHash(sig), op, fingerprint, s.Now())
 	if err != nil {
 		s.Logger.Error("record signature use", "account_id", accountID, "error", err)
 		return

@@ -119,7 +119,7 @@ var lookupPageOrder = (*Server).pageOrder
 
 // pageOrder finds the order of a checkout page (pageOrderKey says how).
 func (s *Server) pageOrder(c *gin.Context, body []byte) *models.Order {
-	if s.DB == nil {
+	if s.Records == nil {
 		return nil
 	}
 	session, accountID, orderNo := pageOrderKey(c, body)
@@ -129,7 +129,7 @@ func (s *Server) pageOrder(c *gin.Context, body []byte) *models.Order {
 			return o
 		}
 	case accountID != "" && orderNo != "":
-		if o, err := models.FindOrderByNo(c.Request.Context(), s.DB, accountID, orderNo); err == nil {
+		if o, err := s.Records.FindOrderByNo(c.Request.Context(), accountID, orderNo); err == nil {
 			return o
 		}
 	}

@@ -218,7 +218,7 @@ func newTestEnv(t *testing.T) *testEnv {
 		Orders:   env.orders,
 		Vault:    env.vault,
 		IDs:      fixedIDs(testTxID),
-		DB:       nil,
+		Records:  nil,
 		Logger:   slog.New(slog.NewJSONHandler(env.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Now:      func() time.Time { return testNow },
 	}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/gin-gonic/gin"
-	"gorm.io/gorm"
 
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/codes"
@@ -45,14 +44,6 @@ type ConnectorOffers interface {
 // MethodTallies counts how an account's orders fared by payment method.
 type MethodTallies interface {
 	MethodTallies(ctx context.Context, q models.MethodTallyQuery) ([]optimise.Tally, error)
-}
-
-// DBMethodTallies counts in Postgres (models.MethodTallies).
-type DBMethodTallies struct{ DB *gorm.DB }
-
-// MethodTallies runs the count.
-func (d DBMethodTallies) MethodTallies(ctx context.Context, q models.MethodTallyQuery) ([]optimise.Tally, error) {
-	return models.MethodTallies(ctx, d.DB, q)
 }
 
 // maxRequestID bounds request_id: the merchant's name for one optimise
@@ -194,8 +185,8 @@ func (s *Server) optimise(c *gin.Context) {
 		return
 	}
 	tallies := s.Tallies
-	if tallies == nil && s.DB != nil {
-		tallies = DBMethodTallies{DB: s.DB}
+	if tallies == nil && s.Records != nil {
+		tallies = s.Records
 	}
 	if tallies == nil {
 		m.refuse(codes.SystemError.With("optimise is not configured"))

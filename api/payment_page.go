@@ -15,7 +15,7 @@ import (
 // paymentPage answers the shopper's browser, posting the forwarding page
 // back, with our payment page for the order the signed request made.
 func (s *Server) paymentPage(m *merchantCall, req *checkoutRequest) {
-	o, err := models.FindOrderByNo(m.c.Request.Context(), s.DB, req.AccountID, req.OrderNo)
+	o, err := s.Records.FindOrderByNo(m.c.Request.Context(), req.AccountID, req.OrderNo)
 	if err != nil {
 		m.refuse(codes.OrderNotFound)
 		return

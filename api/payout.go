@@ -132,12 +132,12 @@ func (s *Server) payout(c *gin.Context) {
 		m.refuse(codes.UnsupportedCurrency.With(in.SourceCurrency))
 		return
 	}
-	if s.Payouts == nil || s.DB == nil {
+	if s.Payouts == nil || s.Records == nil {
 		m.refuse(codes.SystemError.With("payouts are not configured"))
 		return
 	}
 	id := workflows.PayoutWorkflowID(req.MerchantID, in.RequestID)
-	p, err := models.FindPayout(ctx, s.DB, id)
+	p, err := s.Records.FindPayout(ctx, id)
 	if errors.Is(err, models.ErrPayoutNotFound) {
 		short, serr := payout.NewShortReference(now, rand.Reader)
 		if serr != nil {
@@ -189,11 +189,11 @@ func (s *Server) payoutQuery(c *gin.Context) {
 		m.refuse(codes.InvalidField.With("request_id is not a UUID"))
 		return
 	}
-	if s.DB == nil {
+	if s.Records == nil {
 		m.refuse(codes.SystemError)
 		return
 	}
-	p, err := models.FindPayout(c.Request.Context(), s.DB, workflows.PayoutWorkflowID(req.MerchantID, rid))
+	p, err := s.Records.FindPayout(c.Request.Context(), workflows.PayoutWorkflowID(req.MerchantID, rid))
 	switch {
 	case errors.Is(err, models.ErrPayoutNotFound):
 		m.refuse(codes.PayoutNotFound.With(rid))
@@ -219,7 +219,7 @@ func (s *Server) awaitPayout(ctx context.Context, id string, wait time.Duration,
 	defer cancel()
 	tick := 20 * time.Millisecond
 	for {
-		p, err := models.FindPayout(ctx, s.DB, id)
+		p, err := s.Records.FindPayout(ctx, id)
 		if err == nil && done(p) {
 			return p, nil
 		}

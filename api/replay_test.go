@@ -82,7 +82,7 @@ func newReplayEnv(t *testing.T) *batchEnv {
 	t.Helper()
 	env := newBatchEnv(t)
 	db := replayTestDB(t)
-	env.srv.DB = db
+	env.srv.Records = models.Records{DB: db}
 	env.srv.Replays = replay.New(db)
 	env.srv.Replays.Now = env.srv.Now // what the API records ages by its clock
 	env.accounts.accounts[testMerchantID+"/"+strongAccountID] = merchant.NewTestAccount(models.Account{
@@ -290,7 +290,7 @@ func TestRefusedAnswersAreNotKept(t *testing.T) {
 		t.Errorf("%d refunds sent, want 1", n)
 	}
 	var entries int64
-	env.srv.DB.Model(&models.ReplayEntry{}).Count(&entries)
+	env.srv.Records.(models.Records).DB.Model(&models.ReplayEntry{}).Count(&entries)
 	if entries != 1 {
 		t.Errorf("%d replay entries, want only the answered request's", entries)
 	}

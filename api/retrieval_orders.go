@@ -121,9 +121,9 @@ func (s *Server) queryOrders(ctx context.Context, req *retrievalRequest, sel que
 	var next string
 	var err error
 	if sel.named() {
-		orders, err = models.FindOrders(ctx, s.DB, req.MerchantID, req.AccountID, sel.orderNos, sel.trades)
+		orders, err = s.Records.FindOrders(ctx, req.MerchantID, req.AccountID, sel.orderNos, sel.trades)
 	} else {
-		orders, err = models.FindOrdersBetween(ctx, s.DB, req.MerchantID, req.AccountID, sel.from, sel.to, req.Cursor, maxQueryOrders+1)
+		orders, err = s.Records.FindOrdersBetween(ctx, req.MerchantID, req.AccountID, sel.from, sel.to, req.Cursor, maxQueryOrders+1)
 		if len(orders) > maxQueryOrders {
 			orders = orders[:maxQueryOrders]
 			next = orders[len(orders)-1].TransactionID
@@ -138,7 +138,7 @@ func (s *Server) queryOrders(ctx context.Context, req *retrievalRequest, sel que
 		for i := range orders {
 			txIDs[i] = orders[i].TransactionID
 		}
-		if latest, err = models.LatestNotifications(ctx, s.DB, txIDs); err != nil {
+		if latest, err = s.Records.LatestNotifications(ctx, txIDs); err != nil {
 			return nil, "", fmt.Errorf("find notifications: %w", err)
 		}
 	}
@@ -162,7 +162,7 @@ func (s *Server) addSubscriptionResults(ctx context.Context, orders []models.Ord
 	if len(ids) == 0 {
 		return nil
 	}
-	subs, err := models.FindSubscriptionsByID(ctx, s.DB, ids)
+	subs, err := s.Records.FindSubscriptionsByID(ctx, ids)
 	if err != nil {
 		return fmt.Errorf("find subscriptions: %w", err)
 	}

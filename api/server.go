@@ -13,7 +13,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
-	"gorm.io/gorm"
 
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/replay"
@@ -51,11 +50,13 @@ type Server struct {
 	Orders   Orders
 	Vault    CardVault
 	IDs      IDs
-	DB       *gorm.DB
-	Ops      OrderOps   // capture, cancel, review and refund on order workflows
-	Store    OrderStore // orders and refunds for the batch and refund endpoints
-	Logger   *slog.Logger
-	Now      func() time.Time
+	// Records is the record of orders, payouts, subscriptions and the
+	// rest (records.go); nil turns off what needs it.
+	Records Records
+	Ops     OrderOps   // capture, cancel, review and refund on order workflows
+	Store   OrderStore // orders and refunds for the batch and refund endpoints
+	Logger  *slog.Logger
+	Now     func() time.Time
 
 	// NotifySchedule is the retry schedule new orders' notifications follow.
 	NotifySchedule notify.Schedule
@@ -96,8 +97,7 @@ type Server struct {
 	Codec *CodecEndpoint
 
 	// Replays keeps first answers and strong-signature nonces (replay.go);
-	// nil means one over DB (none without DB: replays are then not caught
-	// and strong signatures are refused).
+	// nil: replays are not caught and strong signatures are refused.
 	Replays *replay.Store
 
 	// Metrics counts each answered request; nil counts nothing.
@@ -129,12 +129,6 @@ func (s *Server) Handler() http.Handler {
 	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok") })
 	v1 := r.Group("/v1")
 	// First answers of repeated requests, Idempotency-Key (replay.go).
-	if s.Replays == nil && s.DB != nil {
-		s.Replays = replay.New(s.DB)
-		if s.Logger != nil {
-			s.Replays.Logger = s.Logger
-		}
-	}
 	v1.Use(s.replayGuard)
 	v1.POST("/authorise", s.authorise)
 	v1.POST("/retrievalTrans", s.retrievalTrans)

@@ -53,7 +53,7 @@ func (s *Server) threeDSCallback(c *gin.Context) {
 		s.shopperMessage(c, http.StatusForbidden, "en", "payment_failed", codes.BadSignature)
 		return
 	}
-	o, err := models.FindOrderByID(ctx, s.DB, cb.Reference)
+	o, err := s.Records.FindOrderByID(ctx, cb.Reference)
 	if err != nil {
 		s.shopperMessage(c, http.StatusNotFound, "en", "payment_failed", codes.OrderNotFound)
 		return
@@ -98,7 +98,7 @@ func (s *Server) apmCallback(c *gin.Context) {
 		c.JSON(http.StatusUnauthorized, gin.H{"error": "bad signature"})
 		return
 	}
-	o, err := models.FindOrderByID(ctx, s.DB, cb.Reference)
+	o, err := s.Records.FindOrderByID(ctx, cb.Reference)
 	if err != nil {
 		c.JSON(http.StatusNotFound, gin.H{"error": "unknown reference"})
 		return

@@ -60,10 +60,10 @@ func (s *Server) storedCardRef(ctx context.Context, merchantID, accountID, token
 	if !tokenIDPattern.MatchString(tokenID) {
 		return fail(codes.TokenNotFound)
 	}
-	if s.DB == nil {
+	if s.Records == nil {
 		return fail(codes.SystemError)
 	}
-	sc, err := models.FindStoredCard(ctx, s.DB, merchantID, accountID, tokenID)
+	sc, err := s.Records.FindStoredCard(ctx, merchantID, accountID, tokenID)
 	switch {
 	case errors.Is(err, models.ErrStoredCardNotFound):
 		return fail(codes.TokenNotFound)
@@ -151,11 +151,11 @@ func (s *Server) deleteToken(c *gin.Context) {
 		m.refuse(codes.TokenNotFound)
 		return
 	}
-	if s.DB == nil {
+	if s.Records == nil {
 		m.refuse(codes.SystemError)
 		return
 	}
-	err := models.DeleteStoredCard(c.Request.Context(), s.DB, req.MerchantID, req.AccountID, req.TokenID, s.Now().UTC())
+	err := s.Records.DeleteStoredCard(c.Request.Context(), req.MerchantID, req.AccountID, req.TokenID, s.Now().UTC())
 	switch {
 	case errors.Is(err, models.ErrStoredCardNotFound):
 		m.refuse(codes.TokenNotFound)

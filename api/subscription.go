@@ -122,7 +122,7 @@ func (s *Server) cancelSubscription(c *gin.Context) {
 		m.refuse(codes.SubscriptionNotFound)
 		return
 	}
-	if s.DB == nil || s.Subscriptions == nil {
+	if s.Records == nil || s.Subscriptions == nil {
 		m.refuse(codes.SystemError)
 		return
 	}
@@ -144,7 +144,7 @@ func (s *Server) cancelSubscription(c *gin.Context) {
 		}
 		// The workflow recorded what it answered; the record is what
 		// every later answer and query reads.
-		if sub, err = models.FindSubscription(ctx, s.DB, req.MerchantID, req.AccountID, req.RecurringID); err != nil {
+		if sub, err = s.Records.FindSubscription(ctx, req.MerchantID, req.AccountID, req.RecurringID); err != nil {
 			s.Logger.Error("find subscription", "error", err)
 			m.refuse(codes.SystemError)
 			return
@@ -206,11 +206,11 @@ const subscriptionRecordWait = 10 * time.Second
 // the first payment of this account exists, waits for the record rather than
 // being told there is no such subscription.
 func (s *Server) findSubscription(ctx context.Context, merchantID, accountID, recurringID string) (*models.Subscription, error) {
-	sub, err := models.FindSubscription(ctx, s.DB, merchantID, accountID, recurringID)
+	sub, err := s.Records.FindSubscription(ctx, merchantID, accountID, recurringID)
 	if !errors.Is(err, models.ErrSubscriptionNotFound) {
 		return sub, err
 	}
-	first, ferr := models.FindOrders(ctx, s.DB, merchantID, accountID, nil, []string{strings.TrimPrefix(recurringID, "R")})
+	first, ferr := s.Records.FindOrders(ctx, merchantID, accountID, nil, []string{strings.TrimPrefix(recurringID, "R")})
 	if ferr != nil || len(first) == 0 || first[0].Details.Subscription == nil || first[0].OrderStatus != status.OrderSuccess {
 		return nil, err
 	}
@@ -221,7 +221,7 @@ func (s *Server) findSubscription(ctx context.Context, merchantID, accountID, re
 			return nil, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
-		sub, err = models.FindSubscription(ctx, s.DB, merchantID, accountID, recurringID)
+		sub, err = s.Records.FindSubscription(ctx, merchantID, accountID, recurringID)
 	}
 	return sub, err
 }

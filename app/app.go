@@ -41,6 +41,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/notifyclient"
 	"github.com/paygate/paygate/internal/adapters/redeliver"
+	"github.com/paygate/paygate/internal/adapters/replay"
 	"github.com/paygate/paygate/internal/adapters/telemetry"
 	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/keyring"
@@ -844,13 +845,18 @@ func (g *Gateway) APIHandler() http.Handler {
 		Logger: g.Logger.With("component", "console"),
 	}
 	consoleHandler := cons.Handler()
+	records := models.Records{DB: g.DB}
+	replays := replay.New(g.DB)
+	replays.Logger = g.Logger.With("component", "api")
 	s := &api.Server{
 		Accounts:  g.Accounts,
 		Callbacks: callbacks,
 		Offers:    offers,
 		Orders:    orders,
 		Ops:       orders,
-		Store:     api.DBStore{DB: g.DB},
+		Store:     records,
+		Records:   records,
+		Replays:   replays,
 
 		NotifySchedule: g.Config.NotifySchedule,
 		PublicURL:      strings.TrimSuffix(g.Config.PublicURL, "/"),
@@ -862,7 +868,6 @@ func (g *Gateway) APIHandler() http.Handler {
 		Vault:          g.Vault,
 		IDs:            g.ids,
 		FormOrigins:    formOrigins(g.Config), // The simulated ACS and APM pages live there.
-		DB:             g.DB,
 		Logger:         g.Logger.With("component", "api"),
 
 		Admin: &api.Admin{Token: g.Config.AdminToken, Redeliver: redeliver.New(g.Temporal, g.DB), Schedule: g.Config.NotifySchedule,
