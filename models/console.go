@@ -66,6 +66,15 @@ type ConsoleAction struct {
 // ErrConsoleUserExists: a user with that email is already there.
 var ErrConsoleUserExists = errors.New("a console user with that email exists")
 
+// MerchantExists reports whether a merchant of that id exists.
+func MerchantExists(ctx context.Context, db *gorm.DB, id string) (bool, error) {
+	var n int64
+	if err := db.WithContext(ctx).Model(&Merchant{}).Where("id = ?", id).Count(&n).Error; err != nil {
+		return false, fmt.Errorf("find merchant %s: %w", id, err)
+	}
+	return n > 0, nil
+}
+
 // CreateConsoleUser stores u; the email must be new.
 func CreateConsoleUser(ctx context.Context, db *gorm.DB, u *ConsoleUser) error {
 	res := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(u)

@@ -236,7 +236,9 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	demo.TemporalUIURL = tp.UIURL()
 	demo.MetricsURL = "http://" + metricsLn.Addr().String() + "/metrics"
 	demo.ConsoleURL = demo.APIURL + "/console/"
-	if demo.ConsoleUsers, err = ensureDemoConsoleUsers(ctx, g.DB, cfg.FingerprintKey); err != nil {
+	if demo.ConsoleUsers, err = ensureDemoConsoleUsers(ctx, func(ctx context.Context, u *models.ConsoleUser) error {
+		return models.CreateConsoleUser(ctx, g.DB, u)
+	}, cfg.FingerprintKey); err != nil {
 		return err
 	}
 	if err := writeJSON(filepath.Join(*dataDir, "demo-merchant.json"), demo, 0o600); err != nil {

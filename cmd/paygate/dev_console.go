@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/paygate/paygate/internal/adapters/password"
 	"github.com/paygate/paygate/models"
 )
@@ -26,7 +24,7 @@ type consoleLogin struct {
 // ensureDemoConsoleUsers makes a console user of each role for the local
 // setup. Their passwords come from this setup's own secret, so they are the
 // same on every `make run` and never the same on two machines.
-func ensureDemoConsoleUsers(ctx context.Context, db *gorm.DB, secret string) ([]consoleLogin, error) {
+func ensureDemoConsoleUsers(ctx context.Context, create func(context.Context, *models.ConsoleUser) error, secret string) ([]consoleLogin, error) {
 	var out []consoleLogin
 	for _, u := range []struct{ role, merchant string }{
 		{models.RoleMerchant, demoMerchantID}, {models.RoleFinance, ""}, {models.RoleOps, ""},
@@ -36,7 +34,7 @@ func ensureDemoConsoleUsers(ctx context.Context, db *gorm.DB, secret string) ([]
 		if err != nil {
 			return nil, err
 		}
-		err = models.CreateConsoleUser(ctx, db, &models.ConsoleUser{Email: login.Email, Name: "Demo " + u.role, PasswordHash: hash,
+		err = create(ctx, &models.ConsoleUser{Email: login.Email, Name: "Demo " + u.role, PasswordHash: hash,
 			Role: u.role, MerchantID: u.merchant, CreatedAt: time.Now().UTC()})
 		if err != nil && !errors.Is(err, models.ErrConsoleUserExists) {
 			return nil, err

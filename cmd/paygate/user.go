@@ -53,11 +53,11 @@ func runUserCreate(ctx context.Context, args []string, stdin io.Reader, stdout i
 	}
 	defer g.Close()
 	if u.Role == models.RoleMerchant {
-		var n int64
-		if err := g.DB.WithContext(ctx).Model(&models.Merchant{}).Where("id = ?", u.MerchantID).Count(&n).Error; err != nil {
+		ok, err := models.MerchantExists(ctx, g.DB, u.MerchantID)
+		if err != nil {
 			return err
 		}
-		if n == 0 {
+		if !ok {
 			return fmt.Errorf("no merchant %s", u.MerchantID)
 		}
 	}

@@ -69,6 +69,8 @@ func TestCheckCases(t *testing.T) {
 		{name: "api may not use gorm", pkg: "api", imports: []string{"gorm.io/gorm", "github.com/gin-gonic/gin"},
 			want: []string{"api imports gorm.io/gorm: api may not import gorm.io/gorm"}},
 		{name: "the console still may", pkg: "api/console", imports: []string{"gorm.io/gorm"}},
+		{name: "cmd may not use gorm", pkg: "cmd/paygate", imports: []string{"gorm.io/gorm"},
+			want: []string{"cmd/paygate imports gorm.io/gorm: cmd may not import gorm.io/gorm"}},
 		{name: "api may not import the composition root", pkg: "api", imports: []string{mod + "/app"},
 			want: []string{"api imports app: api may not import app"}},
 		{name: "production code may not import dev tools", pkg: "app", imports: []string{mod + "/internal/dev/simulator"},
