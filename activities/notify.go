@@ -188,10 +188,8 @@ func (a *Activities) ResetNotifications(ctx context.Context, in LoadNotification
 	}
 	ids := make([]string, 0, len(rows))
 	for _, r := range rows {
-		err := a.DB.WithContext(ctx).Model(&models.Notification{}).Where("notify_id = ?", r.NotifyID).
-			Updates(map[string]any{"status": notify.Pending, "updated_at": time.Now()}).Error
-		if err != nil {
-			return nil, fmt.Errorf("reset notification %s: %w", r.NotifyID, err)
+		if err := models.ResetNotification(ctx, a.DB, r.NotifyID, time.Now()); err != nil {
+			return nil, err
 		}
 		ids = append(ids, r.NotifyID)
 	}

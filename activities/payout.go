@@ -63,12 +63,12 @@ type PayoutActivities struct {
 // 0013 set it from the account).
 func (p *PayoutActivities) railFor(ctx context.Context, mode, id string) (PayoutRail, error) {
 	if mode == "" && p.DB != nil {
-		var recorded []string
-		if err := p.DB.WithContext(ctx).Model(&models.Payout{}).Where("id = ?", id).Pluck("mode", &recorded).Error; err != nil {
-			return nil, fmt.Errorf("payout %s: read its mode: %w", id, err)
+		recorded, err := models.PayoutMode(ctx, p.DB, id)
+		if err != nil {
+			return nil, err
 		}
-		if len(recorded) == 1 {
-			mode = recorded[0]
+		if recorded != "" {
+			mode = recorded
 		}
 	}
 	if mode != testmode.Test {

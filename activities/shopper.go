@@ -201,11 +201,7 @@ type AttachCardInput struct {
 
 // AttachCard records the shopper's card (masked, tokenised) on the order.
 func (a *Activities) AttachCard(ctx context.Context, in AttachCardInput) error {
-	err := a.DB.WithContext(ctx).Model(&models.Order{}).Where("transaction_id = ?", in.TransactionID).Updates(map[string]any{
-		"card_masked": in.CardMasked, "card_brand": in.CardBrand, "card_token": in.CardToken, "card_fingerprint": in.CardFingerprint,
-	}).Error
-	if err != nil {
-		return fmt.Errorf("attach card to %s: %w", in.TransactionID, err)
-	}
-	return nil
+	return models.AttachCard(ctx, a.DB, in.TransactionID, models.OrderCard{
+		Masked: in.CardMasked, Brand: in.CardBrand, Token: in.CardToken, Fingerprint: in.CardFingerprint,
+	})
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/temporal"
-	"gorm.io/gorm"
 
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/internal/domain/subscription"
@@ -49,18 +48,12 @@ func (a *Activities) RecordSubscription(ctx context.Context, in RecordSubscripti
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRecordRejected, err)
 	}
-	err = a.DB.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := models.InsertSubscription(ctx, tx, &models.Subscription{
-			RecurringID: in.RecurringID, WorkflowID: in.WorkflowID, MerchantID: in.MerchantID, AccountID: in.AccountID,
-			FirstTransactionID: in.FirstTransactionID, TokenID: in.TokenID, ContractName: in.Terms.ContractName,
-			Terms: terms, Period: in.Terms.Period(), Status: int(subscription.Active), Charges: 1,
-			CreatedAt: in.At, UpdatedAt: in.At,
-		}); err != nil {
-			return err
-		}
-		return models.SetOrderRecurring(ctx, tx, in.FirstTransactionID, in.RecurringID, 1)
-	})
-	return storeError(err)
+	return storeError(models.RecordSubscription(ctx, a.DB, &models.Subscription{
+		RecurringID: in.RecurringID, WorkflowID: in.WorkflowID, MerchantID: in.MerchantID, AccountID: in.AccountID,
+		FirstTransactionID: in.FirstTransactionID, TokenID: in.TokenID, ContractName: in.Terms.ContractName,
+		Terms: terms, Period: in.Terms.Period(), Status: int(subscription.Active), Charges: 1,
+		CreatedAt: in.At, UpdatedAt: in.At,
+	}))
 }
 
 // UpdateSubscriptionInput is a subscription's progress, to be recorded.

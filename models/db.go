@@ -231,3 +231,23 @@ func FindOrdersBetween(ctx context.Context, db *gorm.DB, merchantID, accountID s
 	}
 	return orders, nil
 }
+
+// OrderCard is the card a shopper gave on the payment page: masked and
+// tokenised.
+type OrderCard struct {
+	Masked      string
+	Brand       string
+	Token       string
+	Fingerprint string
+}
+
+// AttachCard records the shopper's card on the order.
+func AttachCard(ctx context.Context, db *gorm.DB, transactionID string, c OrderCard) error {
+	err := db.WithContext(ctx).Model(&Order{}).Where("transaction_id = ?", transactionID).Updates(map[string]any{
+		"card_masked": c.Masked, "card_brand": c.Brand, "card_token": c.Token, "card_fingerprint": c.Fingerprint,
+	}).Error
+	if err != nil {
+		return fmt.Errorf("attach card to %s: %w", transactionID, err)
+	}
+	return nil
+}

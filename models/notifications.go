@@ -171,3 +171,13 @@ func LatestNotifications(ctx context.Context, db *gorm.DB, transactionIDs []stri
 	}
 	return out, nil
 }
+
+// ResetNotification makes a notification pending again, for a redelivery.
+func ResetNotification(ctx context.Context, db *gorm.DB, notifyID string, at time.Time) error {
+	err := db.WithContext(ctx).Model(&Notification{}).Where("notify_id = ?", notifyID).
+		Updates(map[string]any{"status": notify.Pending, "updated_at": at}).Error
+	if err != nil {
+		return fmt.Errorf("reset notification %s: %w", notifyID, err)
+	}
+	return nil
+}

@@ -136,3 +136,16 @@ func UpdatePayout(ctx context.Context, db *gorm.DB, id string, u PayoutUpdate, a
 	}
 	return nil
 }
+
+// PayoutMode is the mode recorded on a payout ("test" or "live"), or "" when
+// there is no such payout.
+func PayoutMode(ctx context.Context, db *gorm.DB, id string) (string, error) {
+	var recorded []string
+	if err := db.WithContext(ctx).Model(&Payout{}).Where("id = ?", id).Pluck("mode", &recorded).Error; err != nil {
+		return "", fmt.Errorf("payout %s: read its mode: %w", id, err)
+	}
+	if len(recorded) != 1 {
+		return "", nil
+	}
+	return recorded[0], nil
+}

@@ -123,3 +123,15 @@ func FindSubscriptionsByID(ctx context.Context, db *gorm.DB, ids []string) (map[
 	}
 	return out, nil
 }
+
+// RecordSubscription records a subscription and names it on its first
+// payment's order (cycle 1), in one transaction; a retry finds the row and
+// changes nothing.
+func RecordSubscription(ctx context.Context, db *gorm.DB, s *Subscription) error {
+	return db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := InsertSubscription(ctx, tx, s); err != nil {
+			return err
+		}
+		return SetOrderRecurring(ctx, tx, s.FirstTransactionID, s.RecurringID, 1)
+	})
+}
