@@ -157,6 +157,10 @@ type Config struct {
 	VaultSweepEvery time.Duration
 	// Codec is the Temporal UI's codec endpoint (codec.go).
 	Codec CodecConfig
+	// parsedKeys keeps FromEnv's parse of Keyring for CheckSecrets and
+	// Open (keyring).
+	parsedKeys parsedKeyring
+
 	// PersonalDataRetentionDays is how long closed orders and final payouts
 	// keep shoppers' and beneficiaries' personal data after their last
 	// change (PAYGATE_PERSONAL_DATA_RETENTION_DAYS; 0 keeps it until it is
@@ -347,9 +351,11 @@ func FromEnv() (Config, error) {
 	// How strong the keys are is CheckSecrets' question, for the processes
 	// that need them; that they can be read at all is asked of every command.
 	if c.Keyring != "" {
-		if _, err := keyring.Parse(c.Keyring); err != nil {
+		ring, err := keyring.Parse(c.Keyring)
+		if err != nil {
 			fail("PAYGATE_KEYRING", fmt.Errorf("%w: %v", ErrMalformed, err))
 		}
+		c.parsedKeys = parsedKeyring{spec: c.Keyring, ring: ring}
 	}
 	if c.FingerprintKey != "" {
 		if _, err := base64.StdEncoding.DecodeString(c.FingerprintKey); err != nil {
@@ -468,7 +474,7 @@ var placeholders = []string{
 func (c Config) CheckSecrets(p Process) error {
 	var errs []error
 	fail := func(name string, err error) { errs = append(errs, &EnvError{Var: name, Err: err}) }
-	if err := checkKeyring(c.Keyring); err != nil {
+	if err := c.checkKeyring(); err != nil {
 		fail("PAYGATE_KEYRING", err)
 	}
 	if err := checkKey(c.FingerprintKey, 32); err != nil {
@@ -521,12 +527,31 @@ func checkKey(v string, minLen int) error {
 	return nil
 }
 
-// checkKeyring checks every key of a keyring spec.
-func checkKeyring(spec string) error {
+// parsedKeyring is the keyring FromEnv parsed, with the spec it came from.
+type parsedKeyring struct {
+	spec string
+	ring *keyring.Keyring
+}
+
+// keyring is the configuration's keyring: the one FromEnv parsed while the
+// spec is still the one it parsed (CheckSecrets and Open then parse
+// nothing), else the spec parsed now (a Config made by hand, or one whose
+// Keyring was set after FromEnv, as paygate dev sets its own).
+func (c Config) keyring() (*keyring.Keyring, error) {
+	if c.parsedKeys.ring != nil && c.parsedKeys.spec == c.Keyring {
+		return c.parsedKeys.ring, nil
+	}
+	return keyring.Parse(c.Keyring)
+}
+
+// checkKeyring checks every key of the keyring: it can be read, and no key
+// is a placeholder.
+func (c Config) checkKeyring() error {
+	spec := c.Keyring
 	if strings.TrimSpace(spec) == "" {
 		return ErrUnset
 	}
-	if _, err := keyring.Parse(spec); err != nil {
+	if _, err := c.keyring(); err != nil {
 		return fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	for _, entry := range strings.Split(spec, ",") {
@@ -581,7 +606,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 	if cfg.DatabaseURL == "" {
 		return nil, errors.New("DATABASE_URL is not set")
 	}
-	keys, err := keyring.Parse(cfg.Keyring)
+	keys, err := cfg.keyring()
 	if err != nil {
 		return nil, fmt.Errorf("PAYGATE_KEYRING: %w", err)
 	}
