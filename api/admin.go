@@ -62,28 +62,40 @@ func (a *Admin) authorised(header string) bool {
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(a.Token)) == 1
 }
 
-// resendNotifications starts the redelivery of the selected notifications
-// with their original notify_id.
-func (s *Server) resendNotifications(c *gin.Context) {
+// adminRequest admits an admin request: 404 when the admin API or the
+// route is off (on), 401 without the token; then it decodes the JSON body,
+// at most limit bytes and no unknown field, into dst, answering 400 itself.
+// It reports whether the handler may go on.
+func (s *Server) adminRequest(c *gin.Context, on bool, limit int64, dst any) bool {
 	a := s.Admin
-	if !a.enabled() {
+	if !a.enabled() || !on {
 		c.String(http.StatusNotFound, "404 page not found")
-		return
+		return false
 	}
 	if !a.authorised(c.GetHeader("Authorization")) {
 		c.Header("WWW-Authenticate", `Bearer realm="paygate-admin"`)
 		c.JSON(http.StatusUnauthorized, adminError{"unauthorised"})
-		return
+		return false
 	}
-	var req resendRequest
-	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, adminMaxBody))
+	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, limit))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	if err := dec.Decode(dst); err != nil {
 		c.JSON(http.StatusBadRequest, adminError{"bad request body: " + err.Error()})
-		return
+		return false
 	}
 	if dec.More() {
 		c.JSON(http.StatusBadRequest, adminError{"bad request body: trailing data"})
+		return false
+	}
+	return true
+}
+
+// resendNotifications starts the redelivery of the selected notifications
+// with their original notify_id.
+func (s *Server) resendNotifications(c *gin.Context) {
+	a := s.Admin
+	var req resendRequest
+	if !s.adminRequest(c, true, adminMaxBody, &req) {
 		return
 	}
 	sel, msg := req.selection()

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -56,18 +55,8 @@ func (s *Server) admit(c *gin.Context) bool {
 // failed ones; it answers the batch's record and per-payout outcomes. The
 // starts are bounded by the service, so 1,000 payouts answer in seconds.
 func (s *Server) rerunPayouts(c *gin.Context) {
-	if !s.admit(c) {
-		return
-	}
 	var req payoutRerunRequest
-	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, 1<<20))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		c.JSON(http.StatusBadRequest, adminError{"bad request body: " + err.Error()})
-		return
-	}
-	if dec.More() {
-		c.JSON(http.StatusBadRequest, adminError{"bad request body: trailing data"})
+	if !s.adminRequest(c, s.Admin != nil && s.Admin.PayoutReruns != nil, 1<<20, &req) {
 		return
 	}
 	sel, msg := req.selection()

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -43,24 +42,8 @@ type ErasureAnswer struct {
 // by email or by transaction id, and answers what it reached.
 func (s *Server) eraseShopper(c *gin.Context) {
 	a := s.Admin
-	if !a.enabled() || a.Erasures == nil {
-		c.String(http.StatusNotFound, "404 page not found")
-		return
-	}
-	if !a.authorised(c.GetHeader("Authorization")) {
-		c.Header("WWW-Authenticate", `Bearer realm="paygate-admin"`)
-		c.JSON(http.StatusUnauthorized, adminError{"unauthorised"})
-		return
-	}
 	var body eraseRequest
-	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, adminMaxBody))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&body); err != nil {
-		c.JSON(http.StatusBadRequest, adminError{"bad request body: " + err.Error()})
-		return
-	}
-	if dec.More() {
-		c.JSON(http.StatusBadRequest, adminError{"bad request body: trailing data"})
+	if !s.adminRequest(c, a != nil && a.Erasures != nil, adminMaxBody, &body) {
 		return
 	}
 	req, msg := body.erasure()
