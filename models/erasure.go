@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -146,7 +147,7 @@ func eraseFound(ctx context.Context, tx *gorm.DB, pd *PersonalData, orders, payo
 	}
 	for i := range os {
 		o := &os[i]
-		if isOpenPayment(o.PaymentStatus) {
+		if slices.Contains(openPayments, o.PaymentStatus) {
 			rec.Open++
 			continue
 		}
@@ -164,7 +165,7 @@ func eraseFound(ctx context.Context, tx *gorm.DB, pd *PersonalData, orders, payo
 	}
 	for i := range ps {
 		p := &ps[i]
-		if !isFinalPayout(p.Status) {
+		if !slices.Contains(finalPayouts, p.Status) {
 			rec.Open++
 			continue
 		}
@@ -177,24 +178,6 @@ func eraseFound(ctx context.Context, tx *gorm.DB, pd *PersonalData, orders, payo
 		return nil
 	}
 	return tx.Create(rec).Error
-}
-
-func isOpenPayment(s status.Payment) bool {
-	for _, o := range openPayments {
-		if s == o {
-			return true
-		}
-	}
-	return false
-}
-
-func isFinalPayout(s string) bool {
-	for _, f := range finalPayouts {
-		if s == f {
-			return true
-		}
-	}
-	return false
 }
 
 // eraseOrder keeps the order's details that are not personal and removes
@@ -288,75 +271,51 @@ func erasePayout(ctx context.Context, tx *gorm.DB, pd *PersonalData, p *Payout, 
 // before it was sealed, and empties their clear columns. It returns how
 // many it sealed; fewer than limit means none is left.
 func SealLegacyOrders(ctx context.Context, db *gorm.DB, limit int) (int, error) {
-	pd, err := personalDataOf(db)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var os []Order
-		err := tx.Where("personal_key_id = '' AND personal_erased_at IS NULL").Order("created_at").Limit(limit).
-			Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}).Find(&os).Error
-		if err != nil {
-			return err
-		}
-		for i := range os {
-			o := &os[i]
-			if o.Details.ShopperEmail == "" {
-				o.Details.ShopperEmail = o.LegacyShopperEmail
-			}
-			if o.Details.ShopperIP == "" {
-				o.Details.ShopperIP = o.LegacyShopperIP
-			}
-			if err := o.sealPersonal(pd); err != nil {
-				return err
-			}
-			details, err := json.Marshal(o.StoredDetails)
-			if err != nil {
-				return err
-			}
-			err = tx.Model(&Order{}).Where("transaction_id = ?", o.TransactionID).UpdateColumns(map[string]any{
-				"details": string(details), "personal_key_id": o.PersonalKeyID, "personal_sealed": o.PersonalSealed,
-				"shopper_email_hash": o.ShopperEmailHash, "shopper_ip_hash": o.ShopperIPHash, "shopper_email": "", "shopper_ip": "",
-			}).Error
-			if err != nil {
-				return err
-			}
-			n++
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("seal legacy orders: %w", err)
-	}
-	return n, nil
+	return sealLegacy[Order](ctx, db, limit, "personal_key_id = '' AND personal_erased_at IS NULL", "orders")
 }
 
 // SealLegacyPayouts seals the requests of up to limit payouts written before
 // requests were sealed. It returns how many it sealed.
 func SealLegacyPayouts(ctx context.Context, db *gorm.DB, limit int) (int, error) {
+	return sealLegacy[Payout](ctx, db, limit, "request_key_id = '' AND request IS NOT NULL", "payouts")
+}
+
+// legacyRow is a model whose rows written before sealing can be sealed in
+// place: sealed (sealPersonal), then written back by sealedColumns.
+type legacyRow[T any] interface {
+	*T
+	personalHolder
+	// sealedColumns names the row (a where clause and its value) and the
+	// columns sealing changed, clear ones emptied.
+	sealedColumns() (where string, id any, columns map[string]any, err error)
+}
+
+// sealLegacy seals up to limit rows of T that where selects, oldest first,
+// in one transaction; rows another transaction holds are left for the next
+// batch.
+func sealLegacy[T any, P legacyRow[T]](ctx context.Context, db *gorm.DB, limit int, where, what string) (int, error) {
 	pd, err := personalDataOf(db)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	err = db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var ps []Payout
-		err := tx.Where("request_key_id = '' AND request IS NOT NULL").Order("created_at").Limit(limit).
-			Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}).Find(&ps).Error
+		var rows []T
+		err := tx.Where(where).Order("created_at").Limit(limit).
+			Clauses(clause.Locking{Strength: "UPDATE", Options: "SKIP LOCKED"}).Find(&rows).Error
 		if err != nil {
 			return err
 		}
-		for i := range ps {
-			p := &ps[i]
-			if err := p.sealPersonal(pd); err != nil {
+		for i := range rows {
+			row := P(&rows[i])
+			if err := row.sealPersonal(pd); err != nil {
 				return err
 			}
-			err := tx.Model(&Payout{}).Where("id = ?", p.ID).UpdateColumns(map[string]any{
-				"request_key_id": p.RequestKeyID, "request_sealed": p.RequestSealed, "request": nil,
-				"beneficiary_email_hash": p.BeneficiaryEmailHash,
-			}).Error
+			key, id, columns, err := row.sealedColumns()
 			if err != nil {
+				return err
+			}
+			if err := tx.Model(new(T)).Where(key, id).UpdateColumns(columns).Error; err != nil {
 				return err
 			}
 			n++
@@ -364,7 +323,25 @@ func SealLegacyPayouts(ctx context.Context, db *gorm.DB, limit int) (int, error)
 		return nil
 	})
 	if err != nil {
-		return 0, fmt.Errorf("seal legacy payouts: %w", err)
+		return 0, fmt.Errorf("seal legacy %s: %w", what, err)
 	}
 	return n, nil
+}
+
+func (o *Order) sealedColumns() (string, any, map[string]any, error) {
+	details, err := json.Marshal(o.StoredDetails)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return "transaction_id = ?", o.TransactionID, map[string]any{
+		"details": string(details), "personal_key_id": o.PersonalKeyID, "personal_sealed": o.PersonalSealed,
+		"shopper_email_hash": o.ShopperEmailHash, "shopper_ip_hash": o.ShopperIPHash, "shopper_email": "", "shopper_ip": "",
+	}, nil
+}
+
+func (py *Payout) sealedColumns() (string, any, map[string]any, error) {
+	return "id = ?", py.ID, map[string]any{
+		"request_key_id": py.RequestKeyID, "request_sealed": py.RequestSealed, "request": nil,
+		"beneficiary_email_hash": py.BeneficiaryEmailHash,
+	}, nil
 }

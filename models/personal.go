@@ -199,6 +199,14 @@ func (o *Order) sealPersonal(p *PersonalData) error {
 func (o *Order) openPersonal(p *PersonalData) error {
 	o.Details = o.StoredDetails
 	if o.PersonalKeyID == "" || len(o.PersonalSealed) == 0 {
+		// Rows from before sealing kept the email and address in columns
+		// of their own as well.
+		if o.Details.ShopperEmail == "" {
+			o.Details.ShopperEmail = o.LegacyShopperEmail
+		}
+		if o.Details.ShopperIP == "" {
+			o.Details.ShopperIP = o.LegacyShopperIP
+		}
 		return nil
 	}
 	var personal order.Personal
