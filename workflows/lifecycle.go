@@ -10,52 +10,21 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/codes"
-	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/refund"
 	"github.com/paygate/paygate/internal/domain/status"
 )
 
-// Windows are an order's deadlines, from the account's settings.
-type Windows struct {
-	// Review: a held order not reviewed in time is rejected.
-	Review time.Duration
-	// Authorisation: an authorised order not captured in time is voided and expires.
-	Authorisation time.Duration
-	// Refund: how long after payment refunds are taken; then the workflow ends.
-	Refund time.Duration
-	// Session: the hosted page and a 3-D Secure challenge wait this long for the shopper.
-	Session time.Duration
-	// APM: an alternative payment waits this long for the provider.
-	APM time.Duration
-}
+// Windows are an order's deadlines, from the account's settings
+// (order.Windows).
+type Windows = order.Windows
 
 // Default windows (docs/design.md §1).
 const (
-	DefaultReviewWindow        = 3 * 24 * time.Hour
-	DefaultAuthorisationWindow = 7 * 24 * time.Hour
-	DefaultRefundWindow        = 180 * 24 * time.Hour
+	DefaultReviewWindow        = order.DefaultReviewWindow
+	DefaultAuthorisationWindow = order.DefaultAuthorisationWindow
+	DefaultRefundWindow        = order.DefaultRefundWindow
 )
-
-// WithDefaults fills the windows left at zero.
-func (w Windows) WithDefaults() Windows {
-	if w.Review <= 0 {
-		w.Review = DefaultReviewWindow
-	}
-	if w.Authorisation <= 0 {
-		w.Authorisation = DefaultAuthorisationWindow
-	}
-	if w.Refund <= 0 {
-		w.Refund = DefaultRefundWindow
-	}
-	if w.Session <= 0 {
-		w.Session = DefaultSessionWindow
-	}
-	if w.APM <= 0 {
-		w.APM = DefaultAPMWindow
-	}
-	return w
-}
 
 // Polling of a pending refund at the acquirer: quick at first, then rarely.
 const (
@@ -80,47 +49,36 @@ var acquirerOpOptions = workflow.LocalActivityOptions{
 // A paid order whose run has grown long (runFull) ends the run with
 // errRunFull once its state allows; the caller continues it as new.
 func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
-	win := w.in.Windows.WithDefaults()
 	w.continues = w.in.Resume != nil ||
 		w.version(ctx, changeContinueAsNew, 1) != workflow.DefaultVersion
 	for {
-		var window time.Duration
-		var lapse func(workflow.Context) error
-		switch w.status {
-		case status.Pending:
-			if w.in.Kind == KindAPM {
-				window = win.APM
-			} else {
-				window = win.Session
-			}
-			lapse = w.shopperLapsed
-		case status.HeldForReview:
-			window, lapse = win.Review, w.reviewLapsed
-		case status.Authorised:
-			window, lapse = win.Authorisation, w.authorisationLapsed
-		case status.Paid, status.PartiallyRefunded:
-			window = win.Refund
-		default:
-			// Final: wait for pending refunds to settle and for the
-			// notifications to be delivered (or given up), then end.
+		deadline := w.st.Deadline(w.in.Kind, w.in.Windows)
+		if deadline.Final {
+			// Wait for pending refunds to settle and for the notifications
+			// to be delivered (or given up), then end.
 			return workflow.Await(ctx, func() bool { return w.inFlight == 0 && w.notificationsIdle() })
 		}
-		current, since := w.status, w.since
-		remaining := window - workflow.Now(ctx).Sub(since)
+		lapse := map[order.Lapse]func(workflow.Context) error{
+			order.LapseShopper:       w.shopperLapsed,
+			order.LapseReview:        w.reviewLapsed,
+			order.LapseAuthorisation: w.authorisationLapsed,
+		}[deadline.Lapse]
+		current := w.st.Status
+		remaining := deadline.Remaining(w.st.Since, workflow.Now(ctx))
 		// Only a paid order takes operations long enough to fill a run;
 		// the other states end or move within their deadlines.
-		refundable := current == status.Paid || current == status.PartiallyRefunded
+		refundable := deadline.Refundable
 		moved := true
 		if remaining > 0 {
 			var err error
 			moved, err = workflow.AwaitWithTimeout(ctx, remaining, func() bool {
-				return w.status != current || refundable && w.runFull(ctx)
+				return w.st.Status != current || refundable && w.runFull(ctx)
 			})
 			if err != nil {
 				return err
 			}
 		}
-		if moved && w.status == current && refundable {
+		if moved && w.st.Status == current && refundable {
 			return errRunFull
 		}
 		if moved {
@@ -135,7 +93,7 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 		}
 		// An operation may have moved the order while we waited for the lock.
 		var err error
-		if w.status == current {
+		if w.st.Status == current {
 			err = lapse(ctx)
 		}
 		w.lock.Unlock()
@@ -143,7 +101,7 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 			// The deadline's move was refused and changed nothing (see
 			// checkMove). It would only be refused again, so the order
 			// waits, as it stands, for another step to move it.
-			if err := workflow.Await(ctx, func() bool { return w.status != current }); err != nil {
+			if err := workflow.Await(ctx, func() bool { return w.st.Status != current }); err != nil {
 				return err
 			}
 			continue
@@ -174,13 +132,13 @@ func (w *orderWorkflow) authorisationLapsed(ctx workflow.Context) error {
 			return err
 		}
 		if captured > 0 {
-			return w.capturedUnseen(ctx, captured)
+			// A capture the acquirer made but whose answer never
+			// reached the order.
+			workflow.GetLogger(ctx).Warn("the acquirer had captured the authorisation: order paid", "captured", captured)
+			return w.carryOut(ctx)(w.st.CaptureDone(captured, w.in.Currency))
 		}
 	}
-	if err := w.save(ctx, status.Expired); err != nil {
-		return err
-	}
-	return w.notify(ctx, NotifyExpiry, codes.AuthorisationExpired, nil)
+	return w.carryOut(ctx)(w.st.Expired())
 }
 
 // afterFailedVoid asks the acquirer what became of an authorisation whose
@@ -215,19 +173,6 @@ func (w *orderWorkflow) afterFailedVoid(ctx workflow.Context, voidErr error) (in
 	}
 }
 
-// capturedUnseen records a capture the acquirer made but whose answer never
-// reached the order, found when its authorisation window ended.
-func (w *orderWorkflow) capturedUnseen(ctx workflow.Context, captured int64) error {
-	workflow.GetLogger(ctx).Warn("the acquirer had captured the authorisation: order paid", "captured", captured)
-	w.captured = captured
-	if err := w.save(ctx, status.Paid); err != nil {
-		return err
-	}
-	return w.notify(ctx, NotifyCapture, codes.OK, map[string]string{
-		"capture_amount": money.FromMinor(w.captured, w.in.Currency).String(),
-	})
-}
-
 // registerOperations installs the capture, cancel, review and refund updates.
 func (w *orderWorkflow) registerOperations(ctx workflow.Context) error {
 	for _, h := range []struct {
@@ -250,11 +195,7 @@ func (w *orderWorkflow) registerOperations(ctx workflow.Context) error {
 // standing is what the operation rules (internal/domain/order) need of the
 // order now.
 func (w *orderWorkflow) standing() order.Standing {
-	return order.Standing{
-		Entry:  order.Entry{TransactionID: w.in.TransactionID, OrderNo: w.in.OrderNo, Currency: w.in.Currency, Amount: w.in.Amount},
-		Status: w.status,
-		Ledger: order.Ledger{Authorised: w.authorised, Captured: w.captured, Refunded: w.refunded, RefundPending: w.refundPending},
-	}
+	return w.st.Standing(order.Entry{TransactionID: w.in.TransactionID, OrderNo: w.in.OrderNo, Currency: w.in.Currency, Amount: w.in.Amount})
 }
 
 // refused is the error a validator rejects an entry with, when a rule
@@ -284,24 +225,18 @@ func (w *orderWorkflow) capture(ctx workflow.Context, req CaptureRequest) (Opera
 	defer w.lock.Unlock()
 	// Another operation may have run while this one waited for the lock.
 	if err := w.validateCapture(ctx, req); err != nil {
-		return refusedResult(err, w.status), nil
+		return refusedResult(err, w.st.Status), nil
 	}
 	amount := w.standing().CaptureAmount(req.CaptureAmount)
 	var out activities.CaptureOutcome
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.CaptureCharge,
-		activities.CaptureInput{Connector: w.connectorName(), ChargeID: w.chargeID,
+		activities.CaptureInput{Connector: w.connectorName(), ChargeID: w.st.ChargeID,
 			IdempotencyKey: idempotencyKey(w.id, "capture"), Amount: amount, Currency: w.in.Currency}).Get(ctx, &out)
 	if err != nil {
 		return w.acquirerFailed(ctx, err)
 	}
-	w.captured = out.CapturedAmount
-	if err := w.save(ctx, status.Paid); err != nil {
+	if err := w.carryOut(ctx)(w.st.CaptureDone(out.CapturedAmount, w.in.Currency)); err != nil {
 		return w.stepFailed(err)
-	}
-	if err := w.notify(ctx, NotifyCapture, codes.OK, map[string]string{
-		"capture_amount": money.FromMinor(w.captured, w.in.Currency).String(),
-	}); err != nil {
-		return OperationResult{}, err
 	}
 	return w.done(), nil
 }
@@ -316,23 +251,23 @@ func (w *orderWorkflow) cancel(ctx workflow.Context, req CancelRequest) (Operati
 	}
 	defer w.lock.Unlock()
 	if err := w.validateCancel(ctx, req); err != nil {
-		return refusedResult(err, w.status), nil
+		return refusedResult(err, w.st.Status), nil
 	}
-	if w.status == status.HeldForReview {
+	if w.st.Status == status.HeldForReview {
 		// Nothing was authorised yet.
 		if _, err := w.reject(ctx); err != nil {
 			return w.stepFailed(err)
 		}
-	} else {
-		if err := w.void(ctx); err != nil {
-			return w.acquirerFailed(ctx, err)
+		if err := w.notify(ctx, NotifyCancel, codes.OK, nil); err != nil {
+			return OperationResult{}, err
 		}
-		if err := w.save(ctx, status.Cancelled); err != nil {
-			return w.stepFailed(err)
-		}
+		return w.done(), nil
 	}
-	if err := w.notify(ctx, NotifyCancel, codes.OK, nil); err != nil {
-		return OperationResult{}, err
+	if err := w.void(ctx); err != nil {
+		return w.acquirerFailed(ctx, err)
+	}
+	if err := w.carryOut(ctx)(w.st.Voided()); err != nil {
+		return w.stepFailed(err)
 	}
 	return w.done(), nil
 }
@@ -347,7 +282,7 @@ func (w *orderWorkflow) review(ctx workflow.Context, req ReviewRequest) (Operati
 	}
 	defer w.lock.Unlock()
 	if err := w.validateReview(ctx, req); err != nil {
-		return refusedResult(err, w.status), nil
+		return refusedResult(err, w.st.Status), nil
 	}
 	if !req.Approve {
 		res, err := w.reject(ctx)
@@ -379,7 +314,7 @@ func (w *orderWorkflow) reject(ctx workflow.Context) (PaymentResult, error) {
 
 func (w *orderWorkflow) void(ctx workflow.Context) error {
 	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.VoidCharge,
-		activities.VoidInput{Connector: w.connectorName(), ChargeID: w.chargeID, IdempotencyKey: idempotencyKey(w.id, "void")}).Get(ctx, nil)
+		activities.VoidInput{Connector: w.connectorName(), ChargeID: w.st.ChargeID, IdempotencyKey: idempotencyKey(w.id, "void")}).Get(ctx, nil)
 }
 
 func (w *orderWorkflow) validateRefund(ctx workflow.Context, req RefundRequest) error {
@@ -394,120 +329,116 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 	// Racing refunds all passed validation against the same state; only
 	// those that still fit once it is their turn go through.
 	if err := w.validateRefund(ctx, req); err != nil {
-		return refusedResult(err, w.status), nil
+		return refusedResult(err, w.st.Status), nil
 	}
 	w.operations++
-	w.refundSeq++
-	ref := fmt.Sprintf("%s-%02d", w.in.TransactionID, w.refundSeq)
-	row := activities.SaveRefundInput{
-		RefundReferenceID: ref, TransactionID: w.in.TransactionID, MerchantID: w.in.MerchantID,
-		AccountID: w.in.AccountID, OrderNo: w.in.OrderNo, Currency: w.in.Currency,
-		Amount: req.RefundAmount, Reason: req.Reason,
-	}
+	next, r := w.st.RefundAsked(w.in.TransactionID, req.RefundAmount, req.Reason)
+	w.st = next
 	var out activities.RefundOutcome
-	in := activities.RefundInput{Connector: w.connectorName(), ChargeID: w.chargeID,
-		IdempotencyKey: idempotencyKey(w.id, "refund-"+ref), Amount: req.RefundAmount, Currency: w.in.Currency}
-	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundCharge, in).Get(ctx, &out)
-	if err != nil && !acquirerRefused(err) && w.version(ctx, changeUnknownOutcomes, 1) != workflow.DefaultVersion {
-		// No answer through all the retries: the acquirer may have made
-		// the refund. Calling it failed would let the merchant refund
-		// again under a new key and be paid twice, so it stays pending
-		// with its amount held, and the same request goes again later.
-		workflow.GetLogger(ctx).Warn("refund outcome unknown: kept pending", "refund", ref, "error", err)
-		w.refundPending += req.RefundAmount
-		row.Status = refund.Pending
-		row.ResultCode, row.ResultMessage = split(codes.RefundPending)
-		if err := w.saveRefund(ctx, row); err != nil {
-			return OperationResult{}, err
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundCharge, w.refundInput(r)).Get(ctx, &out)
+	answer := order.RefundAnswered
+	switch {
+	case err != nil && !acquirerRefused(err) && w.version(ctx, changeUnknownOutcomes, 1) != workflow.DefaultVersion:
+		workflow.GetLogger(ctx).Warn("refund outcome unknown: kept pending", "refund", r.Reference, "error", err)
+		answer = order.RefundUnanswered
+	case err != nil:
+		workflow.GetLogger(ctx).Error("refund failed at the acquirer", "refund", r.Reference, "error", err)
+		answer = order.RefundRefused
+	}
+	next, r, effects := w.st.RefundSent(r, answer, out.Status, out.RefundID, w.in.Currency)
+	err = w.carryOut(ctx)(next, effects)
+	switch {
+	case answer == order.RefundAnswered && r.Settled:
+		// Settled by the answer: a refusal of its move is the entry's.
+		if err != nil {
+			return w.stepFailed(err)
 		}
-		w.inFlight++
-		workflow.Go(ctx, func(ctx workflow.Context) { w.resolveRefund(ctx, row, in) })
-		return OperationResult{Status: EntryPending, ResultCode: row.ResultCode, ResultMessage: row.ResultMessage,
-			PaymentStatus: w.status, RefundReferenceID: ref}, nil
+		res := w.done()
+		res.RefundReferenceID, res.RefundReference = r.Reference, r.AcquirerRef
+		return res, nil
+	case err != nil:
+		return OperationResult{}, err
 	}
-	if err != nil {
-		workflow.GetLogger(ctx).Error("refund failed at the acquirer", "refund", ref, "error", err)
-		row.Status, row.Settled = refund.Failed, true
-		row.ResultCode, row.ResultMessage = split(codes.ConnectorError)
-		if err := w.saveRefund(ctx, row); err != nil {
-			return OperationResult{}, err
-		}
-		return OperationResult{Status: EntryRefused, ResultCode: row.ResultCode, ResultMessage: row.ResultMessage,
-			PaymentStatus: w.status, RefundReferenceID: ref}, nil
+	entry := EntryPending
+	if r.Status == refund.Failed {
+		entry = EntryRefused
 	}
-	row.AcquirerRef = out.RefundID
-	if out.Status == refund.Pending {
-		w.refundPending += req.RefundAmount
-		row.Status = refund.Pending
-		row.ResultCode, row.ResultMessage = split(codes.RefundPending)
-		if err := w.saveRefund(ctx, row); err != nil {
-			return OperationResult{}, err
-		}
-		w.inFlight++
-		workflow.Go(ctx, func(ctx workflow.Context) { w.watchRefund(ctx, row) })
-		return OperationResult{Status: EntryPending, ResultCode: row.ResultCode, ResultMessage: row.ResultMessage,
-			PaymentStatus: w.status, RefundReferenceID: ref, RefundReference: out.RefundID}, nil
-	}
-	if err := w.settleRefund(ctx, row, out.Status); err != nil {
-		return w.stepFailed(err)
-	}
-	r := w.done()
-	r.RefundReferenceID, r.RefundReference = ref, out.RefundID
-	return r, nil
+	return OperationResult{Status: entry, ResultCode: r.Code.ID, ResultMessage: r.Code.Message,
+		PaymentStatus: w.st.Status, RefundReferenceID: r.Reference, RefundReference: r.AcquirerRef}, nil
 }
 
-// settleRefund applies a refund the acquirer has settled (or failed).
-func (w *orderWorkflow) settleRefund(ctx workflow.Context, row activities.SaveRefundInput, settled refund.Status) error {
-	row.Settled = true
-	if settled == refund.Succeeded {
-		w.refunded += row.Amount
-		row.Status = refund.Succeeded
-		row.ResultCode, row.ResultMessage = split(codes.OK)
-	} else {
-		row.Status = refund.Failed
-		row.ResultCode, row.ResultMessage = split(codes.ConnectorError)
+// refundInput is the acquirer's request for refund r; its idempotency key
+// is the refund's own, so a request sent again is the same refund.
+func (w *orderWorkflow) refundInput(r order.Refund) activities.RefundInput {
+	return activities.RefundInput{Connector: w.connectorName(), ChargeID: w.st.ChargeID,
+		IdempotencyKey: idempotencyKey(w.id, "refund-"+r.Reference), Amount: r.Amount, Currency: w.in.Currency}
+}
+
+// refundRow is refund r's row in the record.
+func (w *orderWorkflow) refundRow(r order.Refund) activities.SaveRefundInput {
+	return activities.SaveRefundInput{
+		RefundReferenceID: r.Reference, TransactionID: w.in.TransactionID, MerchantID: w.in.MerchantID,
+		AccountID: w.in.AccountID, OrderNo: w.in.OrderNo, Currency: w.in.Currency, Amount: r.Amount, Reason: r.Reason,
+		Status: r.Status, ResultCode: r.Code.ID, ResultMessage: r.Code.Message, AcquirerRef: r.AcquirerRef, Settled: r.Settled,
 	}
-	if err := w.saveRefund(ctx, row); err != nil {
-		return err
+}
+
+// carryOut takes the next state a rule of internal/domain/order gave and
+// carries out its effects, in order; it stops at the first that fails. It is
+// called as w.carryOut(ctx)(w.st.Rule(...)).
+func (w *orderWorkflow) carryOut(ctx workflow.Context) func(next order.State, effects []order.Effect) error {
+	return func(next order.State, effects []order.Effect) error {
+		w.st = next
+		for _, e := range effects {
+			if err := w.carry(ctx, e); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	if row.Status == refund.Succeeded {
+}
+
+// carry carries out one effect.
+func (w *orderWorkflow) carry(ctx workflow.Context, e order.Effect) error {
+	switch e := e.(type) {
+	case order.SaveOrder:
+		return w.save(ctx, e.To)
+	case order.Notify:
+		return w.notify(ctx, e.Type, e.Code, e.Extra)
+	case order.SaveRefund:
+		return w.saveRefund(ctx, w.refundRow(e.Refund))
+	case order.DebitLedger:
 		w.postToLedger(ctx, ledgerDebit, activities.LedgerOrderInput{
-			Reference: "refund/" + row.RefundReferenceID, MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
-			Currency: w.in.Currency, Amount: row.Amount,
+			Reference: e.Reference, MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
+			Currency: w.in.Currency, Amount: e.Amount,
 		})
+	case order.WatchRefund:
+		w.inFlight++
+		workflow.Go(ctx, func(ctx workflow.Context) { w.watchRefund(ctx, e.Refund) })
+	case order.ResendRefund:
+		w.inFlight++
+		workflow.Go(ctx, func(ctx workflow.Context) { w.resolveRefund(ctx, e.Refund) })
+	default:
+		return fmt.Errorf("order effect %T has no carrier", e)
 	}
-	if err := w.save(ctx, w.standing().StatusAfterRefunds()); err != nil {
-		return err
-	}
-	refundStatus := "1"
-	if row.Status != refund.Succeeded {
-		refundStatus = "0"
-	}
-	return w.notify(ctx, NotifyRefund, codes.Code{ID: row.ResultCode, Message: row.ResultMessage}, map[string]string{
-		"refund_amount":       money.FromMinor(row.Amount, w.in.Currency).String(),
-		"refund_reference_id": row.RefundReferenceID,
-		"refund_reference":    row.AcquirerRef,
-		"refund_status":       refundStatus,
-		"refund_message":      codes.Code{ID: row.ResultCode, Message: row.ResultMessage}.String(),
-		"refund_reason":       row.Reason,
-	})
+	return nil
 }
 
 // watchRefund polls a pending refund until the acquirer settles it.
-func (w *orderWorkflow) watchRefund(ctx workflow.Context, row activities.SaveRefundInput) {
+func (w *orderWorkflow) watchRefund(ctx workflow.Context, r order.Refund) {
 	defer func() { w.inFlight-- }()
 	var settled refund.Status
 	err := onGrowingTimer(ctx, func() bool {
 		var out activities.RefundOutcome
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundStatus,
-			activities.RefundStatusInput{Connector: w.connectorName(), RefundID: row.AcquirerRef}).Get(ctx, &out)
+			activities.RefundStatusInput{Connector: w.connectorName(), RefundID: r.AcquirerRef}).Get(ctx, &out)
 		settled = out.Status
 		return err == nil && out.Status != refund.Pending
 	})
 	if err != nil {
 		return
 	}
-	w.settleHeld(ctx, row, settled)
+	w.settleHeld(ctx, r, settled)
 }
 
 // onGrowingTimer calls try after refundPollFirst, then after doubling waits
@@ -526,15 +457,19 @@ func onGrowingTimer(ctx workflow.Context, try func() bool) error {
 
 // settleHeld settles, under the order's lock, a refund whose amount was held
 // while its outcome was not known.
-func (w *orderWorkflow) settleHeld(ctx workflow.Context, row activities.SaveRefundInput, settled refund.Status) {
+func (w *orderWorkflow) settleHeld(ctx workflow.Context, r order.Refund, settled refund.Status) {
 	if err := w.lock.Lock(ctx); err != nil {
 		return
 	}
 	defer w.lock.Unlock()
-	w.refundPending -= row.Amount
-	if err := w.settleRefund(ctx, row, settled); err != nil {
-		workflow.GetLogger(ctx).Error("record settled refund", "refund", row.RefundReferenceID, "error", err)
+	if err := w.carryOut(ctx)(w.settledRefund(w.st.RefundSettled(r, settled, true, w.in.Currency))); err != nil {
+		workflow.GetLogger(ctx).Error("record settled refund", "refund", r.Reference, "error", err)
 	}
+}
+
+// settledRefund drops the refund from a rule's answer, for carryOut.
+func (w *orderWorkflow) settledRefund(next order.State, _ order.Refund, effects []order.Effect) (order.State, []order.Effect) {
+	return next, effects
 }
 
 // acquirerRefused reports whether err is the acquirer's answer refusing the
@@ -548,14 +483,14 @@ func acquirerRefused(err error) bool {
 // idempotency key, on a growing durable timer until the acquirer answers:
 // with the refund it made (now or the first time), or with a refusal. Then
 // the refund is settled, or watched while the acquirer keeps it pending.
-func (w *orderWorkflow) resolveRefund(ctx workflow.Context, row activities.SaveRefundInput, in activities.RefundInput) {
+func (w *orderWorkflow) resolveRefund(ctx workflow.Context, r order.Refund) {
 	defer func() { w.inFlight-- }()
 	settled := refund.Failed
 	err := onGrowingTimer(ctx, func() bool {
 		var out activities.RefundOutcome
-		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundCharge, in).Get(ctx, &out)
+		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundCharge, w.refundInput(r)).Get(ctx, &out)
 		if err == nil {
-			row.AcquirerRef, settled = out.RefundID, out.Status
+			r.AcquirerRef, settled = out.RefundID, out.Status
 		}
 		return err == nil || acquirerRefused(err)
 	})
@@ -563,7 +498,7 @@ func (w *orderWorkflow) resolveRefund(ctx workflow.Context, row activities.SaveR
 		return
 	}
 	if settled != refund.Pending {
-		w.settleHeld(ctx, row, settled)
+		w.settleHeld(ctx, r, settled)
 		return
 	}
 	// The acquirer made it and has not settled it: watch it as any refund
@@ -571,17 +506,17 @@ func (w *orderWorkflow) resolveRefund(ctx workflow.Context, row activities.SaveR
 	if err := w.lock.Lock(ctx); err != nil {
 		return
 	}
-	if err := w.saveRefund(ctx, row); err != nil {
-		workflow.GetLogger(ctx).Error("record pending refund", "refund", row.RefundReferenceID, "error", err)
+	if err := w.saveRefund(ctx, w.refundRow(r)); err != nil {
+		workflow.GetLogger(ctx).Error("record pending refund", "refund", r.Reference, "error", err)
 	}
 	w.lock.Unlock()
 	w.inFlight++
-	w.watchRefund(ctx, row)
+	w.watchRefund(ctx, r)
 }
 
 func (w *orderWorkflow) saveRefund(ctx workflow.Context, row activities.SaveRefundInput) error {
-	w.writes++
-	row.Version = w.writes
+	w.st.Writes++
+	row.Version = w.st.Writes
 	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.SaveRefund, row).Get(ctx, nil)
 }
 
@@ -591,27 +526,27 @@ func (w *orderWorkflow) save(ctx workflow.Context, to status.Payment) error {
 	if err := w.checkMove(ctx, to); err != nil {
 		return err
 	}
-	w.writes++
+	w.st.Writes++
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.SaveOrderState,
 		activities.SaveOrderStateInput{
 			TransactionID:  w.in.TransactionID,
-			Version:        w.writes,
+			Version:        w.st.Writes,
 			PaymentStatus:  to,
 			OrderStatus:    status.OrderStatusOf(to),
-			CapturedAmount: w.captured,
-			RefundedAmount: w.refunded,
+			CapturedAmount: w.st.Captured,
+			RefundedAmount: w.st.Refunded,
 		}).Get(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if to == w.status {
+	if to == w.st.Status {
 		return nil
 	}
 	return w.setStatus(ctx, to)
 }
 
 func (w *orderWorkflow) done() OperationResult {
-	return OperationResult{Status: EntryDone, ResultCode: codes.OK.ID, ResultMessage: codes.OK.Message, PaymentStatus: w.status}
+	return OperationResult{Status: EntryDone, ResultCode: codes.OK.ID, ResultMessage: codes.OK.Message, PaymentStatus: w.st.Status}
 }
 
 // stepFailed answers an entry whose step returned err. A move the state
@@ -623,7 +558,7 @@ func (w *orderWorkflow) stepFailed(err error) (OperationResult, error) {
 		return OperationResult{}, err
 	}
 	c := codes.InvalidState.With(err.Error())
-	return OperationResult{Status: EntryRefused, ResultCode: c.ID, ResultMessage: c.Message, PaymentStatus: w.status}, nil
+	return OperationResult{Status: EntryRefused, ResultCode: c.ID, ResultMessage: c.Message, PaymentStatus: w.st.Status}, nil
 }
 
 // acquirerFailed answers an entry the acquirer refused or never answered;
@@ -631,7 +566,7 @@ func (w *orderWorkflow) stepFailed(err error) (OperationResult, error) {
 func (w *orderWorkflow) acquirerFailed(ctx workflow.Context, err error) (OperationResult, error) {
 	workflow.GetLogger(ctx).Error("acquirer operation failed", "error", err)
 	return OperationResult{Status: EntryRefused, ResultCode: codes.ConnectorError.ID, ResultMessage: codes.ConnectorError.Message,
-		PaymentStatus: w.status}, nil
+		PaymentStatus: w.st.Status}, nil
 }
 
 // refusedResult turns a validator's refusal, met again under the lock, into

@@ -16,12 +16,12 @@ import (
 
 // Notification types (notify_type).
 const (
-	NotifyPayment = "payment"
-	NotifyReview  = "review"
-	NotifyCapture = "capture"
-	NotifyCancel  = "cancel"
-	NotifyRefund  = "refund"
-	NotifyExpiry  = "expiry"
+	NotifyPayment = notify.TypePayment
+	NotifyReview  = notify.TypeReview
+	NotifyCapture = notify.TypeCapture
+	NotifyCancel  = notify.TypeCancel
+	NotifyRefund  = notify.TypeRefund
+	NotifyExpiry  = notify.TypeExpiry
 )
 
 // RedeliverWorkflowType delivers chosen notifications again, with their
@@ -42,12 +42,7 @@ var deliverOptions = workflow.ActivityOptions{
 }
 
 // NotificationState is a notification as the order-state query shows it.
-type NotificationState struct {
-	NotifyID string
-	Type     string
-	Status   notify.Status
-	Attempts int
-}
+type NotificationState = notify.Delivery
 
 // notice is a notification waiting in the order's queue.
 type notice struct {
@@ -60,8 +55,8 @@ func (w *orderWorkflow) notify(ctx workflow.Context, typ string, code codes.Code
 	if w.in.Details.NotifyURL == "" {
 		return nil
 	}
-	w.noticeSeq++
-	id := fmt.Sprintf("%s-n%02d", w.in.TransactionID, w.noticeSeq)
+	w.st.NoticeSeq++
+	id := fmt.Sprintf("%s-n%02d", w.in.TransactionID, w.st.NoticeSeq)
 	fields := map[string]string{
 		"merchant_id":    w.in.MerchantID,
 		"account_id":     w.in.AccountID,
@@ -69,10 +64,10 @@ func (w *orderWorkflow) notify(ctx workflow.Context, typ string, code codes.Code
 		"order_no":       w.in.OrderNo,
 		"currency":       w.in.Currency,
 		"amount":         money.FromMinor(w.in.Amount, w.in.Currency).String(),
-		"order_status":   status.OrderStatusOf(w.status).String(),
+		"order_status":   status.OrderStatusOf(w.st.Status).String(),
 		"result_info":    code.String(),
-		"payment_status": w.status.String(),
-		"card":           w.card.Masked, // a hosted order's card comes with the shopper
+		"payment_status": w.st.Status.String(),
+		"card":           w.st.Card.Masked, // a hosted order's card comes with the shopper
 		"notify_type":    typ,
 		"notify_id":      id,
 	}
@@ -85,14 +80,14 @@ func (w *orderWorkflow) notify(ctx workflow.Context, typ string, code codes.Code
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.RecordNotification,
 		activities.RecordNotificationInput{
 			NotifyID: id, TransactionID: w.in.TransactionID, MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
-			OrderNo: w.in.OrderNo, Seq: w.noticeSeq, Type: typ, URL: w.in.Details.NotifyURL, Fields: fields,
+			OrderNo: w.in.OrderNo, Seq: w.st.NoticeSeq, Type: typ, URL: w.in.Details.NotifyURL, Fields: fields,
 		}).Get(ctx, nil)
 	if err != nil {
 		return err
 	}
 	w.notices = append(w.notices, notice{id: id})
 	w.startDelivery()
-	w.notifications = append(w.notifications, NotificationState{NotifyID: id, Type: typ, Status: notify.Pending})
+	w.st.Notifications = append(w.st.Notifications, NotificationState{NotifyID: id, Type: typ, Status: notify.Pending})
 	return nil
 }
 
@@ -116,9 +111,9 @@ func (w *orderWorkflow) deliverAll(ctx workflow.Context) {
 		}
 		n := w.notices[0]
 		st, attempts := deliver(ctx, n.id, w.in.NotifySchedule)
-		for i := range w.notifications {
-			if w.notifications[i].NotifyID == n.id {
-				w.notifications[i].Status, w.notifications[i].Attempts = st, attempts
+		for i := range w.st.Notifications {
+			if w.st.Notifications[i].NotifyID == n.id {
+				w.st.Notifications[i].Status, w.st.Notifications[i].Attempts = st, attempts
 			}
 		}
 		w.notices = w.notices[1:]

@@ -19,18 +19,9 @@ import (
 	"github.com/paygate/paygate/internal/domain/subscription"
 )
 
-// CardRef is the card as the workflow knows it: a vault token and what may
-// be shown, never the number or the security code.
-type CardRef struct {
-	Token       string
-	Masked      string
-	Brand       string
-	Fingerprint string
-	// Stored is set for a card the merchant keeps (TokenID): it is charged
-	// without a security code, and its vault entry outlives the order.
-	Stored  bool   `json:",omitempty"`
-	TokenID string `json:",omitempty"`
-}
+// CardRef is the card as the workflow knows it (order.CardRef): a vault
+// token and what may be shown, never the number or the security code.
+type CardRef = order.CardRef
 
 // OrderInput starts an order workflow.
 type OrderInput struct {
@@ -71,7 +62,7 @@ type OrderInput struct {
 
 	// Resume is the state a previous run of the order carried over by
 	// continue-as-new; nil on the order's first run.
-	Resume *OrderResume `json:",omitempty"`
+	Resume *order.State `json:",omitempty"`
 	// OperationsPerRun bounds the operations one run takes before it
 	// continues as new (DefaultOperationsPerRun when 0).
 	OperationsPerRun int `json:",omitempty"`
@@ -96,53 +87,12 @@ type AuthoriseRequest struct {
 	RequestFingerprint string
 }
 
-// PaymentResult is the answer to a payment request.
-type PaymentResult struct {
-	TransactionID string
-	MerchantID    string
-	AccountID     string
-	OrderNo       string
-	Amount        int64
-	Currency      string
-	PaymentStatus status.Payment
-	OrderStatus   status.Order
-	ResultCode    string
-	ResultMessage string
-	CardMasked    string
-	CardToken     string
-	Connector     string
-	AuthCode      string
-	Risk          risk.Result
-	Is3DS         bool
-	ThreeDSResult string
-	// IssuerURL is where the shopper goes next (3-D Secure ACS, APM page).
-	IssuerURL string
-	// ExistingTransactionID is set when the order_no belongs to an older
-	// order whose workflow Temporal no longer keeps; the record answers.
-	ExistingTransactionID string
-	// TokenID is the stored card the order made or charged.
-	TokenID string `json:",omitempty"`
-	// Recurring is the subscription the order started or belongs to.
-	Recurring *RecurringResult `json:",omitempty"`
-}
+// PaymentResult is the answer to a payment request (order.Result).
+type PaymentResult = order.Result
 
-// RecurringResult is what an answer tells of a subscription: the recurring_*
-// fields of the interface.
-type RecurringResult struct {
-	ContractName string
-	RecurringID  string
-	// Period is recurring_deduction_period, e.g. "1 month".
-	Period string
-	// Next is recurring_deduction_time: when the next charge falls.
-	Next time.Time
-	// Status is recurring_status (docs/design.md §4).
-	Status int
-}
-
-// Code returns the result as a result code.
-func (r PaymentResult) Code() codes.Code {
-	return codes.Code{ID: r.ResultCode, Message: r.ResultMessage}
-}
+// RecurringResult is what an answer tells of a subscription
+// (order.RecurringResult).
+type RecurringResult = order.RecurringResult
 
 // OrderState is what the order-state query returns.
 type OrderState struct {
@@ -207,22 +157,12 @@ type orderWorkflow struct {
 	// root is the workflow's own context, for the coroutines an order
 	// starts on demand (startDelivery, listenToShopper): a handler's
 	// context is not theirs to live in.
-	root   workflow.Context
-	in     OrderInput
-	card   CardRef // from the input, or given later on the payment page
-	id     string
-	status status.Payment
-	since  time.Time // when the order reached its status
-	result *PaymentResult
-	risk   risk.Result
-
-	// Money at the acquirer, in minor units.
-	chargeID      string
-	authorised    int64
-	captured      int64
-	refunded      int64 // settled refunds
-	refundPending int64 // refunds the acquirer has not settled yet
-	refundSeq     int
+	root workflow.Context
+	in   OrderInput
+	id   string
+	// st is the order's state; the rules of internal/domain/order move it,
+	// and a later run starts from it (continue-as-new).
+	st order.State
 
 	// lock serialises the operations on the order, so that two refunds can
 	// never both pass the captured-amount check.
@@ -230,39 +170,23 @@ type orderWorkflow struct {
 	// inFlight counts pending refunds still being watched and ledger
 	// postings still running (postToLedger); the order ends only at zero.
 	inFlight int
-	// writes numbers the record writes, so that a write of a retried
-	// workflow task can never overwrite a newer one.
-	writes int64
-	// unrecorded is set when no record holds the order: its first write was
-	// refused (see unrecordable). Such an order is not notified.
-	unrecorded bool
 
-	// The shopper's side: 3-D Secure and APM payments. listening is set
-	// once the coroutine that takes their callbacks runs (listenToShopper).
+	// The payment's steps on the shopper's side: 3-D Secure and APM
+	// payments. listening is set once the coroutine that takes their
+	// callbacks runs (listenToShopper). They end with the payment and are
+	// not carried to a later run.
 	listening bool
 	threeDS   threeDSState
 	apm       apmState
 
-	// answeredBy is the name of the connector that answered the charge.
-	answeredBy string
-
-	// tokenID is the stored card the order made or charged; recurring the
-	// subscription it started or belongs to.
-	tokenID   string
-	recurring *RecurringResult
-
 	// continues is set when this order may continue as new (see
-	// changeContinueAsNew); operations counts this run's operations, and
-	// runs the runs before it.
+	// changeContinueAsNew); operations counts this run's operations.
 	continues  bool
 	operations int
-	runs       int
 
-	// Notifications: made in order, delivered one after the other.
-	noticeSeq     int
-	notices       []notice
-	notifications []NotificationState
-	delivering    bool // deliverAll runs (startDelivery)
+	// Notifications waiting to be delivered, one after the other.
+	notices    []notice
+	delivering bool // deliverAll runs (startDelivery)
 }
 
 // Order is the workflow of one payment order: it records the order, checks
@@ -271,10 +195,10 @@ type orderWorkflow struct {
 // refunded, and runs the deadlines of each. It returns the payment result;
 // the order's later state is in the order-state query and the record.
 func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
-	w := &orderWorkflow{in: in, card: in.Card, id: workflow.GetInfo(ctx).WorkflowExecution.ID, status: status.Pending,
-		since: workflow.Now(ctx), lock: workflow.NewMutex(ctx), tokenID: in.Card.TokenID, root: ctx}
+	w := &orderWorkflow{in: in, id: workflow.GetInfo(ctx).WorkflowExecution.ID, st: order.NewState(in.Card, workflow.Now(ctx)),
+		lock: workflow.NewMutex(ctx), root: ctx}
 	if in.Resume != nil {
-		w.restore(*in.Resume)
+		w.st = in.Resume.Resumed()
 	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return PaymentResult{}, err
@@ -300,14 +224,14 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 	if err != nil {
 		return PaymentResult{}, err
 	}
-	w.result = &res
+	w.st.Result = &res
 	if in.Recurring != nil {
 		w.reportCharge(ctx, res)
 	}
 	if res.ExistingTransactionID == "" {
 		// A held order or one waiting for its shopper is not final yet:
 		// its later result is notified.
-		if !refused && w.status != status.HeldForReview && w.status != status.Pending && !w.unrecorded {
+		if !refused && w.st.Status != status.HeldForReview && w.st.Status != status.Pending && !w.st.Unrecorded {
 			if err := w.notify(ctx, NotifyPayment, res.Code(), nil); err != nil {
 				return PaymentResult{}, err
 			}
@@ -333,7 +257,7 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 func (w *orderWorkflow) carryOn(ctx workflow.Context) (PaymentResult, error) {
 	err := w.lifecycle(ctx)
 	if errors.Is(err, errRunFull) {
-		return *w.result, w.continueAsNew(ctx)
+		return *w.st.Result, w.continueAsNew(ctx)
 	}
 	if err != nil {
 		return PaymentResult{}, err
@@ -341,16 +265,16 @@ func (w *orderWorkflow) carryOn(ctx workflow.Context) (PaymentResult, error) {
 	if err := workflow.Await(ctx, func() bool { return w.quiet(ctx) }); err != nil {
 		return PaymentResult{}, err
 	}
-	return *w.result, nil
+	return *w.st.Result, nil
 }
 
 func (w *orderWorkflow) registerHandlers(ctx workflow.Context) error {
 	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateAuthorise,
 		func(ctx workflow.Context, req AuthoriseRequest) (PaymentResult, error) {
-			if err := workflow.Await(ctx, func() bool { return w.result != nil }); err != nil {
+			if err := workflow.Await(ctx, func() bool { return w.st.Result != nil }); err != nil {
 				return PaymentResult{}, err
 			}
-			return *w.result, nil
+			return *w.st.Result, nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req AuthoriseRequest) error {
 			if req.RequestFingerprint != w.in.RequestFingerprint {
@@ -369,8 +293,8 @@ func (w *orderWorkflow) registerHandlers(ctx workflow.Context) error {
 		return err
 	}
 	return workflow.SetQueryHandler(ctx, QueryOrderState, func() (OrderState, error) {
-		return OrderState{TransactionID: w.in.TransactionID, PaymentStatus: w.status, Result: w.result,
-			Notifications: w.notifications}, nil
+		return OrderState{TransactionID: w.in.TransactionID, PaymentStatus: w.st.Status, Result: w.st.Result,
+			Notifications: w.st.Notifications}, nil
 	})
 }
 
@@ -391,13 +315,13 @@ func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 		ResultCode:         "",
 		ResultMessage:      "",
 		CaptureMode:        in.CaptureMode,
-		CardMasked:         w.card.Masked,
-		CardBrand:          w.card.Brand,
-		CardToken:          w.card.Token,
-		CardFingerprint:    w.card.Fingerprint,
+		CardMasked:         w.st.Card.Masked,
+		CardBrand:          w.st.Card.Brand,
+		CardToken:          w.st.Card.Token,
+		CardFingerprint:    w.st.Card.Fingerprint,
 		RequestFingerprint: in.RequestFingerprint,
 		Details:            in.Details,
-		TokenID:            w.card.TokenID,
+		TokenID:            w.st.Card.TokenID,
 	}
 	if r := in.Recurring; r != nil {
 		rec.RecurringID, rec.RecurringCycle = r.RecurringID, r.Cycle
@@ -471,7 +395,7 @@ func (w *orderWorkflow) unrecordable(ctx workflow.Context, rec activities.Record
 	if err := w.checkMove(ctx, status.Failed); err != nil {
 		return PaymentResult{}, err
 	}
-	w.unrecorded = true
+	w.st.Unrecorded = true
 	if code.Is(codes.RecordRejected) {
 		var recorded activities.RecordOrderResult
 		err := workflow.ExecuteLocalActivity(lctx, a.RecordOrder, keysOnly(rec, code)).Get(ctx, &recorded)
@@ -481,7 +405,7 @@ func (w *orderWorkflow) unrecordable(ctx workflow.Context, rec activities.Record
 			// request's token may be: the API answers from that record.
 			return w.existing(recorded.ExistingTransactionID), nil
 		case err == nil:
-			w.unrecorded = false
+			w.st.Unrecorded = false
 		case unrecordableError(err):
 			logger.Error("order keys cannot be recorded either", "error", err)
 		default:
@@ -490,8 +414,8 @@ func (w *orderWorkflow) unrecordable(ctx workflow.Context, rec activities.Record
 	}
 	// Nothing will ever be charged on this card entry: forget it whole,
 	// unless it is a stored card, which is the merchant's to delete.
-	if !w.card.Stored {
-		if err := workflow.ExecuteLocalActivity(lctx, a.DeleteCard, activities.DeleteCardInput{CardToken: w.card.Token}).Get(ctx, nil); err != nil {
+	if !w.st.Card.Stored {
+		if err := workflow.ExecuteLocalActivity(lctx, a.DeleteCard, activities.DeleteCardInput{CardToken: w.st.Card.Token}).Get(ctx, nil); err != nil {
 			return PaymentResult{}, err
 		}
 	}
@@ -509,7 +433,7 @@ func (w *orderWorkflow) unrecordable(ctx workflow.Context, rec activities.Record
 		OrderStatus:   status.OrderFailure,
 		ResultCode:    code.ID,
 		ResultMessage: code.Message,
-		CardMasked:    w.card.Masked,
+		CardMasked:    w.st.Card.Masked,
 	}, nil
 }
 
@@ -566,7 +490,7 @@ func (w *orderWorkflow) checkAndCharge(ctx workflow.Context, checked *risk.Resul
 		}
 	}
 
-	w.risk = verdict
+	w.st.Risk = verdict
 	switch verdict.Action {
 	case risk.Reject:
 		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, riskCode(verdict), true)
@@ -595,9 +519,9 @@ func (w *orderWorkflow) riskInput() activities.RiskInput {
 		AccountID:       in.AccountID,
 		Amount:          in.Amount,
 		Currency:        in.Currency,
-		CardFingerprint: w.card.Fingerprint,
-		CardBIN:         risk.BIN(w.card.Masked),
-		CardMasked:      w.card.Masked,
+		CardFingerprint: w.st.Card.Fingerprint,
+		CardBIN:         risk.BIN(w.st.Card.Masked),
+		CardMasked:      w.st.Card.Masked,
 		ShopperEmail:    in.Details.ShopperEmail,
 		ShopperIP:       in.Details.ShopperIP,
 		BillingCountry:  in.Details.BillingCountry,
@@ -610,23 +534,21 @@ func (w *orderWorkflow) authorise(ctx workflow.Context) (PaymentResult, error) {
 	if err != nil {
 		return PaymentResult{}, err
 	}
-	out := activities.FinishOrderInput{PaymentStatus: status.Failed, ConnectorRef: charge.ChargeID}
-	if charge.Connector != "" {
-		w.answeredBy = charge.Connector
-	}
+	next, to := w.st.Charged(chargeOf(charge), w.in.Amount, w.in.CaptureMode)
+	w.st = next
+	out := activities.FinishOrderInput{PaymentStatus: to, ConnectorRef: charge.ChargeID}
 	if charge.Approved {
-		w.chargeID = charge.ChargeID
-		w.authorised = w.in.Amount
-		w.captured = charge.CapturedAmount
 		out.AuthCode = charge.AuthCode
 		out.CapturedAmount = charge.CapturedAmount
-		out.PaymentStatus = status.Authorised
-		if w.in.CaptureMode == capture.Auto {
-			out.PaymentStatus = status.Paid
-		}
 		w.afterApproval(ctx)
 	}
 	return w.finish(ctx, out, code, true)
+}
+
+// chargeOf is the acquirer's answer to a charge as the order's rules take it.
+func chargeOf(o activities.ChargeOutcome) order.Charge {
+	return order.Charge{Connector: o.Connector, ChargeID: o.ChargeID, Approved: o.Approved, Decline: o.DeclineCode,
+		AuthCode: o.AuthCode, CapturedAmount: o.CapturedAmount}
 }
 
 // finish records a payment outcome: it drops the CVV when the authorisation
@@ -642,21 +564,21 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 	// The security code is needed for this authorisation only. From shape
 	// 2 the outcome's write drops it.
 	if dropCVV && w.lean() {
-		out.DropCVVToken = w.card.Token
+		out.DropCVVToken = w.st.Card.Token
 	} else if dropCVV {
-		if err := workflow.ExecuteLocalActivity(lctx, a.DropCVV, activities.DropCVVInput{CardToken: w.card.Token}).Get(ctx, nil); err != nil {
+		if err := workflow.ExecuteLocalActivity(lctx, a.DropCVV, activities.DropCVVInput{CardToken: w.st.Card.Token}).Get(ctx, nil); err != nil {
 			return PaymentResult{}, err
 		}
 	}
 	out.TransactionID = in.TransactionID
-	w.writes++
-	out.Version = w.writes
+	w.st.Writes++
+	out.Version = w.st.Writes
 	out.ResultCode, out.ResultMessage = split(code)
 	out.OrderStatus = status.OrderStatusOf(out.PaymentStatus)
-	out.Risk = w.risk
+	out.Risk = w.st.Risk
 	out.Connector = w.recordedConnector()
 	out.Is3DS, out.ThreeDSResult = w.threeDS.used, w.threeDS.result
-	credited := w.lean() && out.PaymentStatus == status.Paid && w.status != status.Paid
+	credited := w.lean() && w.st.CreditsOnMove(out.PaymentStatus)
 	if credited {
 		// The move to paid is checked, so the credit starts now, beside
 		// the outcome's write: both are local activities of this task,
@@ -676,19 +598,19 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 		OrderNo:       in.OrderNo,
 		Amount:        in.Amount,
 		Currency:      in.Currency,
-		PaymentStatus: w.status,
+		PaymentStatus: w.st.Status,
 		OrderStatus:   out.OrderStatus,
 		ResultCode:    out.ResultCode,
 		ResultMessage: out.ResultMessage,
-		CardMasked:    w.card.Masked,
-		CardToken:     w.card.Token,
+		CardMasked:    w.st.Card.Masked,
+		CardToken:     w.st.Card.Token,
 		Connector:     out.Connector,
 		AuthCode:      out.AuthCode,
-		Risk:          w.risk,
+		Risk:          w.st.Risk,
 		Is3DS:         out.Is3DS,
 		ThreeDSResult: out.ThreeDSResult,
-		TokenID:       w.tokenID,
-		Recurring:     w.recurring,
+		TokenID:       w.st.TokenID,
+		Recurring:     w.st.Recurring,
 	}, nil
 }
 
@@ -705,10 +627,10 @@ func (w *orderWorkflow) recordOutcome(ctx workflow.Context, out activities.Finis
 	}
 	logger := workflow.GetLogger(ctx)
 	logger.Error("order outcome refused by the record: writing it without details", "error", err)
-	w.writes++
+	w.st.Writes++
 	bare := activities.FinishOrderInput{
 		TransactionID:  out.TransactionID,
-		Version:        w.writes,
+		Version:        w.st.Writes,
 		PaymentStatus:  out.PaymentStatus,
 		OrderStatus:    out.OrderStatus,
 		ResultCode:     out.ResultCode,
@@ -739,10 +661,9 @@ func (w *orderWorkflow) moveTo(ctx workflow.Context, to status.Payment, credit b
 	if err := w.checkMove(ctx, to); err != nil {
 		return err
 	}
-	from := w.status
-	w.status = to
-	w.since = workflow.Now(ctx)
-	if credit && to == status.Paid && from != status.Paid {
+	credits := credit && w.st.CreditsOnMove(to)
+	w.st = w.st.Moved(to, workflow.Now(ctx))
+	if credits {
 		w.creditPaid(ctx)
 	}
 	return workflow.UpsertTypedSearchAttributes(ctx, SearchPaymentStatus.ValueSet(int64(to)))
@@ -754,15 +675,13 @@ func (w *orderWorkflow) moveTo(ctx workflow.Context, to status.Payment, credit b
 func (w *orderWorkflow) creditPaid(ctx workflow.Context) {
 	w.postToLedger(ctx, ledgerCredit, activities.LedgerOrderInput{
 		Reference: "order/" + w.in.TransactionID + "/paid", MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
-		Currency: w.in.Currency, Amount: w.captured,
+		Currency: w.in.Currency, Amount: w.st.Captured,
 	})
 }
 
-// checkMove returns nil when the order may move to payment_status to: the
-// state table of docs/design.md §4 allows the move (status.Check), or to is the
-// status the order already has. Restating the status is not a move: a
-// pending order sent on to the 3-D Secure page is recorded pending again,
-// and a failed refund records a paid order's amounts with its status.
+// checkMove returns nil when the order may move to payment_status to
+// (order.State.CheckMove: the state table of docs/design.md §4, or a
+// restated status).
 //
 // A refused move is a flaw in the workflow (a step that believed the order
 // was elsewhere), never the merchant's or the shopper's doing. It is logged
@@ -775,12 +694,9 @@ func (w *orderWorkflow) creditPaid(ctx workflow.Context) {
 // (stepFailed), and a callback or a refund poll is logged and dropped, as
 // any of their errors is.
 func (w *orderWorkflow) checkMove(ctx workflow.Context, to status.Payment) error {
-	if to == w.status {
-		return nil
-	}
-	if err := status.Check(w.status, to); err != nil {
+	if err := w.st.CheckMove(to); err != nil {
 		workflow.GetLogger(ctx).Error("payment_status move refused: the order stays as it is",
-			"transaction_id", w.in.TransactionID, "from", int(w.status), "to", int(to), "error", err)
+			"transaction_id", w.in.TransactionID, "from", int(w.st.Status), "to", int(to), "error", err)
 		return err
 	}
 	return nil
@@ -801,11 +717,11 @@ func (w *orderWorkflow) asItStands() PaymentResult {
 		OrderNo:       w.in.OrderNo,
 		Amount:        w.in.Amount,
 		Currency:      w.in.Currency,
-		PaymentStatus: w.status,
-		OrderStatus:   status.OrderStatusOf(w.status),
+		PaymentStatus: w.st.Status,
+		OrderStatus:   status.OrderStatusOf(w.st.Status),
 		ResultCode:    codes.SystemError.ID,
 		ResultMessage: codes.SystemError.Message,
-		CardMasked:    w.card.Masked,
+		CardMasked:    w.st.Card.Masked,
 	}
 }
 
@@ -824,8 +740,8 @@ func (w *orderWorkflow) connectorName() string {
 // recordedConnector is the connector name the order's record and answers
 // show: the one that answered its charge, else the one it is routed to.
 func (w *orderWorkflow) recordedConnector() string {
-	if w.answeredBy != "" {
-		return w.answeredBy
+	if w.st.AnsweredBy != "" {
+		return w.st.AnsweredBy
 	}
 	return w.connectorName()
 }
@@ -842,7 +758,7 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 		var outcome activities.ChargeOutcome
 		err := workflow.ExecuteLocalActivity(actx, a.Authorise, activities.AuthoriseInput{
 			Connector:      w.connectorName(),
-			CardToken:      w.card.Token,
+			CardToken:      w.st.Card.Token,
 			IdempotencyKey: key,
 			Reference:      in.TransactionID,
 			Amount:         in.Amount,
@@ -850,8 +766,8 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 			Capture:        in.CaptureMode == capture.Auto,
 			ThreeDS:        w.threeDS.data,
 			// Set only for stored cards, so older histories replay the same.
-			StoredCredential: w.card.Stored,
-			TokenID:          w.card.TokenID,
+			StoredCredential: w.st.Card.Stored,
+			TokenID:          w.st.Card.TokenID,
 		}).Get(ctx, &outcome)
 		if err == nil {
 			return outcome, outcomeCode(outcome), nil
@@ -887,22 +803,7 @@ func idempotencyKey(workflowID, operation string) string {
 	return strings.ReplaceAll(workflowID, "/", ":") + ":" + operation
 }
 
-func outcomeCode(o activities.ChargeOutcome) codes.Code {
-	if o.Approved {
-		return codes.OK
-	}
-	switch o.DeclineCode {
-	case connector.DeclineInsufficientFunds:
-		return codes.InsufficientFunds
-	case connector.DeclineExpiredCard:
-		return codes.ExpiredCard
-	case connector.DeclineIncorrectCVC:
-		return codes.WrongCVV
-	case connector.DeclineAuthenticationRequired:
-		return codes.ThreeDSNotAvailable
-	}
-	return codes.Declined
-}
+func outcomeCode(o activities.ChargeOutcome) codes.Code { return order.ChargeCode(chargeOf(o)) }
 
 func riskCode(r risk.Result) codes.Code {
 	return risk.CodeFor(r.Rule)

@@ -39,8 +39,8 @@ const (
 
 // Default windows of the shopper's side (docs/design.md §1).
 const (
-	DefaultSessionWindow = 15 * time.Minute
-	DefaultAPMWindow     = 24 * time.Hour
+	DefaultSessionWindow = order.DefaultSessionWindow
+	DefaultAPMWindow     = order.DefaultAPMWindow
 )
 
 // APMOrder is what an alternative payment method needs.
@@ -128,7 +128,7 @@ func (w *orderWorkflow) authenticate(ctx workflow.Context) (PaymentResult, error
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.Authenticate3DS,
 		activities.ThreeDSInput{
 			Connector:      w.connectorName(),
-			CardToken:      w.card.Token,
+			CardToken:      w.st.Card.Token,
 			IdempotencyKey: idempotencyKey(w.id, "3ds"),
 			Amount:         w.in.Amount,
 			Currency:       w.in.Currency,
@@ -215,7 +215,7 @@ func (w *orderWorkflow) threeDSSettle(ctx workflow.Context, au activities.ThreeD
 	if err != nil {
 		return err
 	}
-	w.result = &res
+	w.st.Result = &res
 	return w.notify(ctx, NotifyPayment, res.Code(), nil)
 }
 
@@ -318,8 +318,8 @@ func (w *orderWorkflow) apmSettle(ctx workflow.Context, paymentID string, provid
 	switch providerStatus {
 	case connector.APMSucceeded:
 		w.apm.awaiting = false
-		w.chargeID = paymentID
-		w.authorised, w.captured = w.in.Amount, w.in.Amount
+		w.st.ChargeID = paymentID
+		w.st.Authorised, w.st.Captured = w.in.Amount, w.in.Amount
 		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Paid, CapturedAmount: w.in.Amount,
 			ConnectorRef: paymentID}, codes.OK, false)
 	case connector.APMCancelled:
@@ -334,7 +334,7 @@ func (w *orderWorkflow) apmSettle(ctx workflow.Context, paymentID string, provid
 	if err != nil {
 		return err
 	}
-	w.result = &res
+	w.st.Result = &res
 	return w.notify(ctx, NotifyPayment, res.Code(), nil)
 }
 
@@ -363,7 +363,7 @@ func (w *orderWorkflow) shopperLapsed(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
-	w.result = &res
+	w.st.Result = &res
 	return w.notify(ctx, NotifyPayment, res.Code(), nil)
 }
 
@@ -385,7 +385,7 @@ func (w *orderWorkflow) registerShopperHandlers(ctx workflow.Context) error {
 	}
 	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdatePay, w.payFromPage, workflow.UpdateHandlerOptions{
 		Validator: func(ctx workflow.Context, req PayRequest) error {
-			if w.in.Kind != KindCheckout || w.status != status.Pending || w.card.Token != "" {
+			if w.in.Kind != KindCheckout || w.st.Status != status.Pending || w.st.Card.Token != "" {
 				return refuse(codes.InvalidState, "the order is not waiting for a card")
 			}
 			if req.Card.Token == "" {
@@ -399,7 +399,7 @@ func (w *orderWorkflow) registerShopperHandlers(ctx workflow.Context) error {
 	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateShopperCancel, w.shopperCancel, workflow.UpdateHandlerOptions{
 		Validator: func(ctx workflow.Context, _ struct{}) error {
-			if w.status != status.Pending || w.threeDS.awaiting {
+			if w.st.Status != status.Pending || w.threeDS.awaiting {
 				return refuse(codes.InvalidState, "the order is not waiting for the shopper")
 			}
 			return nil
@@ -450,21 +450,21 @@ func (w *orderWorkflow) payFromPage(ctx workflow.Context, req PayRequest) (Payme
 		return PaymentResult{}, err
 	}
 	defer w.lock.Unlock()
-	if w.status != status.Pending || w.card.Token != "" {
+	if w.st.Status != status.Pending || w.st.Card.Token != "" {
 		return PaymentResult{}, refuse(codes.InvalidState, "the order is not waiting for a card")
 	}
-	w.card = req.Card
+	w.st.Card = req.Card
 	if err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.AttachCard,
-		activities.AttachCardInput{TransactionID: w.in.TransactionID, CardMasked: w.card.Masked, CardBrand: w.card.Brand,
-			CardToken: w.card.Token, CardFingerprint: w.card.Fingerprint}).Get(ctx, nil); err != nil {
+		activities.AttachCardInput{TransactionID: w.in.TransactionID, CardMasked: w.st.Card.Masked, CardBrand: w.st.Card.Brand,
+			CardToken: w.st.Card.Token, CardFingerprint: w.st.Card.Fingerprint}).Get(ctx, nil); err != nil {
 		return PaymentResult{}, err
 	}
 	res, err := w.checkAndCharge(ctx, nil)
 	if err != nil {
 		return PaymentResult{}, err
 	}
-	w.result = &res
-	if w.status != status.Pending && w.status != status.HeldForReview {
+	w.st.Result = &res
+	if w.st.Status != status.Pending && w.st.Status != status.HeldForReview {
 		if err := w.notify(ctx, NotifyPayment, res.Code(), nil); err != nil {
 			return PaymentResult{}, err
 		}
@@ -478,15 +478,15 @@ func (w *orderWorkflow) shopperCancel(ctx workflow.Context, _ struct{}) (Payment
 		return PaymentResult{}, err
 	}
 	defer w.lock.Unlock()
-	if w.status != status.Pending {
+	if w.st.Status != status.Pending {
 		return PaymentResult{}, temporal.NewApplicationError("the order is not waiting for the shopper", ErrTypeEntryRefused, codes.InvalidState.ID)
 	}
 	w.apm.awaiting = false
-	res, err := w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, codes.ShopperCancelled, w.card.Token != "")
+	res, err := w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, codes.ShopperCancelled, w.st.Card.Token != "")
 	if err != nil {
 		return PaymentResult{}, err
 	}
-	w.result = &res
+	w.st.Result = &res
 	if err := w.notify(ctx, NotifyPayment, res.Code(), nil); err != nil {
 		return PaymentResult{}, err
 	}

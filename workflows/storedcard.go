@@ -31,21 +31,21 @@ func (w *orderWorkflow) afterApproval(ctx workflow.Context) {
 	if w.version(ctx, changeStoredCards, 1) == workflow.DefaultVersion {
 		return
 	}
-	if !w.card.Stored {
+	if !w.st.Card.Stored {
 		lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
 		var kept activities.KeepCardResult
 		err := workflow.ExecuteLocalActivity(lctx, a.KeepCard, activities.KeepCardInput{
 			TransactionID: w.in.TransactionID, MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
-			CardToken: w.card.Token, CardMasked: w.card.Masked, CardBrand: w.card.Brand, Fingerprint: w.card.Fingerprint,
+			CardToken: w.st.Card.Token, CardMasked: w.st.Card.Masked, CardBrand: w.st.Card.Brand, Fingerprint: w.st.Card.Fingerprint,
 		}).Get(ctx, &kept)
 		if err != nil {
 			workflow.GetLogger(ctx).Error("card not kept", "transaction_id", w.in.TransactionID, "error", err)
 			return
 		}
-		w.tokenID = kept.TokenID
-		w.card.TokenID = kept.TokenID
+		w.st.TokenID = kept.TokenID
+		w.st.Card.TokenID = kept.TokenID
 	}
-	if w.in.Subscription != nil && w.tokenID != "" {
+	if w.in.Subscription != nil && w.st.TokenID != "" {
 		w.startSubscription(ctx)
 	}
 }
@@ -67,7 +67,7 @@ func (w *orderWorkflow) startSubscription(ctx workflow.Context) {
 		FirstTransactionID: w.in.TransactionID,
 		FirstPaid:          paid,
 		Terms:              terms,
-		Card:               CardRef{Token: w.card.Token, Masked: w.card.Masked, Brand: w.card.Brand, Fingerprint: w.card.Fingerprint, Stored: true, TokenID: w.tokenID},
+		Card:               CardRef{Token: w.st.Card.Token, Masked: w.st.Card.Masked, Brand: w.st.Card.Brand, Fingerprint: w.st.Card.Fingerprint, Stored: true, TokenID: w.st.TokenID},
 		Details:            details,
 		Connector:          w.in.Connector,
 		NotifySchedule:     w.in.NotifySchedule,
@@ -85,16 +85,16 @@ func (w *orderWorkflow) startSubscription(ctx workflow.Context) {
 		workflow.GetLogger(ctx).Error("subscription not started", "recurring_id", recurringID, "error", err)
 		return
 	}
-	w.recurring = &RecurringResult{
+	w.st.Recurring = &RecurringResult{
 		ContractName: terms.ContractName,
 		RecurringID:  recurringID,
 		Period:       terms.Period(),
 		Status:       int(subscription.Active),
 	}
 	if !terms.Ended(paid, 2) {
-		w.recurring.Next = terms.Due(paid, 2)
+		w.st.Recurring.Next = terms.Due(paid, 2)
 	} else {
-		w.recurring.Status = int(subscription.Finished)
+		w.st.Recurring.Status = int(subscription.Finished)
 	}
 }
 

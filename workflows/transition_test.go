@@ -16,6 +16,7 @@ import (
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/refund"
 	"github.com/paygate/paygate/internal/domain/status"
 )
@@ -44,13 +45,10 @@ func (f flawedOrder) build(ctx workflow.Context) *orderWorkflow {
 			TransactionID: "1379868670095785984", MerchantID: "M1", AccountID: "A1", OrderNo: "ORD-T",
 			Amount: transitionAmount, Currency: "USD", Kind: KindAPM,
 		},
-		id:         workflow.GetInfo(ctx).WorkflowExecution.ID,
-		status:     f.Status,
-		since:      workflow.Now(ctx),
-		lock:       workflow.NewMutex(ctx),
-		chargeID:   "ch_1",
-		authorised: transitionAmount,
-		captured:   f.Captured,
+		id:   workflow.GetInfo(ctx).WorkflowExecution.ID,
+		lock: workflow.NewMutex(ctx),
+		st: order.State{Status: f.Status, Since: workflow.Now(ctx), ChargeID: "ch_1",
+			Ledger: order.Ledger{Authorised: transitionAmount, Captured: f.Captured}},
 	}
 	w.in.Details.NotifyURL = "https://merchant.example/notify"
 	if f.APMPaymentID != "" {
@@ -74,7 +72,7 @@ func servedFlawedOrder(ctx workflow.Context, f flawedOrder) (status.Payment, err
 	err := workflow.Await(ctx, func() bool {
 		return workflow.AllHandlersFinished(ctx) && w.notificationsIdle() && w.inFlight == 0
 	})
-	return w.status, err
+	return w.st.Status, err
 }
 
 // stepOutcome is what one step on a flawed order did.
@@ -100,14 +98,15 @@ func runFlawedStep(ctx workflow.Context, s flawedStep) (stepOutcome, error) {
 	case "declined":
 		_, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, codes.Declined, true)
 	case "refund settled":
-		err = w.settleRefund(ctx, activities.SaveRefundInput{RefundReferenceID: w.in.TransactionID + "-01",
-			TransactionID: w.in.TransactionID, Amount: w.captured}, refund.Succeeded)
+		next, _, effects := w.st.RefundSettled(order.Refund{Reference: w.in.TransactionID + "-01", Amount: w.st.Captured},
+			refund.Succeeded, false, w.in.Currency)
+		err = w.carryOut(ctx)(next, effects)
 	case "authorisation lapsed":
 		err = w.authorisationLapsed(ctx)
 	default:
 		return stepOutcome{}, fmt.Errorf("unknown step %q", s.Step)
 	}
-	out := stepOutcome{Status: w.status}
+	out := stepOutcome{Status: w.st.Status}
 	if err != nil {
 		if !errors.Is(err, status.ErrIllegalTransition) {
 			return stepOutcome{}, err
@@ -386,7 +385,7 @@ func TestIllegalMoveDoesNotFailTheOrder(t *testing.T) {
 // answered refused (I0018) with the order as it stands; any other error
 // still fails the update.
 func TestStepFailedRefusesTheEntry(t *testing.T) {
-	w := &orderWorkflow{status: status.Paid}
+	w := &orderWorkflow{st: order.State{Status: status.Paid}}
 	refused := fmt.Errorf("save: %w", status.Check(status.Paid, status.Failed))
 	got, err := w.stepFailed(refused)
 	want := OperationResult{Status: EntryRefused, ResultCode: "I0018",

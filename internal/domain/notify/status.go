@@ -15,3 +15,23 @@ const (
 	// Failed: given up once the retry schedule's horizon passed.
 	Failed Status = "failed"
 )
+
+// Delivery is a notification as its order knows it: which it is, and where
+// its delivery stands.
+type Delivery struct {
+	NotifyID string
+	Type     string
+	Status   Status
+	Attempts int
+}
+
+// The notification types (notify_type). They travel in notifications and
+// the record, so they must never change.
+const (
+	TypePayment = "payment"
+	TypeReview  = "review"
+	TypeCapture = "capture"
+	TypeCancel  = "cancel"
+	TypeRefund  = "refund"
+	TypeExpiry  = "expiry"
+)
