@@ -8,10 +8,10 @@ import (
 	"net/http"
 
 	"go.temporal.io/sdk/temporal"
-	"gorm.io/gorm"
 
 	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/models"
 )
 
 // Connector is one acquirer as the activities use it: card payments in the
@@ -61,7 +61,7 @@ type Vault interface {
 // Activities holds the clients the activities need. The worker registers one
 // value; workflows call its methods through a nil pointer.
 type Activities struct {
-	DB         *gorm.DB
+	Records    models.Records // the record (Postgres)
 	Vault      Vault
 	Connectors Connectors // the acquirers, by the name each order carries
 	Accounts   SignKeys

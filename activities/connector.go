@@ -10,7 +10,6 @@ import (
 
 	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/connector"
-	"github.com/paygate/paygate/models"
 )
 
 // AuthoriseInput asks the acquirer to authorise (and, for a sale, capture) a
@@ -78,7 +77,7 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 	// the acquirer took without answering, which only the inquiry after
 	// the retries can tell, and a refusal here would skip it.
 	if in.TokenID != "" && (!activity.IsActivity(ctx) || activity.GetInfo(ctx).Attempt <= 1) {
-		deleted, err := models.StoredCardDeleted(ctx, a.DB, in.TokenID)
+		deleted, err := a.Records.StoredCardDeleted(ctx, in.TokenID)
 		if err != nil {
 			return ChargeOutcome{}, err
 		}

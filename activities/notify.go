@@ -36,7 +36,7 @@ type RecordNotificationInput struct {
 
 // RecordNotification stores a notification before its first delivery.
 func (a *Activities) RecordNotification(ctx context.Context, in RecordNotificationInput) error {
-	return models.InsertNotification(ctx, a.DB, &models.Notification{
+	return a.Records.InsertNotification(ctx, &models.Notification{
 		NotifyID:      in.NotifyID,
 		TransactionID: in.TransactionID,
 		MerchantID:    in.MerchantID,
@@ -70,7 +70,7 @@ const maxErrorText = 300
 // DeliverNotification posts a notification once: the stored fields, signed
 // with encryption_data and Standard Webhooks headers. Any 2xx acknowledges.
 func (a *Activities) DeliverNotification(ctx context.Context, in DeliverInput) (DeliverResult, error) {
-	n, err := models.FindNotification(ctx, a.DB, in.NotifyID)
+	n, err := a.Records.FindNotification(ctx, in.NotifyID)
 	if err != nil {
 		return DeliverResult{}, err
 	}
@@ -98,7 +98,7 @@ func (a *Activities) DeliverNotification(ctx context.Context, in DeliverInput) (
 	at := time.Now()
 	attempt := &models.NotificationAttempt{NotifyID: n.NotifyID, Attempt: in.Attempt, At: at,
 		StatusCode: res.StatusCode, LatencyMS: res.latency.Milliseconds(), Error: res.Error}
-	if err := models.RecordAttempt(ctx, a.DB, attempt, res.Delivered); err != nil {
+	if err := a.Records.RecordAttempt(ctx, attempt, res.Delivered); err != nil {
 		return DeliverResult{}, err
 	}
 	if a.Metrics != nil {
@@ -171,7 +171,7 @@ type MarkNotificationInput struct {
 
 // MarkNotification records that a notification was given up (or resent).
 func (a *Activities) MarkNotification(ctx context.Context, in MarkNotificationInput) error {
-	return models.SetNotificationStatus(ctx, a.DB, in.NotifyID, in.Status)
+	return a.Records.SetNotificationStatus(ctx, in.NotifyID, in.Status)
 }
 
 // LoadNotificationsInput selects notifications to deliver again.
@@ -182,13 +182,13 @@ type LoadNotificationsInput struct {
 // ResetNotifications marks the notifications pending again before a
 // redelivery and returns the ids that exist, in delivery order.
 func (a *Activities) ResetNotifications(ctx context.Context, in LoadNotificationsInput) ([]string, error) {
-	rows, err := models.FindNotifications(ctx, a.DB, models.NotificationSelection{NotifyIDs: in.NotifyIDs}, len(in.NotifyIDs))
+	rows, err := a.Records.FindNotifications(ctx, models.NotificationSelection{NotifyIDs: in.NotifyIDs}, len(in.NotifyIDs))
 	if err != nil {
 		return nil, err
 	}
 	ids := make([]string, 0, len(rows))
 	for _, r := range rows {
-		if err := models.ResetNotification(ctx, a.DB, r.NotifyID, time.Now()); err != nil {
+		if err := a.Records.ResetNotification(ctx, r.NotifyID, time.Now()); err != nil {
 			return nil, err
 		}
 		ids = append(ids, r.NotifyID)

@@ -139,7 +139,7 @@ type SaveOrderStateInput struct {
 
 // SaveOrderState writes an order's status and amounts.
 func (a *Activities) SaveOrderState(ctx context.Context, in SaveOrderStateInput) error {
-	return models.UpdateOrderState(ctx, a.DB, in.TransactionID, models.OrderState{
+	return a.Records.UpdateOrderState(ctx, in.TransactionID, models.OrderState{
 		PaymentStatus:  in.PaymentStatus,
 		OrderStatus:    in.OrderStatus,
 		CapturedAmount: in.CapturedAmount,
@@ -187,5 +187,5 @@ func (a *Activities) SaveRefund(ctx context.Context, in SaveRefundInput) error {
 		now := time.Now()
 		r.SettledAt = &now
 	}
-	return models.SaveRefund(ctx, a.DB, r)
+	return a.Records.SaveRefund(ctx, r)
 }

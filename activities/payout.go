@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/temporal"
-	"gorm.io/gorm"
 
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/rail"
@@ -47,8 +46,8 @@ type PayoutPricing struct {
 // ledger, the rail and the pricing tables. They are a struct of their own so
 // that payouts add no field to Activities, which every order activity shares.
 type PayoutActivities struct {
-	DB     *gorm.DB
-	Ledger PayoutLedger
+	Records models.Records // the payouts table
+	Ledger  PayoutLedger
 	// Rail pays live accounts' payouts; TestRail, a simulated rail, test
 	// accounts' (nil: none, and a test account's payout is refused).
 	Rail     PayoutRail
@@ -62,8 +61,8 @@ type PayoutActivities struct {
 // before payouts carried their mode has none; its record says (migration
 // 0013 set it from the account).
 func (p *PayoutActivities) railFor(ctx context.Context, mode, id string) (PayoutRail, error) {
-	if mode == "" && p.DB != nil {
-		recorded, err := models.PayoutMode(ctx, p.DB, id)
+	if mode == "" && p.Records.DB != nil {
+		recorded, err := p.Records.PayoutMode(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -142,11 +141,11 @@ func (p *PayoutActivities) PayoutRecordStart(ctx context.Context, in PayoutRecor
 		Mode:      cmp.Or(in.Mode, testmode.Live),
 		CreatedAt: in.At, UpdatedAt: in.At,
 	}
-	if err := models.InsertPayout(ctx, p.DB, row); err != nil {
+	if err := p.Records.InsertPayout(ctx, row); err != nil {
 		return recordError(err)
 	}
 	if in.Run > 1 {
-		err := models.UpdatePayout(ctx, p.DB, in.ID, models.PayoutUpdate{Status: string(payout.StatusNew), Run: in.Run}, in.At)
+		err := p.Records.UpdatePayout(ctx, in.ID, models.PayoutUpdate{Status: string(payout.StatusNew), Run: in.Run}, in.At)
 		if err != nil {
 			return recordError(err)
 		}
@@ -216,7 +215,7 @@ func (p *PayoutActivities) PayoutRecord(ctx context.Context, in PayoutRecordInpu
 		u.BeneficiaryReceivesAmount = ch.BeneficiaryReceives.Minor
 		u.TransferAmount = ch.Transfer.Minor
 	}
-	return recordError(models.UpdatePayout(ctx, p.DB, in.ID, u, in.At))
+	return recordError(p.Records.UpdatePayout(ctx, in.ID, u, in.At))
 }
 
 // PayoutReserveInput is the reservation of a priced payout: Amount (what is

@@ -3,8 +3,6 @@ package activities
 import (
 	"context"
 	"time"
-
-	"github.com/paygate/paygate/models"
 )
 
 // SealLegacyInput bounds one batch of sealing.
@@ -22,11 +20,11 @@ type SealLegacyResult struct {
 // SealLegacyPersonalData seals the personal data of orders and payouts
 // written in clear before it was sealed (migration 0015).
 func (a *Activities) SealLegacyPersonalData(ctx context.Context, in SealLegacyInput) (SealLegacyResult, error) {
-	orders, err := models.SealLegacyOrders(ctx, a.DB, in.Limit)
+	orders, err := a.Records.SealLegacyOrders(ctx, in.Limit)
 	if err != nil {
 		return SealLegacyResult{}, err
 	}
-	payouts, err := models.SealLegacyPayouts(ctx, a.DB, in.Limit)
+	payouts, err := a.Records.SealLegacyPayouts(ctx, in.Limit)
 	if err != nil {
 		return SealLegacyResult{}, err
 	}
@@ -54,7 +52,7 @@ type EraseExpiredResult struct {
 // EraseExpiredPersonalData erases the personal data of one batch of closed
 // orders and payouts older than the retention period.
 func (a *Activities) EraseExpiredPersonalData(ctx context.Context, in EraseExpiredInput) (EraseExpiredResult, error) {
-	rec, err := models.EraseExpired(ctx, a.DB, in.Before, in.Limit, time.Now())
+	rec, err := a.Records.EraseExpired(ctx, in.Before, in.Limit, time.Now())
 	if err != nil {
 		return EraseExpiredResult{}, err
 	}

@@ -42,7 +42,7 @@ func TestActivitiesWriteNoQueries(t *testing.T) {
 			if !ok || !gormCalls[sel.Sel.Name] {
 				return true
 			}
-			// a.DB.X(...) or p.DB.X(...): a query on the handle.
+			// a.Records.DB.X(...): a query on the handle.
 			if inner, ok := sel.X.(*ast.SelectorExpr); ok && inner.Sel.Name == "DB" {
 				t.Errorf("%s: a query written on the database handle (.DB.%s); put it in models", fset.Position(call.Pos()), sel.Sel.Name)
 			}

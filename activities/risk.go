@@ -45,12 +45,12 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 	if in.TransactionID == "" {
 		return risk.Result{}, temporal.NewNonRetryableApplicationError("risk check without a transaction id", ErrTypeInvalidRiskInput, nil)
 	}
-	account, err := models.FindAccount(ctx, a.DB, in.MerchantID, in.AccountID)
+	account, err := a.Records.FindAccount(ctx, in.MerchantID, in.AccountID)
 	if err != nil {
 		return risk.Result{}, fmt.Errorf("risk check: %w", err)
 	}
 	cfg := account.Risk.WithDefaults()
-	blocked, err := models.CardBlocked(ctx, a.DB, in.CardFingerprint)
+	blocked, err := a.Records.CardBlocked(ctx, in.CardFingerprint)
 	if err != nil {
 		return risk.Result{}, fmt.Errorf("risk check: %w", err)
 	}
@@ -75,7 +75,7 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 			email = ""
 		}
 	}
-	counts, err := models.CountVelocity(ctx, a.DB, models.VelocityQuery{
+	counts, err := a.Records.CountVelocity(ctx, models.VelocityQuery{
 		AccountID:            in.AccountID,
 		ExcludeTransactionID: in.TransactionID,
 		Card:                 velocityWindow(cfg.CardVelocity, card, now),

@@ -201,7 +201,7 @@ type AttachCardInput struct {
 
 // AttachCard records the shopper's card (masked, tokenised) on the order.
 func (a *Activities) AttachCard(ctx context.Context, in AttachCardInput) error {
-	return models.AttachCard(ctx, a.DB, in.TransactionID, models.OrderCard{
+	return a.Records.AttachCard(ctx, in.TransactionID, models.OrderCard{
 		Masked: in.CardMasked, Brand: in.CardBrand, Token: in.CardToken, Fingerprint: in.CardFingerprint,
 	})
 }

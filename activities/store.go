@@ -76,7 +76,7 @@ func storeError(err error) error {
 // A row Postgres refuses is a RecordRejected error, a transaction id that is
 // another order's a TransactionIDConflict error; neither is retried.
 func (a *Activities) RecordOrder(ctx context.Context, in RecordOrderInput) (RecordOrderResult, error) {
-	existing, err := models.InsertOrder(ctx, a.DB, &models.Order{
+	existing, err := a.Records.InsertOrder(ctx, &models.Order{
 		TransactionID:      in.TransactionID,
 		WorkflowID:         in.WorkflowID,
 		MerchantID:         in.MerchantID,
@@ -148,7 +148,7 @@ func (a *Activities) FinishOrder(ctx context.Context, in FinishOrderInput) error
 	for _, r := range in.Risk.Reasons {
 		reasons = append(reasons, models.RiskReason{Name: r.Name, Status: r.Status})
 	}
-	return storeError(models.UpdateOrderResult(ctx, a.DB, in.TransactionID, models.OrderResult{
+	return storeError(a.Records.UpdateOrderResult(ctx, in.TransactionID, models.OrderResult{
 		PaymentStatus:  in.PaymentStatus,
 		OrderStatus:    in.OrderStatus,
 		ResultCode:     in.ResultCode,

@@ -37,7 +37,7 @@ func StoredTokenID(vaultToken string) string {
 // its token_id on the order. Keeping the same order's card again returns
 // the same token_id.
 func (a *Activities) KeepCard(ctx context.Context, in KeepCardInput) (KeepCardResult, error) {
-	kept, err := models.KeepCard(ctx, a.DB, &models.StoredCard{
+	kept, err := a.Records.KeepCard(ctx, &models.StoredCard{
 		TokenID:             StoredTokenID(in.CardToken),
 		MerchantID:          in.MerchantID,
 		AccountID:           in.AccountID,
@@ -51,7 +51,7 @@ func (a *Activities) KeepCard(ctx context.Context, in KeepCardInput) (KeepCardRe
 	if err != nil {
 		return KeepCardResult{}, storeError(err)
 	}
-	if err := models.SetOrderToken(ctx, a.DB, in.TransactionID, kept.TokenID); err != nil {
+	if err := a.Records.SetOrderToken(ctx, in.TransactionID, kept.TokenID); err != nil {
 		return KeepCardResult{}, storeError(err)
 	}
 	return KeepCardResult{TokenID: kept.TokenID}, nil

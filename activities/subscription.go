@@ -48,7 +48,7 @@ func (a *Activities) RecordSubscription(ctx context.Context, in RecordSubscripti
 	if err != nil {
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRecordRejected, err)
 	}
-	return storeError(models.RecordSubscription(ctx, a.DB, &models.Subscription{
+	return storeError(a.Records.RecordSubscription(ctx, &models.Subscription{
 		RecurringID: in.RecurringID, WorkflowID: in.WorkflowID, MerchantID: in.MerchantID, AccountID: in.AccountID,
 		FirstTransactionID: in.FirstTransactionID, TokenID: in.TokenID, ContractName: in.Terms.ContractName,
 		Terms: terms, Period: in.Terms.Period(), Status: int(subscription.Active), Charges: 1,
@@ -68,7 +68,7 @@ type UpdateSubscriptionInput struct {
 
 // UpdateSubscription records a subscription's progress.
 func (a *Activities) UpdateSubscription(ctx context.Context, in UpdateSubscriptionInput) error {
-	return storeError(models.UpdateSubscription(ctx, a.DB, in.RecurringID, models.SubscriptionUpdate{
+	return storeError(a.Records.UpdateSubscription(ctx, in.RecurringID, models.SubscriptionUpdate{
 		Status: in.Status, Charges: in.Charges, FailedAttempts: in.FailedAttempts, NextChargeAt: in.NextChargeAt, At: in.At,
 	}))
 }
@@ -95,7 +95,7 @@ var errChargeNotFinal = errors.New("charge order not final yet")
 // FindChargeOrder reads the result of a charge order made before. It fails
 // (and is retried) while the order is missing or still pending.
 func (a *Activities) FindChargeOrder(ctx context.Context, in FindChargeOrderInput) (ChargeOrderResult, error) {
-	o, err := models.FindOrderByNo(ctx, a.DB, in.AccountID, in.OrderNo)
+	o, err := a.Records.FindOrderByNo(ctx, in.AccountID, in.OrderNo)
 	if err != nil {
 		return ChargeOrderResult{}, fmt.Errorf("find charge order %s: %w", in.OrderNo, err)
 	}

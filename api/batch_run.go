@@ -65,7 +65,7 @@ func (s *Server) runEntry(ctx context.Context, ops OrderOps, op batchOp, merchan
 	if code != nil {
 		return refusedEntry(*code)
 	}
-	o, err := s.Store.FindOrderByTransaction(ctx, merchantID, accountID, e.TransactionID.String())
+	o, err := s.Records.FindOrderByTransaction(ctx, merchantID, accountID, e.TransactionID.String())
 	if err != nil {
 		return s.entryFailed(op, e, err)
 	}

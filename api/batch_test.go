@@ -87,7 +87,11 @@ func doneResult() workflows.OperationResult {
 }
 
 // fakeStore serves orders by transaction id and a fixed list of refunds.
+// The signature and refund-limit records go to Records when a test sets
+// it (Postgres), and are empty otherwise; the rest of the record is no
+// business of the batch and refund endpoints, and a call to it panics.
 type fakeStore struct {
+	Records
 	mu        sync.Mutex
 	orders    map[string]*models.Order
 	orderErr  map[string]error
@@ -126,6 +130,29 @@ func (f *fakeStore) FindRefunds(_ context.Context, merchantID, accountID string,
 		}
 	}
 	return out, nil
+}
+
+func (f *fakeStore) SignatureSeen(ctx context.Context, accountID, signatureHash, operation, bodyFingerprint string, at time.Time) (models.SignatureUse, error) {
+	if f.Records == nil {
+		// Every signature is seen for the first time.
+		return models.SignatureUse{AccountID: accountID, SignatureHash: signatureHash, Operation: operation,
+			BodyFingerprint: bodyFingerprint, FirstSeen: at}, nil
+	}
+	return f.Records.SignatureSeen(ctx, accountID, signatureHash, operation, bodyFingerprint, at)
+}
+
+func (f *fakeStore) ReserveCompatibleRefund(ctx context.Context, accountID string, day time.Time, currency string, amount, limit int64) (bool, error) {
+	if f.Records == nil {
+		return true, nil
+	}
+	return f.Records.ReserveCompatibleRefund(ctx, accountID, day, currency, amount, limit)
+}
+
+func (f *fakeStore) ReleaseCompatibleRefund(ctx context.Context, accountID string, day time.Time, currency string, amount int64) error {
+	if f.Records == nil {
+		return nil
+	}
+	return f.Records.ReleaseCompatibleRefund(ctx, accountID, day, currency, amount)
 }
 
 func (f *fakeStore) lookupCount() int {
@@ -172,7 +199,7 @@ func newBatchEnv(t *testing.T) *batchEnv {
 	env.store.orders[txOther] = &models.Order{TransactionID: txOther, WorkflowID: "order/10087/10087001/X",
 		MerchantID: "10087", AccountID: "10087001", OrderNo: "X", Currency: "USD", Amount: 10000}
 	env.srv.Ops = env.ops
-	env.srv.Store = env.store
+	env.srv.Records = env.store
 	return env
 }
 

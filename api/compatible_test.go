@@ -176,7 +176,7 @@ func TestSignatureSeenAgainIsReported(t *testing.T) {
 		t.Errorf("no warning logged:\n%s", env.logs.String())
 	}
 	var use models.SignatureUse
-	if err := env.srv.Records.(models.Records).DB.First(&use, "account_id = ?", limitedAccountID).Error; err != nil {
+	if err := env.store.Records.(models.Records).DB.First(&use, "account_id = ?", limitedAccountID).Error; err != nil {
 		t.Fatal(err)
 	}
 	if use.OtherContentUses != 3 || use.Operation != "/v1/refund" {

@@ -7,11 +7,11 @@ import (
 	"github.com/paygate/paygate/models"
 )
 
-// Records is how the handlers reach the record (models.Records is the one
-// over Postgres); nil turns off what needs it. The batch and refund
-// endpoints read through OrderStore, a part of it their tests fake.
+// Records is the one way the handlers reach the record (models.Records is
+// the one over Postgres); nil turns off what needs it.
 type Records interface {
-	OrderStore
+	FindOrderByTransaction(ctx context.Context, merchantID, accountID, transactionID string) (*models.Order, error)
+	FindRefunds(ctx context.Context, merchantID, accountID string, transactionIDs, refundIDs []string) ([]models.Refund, error)
 	MethodTallies
 	FindOrderByNo(ctx context.Context, accountID, orderNo string) (*models.Order, error)
 	FindSubscription(ctx context.Context, merchantID, accountID, recurringID string) (*models.Subscription, error)

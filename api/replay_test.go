@@ -82,7 +82,10 @@ func newReplayEnv(t *testing.T) *batchEnv {
 	t.Helper()
 	env := newBatchEnv(t)
 	db := replayTestDB(t)
-	env.srv.Records = models.Records{DB: db}
+	// The batch's orders and refunds stay the fake's; the rest of the
+	// record (signatures, refund limits) is Postgres.
+	env.store.Records = models.Records{DB: db}
+	env.srv.Records = env.store
 	env.srv.Replays = replay.New(db)
 	env.srv.Replays.Now = env.srv.Now // what the API records ages by its clock
 	env.accounts.accounts[testMerchantID+"/"+strongAccountID] = merchant.NewTestAccount(models.Account{
@@ -290,7 +293,7 @@ func TestRefusedAnswersAreNotKept(t *testing.T) {
 		t.Errorf("%d refunds sent, want 1", n)
 	}
 	var entries int64
-	env.srv.Records.(models.Records).DB.Model(&models.ReplayEntry{}).Count(&entries)
+	env.store.Records.(models.Records).DB.Model(&models.ReplayEntry{}).Count(&entries)
 	if entries != 1 {
 		t.Errorf("%d replay entries, want only the answered request's", entries)
 	}

@@ -77,7 +77,7 @@ func (s *Server) retrievalRefund(c *gin.Context) {
 		m.refuse(codes.TooManyOrders.With("at most 100 trades and refund_reference_id together"))
 		return
 	}
-	refunds, err := s.Store.FindRefunds(ctx, merchantID, accountID, trades, refundIDs)
+	refunds, err := s.Records.FindRefunds(ctx, merchantID, accountID, trades, refundIDs)
 	if err != nil {
 		s.Logger.Error("query refunds", "account_id", accountID, "error", err)
 		m.refuse(codes.SystemError)

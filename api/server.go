@@ -53,8 +53,7 @@ type Server struct {
 	// Records is the record of orders, payouts, subscriptions and the
 	// rest (records.go); nil turns off what needs it.
 	Records Records
-	Ops     OrderOps   // capture, cancel, review and refund on order workflows
-	Store   OrderStore // orders and refunds for the batch and refund endpoints
+	Ops     OrderOps // capture, cancel, review and refund on order workflows
 	Logger  *slog.Logger
 	Now     func() time.Time
 

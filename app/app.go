@@ -864,7 +864,7 @@ func (g *Gateway) APIHandler() http.Handler {
 	// The back office shares the API's address under /console; its ops
 	// users are who may decode histories in the Temporal UI.
 	cons := &console.Server{
-		DB: g.DB, Orders: orders, Reruns: g.PayoutReruns(), Redeliver: redeliver.New(g.Temporal, g.DB), Keys: g.Accounts,
+		Records: models.ConsoleRecords{DB: g.DB}, Ledger: ledger.New(g.DB), Orders: orders, Reruns: g.PayoutReruns(), Redeliver: redeliver.New(g.Temporal, g.DB), Keys: g.Accounts,
 		NotifySchedule: g.Config.NotifySchedule, TemporalUIURL: g.Config.TemporalUIURL, Namespace: g.Config.TemporalNamespace,
 		SecureCookies: strings.HasPrefix(g.Config.PublicURL, "https://"), SignInKey: g.consoleSignInKey(),
 		Logger: g.Logger.With("component", "console"),
@@ -879,7 +879,6 @@ func (g *Gateway) APIHandler() http.Handler {
 		Offers:    offers,
 		Orders:    orders,
 		Ops:       orders,
-		Store:     records,
 		Records:   records,
 		Replays:   replays,
 
@@ -952,7 +951,7 @@ func (g *Gateway) Activities() (*activities.Activities, error) {
 		return nil, err
 	}
 	return &activities.Activities{
-		DB:         g.DB,
+		Records:    models.Records{DB: g.DB},
 		Vault:      g.Vault,
 		Connectors: set.Activities,
 		Accounts:   g.Accounts,

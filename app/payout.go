@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/rail"
 	"github.com/paygate/paygate/internal/domain/payout"
+	"github.com/paygate/paygate/models"
 )
 
 // PayoutPricingFile is the JSON file the operator keeps the payout exchange
@@ -105,7 +106,7 @@ func (g *Gateway) PayoutActivities() (*activities.PayoutActivities, error) {
 		}
 	}
 	return &activities.PayoutActivities{
-		DB:       g.DB,
+		Records:  models.Records{DB: g.DB},
 		Ledger:   ledger.New(g.DB),
 		Rail:     rc,
 		TestRail: testRail,

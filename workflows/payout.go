@@ -10,7 +10,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
-	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/payout"
 )
@@ -46,14 +45,7 @@ type PayoutInput struct {
 
 // PayoutState is the payout as the workflow knows it (QueryPayoutState and
 // the workflow's result).
-type PayoutState struct {
-	Status         payout.Status
-	FailureType    payout.FailureType
-	FailureReason  string
-	Charges        *payout.Charges
-	RailTransferID string
-	NotifyID       string
-}
+type PayoutState = payout.State
 
 // Payout activity options. Records are short Postgres writes retried
 // without end (a database outage must not fail a payout that moved money);
@@ -198,7 +190,7 @@ func Payout(ctx workflow.Context, in PayoutInput) (PayoutState, error) {
 // so it carries the run number: a re-run after a released reservation is a
 // new reservation, not a repeat of the closed one.
 func (w *payoutWorkflow) reference() string {
-	return fmt.Sprintf("%s/run/%d", w.in.ID, w.in.Run)
+	return payout.ReservationReference(w.in.ID, w.in.Run)
 }
 
 // awaitPaymentDate waits, SCHEDULED, until the payout's payment_date.
@@ -323,15 +315,6 @@ func (w *payoutWorkflow) poll(ctx workflow.Context, t activities.PayoutTransfer)
 // finish ends the payout FAILED: the reservation released when there is
 // one, the status recorded and the merchant notified.
 func (w *payoutWorkflow) finish(ctx workflow.Context, ft payout.FailureType, reason string, release bool) (PayoutState, error) {
-	if ft == "" {
-		ft = payout.FailureUnknown
-	}
-	if reason == "" {
-		reason = ft.Reason()
-	}
-	if len(reason) > 500 {
-		reason = reason[:500]
-	}
 	if release {
 		sctx := workflow.WithLocalActivityOptions(ctx, payoutStoreOptions)
 		if err := workflow.ExecuteLocalActivity(sctx, pa.PayoutRelease,
@@ -339,7 +322,7 @@ func (w *payoutWorkflow) finish(ctx workflow.Context, ft payout.FailureType, rea
 			workflow.GetLogger(ctx).Error("payout release refused", "payout", w.in.ID, "error", err)
 		}
 	}
-	w.state.Status, w.state.FailureType, w.state.FailureReason = payout.StatusFailed, ft, reason
+	w.state = w.state.Failed(ft, reason)
 	if err := w.record(ctx, payout.StatusFailed, nil, ""); err != nil {
 		return w.state, err
 	}
@@ -384,32 +367,10 @@ func (w *payoutWorkflow) notify(ctx workflow.Context) error {
 	if w.in.NotifyURL == "" {
 		return nil
 	}
-	id := fmt.Sprintf("%s-r%02d", w.in.TransactionID, w.in.Run)
+	id := payout.NotifyID(w.in.TransactionID, w.in.Run)
 	w.state.NotifyID = id
-	in := w.in.Instruction
-	fields := map[string]string{
-		"notify_type":        activities.NotifyTypePayout,
-		"notify_id":          id,
-		"merchant_id":        w.in.MerchantID,
-		"account_id":         w.in.AccountID,
-		"request_id":         in.Request.RequestID,
-		"payment_currency":   in.Request.PaymentCurrency,
-		"payment_amount":     in.Request.PaymentAmount.String(),
-		"transaction_id":     w.in.TransactionID,
-		"short_reference_id": w.in.ShortReferenceID,
-		"status":             string(w.state.Status),
-		"failure_type":       string(w.state.FailureType),
-		"failure_reason":     w.state.FailureReason,
-	}
-	if ch := w.state.Charges; ch != nil {
-		fields["amount_beneficiary_receives"] = ch.BeneficiaryReceives.ExtendedString()
-		fields["amount_payer_pays"] = ch.PayerPays.ExtendedString()
-		fields["fee_amount"] = ch.Fee.ExtendedString()
-		fields["fee_currency"] = ch.Fee.Currency
-	} else {
-		fields["fee_currency"] = in.SourceCurrency
-		fields["amount_beneficiary_receives"] = money.FromMinor(0, in.PaymentAmount.Currency).ExtendedString()
-	}
+	fields := w.state.NotificationFields(w.in.Instruction, payout.Notice{NotifyID: id, MerchantID: w.in.MerchantID,
+		AccountID: w.in.AccountID, TransactionID: w.in.TransactionID, ShortReferenceID: w.in.ShortReferenceID})
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.RecordNotification,
 		activities.RecordNotificationInput{
 			NotifyID: id, TransactionID: w.in.TransactionID, MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,

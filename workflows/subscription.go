@@ -11,7 +11,6 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/capture"
-	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/status"
@@ -58,29 +57,11 @@ type SubscriptionProgress struct {
 
 // SubscriptionChargeResult is a charge order's result, signalled to its
 // subscription (SignalSubscriptionCharge).
-type SubscriptionChargeResult struct {
-	Cycle         int
-	Attempt       int
-	TransactionID string
-	OrderNo       string
-	Approved      bool
-	ResultCode    string
-	ResultMessage string
-}
+type SubscriptionChargeResult = subscription.ChargeResult
 
 // SubscriptionState is the subscription as its workflow knows it
 // (QuerySubscriptionState, UpdateCancelSubscription and its result).
-type SubscriptionState struct {
-	RecurringID string
-	Status      subscription.Status
-	Cycle       int
-	Charges     int
-	// Attempts is the failed attempts of the cycle now due.
-	Attempts int
-	Next     time.Time
-	// History lists this run's charges, newest last.
-	History []SubscriptionChargeResult
-}
+type SubscriptionState = subscription.State
 
 // subscriptionCyclesPerRun is how many cycles a run charges before it
 // continues as new: each cycle adds a child order, a signal and a few
@@ -110,8 +91,7 @@ func Subscription(ctx workflow.Context, in SubscriptionInput) (SubscriptionState
 		in.Progress.Cycle, in.Progress.Charges = 1, 1
 	}
 	w := &subscriptionWorkflow{in: in, results: workflow.GetSignalChannel(ctx, SignalSubscriptionCharge),
-		state: SubscriptionState{RecurringID: in.RecurringID, Status: subscription.Active,
-			Cycle: in.Progress.Cycle, Charges: in.Progress.Charges}}
+		state: subscription.Start(in.RecurringID, in.Progress.Cycle, in.Progress.Charges)}
 	if err := w.registerHandlers(ctx); err != nil {
 		return w.state, err
 	}
@@ -150,9 +130,8 @@ func (w *subscriptionWorkflow) registerHandlers(ctx workflow.Context) error {
 		if err := workflow.Await(ctx, func() bool { return !w.charging }); err != nil {
 			return w.state, err
 		}
-		if w.state.Status == subscription.Active {
-			w.state.Status = subscription.Cancelled
-			w.state.Next = time.Time{}
+		if next, changed := w.state.Cancel(); changed {
+			w.state = next
 			if err := w.record(ctx); err != nil {
 				return w.state, err
 			}
@@ -169,17 +148,13 @@ func (w *subscriptionWorkflow) chargeCycle(ctx workflow.Context, cycle int) (boo
 		return true, w.ended(ctx)
 	}
 	due := w.in.Terms.Due(w.in.FirstPaid, cycle)
-	w.state.Next, w.state.Attempts = due, 0
+	w.state = w.state.CycleDue(due)
 	if err := w.record(ctx); err != nil {
 		return false, err
 	}
 	offsets := w.in.Terms.DunningOffsets(w.dunning())
 	for attempt := 0; ; attempt++ {
-		at := due
-		if attempt > 0 {
-			at = due.Add(offsets[attempt-1])
-		}
-		if w.waitUntil(ctx, at) {
+		if w.waitUntil(ctx, subscription.AttemptAt(due, offsets, attempt)) {
 			return true, w.ended(ctx)
 		}
 		w.charging = true
@@ -188,23 +163,15 @@ func (w *subscriptionWorkflow) chargeCycle(ctx workflow.Context, cycle int) (boo
 		if err != nil {
 			return false, err
 		}
-		w.state.History = append(w.state.History, res)
-		if res.Approved {
-			w.state.Cycle, w.state.Charges, w.state.Attempts = cycle, w.state.Charges+1, 0
+		next, step := w.state.Charged(cycle, attempt, res, due, offsets)
+		w.state = next
+		switch step {
+		case subscription.NextCycle:
 			return false, nil
-		}
-		w.state.Attempts = attempt + 1
-		if res.ResultCode == codes.TokenDeleted.ID {
-			// The merchant deleted the card: no later attempt can
-			// charge it. (Orders answer I0025 only since this change.)
+		case subscription.Suspend:
 			_, err := w.end(ctx, subscription.Suspended)
 			return true, err
 		}
-		if attempt == len(offsets) {
-			_, err := w.end(ctx, subscription.Suspended)
-			return true, err
-		}
-		w.state.Next = due.Add(offsets[attempt])
 		if err := w.record(ctx); err != nil {
 			return false, err
 		}
@@ -240,7 +207,7 @@ func (w *subscriptionWorkflow) end(ctx workflow.Context, st subscription.Status)
 	if w.cancelled {
 		return w.state, w.ended(ctx)
 	}
-	w.state.Status, w.state.Next = st, time.Time{}
+	w.state = w.state.Ended(st)
 	if err := w.record(ctx); err != nil {
 		return w.state, err
 	}
@@ -345,10 +312,7 @@ func (w *subscriptionWorkflow) recordedCharge(ctx workflow.Context, cycle, attem
 // ChargeOrderNo is the order_no of a subscription's charge: the
 // subscription, the cycle and, for a dunning retry, the attempt.
 func ChargeOrderNo(recurringID string, cycle, attempt int) string {
-	if attempt == 0 {
-		return fmt.Sprintf("%s-c%d", recurringID, cycle)
-	}
-	return fmt.Sprintf("%s-c%d-r%d", recurringID, cycle, attempt)
+	return subscription.ChargeOrderNo(recurringID, cycle, attempt)
 }
 
 // recordStart writes the subscription's record.

@@ -7,15 +7,12 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"errors"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
 	"time"
 	"unicode"
-
-	"gorm.io/gorm"
 
 	"github.com/paygate/paygate/internal/adapters/password"
 	"github.com/paygate/paygate/models"
@@ -57,23 +54,11 @@ func (s *Server) current(r *http.Request) (*session, error) {
 	if err != nil || len(c.Value) != 64 {
 		return nil, nil
 	}
-	var row models.ConsoleSession
-	err = s.DB.WithContext(r.Context()).Where("token_hash = ? AND expires_at > ?", tokenHash(c.Value), s.Now()).Take(&row).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, nil
-	}
-	if err != nil {
+	row, u, err := s.Records.LiveConsoleSession(r.Context(), tokenHash(c.Value), s.Now())
+	if err != nil || row == nil {
 		return nil, err
 	}
-	var u models.ConsoleUser
-	err = s.DB.WithContext(r.Context()).Where("id = ? AND disabled_at IS NULL", row.UserID).Take(&u).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &session{User: u, CSRF: row.CSRFToken, hash: row.TokenHash}, nil
+	return &session{User: *u, CSRF: row.CSRFToken, hash: row.TokenHash}, nil
 }
 
 // signedIn admits requests of a live session and sends the others to the
@@ -137,7 +122,7 @@ func (s *Server) form(next func(w http.ResponseWriter, r *http.Request, act *mod
 		// so one browser's ids never meet another's.
 		act := &models.ConsoleAction{FormID: tokenHash(sess.hash + "/" + formID), UserID: sess.User.ID,
 			Action: r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:], Subject: r.PathValue("tx"), CreatedAt: s.Now()}
-		first, prior, err := models.ClaimConsoleAction(r.Context(), s.DB, act)
+		first, prior, err := s.Records.ClaimConsoleAction(r.Context(), act)
 		if err != nil {
 			s.fail(w, r, "claim form", err)
 			return
@@ -155,7 +140,7 @@ func (s *Server) done(ctx context.Context, act *models.ConsoleAction, outcome st
 	if len(outcome) > 500 {
 		outcome = outcome[:500]
 	}
-	if err := s.DB.WithContext(ctx).Model(act).Update("outcome", outcome).Error; err != nil {
+	if err := s.Records.RecordConsoleOutcome(ctx, act, outcome); err != nil {
 		s.Logger.Error("console: record form outcome", "error", err)
 	}
 }
@@ -240,7 +225,7 @@ func (s *Server) trustedBrowser(r *http.Request, email string) string {
 
 // takeAttempt counts one sign-in attempt against key's bucket.
 func (s *Server) takeAttempt(ctx context.Context, key string, every time.Duration, burst int) (bool, error) {
-	return models.TakeLoginToken(ctx, s.DB, key, s.Now(), every, burst)
+	return s.Records.TakeLoginToken(ctx, key, s.Now(), every, burst)
 }
 
 // login checks the email and password. The attempt is counted before the
@@ -292,38 +277,39 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.renderLogin(w, r, http.StatusTooManyRequests, t(lang, "too_many"), email)
 		return
 	}
-	db := s.DB.WithContext(ctx)
-	var u models.ConsoleUser
-	err := db.Where("email = ? AND disabled_at IS NULL", email).Take(&u).Error
-	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+	u, err := s.Records.ActiveConsoleUser(ctx, email)
+	if err != nil {
 		s.fail(w, r, "find user", err)
 		return
 	}
-	hash := u.PasswordHash
-	if hash == "" {
-		hash = password.Dummy
+	// A password is checked, against a dummy hash, even for no user, so
+	// the answer takes as long whether the email is known or not.
+	hash := password.Dummy
+	if u != nil {
+		hash = u.PasswordHash
 	}
 	ok, cerr := s.checkPassword(hash, pw)
-	if err != nil || cerr != nil || !ok {
+	if u == nil || cerr != nil || !ok {
 		// Kept for the record of who tried; the buckets do the counting.
-		if ferr := db.Create(&models.ConsoleLoginFailure{Email: email, ClientIP: ip, CreatedAt: s.Now()}).Error; ferr != nil {
+		if ferr := s.Records.RecordLoginFailure(ctx, &models.ConsoleLoginFailure{Email: email, ClientIP: ip, CreatedAt: s.Now()}); ferr != nil {
 			s.Logger.Error("console: record failed sign-in", "error", ferr)
 		}
 		s.Logger.Info("console: sign-in failed", "client_ip", ip)
 		s.renderLogin(w, r, http.StatusUnauthorized, t(lang, "bad_login"), email)
 		return
 	}
-	if err := models.PruneLoginLimits(ctx, s.DB, s.Now()); err != nil {
+	if err := s.Records.PruneLoginLimits(ctx, s.Now()); err != nil {
 		s.Logger.Error("console: prune sign-in limits", "error", err)
 	}
 	// The session the browser came with, if any, ends here.
+	ended := ""
 	if c, err := r.Cookie(s.cookieName()); err == nil {
-		db.Where("token_hash = ?", tokenHash(c.Value)).Delete(&models.ConsoleSession{})
+		ended = tokenHash(c.Value)
 	}
 	token := randomToken()
 	now := s.Now()
 	row := models.ConsoleSession{TokenHash: tokenHash(token), UserID: u.ID, CSRFToken: randomToken(), CreatedAt: now, ExpiresAt: now.Add(SessionTTL)}
-	if err := db.Create(&row).Error; err != nil {
+	if err := s.Records.StartConsoleSession(ctx, &row, ended); err != nil {
 		s.fail(w, r, "create session", err)
 		return
 	}
@@ -371,7 +357,7 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the form is stale or not ours (CSRF); reload the page", http.StatusForbidden)
 		return
 	}
-	if err := s.DB.WithContext(r.Context()).Where("token_hash = ?", sess.hash).Delete(&models.ConsoleSession{}).Error; err != nil {
+	if err := s.Records.EndConsoleSession(r.Context(), sess.hash); err != nil {
 		s.fail(w, r, "end session", err)
 		return
 	}

@@ -14,8 +14,7 @@ import (
 	"net/http"
 	"time"
 
-	"gorm.io/gorm"
-
+	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/password"
 	"github.com/paygate/paygate/internal/adapters/payoutrerun"
 	"github.com/paygate/paygate/internal/adapters/redeliver"
@@ -52,9 +51,38 @@ type KeyRotator interface {
 	RotateKey(ctx context.Context, merchantID, accountID string, grace time.Duration) (string, error)
 }
 
+// Records is the console's way to the record (models.ConsoleRecords).
+type Records interface {
+	LiveConsoleSession(ctx context.Context, tokenHash string, now time.Time) (*models.ConsoleSession, *models.ConsoleUser, error)
+	StartConsoleSession(ctx context.Context, row *models.ConsoleSession, endTokenHash string) error
+	EndConsoleSession(ctx context.Context, tokenHash string) error
+	ActiveConsoleUser(ctx context.Context, email string) (*models.ConsoleUser, error)
+	RecordLoginFailure(ctx context.Context, f *models.ConsoleLoginFailure) error
+	ClaimConsoleAction(ctx context.Context, a *models.ConsoleAction) (bool, *models.ConsoleAction, error)
+	RecordConsoleOutcome(ctx context.Context, a *models.ConsoleAction, outcome string) error
+	TakeLoginToken(ctx context.Context, key string, now time.Time, every time.Duration, burst int) (bool, error)
+	PruneLoginLimits(ctx context.Context, now time.Time) error
+	SearchOrders(ctx context.Context, f models.OrderSearch, limit int) ([]models.Order, string, error)
+	MerchantOrder(ctx context.Context, merchantID, transactionID string) (*models.Order, error)
+	HistoryOf(ctx context.Context, transactionID string) (models.OrderHistory, error)
+	RecentRefunds(ctx context.Context, merchantID string, before time.Time, limit int) ([]models.Refund, error)
+	MerchantAccounts(ctx context.Context, merchantID string) ([]models.Account, error)
+	FindStuck(ctx context.Context, ordersBefore, payoutsBefore time.Time, limit, backlog int) (models.Stuck, error)
+	SearchPayouts(ctx context.Context, f models.PayoutSearch, limit int) ([]models.Payout, error)
+	PayoutsByID(ctx context.Context, ids []string) ([]models.Payout, error)
+	LatestRerunBy(ctx context.Context, by string, since time.Time) (*models.PayoutRerun, error)
+	MerchantBalances(ctx context.Context) ([]models.LedgerAccount, error)
+}
+
+// LedgerEntries reads an account's latest ledger entries (ledger.Ledger).
+type LedgerEntries interface {
+	Entries(ctx context.Context, f ledger.EntryFilter) ([]ledger.Entry, error)
+}
+
 // Server serves the console.
 type Server struct {
-	DB        *gorm.DB
+	Records   Records
+	Ledger    LedgerEntries
 	Orders    OrderOps
 	Reruns    PayoutReruns
 	Redeliver Redeliverer

@@ -22,6 +22,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/password"
 	"github.com/paygate/paygate/internal/adapters/payoutrerun"
 	"github.com/paygate/paygate/internal/adapters/redeliver"
@@ -143,7 +144,7 @@ func newTestConsole(t testing.TB) *testConsole {
 	t.Helper()
 	db := testDB(t)
 	ops := &fakeOps{db: db}
-	s := &Server{DB: db, Orders: ops, Reruns: fakeReruns{}, Redeliver: &fakeRedeliver{}, Keys: fakeKeys{},
+	s := &Server{Records: models.ConsoleRecords{DB: db}, Ledger: ledger.New(db), Orders: ops, Reruns: fakeReruns{}, Redeliver: &fakeRedeliver{}, Keys: fakeKeys{},
 		TemporalUIURL: "http://127.0.0.1:8233"}
 	h := s.Handler()
 	// Every test request comes from 127.0.0.1; a test names another

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 )
 
@@ -28,32 +27,19 @@ func (s *Server) stuck(w http.ResponseWriter, r *http.Request) {
 func (s *Server) showStuck(w http.ResponseWriter, r *http.Request, message string, failed bool) {
 	lang := langOf(r)
 	now := s.Now()
-	db := s.DB.WithContext(r.Context())
-	var orders []models.Order
-	if err := db.Where("payment_status = ? AND created_at < ?", status.Pending, now.Add(-OrderStuckAfter)).
-		Order("created_at").Limit(200).Find(&orders).Error; err != nil {
-		s.fail(w, r, "stuck orders", err)
-		return
-	}
-	var payouts []models.Payout
-	if err := db.Where("status IN ? AND updated_at < ?", []string{"NEW", "SUBMITTED"}, now.Add(-PayoutStuckAfter)).
-		Order("updated_at").Limit(200).Find(&payouts).Error; err != nil {
-		s.fail(w, r, "stuck payouts", err)
+	stuck, err := s.Records.FindStuck(r.Context(), now.Add(-OrderStuckAfter), now.Add(-PayoutStuckAfter), 200, 100)
+	if err != nil {
+		s.fail(w, r, "stuck", err)
 		return
 	}
 	var rows []stuckRow
-	for _, o := range orders {
+	for _, o := range stuck.Orders {
 		rows = append(rows, stuckRow{Kind: "order", ID: o.TransactionID + " " + o.OrderNo, Status: o.PaymentStatus.Name(), Since: o.CreatedAt, Link: s.workflowLink(o.WorkflowID)})
 	}
-	for _, p := range payouts {
+	for _, p := range stuck.Payouts {
 		rows = append(rows, stuckRow{Kind: "payout", ID: p.RequestID, Status: p.Status, Since: p.UpdatedAt, Link: s.workflowLink(p.ID)})
 	}
-	var backlog []models.Notification
-	if err := db.Where("status = ?", models.NotifyPending).Order("created_at").Limit(100).Find(&backlog).Error; err != nil {
-		s.fail(w, r, "notification backlog", err)
-		return
-	}
-	d := pageData{Title: t(lang, "stuck"), Stuck: rows, Backlog: backlog}
+	d := pageData{Title: t(lang, "stuck"), Stuck: rows, Backlog: stuck.Notifications}
 	if failed {
 		d.Error = message
 	} else {

@@ -12,21 +12,19 @@ import (
 	"strings"
 	"time"
 
-	"gorm.io/gorm"
-
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
 
-// scoped limits a query to what the user may see: a merchant user its
-// merchant's rows, ops and finance everything.
-func scoped(q *gorm.DB, u models.ConsoleUser) *gorm.DB {
+// scope is the merchant whose rows the user may see: a merchant user its
+// own, ops and finance everything ("").
+func scope(u models.ConsoleUser) string {
 	if u.Role == models.RoleMerchant {
-		return q.Where("merchant_id = ?", u.MerchantID)
+		return u.MerchantID
 	}
-	return q
+	return ""
 }
 
 // orderFilter is the order list's search, from the query string.
@@ -81,48 +79,8 @@ func parseOrderFilter(q url.Values) (orderFilter, error) {
 // orders returns a page of the orders f selects, newest first, and the
 // cursor of the next page ("" on the last).
 func (s *Server) orders(ctx context.Context, u models.ConsoleUser, f orderFilter, limit int) ([]models.Order, string, error) {
-	q := scoped(s.DB.WithContext(ctx).Model(&models.Order{}), u)
-	if f.OrderNo != "" {
-		q = q.Where("order_no = ?", f.OrderNo)
-	}
-	if f.TransactionID != "" {
-		q = q.Where("transaction_id = ?", f.TransactionID)
-	}
-	if f.Status != 0 {
-		q = q.Where("payment_status = ?", f.Status)
-	}
-	if !f.From.IsZero() {
-		q = q.Where("created_at >= ?", f.From)
-	}
-	if !f.To.IsZero() {
-		q = q.Where("created_at < ?", f.To)
-	}
-	if f.Last4 != "" {
-		q = q.Where("card_masked LIKE ?", "%"+f.Last4)
-	}
-	if f.Email != "" {
-		// Emails are kept as keyed hashes only; the search is exact, without
-		// regard to case.
-		h, err := models.HashOf(s.DB, models.HashEmail, f.Email)
-		if err != nil {
-			return nil, "", err
-		}
-		q = q.Where("shopper_email_hash = ?", h)
-	}
-	if !f.AfterAt.IsZero() {
-		q = q.Where("(created_at, transaction_id) < (?, ?)", f.AfterAt, f.AfterTx)
-	}
-	var rows []models.Order
-	if err := q.Order("created_at DESC, transaction_id DESC").Limit(limit + 1).Find(&rows).Error; err != nil {
-		return nil, "", err
-	}
-	next := ""
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[len(rows)-1]
-		next = strconv.FormatInt(last.CreatedAt.UnixNano(), 10) + "_" + last.TransactionID
-	}
-	return rows, next, nil
+	return s.Records.SearchOrders(ctx, models.OrderSearch{MerchantID: scope(u), OrderNo: f.OrderNo, TransactionID: f.TransactionID,
+		Last4: f.Last4, Email: f.Email, Status: f.Status, From: f.From, To: f.To, AfterAt: f.AfterAt, AfterTx: f.AfterTx}, limit)
 }
 
 func (s *Server) orderList(w http.ResponseWriter, r *http.Request) {
@@ -208,15 +166,7 @@ func csvSafe(v string) string {
 // merchant user asking for another merchant's order finds nothing, as if it
 // did not exist.
 func (s *Server) findOrder(ctx context.Context, u models.ConsoleUser, tx string) (*models.Order, error) {
-	var o models.Order
-	err := scoped(s.DB.WithContext(ctx).Model(&models.Order{}), u).Where("transaction_id = ?", tx).Take(&o).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &o, nil
+	return s.Records.MerchantOrder(ctx, scope(u), tx)
 }
 
 // event is one line of an order's timeline.
@@ -229,36 +179,26 @@ type event struct {
 
 func (s *Server) timeline(ctx context.Context, o *models.Order) ([]event, error) {
 	evs := []event{{At: o.CreatedAt, Kind: "ev_created", Detail: money.FromMinor(o.Amount, o.Currency).String() + " " + o.Currency}}
-	var changes []models.OrderStatusChange
-	if err := s.DB.WithContext(ctx).Where("transaction_id = ?", o.TransactionID).Order("id").Find(&changes).Error; err != nil {
+	h, err := s.Records.HistoryOf(ctx, o.TransactionID)
+	if err != nil {
 		return nil, err
 	}
-	for _, c := range changes {
+	for _, c := range h.Changes {
 		from := ""
 		if c.FromStatus != 0 {
 			from = status.Payment(c.FromStatus).Name() + " → "
 		}
 		evs = append(evs, event{At: c.At, Kind: "ev_status", Outcome: from + status.Payment(c.ToStatus).Name()})
 	}
-	if len(changes) == 0 && o.PaymentStatus != status.Pending {
+	if len(h.Changes) == 0 && o.PaymentStatus != status.Pending {
 		// An order recorded before its changes were kept: its latest status.
 		evs = append(evs, event{At: o.UpdatedAt, Kind: "ev_final", Outcome: o.PaymentStatus.Name() + " " + o.ResultCode})
 	}
-	var refunds []models.Refund
-	if err := s.DB.WithContext(ctx).Where("transaction_id = ?", o.TransactionID).Order("created_at").Find(&refunds).Error; err != nil {
-		return nil, err
-	}
-	for _, rf := range refunds {
+	for _, rf := range h.Refunds {
 		evs = append(evs, event{At: rf.CreatedAt, Kind: "ev_refund",
 			Detail: rf.RefundReferenceID + " " + money.FromMinor(rf.Amount, rf.Currency).String() + " " + rf.Currency, Outcome: string(rf.Status)})
 	}
-	var attempts []models.NotificationAttempt
-	err := s.DB.WithContext(ctx).Where("notify_id IN (?)",
-		s.DB.Model(&models.Notification{}).Select("notify_id").Where("transaction_id = ?", o.TransactionID)).Order("at").Find(&attempts).Error
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range attempts {
+	for _, a := range h.Attempts {
 		out := strconv.Itoa(a.StatusCode)
 		if a.Error != "" {
 			out += " " + a.Error
@@ -391,14 +331,14 @@ func (s *Server) review(w http.ResponseWriter, r *http.Request, act *models.Cons
 func (s *Server) refundList(w http.ResponseWriter, r *http.Request) {
 	sess := sessionOf(r.Context())
 	lang := langOf(r)
-	q := scoped(s.DB.WithContext(r.Context()).Model(&models.Refund{}), sess.User)
+	var before time.Time
 	if v := r.URL.Query().Get("before"); v != "" {
 		if at, err := time.Parse(time.RFC3339Nano, v); err == nil {
-			q = q.Where("created_at < ?", at)
+			before = at
 		}
 	}
-	var rows []models.Refund
-	if err := q.Order("created_at DESC").Limit(PageSize + 1).Find(&rows).Error; err != nil {
+	rows, err := s.Records.RecentRefunds(r.Context(), scope(sess.User), before, PageSize+1)
+	if err != nil {
 		s.fail(w, r, "list refunds", err)
 		return
 	}
@@ -424,8 +364,8 @@ func (s *Server) keysPage(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) showKeys(w http.ResponseWriter, r *http.Request, newKey string) {
 	sess := sessionOf(r.Context())
-	var accounts []models.Account
-	if err := s.DB.WithContext(r.Context()).Where("merchant_id = ?", sess.User.MerchantID).Order("id").Find(&accounts).Error; err != nil {
+	accounts, err := s.Records.MerchantAccounts(r.Context(), sess.User.MerchantID)
+	if err != nil {
 		s.fail(w, r, "list accounts", err)
 		return
 	}

@@ -43,23 +43,14 @@ type entryRow struct {
 func (s *Server) payoutList(w http.ResponseWriter, r *http.Request) {
 	lang := langOf(r)
 	q := r.URL.Query()
-	db := s.DB.WithContext(r.Context()).Model(&models.Payout{})
-	if v := q.Get("status"); v != "" {
-		db = db.Where("status = ?", v)
-	}
-	if v := q.Get("failure_type"); v != "" {
-		db = db.Where("failure_type = ?", v)
-	}
-	if v := q.Get("merchant_id"); v != "" {
-		db = db.Where("merchant_id = ?", v)
-	}
+	search := models.PayoutSearch{Status: q.Get("status"), FailureType: q.Get("failure_type"), MerchantID: q.Get("merchant_id")}
 	if v := q.Get("before"); v != "" {
 		if at, err := time.Parse(time.RFC3339Nano, v); err == nil {
-			db = db.Where("created_at < ?", at)
+			search.Before = at
 		}
 	}
-	var rows []models.Payout
-	if err := db.Order("created_at DESC").Limit(PageSize + 1).Find(&rows).Error; err != nil {
+	rows, err := s.Records.SearchPayouts(r.Context(), search, PageSize+1)
+	if err != nil {
 		s.fail(w, r, "list payouts", err)
 		return
 	}
@@ -138,10 +129,8 @@ func (s *Server) rerun(w http.ResponseWriter, r *http.Request, act *models.Conso
 	}()
 	// The batch's record appears as soon as it starts.
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		var rr models.PayoutRerun
-		err := s.DB.WithContext(r.Context()).Where("requested_by = ? AND created_at >= ?", by, started.Add(-time.Second)).
-			Order("id DESC").Take(&rr).Error
-		if err == nil {
+		rr, err := s.Records.LatestRerunBy(r.Context(), by, started.Add(-time.Second))
+		if err == nil && rr != nil {
 			s.done(r.Context(), act, fmt.Sprintf("re-run %d started", rr.ID))
 			http.Redirect(w, r, "/console/reruns/"+strconv.FormatInt(rr.ID, 10)+"?lang="+lang, http.StatusSeeOther)
 			return
@@ -178,12 +167,10 @@ func (s *Server) rerunPage(w http.ResponseWriter, r *http.Request) {
 	for i, it := range res.Items {
 		ids[i] = it.PayoutID
 	}
-	var payouts []models.Payout
-	if len(ids) > 0 {
-		if err := s.DB.WithContext(r.Context()).Where("id IN ?", ids).Find(&payouts).Error; err != nil {
-			s.fail(w, r, "find payouts", err)
-			return
-		}
+	payouts, err := s.Records.PayoutsByID(r.Context(), ids)
+	if err != nil {
+		s.fail(w, r, "find payouts", err)
+		return
 	}
 	byID := map[string]models.Payout{}
 	for _, p := range payouts {
@@ -212,9 +199,8 @@ func (s *Server) rerunPage(w http.ResponseWriter, r *http.Request) {
 // with ?account_id= also that account's latest ledger entries.
 func (s *Server) balances(w http.ResponseWriter, r *http.Request) {
 	lang := langOf(r)
-	var accounts []models.LedgerAccount
-	if err := s.DB.WithContext(r.Context()).Where("kind IN ?", []string{"deposit", "reserved"}).
-		Order("merchant_id, account_id, currency").Find(&accounts).Error; err != nil {
+	accounts, err := s.Records.MerchantBalances(r.Context())
+	if err != nil {
 		s.fail(w, r, "list balances", err)
 		return
 	}
@@ -236,7 +222,7 @@ func (s *Server) balances(w http.ResponseWriter, r *http.Request) {
 	}
 	d := pageData{Title: t(lang, "balances"), Accounts: rows}
 	if acc := r.URL.Query().Get("account_id"); acc != "" {
-		entries, err := ledger.New(s.DB).Entries(r.Context(), ledger.EntryFilter{AccountID: acc, Limit: 100})
+		entries, err := s.Ledger.Entries(r.Context(), ledger.EntryFilter{AccountID: acc, Limit: 100})
 		if err != nil {
 			s.fail(w, r, "ledger entries", err)
 			return

@@ -29,6 +29,17 @@ const (
 	TypePayout      = "payout"
 )
 
+// The kinds of an order's notifications (notify_type). They travel in
+// notifications and the record, so they must never change.
+const (
+	TypePayment = "payment"
+	TypeReview  = "review"
+	TypeCapture = "capture"
+	TypeCancel  = "cancel"
+	TypeRefund  = "refund"
+	TypeExpiry  = "expiry"
+)
+
 // Body form-encodes the fields with keys sorted (url.Values.Encode), so one
 // notification always has one body.
 func Body(f Fields) []byte {

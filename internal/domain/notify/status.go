@@ -24,14 +24,3 @@ type Delivery struct {
 	Status   Status
 	Attempts int
 }
-
-// The notification types (notify_type). They travel in notifications and
-// the record, so they must never change.
-const (
-	TypePayment = "payment"
-	TypeReview  = "review"
-	TypeCapture = "capture"
-	TypeCancel  = "cancel"
-	TypeRefund  = "refund"
-	TypeExpiry  = "expiry"
-)

@@ -1,0 +1,116 @@
+package subscription
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/paygate/paygate/internal/domain/codes"
+)
+
+// ChargeResult is the result of one charge of a subscription: an order of
+// its own, made for a billing cycle's attempt.
+type ChargeResult struct {
+	Cycle         int
+	Attempt       int
+	TransactionID string
+	OrderNo       string
+	Approved      bool
+	ResultCode    string
+	ResultMessage string
+}
+
+// State is a subscription as its workflow knows it. The rules below take it
+// and what happened and give back the next one.
+type State struct {
+	RecurringID string
+	Status      Status
+	// Cycle is the last cycle charged successfully (1: the first payment).
+	Cycle int
+	// Charges counts successful charges, the first payment included.
+	Charges int
+	// Attempts is the failed attempts of the cycle now due.
+	Attempts int
+	// Next is when the next charge is made; zero once none will be.
+	Next time.Time
+	// History lists the charges of the workflow's run, newest last.
+	History []ChargeResult
+}
+
+// Start is the state of a subscription whose last successful cycle is
+// cycle, after charges successful charges.
+func Start(recurringID string, cycle, charges int) State {
+	return State{RecurringID: recurringID, Status: Active, Cycle: cycle, Charges: charges}
+}
+
+// ChargeOrderNo is the order_no of a subscription's charge: the cycle, and
+// the retry when it is one. It is the charge order's idempotency key, so a
+// charge is made once whatever is retried.
+func ChargeOrderNo(recurringID string, cycle, attempt int) string {
+	if attempt == 0 {
+		return fmt.Sprintf("%s-c%d", recurringID, cycle)
+	}
+	return fmt.Sprintf("%s-c%d-r%d", recurringID, cycle, attempt)
+}
+
+// CycleDue is the subscription once a cycle falls due at due: its first
+// attempt is then.
+func (s State) CycleDue(due time.Time) State {
+	s.Next, s.Attempts = due, 0
+	return s
+}
+
+// AttemptAt is when attempt (0 the first) of a cycle due at due is made:
+// at due, then after each of the dunning offsets (Terms.DunningOffsets).
+func AttemptAt(due time.Time, offsets []time.Duration, attempt int) time.Time {
+	if attempt == 0 {
+		return due
+	}
+	return due.Add(offsets[attempt-1])
+}
+
+// Step is what follows a charge.
+type Step int
+
+const (
+	// NextCycle: the charge was approved; the next cycle comes.
+	NextCycle Step = iota
+	// Retry: the charge failed; the cycle is tried again at Next.
+	Retry
+	// Suspend: the charge failed and no retry is left, or the stored
+	// card is gone; the subscription is suspended.
+	Suspend
+)
+
+// Charged is the subscription once attempt (0 the first) of cycle, due at
+// due, came back res, and what follows it.
+func (s State) Charged(cycle, attempt int, res ChargeResult, due time.Time, offsets []time.Duration) (State, Step) {
+	s.History = append(append([]ChargeResult(nil), s.History...), res)
+	if res.Approved {
+		s.Cycle, s.Charges, s.Attempts = cycle, s.Charges+1, 0
+		return s, NextCycle
+	}
+	s.Attempts = attempt + 1
+	if res.ResultCode == codes.TokenDeleted.ID || attempt >= len(offsets) {
+		// A deleted card can never be charged again; retrying would only
+		// fail again.
+		return s, Suspend
+	}
+	s.Next = due.Add(offsets[attempt])
+	return s, Retry
+}
+
+// Ended is the subscription ended with st (finished, suspended or
+// cancelled): no charge follows.
+func (s State) Ended(st Status) State {
+	s.Status, s.Next = st, time.Time{}
+	return s
+}
+
+// Cancel is the subscription a merchant cancelled, and whether that changed
+// it: one already ended stays as it ended.
+func (s State) Cancel() (State, bool) {
+	if s.Status != Active {
+		return s, false
+	}
+	return s.Ended(Cancelled), true
+}

@@ -1,0 +1,112 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"github.com/paygate/paygate/internal/domain/notify"
+)
+
+// The methods below are the functions of the same names over the records'
+// database: the activities reach the record through them, so that they
+// hold a Records rather than a database handle.
+
+func (r Records) StoredCardDeleted(ctx context.Context, tokenID string) (bool, error) {
+	return StoredCardDeleted(ctx, r.DB, tokenID)
+}
+
+func (r Records) InsertNotification(ctx context.Context, n *Notification) error {
+	return InsertNotification(ctx, r.DB, n)
+}
+
+func (r Records) FindNotification(ctx context.Context, notifyID string) (*Notification, error) {
+	return FindNotification(ctx, r.DB, notifyID)
+}
+
+func (r Records) RecordAttempt(ctx context.Context, a *NotificationAttempt, delivered bool) error {
+	return RecordAttempt(ctx, r.DB, a, delivered)
+}
+
+func (r Records) SetNotificationStatus(ctx context.Context, notifyID string, status notify.Status) error {
+	return SetNotificationStatus(ctx, r.DB, notifyID, status)
+}
+
+func (r Records) FindNotifications(ctx context.Context, s NotificationSelection, limit int) ([]Notification, error) {
+	return FindNotifications(ctx, r.DB, s, limit)
+}
+
+func (r Records) ResetNotification(ctx context.Context, notifyID string, at time.Time) error {
+	return ResetNotification(ctx, r.DB, notifyID, at)
+}
+
+func (r Records) UpdateOrderState(ctx context.Context, transactionID string, s OrderState) error {
+	return UpdateOrderState(ctx, r.DB, transactionID, s)
+}
+
+func (r Records) SaveRefund(ctx context.Context, refund *Refund) error {
+	return SaveRefund(ctx, r.DB, refund)
+}
+
+func (r Records) PayoutMode(ctx context.Context, id string) (string, error) {
+	return PayoutMode(ctx, r.DB, id)
+}
+
+func (r Records) InsertPayout(ctx context.Context, p *Payout) error {
+	return InsertPayout(ctx, r.DB, p)
+}
+
+func (r Records) UpdatePayout(ctx context.Context, id string, u PayoutUpdate, at time.Time) error {
+	return UpdatePayout(ctx, r.DB, id, u, at)
+}
+
+func (r Records) SealLegacyOrders(ctx context.Context, limit int) (int, error) {
+	return SealLegacyOrders(ctx, r.DB, limit)
+}
+
+func (r Records) SealLegacyPayouts(ctx context.Context, limit int) (int, error) {
+	return SealLegacyPayouts(ctx, r.DB, limit)
+}
+
+func (r Records) EraseExpired(ctx context.Context, before time.Time, limit int, now time.Time) (PersonalDataErasure, error) {
+	return EraseExpired(ctx, r.DB, before, limit, now)
+}
+
+func (r Records) FindAccount(ctx context.Context, merchantID, accountID string) (*Account, error) {
+	return FindAccount(ctx, r.DB, merchantID, accountID)
+}
+
+func (r Records) CardBlocked(ctx context.Context, fingerprint string) (bool, error) {
+	return CardBlocked(ctx, r.DB, fingerprint)
+}
+
+func (r Records) CountVelocity(ctx context.Context, q VelocityQuery) (VelocityCounts, error) {
+	return CountVelocity(ctx, r.DB, q)
+}
+
+func (r Records) AttachCard(ctx context.Context, transactionID string, c OrderCard) error {
+	return AttachCard(ctx, r.DB, transactionID, c)
+}
+
+func (r Records) InsertOrder(ctx context.Context, o *Order) (existing string, err error) {
+	return InsertOrder(ctx, r.DB, o)
+}
+
+func (r Records) UpdateOrderResult(ctx context.Context, transactionID string, result OrderResult) error {
+	return UpdateOrderResult(ctx, r.DB, transactionID, result)
+}
+
+func (r Records) KeepCard(ctx context.Context, c *StoredCard) (*StoredCard, error) {
+	return KeepCard(ctx, r.DB, c)
+}
+
+func (r Records) SetOrderToken(ctx context.Context, transactionID, tokenID string) error {
+	return SetOrderToken(ctx, r.DB, transactionID, tokenID)
+}
+
+func (r Records) RecordSubscription(ctx context.Context, s *Subscription) error {
+	return RecordSubscription(ctx, r.DB, s)
+}
+
+func (r Records) UpdateSubscription(ctx context.Context, recurringID string, u SubscriptionUpdate) error {
+	return UpdateSubscription(ctx, r.DB, recurringID, u)
+}
