@@ -14,6 +14,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 
+	"github.com/paygate/paygate/api/admin"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/replay"
 	"github.com/paygate/paygate/internal/adapters/vault"
@@ -88,8 +89,9 @@ type Server struct {
 	Offers  ConnectorOffers
 	Tallies MethodTallies
 
-	// Admin is the operators' API under /admin; nil or without a token, off.
-	Admin *Admin
+	// Admin is the operators' API under /admin (api/admin); nil or without
+	// a token, off.
+	Admin *admin.API
 
 	// Codec is Temporal's remote codec endpoint under /codec for the UI
 	// (codec.go); nil or without a token, off.
@@ -146,12 +148,8 @@ func (s *Server) Handler() http.Handler {
 	v1.POST("/optimise", s.optimise)
 	v1.POST("/token/delete", s.deleteToken)
 	v1.POST("/cancelsubscription", s.cancelSubscription)
-	admin := r.Group("/admin")
-	admin.POST("/notifications/resend", s.resendNotifications)
-	admin.POST("/payouts/rerun", s.rerunPayouts)
-	admin.GET("/payouts/reruns", s.listPayoutReruns)
-	admin.GET("/payouts/reruns/:id", s.showPayoutRerun)
-	admin.POST("/shoppers/erase", s.eraseShopper)
+	ops := r.Group("/admin")
+	s.Admin.Routes(ops)
 	r.POST("/codec/*call", s.codecCall)
 	r.OPTIONS("/codec/*call", s.codecPreflight)
 	return traced(r)

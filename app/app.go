@@ -35,6 +35,7 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/api/admin"
 	"github.com/paygate/paygate/api/console"
 	"github.com/paygate/paygate/internal/adapters/erasure"
 	"github.com/paygate/paygate/internal/adapters/ledger"
@@ -894,8 +895,8 @@ func (g *Gateway) APIHandler() http.Handler {
 		FormOrigins:    formOrigins(g.Config), // The simulated ACS and APM pages live there.
 		Logger:         g.Logger.With("component", "api"),
 
-		Admin: &api.Admin{Token: g.Config.AdminToken, Redeliver: redeliver.New(g.Temporal, g.DB), Schedule: g.Config.NotifySchedule,
-			PayoutReruns: g.PayoutReruns(), Erasures: erasure.New(g.DB)},
+		Admin: &admin.API{Token: g.Config.AdminToken, Redeliver: redeliver.New(g.Temporal, g.DB), Schedule: g.Config.NotifySchedule,
+			PayoutReruns: g.PayoutReruns(), Erasures: erasure.New(g.DB), Logger: g.Logger.With("component", "api")},
 		Codec:   g.codecEndpoint(cons),
 		Metrics: g.Metrics,
 

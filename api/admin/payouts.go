@@ -1,4 +1,4 @@
-package api
+package admin
 
 import (
 	"context"
@@ -37,15 +37,14 @@ type payoutRerunRequest struct {
 
 // admit answers 404 when the admin API is off and 401 without the token;
 // it reports whether the request may go on.
-func (s *Server) admit(c *gin.Context) bool {
-	a := s.Admin
+func (a *API) admit(c *gin.Context) bool {
 	if !a.enabled() || a.PayoutReruns == nil {
 		c.String(http.StatusNotFound, "404 page not found")
 		return false
 	}
 	if !a.authorised(c.GetHeader("Authorization")) {
 		c.Header("WWW-Authenticate", `Bearer realm="paygate-admin"`)
-		c.JSON(http.StatusUnauthorized, adminError{"unauthorised"})
+		c.JSON(http.StatusUnauthorized, answerError{"unauthorised"})
 		return false
 	}
 	return true
@@ -54,14 +53,14 @@ func (s *Server) admit(c *gin.Context) bool {
 // rerunPayouts plans the selected payouts and, unless dry_run, re-runs the
 // failed ones; it answers the batch's record and per-payout outcomes. The
 // starts are bounded by the service, so 1,000 payouts answer in seconds.
-func (s *Server) rerunPayouts(c *gin.Context) {
+func (a *API) rerunPayouts(c *gin.Context) {
 	var req payoutRerunRequest
-	if !s.adminRequest(c, s.Admin != nil && s.Admin.PayoutReruns != nil, 1<<20, &req) {
+	if !a.request(c, a != nil && a.PayoutReruns != nil, 1<<20, &req) {
 		return
 	}
 	sel, msg := req.selection()
 	if msg != "" {
-		c.JSON(http.StatusBadRequest, adminError{msg})
+		c.JSON(http.StatusBadRequest, answerError{msg})
 		return
 	}
 	by := strings.TrimSpace(req.By)
@@ -73,57 +72,57 @@ func (s *Server) rerunPayouts(c *gin.Context) {
 	var items []payoutrerun.Item
 	var err error
 	if req.Resume != 0 {
-		_, items, err = s.Admin.PayoutReruns.Resume(ctx, req.Resume)
+		_, items, err = a.PayoutReruns.Resume(ctx, req.Resume)
 	} else {
 		if err = payoutrerun.Check(sel); err != nil {
-			c.JSON(http.StatusBadRequest, adminError{err.Error()})
+			c.JSON(http.StatusBadRequest, answerError{err.Error()})
 			return
 		}
-		items, err = s.Admin.PayoutReruns.Plan(ctx, sel)
+		items, err = a.PayoutReruns.Plan(ctx, sel)
 	}
 	switch {
 	case errors.Is(err, models.ErrRerunNotFound):
-		c.JSON(http.StatusNotFound, adminError{"no such re-run"})
+		c.JSON(http.StatusNotFound, answerError{"no such re-run"})
 		return
 	case errors.Is(err, payoutrerun.ErrTooMany), errors.Is(err, payoutrerun.ErrResumeDryRun):
-		c.JSON(http.StatusBadRequest, adminError{err.Error()})
+		c.JSON(http.StatusBadRequest, answerError{err.Error()})
 		return
 	case err != nil:
-		s.Logger.Error("plan payout re-run", "error", err)
-		c.JSON(http.StatusServiceUnavailable, adminError{"payout re-run unavailable, try again"})
+		a.logger().Error("plan payout re-run", "error", err)
+		c.JSON(http.StatusServiceUnavailable, answerError{"payout re-run unavailable, try again"})
 		return
 	}
 	// The batch goes on when the caller hangs up: its record is resumable,
 	// but a batch that finishes by itself needs no resume.
-	res, err := s.Admin.PayoutReruns.Run(context.WithoutCancel(ctx), rr, items, nil)
+	res, err := a.PayoutReruns.Run(context.WithoutCancel(ctx), rr, items, nil)
 	if err != nil {
-		s.Logger.Error("payout re-run", "rerun", res.Rerun.ID, "error", err)
-		c.JSON(http.StatusServiceUnavailable, adminError{"payout re-run failed part way, resume it: " + err.Error()})
+		a.logger().Error("payout re-run", "rerun", res.Rerun.ID, "error", err)
+		c.JSON(http.StatusServiceUnavailable, answerError{"payout re-run failed part way, resume it: " + err.Error()})
 		return
 	}
-	s.Logger.Info("payout re-run", "rerun", res.Rerun.ID, "by", by, "dry_run", res.Rerun.DryRun,
+	a.logger().Info("payout re-run", "rerun", res.Rerun.ID, "by", by, "dry_run", res.Rerun.DryRun,
 		"total", res.Rerun.Total, "started", res.Rerun.Started, "skipped", res.Rerun.Skipped, "errors", res.Rerun.Errors)
 	c.JSON(http.StatusOK, res)
 }
 
 // listPayoutReruns lists the newest recorded re-run batches (?limit=N).
-func (s *Server) listPayoutReruns(c *gin.Context) {
-	if !s.admit(c) {
+func (a *API) listPayoutReruns(c *gin.Context) {
+	if !a.admit(c) {
 		return
 	}
 	limit := 50
 	if v := c.Query("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1000 {
-			c.JSON(http.StatusBadRequest, adminError{"limit: want 1 to 1000"})
+			c.JSON(http.StatusBadRequest, answerError{"limit: want 1 to 1000"})
 			return
 		}
 		limit = n
 	}
-	rs, err := s.Admin.PayoutReruns.List(c.Request.Context(), limit)
+	rs, err := a.PayoutReruns.List(c.Request.Context(), limit)
 	if err != nil {
-		s.Logger.Error("list payout re-runs", "error", err)
-		c.JSON(http.StatusServiceUnavailable, adminError{"payout re-runs unavailable, try again"})
+		a.logger().Error("list payout re-runs", "error", err)
+		c.JSON(http.StatusServiceUnavailable, answerError{"payout re-runs unavailable, try again"})
 		return
 	}
 	if rs == nil {
@@ -135,25 +134,25 @@ func (s *Server) listPayoutReruns(c *gin.Context) {
 // showPayoutRerun answers one re-run batch and its payouts, each with what
 // the batch did with it: the same record and items as the re-run's own
 // answer, so a batch run from the command line can be read over HTTP.
-func (s *Server) showPayoutRerun(c *gin.Context) {
-	if !s.admit(c) {
+func (a *API) showPayoutRerun(c *gin.Context) {
+	if !a.admit(c) {
 		return
 	}
 	// A batch id is a positive bigserial; anything else names no batch and
 	// is the caller's mistake, not a lookup.
 	id, err := strconv.ParseInt(c.Param("id"), 10, 64)
 	if err != nil || id < 1 {
-		c.JSON(http.StatusBadRequest, adminError{"id: want a re-run id (a positive integer)"})
+		c.JSON(http.StatusBadRequest, answerError{"id: want a re-run id (a positive integer)"})
 		return
 	}
-	res, err := s.Admin.PayoutReruns.Show(c.Request.Context(), id)
+	res, err := a.PayoutReruns.Show(c.Request.Context(), id)
 	switch {
 	case errors.Is(err, models.ErrRerunNotFound):
-		c.JSON(http.StatusNotFound, adminError{"no such re-run"})
+		c.JSON(http.StatusNotFound, answerError{"no such re-run"})
 		return
 	case err != nil:
-		s.Logger.Error("show payout re-run", "rerun", id, "error", err)
-		c.JSON(http.StatusServiceUnavailable, adminError{"payout re-runs unavailable, try again"})
+		a.logger().Error("show payout re-run", "rerun", id, "error", err)
+		c.JSON(http.StatusServiceUnavailable, answerError{"payout re-runs unavailable, try again"})
 		return
 	}
 	c.JSON(http.StatusOK, res)

@@ -1,4 +1,4 @@
-package api
+package admin
 
 import (
 	"context"
@@ -56,16 +56,13 @@ func TestAdminEraseShopper(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := &fakeEraser{}
-			srv := &Server{
-				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-				Admin:  &Admin{Token: testAdminToken, Redeliver: &fakeRedeliverer{}, Erasures: fake},
-			}
+			srv := &API{Token: testAdminToken, Redeliver: &fakeRedeliverer{}, Erasures: fake, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 			req := httptest.NewRequest("POST", "/admin/shoppers/erase", strings.NewReader(tc.body))
 			if tc.auth != "" {
 				req.Header.Set("Authorization", tc.auth)
 			}
 			rec := httptest.NewRecorder()
-			srv.Handler().ServeHTTP(rec, req)
+			routed(srv).ServeHTTP(rec, req)
 			if rec.Code != tc.wantHTTP || !strings.Contains(rec.Body.String(), tc.wantBody) {
 				t.Fatalf("answer %d %s, want %d with %q", rec.Code, rec.Body.String(), tc.wantHTTP, tc.wantBody)
 			}

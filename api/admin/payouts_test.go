@@ -1,4 +1,4 @@
-package api
+package admin
 
 import (
 	"context"
@@ -82,16 +82,13 @@ func TestAdminPayoutRerun(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := &fakeReruns{}
-			srv := &Server{
-				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-				Admin:  &Admin{Token: testAdminToken, Redeliver: &fakeRedeliverer{}, PayoutReruns: fake},
-			}
+			srv := &API{Token: testAdminToken, Redeliver: &fakeRedeliverer{}, PayoutReruns: fake, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 			req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
 			if tc.auth != "" {
 				req.Header.Set("Authorization", tc.auth)
 			}
 			rec := httptest.NewRecorder()
-			srv.Handler().ServeHTTP(rec, req)
+			routed(srv).ServeHTTP(rec, req)
 			if rec.Code != tc.wantHTTP {
 				t.Fatalf("answer %d %s, want %d", rec.Code, rec.Body.String(), tc.wantHTTP)
 			}
@@ -130,16 +127,13 @@ func TestAdminShowPayoutRerun(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			fake := &fakeReruns{}
-			srv := &Server{
-				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-				Admin:  &Admin{Token: testAdminToken, Redeliver: &fakeRedeliverer{}, PayoutReruns: fake},
-			}
+			srv := &API{Token: testAdminToken, Redeliver: &fakeRedeliverer{}, PayoutReruns: fake, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 			req := httptest.NewRequest("GET", tc.path, nil)
 			if tc.auth != "" {
 				req.Header.Set("Authorization", tc.auth)
 			}
 			rec := httptest.NewRecorder()
-			srv.Handler().ServeHTTP(rec, req)
+			routed(srv).ServeHTTP(rec, req)
 			if rec.Code != tc.wantHTTP {
 				t.Fatalf("answer %d %s, want %d", rec.Code, rec.Body.String(), tc.wantHTTP)
 			}

@@ -1,4 +1,4 @@
-package api
+package admin
 
 import (
 	"context"
@@ -40,29 +40,28 @@ type ErasureAnswer struct {
 
 // eraseShopper erases the personal data of a shopper's orders and payouts,
 // by email or by transaction id, and answers what it reached.
-func (s *Server) eraseShopper(c *gin.Context) {
-	a := s.Admin
+func (a *API) eraseShopper(c *gin.Context) {
 	var body eraseRequest
-	if !s.adminRequest(c, a != nil && a.Erasures != nil, adminMaxBody, &body) {
+	if !a.request(c, a != nil && a.Erasures != nil, maxBody, &body) {
 		return
 	}
 	req, msg := body.erasure()
 	if msg != "" {
-		c.JSON(http.StatusBadRequest, adminError{msg})
+		c.JSON(http.StatusBadRequest, answerError{msg})
 		return
 	}
 	rec, err := a.Erasures.Erase(context.WithoutCancel(c.Request.Context()), req)
 	if errors.Is(err, models.ErrNothingToErase) {
-		c.JSON(http.StatusBadRequest, adminError{err.Error()})
+		c.JSON(http.StatusBadRequest, answerError{err.Error()})
 		return
 	}
 	if err != nil {
-		s.Logger.Error("erase personal data", "by", req.RequestedBy, "error", err)
-		c.JSON(http.StatusServiceUnavailable, adminError{"erasure unavailable, try again"})
+		a.logger().Error("erase personal data", "by", req.RequestedBy, "error", err)
+		c.JSON(http.StatusServiceUnavailable, answerError{"erasure unavailable, try again"})
 		return
 	}
 	// The log names the erasure, never the email.
-	s.Logger.Info("personal data erased", "erasure", rec.ID, "by", req.RequestedBy, "merchant_id", req.MerchantID,
+	a.logger().Info("personal data erased", "erasure", rec.ID, "by", req.RequestedBy, "merchant_id", req.MerchantID,
 		"transaction_id", req.TransactionID, "orders", rec.Orders, "payouts", rec.Payouts,
 		"stored_cards", rec.StoredCards, "vault_cards", rec.VaultCards, "open", rec.Open)
 	c.JSON(http.StatusOK, ErasureAnswer{ErasureID: rec.ID, Orders: rec.Orders, Payouts: rec.Payouts,

@@ -1,10 +1,11 @@
-package api
+package admin
 
 import (
 	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -22,9 +23,9 @@ type Redeliverer interface {
 	Start(ctx context.Context, sel models.NotificationSelection, schedule notify.Schedule) (redeliver.Result, error)
 }
 
-// Admin is the operators' API, under /admin. Without a Token it is off and
-// its routes answer as if they did not exist.
-type Admin struct {
+// API is the operators' API, under /admin. Without a Token it is off and
+// its routes answer as if they did not exist; so does a nil *API.
+type API struct {
 	Token     string
 	Redeliver Redeliverer
 	Schedule  notify.Schedule // retry schedule of redeliveries
@@ -32,10 +33,30 @@ type Admin struct {
 	PayoutReruns PayoutRerunner
 	// Erasures erases shoppers' personal data; nil turns that route off.
 	Erasures ShopperEraser
+	// Logger logs what the operators did; nil logs through slog's default.
+	Logger *slog.Logger
 }
 
-// adminMaxBody bounds an admin request body.
-const adminMaxBody = 64 << 10
+// Routes puts the admin routes on r, the /admin group of the gateway's
+// router. They are put there even when the API is off, so that an off API
+// answers its routes as the other unknown paths are answered.
+func (a *API) Routes(r gin.IRoutes) {
+	r.POST("/notifications/resend", a.resendNotifications)
+	r.POST("/payouts/rerun", a.rerunPayouts)
+	r.GET("/payouts/reruns", a.listPayoutReruns)
+	r.GET("/payouts/reruns/:id", a.showPayoutRerun)
+	r.POST("/shoppers/erase", a.eraseShopper)
+}
+
+func (a *API) logger() *slog.Logger {
+	if a.Logger == nil {
+		return slog.Default()
+	}
+	return a.Logger
+}
+
+// maxBody bounds an admin request body.
+const maxBody = 64 << 10
 
 type resendRequest struct {
 	MerchantID string   `json:"merchant_id"`
@@ -46,15 +67,15 @@ type resendRequest struct {
 	To         string   `json:"to"`
 }
 
-type adminError struct {
+type answerError struct {
 	Error string `json:"error"`
 }
 
 // enabled reports whether the admin API is on.
-func (a *Admin) enabled() bool { return a != nil && a.Token != "" && a.Redeliver != nil }
+func (a *API) enabled() bool { return a != nil && a.Token != "" && a.Redeliver != nil }
 
 // authorised compares the bearer token in constant time.
-func (a *Admin) authorised(header string) bool {
+func (a *API) authorised(header string) bool {
 	token, ok := strings.CutPrefix(header, "Bearer ")
 	if !ok {
 		return false
@@ -62,29 +83,28 @@ func (a *Admin) authorised(header string) bool {
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(a.Token)) == 1
 }
 
-// adminRequest admits an admin request: 404 when the admin API or the
-// route is off (on), 401 without the token; then it decodes the JSON body,
-// at most limit bytes and no unknown field, into dst, answering 400 itself.
-// It reports whether the handler may go on.
-func (s *Server) adminRequest(c *gin.Context, on bool, limit int64, dst any) bool {
-	a := s.Admin
+// request admits an admin request: 404 when the admin API or the route is
+// off (on), 401 without the token; then it decodes the JSON body, at most
+// limit bytes and no unknown field, into dst, answering 400 itself. It
+// reports whether the handler may go on.
+func (a *API) request(c *gin.Context, on bool, limit int64, dst any) bool {
 	if !a.enabled() || !on {
 		c.String(http.StatusNotFound, "404 page not found")
 		return false
 	}
 	if !a.authorised(c.GetHeader("Authorization")) {
 		c.Header("WWW-Authenticate", `Bearer realm="paygate-admin"`)
-		c.JSON(http.StatusUnauthorized, adminError{"unauthorised"})
+		c.JSON(http.StatusUnauthorized, answerError{"unauthorised"})
 		return false
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, limit))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
-		c.JSON(http.StatusBadRequest, adminError{"bad request body: " + err.Error()})
+		c.JSON(http.StatusBadRequest, answerError{"bad request body: " + err.Error()})
 		return false
 	}
 	if dec.More() {
-		c.JSON(http.StatusBadRequest, adminError{"bad request body: trailing data"})
+		c.JSON(http.StatusBadRequest, answerError{"bad request body: trailing data"})
 		return false
 	}
 	return true
@@ -92,31 +112,30 @@ func (s *Server) adminRequest(c *gin.Context, on bool, limit int64, dst any) boo
 
 // resendNotifications starts the redelivery of the selected notifications
 // with their original notify_id.
-func (s *Server) resendNotifications(c *gin.Context) {
-	a := s.Admin
+func (a *API) resendNotifications(c *gin.Context) {
 	var req resendRequest
-	if !s.adminRequest(c, true, adminMaxBody, &req) {
+	if !a.request(c, true, maxBody, &req) {
 		return
 	}
 	sel, msg := req.selection()
 	if msg != "" {
-		c.JSON(http.StatusBadRequest, adminError{msg})
+		c.JSON(http.StatusBadRequest, answerError{msg})
 		return
 	}
 	res, err := a.Redeliver.Start(c.Request.Context(), sel, a.Schedule)
 	switch {
 	case errors.Is(err, redeliver.ErrNothingToResend):
-		c.JSON(http.StatusNotFound, adminError{"nothing to resend"})
+		c.JSON(http.StatusNotFound, answerError{"nothing to resend"})
 		return
 	case errors.Is(err, redeliver.ErrEmptySelection):
-		c.JSON(http.StatusBadRequest, adminError{err.Error()})
+		c.JSON(http.StatusBadRequest, answerError{err.Error()})
 		return
 	case err != nil:
-		s.Logger.Error("start redelivery", "error", err)
-		c.JSON(http.StatusServiceUnavailable, adminError{"redelivery unavailable, try again"})
+		a.logger().Error("start redelivery", "error", err)
+		c.JSON(http.StatusServiceUnavailable, answerError{"redelivery unavailable, try again"})
 		return
 	}
-	s.Logger.Info("redelivery started", "workflow_id", res.WorkflowID, "notifications", len(res.NotifyIDs))
+	a.logger().Info("redelivery started", "workflow_id", res.WorkflowID, "notifications", len(res.NotifyIDs))
 	c.JSON(http.StatusAccepted, res)
 }
 
