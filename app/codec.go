@@ -35,15 +35,15 @@ const minCodecToken = 32
 // codecFromEnv reads the codec endpoint's variables into c, reporting what
 // is malformed through fail.
 func codecFromEnv(c *Config, getenv func(string) string, fail func(string, error)) {
-	c.Codec.Token = strings.TrimSpace(getenv("PAYGATE_CODEC_TOKEN"))
-	if t := c.Codec.Token; t != "" && strings.IndexFunc(t, func(r rune) bool { return !unreserved(r) }) >= 0 {
+	c.Edge.Codec.Token = strings.TrimSpace(getenv("PAYGATE_CODEC_TOKEN"))
+	if t := c.Edge.Codec.Token; t != "" && strings.IndexFunc(t, func(r rune) bool { return !unreserved(r) }) >= 0 {
 		fail("PAYGATE_CODEC_TOKEN", fmt.Errorf("%w: only letters, digits and - . _ ~", ErrMalformed))
 	}
 	origins, err := parseOrigins(getenv("PAYGATE_CODEC_CORS_ORIGIN"))
 	if err != nil {
 		fail("PAYGATE_CODEC_CORS_ORIGIN", err)
 	}
-	c.Codec.CORSOrigins = origins
+	c.Edge.Codec.CORSOrigins = origins
 }
 
 // unreserved reports whether r is one of RFC 3986's unreserved characters.
@@ -96,7 +96,7 @@ func TemporalConverters(keys *keyring.Keyring) (converter.DataConverter, convert
 // tool token and no browser origin). people finds the ops user of a
 // browser's call: the console.
 func (g *Gateway) codecEndpoint(people api.CodecPeople) *api.CodecEndpoint {
-	if g.Config.Codec.Token == "" && len(g.Config.Codec.CORSOrigins) == 0 {
+	if g.Config.Edge.Codec.Token == "" && len(g.Config.Edge.Codec.CORSOrigins) == 0 {
 		return nil
 	}
 	c, err := payloadcodec.New(g.Keys)
@@ -105,5 +105,5 @@ func (g *Gateway) codecEndpoint(people api.CodecPeople) *api.CodecEndpoint {
 		g.Logger.Error("codec endpoint off", "error", err)
 		return nil
 	}
-	return &api.CodecEndpoint{Codec: c, Token: g.Config.Codec.Token, AllowOrigins: g.Config.Codec.CORSOrigins, People: people}
+	return &api.CodecEndpoint{Codec: c, Token: g.Config.Edge.Codec.Token, AllowOrigins: g.Config.Edge.Codec.CORSOrigins, People: people}
 }

@@ -44,8 +44,8 @@ func TestCodecFromEnv(t *testing.T) {
 					t.Errorf("%s: %v, want ErrMalformed", name, got[name])
 				}
 			}
-			if tt.bad == nil && (c.Codec.Token != tt.want.Token || !slices.Equal(c.Codec.CORSOrigins, tt.want.CORSOrigins)) {
-				t.Errorf("Codec = %+v, want %+v", c.Codec, tt.want)
+			if tt.bad == nil && (c.Edge.Codec.Token != tt.want.Token || !slices.Equal(c.Edge.Codec.CORSOrigins, tt.want.CORSOrigins)) {
+				t.Errorf("Codec = %+v, want %+v", c.Edge.Codec, tt.want)
 			}
 		})
 	}
@@ -59,7 +59,7 @@ func TestCheckSecretsCodecToken(t *testing.T) {
 	good := Config{
 		Keyring:        spec,
 		FingerprintKey: "AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyA=",
-		ProviderSecret: "9f2c1e7a4b5d6e8f0a1b2c3d",
+		Connectors:     ConnectorsConfig{ProviderSecret: "9f2c1e7a4b5d6e8f0a1b2c3d"},
 	}
 	for _, tc := range []struct {
 		name  string
@@ -76,7 +76,7 @@ func TestCheckSecretsCodecToken(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := good
-			c.Codec.Token = tc.token
+			c.Edge.Codec.Token = tc.token
 			got := refused(c.CheckSecrets(tc.p))["PAYGATE_CODEC_TOKEN"]
 			if !errors.Is(got, tc.want) || (tc.want == nil && got != nil) {
 				t.Errorf("PAYGATE_CODEC_TOKEN %q: %v, want %v", tc.token, got, tc.want)

@@ -68,12 +68,12 @@ func TestFromEnv(t *testing.T) {
 		bad   []string // variables refused as malformed
 	}{
 		{name: "defaults", check: func(t *testing.T, c Config) {
-			if c.AcquirerTimeout != 10*time.Second || c.NotifySchedule != notify.DefaultSchedule() || c.NotifyAllowPrivate ||
-				c.NodeID != nil || c.NodeLeaseTTL != 0 || c.PublicURL != "http://127.0.0.1:8080" ||
-				c.VaultSweepEvery != 15*time.Minute {
+			if c.Connectors.AcquirerTimeout != 10*time.Second || c.NotifySchedule != notify.DefaultSchedule() || c.NotifyAllowPrivate ||
+				c.NodeID != nil || c.NodeLeaseTTL != 0 || c.Edge.PublicURL != "http://127.0.0.1:8080" ||
+				c.Worker.VaultSweepEvery != 15*time.Minute {
 				t.Errorf("defaults = %+v", c)
 			}
-			if c.ProviderSecret != "" || c.AdminToken != "" || c.Keyring != "" || c.FingerprintKey != "" {
+			if c.Connectors.ProviderSecret != "" || c.Edge.AdminToken != "" || c.Keyring != "" || c.FingerprintKey != "" {
 				t.Error("a secret has a default")
 			}
 			if c.NodeName == "" {
@@ -86,9 +86,9 @@ func TestFromEnv(t *testing.T) {
 			"PAYGATE_PUBLIC_URL": "https://pay.example", "PAYGATE_PROVIDER_SECRET": "s3cr3t-from-the-provider",
 		}, check: func(t *testing.T, c Config) {
 			want := notify.Schedule{Initial: time.Second, Max: 2 * time.Second, Horizon: time.Hour}
-			if c.AcquirerTimeout != 3*time.Second || c.NotifySchedule != want || !c.NotifyAllowPrivate ||
+			if c.Connectors.AcquirerTimeout != 3*time.Second || c.NotifySchedule != want || !c.NotifyAllowPrivate ||
 				c.NodeID == nil || *c.NodeID != *node(1023) || c.NodeLeaseTTL != 45*time.Second ||
-				c.PublicURL != "https://pay.example" || c.ProviderSecret != "s3cr3t-from-the-provider" {
+				c.Edge.PublicURL != "https://pay.example" || c.Connectors.ProviderSecret != "s3cr3t-from-the-provider" {
 				t.Errorf("config = %+v", c)
 			}
 		}},
@@ -98,8 +98,8 @@ func TestFromEnv(t *testing.T) {
 			}
 		}},
 		{name: "public URL follows the listen address", env: map[string]string{"PAYGATE_HTTP_ADDR": "10.0.0.5:9000"}, check: func(t *testing.T, c Config) {
-			if c.PublicURL != "http://10.0.0.5:9000" {
-				t.Errorf("PublicURL = %s", c.PublicURL)
+			if c.Edge.PublicURL != "http://10.0.0.5:9000" {
+				t.Errorf("PublicURL = %s", c.Edge.PublicURL)
 			}
 		}},
 		{name: "acquirer timeout not a duration", env: map[string]string{"ACQUIRER_TIMEOUT": "10"}, bad: []string{"ACQUIRER_TIMEOUT"}},
@@ -110,8 +110,8 @@ func TestFromEnv(t *testing.T) {
 		{name: "schedule max below initial", env: map[string]string{"PAYGATE_NOTIFY_SCHEDULE": "initial=1h,max=1m"}, bad: []string{"PAYGATE_NOTIFY_SCHEDULE"}},
 		{name: "allow private not a boolean", env: map[string]string{"PAYGATE_NOTIFY_ALLOW_PRIVATE": "yes"}, bad: []string{"PAYGATE_NOTIFY_ALLOW_PRIVATE"}},
 		{name: "worker cache size", env: map[string]string{"PAYGATE_WORKER_CACHE_SIZE": "2000"}, check: func(t *testing.T, c Config) {
-			if c.WorkerCacheSize != 2000 {
-				t.Errorf("WorkerCacheSize = %d, want 2000", c.WorkerCacheSize)
+			if c.Worker.CacheSize != 2000 {
+				t.Errorf("WorkerCacheSize = %d, want 2000", c.Worker.CacheSize)
 			}
 		}},
 		{name: "worker cache size zero", env: map[string]string{"PAYGATE_WORKER_CACHE_SIZE": "0"}, bad: []string{"PAYGATE_WORKER_CACHE_SIZE"}},
@@ -122,13 +122,13 @@ func TestFromEnv(t *testing.T) {
 		{name: "lease ttl too short", env: map[string]string{"PAYGATE_NODE_LEASE_TTL": "1s"}, bad: []string{"PAYGATE_NODE_LEASE_TTL"}},
 		{name: "lease ttl not a duration", env: map[string]string{"PAYGATE_NODE_LEASE_TTL": "1 minute"}, bad: []string{"PAYGATE_NODE_LEASE_TTL"}},
 		{name: "vault sweep every hour", env: map[string]string{"PAYGATE_VAULT_SWEEP_EVERY": "1h"}, check: func(t *testing.T, c Config) {
-			if c.VaultSweepEvery != time.Hour {
-				t.Errorf("VaultSweepEvery = %s, want 1h", c.VaultSweepEvery)
+			if c.Worker.VaultSweepEvery != time.Hour {
+				t.Errorf("VaultSweepEvery = %s, want 1h", c.Worker.VaultSweepEvery)
 			}
 		}},
 		{name: "vault sweep off", env: map[string]string{"PAYGATE_VAULT_SWEEP_EVERY": "0"}, check: func(t *testing.T, c Config) {
-			if c.VaultSweepEvery != 0 {
-				t.Errorf("VaultSweepEvery = %s, want 0 (off)", c.VaultSweepEvery)
+			if c.Worker.VaultSweepEvery != 0 {
+				t.Errorf("VaultSweepEvery = %s, want 0 (off)", c.Worker.VaultSweepEvery)
 			}
 		}},
 		{name: "vault sweep too often", env: map[string]string{"PAYGATE_VAULT_SWEEP_EVERY": "5s"}, bad: []string{"PAYGATE_VAULT_SWEEP_EVERY"}},
@@ -139,7 +139,7 @@ func TestFromEnv(t *testing.T) {
 			"DATABASE_URL": "host=db port=5432 dbname=paygate", "TEMPORAL_ADDRESS": "dns:///temporal.internal:7233",
 			"PAYGATE_HTTP_ADDR": ":8080", "PAYGATE_SIMULATOR_ADDR": "[::1]:8090",
 		}, check: func(t *testing.T, c Config) {
-			if c.HTTPAddr != ":8080" || c.TemporalAddress != "dns:///temporal.internal:7233" {
+			if c.Edge.HTTPAddr != ":8080" || c.TemporalAddress != "dns:///temporal.internal:7233" {
 				t.Errorf("config = %+v", c)
 			}
 		}},
@@ -155,22 +155,22 @@ func TestFromEnv(t *testing.T) {
 		{name: "keyring not a keyring", env: map[string]string{"PAYGATE_KEYRING": "just-a-password"}, bad: []string{"PAYGATE_KEYRING"}},
 		{name: "fingerprint key not base64", env: map[string]string{"PAYGATE_FINGERPRINT_KEY": "not base64!"}, bad: []string{"PAYGATE_FINGERPRINT_KEY"}},
 		{name: "no rail named: both are the local simulator", check: func(t *testing.T, c Config) {
-			if c.ForbidLiveSimulators || c.RailURL != "http://127.0.0.1:8092" || c.TestRailURL != c.RailURL {
-				t.Errorf("forbid %v, rail %s, test rail %s", c.ForbidLiveSimulators, c.RailURL, c.TestRailURL)
+			if c.Connectors.ForbidLiveSimulators || c.Payouts.RailURL != "http://127.0.0.1:8092" || c.Payouts.TestRailURL != c.Payouts.RailURL {
+				t.Errorf("forbid %v, rail %s, test rail %s", c.Connectors.ForbidLiveSimulators, c.Payouts.RailURL, c.Payouts.TestRailURL)
 			}
 		}},
 		{name: "a rail named, no test rail: test payouts have none", env: map[string]string{"RAIL_URL": "https://rail.bank.example"},
 			check: func(t *testing.T, c Config) {
-				if c.TestRailURL != "" {
-					t.Errorf("test rail %q, want none: it would be the named rail", c.TestRailURL)
+				if c.Payouts.TestRailURL != "" {
+					t.Errorf("test rail %q, want none: it would be the named rail", c.Payouts.TestRailURL)
 				}
 			}},
 		{name: "forbidden with the test rail the live one but a slash", env: map[string]string{"PAYGATE_LIVE_SIMULATORS": "forbid",
 			"RAIL_URL": "https://rail.bank.example", "TEST_RAIL_URL": "https://rail.bank.example/"}, bad: []string{"TEST_RAIL_URL"}},
 		{name: "simulators forbidden to live accounts", env: map[string]string{"PAYGATE_LIVE_SIMULATORS": "forbid",
 			"RAIL_URL": "https://rail.bank.example", "TEST_RAIL_URL": "http://rail.sim:8092"}, check: func(t *testing.T, c Config) {
-			if !c.ForbidLiveSimulators || c.TestRailURL != "http://rail.sim:8092" || c.RailURL != "https://rail.bank.example" {
-				t.Errorf("forbid %v, rail %s, test rail %s", c.ForbidLiveSimulators, c.RailURL, c.TestRailURL)
+			if !c.Connectors.ForbidLiveSimulators || c.Payouts.TestRailURL != "http://rail.sim:8092" || c.Payouts.RailURL != "https://rail.bank.example" {
+				t.Errorf("forbid %v, rail %s, test rail %s", c.Connectors.ForbidLiveSimulators, c.Payouts.RailURL, c.Payouts.TestRailURL)
 			}
 		}},
 		{name: "forbidden without a test rail", env: map[string]string{"PAYGATE_LIVE_SIMULATORS": "forbid", "RAIL_URL": "https://rail.bank.example"},
@@ -244,8 +244,8 @@ func TestCheckSecrets(t *testing.T) {
 	good := Config{
 		Keyring:        spec + "," + spec2,
 		FingerprintKey: key(1, 32),
-		ProviderSecret: "9f2c1e7a4b5d6e8f0a1b2c3d",
-		AdminToken:     "b7e1c9d2a4f6081e3c5a7b9d1f2e4c6a8b0d",
+		Connectors:     ConnectorsConfig{ProviderSecret: "9f2c1e7a4b5d6e8f0a1b2c3d"},
+		Edge:           EdgeConfig{AdminToken: "b7e1c9d2a4f6081e3c5a7b9d1f2e4c6a8b0d"},
 	}
 	with := func(f func(*Config)) Config {
 		c := good
@@ -260,7 +260,7 @@ func TestCheckSecrets(t *testing.T) {
 	}{
 		{"all proper, serve", good, Serve, nil},
 		{"all proper, worker", good, Worker, nil},
-		{"admin API off (no token)", with(func(c *Config) { c.AdminToken = "" }), Serve, nil},
+		{"admin API off (no token)", with(func(c *Config) { c.Edge.AdminToken = "" }), Serve, nil},
 		{"keyring unset", with(func(c *Config) { c.Keyring = "" }), Worker,
 			map[string]error{"PAYGATE_KEYRING": ErrUnset}},
 		{"keyring malformed", with(func(c *Config) { c.Keyring = "k1:short" }), Serve,
@@ -275,22 +275,22 @@ func TestCheckSecrets(t *testing.T) {
 			map[string]error{"PAYGATE_FINGERPRINT_KEY": ErrWeakSecret}},
 		{"fingerprint key all zero", with(func(c *Config) { c.FingerprintKey = zeros }), Worker,
 			map[string]error{"PAYGATE_FINGERPRINT_KEY": ErrDefaultSecret}},
-		{"provider secret unset", with(func(c *Config) { c.ProviderSecret = "" }), Serve,
+		{"provider secret unset", with(func(c *Config) { c.Connectors.ProviderSecret = "" }), Serve,
 			map[string]error{"PAYGATE_PROVIDER_SECRET": ErrUnset}},
-		{"provider secret is the simulators' default", with(func(c *Config) { c.ProviderSecret = DefaultProviderSecret }), Serve,
+		{"provider secret is the simulators' default", with(func(c *Config) { c.Connectors.ProviderSecret = DefaultProviderSecret }), Serve,
 			map[string]error{"PAYGATE_PROVIDER_SECRET": ErrDefaultSecret}},
-		{"provider secret placeholder", with(func(c *Config) { c.ProviderSecret = "CHANGEME" }), Serve,
+		{"provider secret placeholder", with(func(c *Config) { c.Connectors.ProviderSecret = "CHANGEME" }), Serve,
 			map[string]error{"PAYGATE_PROVIDER_SECRET": ErrDefaultSecret}},
-		{"provider secret one character repeated", with(func(c *Config) { c.ProviderSecret = strings.Repeat("x", 40) }), Serve,
+		{"provider secret one character repeated", with(func(c *Config) { c.Connectors.ProviderSecret = strings.Repeat("x", 40) }), Serve,
 			map[string]error{"PAYGATE_PROVIDER_SECRET": ErrDefaultSecret}},
-		{"provider secret short", with(func(c *Config) { c.ProviderSecret = "abc123" }), Serve,
+		{"provider secret short", with(func(c *Config) { c.Connectors.ProviderSecret = "abc123" }), Serve,
 			map[string]error{"PAYGATE_PROVIDER_SECRET": ErrWeakSecret}},
-		{"provider secret not needed by the worker", with(func(c *Config) { c.ProviderSecret = "" }), Worker, nil},
-		{"admin token short", with(func(c *Config) { c.AdminToken = "0123456789abcdef" }), Serve,
+		{"provider secret not needed by the worker", with(func(c *Config) { c.Connectors.ProviderSecret = "" }), Worker, nil},
+		{"admin token short", with(func(c *Config) { c.Edge.AdminToken = "0123456789abcdef" }), Serve,
 			map[string]error{"PAYGATE_ADMIN_TOKEN": ErrWeakSecret}},
-		{"admin token placeholder", with(func(c *Config) { c.AdminToken = "admin" }), Serve,
+		{"admin token placeholder", with(func(c *Config) { c.Edge.AdminToken = "admin" }), Serve,
 			map[string]error{"PAYGATE_ADMIN_TOKEN": ErrDefaultSecret}},
-		{"admin token not needed by the worker", with(func(c *Config) { c.AdminToken = "x" }), Worker, nil},
+		{"admin token not needed by the worker", with(func(c *Config) { c.Edge.AdminToken = "x" }), Worker, nil},
 		{"everything missing, serve", Config{}, Serve, map[string]error{
 			"PAYGATE_KEYRING": ErrUnset, "PAYGATE_FINGERPRINT_KEY": ErrUnset, "PAYGATE_PROVIDER_SECRET": ErrUnset,
 		}},
@@ -307,7 +307,7 @@ func TestCheckSecrets(t *testing.T) {
 					t.Errorf("%s: %v, want %v", name, got[name], reason)
 				}
 			}
-			if err != nil && (strings.Contains(err.Error(), good.ProviderSecret) || strings.Contains(err.Error(), good.FingerprintKey)) {
+			if err != nil && (strings.Contains(err.Error(), good.Connectors.ProviderSecret) || strings.Contains(err.Error(), good.FingerprintKey)) {
 				t.Error("the error shows a secret")
 			}
 		})

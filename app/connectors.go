@@ -32,9 +32,9 @@ var ErrUnknownConnector = errors.New("unknown connector")
 // their settings beyond the first simulator's (SIMBANK_URL); FromEnv calls
 // it and reports what fail is given with the rest.
 func connectorsFromEnv(c *Config, getenv func(string) string, fail func(name string, err error)) {
-	c.SimBankURL = getenv("SIMBANK_URL")
-	if c.SimBankURL == "" {
-		c.SimBankURL = DefaultSimBankURL
+	c.Connectors.SimBankURL = getenv("SIMBANK_URL")
+	if c.Connectors.SimBankURL == "" {
+		c.Connectors.SimBankURL = DefaultSimBankURL
 	}
 	spec := getenv("PAYGATE_CONNECTORS")
 	if spec == "" {
@@ -44,8 +44,8 @@ func connectorsFromEnv(c *Config, getenv func(string) string, fail func(name str
 	if err != nil {
 		fail("PAYGATE_CONNECTORS", err)
 	}
-	c.Connectors = names
-	if slices.Contains(names, simbank.Name) && !httpURL(c.SimBankURL) {
+	c.Connectors.Names = names
+	if slices.Contains(names, simbank.Name) && !httpURL(c.Connectors.SimBankURL) {
 		fail("SIMBANK_URL", fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))
 	}
 }
@@ -76,11 +76,11 @@ func parseConnectors(spec string) ([]string, error) {
 // Config made without FromEnv (nil Connectors) runs the simulated acquirer,
 // and sim-bank when SimBankURL is set.
 func (c Config) RunsConnectors() []string {
-	if c.Connectors != nil {
-		return c.Connectors
+	if c.Connectors.Names != nil {
+		return c.Connectors.Names
 	}
 	names := []string{simacquirer.Name}
-	if c.SimBankURL != "" {
+	if c.Connectors.SimBankURL != "" {
 		names = append(names, simbank.Name)
 	}
 	return names
@@ -116,10 +116,10 @@ func (c Config) buildConnectors() ([]gatewayConnector, error) {
 		var err error
 		switch name {
 		case simacquirer.Name:
-			conn, err = simacquirer.New(simacquirer.Config{BaseURL: c.AcquirerURL, Timeout: c.AcquirerTimeout,
-				CallbackSecret: c.ProviderSecret})
+			conn, err = simacquirer.New(simacquirer.Config{BaseURL: c.Connectors.AcquirerURL, Timeout: c.Connectors.AcquirerTimeout,
+				CallbackSecret: c.Connectors.ProviderSecret})
 		case simbank.Name:
-			conn, err = simbank.New(simbank.Config{BaseURL: c.SimBankURL, Timeout: c.AcquirerTimeout})
+			conn, err = simbank.New(simbank.Config{BaseURL: c.Connectors.SimBankURL, Timeout: c.Connectors.AcquirerTimeout})
 		default:
 			err = fmt.Errorf("%w %q", ErrUnknownConnector, name)
 		}

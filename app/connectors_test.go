@@ -44,16 +44,16 @@ func TestConnectorsFromEnv(t *testing.T) {
 			if len(got) != len(tc.bad) {
 				t.Errorf("refused %v, want %v", got, tc.bad)
 			}
-			if !slices.Equal(c.Connectors, tc.want) || c.SimBankURL != tc.wantURL {
-				t.Errorf("Connectors %v at %q, want %v at %q", c.Connectors, c.SimBankURL, tc.want, tc.wantURL)
+			if !slices.Equal(c.Connectors.Names, tc.want) || c.Connectors.SimBankURL != tc.wantURL {
+				t.Errorf("Connectors %v at %q, want %v at %q", c.Connectors.Names, c.Connectors.SimBankURL, tc.want, tc.wantURL)
 			}
 		})
 	}
 }
 
 func TestCheckConnector(t *testing.T) {
-	both := Config{Connectors: []string{"sim-acquirer", "sim-bank"}}
-	simOnly := Config{Connectors: []string{"sim-acquirer"}}
+	both := Config{Connectors: ConnectorsConfig{Names: []string{"sim-acquirer", "sim-bank"}}}
+	simOnly := Config{Connectors: ConnectorsConfig{Names: []string{"sim-acquirer"}}}
 	tests := []struct {
 		name      string
 		cfg       Config
@@ -67,7 +67,7 @@ func TestCheckConnector(t *testing.T) {
 		{"unknown", both, "acme-bank", false},
 		{"case matters", both, "Sim-Bank", false},
 		{"hand-made config without sim-bank's URL", Config{}, "sim-bank", false},
-		{"hand-made config with sim-bank's URL", Config{SimBankURL: "http://127.0.0.1:8091"}, "sim-bank", true},
+		{"hand-made config with sim-bank's URL", Config{Connectors: ConnectorsConfig{SimBankURL: "http://127.0.0.1:8091"}}, "sim-bank", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,8 +82,8 @@ func TestCheckConnector(t *testing.T) {
 // TestConnectorRegistries builds the registries the activities and the API
 // use from a configuration, and checks each connector answers to its name.
 func TestConnectorRegistries(t *testing.T) {
-	cfg := Config{Connectors: []string{"sim-acquirer", "sim-bank"}, AcquirerURL: "http://127.0.0.1:8090",
-		SimBankURL: "http://127.0.0.1:8091", ProviderSecret: "a-provider-secret-for-tests"}
+	cfg := Config{Connectors: ConnectorsConfig{Names: []string{"sim-acquirer", "sim-bank"}, AcquirerURL: "http://127.0.0.1:8090",
+		SimBankURL: "http://127.0.0.1:8091", ProviderSecret: "a-provider-secret-for-tests"}}
 	set, err := cfg.BuildConnectors()
 	if err != nil {
 		t.Fatal(err)
@@ -111,9 +111,9 @@ func TestConnectorRegistries(t *testing.T) {
 		t.Error("the activities, callbacks and offers hold different sim-acquirer connectors")
 	}
 	form := url.Values{"authentication_id": {"au_1"}, "status": {"authenticated"}, "cavv": {"c"}, "reference": {"1"}}
-	form.Set("signature", simacquirer.SignThreeDSResult(cfg.ProviderSecret, "au_1", "authenticated", "c", "1"))
+	form.Set("signature", simacquirer.SignThreeDSResult(cfg.Connectors.ProviderSecret, "au_1", "authenticated", "c", "1"))
 	body := []byte(`{"payment_id":"ap_1","reference":"1"}`)
-	header := http.Header{"X-Provider-Signature": {simacquirer.SignProviderCallback(cfg.ProviderSecret, body)}}
+	header := http.Header{"X-Provider-Signature": {simacquirer.SignProviderCallback(cfg.Connectors.ProviderSecret, body)}}
 	for _, tc := range []struct {
 		name string
 		want bool
@@ -129,7 +129,7 @@ func TestConnectorRegistries(t *testing.T) {
 		}
 	}
 
-	if _, err := (Config{Connectors: []string{"sim-bank"}, SimBankURL: "not a url"}).BuildConnectors(); err == nil {
+	if _, err := (Config{Connectors: ConnectorsConfig{Names: []string{"sim-bank"}, SimBankURL: "not a url"}}).BuildConnectors(); err == nil {
 		t.Error("a connector at a bad URL was built")
 	}
 }

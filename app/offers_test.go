@@ -11,8 +11,8 @@ import (
 // answers by the names accounts give: APMs on the simulated acquirer (also
 // as the default), cards only on sim-bank, nothing for an unknown name.
 func TestConnectorOffers(t *testing.T) {
-	cfg := Config{Connectors: []string{"sim-acquirer", "sim-bank"}, AcquirerURL: "http://127.0.0.1:8090",
-		SimBankURL: "http://127.0.0.1:8091", ProviderSecret: "a-provider-secret-for-tests"}
+	cfg := Config{Connectors: ConnectorsConfig{Names: []string{"sim-acquirer", "sim-bank"}, AcquirerURL: "http://127.0.0.1:8090",
+		SimBankURL: "http://127.0.0.1:8091", ProviderSecret: "a-provider-secret-for-tests"}}
 	set, err := cfg.BuildConnectors()
 	if err != nil {
 		t.Fatal(err)

@@ -75,15 +75,15 @@ func LoadPayoutPricing(path string) (activities.PayoutPricing, error) {
 }
 
 // PayoutActivities returns the payout activities: the payouts table, the
-// ledger, the rail clients at Config.RailURL (live accounts) and
-// Config.TestRailURL (test accounts), and the pricing of
+// ledger, the rail clients at Config.Payouts.RailURL (live accounts) and
+// Config.Payouts.TestRailURL (test accounts), and the pricing of
 // PAYGATE_PAYOUT_RATES.
 func (g *Gateway) PayoutActivities() (*activities.PayoutActivities, error) {
 	pricing, err := LoadPayoutPricing(os.Getenv("PAYGATE_PAYOUT_RATES"))
 	if err != nil {
 		return nil, err
 	}
-	railURL := cmp.Or(g.Config.RailURL, "http://127.0.0.1:8092")
+	railURL := cmp.Or(g.Config.Payouts.RailURL, "http://127.0.0.1:8092")
 	rc, err := rail.NewClient(railURL, 10*time.Second)
 	if err != nil {
 		return nil, err
@@ -93,8 +93,8 @@ func (g *Gateway) PayoutActivities() (*activities.PayoutActivities, error) {
 	// rail at all (tests) has the local simulator for both, as FromEnv's
 	// defaults do.
 	var testRail activities.PayoutRail
-	switch u := g.Config.TestRailURL; {
-	case u == "" && g.Config.RailURL == "":
+	switch u := g.Config.Payouts.TestRailURL; {
+	case u == "" && g.Config.Payouts.RailURL == "":
 		testRail = rc
 	case u == "":
 		g.Logger.Warn("no simulated payout rail (TEST_RAIL_URL): test accounts' payouts will fail")

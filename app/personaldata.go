@@ -22,7 +22,7 @@ const PersonalDataEvery = 24 * time.Hour
 // started sets the retention. A new schedule runs once at once, so that
 // rows an upgrade left in clear are sealed without waiting a day.
 func (g *Gateway) EnsurePersonalDataSchedule(ctx context.Context) error {
-	in := workflows.PersonalDataInput{RetentionDays: g.Config.PersonalDataRetentionDays}
+	in := workflows.PersonalDataInput{RetentionDays: g.Config.Worker.PersonalDataRetentionDays}
 	action := &client.ScheduleWorkflowAction{
 		ID:        workflows.PersonalDataWorkflowID,
 		Workflow:  workflows.PersonalDataWorkflowType,

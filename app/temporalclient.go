@@ -135,11 +135,11 @@ func temporalClientFromEnv(c *Config, getenv func(string) string, fail func(stri
 		name string
 		to   *int
 	}{
-		{"PAYGATE_WORKER_WORKFLOW_POLLERS", &c.WorkerTuning.WorkflowPollers},
-		{"PAYGATE_WORKER_ACTIVITY_POLLERS", &c.WorkerTuning.ActivityPollers},
-		{"PAYGATE_WORKER_WORKFLOW_SLOTS", &c.WorkerTuning.WorkflowTaskSlots},
-		{"PAYGATE_WORKER_ACTIVITY_SLOTS", &c.WorkerTuning.ActivitySlots},
-		{"PAYGATE_WORKER_LOCAL_ACTIVITY_SLOTS", &c.WorkerTuning.LocalActivitySlots},
+		{"PAYGATE_WORKER_WORKFLOW_POLLERS", &c.Worker.Tuning.WorkflowPollers},
+		{"PAYGATE_WORKER_ACTIVITY_POLLERS", &c.Worker.Tuning.ActivityPollers},
+		{"PAYGATE_WORKER_WORKFLOW_SLOTS", &c.Worker.Tuning.WorkflowTaskSlots},
+		{"PAYGATE_WORKER_ACTIVITY_SLOTS", &c.Worker.Tuning.ActivitySlots},
+		{"PAYGATE_WORKER_LOCAL_ACTIVITY_SLOTS", &c.Worker.Tuning.LocalActivitySlots},
 	} {
 		v := getenv(f.name)
 		if v == "" {

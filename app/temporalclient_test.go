@@ -54,8 +54,8 @@ func TestTemporalClientFromEnv(t *testing.T) {
 		check func(t *testing.T, c Config)
 	}{
 		{name: "nothing set: plain, default worker", check: func(t *testing.T, c Config) {
-			if c.TemporalTLS.on() || c.TemporalAPIKey != "" || c.WorkerTuning != (WorkerTuning{}) {
-				t.Errorf("config = %+v %+v", c.TemporalTLS, c.WorkerTuning)
+			if c.TemporalTLS.on() || c.TemporalAPIKey != "" || c.Worker.Tuning != (WorkerTuning{}) {
+				t.Errorf("config = %+v %+v", c.TemporalTLS, c.Worker.Tuning)
 			}
 		}},
 		{name: "mtls files", env: map[string]string{"TEMPORAL_TLS_CERT": "c.pem", "TEMPORAL_TLS_KEY": "c.key",
@@ -74,8 +74,8 @@ func TestTemporalClientFromEnv(t *testing.T) {
 			"PAYGATE_WORKER_WORKFLOW_SLOTS": "400", "PAYGATE_WORKER_ACTIVITY_SLOTS": "300", "PAYGATE_WORKER_LOCAL_ACTIVITY_SLOTS": "500"},
 			check: func(t *testing.T, c Config) {
 				want := WorkerTuning{WorkflowPollers: 4, ActivityPollers: 8, WorkflowTaskSlots: 400, ActivitySlots: 300, LocalActivitySlots: 500}
-				if c.WorkerTuning != want {
-					t.Errorf("tuning = %+v, want %+v", c.WorkerTuning, want)
+				if c.Worker.Tuning != want {
+					t.Errorf("tuning = %+v, want %+v", c.Worker.Tuning, want)
 				}
 			}},
 		{name: "gzip off", env: map[string]string{"TEMPORAL_GRPC_GZIP": "false"}, check: func(t *testing.T, c Config) {

@@ -64,7 +64,7 @@ func startOrder(t *testing.T, creds merchant.Credentials, orderNo, transactionID
 		RequestFingerprint: "fp-" + orderNo,
 		Details:            details,
 		NotifySchedule:     env.cfg.NotifySchedule,
-		PublicURL:          env.gw.Config.PublicURL,
+		PublicURL:          env.gw.Config.Edge.PublicURL,
 	}
 	return in, token
 }

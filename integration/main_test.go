@@ -175,20 +175,23 @@ func run(m *testing.M) int {
 		TemporalNamespace: "default",
 		Keyring:           spec,
 		FingerprintKey:    base64.StdEncoding.EncodeToString(fp),
-		AcquirerURL:       env.simHTTP.URL,
-		SimBankURL:        env.bankHTTP.URL,
-		Connectors:        []string{"sim-acquirer", "sim-bank"},
-		AcquirerTimeout:   acquirerTimeout,
-		NodeName:          "integration",
+		Connectors: app.ConnectorsConfig{
+			Names:           []string{"sim-acquirer", "sim-bank"},
+			AcquirerURL:     env.simHTTP.URL,
+			AcquirerTimeout: acquirerTimeout,
+			SimBankURL:      env.bankHTTP.URL,
+			ProviderSecret:  app.DefaultProviderSecret,
+		},
+		NodeName: "integration",
 		// Receivers run on loopback; retries are quick so tests see them.
 		NotifyAllowPrivate:        true,
 		SubscriptionTestIntervals: true,
 		NotifySchedule:            notify.Schedule{Initial: 100 * time.Millisecond, Max: time.Second, Horizon: time.Minute},
-		AdminToken:                adminToken,
-		ProviderSecret:            app.DefaultProviderSecret,
-		RailURL:                   env.liveRailHTTP.URL,
-		TestRailURL:               env.railHTTP.URL,
-		Codec:                     app.CodecConfig{Token: env.ui.token, CORSOrigins: []string{env.ui.url}},
+		Payouts:                   app.PayoutsConfig{RailURL: env.liveRailHTTP.URL, TestRailURL: env.railHTTP.URL},
+		Edge: app.EdgeConfig{
+			AdminToken: adminToken,
+			Codec:      app.CodecConfig{Token: env.ui.token, CORSOrigins: []string{env.ui.url}},
+		},
 	}
 	env.cfg = cfg
 	// As in production, the schema comes from the migrations, applied
@@ -217,7 +220,7 @@ func run(m *testing.M) int {
 	defer env.worker.Stop()
 	// The API's own address goes into 3-D Secure and APM callbacks, so it
 	// is known before the handler is made.
-	env.gw.Config.PublicURL = "http://" + env.api.Listener.Addr().String()
+	env.gw.Config.Edge.PublicURL = "http://" + env.api.Listener.Addr().String()
 	env.api.Config.Handler = env.gw.APIHandler()
 	env.api.Start()
 	defer env.api.Close()

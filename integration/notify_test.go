@@ -235,9 +235,9 @@ func TestWorkerKilledMidDeliveryStillDelivers(t *testing.T) {
 	proc.Env = append(os.Environ(),
 		"DATABASE_URL="+cfg.DatabaseURL, "TEMPORAL_ADDRESS="+cfg.TemporalAddress,
 		"PAYGATE_KEYRING="+cfg.Keyring, "PAYGATE_FINGERPRINT_KEY="+cfg.FingerprintKey,
-		"ACQUIRER_URL="+cfg.AcquirerURL, "ACQUIRER_TIMEOUT=1s",
-		"SIMBANK_URL="+cfg.SimBankURL, "RAIL_URL="+cfg.RailURL, "TEST_RAIL_URL="+cfg.TestRailURL,
-		"PAYGATE_CONNECTORS="+strings.Join(cfg.Connectors, ","),
+		"ACQUIRER_URL="+cfg.Connectors.AcquirerURL, "ACQUIRER_TIMEOUT=1s",
+		"SIMBANK_URL="+cfg.Connectors.SimBankURL, "RAIL_URL="+cfg.Payouts.RailURL, "TEST_RAIL_URL="+cfg.Payouts.TestRailURL,
+		"PAYGATE_CONNECTORS="+strings.Join(cfg.Connectors.Names, ","),
 		"PAYGATE_SUBSCRIPTION_TEST_INTERVALS=true",
 		"PAYGATE_NOTIFY_ALLOW_PRIVATE=true", "PAYGATE_NOTIFY_SCHEDULE=initial=100ms,max=1s,horizon=1m")
 	proc.Stderr = &stderr

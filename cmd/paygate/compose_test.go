@@ -198,23 +198,23 @@ func TestComposeMatchesTheCLI(t *testing.T) {
 	}
 	// The API: published on the host's loopback at the port of the public
 	// URL the gateway hands browsers.
-	if port, ok := published(api, portOf(t, apiCfg.HTTPAddr)); !ok || port.HostIP != "127.0.0.1" || port.Published != urlPort(t, apiCfg.PublicURL) {
-		t.Errorf("api ports %+v: want PAYGATE_HTTP_ADDR's port published on 127.0.0.1 at PAYGATE_PUBLIC_URL's port (%s)", api.Ports, apiCfg.PublicURL)
+	if port, ok := published(api, portOf(t, apiCfg.Edge.HTTPAddr)); !ok || port.HostIP != "127.0.0.1" || port.Published != urlPort(t, apiCfg.Edge.PublicURL) {
+		t.Errorf("api ports %+v: want PAYGATE_HTTP_ADDR's port published on 127.0.0.1 at PAYGATE_PUBLIC_URL's port (%s)", api.Ports, apiCfg.Edge.PublicURL)
 	}
 	// The simulator's pages: the public URL the simulator and the API use
 	// is where compose publishes the simulator's port.
-	if simCfg.SimulatorPublicURL != apiCfg.SimulatorPublicURL {
-		t.Errorf("simulator public URL %s, the API allows forms to %s", simCfg.SimulatorPublicURL, apiCfg.SimulatorPublicURL)
+	if simCfg.Dev.SimulatorPublicURL != apiCfg.Dev.SimulatorPublicURL {
+		t.Errorf("simulator public URL %s, the API allows forms to %s", simCfg.Dev.SimulatorPublicURL, apiCfg.Dev.SimulatorPublicURL)
 	}
-	if port, ok := published(sim, portOf(t, simCfg.SimulatorAddr)); !ok || port.Published != urlPort(t, simCfg.SimulatorPublicURL) {
-		t.Errorf("simulator ports %+v: want PAYGATE_SIMULATOR_ADDR's port published at PAYGATE_SIMULATOR_PUBLIC_URL's (%s)", sim.Ports, simCfg.SimulatorPublicURL)
+	if port, ok := published(sim, portOf(t, simCfg.Dev.SimulatorAddr)); !ok || port.Published != urlPort(t, simCfg.Dev.SimulatorPublicURL) {
+		t.Errorf("simulator ports %+v: want PAYGATE_SIMULATOR_ADDR's port published at PAYGATE_SIMULATOR_PUBLIC_URL's (%s)", sim.Ports, simCfg.Dev.SimulatorPublicURL)
 	}
 	// The services reach each other by name, at the ports they listen on.
 	for _, ref := range []struct{ name, url, host, listen string }{
-		{"ACQUIRER_URL", apiCfg.AcquirerURL, "simulator", simCfg.SimulatorAddr},
-		{"SIMBANK_URL", apiCfg.SimBankURL, "simulator", simCfg.SimBankAddr},
-		{"RAIL_URL", apiCfg.RailURL, "simulator", simCfg.RailAddr},
-		{"PAYGATE_SIMULATOR_CALLBACK_VIA", simCfg.SimulatorCallbackVia, "api", apiCfg.HTTPAddr},
+		{"ACQUIRER_URL", apiCfg.Connectors.AcquirerURL, "simulator", simCfg.Dev.SimulatorAddr},
+		{"SIMBANK_URL", apiCfg.Connectors.SimBankURL, "simulator", simCfg.Dev.SimBankAddr},
+		{"RAIL_URL", apiCfg.Payouts.RailURL, "simulator", simCfg.Dev.RailAddr},
+		{"PAYGATE_SIMULATOR_CALLBACK_VIA", simCfg.Dev.SimulatorCallbackVia, "api", apiCfg.Edge.HTTPAddr},
 	} {
 		u, err := url.Parse(ref.url)
 		if err != nil || u.Hostname() != ref.host || u.Port() != portOf(t, ref.listen) {
@@ -230,7 +230,7 @@ func TestComposeMatchesTheCLI(t *testing.T) {
 	for _, hc := range []struct {
 		service types.ServiceConfig
 		listen  string
-	}{{api, apiCfg.HTTPAddr}, {worker, workerCfg.MetricsAddr}, {sim, simCfg.SimulatorAddr}} {
+	}{{api, apiCfg.Edge.HTTPAddr}, {worker, workerCfg.Telemetry.MetricsAddr}, {sim, simCfg.Dev.SimulatorAddr}} {
 		want := []string{"CMD", "/usr/local/bin/paygate", "healthcheck", "http://127.0.0.1:" + portOf(t, hc.listen) + "/healthz"}
 		if hc.service.HealthCheck == nil || !slices.Equal(hc.service.HealthCheck.Test, want) {
 			t.Errorf("%s health check %v, want %v", hc.service.Name, hc.service.HealthCheck, want)
@@ -253,19 +253,19 @@ func TestComposeMatchesTheCLI(t *testing.T) {
 	// nothing secret is in the UI's settings.
 	ui := services["temporal-ui"]
 	uiEnv := env(t, ui)
-	if want := apiCfg.PublicURL + "/codec"; uiEnv["TEMPORAL_CODEC_ENDPOINT"] != want || uiEnv["TEMPORAL_CODEC_INCLUDE_CREDENTIALS"] != "true" {
+	if want := apiCfg.Edge.PublicURL + "/codec"; uiEnv["TEMPORAL_CODEC_ENDPOINT"] != want || uiEnv["TEMPORAL_CODEC_INCLUDE_CREDENTIALS"] != "true" {
 		t.Errorf("TEMPORAL_CODEC_ENDPOINT = %s, include credentials %q; want %s and true", uiEnv["TEMPORAL_CODEC_ENDPOINT"],
 			uiEnv["TEMPORAL_CODEC_INCLUDE_CREDENTIALS"], want)
 	}
 	for k, v := range uiEnv {
-		if apiCfg.Codec.Token != "" && strings.Contains(v, apiCfg.Codec.Token) {
+		if apiCfg.Edge.Codec.Token != "" && strings.Contains(v, apiCfg.Edge.Codec.Token) {
 			t.Errorf("the UI's %s holds the codec token", k)
 		}
 	}
-	if len(ui.Ports) != 1 || !slices.Contains(apiCfg.Codec.CORSOrigins, "http://localhost:"+ui.Ports[0].Published) {
-		t.Errorf("the UI is published at %+v; the codec allows %v", ui.Ports, apiCfg.Codec.CORSOrigins)
+	if len(ui.Ports) != 1 || !slices.Contains(apiCfg.Edge.Codec.CORSOrigins, "http://localhost:"+ui.Ports[0].Published) {
+		t.Errorf("the UI is published at %+v; the codec allows %v", ui.Ports, apiCfg.Edge.Codec.CORSOrigins)
 	}
-	checkPrometheus(t, p.WorkingDir, apiCfg.MetricsAddr, workerCfg.MetricsAddr)
+	checkPrometheus(t, p.WorkingDir, apiCfg.Telemetry.MetricsAddr, workerCfg.Telemetry.MetricsAddr)
 	checkDashboard(t, p.WorkingDir)
 }
 

@@ -149,15 +149,15 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	cfg.TemporalAddress = tp.HostPort()
 
 	cfg.Keyring, cfg.FingerprintKey = secrets.Keyring, secrets.FingerprintKey
-	cfg.AcquirerURL = "http://" + simLn.Addr().String()
+	cfg.Connectors.AcquirerURL = "http://" + simLn.Addr().String()
 	// Every account of the dev setup pays out on its own rail simulator,
 	// test and live alike.
-	cfg.RailURL = "http://" + railLn.Addr().String()
-	cfg.TestRailURL = cfg.RailURL
-	cfg.SimBankURL = "http://" + bankLn.Addr().String()
+	cfg.Payouts.RailURL = "http://" + railLn.Addr().String()
+	cfg.Payouts.TestRailURL = cfg.Payouts.RailURL
+	cfg.Connectors.SimBankURL = "http://" + bankLn.Addr().String()
 	// The simulators run in this process and share the local secret.
-	if cfg.ProviderSecret == "" {
-		cfg.ProviderSecret = app.DefaultProviderSecret
+	if cfg.Connectors.ProviderSecret == "" {
+		cfg.Connectors.ProviderSecret = app.DefaultProviderSecret
 	}
 	// The Temporal server is on this machine, and our payloads are
 	// encrypted: gzip would only cost CPU on both ends of the connection.
@@ -167,12 +167,12 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	// Locally, shops under test run on this machine.
 	cfg.NotifyAllowPrivate = true
 	cfg.SubscriptionTestIntervals = true
-	cfg.PublicURL = "http://" + apiLn.Addr().String()
+	cfg.Edge.PublicURL = "http://" + apiLn.Addr().String()
 	// The local UI decodes the encrypted payloads through the API.
-	cfg.Codec = devCodecConfig(secrets.CodecToken, tp.UIURL())
-	cfg.TemporalUIURL = tp.UIURL()
+	cfg.Edge.Codec = devCodecConfig(secrets.CodecToken, tp.UIURL())
+	cfg.Telemetry.TemporalUIURL = tp.UIURL()
 
-	sim, err := simulator.Open(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.ProviderSecret,
+	sim, err := simulator.Open(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.Connectors.ProviderSecret,
 		DataPath: filepath.Join(*dataDir, "acquirer-charges.jsonl")})
 	if err != nil {
 		railLn.Close()
@@ -223,8 +223,8 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	if err := g.EnsurePersonalDataSchedule(ctx); err != nil {
 		return err
 	}
-	if cfg.VaultSweepEvery > 0 {
-		go g.Vault.SweepEvery(runCtx, cfg.VaultSweepEvery, vault.DefaultSweepGrace, logger.With("component", "vault-sweep"))
+	if cfg.Worker.VaultSweepEvery > 0 {
+		go g.Vault.SweepEvery(runCtx, cfg.Worker.VaultSweepEvery, vault.DefaultSweepGrace, logger.With("component", "vault-sweep"))
 	}
 	go func() { errc <- serveOn(runCtx, apiLn, g.APIHandler(), logger.With("component", "api")) }()
 
@@ -245,10 +245,10 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 		return err
 	}
 	env := fmt.Sprintf("DATABASE_URL=%s\nTEMPORAL_ADDRESS=%s\nPAYGATE_KEYRING=%s\nPAYGATE_FINGERPRINT_KEY=%s\nACQUIRER_URL=%s\nRAIL_URL=%s\nTEST_RAIL_URL=%s\nSIMBANK_URL=%s\n",
-		cfg.DatabaseURL, cfg.TemporalAddress, cfg.Keyring, cfg.FingerprintKey, cfg.AcquirerURL, cfg.RailURL, cfg.TestRailURL, cfg.SimBankURL)
+		cfg.DatabaseURL, cfg.TemporalAddress, cfg.Keyring, cfg.FingerprintKey, cfg.Connectors.AcquirerURL, cfg.Payouts.RailURL, cfg.Payouts.TestRailURL, cfg.Connectors.SimBankURL)
 	// The Temporal CLI reads its codec from these, so the token stays out
 	// of its command line: `set -a; . .data/dev.env; temporal workflow show ...`.
-	env += "TEMPORAL_CODEC_ENDPOINT=" + codecEndpoint + "\nTEMPORAL_CODEC_AUTH=Bearer " + cfg.Codec.Token + "\n"
+	env += "TEMPORAL_CODEC_ENDPOINT=" + codecEndpoint + "\nTEMPORAL_CODEC_AUTH=Bearer " + cfg.Edge.Codec.Token + "\n"
 	if err := os.WriteFile(filepath.Join(*dataDir, "dev.env"), []byte(env), 0o600); err != nil {
 		return err
 	}
@@ -274,7 +274,7 @@ Demo merchant (also in %s):
   account_id   %s   (capture mode manual)
   sign_key     %s
 
-`, demo.APIURL, demo.TemporalUIURL, tp.HostPort(), cfg.AcquirerURL, cfg.SimBankURL, cfg.RailURL, redactURL(pgURL), demo.MetricsURL, demo.ConsoleURL,
+`, demo.APIURL, demo.TemporalUIURL, tp.HostPort(), cfg.Connectors.AcquirerURL, cfg.Connectors.SimBankURL, cfg.Payouts.RailURL, redactURL(pgURL), demo.MetricsURL, demo.ConsoleURL,
 		filepath.Join(*dataDir, "dev.env"), filepath.Join(*dataDir, "demo-merchant.json"), demo.MerchantID, demo.AccountID, demo.SignKey, demo.ManualAccountID, demo.ManualSignKey)
 	fmt.Fprintf(stdout, "Console logins (%s):\n", demo.ConsoleURL)
 	for _, u := range demo.ConsoleUsers {

@@ -22,7 +22,7 @@ func runServe(ctx context.Context, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	metricsLn, err := listenMetrics(cfg.MetricsAddr)
+	metricsLn, err := listenMetrics(cfg.Telemetry.MetricsAddr)
 	if err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func runServe(ctx context.Context, logger *slog.Logger) error {
 	if metricsLn != nil {
 		serveMetrics(ctx, metricsLn, g.Metrics, always, logger.With("component", "metrics"))
 	}
-	return serveHTTP(ctx, cfg.HTTPAddr, g.APIHandler(), logger.With("component", "api"))
+	return serveHTTP(ctx, cfg.Edge.HTTPAddr, g.APIHandler(), logger.With("component", "api"))
 }
 
 func runWorker(ctx context.Context, logger *slog.Logger) error {
@@ -45,7 +45,7 @@ func runWorker(ctx context.Context, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	metricsLn, err := listenMetrics(cfg.MetricsAddr)
+	metricsLn, err := listenMetrics(cfg.Telemetry.MetricsAddr)
 	if err != nil {
 		return err
 	}
@@ -76,10 +76,10 @@ func runWorker(ctx context.Context, logger *slog.Logger) error {
 		w.Stop()
 		return err
 	}
-	if cfg.VaultSweepEvery > 0 {
+	if cfg.Worker.VaultSweepEvery > 0 {
 		// The order workflows drop each security code themselves; the sweep
 		// is the net under them (see paygate vault sweep).
-		go g.Vault.SweepEvery(ctx, cfg.VaultSweepEvery, vault.DefaultSweepGrace, logger.With("component", "vault-sweep"))
+		go g.Vault.SweepEvery(ctx, cfg.Worker.VaultSweepEvery, vault.DefaultSweepGrace, logger.With("component", "vault-sweep"))
 	}
 	<-ctx.Done()
 	w.Stop()
@@ -106,26 +106,26 @@ func runSimulator(ctx context.Context, logger *slog.Logger) error {
 	}
 	// The acquirer simulator keeps its charges in a file across restarts,
 	// so what was really charged can be counted after a crash.
-	sim, err := simulator.Open(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.ProviderSecret,
-		DataPath: cfg.SimulatorDataPath, PublicURL: cfg.SimulatorPublicURL, CallbackVia: cfg.SimulatorCallbackVia})
+	sim, err := simulator.Open(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.Connectors.ProviderSecret,
+		DataPath: cfg.Dev.SimulatorDataPath, PublicURL: cfg.Dev.SimulatorPublicURL, CallbackVia: cfg.Dev.SimulatorCallbackVia})
 	if err != nil {
 		return err
 	}
 	defer sim.Close()
-	simLn, err := listen(cfg.SimulatorAddr)
+	simLn, err := listen(cfg.Dev.SimulatorAddr)
 	if err != nil {
 		return err
 	}
 	// The payout rail simulator runs beside the acquirer's, on its own
 	// address, and keeps its transfers in a file across restarts.
 	railLogger := logger.With("component", "rail-simulator")
-	rail, err := railsim.NewServer(railsim.Options{Logger: railLogger, DataPath: cfg.RailDataPath})
+	rail, err := railsim.NewServer(railsim.Options{Logger: railLogger, DataPath: cfg.Dev.RailDataPath})
 	if err != nil {
 		simLn.Close()
 		return err
 	}
 	defer rail.Close()
-	railLn, err := listen(cfg.RailAddr)
+	railLn, err := listen(cfg.Dev.RailAddr)
 	if err != nil {
 		simLn.Close()
 		return err
@@ -135,7 +135,7 @@ func runSimulator(ctx context.Context, logger *slog.Logger) error {
 	bankLogger := logger.With("component", "simbank")
 	bank := simbank.NewServer(simbank.Options{Logger: bankLogger})
 	defer bank.Close()
-	bankLn, err := listen(cfg.SimBankAddr)
+	bankLn, err := listen(cfg.Dev.SimBankAddr)
 	if err != nil {
 		simLn.Close()
 		railLn.Close()
