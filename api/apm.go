@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/apm"
 	"github.com/paygate/paygate/internal/domain/codes"
@@ -34,10 +35,10 @@ func (s *Server) authoriseAPM(m *merchantCall, req *authoriseRequest) {
 		}})
 	res, err := s.placeOrder(m.c.Request.Context(), in)
 	switch {
-	case errors.Is(err, ErrOrderMismatch):
+	case errors.Is(err, flows.ErrOrderMismatch):
 		m.refuse(codes.DuplicateOrder)
 		return
-	case errors.Is(err, ErrOrderClosed):
+	case errors.Is(err, flows.ErrOrderClosed):
 		s.answerFromRecord(m, req, in.RequestFingerprint, "", false)
 		return
 	case err != nil:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/card"
@@ -59,11 +60,11 @@ func (s *Server) authoriseCard(m *merchantCall, req *authoriseRequest) {
 		card: s.cardRef(token, pan), subscription: terms})
 	res, err := s.placeOrder(ctx, in)
 	switch {
-	case errors.Is(err, ErrOrderMismatch):
+	case errors.Is(err, flows.ErrOrderMismatch):
 		s.forgetToken(m.c, token, created)
 		m.refuse(codes.DuplicateOrder)
 		return
-	case errors.Is(err, ErrOrderClosed):
+	case errors.Is(err, flows.ErrOrderClosed):
 		s.answerFromRecord(m, req, in.RequestFingerprint, token, created)
 		return
 	case err != nil:

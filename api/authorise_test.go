@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/order"
@@ -521,14 +522,14 @@ func TestAuthoriseDuplicates(t *testing.T) {
 		{
 			name: "order mismatch deletes the token it created",
 			result: func(workflows.OrderInput) (workflows.PaymentResult, error) {
-				return workflows.PaymentResult{}, ErrOrderMismatch
+				return workflows.PaymentResult{}, flows.ErrOrderMismatch
 			},
 			wantCode: codes.DuplicateOrder, wantDeleted: []string{token},
 		},
 		{
 			name: "order mismatch keeps a token it did not create", existing: true,
 			result: func(workflows.OrderInput) (workflows.PaymentResult, error) {
-				return workflows.PaymentResult{}, ErrOrderMismatch
+				return workflows.PaymentResult{}, flows.ErrOrderMismatch
 			},
 			wantCode: codes.DuplicateOrder,
 		},

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
@@ -114,13 +115,13 @@ func (s *Server) entryFailed(op batchOp, e *batchEntry, err error) entryOutcome 
 // entryErrorOutcome maps the error of an entry's lookup or operation to the
 // entry's outcome.
 func entryErrorOutcome(err error) entryOutcome {
-	var refused *ErrEntryRefused
+	var refused *flows.ErrEntryRefused
 	switch {
 	case errors.As(err, &refused):
 		return refusedEntry(codes.Code{ID: refused.Code, Message: refused.Message})
 	case errors.Is(err, models.ErrNotFound):
 		return refusedEntry(codes.OrderNotFound)
-	case errors.Is(err, ErrOutcomeUnknown):
+	case errors.Is(err, flows.ErrOutcomeUnknown):
 		// Sent and maybe done: the merchant must not send it again blindly
 		// (a refund would be a second refund) but look the order up.
 		return entryOutcome{status: entryPending, code: codes.AcquirerTimeout}

@@ -13,10 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
-
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/models"
@@ -592,7 +589,7 @@ func TestCaptureMixedBatch(t *testing.T) {
 	env.ops.answer = func(_ string, ref workflows.EntryRef, _ any) (workflows.OperationResult, error) {
 		switch ref.TransactionID {
 		case txB:
-			return workflows.OperationResult{}, &ErrEntryRefused{Code: codes.OrderMismatch.ID, Message: "Entry does not match the order: amount"}
+			return workflows.OperationResult{}, &flows.ErrEntryRefused{Code: codes.OrderMismatch.ID, Message: "Entry does not match the order: amount"}
 		case txC:
 			return workflows.OperationResult{Status: workflows.EntryPending, ResultCode: "0001", ResultMessage: "Pending at the acquirer"}, nil
 		case txD:
@@ -600,7 +597,7 @@ func TestCaptureMixedBatch(t *testing.T) {
 		case txF:
 			return workflows.OperationResult{Status: workflows.EntryRefused, ResultCode: codes.ConnectorError.ID, ResultMessage: codes.ConnectorError.Message}, nil
 		case txH:
-			return workflows.OperationResult{}, fmt.Errorf("capture update: %w: deadline", ErrOutcomeUnknown)
+			return workflows.OperationResult{}, fmt.Errorf("capture update: %w: deadline", flows.ErrOutcomeUnknown)
 		case txP:
 			panic("boom")
 		}
@@ -699,7 +696,7 @@ func TestRefundMixedBatch(t *testing.T) {
 	env.ops.answer = func(_ string, ref workflows.EntryRef, req any) (workflows.OperationResult, error) {
 		switch ref.TransactionID {
 		case txB:
-			return workflows.OperationResult{}, &ErrEntryRefused{Code: codes.InvalidAmount.ID, Message: "Invalid amount: refund_amount exceeds the refundable 1000 minor units"}
+			return workflows.OperationResult{}, &flows.ErrEntryRefused{Code: codes.InvalidAmount.ID, Message: "Invalid amount: refund_amount exceeds the refundable 1000 minor units"}
 		case txC:
 			return workflows.OperationResult{Status: workflows.EntryPending, ResultCode: "0001", ResultMessage: "Pending at the acquirer",
 				RefundReferenceID: txC + "-01", RefundReference: "re_pending"}, nil
@@ -707,7 +704,7 @@ func TestRefundMixedBatch(t *testing.T) {
 			return workflows.OperationResult{Status: workflows.EntryRefused, ResultCode: codes.ConnectorError.ID, ResultMessage: codes.ConnectorError.Message,
 				RefundReferenceID: txD + "-01"}, nil
 		case txH:
-			return workflows.OperationResult{}, fmt.Errorf("refund update: %w", ErrOutcomeUnknown)
+			return workflows.OperationResult{}, fmt.Errorf("refund update: %w", flows.ErrOutcomeUnknown)
 		}
 		mu.Lock() // orders are worked concurrently; one order's entries one at a time
 		defer mu.Unlock()
@@ -866,7 +863,7 @@ func TestCancelBatch(t *testing.T) {
 	env := newBatchEnv(t)
 	env.ops.answer = func(_ string, ref workflows.EntryRef, _ any) (workflows.OperationResult, error) {
 		if ref.TransactionID == txB {
-			return workflows.OperationResult{}, &ErrEntryRefused{Code: codes.InvalidState.ID, Message: codes.InvalidState.Message}
+			return workflows.OperationResult{}, &flows.ErrEntryRefused{Code: codes.InvalidState.ID, Message: codes.InvalidState.Message}
 		}
 		return doneResult(), nil
 	}
@@ -977,12 +974,12 @@ func TestEntryErrorOutcome(t *testing.T) {
 		wantStatus string
 		wantCode   codes.Code
 	}{
-		{"refused by the validator", &ErrEntryRefused{Code: "I0019", Message: "Entry does not match the order: currency"},
+		{"refused by the validator", &flows.ErrEntryRefused{Code: "I0019", Message: "Entry does not match the order: currency"},
 			"0", codes.Code{ID: "I0019", Message: "Entry does not match the order: currency"}},
-		{"refused, wrapped", fmt.Errorf("op: %w", &ErrEntryRefused{Code: "I0018", Message: "closed"}),
+		{"refused, wrapped", fmt.Errorf("op: %w", &flows.ErrEntryRefused{Code: "I0018", Message: "closed"}),
 			"0", codes.Code{ID: "I0018", Message: "closed"}},
 		{"order not found", fmt.Errorf("find: %w", models.ErrNotFound), "0", codes.OrderNotFound},
-		{"outcome not known", fmt.Errorf("refund update: %w", ErrOutcomeUnknown), "-1", codes.AcquirerTimeout},
+		{"outcome not known", fmt.Errorf("refund update: %w", flows.ErrOutcomeUnknown), "-1", codes.AcquirerTimeout},
 		{"anything else", errors.New("boom"), "0", codes.SystemError},
 	}
 	for _, c := range cases {
@@ -993,192 +990,4 @@ func TestEntryErrorOutcome(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestClassifyOperation(t *testing.T) {
-	refusedWith := func(id, msg string) *ErrEntryRefused { return &ErrEntryRefused{Code: id, Message: msg} }
-	cases := []struct {
-		name        string
-		err         error
-		wantRefused *ErrEntryRefused
-		wantUnknown bool
-	}{
-		{
-			name:        "validator refusal with its code",
-			err:         temporal.NewApplicationError("Entry does not match the order: amount", workflows.ErrTypeEntryRefused, "I0019"),
-			wantRefused: refusedWith("I0019", "Entry does not match the order: amount"),
-		},
-		{
-			name:        "validator refusal without a code",
-			err:         temporal.NewApplicationError("order is paid (3000)", workflows.ErrTypeEntryRefused),
-			wantRefused: refusedWith("I0018", "order is paid (3000)"),
-		},
-		{
-			name:        "workflow closed",
-			err:         serviceerror.NewNotFound("workflow execution already completed"),
-			wantRefused: refusedWith("I0018", "Operation not allowed in the order's current state"),
-		},
-		{
-			name:        "update timed out",
-			err:         client.NewWorkflowUpdateServiceTimeoutOrCanceledError(errors.New("deadline")),
-			wantUnknown: true,
-		},
-		{name: "context deadline", err: fmt.Errorf("poll: %w", context.DeadlineExceeded), wantUnknown: true},
-		{name: "another application error", err: temporal.NewApplicationError("mismatch", workflows.ErrTypeOrderMismatch)},
-		{name: "service unavailable", err: serviceerror.NewUnavailable("no frontend")},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got := classifyOperation(context.Background(), "capture", c.err)
-			var refused *ErrEntryRefused
-			isRefused := errors.As(got, &refused)
-			switch {
-			case c.wantRefused != nil:
-				if !isRefused || *refused != *c.wantRefused {
-					t.Errorf("error = %v, want %v", got, c.wantRefused)
-				}
-			case isRefused:
-				t.Errorf("error = %v, want not refused", got)
-			}
-			if errors.Is(got, ErrOutcomeUnknown) != c.wantUnknown {
-				t.Errorf("error = %v, outcome unknown %v, want %v", got, !c.wantUnknown, c.wantUnknown)
-			}
-			if !isRefused && !errors.Is(got, c.err) {
-				t.Errorf("error = %v does not wrap %v", got, c.err)
-			}
-		})
-	}
-}
-
-func TestContentUpdateID(t *testing.T) {
-	ref := workflows.EntryRef{TransactionID: txA, OrderNo: "ORD-984", Currency: "USD", Amount: 10000}
-	full := contentUpdateID(workflows.UpdateCapture, workflows.CaptureRequest{Entry: ref})
-	cases := []struct {
-		name string
-		id   string
-		same bool
-	}{
-		{"identical request", contentUpdateID(workflows.UpdateCapture, workflows.CaptureRequest{Entry: ref}), true},
-		{"partial capture", contentUpdateID(workflows.UpdateCapture, workflows.CaptureRequest{Entry: ref, CaptureAmount: 500}), false},
-		{"another order", contentUpdateID(workflows.UpdateCapture, workflows.CaptureRequest{Entry: workflows.EntryRef{TransactionID: txB}}), false},
-		{"cancel of the same entry", contentUpdateID(workflows.UpdateCancel, workflows.CancelRequest{Entry: ref}), false},
-	}
-	if !strings.HasPrefix(full, "capture-") || len(full) != len("capture-")+updateIDLength {
-		t.Errorf("id = %q, want capture- and %d hex digits", full, updateIDLength)
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if (c.id == full) != c.same {
-				t.Errorf("id %q vs %q: same = %v, want %v", c.id, full, c.id == full, c.same)
-			}
-		})
-	}
-	approve := contentUpdateID(workflows.UpdateReview, workflows.ReviewRequest{Entry: ref, Approve: true})
-	reject := contentUpdateID(workflows.UpdateReview, workflows.ReviewRequest{Entry: ref})
-	if approve == reject {
-		t.Errorf("approve and reject share update id %q", approve)
-	}
-}
-
-// fakeUpdateClient is a Temporal client that only answers UpdateWorkflow.
-type fakeUpdateClient struct {
-	client.Client
-	mu       sync.Mutex
-	options  []client.UpdateWorkflowOptions
-	deadline []time.Duration
-	result   workflows.OperationResult
-	err      error // returned by UpdateWorkflow
-	getErr   error // returned by the handle's Get
-}
-
-func (f *fakeUpdateClient) UpdateWorkflow(ctx context.Context, o client.UpdateWorkflowOptions) (client.WorkflowUpdateHandle, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.options = append(f.options, o)
-	if d, ok := ctx.Deadline(); ok {
-		f.deadline = append(f.deadline, time.Until(d))
-	}
-	if f.err != nil {
-		return nil, f.err
-	}
-	return fakeUpdateHandle{result: f.result, err: f.getErr}, nil
-}
-
-type fakeUpdateHandle struct {
-	client.WorkflowUpdateHandle
-	result workflows.OperationResult
-	err    error
-}
-
-func (h fakeUpdateHandle) Get(_ context.Context, v any) error {
-	if h.err != nil {
-		return h.err
-	}
-	*(v.(*workflows.OperationResult)) = h.result
-	return nil
-}
-
-func TestTemporalOrdersOperations(t *testing.T) {
-	ref := workflows.EntryRef{TransactionID: txA, OrderNo: "ORD-984", Currency: "USD", Amount: 10000}
-	capture := workflows.CaptureRequest{Entry: ref, CaptureAmount: 500}
-	cancel := workflows.CancelRequest{Entry: ref}
-	review := workflows.ReviewRequest{Entry: ref, Approve: true}
-	refund := workflows.RefundRequest{Entry: ref, RefundAmount: 100, Reason: "r"}
-	cases := []struct {
-		name       string
-		call       func(o *TemporalOrders) (workflows.OperationResult, error)
-		wantName   string
-		wantArg    any
-		wantUpdate string
-	}{
-		{"capture", func(o *TemporalOrders) (workflows.OperationResult, error) {
-			return o.Capture(context.Background(), "wf", capture)
-		},
-			workflows.UpdateCapture, capture, contentUpdateID(workflows.UpdateCapture, capture)},
-		{"cancel", func(o *TemporalOrders) (workflows.OperationResult, error) {
-			return o.Cancel(context.Background(), "wf", cancel)
-		},
-			workflows.UpdateCancel, cancel, contentUpdateID(workflows.UpdateCancel, cancel)},
-		{"review", func(o *TemporalOrders) (workflows.OperationResult, error) {
-			return o.Review(context.Background(), "wf", review)
-		},
-			workflows.UpdateReview, review, contentUpdateID(workflows.UpdateReview, review)},
-		{"refund has no fixed update id", func(o *TemporalOrders) (workflows.OperationResult, error) {
-			return o.Refund(context.Background(), "wf", refund)
-		}, workflows.UpdateRefund, refund, ""},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			fc := &fakeUpdateClient{result: workflows.OperationResult{Status: workflows.EntryDone, ResultCode: "0000", ResultMessage: "Success"}}
-			orders := &TemporalOrders{Client: fc, Wait: 5 * time.Second}
-			res, err := c.call(orders)
-			if err != nil || res != fc.result {
-				t.Fatalf("result = %+v, %v; want %+v", res, err, fc.result)
-			}
-			want := client.UpdateWorkflowOptions{WorkflowID: "wf", UpdateName: c.wantName, UpdateID: c.wantUpdate,
-				Args: []any{c.wantArg}, WaitForStage: client.WorkflowUpdateStageCompleted}
-			if len(fc.options) != 1 || !reflect.DeepEqual(fc.options[0], want) {
-				t.Errorf("update options = %+v\nwant %+v", fc.options, want)
-			}
-			if len(fc.deadline) != 1 || fc.deadline[0] > 5*time.Second || fc.deadline[0] < 4*time.Second {
-				t.Errorf("deadline = %v, want about 5s", fc.deadline)
-			}
-		})
-	}
-	t.Run("refusal from the handle", func(t *testing.T) {
-		fc := &fakeUpdateClient{getErr: temporal.NewApplicationError("order is cancelled (5000)", workflows.ErrTypeEntryRefused, "I0018")}
-		_, err := (&TemporalOrders{Client: fc}).Capture(context.Background(), "wf", capture)
-		var refused *ErrEntryRefused
-		if !errors.As(err, &refused) || *refused != (ErrEntryRefused{Code: "I0018", Message: "order is cancelled (5000)"}) {
-			t.Errorf("error = %v, want I0018 refusal", err)
-		}
-	})
-	t.Run("refusal from the call", func(t *testing.T) {
-		fc := &fakeUpdateClient{err: serviceerror.NewNotFound("workflow not found")}
-		_, err := (&TemporalOrders{Client: fc}).Refund(context.Background(), "wf", refund)
-		var refused *ErrEntryRefused
-		if !errors.As(err, &refused) || refused.Code != codes.InvalidState.ID {
-			t.Errorf("error = %v, want I0018 refusal", err)
-		}
-	})
 }

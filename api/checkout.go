@@ -8,6 +8,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/paygate/api/checkout"
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
@@ -91,10 +92,10 @@ func (s *Server) startCheckout(m *merchantCall, req *checkoutRequest) {
 	in := s.orderInput(m.account, newOrder{details: req.Details, amount: amount, kind: order.KindCheckout})
 	res, err := s.placeOrder(c.Request.Context(), in)
 	switch {
-	case errors.Is(err, ErrOrderMismatch):
+	case errors.Is(err, flows.ErrOrderMismatch):
 		m.refuse(codes.DuplicateOrder)
 		return
-	case errors.Is(err, ErrOrderClosed):
+	case errors.Is(err, flows.ErrOrderClosed):
 		m.refuse(codes.InvalidState.With("the order is already closed"))
 		return
 	case err != nil:

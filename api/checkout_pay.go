@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/paygate/paygate/api/checkout"
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/card"
 	"github.com/paygate/paygate/internal/domain/codes"
@@ -133,5 +134,5 @@ func (s *Server) sessionForm(c *gin.Context) (*models.Order, bool) {
 // took the card: its validator said no, or the order is gone.
 func payRefused(err error) bool {
 	var appErr *temporal.ApplicationError
-	return errors.Is(err, ErrOrderClosed) || errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeEntryRefused
+	return errors.Is(err, flows.ErrOrderClosed) || errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeEntryRefused
 }

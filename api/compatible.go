@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/workflows"
 )
@@ -37,10 +38,10 @@ func (o *cappedRefunds) Refund(ctx context.Context, workflowID string, req workf
 		return workflows.OperationResult{}, err
 	}
 	if !ok {
-		return workflows.OperationResult{}, &ErrEntryRefused{Code: codes.CompatibleRefundLimit.ID, Message: codes.CompatibleRefundLimit.Message}
+		return workflows.OperationResult{}, &flows.ErrEntryRefused{Code: codes.CompatibleRefundLimit.ID, Message: codes.CompatibleRefundLimit.Message}
 	}
 	res, err := o.OrderOps.Refund(ctx, workflowID, req)
-	var refused *ErrEntryRefused
+	var refused *flows.ErrEntryRefused
 	if errors.As(err, &refused) || err == nil && res.Status == workflows.EntryRefused {
 		if rerr := o.s.Records.ReleaseCompatibleRefund(context.WithoutCancel(ctx), o.accountID, day, currency, amount); rerr != nil {
 			o.s.Logger.Error("release compatible refund", "account_id", o.accountID, "error", rerr)

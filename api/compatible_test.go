@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/signing"
@@ -72,7 +73,7 @@ func TestCompatibleRefundLimit(t *testing.T) {
 	env := newLimitedEnv(t)
 	env.ops.answer = func(kind string, ref workflows.EntryRef, req any) (workflows.OperationResult, error) {
 		if r, ok := req.(workflows.RefundRequest); ok && r.Reason == "refuse" {
-			return workflows.OperationResult{}, &ErrEntryRefused{Code: codes.InvalidState.ID, Message: codes.InvalidState.Message}
+			return workflows.OperationResult{}, &flows.ErrEntryRefused{Code: codes.InvalidState.ID, Message: codes.InvalidState.Message}
 		}
 		return doneResult(), nil
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/models"
@@ -111,7 +112,7 @@ func corpusRequests(t *testing.T) []corpusRequest {
 		body: batchFields("refund_orders", testSignKey, entry(txB, "refund_amount", "500.00")).json(t)}
 	refused.setup = func(_ *testEnv, b *batchEnv) {
 		b.ops.answer = func(string, workflows.EntryRef, any) (workflows.OperationResult, error) {
-			return workflows.OperationResult{}, &ErrEntryRefused{Code: codes.InvalidAmount.ID, Message: "Invalid amount: refund_amount exceeds the refundable 10000 minor units"}
+			return workflows.OperationResult{}, &flows.ErrEntryRefused{Code: codes.InvalidAmount.ID, Message: "Invalid amount: refund_amount exceeds the refundable 10000 minor units"}
 		}
 	}
 	refundQuery := fields{"merchant_id": testMerchantID, "account_id": testAccountID, "trades": txA}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/order"
@@ -61,11 +62,11 @@ func (s *Server) orderInput(account *merchant.Account, o newOrder) workflows.Ord
 
 // placeOrder starts the order's workflow, or finds it, and waits for its
 // first result. A repeat of a request whose order has closed, however the
-// workflow tells it, is ErrOrderClosed: its answer is in the record.
+// workflow tells it, is flows.ErrOrderClosed: its answer is in the record.
 func (s *Server) placeOrder(ctx context.Context, in workflows.OrderInput) (workflows.PaymentResult, error) {
 	res, err := s.Orders.Authorise(ctx, in)
 	if err == nil && res.ExistingTransactionID != "" {
-		return res, ErrOrderClosed
+		return res, flows.ErrOrderClosed
 	}
 	return res, err
 }

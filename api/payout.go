@@ -38,7 +38,7 @@ const PayoutWait = 5 * time.Second
 // started or found to record the payout.
 const payoutRecordWait = 10 * time.Second
 
-// Payouts starts payout workflows (TemporalPayouts).
+// Payouts starts payout workflows (flows.TemporalPayouts).
 type Payouts interface {
 	// Start starts the payout's first run, or finds the run already under
 	// its workflow id; it never starts a second.

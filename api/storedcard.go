@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/order"
@@ -39,10 +40,10 @@ func (s *Server) authoriseStoredCard(m *merchantCall, req *authoriseRequest, amo
 		card: ref, subscription: terms})
 	res, err := s.placeOrder(ctx, in)
 	switch {
-	case errors.Is(err, ErrOrderMismatch):
+	case errors.Is(err, flows.ErrOrderMismatch):
 		m.refuse(codes.DuplicateOrder)
 		return
-	case errors.Is(err, ErrOrderClosed):
+	case errors.Is(err, flows.ErrOrderClosed):
 		s.answerFromRecord(m, req, in.RequestFingerprint, ref.Token, false)
 		return
 	case err != nil:

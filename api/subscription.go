@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -11,9 +10,8 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/client"
 
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/internal/domain/status"
@@ -25,38 +23,9 @@ import (
 // Subscriptions cancels subscription workflows.
 type Subscriptions interface {
 	// Cancel cancels the subscription's workflow and returns its state
-	// once no charge can follow; ErrSubscriptionClosed when the workflow
+	// once no charge can follow; flows.ErrSubscriptionClosed when the workflow
 	// has ended (its record tells how).
 	Cancel(ctx context.Context, merchantID, recurringID string) (workflows.SubscriptionState, error)
-}
-
-// ErrSubscriptionClosed: the subscription's workflow has ended.
-var ErrSubscriptionClosed = errors.New("subscription closed")
-
-// TemporalSubscriptions cancels subscriptions through Temporal updates.
-type TemporalSubscriptions struct {
-	Client client.Client
-}
-
-// Cancel sends the cancel update and waits for its answer.
-func (t *TemporalSubscriptions) Cancel(ctx context.Context, merchantID, recurringID string) (workflows.SubscriptionState, error) {
-	h, err := t.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID:   workflows.SubscriptionWorkflowID(merchantID, recurringID),
-		UpdateName:   workflows.UpdateCancelSubscription,
-		WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
-	var state workflows.SubscriptionState
-	if err == nil {
-		err = h.Get(ctx, &state)
-	}
-	var notFound *serviceerror.NotFound
-	if errors.As(err, &notFound) {
-		return state, ErrSubscriptionClosed
-	}
-	if err != nil {
-		return state, fmt.Errorf("cancel subscription %s: %w", recurringID, err)
-	}
-	return state, nil
 }
 
 // recurringIDPattern is the shape of the recurring_ids the gateway hands
@@ -137,7 +106,7 @@ func (s *Server) cancelSubscription(c *gin.Context) {
 		return
 	}
 	if subscription.Status(sub.Status) == subscription.Active {
-		if _, err := s.Subscriptions.Cancel(ctx, req.MerchantID, req.RecurringID); err != nil && !errors.Is(err, ErrSubscriptionClosed) {
+		if _, err := s.Subscriptions.Cancel(ctx, req.MerchantID, req.RecurringID); err != nil && !errors.Is(err, flows.ErrSubscriptionClosed) {
 			s.Logger.Error("cancel subscription", "recurring_id", req.RecurringID, "error", err)
 			m.refuse(codes.SystemError)
 			return

@@ -31,6 +31,7 @@ import (
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/admin"
 	"github.com/paygate/paygate/api/console"
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/erasure"
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
@@ -322,7 +323,7 @@ func (g *Gateway) Close() {
 // APIHandler returns the merchant API. The Gateway must have been opened
 // with Temporal (and so holds a transaction-id node).
 func (g *Gateway) APIHandler() http.Handler {
-	orders := &api.TemporalOrders{Client: g.Temporal}
+	orders := &flows.TemporalOrders{Client: g.Temporal}
 	// Connectors that cannot be built (FromEnv has checked the addresses,
 	// so only a hand-made Config gets here) leave callbacks and
 	// POST /v1/optimise refused; every other operation goes on.
@@ -358,8 +359,8 @@ func (g *Gateway) APIHandler() http.Handler {
 		PublicURL:      strings.TrimSuffix(g.Config.Edge.PublicURL, "/"),
 		SessionKey:     g.sessionKey(),
 		Shopper:        orders,
-		Payouts:        &api.TemporalPayouts{Client: g.Temporal},
-		Subscriptions:  &api.TemporalSubscriptions{Client: g.Temporal},
+		Payouts:        &flows.TemporalPayouts{Client: g.Temporal},
+		Subscriptions:  &flows.TemporalSubscriptions{Client: g.Temporal},
 		TestIntervals:  g.Config.SubscriptionTestIntervals,
 		Vault:          g.Vault,
 		IDs:            g.ids,

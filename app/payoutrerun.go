@@ -3,16 +3,16 @@ package app
 import (
 	"context"
 
-	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/payoutrerun"
 	"github.com/paygate/paygate/models"
 )
 
 // PayoutReruns returns finance's re-run service: it starts each re-run with
-// api.StartPayoutRun, a new run of the payout's own workflow id.
+// flows.StartPayoutRun, a new run of the payout's own workflow id.
 func (g *Gateway) PayoutReruns() *payoutrerun.Service {
 	start := func(ctx context.Context, p *models.Payout) (string, error) {
-		return api.StartPayoutRun(ctx, g.Temporal, p, g.Config.NotifySchedule)
+		return flows.StartPayoutRun(ctx, g.Temporal, p, g.Config.NotifySchedule)
 	}
 	return payoutrerun.New(g.DB, start, g.Logger.With("component", "payout-rerun"))
 }

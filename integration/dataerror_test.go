@@ -12,7 +12,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 
-	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/card"
@@ -26,7 +26,7 @@ import (
 // The API refuses control characters and oversize fields at the door, so
 // these tests hand the workflow an order the way the API does after its
 // checks (card sealed in the vault, Update-with-Start through
-// api.TemporalOrders) with a value Postgres refuses: the defence behind the
+// flows.TemporalOrders) with a value Postgres refuses: the defence behind the
 // door must end the order cleanly all the same.
 
 // unusedTransactionID is a 19-digit transaction id no other order has.
@@ -113,7 +113,7 @@ func TestRecordRefusedEndsTheOrder(t *testing.T) {
 		{"NUL byte in a cart item's name (jsonb)", order.Details{ShopperEmail: "ada@example.com",
 			CartItems: []order.CartItem{{BasicItemData: order.BasicItemData{Name: "tea\x00pot"}}}}, nil},
 	}
-	orders := &api.TemporalOrders{Client: env.temporal}
+	orders := &flows.TemporalOrders{Client: env.temporal}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -148,7 +148,7 @@ func TestRecordRefusedEndsTheOrder(t *testing.T) {
 			}
 			// A repeat finds the workflow closed; the API then answers from
 			// the record, which holds the same final answer.
-			if _, err := orders.Authorise(ctx, in); !errors.Is(err, api.ErrOrderClosed) {
+			if _, err := orders.Authorise(ctx, in); !errors.Is(err, flows.ErrOrderClosed) {
 				t.Errorf("repeat: %v, want the order closed (answered from the record)", err)
 			}
 			var n models.Notification
@@ -181,7 +181,7 @@ func TestTransactionIDConflictEndsTheOrder(t *testing.T) {
 
 	orderNo := newOrderNo(t)
 	in, token := startOrder(t, creds, orderNo, paid.TransactionID, order.Details{ShopperEmail: "ada@example.com"})
-	res, err := (&api.TemporalOrders{Client: env.temporal}).Authorise(ctx, in)
+	res, err := (&flows.TemporalOrders{Client: env.temporal}).Authorise(ctx, in)
 	if err != nil {
 		t.Fatalf("authorise: %v", err)
 	}

@@ -171,13 +171,9 @@ type orderWorkflow struct {
 	// postings still running (postToLedger); the order ends only at zero.
 	inFlight int
 
-	// The payment's steps on the shopper's side: 3-D Secure and APM
-	// payments. listening is set once the coroutine that takes their
-	// callbacks runs (listenToShopper). They end with the payment and are
-	// not carried to a later run.
+	// listening is set once the coroutine that takes the 3-D Secure and
+	// APM callbacks runs (listenToShopper).
 	listening bool
-	threeDS   threeDSState
-	apm       apmState
 
 	// continues is set when this order may continue as new (see
 	// changeContinueAsNew); operations counts this run's operations.
@@ -490,14 +486,12 @@ func (w *orderWorkflow) checkAndCharge(ctx workflow.Context, checked *risk.Resul
 		}
 	}
 
-	w.st.Risk = verdict
-	switch verdict.Action {
-	case risk.Reject:
-		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, riskCode(verdict), true)
-	case risk.Review:
-		// Held: nothing is authorised until a reviewer approves. The CVV
-		// stays sealed in the vault until then.
-		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.HeldForReview}, codes.RiskReview, false)
+	next, step := w.st.RiskChecked(verdict)
+	w.st = next
+	if step.Next == order.FinishPayment {
+		// A held order's CVV stays sealed in the vault until a reviewer
+		// decides; a rejected one's goes now.
+		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: step.Status}, step.Code, step.Status != status.HeldForReview)
 	}
 	switch {
 	case in.Kind == KindAPM:
@@ -577,7 +571,7 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 	out.OrderStatus = status.OrderStatusOf(out.PaymentStatus)
 	out.Risk = w.st.Risk
 	out.Connector = w.recordedConnector()
-	out.Is3DS, out.ThreeDSResult = w.threeDS.used, w.threeDS.result
+	out.Is3DS, out.ThreeDSResult = w.st.ThreeDS.Used, w.st.ThreeDS.Result
 	credited := w.lean() && w.st.CreditsOnMove(out.PaymentStatus)
 	if credited {
 		// The move to paid is checked, so the credit starts now, beside
@@ -764,7 +758,7 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 			Amount:         in.Amount,
 			Currency:       in.Currency,
 			Capture:        in.CaptureMode == capture.Auto,
-			ThreeDS:        w.threeDS.data,
+			ThreeDS:        threeDSData(w.st.ThreeDS.Data),
 			// Set only for stored cards, so older histories replay the same.
 			StoredCredential: w.st.Card.Stored,
 			TokenID:          w.st.Card.TokenID,
@@ -797,6 +791,15 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 	return activities.ChargeOutcome{}, codes.ConnectorError, nil
 }
 
+// threeDSData is the authentication a charge carries, as the activity
+// takes it.
+func threeDSData(d *connector.ThreeDSData) *activities.ThreeDSData {
+	if d == nil {
+		return nil
+	}
+	return &activities.ThreeDSData{AuthenticationID: d.AuthenticationID, ECI: d.ECI, CAVV: d.CAVV}
+}
+
 // idempotencyKey derives the acquirer's idempotency key of one operation from
 // the workflow id; it holds no '/' so it can stand in an inquiry URL.
 func idempotencyKey(workflowID, operation string) string {
@@ -804,9 +807,5 @@ func idempotencyKey(workflowID, operation string) string {
 }
 
 func outcomeCode(o activities.ChargeOutcome) codes.Code { return order.ChargeCode(chargeOf(o)) }
-
-func riskCode(r risk.Result) codes.Code {
-	return risk.CodeFor(r.Rule)
-}
 
 func split(c codes.Code) (string, string) { return c.ID, c.Message }

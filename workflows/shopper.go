@@ -95,21 +95,6 @@ type PayRequest struct {
 	Card CardRef
 }
 
-// threeDSState is what the order knows of 3-D Secure.
-type threeDSState struct {
-	used             bool
-	result           string // what threeds_result shows
-	awaiting         bool
-	authenticationID string
-	data             *activities.ThreeDSData
-}
-
-// apmState is what the order knows of its APM payment.
-type apmState struct {
-	paymentID string
-	awaiting  bool
-}
-
 // awaitShopper records the order as waiting for the shopper (1000,
 // order_status -1) and answers with where the shopper goes next.
 func (w *orderWorkflow) awaitShopper(ctx workflow.Context, issuerURL string) (PaymentResult, error) {
@@ -139,15 +124,11 @@ func (w *orderWorkflow) authenticate(ctx workflow.Context) (PaymentResult, error
 		workflow.GetLogger(ctx).Error("3-D Secure authentication failed", "error", err)
 		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, codes.ConnectorError, true)
 	}
-	w.threeDS.used = true
-	w.threeDS.authenticationID = out.AuthenticationID
-	if out.Status == connector.Authenticated {
-		w.threeDS.result = "frictionless"
-		w.threeDS.data = &activities.ThreeDSData{AuthenticationID: out.AuthenticationID, ECI: out.ECI, CAVV: out.CAVV}
+	next, step := w.st.ThreeDSStarted(out.AuthenticationID, out.Status, out.ECI, out.CAVV)
+	w.st = next
+	if step.Next == order.ChargeCard {
 		return w.authorise(ctx)
 	}
-	w.threeDS.awaiting = true
-	w.threeDS.result = "challenge"
 	return w.awaitShopper(ctx, out.ACSURL)
 }
 
@@ -158,7 +139,7 @@ func (w *orderWorkflow) authenticate(ctx workflow.Context) (PaymentResult, error
 // or still challenged (keep waiting, the session window still runs).
 func (w *orderWorkflow) threeDSCallback(ctx workflow.Context, r ThreeDSResult) error {
 	id := r.AuthenticationID
-	awaited := func() bool { return w.threeDS.awaiting && w.threeDS.authenticationID == id }
+	awaited := func() bool { return w.st.AwaitsThreeDS(id) }
 	if err := w.lock.Lock(ctx); err != nil {
 		return err
 	}
@@ -170,11 +151,8 @@ func (w *orderWorkflow) threeDSCallback(ctx workflow.Context, r ThreeDSResult) e
 	if w.version(ctx, changeCallbackInquiry, 1) == workflow.DefaultVersion {
 		// Handled before orders asked the ACS: replay the callback's word.
 		defer w.lock.Unlock()
-		st := connector.AuthenticationFailed
-		if connector.AuthenticationStatus(r.Status) == connector.Authenticated {
-			st = connector.Authenticated
-		}
-		return w.threeDSSettle(ctx, activities.ThreeDSOutcome{AuthenticationID: id, Status: st, ECI: r.ECI, CAVV: r.CAVV})
+		return w.threeDSSettle(ctx, activities.ThreeDSOutcome{AuthenticationID: id, Status: order.CallbackAuthentication(r.Status),
+			ECI: r.ECI, CAVV: r.CAVV})
 	}
 	w.lock.Unlock()
 	var au activities.ThreeDSOutcome
@@ -195,18 +173,15 @@ func (w *orderWorkflow) threeDSCallback(ctx workflow.Context, r ThreeDSResult) e
 // threeDSSettle continues a challenged payment with the ACS's answer; an
 // authentication still challenged leaves the order waiting.
 func (w *orderWorkflow) threeDSSettle(ctx workflow.Context, au activities.ThreeDSOutcome) error {
+	next, step := w.st.ThreeDSAnswered(au.Status, au.ECI, au.CAVV)
+	w.st = next
 	var res PaymentResult
 	var err error
-	switch au.Status {
-	case connector.Authenticated:
-		w.threeDS.awaiting = false
-		w.threeDS.result = "challenge:authenticated"
-		w.threeDS.data = &activities.ThreeDSData{AuthenticationID: au.AuthenticationID, ECI: au.ECI, CAVV: au.CAVV}
+	switch step.Next {
+	case order.ChargeCard:
 		res, err = w.authorise(ctx)
-	case connector.AuthenticationFailed:
-		w.threeDS.awaiting = false
-		w.threeDS.result = "challenge:failed"
-		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, codes.ThreeDSFailed, true)
+	case order.FinishPayment:
+		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: step.Status}, step.Code, true)
 	default:
 		workflow.GetLogger(ctx).Info("3-D Secure challenge not answered yet: the order waits",
 			"authentication_id", au.AuthenticationID, "acs_status", au.Status)
@@ -266,7 +241,7 @@ func (w *orderWorkflow) startAPM(ctx workflow.Context) (PaymentResult, error) {
 		workflow.GetLogger(ctx).Error("APM payment not created", "error", err)
 		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, codes.ConnectorError, false)
 	}
-	w.apm = apmState{paymentID: out.PaymentID, awaiting: true}
+	w.st = w.st.APMStarted(out.PaymentID)
 	return w.awaitShopper(ctx, out.RedirectURL)
 }
 
@@ -277,7 +252,7 @@ func (w *orderWorkflow) startAPM(ctx workflow.Context) (PaymentResult, error) {
 // APM window still runs).
 func (w *orderWorkflow) apmCallback(ctx workflow.Context, r APMResult) error {
 	id := r.PaymentID
-	awaited := func() bool { return w.apm.awaiting && w.apm.paymentID == id }
+	awaited := func() bool { return w.st.AwaitsAPM(id) }
 	if err := w.lock.Lock(ctx); err != nil {
 		return err
 	}
@@ -289,11 +264,7 @@ func (w *orderWorkflow) apmCallback(ctx workflow.Context, r APMResult) error {
 	if w.version(ctx, changeCallbackInquiry, 1) == workflow.DefaultVersion {
 		// Handled before orders asked the provider: replay the callback's word.
 		defer w.lock.Unlock()
-		st := connector.APMCancelled
-		if connector.APMStatus(r.Status) == connector.APMSucceeded {
-			st = connector.APMSucceeded
-		}
-		return w.apmSettle(ctx, id, st)
+		return w.apmSettle(ctx, id, order.CallbackAPMStatus(r.Status))
 	}
 	w.lock.Unlock()
 	var p activities.APMOutcome
@@ -313,24 +284,18 @@ func (w *orderWorkflow) apmCallback(ctx workflow.Context, r APMResult) error {
 // apmSettle records the provider's status of the order's APM payment; a
 // payment still pending leaves the order waiting.
 func (w *orderWorkflow) apmSettle(ctx workflow.Context, paymentID string, providerStatus connector.APMStatus) error {
-	var res PaymentResult
-	var err error
-	switch providerStatus {
-	case connector.APMSucceeded:
-		w.apm.awaiting = false
-		w.st.ChargeID = paymentID
-		w.st.Authorised, w.st.Captured = w.in.Amount, w.in.Amount
-		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Paid, CapturedAmount: w.in.Amount,
-			ConnectorRef: paymentID}, codes.OK, false)
-	case connector.APMCancelled:
-		w.apm.awaiting = false
-		res, err = w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed, ConnectorRef: paymentID},
-			codes.ShopperCancelled, false)
-	default:
+	next, step := w.st.APMAnswered(providerStatus, w.in.Amount)
+	if step.Next != order.FinishPayment {
 		workflow.GetLogger(ctx).Info("APM payment not settled yet: the order waits",
 			"payment_id", paymentID, "provider_status", providerStatus)
 		return nil
 	}
+	w.st = next
+	out := activities.FinishOrderInput{PaymentStatus: step.Status, ConnectorRef: paymentID}
+	if step.Status == status.Paid {
+		out.CapturedAmount = w.st.Captured
+	}
+	res, err := w.finish(ctx, out, step.Code, false)
 	if err != nil {
 		return err
 	}
@@ -340,26 +305,18 @@ func (w *orderWorkflow) apmSettle(ctx workflow.Context, paymentID string, provid
 
 // shopperLapsed ends an order whose shopper did not finish in time.
 func (w *orderWorkflow) shopperLapsed(ctx workflow.Context) error {
-	if w.apm.awaiting {
+	if w.st.APM.Awaiting {
 		// The provider may have settled without reaching us: ask it once.
 		var out activities.APMOutcome
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.GetAPMPayment,
-			activities.APMStatusInput{Connector: w.connectorName(), PaymentID: w.apm.paymentID}).Get(ctx, &out)
+			activities.APMStatusInput{Connector: w.connectorName(), PaymentID: w.st.APM.PaymentID}).Get(ctx, &out)
 		if err == nil && out.Status == connector.APMSucceeded {
-			return w.apmSettle(ctx, w.apm.paymentID, out.Status)
+			return w.apmSettle(ctx, w.st.APM.PaymentID, out.Status)
 		}
 	}
-	w.threeDS.awaiting, w.apm.awaiting = false, false
-	code := codes.SessionExpired
-	if w.threeDS.used {
-		w.threeDS.result = "challenge:timeout"
-		code = codes.ThreeDSFailed
-	}
-	ps := status.Expired
-	if w.threeDS.used {
-		ps = status.Failed
-	}
-	res, err := w.finish(ctx, activities.FinishOrderInput{PaymentStatus: ps}, code, true)
+	next, step := w.st.ShopperLapsed()
+	w.st = next
+	res, err := w.finish(ctx, activities.FinishOrderInput{PaymentStatus: step.Status}, step.Code, true)
 	if err != nil {
 		return err
 	}
@@ -399,7 +356,7 @@ func (w *orderWorkflow) registerShopperHandlers(ctx workflow.Context) error {
 	}
 	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateShopperCancel, w.shopperCancel, workflow.UpdateHandlerOptions{
 		Validator: func(ctx workflow.Context, _ struct{}) error {
-			if w.st.Status != status.Pending || w.threeDS.awaiting {
+			if w.st.Status != status.Pending || w.st.ThreeDS.Awaiting {
 				return refuse(codes.InvalidState, "the order is not waiting for the shopper")
 			}
 			return nil
@@ -481,8 +438,9 @@ func (w *orderWorkflow) shopperCancel(ctx workflow.Context, _ struct{}) (Payment
 	if w.st.Status != status.Pending {
 		return PaymentResult{}, temporal.NewApplicationError("the order is not waiting for the shopper", ErrTypeEntryRefused, codes.InvalidState.ID)
 	}
-	w.apm.awaiting = false
-	res, err := w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, codes.ShopperCancelled, w.st.Card.Token != "")
+	next, step := w.st.ShopperLeft()
+	w.st = next
+	res, err := w.finish(ctx, activities.FinishOrderInput{PaymentStatus: step.Status}, step.Code, w.st.Card.Token != "")
 	if err != nil {
 		return PaymentResult{}, err
 	}

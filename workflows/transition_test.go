@@ -52,7 +52,7 @@ func (f flawedOrder) build(ctx workflow.Context) *orderWorkflow {
 	}
 	w.in.Details.NotifyURL = "https://merchant.example/notify"
 	if f.APMPaymentID != "" {
-		w.apm = apmState{paymentID: f.APMPaymentID, awaiting: true}
+		w.st.APM = order.APMStep{PaymentID: f.APMPaymentID, Awaiting: true}
 	}
 	return w
 }

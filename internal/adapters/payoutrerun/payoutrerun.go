@@ -48,7 +48,7 @@ var (
 )
 
 // Starter starts the next run of a stored payout's workflow and returns its
-// run id; the app wires api.StartPayoutRun.
+// run id; the app wires flows.StartPayoutRun.
 type Starter func(ctx context.Context, p *models.Payout) (string, error)
 
 // Item is one payout of a plan: the payout (nil when not found) and what

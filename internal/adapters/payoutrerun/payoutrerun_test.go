@@ -153,7 +153,7 @@ func insertPayouts(t *testing.T, db *gorm.DB, prefix, status string, n int) []mo
 	return ps
 }
 
-// fakeWorkflow stands in for api.StartPayoutRun and the workflow's first
+// fakeWorkflow stands in for flows.StartPayoutRun and the workflow's first
 // record: a start moves the payout to NEW with the next run number.
 type fakeWorkflow struct {
 	db      *gorm.DB

@@ -112,6 +112,9 @@ type State struct {
 	// subscription it started or belongs to.
 	TokenID   string           `json:",omitempty"`
 	Recurring *RecurringResult `json:",omitempty"`
+	// ThreeDS and APM are the shopper's side of the payment (shopper.go).
+	ThreeDS ThreeDSStep
+	APM     APMStep
 }
 
 // NewState is the state of an order whose payment has not started.

@@ -1,4 +1,7 @@
-package api
+// Package flows starts the gateway's workflows on Temporal and talks to
+// them for the API: the Temporal client adapters its handlers are handed
+// behind their interfaces.
+package flows
 
 import (
 	"context"
