@@ -25,7 +25,6 @@ import (
 	"go.temporal.io/sdk/interceptor"
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
-	"gorm.io/gorm"
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/api"
@@ -51,7 +50,7 @@ import (
 type Gateway struct {
 	Config   Config
 	Logger   *slog.Logger
-	DB       *gorm.DB
+	DB       *models.DB
 	Keys     *keyring.Keyring
 	Vault    *vault.Vault
 	Accounts *merchant.Service
@@ -206,8 +205,8 @@ func dialTemporal(ctx context.Context, opts client.Options, logger *slog.Logger)
 
 // openDatabase opens Postgres for up to wait: a process restarted while
 // Postgres restarts too comes up when it is back.
-func openDatabase(ctx context.Context, url string, wait time.Duration, logger *slog.Logger) (*gorm.DB, error) {
-	return retryFor(ctx, wait, "postgres", logger, func() (*gorm.DB, error) { return models.Open(ctx, url, logger) })
+func openDatabase(ctx context.Context, url string, wait time.Duration, logger *slog.Logger) (*models.DB, error) {
+	return retryFor(ctx, wait, "postgres", logger, func() (*models.DB, error) { return models.Open(ctx, url, logger) })
 }
 
 // OpenFromEnv opens the gateway (Open) with the configuration FromEnv

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"gorm.io/gorm"
-
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/models/migrations"
 )
@@ -45,7 +43,7 @@ func Migrate(ctx context.Context, databaseURL string, logger *slog.Logger) (int,
 
 // checkSchema refuses a database that is not at this binary's schema
 // version; the error says to run `paygate migrate`.
-func checkSchema(ctx context.Context, db *gorm.DB) error {
+func checkSchema(ctx context.Context, db *models.DB) error {
 	sqlDB, err := db.DB()
 	if err != nil {
 		return fmt.Errorf("check schema: %w", err)

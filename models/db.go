@@ -44,6 +44,11 @@ func IsDataError(err error) bool {
 	return false
 }
 
+// DB is the database handle the models functions take. Other packages
+// hold and hand it on without knowing the driver behind it (only models
+// and the adapters that own a table import gorm).
+type DB = gorm.DB
+
 // Open connects to Postgres. SQL is logged without parameter values, so no
 // customer data can reach the log through a slow-query line.
 func Open(ctx context.Context, url string, logger *slog.Logger) (*gorm.DB, error) {

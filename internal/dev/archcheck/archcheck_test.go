@@ -70,6 +70,8 @@ func TestCheckCases(t *testing.T) {
 			want: []string{"api imports gorm.io/gorm: api may not import gorm.io/gorm"}},
 		{name: "the console may not use gorm", pkg: "api/console", imports: []string{"gorm.io/gorm"},
 			want: []string{"api/console imports gorm.io/gorm: console may not import gorm.io/gorm"}},
+		{name: "app may not use gorm", pkg: "app", imports: []string{"gorm.io/gorm"},
+			want: []string{"app imports gorm.io/gorm: app may not import gorm.io/gorm"}},
 		{name: "activities may not use gorm", pkg: "activities", imports: []string{"gorm.io/gorm"},
 			want: []string{"activities imports gorm.io/gorm: activities may not import gorm.io/gorm"}},
 		{name: "cmd may not use gorm", pkg: "cmd/paygate", imports: []string{"gorm.io/gorm"},
