@@ -140,34 +140,66 @@ func (w *orderWorkflow) authenticate(ctx workflow.Context) (PaymentResult, error
 func (w *orderWorkflow) threeDSCallback(ctx workflow.Context, r ThreeDSResult) error {
 	id := r.AuthenticationID
 	awaited := func() bool { return w.st.AwaitsThreeDS(id) }
+	return w.confirmCallback(ctx, callback{
+		what: "3-D Secure", idKey: "authentication_id", id: id, awaited: awaited,
+		takeWord: func(ctx workflow.Context) error {
+			return w.threeDSSettle(ctx, activities.ThreeDSOutcome{AuthenticationID: id, Status: order.CallbackAuthentication(r.Status),
+				ECI: r.ECI, CAVV: r.CAVV})
+		},
+		ask: func(ctx workflow.Context) (func(workflow.Context) error, bool) {
+			var au activities.ThreeDSOutcome
+			in := activities.ThreeDSStatusInput{Connector: w.connectorName(), AuthenticationID: id}
+			if !w.askProvider(ctx, a.Get3DSAuthentication, in, &au, awaited) {
+				return nil, false
+			}
+			au.AuthenticationID = id
+			return func(ctx workflow.Context) error { return w.threeDSSettle(ctx, au) }, true
+		},
+	})
+}
+
+// callback is a provider's callback as the order confirms it: the wait it
+// names, the word it brings (taken as it is only by orders from before
+// orders asked the provider), and how the provider is asked and its answer
+// settled.
+type callback struct {
+	what, idKey, id string // for the log
+	awaited         func() bool
+	takeWord        func(workflow.Context) error
+	ask             func(workflow.Context) (settle func(workflow.Context) error, answered bool)
+}
+
+// confirmCallback treats a callback as a rumour: a callback for what the
+// order does not wait for changes nothing; otherwise the order asks the
+// provider, without holding the order's lock while it waits, and settles
+// the provider's answer under the lock if the order still waits for it.
+func (w *orderWorkflow) confirmCallback(ctx workflow.Context, c callback) error {
 	if err := w.lock.Lock(ctx); err != nil {
 		return err
 	}
-	if !awaited() {
+	if !c.awaited() {
 		w.lock.Unlock()
-		workflow.GetLogger(ctx).Warn("3-D Secure callback not awaited", "authentication_id", id)
+		workflow.GetLogger(ctx).Warn(c.what+" callback not awaited", c.idKey, c.id)
 		return nil
 	}
 	if w.version(ctx, changeCallbackInquiry, 1) == workflow.DefaultVersion {
-		// Handled before orders asked the ACS: replay the callback's word.
+		// Handled before orders asked the provider: replay the callback's word.
 		defer w.lock.Unlock()
-		return w.threeDSSettle(ctx, activities.ThreeDSOutcome{AuthenticationID: id, Status: order.CallbackAuthentication(r.Status),
-			ECI: r.ECI, CAVV: r.CAVV})
+		return c.takeWord(ctx)
 	}
 	w.lock.Unlock()
-	var au activities.ThreeDSOutcome
-	if !w.askProvider(ctx, a.Get3DSAuthentication, activities.ThreeDSStatusInput{Connector: w.connectorName(), AuthenticationID: id}, &au, awaited) {
+	settle, answered := c.ask(ctx)
+	if !answered {
 		return nil
 	}
 	if err := w.lock.Lock(ctx); err != nil {
 		return err
 	}
 	defer w.lock.Unlock()
-	if !awaited() {
+	if !c.awaited() {
 		return nil
 	}
-	au.AuthenticationID = id
-	return w.threeDSSettle(ctx, au)
+	return settle(ctx)
 }
 
 // threeDSSettle continues a challenged payment with the ACS's answer; an
@@ -253,32 +285,18 @@ func (w *orderWorkflow) startAPM(ctx workflow.Context) (PaymentResult, error) {
 func (w *orderWorkflow) apmCallback(ctx workflow.Context, r APMResult) error {
 	id := r.PaymentID
 	awaited := func() bool { return w.st.AwaitsAPM(id) }
-	if err := w.lock.Lock(ctx); err != nil {
-		return err
-	}
-	if !awaited() {
-		w.lock.Unlock()
-		workflow.GetLogger(ctx).Warn("APM callback not awaited", "payment_id", id)
-		return nil
-	}
-	if w.version(ctx, changeCallbackInquiry, 1) == workflow.DefaultVersion {
-		// Handled before orders asked the provider: replay the callback's word.
-		defer w.lock.Unlock()
-		return w.apmSettle(ctx, id, order.CallbackAPMStatus(r.Status))
-	}
-	w.lock.Unlock()
-	var p activities.APMOutcome
-	if !w.askProvider(ctx, a.GetAPMPayment, activities.APMStatusInput{Connector: w.connectorName(), PaymentID: id}, &p, awaited) {
-		return nil
-	}
-	if err := w.lock.Lock(ctx); err != nil {
-		return err
-	}
-	defer w.lock.Unlock()
-	if !awaited() {
-		return nil
-	}
-	return w.apmSettle(ctx, id, p.Status)
+	return w.confirmCallback(ctx, callback{
+		what: "APM", idKey: "payment_id", id: id, awaited: awaited,
+		takeWord: func(ctx workflow.Context) error { return w.apmSettle(ctx, id, order.CallbackAPMStatus(r.Status)) },
+		ask: func(ctx workflow.Context) (func(workflow.Context) error, bool) {
+			var p activities.APMOutcome
+			in := activities.APMStatusInput{Connector: w.connectorName(), PaymentID: id}
+			if !w.askProvider(ctx, a.GetAPMPayment, in, &p, awaited) {
+				return nil, false
+			}
+			return func(ctx workflow.Context) error { return w.apmSettle(ctx, id, p.Status) }, true
+		},
+	})
 }
 
 // apmSettle records the provider's status of the order's APM payment; a

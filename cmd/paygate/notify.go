@@ -61,12 +61,9 @@ func parseResendFlags(args []string, output io.Writer) (resendOptions, error) {
 		OrderNos:   splitComma(*orders),
 		NotifyIDs:  splitComma(*ids),
 	}}
-	var err error
-	if o.Selection.From, err = parseResendTime(*from); err != nil {
-		return usage("-from: " + err.Error())
-	}
-	if o.Selection.To, err = parseResendTime(*to); err != nil {
-		return usage("-to: " + err.Error())
+	var msg string
+	if o.Selection.From, o.Selection.To, msg = parseTimeRange(*from, *to); msg != "" {
+		return usage(msg)
 	}
 	s := o.Selection
 	switch {
@@ -80,8 +77,22 @@ func parseResendFlags(args []string, output io.Writer) (resendOptions, error) {
 	return o, nil
 }
 
-// parseResendTime reads an RFC 3339 time or a 14-digit UTC time; "" is zero.
-func parseResendTime(v string) (time.Time, error) {
+// parseTimeRange reads the -from and -to flags of a selection; the message
+// says which is wrong, "" when both are good.
+func parseTimeRange(from, to string) (time.Time, time.Time, string) {
+	f, err := parseFlagTime(from)
+	if err != nil {
+		return f, time.Time{}, "-from: " + err.Error()
+	}
+	t, err := parseFlagTime(to)
+	if err != nil {
+		return f, t, "-to: " + err.Error()
+	}
+	return f, t, ""
+}
+
+// parseFlagTime reads an RFC 3339 time or a 14-digit UTC time; "" is zero.
+func parseFlagTime(v string) (time.Time, error) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return time.Time{}, nil

@@ -81,12 +81,9 @@ func parseRerunFlags(args []string, output io.Writer) (rerunOptions, error) {
 		Concurrency: *concurrency, Every: *every, Selection: models.PayoutSelection{
 			IDs: splitComma(*ids), FailureType: strings.TrimSpace(*failureType), MerchantID: strings.TrimSpace(*merchantID),
 		}}
-	var err error
-	if o.Selection.From, err = parseResendTime(*from); err != nil {
-		return usage("-from: " + err.Error())
-	}
-	if o.Selection.To, err = parseResendTime(*to); err != nil {
-		return usage("-to: " + err.Error())
+	var msg string
+	if o.Selection.From, o.Selection.To, msg = parseTimeRange(*from, *to); msg != "" {
+		return usage(msg)
 	}
 	switch {
 	case o.By == "":

@@ -16,24 +16,21 @@
 package rail
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/paygate/paygate/internal/adapters/outbound"
 )
 
-const (
-	defaultTimeout   = 10 * time.Second
-	maxResponseBytes = 1 << 20
-)
+// maxResponseBytes bounds an answer read.
+const maxResponseBytes = 1 << 20
 
 // Transfer statuses.
 const (
@@ -106,33 +103,23 @@ type Client struct {
 // NewClient returns a client for the rail at baseURL whose requests give up
 // after timeout; a zero timeout means 10 seconds.
 func NewClient(baseURL string, timeout time.Duration) (*Client, error) {
-	if timeout < 0 {
-		return nil, fmt.Errorf("rail client: negative timeout %s", timeout)
-	}
-	if timeout == 0 {
-		timeout = defaultTimeout
-	}
-	u, err := url.Parse(baseURL)
+	timeout, err := outbound.Timeout("rail client", timeout)
 	if err != nil {
-		return nil, fmt.Errorf("rail client: parse base url: %w", err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("rail client: base url scheme must be http or https, got %q", u.Scheme)
+	u, err := outbound.BaseURL("rail client", baseURL)
+	if err != nil {
+		return nil, err
 	}
-	if u.Host == "" {
-		return nil, errors.New("rail client: base url has no host")
-	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, errors.New("rail client: base url must not carry user info, query or fragment")
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
 	return &Client{baseURL: u, http: &http.Client{
 		Timeout: timeout,
 		// The rail answers where it was asked; a redirect is not followed.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}, nil
 }
+
+// failures are the rail's errors for a call that got no answer.
+var failures = outbound.Failures{Timeout: ErrTimeout, Unavailable: ErrUnavailable}
 
 // Beneficiary is who a transfer pays. One of IBAN and AccountNumber is
 // required. Its String, GoString and LogValue forms show only the country,
@@ -325,40 +312,20 @@ type errorBody struct {
 // do sends one request and decodes a 2xx answer into out. what names the
 // operation in errors and must not hold beneficiary data.
 func (c *Client) do(ctx context.Context, what, method, path string, query url.Values, idempotencyKey string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return fmt.Errorf("%s: encode request: %w", what, err)
-		}
-		body = bytes.NewReader(b)
-	}
-	u := *c.baseURL
-	u.Path += path
-	u.RawQuery = query.Encode()
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	req, err := outbound.JSONRequest(ctx, c.baseURL, method, path, query, in)
 	if err != nil {
-		return fmt.Errorf("%s: build request: %w", what, err)
-	}
-	req.Header.Set("Accept", "application/json")
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	if idempotencyKey != "" {
 		req.Header.Set("Idempotency-Key", idempotencyKey)
 	}
 
-	resp, err := c.http.Do(req)
+	statusCode, raw, err := failures.Exchange(ctx, c.http, req, maxResponseBytes, what)
 	if err != nil {
-		return transportError(ctx, what, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
-	if err != nil {
-		return transportError(ctx, what, err)
+		return err
 	}
 
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+	if statusCode >= 200 && statusCode < 300 {
 		if err := json.Unmarshal(raw, out); err != nil {
 			return fmt.Errorf("%s: decode response: %w", what, err)
 		}
@@ -366,13 +333,13 @@ func (c *Client) do(ctx context.Context, what, method, path string, query url.Va
 	}
 	var eb errorBody
 	_ = json.Unmarshal(raw, &eb)
-	e := &Error{Op: what, StatusCode: resp.StatusCode, Code: eb.Error, Message: eb.Message}
+	e := &Error{Op: what, StatusCode: statusCode, Code: eb.Error, Message: eb.Message}
 	switch {
-	case resp.StatusCode == http.StatusNotFound:
+	case statusCode == http.StatusNotFound:
 		e.kind = ErrNotFound
-	case resp.StatusCode == http.StatusConflict:
+	case statusCode == http.StatusConflict:
 		e.kind = ErrConflict
-	case resp.StatusCode >= 500:
+	case statusCode >= 500:
 		e.kind = ErrUnavailable
 	default:
 		// Other 4xx answers and anything unexpected (1xx, 3xx) are refusals
@@ -380,26 +347,4 @@ func (c *Client) do(ctx context.Context, what, method, path string, query url.Va
 		e.kind = ErrRejected
 	}
 	return e
-}
-
-// transportError classifies a failure to get an answer. Only a failure to
-// connect proves the rail recorded nothing; any other failure leaves the
-// outcome unknown and is reported as ErrTimeout. The underlying error is
-// formatted, not wrapped, so that errors.Is sees only the classification.
-func transportError(ctx context.Context, what string, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		if errors.Is(ctxErr, context.DeadlineExceeded) {
-			return fmt.Errorf("%s: %w: %w", what, ErrTimeout, ctxErr)
-		}
-		return fmt.Errorf("%s: %w", what, ctxErr)
-	}
-	var opErr *net.OpError
-	if errors.As(err, &opErr) && opErr.Op == "dial" {
-		return fmt.Errorf("%s: %w: cannot connect: %v", what, ErrUnavailable, opErr.Err)
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) && !dnsErr.IsTimeout {
-		return fmt.Errorf("%s: %w: cannot resolve host", what, ErrUnavailable)
-	}
-	return fmt.Errorf("%s: %w: %v", what, ErrTimeout, err)
 }

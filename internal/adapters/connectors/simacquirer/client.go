@@ -8,17 +8,12 @@
 package simacquirer
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/paygate/paygate/internal/domain/connector"
@@ -26,10 +21,8 @@ import (
 	"github.com/paygate/paygate/internal/adapters/outbound"
 )
 
-const (
-	defaultTimeout   = 10 * time.Second
-	maxResponseBytes = 1 << 20
-)
+// maxResponseBytes bounds an answer read.
+const maxResponseBytes = 1 << 20
 
 // The client's errors are the connector vocabulary's, so the activities
 // classify its failures without knowing this acquirer.
@@ -72,29 +65,19 @@ type Client struct {
 // NewClient returns a client for the acquirer at baseURL whose requests give
 // up after timeout; a zero timeout means 10 seconds.
 func NewClient(baseURL string, timeout time.Duration) (*Client, error) {
-	if timeout < 0 {
-		return nil, fmt.Errorf("acquirer client: negative timeout %s", timeout)
-	}
-	if timeout == 0 {
-		timeout = defaultTimeout
-	}
-	u, err := url.Parse(baseURL)
+	timeout, err := outbound.Timeout("acquirer client", timeout)
 	if err != nil {
-		return nil, fmt.Errorf("acquirer client: parse base url: %w", err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("acquirer client: base url scheme must be http or https, got %q", u.Scheme)
+	u, err := outbound.BaseURL("acquirer client", baseURL)
+	if err != nil {
+		return nil, err
 	}
-	if u.Host == "" {
-		return nil, errors.New("acquirer client: base url has no host")
-	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, errors.New("acquirer client: base url must not carry user info, query or fragment")
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
 	return &Client{baseURL: u, http: &http.Client{Timeout: timeout, Transport: outbound.Transport()}}, nil
 }
+
+// failures are the acquirer's errors for a call that got no answer.
+var failures = outbound.Failures{Timeout: ErrTimeout, Unavailable: ErrUnavailable}
 
 // ChargeRequest asks the acquirer to authorise, and optionally capture, a
 // card payment. Its String, GoString, LogValue and JSON forms hide the card.
@@ -295,36 +278,16 @@ type errorBody struct {
 // do sends one request and decodes a 2xx answer into out. what names the
 // operation in errors and must not hold card data.
 func (c *Client) do(ctx context.Context, what, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return fmt.Errorf("%s: encode request: %w", what, err)
-		}
-		body = bytes.NewReader(b)
-	}
-	u := *c.baseURL
-	u.Path += path
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	req, err := outbound.JSONRequest(ctx, c.baseURL, method, path, nil, in)
 	if err != nil {
-		return fmt.Errorf("%s: build request: %w", what, err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
-	req.Header.Set("Accept", "application/json")
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
+	statusCode, raw, err := failures.Exchange(ctx, c.http, req, maxResponseBytes, what)
+	if err != nil {
+		return err
 	}
 
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return transportError(ctx, what, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
-	if err != nil {
-		return transportError(ctx, what, err)
-	}
-
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+	if statusCode >= 200 && statusCode < 300 {
 		if err := json.Unmarshal(raw, out); err != nil {
 			return fmt.Errorf("%s: decode response: %w", what, err)
 		}
@@ -334,41 +297,19 @@ func (c *Client) do(ctx context.Context, what, method, path string, in, out any)
 	_ = json.Unmarshal(raw, &eb)
 	code := eb.Error
 	if code == "" {
-		code = http.StatusText(resp.StatusCode)
+		code = http.StatusText(statusCode)
 	}
 	switch {
-	case resp.StatusCode == http.StatusNotFound:
+	case statusCode == http.StatusNotFound:
 		return fmt.Errorf("%s: %w", what, ErrNotFound)
-	case resp.StatusCode == http.StatusConflict:
+	case statusCode == http.StatusConflict:
 		return fmt.Errorf("%s: %w: %s", what, ErrConflict, code)
-	case resp.StatusCode >= 500:
-		return fmt.Errorf("%s: %w: status %d %s", what, ErrUnavailable, resp.StatusCode, code)
+	case statusCode >= 500:
+		return fmt.Errorf("%s: %w: status %d %s", what, ErrUnavailable, statusCode, code)
 	default:
 		if eb.Message != "" {
 			return fmt.Errorf("%s: %w: %s: %s", what, ErrRejected, code, eb.Message)
 		}
-		return fmt.Errorf("%s: %w: status %d %s", what, ErrRejected, resp.StatusCode, code)
+		return fmt.Errorf("%s: %w: status %d %s", what, ErrRejected, statusCode, code)
 	}
-}
-
-// transportError classifies a failure to get an answer. Only a failure to
-// connect proves the acquirer did nothing; any other failure leaves the
-// outcome unknown and is reported as ErrTimeout. The underlying error is
-// formatted, not wrapped, so that errors.Is sees only the classification.
-func transportError(ctx context.Context, what string, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		if errors.Is(ctxErr, context.DeadlineExceeded) {
-			return fmt.Errorf("%s: %w: %w", what, ErrTimeout, ctxErr)
-		}
-		return fmt.Errorf("%s: %w", what, ctxErr)
-	}
-	var opErr *net.OpError
-	if errors.As(err, &opErr) && opErr.Op == "dial" {
-		return fmt.Errorf("%s: %w: cannot connect: %v", what, ErrUnavailable, opErr.Err)
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) && !dnsErr.IsTimeout {
-		return fmt.Errorf("%s: %w: cannot resolve host", what, ErrUnavailable)
-	}
-	return fmt.Errorf("%s: %w: %v", what, ErrTimeout, err)
 }

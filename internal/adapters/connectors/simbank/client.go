@@ -17,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -34,7 +33,6 @@ import (
 const Name = "sim-bank"
 
 const (
-	defaultTimeout   = 10 * time.Second
 	maxResponseBytes = 64 << 10
 	apiPrefix        = "/gw/v2"
 	headerRequestID  = "X-Request-Id"
@@ -75,29 +73,19 @@ type Client struct {
 
 // New returns a client for the acquirer at cfg.BaseURL.
 func New(cfg Config) (*Client, error) {
-	if cfg.Timeout < 0 {
-		return nil, fmt.Errorf("sim-bank client: negative timeout %s", cfg.Timeout)
-	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = defaultTimeout
-	}
-	u, err := url.Parse(cfg.BaseURL)
+	timeout, err := outbound.Timeout("sim-bank client", cfg.Timeout)
 	if err != nil {
-		return nil, fmt.Errorf("sim-bank client: parse base url: %w", err)
+		return nil, err
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, fmt.Errorf("sim-bank client: base url scheme must be http or https, got %q", u.Scheme)
+	u, err := outbound.BaseURL("sim-bank client", cfg.BaseURL)
+	if err != nil {
+		return nil, err
 	}
-	if u.Host == "" {
-		return nil, errors.New("sim-bank client: base url has no host")
-	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-		return nil, errors.New("sim-bank client: base url must not carry user info, query or fragment")
-	}
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = ""
-	return &Client{baseURL: u, http: &http.Client{Timeout: cfg.Timeout, Transport: outbound.Transport()}}, nil
+	return &Client{baseURL: u, http: &http.Client{Timeout: timeout, Transport: outbound.Transport()}}, nil
 }
+
+// failures are the connector's errors for a call that got no answer.
+var failures = outbound.Failures{Timeout: connector.ErrTimeout, Unavailable: connector.ErrUnavailable}
 
 // Name is the connector's name.
 func (c *Client) Name() string { return Name }
@@ -362,17 +350,12 @@ func (c *Client) do(ctx context.Context, what, method, pathAndQuery, requestID s
 	if requestID != "" {
 		req.Header.Set(headerRequestID, requestID)
 	}
-	resp, err := c.http.Do(req)
+	statusCode, raw, err := failures.Exchange(ctx, c.http, req, maxResponseBytes, what)
 	if err != nil {
-		return nil, transportError(ctx, what, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
-	if err != nil {
-		return nil, transportError(ctx, what, err)
+		return nil, err
 	}
 	ans, parseErr := url.ParseQuery(string(raw))
-	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+	if statusCode >= 200 && statusCode < 300 {
 		if parseErr != nil {
 			return nil, fmt.Errorf("%s: decode answer: %w", what, parseErr)
 		}
@@ -380,7 +363,7 @@ func (c *Client) do(ctx context.Context, what, method, pathAndQuery, requestID s
 	}
 	code := ans.Get("error")
 	if code == "" {
-		code = http.StatusText(resp.StatusCode)
+		code = http.StatusText(statusCode)
 	}
 	detail := code
 	if f := ans.Get("field"); f != "" {
@@ -390,36 +373,13 @@ func (c *Client) do(ctx context.Context, what, method, pathAndQuery, requestID s
 		detail += ": " + t
 	}
 	switch {
-	case resp.StatusCode == http.StatusNotFound:
+	case statusCode == http.StatusNotFound:
 		return nil, fmt.Errorf("%s: %w: %s", what, connector.ErrNotFound, detail)
-	case resp.StatusCode == http.StatusConflict:
+	case statusCode == http.StatusConflict:
 		return nil, fmt.Errorf("%s: %w: %s", what, connector.ErrConflict, detail)
-	case resp.StatusCode >= 500:
-		return nil, fmt.Errorf("%s: %w: status %d %s", what, connector.ErrUnavailable, resp.StatusCode, detail)
+	case statusCode >= 500:
+		return nil, fmt.Errorf("%s: %w: status %d %s", what, connector.ErrUnavailable, statusCode, detail)
 	default:
-		return nil, fmt.Errorf("%s: %w: status %d %s", what, connector.ErrRejected, resp.StatusCode, detail)
+		return nil, fmt.Errorf("%s: %w: status %d %s", what, connector.ErrRejected, statusCode, detail)
 	}
-}
-
-// transportError classifies a failure to get an answer. Only a failure to
-// connect proves the acquirer did nothing; any other failure leaves the
-// outcome unknown and is reported as connector.ErrTimeout. The underlying
-// error is formatted, not wrapped, so errors.Is sees only the
-// classification.
-func transportError(ctx context.Context, what string, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		if errors.Is(ctxErr, context.DeadlineExceeded) {
-			return fmt.Errorf("%s: %w: %w", what, connector.ErrTimeout, ctxErr)
-		}
-		return fmt.Errorf("%s: %w", what, ctxErr)
-	}
-	var opErr *net.OpError
-	if errors.As(err, &opErr) && opErr.Op == "dial" {
-		return fmt.Errorf("%s: %w: cannot connect: %v", what, connector.ErrUnavailable, opErr.Err)
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) && !dnsErr.IsTimeout {
-		return fmt.Errorf("%s: %w: cannot resolve host", what, connector.ErrUnavailable)
-	}
-	return fmt.Errorf("%s: %w: %v", what, connector.ErrTimeout, err)
 }
