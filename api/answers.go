@@ -15,30 +15,30 @@ import (
 // of /v1/checkout. A refusal is the same in all of them (an HTTP status, a
 // result code, what the request said it was and, once the caller proved the
 // key, a signature), so one mapper turns what went wrong into the status and
-// code, and each answerFormat renders them in its shape.
+// code, and each AnswerFormat renders them in its shape.
 
-// refusal is a refused request's answer before it is rendered.
-type refusal struct {
-	httpStatus int
-	code       codes.Code
-	echo       echo
-	// key is the key the caller proved; "" leaves the answer unsigned, so
+// Refusal is a refused request's answer before it is rendered.
+type Refusal struct {
+	HTTPStatus int
+	Code       codes.Code
+	Echo       Echo
+	// Key is the Key the caller proved; "" leaves the answer unsigned, so
 	// nothing is signed for a caller who has proved nothing.
-	key string
+	Key string
 }
 
-// echo is what a refusal repeats of the request: its ids and, where the
+// Echo is what a refusal repeats of the request: its ids and, where the
 // format has them, order_no, amount and currency (the XML respon, which
 // drops any that are not well-formed: see failed) or the page's language.
-type echo struct {
-	merchantID, accountID     string
-	orderNo, amount, currency string
-	lang                      string
+type Echo struct {
+	MerchantID, AccountID     string
+	OrderNo, Amount, Currency string
+	Lang                      string
 }
 
 // undecoded is the echo of a request whose body could not be read or
 // decoded: nothing of it, and its page in English.
-var undecoded = echo{lang: "en"}
+var undecoded = Echo{Lang: "en"}
 
 // statusAndCode is an answer's HTTP status and result code.
 type statusAndCode struct {
@@ -46,9 +46,9 @@ type statusAndCode struct {
 	code       codes.Code
 }
 
-// answerFormat is the shape of one operation's answers.
-type answerFormat struct {
-	render func(s *Server, c *gin.Context, r refusal)
+// AnswerFormat is the shape of one operation's answers.
+type AnswerFormat struct {
+	Render func(s *Server, c *gin.Context, r Refusal)
 
 	// The formats have always differed in a few answers; these keep each
 	// answer byte for byte as it was. Left zero, a format answers as most
@@ -100,7 +100,7 @@ func refused(code codes.Code) error { return &refusedError{code: code} }
 // answerTo maps what refused a request to the HTTP status and result code
 // f answers with: a refused code, an error of the authenticated-request
 // step, an unknown account, or anything else, which is a system error.
-func (f answerFormat) answerTo(err error) (int, codes.Code) {
+func (f AnswerFormat) answerTo(err error) (int, codes.Code) {
 	var r *refusedError
 	var missing *missingIDError
 	switch {
@@ -129,7 +129,7 @@ func (f answerFormat) answerTo(err error) (int, codes.Code) {
 }
 
 // systemError is the HTTP status f answers a system error with.
-func (f answerFormat) systemError() int {
+func (f AnswerFormat) systemError() int {
 	if f.systemErrorStatus == 0 {
 		return http.StatusServiceUnavailable
 	}
@@ -137,60 +137,76 @@ func (f answerFormat) systemError() int {
 }
 
 // answer maps err and renders it, echoing e and signed with key.
-func (f answerFormat) answer(s *Server, c *gin.Context, e echo, key string, err error) {
+func (f AnswerFormat) answer(s *Server, c *gin.Context, e Echo, key string, err error) {
 	httpStatus, code := f.answerTo(err)
-	f.render(s, c, refusal{httpStatus: httpStatus, code: code, echo: e, key: key})
+	f.Render(s, c, Refusal{HTTPStatus: httpStatus, Code: code, Echo: e, Key: key})
 }
 
 // The formats.
 var (
 	// xmlAnswers is the respon of /v1/authorise, signed with the
 	// payment-result recipe.
-	xmlAnswers = answerFormat{render: renderXMLRefusal, systemErrorStatus: http.StatusOK}
+	xmlAnswers = AnswerFormat{Render: renderXMLRefusal, systemErrorStatus: http.StatusOK}
 	// queryAnswers is the JSON of /v1/retrievalTrans; never signed.
-	queryAnswers = answerFormat{render: renderQueryRefusal, echoesDecodeFailure: true,
+	queryAnswers = AnswerFormat{Render: renderQueryRefusal, echoesDecodeFailure: true,
 		unreadable: &statusAndCode{http.StatusBadRequest, codes.MalformedRequest}}
 	// refundQueryAnswers is the JSON of /v1/retrievalRefund; never signed.
-	refundQueryAnswers = answerFormat{render: renderRefundQueryRefusal}
+	refundQueryAnswers = AnswerFormat{Render: renderRefundQueryRefusal}
 	// pageAnswers is the shopper's page of /v1/checkout; never signed.
-	pageAnswers = answerFormat{render: renderPageRefusal,
+	pageAnswers = AnswerFormat{Render: renderPageRefusal,
 		unreadable: &statusAndCode{http.StatusRequestEntityTooLarge, codes.RequestTooLarge},
 		idsMissing: new(codes.MissingField.With("merchant_id, account_id"))}
 )
 
 // batchAnswers is the JSON of the batch operation whose array is named
 // array, signed with the batch-response recipe.
-func batchAnswers(array string) answerFormat {
-	return answerFormat{render: func(_ *Server, c *gin.Context, r refusal) {
-		renderBatch(c, r.httpStatus, batchResponse{
-			MerchantID: r.echo.merchantID, AccountID: r.echo.accountID,
-			ReturnStatus: "0", ReturnMessage: r.code.String(), array: array,
-		}, r.key, r.code.ID)
+func batchAnswers(array string) AnswerFormat {
+	return AnswerFormat{Render: func(_ *Server, c *gin.Context, r Refusal) {
+		renderBatch(c, r.HTTPStatus, batchResponse{
+			MerchantID: r.Echo.MerchantID, AccountID: r.Echo.AccountID,
+			ReturnStatus: "0", ReturnMessage: r.Code.String(), array: array,
+		}, r.Key, r.Code.ID)
 	}}
 }
 
-func renderXMLRefusal(_ *Server, c *gin.Context, r refusal) {
-	resp := failed(r.echo.merchantID, r.echo.accountID, r.echo.orderNo, r.echo.amount, r.echo.currency, r.code)
-	resp.sign(r.key)
-	renderXML(c, r.httpStatus, resp, r.code.ID)
+func renderXMLRefusal(_ *Server, c *gin.Context, r Refusal) {
+	resp := failed(r.Echo.MerchantID, r.Echo.AccountID, r.Echo.OrderNo, r.Echo.Amount, r.Echo.Currency, r.Code)
+	resp.sign(r.Key)
+	renderXML(c, r.HTTPStatus, resp, r.Code.ID)
 }
 
-func renderQueryRefusal(_ *Server, c *gin.Context, r refusal) {
-	c.Set(ctxResultCode, r.code.ID)
-	c.JSON(r.httpStatus, retrievalResponse{
-		MerchantID: r.echo.merchantID, AccountID: r.echo.accountID,
-		ReturnStatus: "0", ReturnMessage: r.code.String(), OrdersList: []queriedOrder{},
+func renderQueryRefusal(_ *Server, c *gin.Context, r Refusal) {
+	c.Set(ContextResultCode, r.Code.ID)
+	c.JSON(r.HTTPStatus, retrievalResponse{
+		MerchantID: r.Echo.MerchantID, AccountID: r.Echo.AccountID,
+		ReturnStatus: "0", ReturnMessage: r.Code.String(), OrdersList: []queriedOrder{},
 	})
 }
 
-func renderRefundQueryRefusal(_ *Server, c *gin.Context, r refusal) {
-	c.Set(ctxResultCode, r.code.ID)
-	c.JSON(r.httpStatus, retrievalRefundResponse{
-		MerchantID: r.echo.merchantID, AccountID: r.echo.accountID,
-		ReturnStatus: "0", ReturnMessage: r.code.String(), RefundList: []queriedRefund{},
+func renderRefundQueryRefusal(_ *Server, c *gin.Context, r Refusal) {
+	c.Set(ContextResultCode, r.Code.ID)
+	c.JSON(r.HTTPStatus, retrievalRefundResponse{
+		MerchantID: r.Echo.MerchantID, AccountID: r.Echo.AccountID,
+		ReturnStatus: "0", ReturnMessage: r.Code.String(), RefundList: []queriedRefund{},
 	})
 }
 
-func renderPageRefusal(s *Server, c *gin.Context, r refusal) {
-	s.shopperMessage(c, r.httpStatus, r.echo.lang, "payment_failed", r.code)
+func renderPageRefusal(s *Server, c *gin.Context, r Refusal) {
+	s.shopperMessage(c, r.HTTPStatus, r.Echo.Lang, "payment_failed", r.Code)
 }
+
+// JSONRefusal is the JSON of a refused payout, payout query, token or
+// subscription request: the ids and the result code. It is never signed.
+type JSONRefusal struct {
+	MerchantID     string `json:"merchant_id"`
+	AccountID      string `json:"account_id"`
+	ResultInfo     string `json:"result_info"`
+	EncryptionData string `json:"encryption_data"`
+}
+
+// JSONAnswers is the JSON of the refusals of /v1/payout, /v1/payout/query,
+// /v1/token/delete and /v1/cancelsubscription.
+var JSONAnswers = AnswerFormat{Render: func(_ *Server, c *gin.Context, r Refusal) {
+	c.Set(ContextResultCode, r.Code.ID)
+	c.JSON(r.HTTPStatus, JSONRefusal{MerchantID: r.Echo.MerchantID, AccountID: r.Echo.AccountID, ResultInfo: r.Code.String()})
+}}

@@ -16,7 +16,7 @@ import (
 func TestAnswerTo(t *testing.T) {
 	formats := []struct {
 		name string
-		f    answerFormat
+		f    AnswerFormat
 	}{
 		{"xml", xmlAnswers},
 		{"batch", batchAnswers("refund_orders")},

@@ -16,14 +16,14 @@ import (
 
 // authoriseAPM places an alternative-payment-method order; the request
 // proved the key with the APM recipe, and that key signs the answer.
-func (s *Server) authoriseAPM(m *merchantCall, req *authoriseRequest) {
+func (s *Server) authoriseAPM(m *Merchant, req *authoriseRequest) {
 	if code := s.modeRefusal(m.account); code != nil {
-		m.refuse(*code)
+		m.Refuse(*code)
 		return
 	}
 	amount, code := validateAPMOrder(req, m.account)
 	if code != nil {
-		m.refuse(*code)
+		m.Refuse(*code)
 		return
 	}
 	shopper := req.apmShopper()
@@ -36,14 +36,14 @@ func (s *Server) authoriseAPM(m *merchantCall, req *authoriseRequest) {
 	res, err := s.placeOrder(m.c.Request.Context(), in)
 	switch {
 	case errors.Is(err, flows.ErrOrderMismatch):
-		m.refuse(codes.DuplicateOrder)
+		m.Refuse(codes.DuplicateOrder)
 		return
 	case errors.Is(err, flows.ErrOrderClosed):
 		s.answerFromRecord(m, req, in.RequestFingerprint, "", false)
 		return
 	case err != nil:
 		s.Logger.Error("authorise APM order", "order_no", req.OrderNo, "error", err)
-		m.refuse(codes.SystemError)
+		m.Refuse(codes.SystemError)
 		return
 	}
 	r := resultRespon(res)

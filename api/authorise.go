@@ -25,9 +25,9 @@ type authoriseRequest struct {
 // method: payment_method and no card.
 func (r *authoriseRequest) isAPM() bool { return r.PaymentMethod != "" && r.Card == "" }
 
-// signedValues are the fields of the request's recipe, in order: "authorise,
+// SignedValues are the fields of the request's recipe, in order: "authorise,
 // APM" for an APM request, else "authorise, card".
-func (r *authoriseRequest) signedValues() []string {
+func (r *authoriseRequest) SignedValues() []string {
 	if r.isAPM() {
 		return []string{r.MerchantID, r.AccountID, r.OrderNo, r.Currency, r.Amount.String(), r.PaymentMethod, r.ReturnURL}
 	}
@@ -36,9 +36,9 @@ func (r *authoriseRequest) signedValues() []string {
 		r.SecurityCode.String(), r.ShopperEmail}
 }
 
-// trim removes surrounding white space from the fields that are checked and
+// Trim removes surrounding white space from the fields that are checked and
 // signed, so that " 12.34" and "12.34" are the same order.
-func (r *authoriseRequest) trim() {
+func (r *authoriseRequest) Trim() {
 	for _, p := range []*string{&r.MerchantID, &r.AccountID, &r.OrderNo, &r.Currency, &r.FirstName,
 		&r.LastName, &r.ShopperEmail, &r.PaymentMethod, &r.NotifyURL, &r.ShopperIP,
 		&r.BillingCountry, &r.DeliveryCountry, &r.EncryptionData} {
@@ -47,23 +47,23 @@ func (r *authoriseRequest) trim() {
 	trimTexts(&r.Amount, &r.Card, &r.ExpirationMonth, &r.ExpirationYear, &r.SecurityCode)
 }
 
-// echo is what a refusal repeats: the ids, order_no, amount and currency
+// Echo is what a refusal repeats: the ids, order_no, amount and currency
 // (failed keeps the last three only when they are well-formed).
-func (r *authoriseRequest) echo() echo {
-	return echo{merchantID: r.MerchantID, accountID: r.AccountID, orderNo: r.OrderNo,
-		amount: r.Amount.String(), currency: r.Currency}
+func (r *authoriseRequest) Echo() Echo {
+	return Echo{MerchantID: r.MerchantID, AccountID: r.AccountID, OrderNo: r.OrderNo,
+		Amount: r.Amount.String(), Currency: r.Currency}
 }
 
-func (r *authoriseRequest) signature() string { return r.EncryptionData }
+func (r *authoriseRequest) Signature() string { return r.EncryptionData }
 
-// requiresEncryptionData: encryption_data is a required field of a payment.
-func (r *authoriseRequest) requiresEncryptionData() {}
+// RequiresEncryptionData: encryption_data is a required field of a payment.
+func (r *authoriseRequest) RequiresEncryptionData() {}
 
 // authorise serves /v1/authorise: a direct card payment or an APM payment,
 // answered with the XML respon.
 func (s *Server) authorise(c *gin.Context) {
 	var req authoriseRequest
-	m, ok := s.acceptMerchant(c, xmlAnswers, &req)
+	m, ok := s.AcceptMerchant(c, xmlAnswers, &req)
 	if !ok {
 		return
 	}
@@ -76,18 +76,18 @@ func (s *Server) authorise(c *gin.Context) {
 
 // answerFromRecord answers a repeated request for an order whose workflow has
 // closed: the record holds the first answer.
-func (s *Server) answerFromRecord(m *merchantCall, req *authoriseRequest, fingerprint, token string, created bool) {
+func (s *Server) answerFromRecord(m *Merchant, req *authoriseRequest, fingerprint, token string, created bool) {
 	o, err := s.Records.FindOrderByNo(m.c.Request.Context(), req.AccountID, req.OrderNo)
 	if err != nil {
 		s.Logger.Error("load closed order", "order_no", req.OrderNo, "error", err)
-		m.refuse(codes.SystemError)
+		m.Refuse(codes.SystemError)
 		return
 	}
 	if o.CardToken != token {
 		s.forgetToken(m.c, token, created)
 	}
 	if o.RequestFingerprint != fingerprint {
-		m.refuse(codes.DuplicateOrder)
+		m.Refuse(codes.DuplicateOrder)
 		return
 	}
 	r := orderRespon(o)

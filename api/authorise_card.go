@@ -24,20 +24,20 @@ import (
 
 // authoriseCard places a direct card payment. The card goes into the vault
 // and only its token, masked number and fingerprint to the order's workflow.
-func (s *Server) authoriseCard(m *merchantCall, req *authoriseRequest) {
+func (s *Server) authoriseCard(m *Merchant, req *authoriseRequest) {
 	ctx := m.c.Request.Context()
 	if code := s.modeRefusal(m.account); code != nil {
-		m.refuse(*code)
+		m.Refuse(*code)
 		return
 	}
 	amount, code := validateCardOrder(req, m.account, s.Now)
 	if code != nil {
-		m.refuse(*code)
+		m.Refuse(*code)
 		return
 	}
 	terms, code := s.subscriptionTerms(req, amount)
 	if code != nil {
-		m.refuse(*code)
+		m.Refuse(*code)
 		return
 	}
 	if req.paysWithToken() {
@@ -53,7 +53,7 @@ func (s *Server) authoriseCard(m *merchantCall, req *authoriseRequest) {
 	})
 	if err != nil {
 		s.Logger.Error("tokenize card", "order_no", req.OrderNo, "error", err)
-		m.refuse(codes.SystemError)
+		m.Refuse(codes.SystemError)
 		return
 	}
 	in := s.orderInput(m.account, newOrder{details: req.Details, amount: amount, kind: order.KindCard,
@@ -62,14 +62,14 @@ func (s *Server) authoriseCard(m *merchantCall, req *authoriseRequest) {
 	switch {
 	case errors.Is(err, flows.ErrOrderMismatch):
 		s.forgetToken(m.c, token, created)
-		m.refuse(codes.DuplicateOrder)
+		m.Refuse(codes.DuplicateOrder)
 		return
 	case errors.Is(err, flows.ErrOrderClosed):
 		s.answerFromRecord(m, req, in.RequestFingerprint, token, created)
 		return
 	case err != nil:
 		s.Logger.Error("authorise order", "order_no", req.OrderNo, "error", err)
-		m.refuse(codes.SystemError)
+		m.Refuse(codes.SystemError)
 		return
 	}
 	if res.CardToken != token {
@@ -80,7 +80,7 @@ func (s *Server) authoriseCard(m *merchantCall, req *authoriseRequest) {
 
 // answerPayment renders a direct payment's result, signed with the key the
 // request proved.
-func (s *Server) answerPayment(m *merchantCall, req *authoriseRequest, res workflows.PaymentResult) {
+func (s *Server) answerPayment(m *Merchant, req *authoriseRequest, res workflows.PaymentResult) {
 	r := resultRespon(res)
 	r.Note = req.Note
 	r.sign(m.key)

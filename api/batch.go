@@ -69,7 +69,7 @@ func (r *batchRequest) entries() []batchEntry {
 	return nil
 }
 
-func (r *batchRequest) trim() {
+func (r *batchRequest) Trim() {
 	trimTexts(&r.MerchantID, &r.AccountID, &r.EncryptionData)
 	entries := r.entries()
 	for i := range entries {
@@ -77,15 +77,15 @@ func (r *batchRequest) trim() {
 	}
 }
 
-func (r *batchRequest) echo() echo {
-	return echo{merchantID: r.MerchantID.String(), accountID: r.AccountID.String()}
+func (r *batchRequest) Echo() Echo {
+	return Echo{MerchantID: r.MerchantID.String(), AccountID: r.AccountID.String()}
 }
 
-func (r *batchRequest) signature() string { return r.EncryptionData.String() }
+func (r *batchRequest) Signature() string { return r.EncryptionData.String() }
 
-// signedValues are the ids and every entry's transaction_id, in array order:
+// SignedValues are the ids and every entry's transaction_id, in array order:
 // the capture, review, cancel and refund recipes are one list (docs/design.md §3).
-func (r *batchRequest) signedValues() []string {
+func (r *batchRequest) SignedValues() []string {
 	values := []string{r.MerchantID.String(), r.AccountID.String()}
 	for _, e := range r.entries() {
 		values = append(values, e.TransactionID.String())
@@ -97,7 +97,7 @@ func (r *batchRequest) signedValues() []string {
 // every entry is worked on its own order and answered in place.
 func (s *Server) batch(c *gin.Context, op batchOp) {
 	req := batchRequest{op: op}
-	m, ok := s.acceptMerchant(c, batchAnswers(op.array), &req)
+	m, ok := s.AcceptMerchant(c, batchAnswers(op.array), &req)
 	if !ok {
 		return
 	}
@@ -108,16 +108,16 @@ func (s *Server) batch(c *gin.Context, op batchOp) {
 	// adds nothing to the signed text and is refused entry by entry.
 	for i := range entries {
 		if id := entries[i].TransactionID.String(); id != "" && !txid.Valid(id) {
-			m.refuse(codes.InvalidField.With(fmt.Sprintf("%s[%d].transaction_id must be 19 digits", op.array, i)))
+			m.Refuse(codes.InvalidField.With(fmt.Sprintf("%s[%d].transaction_id must be 19 digits", op.array, i)))
 			return
 		}
 	}
 	if len(entries) == 0 {
-		m.refuse(codes.MissingField.With(op.array))
+		m.Refuse(codes.MissingField.With(op.array))
 		return
 	}
 	if len(entries) > op.limit {
-		m.refuse(codes.TooManyOrders.With(fmt.Sprintf("at most %d %s", op.limit, op.array)))
+		m.Refuse(codes.TooManyOrders.With(fmt.Sprintf("at most %d %s", op.limit, op.array)))
 		return
 	}
 
@@ -132,5 +132,5 @@ func (s *Server) batch(c *gin.Context, op batchOp) {
 	renderBatch(c, http.StatusOK, resp, m.key, codes.OK.ID)
 }
 
-// movesMoney: capture, review, cancel and refund all move money.
-func (r *batchRequest) movesMoney() bool { return true }
+// MovesMoney: capture, review, cancel and refund all move money.
+func (r *batchRequest) MovesMoney() bool { return true }

@@ -42,7 +42,7 @@ func (r *batchResponse) sign(key string) {
 // renderBatch signs resp with key (none: unsigned) and writes it.
 func renderBatch(c *gin.Context, httpStatus int, resp batchResponse, key, resultID string) {
 	resp.sign(key)
-	c.Set(ctxResultCode, resultID)
+	c.Set(ContextResultCode, resultID)
 	c.JSON(httpStatus, resp)
 }
 

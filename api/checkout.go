@@ -22,12 +22,12 @@ type checkoutRequest struct {
 	SignInfo       string `json:"signInfo"`
 }
 
-// signedValues are the fields of the checkout recipe (docs/design.md §3).
-func (r *checkoutRequest) signedValues() []string {
+// SignedValues are the fields of the checkout recipe (docs/design.md §3).
+func (r *checkoutRequest) SignedValues() []string {
 	return []string{r.MerchantID, r.AccountID, r.OrderNo, r.Currency, r.Amount.String(), r.ReturnURL}
 }
 
-func (r *checkoutRequest) trim() {
+func (r *checkoutRequest) Trim() {
 	for _, p := range []*string{&r.MerchantID, &r.AccountID, &r.OrderNo, &r.Currency, &r.ReturnURL,
 		&r.CancelURL, &r.NotifyURL, &r.EncryptionData, &r.SignInfo, &r.DefaultLang} {
 		*p = strings.TrimSpace(*p)
@@ -35,14 +35,14 @@ func (r *checkoutRequest) trim() {
 	trimTexts(&r.Amount)
 }
 
-// echo is what a refusal repeats: the page is in the order's language.
-func (r *checkoutRequest) echo() echo {
-	return echo{merchantID: r.MerchantID, accountID: r.AccountID, lang: r.DefaultLang}
+// Echo is what a refusal repeats: the page is in the order's language.
+func (r *checkoutRequest) Echo() Echo {
+	return Echo{MerchantID: r.MerchantID, AccountID: r.AccountID, Lang: r.DefaultLang}
 }
 
-// signature is the merchant's encryption_data or, on the shopper's
-// browser's post of the forwarding page, the same signature as signInfo.
-func (r *checkoutRequest) signature() string {
+// Signature is the merchant's encryption_data or, on the shopper's
+// browser's post of the forwarding page, the same Signature as signInfo.
+func (r *checkoutRequest) Signature() string {
 	if r.EncryptionData != "" {
 		return r.EncryptionData
 	}
@@ -66,7 +66,7 @@ var checkoutGateway = checkout.Gateway{PmID: "card", Descriptor: "PAYGATE", RRTi
 // and the shopper's browser's (carrying signInfo: answers the payment page).
 func (s *Server) checkoutPage(c *gin.Context) {
 	var req checkoutRequest
-	m, ok := s.acceptMerchant(c, pageAnswers, &req)
+	m, ok := s.AcceptMerchant(c, pageAnswers, &req)
 	if !ok {
 		return
 	}
@@ -78,35 +78,35 @@ func (s *Server) checkoutPage(c *gin.Context) {
 }
 
 // startCheckout records a hosted order and answers the forwarding page.
-func (s *Server) startCheckout(m *merchantCall, req *checkoutRequest) {
+func (s *Server) startCheckout(m *Merchant, req *checkoutRequest) {
 	c := m.c
 	if code := s.modeRefusal(m.account); code != nil {
-		m.refuse(*code)
+		m.Refuse(*code)
 		return
 	}
 	amount, code := validateCheckout(req, m.account)
 	if code != nil {
-		m.refuse(*code)
+		m.Refuse(*code)
 		return
 	}
 	in := s.orderInput(m.account, newOrder{details: req.Details, amount: amount, kind: order.KindCheckout})
 	res, err := s.placeOrder(c.Request.Context(), in)
 	switch {
 	case errors.Is(err, flows.ErrOrderMismatch):
-		m.refuse(codes.DuplicateOrder)
+		m.Refuse(codes.DuplicateOrder)
 		return
 	case errors.Is(err, flows.ErrOrderClosed):
-		m.refuse(codes.InvalidState.With("the order is already closed"))
+		m.Refuse(codes.InvalidState.With("the order is already closed"))
 		return
 	case err != nil:
 		s.Logger.Error("start checkout", "order_no", req.OrderNo, "error", err)
-		m.refuse(codes.SystemError)
+		m.Refuse(codes.SystemError)
 		return
 	}
 	gw := checkoutGateway
 	gw.ConnectorCode = res.Connector
 	fields := checkout.ForwardingFields(requestMap(m.body), gw, req.EncryptionData, c.ClientIP())
-	c.Set(ctxResultCode, res.ResultCode)
+	c.Set(ContextResultCode, res.ResultCode)
 	startPage(c, http.StatusOK)
 	if err := checkout.RenderForwarding(c.Writer, checkout.ForwardingData{Action: s.PublicURL + "/v1/checkout", Fields: fields}); err != nil {
 		s.Logger.Error("render forwarding page", "error", err)

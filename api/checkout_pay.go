@@ -87,7 +87,7 @@ func (s *Server) checkoutPay(c *gin.Context) {
 	}
 	if res.OrderStatus == status.OrderPending && res.IssuerURL != "" {
 		// 3-D Secure challenge: the ACS sends the shopper back to us.
-		c.Set(ctxResultCode, res.ResultCode)
+		c.Set(ContextResultCode, res.ResultCode)
 		c.Redirect(http.StatusSeeOther, res.IssuerURL)
 		return
 	}

@@ -51,7 +51,7 @@ func (o *cappedRefunds) Refund(ctx context.Context, workflowID string, req workf
 }
 
 // orderOpsFor is the OrderOps a batch of m's runs through.
-func (s *Server) orderOpsFor(c *gin.Context, m *merchantCall, op batchOp) OrderOps {
+func (s *Server) orderOpsFor(c *gin.Context, m *Merchant, op batchOp) OrderOps {
 	limit := m.account.CompatibleRefundDailyLimit
 	if op.kind != batchRefund || c.GetBool(ctxStrong) || limit <= 0 {
 		return s.Ops

@@ -222,9 +222,17 @@ func newTestEnv(t *testing.T) *testEnv {
 		Logger:   slog.New(slog.NewJSONHandler(env.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Now:      func() time.Time { return testNow },
 	}
+	if testCapabilities != nil {
+		env.srv.Capabilities = testCapabilities(env.srv)
+	}
 	env.handler = env.srv.Handler()
 	return env
 }
+
+// testCapabilities gives a test server the capability packages' routes, as
+// the gateway has them; the external tests set it (export_test.go), since
+// this package cannot import the packages that import it.
+var testCapabilities func(*Server) []Capability
 
 // do sends a POST and returns the recorded answer.
 func (e *testEnv) do(t *testing.T, path, contentType string, body []byte, remoteAddr string) *httptest.ResponseRecorder {

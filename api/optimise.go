@@ -62,20 +62,20 @@ type optimiseRequest struct {
 	EncryptionData order.Text `json:"encryption_data"`
 }
 
-func (r *optimiseRequest) trim() {
+func (r *optimiseRequest) Trim() {
 	trimTexts(&r.MerchantID, &r.AccountID, &r.RequestID, &r.Currency, &r.Amount, &r.ShopperEmail, &r.Country,
 		&r.EncryptionData)
 }
 
-func (r *optimiseRequest) echo() echo {
-	return echo{merchantID: r.MerchantID.String(), accountID: r.AccountID.String()}
+func (r *optimiseRequest) Echo() Echo {
+	return Echo{MerchantID: r.MerchantID.String(), AccountID: r.AccountID.String()}
 }
 
-func (r *optimiseRequest) signature() string { return r.EncryptionData.String() }
+func (r *optimiseRequest) Signature() string { return r.EncryptionData.String() }
 
-func (r *optimiseRequest) signedValues() []string { return r.recipe().Values() }
+func (r *optimiseRequest) SignedValues() []string { return r.recipe().Values() }
 
-func (r *optimiseRequest) requiresEncryptionData() {}
+func (r *optimiseRequest) RequiresEncryptionData() {}
 
 func (r *optimiseRequest) recipe() signing.OptimiseRequest {
 	return signing.OptimiseRequest{MerchantID: r.MerchantID.String(), AccountID: r.AccountID.String(),
@@ -151,22 +151,22 @@ type optimisedMethod struct {
 
 // optimiseAnswers is the JSON of /v1/optimise refusals: the ids, no
 // method, the result code, never signed.
-var optimiseAnswers = answerFormat{render: func(_ *Server, c *gin.Context, r refusal) {
-	c.Set(ctxResultCode, r.code.ID)
-	c.JSON(r.httpStatus, optimiseAnswer{MerchantID: r.echo.merchantID, AccountID: r.echo.accountID,
-		PaymentMethods: []optimisedMethod{}, ResultInfo: r.code.String()})
+var optimiseAnswers = AnswerFormat{Render: func(_ *Server, c *gin.Context, r Refusal) {
+	c.Set(ContextResultCode, r.Code.ID)
+	c.JSON(r.HTTPStatus, optimiseAnswer{MerchantID: r.Echo.MerchantID, AccountID: r.Echo.AccountID,
+		PaymentMethods: []optimisedMethod{}, ResultInfo: r.Code.String()})
 }}
 
 // optimise handles POST /v1/optimise.
 func (s *Server) optimise(c *gin.Context) {
 	var req optimiseRequest
-	m, ok := s.acceptMerchant(c, optimiseAnswers, &req)
+	m, ok := s.AcceptMerchant(c, optimiseAnswers, &req)
 	if !ok {
 		return
 	}
 	q, code := validateOptimise(&req, m.account)
 	if code != nil {
-		m.refuse(*code)
+		m.Refuse(*code)
 		return
 	}
 	cur := q.amount.Currency
@@ -176,12 +176,12 @@ func (s *Server) optimise(c *gin.Context) {
 	verdict := risk.Evaluate(m.account.Risk, risk.Facts{Amount: q.amount.Minor, Currency: cur,
 		AmountLimit: m.account.AmountLimits[cur], BillingCountry: q.country})
 	if verdict.Action == risk.Reject {
-		m.refuse(risk.CodeFor(verdict.Rule))
+		m.Refuse(risk.CodeFor(verdict.Rule))
 		return
 	}
 	offer, ok := s.connectorOffer(m.account)
 	if !ok {
-		m.refuse(codes.SystemError)
+		m.Refuse(codes.SystemError)
 		return
 	}
 	tallies := s.Tallies
@@ -189,7 +189,7 @@ func (s *Server) optimise(c *gin.Context) {
 		tallies = s.Records
 	}
 	if tallies == nil {
-		m.refuse(codes.SystemError.With("optimise is not configured"))
+		m.Refuse(codes.SystemError.With("optimise is not configured"))
 		return
 	}
 	counts, err := tallies.MethodTallies(c.Request.Context(), models.MethodTallyQuery{
@@ -197,7 +197,7 @@ func (s *Server) optimise(c *gin.Context) {
 	})
 	if err != nil {
 		s.Logger.Error("optimise: count orders by method", "account_id", m.account.ID, "error", err)
-		m.refuse(codes.SystemError)
+		m.Refuse(codes.SystemError)
 		return
 	}
 	ranked := optimise.Rank(optimise.Candidates(offer, cur, q.country), counts)
@@ -216,7 +216,7 @@ func (s *Server) optimise(c *gin.Context) {
 			Brand: om.Brand, SuccessRate: om.SuccessRate, SampleSize: strconv.FormatInt(om.SampleSize, 10)})
 	}
 	a.EncryptionData = signing.SignOptimiseResult(m.key, signed)
-	c.Set(ctxResultCode, codes.OK.ID)
+	c.Set(ContextResultCode, codes.OK.ID)
 	c.JSON(http.StatusOK, a)
 }
 

@@ -14,10 +14,10 @@ import (
 
 // paymentPage answers the shopper's browser, posting the forwarding page
 // back, with our payment page for the order the signed request made.
-func (s *Server) paymentPage(m *merchantCall, req *checkoutRequest) {
+func (s *Server) paymentPage(m *Merchant, req *checkoutRequest) {
 	o, err := s.Records.FindOrderByNo(m.c.Request.Context(), req.AccountID, req.OrderNo)
 	if err != nil {
-		m.refuse(codes.OrderNotFound)
+		m.Refuse(codes.OrderNotFound)
 		return
 	}
 	s.renderPayment(m.c, o, m.account.Name, "")
@@ -36,7 +36,7 @@ func (s *Server) renderPayment(c *gin.Context, o *models.Order, merchantName, er
 		s.shopperMessage(c, http.StatusOK, lang, "payment_failed", codes.InvalidState.With("the order is not waiting for a payment"))
 		return
 	}
-	c.Set(ctxResultCode, codes.AwaitingShopper.ID)
+	c.Set(ContextResultCode, codes.AwaitingShopper.ID)
 	startPage(c, http.StatusOK)
 	err := checkout.RenderPaymentPage(c.Writer, checkout.PaymentPageData{
 		Lang:         lang,
@@ -66,7 +66,7 @@ func startPage(c *gin.Context, httpStatus int) {
 
 // shopperMessage renders a short page for the shopper.
 func (s *Server) shopperMessage(c *gin.Context, httpStatus int, lang, titleKey string, code codes.Code) {
-	c.Set(ctxResultCode, code.ID)
+	c.Set(ContextResultCode, code.ID)
 	startPage(c, httpStatus)
 	if err := checkout.RenderMessage(c.Writer, lang, checkout.Message(lang, titleKey), code.String()); err != nil {
 		s.Logger.Error("render page", "error", err)

@@ -67,7 +67,7 @@ type replayRoute struct {
 	// Idempotency-Key (the batches).
 	bodies bool
 	// answers is the shape the guard's own refusals take.
-	answers answerFormat
+	answers AnswerFormat
 	// queries: the account's query IP allow-list holds for a stored
 	// answer as for the query itself (fromQueryAddress).
 	queries bool
@@ -90,10 +90,10 @@ var replayRoutes = map[string]replayRoute{
 	"/v1/refund":          {bodies: true, movesMoney: true, answers: batchAnswers(refundOp.array)},
 	// A payout is also one per request_id; the key makes a retry with a
 	// new request_id the same payout, as merchants expect of the header.
-	"/v1/payout":             {movesMoney: true, answers: payoutAnswers},
-	"/v1/payout/query":       {answers: payoutAnswers},
-	"/v1/token/delete":       {answers: merchantJSONAnswers},
-	"/v1/cancelsubscription": {answers: merchantJSONAnswers},
+	"/v1/payout":             {movesMoney: true, answers: JSONAnswers},
+	"/v1/payout/query":       {answers: JSONAnswers},
+	"/v1/token/delete":       {answers: JSONAnswers},
+	"/v1/cancelsubscription": {answers: JSONAnswers},
 }
 
 // keptBody is the request body the replay guard kept for the strong
@@ -138,12 +138,12 @@ func (s *Server) replayGuard(c *gin.Context) {
 			codes.InvalidField.With("Idempotency-Key must be 1 to 255 printable ASCII characters, sent once"))
 		return
 	}
-	if who.merchantID == "" || who.accountID == "" {
+	if who.MerchantID == "" || who.AccountID == "" {
 		c.Next() // The handler refuses it: nothing is executed.
 		return
 	}
 	fingerprint := s.bodyFingerprint(body)
-	scope := who.merchantID + "/" + who.accountID
+	scope := who.MerchantID + "/" + who.AccountID
 	var keys []models.ReplayKey
 	if withKey {
 		keys = append(keys, models.ReplayKey{Scope: scope, Operation: op, Key: "idem:" + idemKey[0]})
@@ -180,7 +180,7 @@ func (s *Server) keyedHex(label string, data []byte) string {
 
 // guarded claims every key, then answers from the store or runs the handler
 // and keeps its answer.
-func (s *Server) guarded(c *gin.Context, op string, who echo, keys []models.ReplayKey, fingerprint string) {
+func (s *Server) guarded(c *gin.Context, op string, who Echo, keys []models.ReplayKey, fingerprint string) {
 	ctx := c.Request.Context()
 	type held struct {
 		key   models.ReplayKey
@@ -253,7 +253,7 @@ func (s *Server) guarded(c *gin.Context, op string, who echo, keys []models.Repl
 			Status:      rec.Status(),
 			ContentType: rec.Header().Get("Content-Type"),
 			Body:        rec.buf.Bytes(),
-			ResultCode:  c.GetString(ctxResultCode),
+			ResultCode:  c.GetString(ContextResultCode),
 			Strong:      c.GetBool(ctxStrong),
 		})
 	} else {
@@ -269,14 +269,14 @@ func (s *Server) guarded(c *gin.Context, op string, who echo, keys []models.Repl
 // request proved the key with one, this request must carry a valid strong
 // signature of its own (new nonce, fresh timestamp). It answers the
 // refusal itself.
-func (s *Server) mayReplay(c *gin.Context, op string, who echo, a models.ReplayAnswer) bool {
-	account, err := s.Accounts.Load(c.Request.Context(), who.merchantID, who.accountID)
+func (s *Server) mayReplay(c *gin.Context, op string, who Echo, a models.ReplayAnswer) bool {
+	account, err := s.Accounts.Load(c.Request.Context(), who.MerchantID, who.AccountID)
 	if errors.Is(err, merchant.ErrUnknownAccount) {
 		s.refuseReplay(c, op, who, http.StatusOK, codes.UnknownMerchant)
 		return false
 	}
 	if err != nil {
-		s.Logger.Error("load account", "account_id", who.accountID, "error", err)
+		s.Logger.Error("load account", "account_id", who.AccountID, "error", err)
 		s.refuseReplay(c, op, who, http.StatusServiceUnavailable, codes.SystemError)
 		return false
 	}
@@ -296,7 +296,7 @@ func (s *Server) mayReplay(c *gin.Context, op string, who echo, a models.ReplayA
 
 // replayAnswer writes the stored answer.
 func (s *Server) replayAnswer(c *gin.Context, a models.ReplayAnswer) {
-	c.Set(ctxResultCode, a.ResultCode)
+	c.Set(ContextResultCode, a.ResultCode)
 	h := c.Writer.Header()
 	h.Set(ReplayedHeader, "true")
 	h.Set("Cache-Control", "no-store")
@@ -306,15 +306,15 @@ func (s *Server) replayAnswer(c *gin.Context, a models.ReplayAnswer) {
 
 // refuseReplay answers a refusal of the guard in the operation's own format,
 // never signed: the caller has proved nothing at this point.
-func (s *Server) refuseReplay(c *gin.Context, op string, who echo, httpStatus int, code codes.Code) {
+func (s *Server) refuseReplay(c *gin.Context, op string, who Echo, httpStatus int, code codes.Code) {
 	defer c.Abort()
-	replayRoutes[op].answers.render(s, c, refusal{httpStatus: httpStatus, code: code, echo: who})
+	replayRoutes[op].answers.Render(s, c, Refusal{HTTPStatus: httpStatus, Code: code, Echo: who})
 }
 
 // peekAccount reads merchant_id and account_id as the handlers do, before
 // anything is proved; none when the body does not decode (the handler then
 // refuses it).
-func peekAccount(body []byte) echo {
+func peekAccount(body []byte) Echo {
 	var ids struct {
 		MerchantID order.Text `json:"merchant_id"`
 		AccountID  order.Text `json:"account_id"`
@@ -322,8 +322,8 @@ func peekAccount(body []byte) echo {
 	if decodeBody(body, &ids) != nil {
 		return undecoded
 	}
-	return echo{merchantID: strings.TrimSpace(ids.MerchantID.String()), accountID: strings.TrimSpace(ids.AccountID.String()),
-		lang: undecoded.lang}
+	return Echo{MerchantID: strings.TrimSpace(ids.MerchantID.String()), AccountID: strings.TrimSpace(ids.AccountID.String()),
+		Lang: undecoded.Lang}
 }
 
 // validIdempotencyKey accepts 1 to 255 printable ASCII characters.

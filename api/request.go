@@ -14,43 +14,55 @@ import (
 )
 
 // Every merchant operation (/v1/authorise, the merchant's /v1/checkout, the
-// four batches and the two queries) starts with one step, acceptMerchant:
+// four batches and the two queries) starts with one step, AcceptMerchant:
 // read and decode the body (bad data is refused at the door), trim it,
 // check the ids, load the account and check that the request proved the
 // account's key (auth.go). Its refusals are answered in the operation's own
 // format (answers.go) and never signed: nothing is signed for a caller who
 // has not proved the key (docs/design.md §3).
 
-// merchantRequest is a merchant operation's request as acceptMerchant reads
+// MerchantRequest is a merchant operation's request as AcceptMerchant reads
 // it; the handler passes a pointer to its own request type.
-type merchantRequest interface {
-	// trim removes surrounding white space from the fields that are checked
+type MerchantRequest interface {
+	// Trim removes surrounding white space from the fields that are checked
 	// and signed, so that " 12.34" and "12.34" are one request.
-	trim()
-	// echo is what a refusal repeats of the request.
-	echo() echo
-	// signature is the compatible signature the request carries.
-	signature() string
-	// signedValues are the values of the request's compatible recipe
+	Trim()
+	// Echo is what a refusal repeats of the request.
+	Echo() Echo
+	// Signature is the compatible Signature the request carries.
+	Signature() string
+	// SignedValues are the values of the request's compatible recipe
 	// (docs/design.md §3), in order.
-	signedValues() []string
+	SignedValues() []string
 }
 
-// encryptionDataRequired is implemented by requests whose required fields
+// EncryptionDataRequired is implemented by requests whose required fields
 // include encryption_data (/v1/authorise): one that carries no signature at
 // all is refused as missing that field, not as a wrong signature.
-type encryptionDataRequired interface{ requiresEncryptionData() }
+type EncryptionDataRequired interface{ RequiresEncryptionData() }
 
-// moneyMover is implemented by requests that may move money (batches,
+// MoneyMover is implemented by requests that may move money (batches,
 // payouts, a charge of a stored card): on a strong-for-money account they
 // must carry a strong signature, since a compatible one seen once can be
 // sent again with other amounts.
-type moneyMover interface{ movesMoney() bool }
+type MoneyMover interface{ MovesMoney() bool }
+
+// The requests that require encryption_data and those that may move money
+// say so by these methods; a request type that loses one (a rename) would
+// silently be checked less, so each is asserted here.
+var (
+	_ EncryptionDataRequired = (*authoriseRequest)(nil)
+	_ EncryptionDataRequired = (*optimiseRequest)(nil)
+	_ EncryptionDataRequired = (*deleteTokenRequest)(nil)
+	_ EncryptionDataRequired = (*cancelSubscriptionRequest)(nil)
+	_ MoneyMover             = (*batchRequest)(nil)
+	_ MoneyMover             = (*authoriseRequest)(nil)
+)
 
 // movesMoney reports whether req may move money.
-func movesMoney(req merchantRequest) bool {
-	m, ok := req.(moneyMover)
-	return ok && m.movesMoney()
+func movesMoney(req MerchantRequest) bool {
+	m, ok := req.(MoneyMover)
+	return ok && m.MovesMoney()
 }
 
 // trimTexts removes surrounding white space from each text field.
@@ -60,13 +72,13 @@ func trimTexts(fields ...*order.Text) {
 	}
 }
 
-// merchantCall is a merchant request that proved its account's key: what
+// Merchant is a merchant request that proved its account's key: what
 // its handler works with, and how it answers.
-type merchantCall struct {
+type Merchant struct {
 	s       *Server
 	c       *gin.Context
-	answers answerFormat
-	req     merchantRequest
+	answers AnswerFormat
+	req     MerchantRequest
 	body    []byte
 	account *merchant.Account
 	// key is the key the request proved; it signs the answers (during a
@@ -74,11 +86,17 @@ type merchantCall struct {
 	key string
 }
 
-// acceptMerchant is the authenticated-request step. It decodes the body
+// Account is the account whose key the request proved.
+func (m *Merchant) Account() *merchant.Account { return m.account }
+
+// Key is the key the request proved, which signs its answers.
+func (m *Merchant) Key() string { return m.key }
+
+// AcceptMerchant is the authenticated-request step. It decodes the body
 // into req and returns the proven call, or answers the refusal in answers'
 // format and returns false.
-func (s *Server) acceptMerchant(c *gin.Context, answers answerFormat, req merchantRequest) (*merchantCall, bool) {
-	refuse := func(e echo, err error) (*merchantCall, bool) {
+func (s *Server) AcceptMerchant(c *gin.Context, answers AnswerFormat, req MerchantRequest) (*Merchant, bool) {
+	refuse := func(e Echo, err error) (*Merchant, bool) {
 		answers.answer(s, c, e, "", err)
 		return nil, false
 	}
@@ -89,28 +107,28 @@ func (s *Server) acceptMerchant(c *gin.Context, answers answerFormat, req mercha
 	if code := decodeBody(body, req); code != nil {
 		e := undecoded
 		if answers.echoesDecodeFailure {
-			e = req.echo()
+			e = req.Echo()
 		}
 		return refuse(e, refused(*code))
 	}
-	req.trim()
-	e := req.echo()
-	if err := missingIDs(e.merchantID, e.accountID); err != nil {
+	req.Trim()
+	e := req.Echo()
+	if err := missingIDs(e.MerchantID, e.AccountID); err != nil {
 		return refuse(e, err)
 	}
-	account, err := s.Accounts.Load(c.Request.Context(), e.merchantID, e.accountID)
+	account, err := s.Accounts.Load(c.Request.Context(), e.MerchantID, e.AccountID)
 	if err != nil {
 		if !errors.Is(err, merchant.ErrUnknownAccount) {
-			s.Logger.Error("load account", "account_id", e.accountID, "error", err)
+			s.Logger.Error("load account", "account_id", e.AccountID, "error", err)
 		}
 		return refuse(e, err)
 	}
-	sig := req.signature()
-	if _, required := req.(encryptionDataRequired); required && sig == "" && !hasStrongSignature(c) {
+	sig := req.Signature()
+	if _, required := req.(EncryptionDataRequired); required && sig == "" && !hasStrongSignature(c) {
 		return refuse(e, refused(codes.MissingField.With("encryption_data")))
 	}
 	moves := movesMoney(req)
-	key, ok := s.authenticate(c, account, account.RequiresStrong(moves), sig, req.signedValues()...)
+	key, ok := s.authenticate(c, account, account.RequiresStrong(moves), sig, req.SignedValues()...)
 	if !ok {
 		return refuse(e, refused(codes.BadSignature))
 	}
@@ -120,27 +138,27 @@ func (s *Server) acceptMerchant(c *gin.Context, answers answerFormat, req mercha
 	// Whether the answer is a test account's: told once the caller has
 	// proved the key, in a header, as the interface has no field for it.
 	c.Header(HeaderMode, cmp.Or(account.Mode, testmode.Live))
-	return &merchantCall{s: s, c: c, answers: answers, req: req, body: body, account: account, key: key}, true
+	return &Merchant{s: s, c: c, answers: answers, req: req, body: body, account: account, key: key}, true
 }
 
 // HeaderMode is the response header that says whether the account that
 // made the request is a test or a live account.
 const HeaderMode = "Paygate-Mode"
 
-// refuse answers the call with code: HTTP 200 (a system error: the format's
+// Refuse answers the call with code: HTTP 200 (a system error: the format's
 // status), signed with the proven key where the format signs.
-func (m *merchantCall) refuse(code codes.Code) {
-	m.answers.answer(m.s, m.c, m.req.echo(), m.key, refused(code))
+func (m *Merchant) Refuse(code codes.Code) {
+	m.answers.answer(m.s, m.c, m.req.Echo(), m.key, refused(code))
 }
 
 // fromQueryAddress reports whether the caller's address may query the
 // account's orders, and refuses the call when it may not. The address is
 // the TCP peer's: forwarding headers cannot get around the list.
-func (m *merchantCall) fromQueryAddress() bool {
+func (m *Merchant) fromQueryAddress() bool {
 	ip := m.c.ClientIP()
 	if m.account.AllowsQueryFrom(ip) {
 		return true
 	}
-	m.refuse(codes.IPNotAllowed.With(ip))
+	m.Refuse(codes.IPNotAllowed.With(ip))
 	return false
 }

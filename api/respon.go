@@ -99,7 +99,7 @@ func failed(merchantID, accountID, orderNo, amount, currency string, code codes.
 // renderXML writes an XML answer (a respon or an apmRespon) and leaves its
 // result code for the request log.
 func renderXML(c *gin.Context, httpStatus int, answer any, resultID string) {
-	c.Set(ctxResultCode, resultID)
+	c.Set(ContextResultCode, resultID)
 	body, err := xml.Marshal(answer)
 	if err != nil {
 		c.String(http.StatusServiceUnavailable, codes.SystemError.String())

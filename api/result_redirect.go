@@ -57,6 +57,6 @@ func (s *Server) redirectWithResult(c *gin.Context, target string, o *models.Ord
 		q[k] = vals
 	}
 	u.RawQuery = q.Encode()
-	c.Set(ctxResultCode, res.ResultCode)
+	c.Set(ContextResultCode, res.ResultCode)
 	c.Redirect(http.StatusSeeOther, u.String())
 }

@@ -24,17 +24,17 @@ type retrievalRequest struct {
 	Cursor         string `json:"cursor"`
 }
 
-func (r *retrievalRequest) trim() {
+func (r *retrievalRequest) Trim() {
 	r.MerchantID, r.AccountID = strings.TrimSpace(r.MerchantID), strings.TrimSpace(r.AccountID)
 	r.EncryptionData = strings.TrimSpace(r.EncryptionData)
 }
 
-func (r *retrievalRequest) echo() echo { return echo{merchantID: r.MerchantID, accountID: r.AccountID} }
+func (r *retrievalRequest) Echo() Echo { return Echo{MerchantID: r.MerchantID, AccountID: r.AccountID} }
 
-func (r *retrievalRequest) signature() string { return r.EncryptionData }
+func (r *retrievalRequest) Signature() string { return r.EncryptionData }
 
-// signedValues are the query recipe's: the ids alone (docs/design.md §3).
-func (r *retrievalRequest) signedValues() []string { return []string{r.MerchantID, r.AccountID} }
+// SignedValues are the query recipe's: the ids alone (docs/design.md §3).
+func (r *retrievalRequest) SignedValues() []string { return []string{r.MerchantID, r.AccountID} }
 
 type retrievalResponse struct {
 	MerchantID    string         `json:"merchant_id"`
@@ -49,22 +49,22 @@ type retrievalResponse struct {
 // neither, a page of the orders of a time window.
 func (s *Server) retrievalTrans(c *gin.Context) {
 	var req retrievalRequest
-	m, ok := s.acceptMerchant(c, queryAnswers, &req)
+	m, ok := s.AcceptMerchant(c, queryAnswers, &req)
 	if !ok || !m.fromQueryAddress() {
 		return
 	}
 	sel, code := req.selection()
 	if code != nil {
-		m.refuse(*code)
+		m.Refuse(*code)
 		return
 	}
 	list, next, err := s.queryOrders(c.Request.Context(), &req, sel)
 	if err != nil {
 		s.Logger.Error("query orders", "account_id", req.AccountID, "error", err)
-		m.refuse(codes.SystemError)
+		m.Refuse(codes.SystemError)
 		return
 	}
-	c.Set(ctxResultCode, codes.OK.ID)
+	c.Set(ContextResultCode, codes.OK.ID)
 	c.JSON(http.StatusOK, retrievalResponse{
 		MerchantID: req.MerchantID, AccountID: req.AccountID,
 		ReturnStatus: "1", ReturnMessage: "OK", OrdersList: list, NextCursor: next,

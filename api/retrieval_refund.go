@@ -23,16 +23,16 @@ type retrievalRefundRequest struct {
 	RefundReferenceID order.Text `json:"refund_reference_id"`
 }
 
-func (r *retrievalRefundRequest) trim() { trimTexts(&r.MerchantID, &r.AccountID, &r.EncryptionData) }
+func (r *retrievalRefundRequest) Trim() { trimTexts(&r.MerchantID, &r.AccountID, &r.EncryptionData) }
 
-func (r *retrievalRefundRequest) echo() echo {
-	return echo{merchantID: r.MerchantID.String(), accountID: r.AccountID.String()}
+func (r *retrievalRefundRequest) Echo() Echo {
+	return Echo{MerchantID: r.MerchantID.String(), AccountID: r.AccountID.String()}
 }
 
-func (r *retrievalRefundRequest) signature() string { return r.EncryptionData.String() }
+func (r *retrievalRefundRequest) Signature() string { return r.EncryptionData.String() }
 
-// signedValues are the query recipe's: the ids alone (docs/design.md §3).
-func (r *retrievalRefundRequest) signedValues() []string {
+// SignedValues are the query recipe's: the ids alone (docs/design.md §3).
+func (r *retrievalRefundRequest) SignedValues() []string {
 	return []string{r.MerchantID.String(), r.AccountID.String()}
 }
 
@@ -62,7 +62,7 @@ type queriedRefund struct {
 // refunds named in refund_reference_id, with their statuses.
 func (s *Server) retrievalRefund(c *gin.Context) {
 	var req retrievalRefundRequest
-	m, ok := s.acceptMerchant(c, refundQueryAnswers, &req)
+	m, ok := s.AcceptMerchant(c, refundQueryAnswers, &req)
 	if !ok || !m.fromQueryAddress() {
 		return
 	}
@@ -71,23 +71,23 @@ func (s *Server) retrievalRefund(c *gin.Context) {
 	trades, refundIDs := splitList(req.Trades.String()), splitList(req.RefundReferenceID.String())
 	switch {
 	case len(trades)+len(refundIDs) == 0:
-		m.refuse(codes.MissingField.With("trades or refund_reference_id"))
+		m.Refuse(codes.MissingField.With("trades or refund_reference_id"))
 		return
 	case len(trades)+len(refundIDs) > maxQueryRefunds:
-		m.refuse(codes.TooManyOrders.With("at most 100 trades and refund_reference_id together"))
+		m.Refuse(codes.TooManyOrders.With("at most 100 trades and refund_reference_id together"))
 		return
 	}
 	refunds, err := s.Records.FindRefunds(ctx, merchantID, accountID, trades, refundIDs)
 	if err != nil {
 		s.Logger.Error("query refunds", "account_id", accountID, "error", err)
-		m.refuse(codes.SystemError)
+		m.Refuse(codes.SystemError)
 		return
 	}
 	list := make([]queriedRefund, 0, len(refunds))
 	for i := range refunds {
 		list = append(list, toQueriedRefund(&refunds[i]))
 	}
-	c.Set(ctxResultCode, codes.OK.ID)
+	c.Set(ContextResultCode, codes.OK.ID)
 	c.JSON(http.StatusOK, retrievalRefundResponse{
 		MerchantID: merchantID, AccountID: accountID,
 		ReturnStatus: "1", ReturnMessage: "OK", RefundList: list,

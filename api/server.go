@@ -74,8 +74,10 @@ type Server struct {
 	// ACS and APM provider pages (see edge.go).
 	FormOrigins []string
 
-	// Payouts starts payout workflows (POST /v1/payout); nil refuses payouts.
-	Payouts Payouts
+	// Capabilities are the merchant operations served by packages of
+	// their own (api/payouts): each puts its routes on /v1, behind the same
+	// edge, replay guard and authenticated-request step.
+	Capabilities []Capability
 
 	// Subscriptions cancels subscriptions; nil refuses cancels.
 	Subscriptions Subscriptions
@@ -107,6 +109,11 @@ type Server struct {
 	// ForbidLiveSimulators refuses a live account's orders on a simulated
 	// connector (PAYGATE_LIVE_SIMULATORS=forbid).
 	ForbidLiveSimulators bool
+}
+
+// Capability is a merchant operation served by a package of its own.
+type Capability interface {
+	Routes(v1 gin.IRoutes)
 }
 
 // RequestMetrics counts answered requests by route and result code.
@@ -143,8 +150,9 @@ func (s *Server) Handler() http.Handler {
 	v1.POST("/cancel", s.cancel)
 	v1.POST("/refund", s.refund)
 	v1.POST("/retrievalRefund", s.retrievalRefund)
-	v1.POST("/payout", s.payout)
-	v1.POST("/payout/query", s.payoutQuery)
+	for _, c := range s.Capabilities {
+		c.Routes(v1)
+	}
 	v1.POST("/optimise", s.optimise)
 	v1.POST("/token/delete", s.deleteToken)
 	v1.POST("/cancelsubscription", s.cancelSubscription)
@@ -182,7 +190,7 @@ func (s *Server) logRequests(c *gin.Context) {
 		if endpoint == "" {
 			endpoint = "unmatched"
 		}
-		code := c.GetString(ctxResultCode)
+		code := c.GetString(ContextResultCode)
 		if code == "" {
 			code = strconv.Itoa(c.Writer.Status())
 		}
@@ -194,19 +202,19 @@ func (s *Server) logRequests(c *gin.Context) {
 		"status", c.Writer.Status(),
 		"duration_ms", time.Since(start).Milliseconds(),
 		"client_ip", c.ClientIP(),
-		"result", c.GetString(ctxResultCode),
+		"result", c.GetString(ContextResultCode),
 	)
 }
 
-// ctxResultCode is the gin context key under which handlers leave the
+// ContextResultCode is the gin context key under which handlers leave the
 // result code for the request log.
-const ctxResultCode = "result_code"
+const ContextResultCode = "result_code"
 
 func (s *Server) recoverPanics(c *gin.Context) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.Logger.Error("handler panic", "path", loggedPath(c.Request), "panic", r)
-			c.Set(ctxResultCode, codes.SystemError.ID)
+			c.Set(ContextResultCode, codes.SystemError.ID)
 			if !c.Writer.Written() {
 				c.String(http.StatusServiceUnavailable, codes.SystemError.String())
 			}

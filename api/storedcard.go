@@ -29,11 +29,11 @@ var tokenIDPattern = regexp.MustCompile(`^tk_[0-9a-f]{40}$`)
 // authoriseStoredCard places a payment on a card the account keeps. The
 // token is looked up within the account only: another account's token is
 // as unknown as a made-up one.
-func (s *Server) authoriseStoredCard(m *merchantCall, req *authoriseRequest, amount money.Amount, terms *subscription.Terms) {
+func (s *Server) authoriseStoredCard(m *Merchant, req *authoriseRequest, amount money.Amount, terms *subscription.Terms) {
 	ctx := m.c.Request.Context()
 	ref, code := s.storedCardRef(ctx, req.MerchantID, req.AccountID, req.TokenID)
 	if code != nil {
-		m.refuse(*code)
+		m.Refuse(*code)
 		return
 	}
 	in := s.orderInput(m.account, newOrder{details: req.Details, amount: amount, kind: order.KindCard,
@@ -41,14 +41,14 @@ func (s *Server) authoriseStoredCard(m *merchantCall, req *authoriseRequest, amo
 	res, err := s.placeOrder(ctx, in)
 	switch {
 	case errors.Is(err, flows.ErrOrderMismatch):
-		m.refuse(codes.DuplicateOrder)
+		m.Refuse(codes.DuplicateOrder)
 		return
 	case errors.Is(err, flows.ErrOrderClosed):
 		s.answerFromRecord(m, req, in.RequestFingerprint, ref.Token, false)
 		return
 	case err != nil:
 		s.Logger.Error("authorise stored card order", "order_no", req.OrderNo, "error", err)
-		m.refuse(codes.SystemError)
+		m.Refuse(codes.SystemError)
 		return
 	}
 	s.answerPayment(m, req, res)
@@ -105,27 +105,23 @@ type deleteTokenRequest struct {
 	EncryptionData string `json:"encryption_data"`
 }
 
-func (r *deleteTokenRequest) trim() {
+func (r *deleteTokenRequest) Trim() {
 	for _, p := range []*string{&r.MerchantID, &r.AccountID, &r.TokenID, &r.EncryptionData} {
 		*p = strings.TrimSpace(*p)
 	}
 }
 
-func (r *deleteTokenRequest) echo() echo {
-	return echo{merchantID: r.MerchantID, accountID: r.AccountID}
+func (r *deleteTokenRequest) Echo() Echo {
+	return Echo{MerchantID: r.MerchantID, AccountID: r.AccountID}
 }
 
-func (r *deleteTokenRequest) signature() string { return r.EncryptionData }
+func (r *deleteTokenRequest) Signature() string { return r.EncryptionData }
 
-func (r *deleteTokenRequest) signedValues() []string {
+func (r *deleteTokenRequest) SignedValues() []string {
 	return []string{r.MerchantID, r.AccountID, r.TokenID}
 }
 
-func (r *deleteTokenRequest) requiresEncryptionData() {}
-
-// merchantJSONAnswers is the JSON of refused token and subscription
-// requests: the ids and the result code, never signed.
-var merchantJSONAnswers = payoutAnswers
+func (r *deleteTokenRequest) RequiresEncryptionData() {}
 
 // deleteTokenAnswer is the answer of a token deletion.
 type deleteTokenAnswer struct {
@@ -140,39 +136,39 @@ type deleteTokenAnswer struct {
 // no longer usable. Deleting it again answers the same.
 func (s *Server) deleteToken(c *gin.Context) {
 	var req deleteTokenRequest
-	m, ok := s.acceptMerchant(c, merchantJSONAnswers, &req)
+	m, ok := s.AcceptMerchant(c, JSONAnswers, &req)
 	if !ok {
 		return
 	}
 	if req.TokenID == "" {
-		m.refuse(codes.MissingField.With("token_id"))
+		m.Refuse(codes.MissingField.With("token_id"))
 		return
 	}
 	if !tokenIDPattern.MatchString(req.TokenID) {
-		m.refuse(codes.TokenNotFound)
+		m.Refuse(codes.TokenNotFound)
 		return
 	}
 	if s.Records == nil {
-		m.refuse(codes.SystemError)
+		m.Refuse(codes.SystemError)
 		return
 	}
 	err := s.Records.DeleteStoredCard(c.Request.Context(), req.MerchantID, req.AccountID, req.TokenID, s.Now().UTC())
 	switch {
 	case errors.Is(err, models.ErrStoredCardNotFound):
-		m.refuse(codes.TokenNotFound)
+		m.Refuse(codes.TokenNotFound)
 		return
 	case err != nil:
 		s.Logger.Error("delete stored card", "error", err)
-		m.refuse(codes.SystemError)
+		m.Refuse(codes.SystemError)
 		return
 	}
 	a := deleteTokenAnswer{MerchantID: req.MerchantID, AccountID: req.AccountID, TokenID: req.TokenID,
 		ResultInfo: codes.OK.String()}
 	a.EncryptionData = signing.SignUpper(m.key, a.MerchantID, a.AccountID, a.TokenID, a.ResultInfo)
-	c.Set(ctxResultCode, codes.OK.ID)
+	c.Set(ContextResultCode, codes.OK.ID)
 	c.JSON(http.StatusOK, a)
 }
 
-// movesMoney: a charge of a stored card moves money on a token alone, with
+// MovesMoney: a charge of a stored card moves money on a token alone, with
 // no card data to prove the caller holds the card.
-func (r *authoriseRequest) movesMoney() bool { return r.paysWithToken() }
+func (r *authoriseRequest) MovesMoney() bool { return r.paysWithToken() }

@@ -41,23 +41,23 @@ type cancelSubscriptionRequest struct {
 	EncryptionData string `json:"encryption_data"`
 }
 
-func (r *cancelSubscriptionRequest) trim() {
+func (r *cancelSubscriptionRequest) Trim() {
 	for _, p := range []*string{&r.MerchantID, &r.AccountID, &r.RecurringID, &r.EncryptionData} {
 		*p = strings.TrimSpace(*p)
 	}
 }
 
-func (r *cancelSubscriptionRequest) echo() echo {
-	return echo{merchantID: r.MerchantID, accountID: r.AccountID}
+func (r *cancelSubscriptionRequest) Echo() Echo {
+	return Echo{MerchantID: r.MerchantID, AccountID: r.AccountID}
 }
 
-func (r *cancelSubscriptionRequest) signature() string { return r.EncryptionData }
+func (r *cancelSubscriptionRequest) Signature() string { return r.EncryptionData }
 
-func (r *cancelSubscriptionRequest) signedValues() []string {
+func (r *cancelSubscriptionRequest) SignedValues() []string {
 	return []string{r.MerchantID, r.AccountID, r.RecurringID}
 }
 
-func (r *cancelSubscriptionRequest) requiresEncryptionData() {}
+func (r *cancelSubscriptionRequest) RequiresEncryptionData() {}
 
 // subscriptionAnswer is the answer of a cancel: the subscription as it
 // stands once no charge can follow.
@@ -78,44 +78,44 @@ type subscriptionAnswer struct {
 // subscription already ended answers its final status.
 func (s *Server) cancelSubscription(c *gin.Context) {
 	var req cancelSubscriptionRequest
-	m, ok := s.acceptMerchant(c, merchantJSONAnswers, &req)
+	m, ok := s.AcceptMerchant(c, JSONAnswers, &req)
 	if !ok {
 		return
 	}
 	ctx := c.Request.Context()
 	if req.RecurringID == "" {
-		m.refuse(codes.MissingField.With("recurring_id"))
+		m.Refuse(codes.MissingField.With("recurring_id"))
 		return
 	}
 	if !recurringIDPattern.MatchString(req.RecurringID) {
-		m.refuse(codes.SubscriptionNotFound)
+		m.Refuse(codes.SubscriptionNotFound)
 		return
 	}
 	if s.Records == nil || s.Subscriptions == nil {
-		m.refuse(codes.SystemError)
+		m.Refuse(codes.SystemError)
 		return
 	}
 	sub, err := s.findSubscription(ctx, req.MerchantID, req.AccountID, req.RecurringID)
 	switch {
 	case errors.Is(err, models.ErrSubscriptionNotFound):
-		m.refuse(codes.SubscriptionNotFound)
+		m.Refuse(codes.SubscriptionNotFound)
 		return
 	case err != nil:
 		s.Logger.Error("find subscription", "error", err)
-		m.refuse(codes.SystemError)
+		m.Refuse(codes.SystemError)
 		return
 	}
 	if subscription.Status(sub.Status) == subscription.Active {
 		if _, err := s.Subscriptions.Cancel(ctx, req.MerchantID, req.RecurringID); err != nil && !errors.Is(err, flows.ErrSubscriptionClosed) {
 			s.Logger.Error("cancel subscription", "recurring_id", req.RecurringID, "error", err)
-			m.refuse(codes.SystemError)
+			m.Refuse(codes.SystemError)
 			return
 		}
 		// The workflow recorded what it answered; the record is what
 		// every later answer and query reads.
 		if sub, err = s.Records.FindSubscription(ctx, req.MerchantID, req.AccountID, req.RecurringID); err != nil {
 			s.Logger.Error("find subscription", "error", err)
-			m.refuse(codes.SystemError)
+			m.Refuse(codes.SystemError)
 			return
 		}
 	}
@@ -123,7 +123,7 @@ func (s *Server) cancelSubscription(c *gin.Context) {
 		ContractName: sub.ContractName, RecurringStatus: strconv.Itoa(sub.Status), Charges: sub.Charges,
 		ResultInfo: codes.OK.String()}
 	a.EncryptionData = signing.SignUpper(m.key, a.MerchantID, a.AccountID, a.RecurringID, a.RecurringStatus, a.ResultInfo)
-	c.Set(ctxResultCode, codes.OK.ID)
+	c.Set(ContextResultCode, codes.OK.ID)
 	c.JSON(http.StatusOK, a)
 }
 

@@ -31,6 +31,7 @@ import (
 	"github.com/paygate/paygate/api/admin"
 	"github.com/paygate/paygate/api/console"
 	"github.com/paygate/paygate/api/flows"
+	"github.com/paygate/paygate/api/payouts"
 	"github.com/paygate/paygate/internal/adapters/erasure"
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
@@ -358,7 +359,6 @@ func (g *Gateway) APIHandler() http.Handler {
 		PublicURL:      strings.TrimSuffix(g.Config.Edge.PublicURL, "/"),
 		SessionKey:     g.sessionKey(),
 		Shopper:        orders,
-		Payouts:        &flows.TemporalPayouts{Client: g.Temporal},
 		Subscriptions:  &flows.TemporalSubscriptions{Client: g.Temporal},
 		TestIntervals:  g.Config.SubscriptionTestIntervals,
 		Vault:          g.Vault,
@@ -373,6 +373,7 @@ func (g *Gateway) APIHandler() http.Handler {
 
 		ForbidLiveSimulators: g.Config.Connectors.ForbidLiveSimulators,
 	}
+	s.Capabilities = []api.Capability{payouts.New(s, &flows.TemporalPayouts{Client: g.Temporal})}
 	mux := http.NewServeMux()
 	mux.Handle("/console/", consoleHandler)
 	mux.Handle("/", s.Handler())

@@ -1,4 +1,6 @@
-package api
+// Package payouts is the payout capability of the merchant API: POST
+// /v1/payout and /v1/payout/query.
+package payouts
 
 import (
 	"bytes"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/payout"
@@ -26,20 +29,20 @@ import (
 // docs/design.md §3), payout.Validate, the account's currency, then one payout workflow
 // per merchant and request_id (workflow id payout/{merchant_id}/{request_id}).
 // The handler never writes the payout: the workflow records it, and the
-// handler reads the record, waiting up to PayoutWait for a final status.
+// handler reads the record, waiting up to Wait for a final status.
 // A refusal is never signed; a payout's answer is signed with the payout
 // recipe over its validated values, and only for a caller who proved the key.
 
-// PayoutWait is how long POST /v1/payout waits for a final status before it
+// Wait is how long POST /v1/payout waits for a final status before it
 // answers the payout's current one; the rest comes by notification and query.
-const PayoutWait = 5 * time.Second
+const Wait = 5 * time.Second
 
-// payoutRecordWait is how long the handler waits for a payout workflow it
+// recordWait is how long the handler waits for a payout workflow it
 // started or found to record the payout.
-const payoutRecordWait = 10 * time.Second
+const recordWait = 10 * time.Second
 
-// Payouts starts payout workflows (flows.TemporalPayouts).
-type Payouts interface {
+// Starter starts payout workflows (flows.TemporalPayouts).
+type Starter interface {
 	// Start starts the payout's first run, or finds the run already under
 	// its workflow id; it never starts a second.
 	Start(ctx context.Context, in workflows.PayoutInput) error
@@ -50,21 +53,21 @@ type payoutRequest struct {
 	payout.Request
 }
 
-func (r *payoutRequest) trim() {
+func (r *payoutRequest) Trim() {
 	for _, p := range []*string{&r.MerchantID, &r.AccountID, &r.EncryptionData} {
 		*p = strings.TrimSpace(*p)
 	}
 }
 
-func (r *payoutRequest) echo() echo {
-	return echo{merchantID: r.MerchantID, accountID: r.AccountID, currency: r.PaymentCurrency}
+func (r *payoutRequest) Echo() api.Echo {
+	return api.Echo{MerchantID: r.MerchantID, AccountID: r.AccountID, Currency: r.PaymentCurrency}
 }
 
-func (r *payoutRequest) signature() string { return r.EncryptionData }
+func (r *payoutRequest) Signature() string { return r.EncryptionData }
 
 func (r *payoutRequest) signedValues() []string { return r.SignedValues() }
 
-func (r *payoutRequest) requiresEncryptionData() {}
+func (r *payoutRequest) RequiresEncryptionData() {}
 
 // payoutQueryRequest is the body of POST /v1/payout/query. Its signature is
 // over merchant_id, account_id and request_id (our recipe: the interface
@@ -76,150 +79,161 @@ type payoutQueryRequest struct {
 	EncryptionData string `json:"encryption_data"`
 }
 
-func (r *payoutQueryRequest) trim() {
+func (r *payoutQueryRequest) Trim() {
 	for _, p := range []*string{&r.MerchantID, &r.AccountID, &r.RequestID, &r.EncryptionData} {
 		*p = strings.TrimSpace(*p)
 	}
 }
 
-func (r *payoutQueryRequest) echo() echo {
-	return echo{merchantID: r.MerchantID, accountID: r.AccountID}
+func (r *payoutQueryRequest) Echo() api.Echo {
+	return api.Echo{MerchantID: r.MerchantID, AccountID: r.AccountID}
 }
 
-func (r *payoutQueryRequest) signature() string { return r.EncryptionData }
+func (r *payoutQueryRequest) Signature() string { return r.EncryptionData }
 
-func (r *payoutQueryRequest) signedValues() []string {
+func (r *payoutQueryRequest) SignedValues() []string {
 	return []string{r.MerchantID, r.AccountID, r.RequestID}
 }
 
-func (r *payoutQueryRequest) requiresEncryptionData() {}
+func (r *payoutQueryRequest) RequiresEncryptionData() {}
 
-// payoutRefusal is the JSON of a refused payout request or query: the ids
-// and the result code. It is never signed.
-type payoutRefusal struct {
-	MerchantID     string `json:"merchant_id"`
-	AccountID      string `json:"account_id"`
-	ResultInfo     string `json:"result_info"`
-	EncryptionData string `json:"encryption_data"`
+// The payout request requires encryption_data and moves money; the query
+// requires it too.
+var (
+	_ api.EncryptionDataRequired = (*payoutRequest)(nil)
+	_ api.EncryptionDataRequired = (*payoutQueryRequest)(nil)
+	_ api.MoneyMover             = (*payoutRequest)(nil)
+)
+
+// Handler serves the payout routes.
+type Handler struct {
+	// Gate is the merchant API: its authenticated-request step, and the
+	// record, ids, clock, logger and notification schedule it holds.
+	Gate *api.Server
+	// Starter starts payouts; nil refuses them as not configured.
+	Starter Starter
 }
 
-// payoutAnswers is the JSON of /v1/payout and /v1/payout/query refusals.
-var payoutAnswers = answerFormat{render: func(_ *Server, c *gin.Context, r refusal) {
-	c.Set(ctxResultCode, r.code.ID)
-	c.JSON(r.httpStatus, payoutRefusal{MerchantID: r.echo.merchantID, AccountID: r.echo.accountID, ResultInfo: r.code.String()})
-}}
+// New is the payout capability of gate, starting payouts with starter.
+func New(gate *api.Server, starter Starter) *Handler { return &Handler{Gate: gate, Starter: starter} }
+
+// Routes puts the payout routes on the merchant API's /v1 group.
+func (h *Handler) Routes(v1 gin.IRoutes) {
+	v1.POST("/payout", h.payout)
+	v1.POST("/payout/query", h.payoutQuery)
+}
 
 // payout handles POST /v1/payout.
-func (s *Server) payout(c *gin.Context) {
+func (h *Handler) payout(c *gin.Context) {
 	var req payoutRequest
-	m, ok := s.acceptMerchant(c, payoutAnswers, &req)
+	m, ok := h.Gate.AcceptMerchant(c, api.JSONAnswers, &req)
 	if !ok {
 		return
 	}
 	ctx := c.Request.Context()
-	now := s.Now()
+	now := h.Gate.Now()
 	in, err := payout.Validate(req.Request, now)
 	var fe *payout.FieldError
 	if errors.As(err, &fe) {
-		m.refuse(fe.Result())
+		m.Refuse(fe.Result())
 		return
 	}
 	if err != nil {
-		m.refuse(codes.InvalidField.With(err.Error()))
+		m.Refuse(codes.InvalidField.With(err.Error()))
 		return
 	}
-	if !m.account.AllowsCurrency(in.SourceCurrency) {
-		m.refuse(codes.UnsupportedCurrency.With(in.SourceCurrency))
+	if !m.Account().AllowsCurrency(in.SourceCurrency) {
+		m.Refuse(codes.UnsupportedCurrency.With(in.SourceCurrency))
 		return
 	}
-	if s.Payouts == nil || s.Records == nil {
-		m.refuse(codes.SystemError.With("payouts are not configured"))
+	if h.Starter == nil || h.Gate.Records == nil {
+		m.Refuse(codes.SystemError.With("payouts are not configured"))
 		return
 	}
 	id := workflows.PayoutWorkflowID(req.MerchantID, in.RequestID)
-	p, err := s.Records.FindPayout(ctx, id)
+	p, err := h.Gate.Records.FindPayout(ctx, id)
 	if errors.Is(err, models.ErrPayoutNotFound) {
 		short, serr := payout.NewShortReference(now, rand.Reader)
 		if serr != nil {
-			s.Logger.Error("payout short reference", "error", serr)
-			m.refuse(codes.SystemError)
+			h.Gate.Logger.Error("payout short reference", "error", serr)
+			m.Refuse(codes.SystemError)
 			return
 		}
 		start := workflows.PayoutInput{
 			ID: id, MerchantID: req.MerchantID, AccountID: req.AccountID, RequestID: in.RequestID,
-			TransactionID: s.IDs.Next(), ShortReferenceID: short, Instruction: in, NotifyURL: in.Request.NotifyURL,
-			Mode: cmp.Or(m.account.Mode, testmode.Live), Run: 1, NotifySchedule: s.NotifySchedule,
+			TransactionID: h.Gate.IDs.Next(), ShortReferenceID: short, Instruction: in, NotifyURL: in.Request.NotifyURL,
+			Mode: cmp.Or(m.Account().Mode, testmode.Live), Run: 1, NotifySchedule: h.Gate.NotifySchedule,
 		}
-		if err := s.Payouts.Start(ctx, start); err != nil {
-			s.Logger.Error("start payout", "payout", id, "error", err)
-			m.refuse(codes.SystemError)
+		if err := h.Starter.Start(ctx, start); err != nil {
+			h.Gate.Logger.Error("start payout", "payout", id, "error", err)
+			m.Refuse(codes.SystemError)
 			return
 		}
-		p, err = s.awaitPayout(ctx, id, payoutRecordWait, func(*models.Payout) bool { return true })
+		p, err = h.awaitPayout(ctx, id, recordWait, func(*models.Payout) bool { return true })
 	}
 	if err != nil {
-		s.Logger.Error("load payout", "payout", id, "error", err)
-		m.refuse(codes.SystemError)
+		h.Gate.Logger.Error("load payout", "payout", id, "error", err)
+		m.Refuse(codes.SystemError)
 		return
 	}
 	// Two requests under one request_id may race to start the workflow;
 	// the record holds the first one's content, which is what both are
 	// compared with.
 	if p.AccountID != req.AccountID || !sameRequest(p.Request, in.Request) {
-		m.refuse(codes.PayoutMismatch.With(in.RequestID))
+		m.Refuse(codes.PayoutMismatch.With(in.RequestID))
 		return
 	}
-	if final, err := s.awaitPayout(ctx, id, PayoutWait, payoutFinal); err == nil {
+	if final, err := h.awaitPayout(ctx, id, Wait, payoutFinal); err == nil {
 		p = final
 	} else if !errors.Is(err, context.DeadlineExceeded) {
-		s.Logger.Warn("wait for payout", "payout", id, "error", err)
+		h.Gate.Logger.Warn("wait for payout", "payout", id, "error", err)
 	}
-	s.renderPayout(c, p, m.key)
+	h.renderPayout(c, p, m.Key())
 }
 
 // payoutQuery handles POST /v1/payout/query: the payout's current answer.
-func (s *Server) payoutQuery(c *gin.Context) {
+func (h *Handler) payoutQuery(c *gin.Context) {
 	var req payoutQueryRequest
-	m, ok := s.acceptMerchant(c, payoutAnswers, &req)
+	m, ok := h.Gate.AcceptMerchant(c, api.JSONAnswers, &req)
 	if !ok {
 		return
 	}
 	rid, err := payout.ParseRequestID(req.RequestID)
 	if err != nil {
-		m.refuse(codes.InvalidField.With("request_id is not a UUID"))
+		m.Refuse(codes.InvalidField.With("request_id is not a UUID"))
 		return
 	}
-	if s.Records == nil {
-		m.refuse(codes.SystemError)
+	if h.Gate.Records == nil {
+		m.Refuse(codes.SystemError)
 		return
 	}
-	p, err := s.Records.FindPayout(c.Request.Context(), workflows.PayoutWorkflowID(req.MerchantID, rid))
+	p, err := h.Gate.Records.FindPayout(c.Request.Context(), workflows.PayoutWorkflowID(req.MerchantID, rid))
 	switch {
 	case errors.Is(err, models.ErrPayoutNotFound):
-		m.refuse(codes.PayoutNotFound.With(rid))
+		m.Refuse(codes.PayoutNotFound.With(rid))
 		return
 	case err != nil:
-		s.Logger.Error("load payout", "request_id", rid, "error", err)
-		m.refuse(codes.SystemError)
+		h.Gate.Logger.Error("load payout", "request_id", rid, "error", err)
+		m.Refuse(codes.SystemError)
 		return
 	case p.AccountID != req.AccountID:
 		// Another account of the merchant made it: not this caller's.
-		m.refuse(codes.PayoutNotFound.With(rid))
+		m.Refuse(codes.PayoutNotFound.With(rid))
 		return
 	}
-	s.renderPayout(c, p, m.key)
+	h.renderPayout(c, p, m.Key())
 }
 
 func payoutFinal(p *models.Payout) bool { return payout.Status(p.Status).Final() }
 
 // awaitPayout reads the payout until done accepts it or wait has passed
 // (context.DeadlineExceeded, with the last payout read).
-func (s *Server) awaitPayout(ctx context.Context, id string, wait time.Duration, done func(*models.Payout) bool) (*models.Payout, error) {
+func (h *Handler) awaitPayout(ctx context.Context, id string, wait time.Duration, done func(*models.Payout) bool) (*models.Payout, error) {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	tick := 20 * time.Millisecond
 	for {
-		p, err := s.Records.FindPayout(ctx, id)
+		p, err := h.Gate.Records.FindPayout(ctx, id)
 		if err == nil && done(p) {
 			return p, nil
 		}
@@ -260,12 +274,12 @@ func sameRequest(stored []byte, req payout.Request) bool {
 // bank_code), the amounts, timestamps, references and status, and
 // encryption_data signed with key over the payout recipe ("" leaves it
 // unsigned).
-func (s *Server) renderPayout(c *gin.Context, p *models.Payout, key string) {
+func (h *Handler) renderPayout(c *gin.Context, p *models.Payout, key string) {
 	body, err := PayoutAnswer(p)
 	if err != nil {
-		s.Logger.Error("render payout", "payout", p.ID, "error", err)
-		c.Set(ctxResultCode, codes.SystemError.ID)
-		c.JSON(http.StatusServiceUnavailable, payoutRefusal{MerchantID: p.MerchantID, AccountID: p.AccountID,
+		h.Gate.Logger.Error("render payout", "payout", p.ID, "error", err)
+		c.Set(api.ContextResultCode, codes.SystemError.ID)
+		c.JSON(http.StatusServiceUnavailable, api.JSONRefusal{MerchantID: p.MerchantID, AccountID: p.AccountID,
 			ResultInfo: codes.SystemError.String()})
 		return
 	}
@@ -273,7 +287,7 @@ func (s *Server) renderPayout(c *gin.Context, p *models.Payout, key string) {
 		body["encryption_data"] = signing.SignUpper(key, p.MerchantID, p.AccountID, p.RequestID,
 			p.PaymentCurrency, money.FromMinor(p.PaymentAmount, p.PaymentCurrency).ExtendedString())
 	}
-	c.Set(ctxResultCode, codes.OK.ID)
+	c.Set(api.ContextResultCode, codes.OK.ID)
 	c.JSON(http.StatusOK, body)
 }
 
@@ -328,5 +342,5 @@ func PayoutAnswer(p *models.Payout) (map[string]any, error) {
 	return body, nil
 }
 
-// movesMoney: a payout pays money out.
-func (r *payoutRequest) movesMoney() bool { return true }
+// MovesMoney: a payout pays money out.
+func (r *payoutRequest) MovesMoney() bool { return true }

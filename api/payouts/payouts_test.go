@@ -1,4 +1,4 @@
-package api
+package payouts
 
 import (
 	"encoding/json"
