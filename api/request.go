@@ -54,7 +54,6 @@ var (
 	_ EncryptionDataRequired = (*authoriseRequest)(nil)
 	_ EncryptionDataRequired = (*optimiseRequest)(nil)
 	_ EncryptionDataRequired = (*deleteTokenRequest)(nil)
-	_ EncryptionDataRequired = (*cancelSubscriptionRequest)(nil)
 	_ MoneyMover             = (*batchRequest)(nil)
 	_ MoneyMover             = (*authoriseRequest)(nil)
 )

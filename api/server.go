@@ -75,12 +75,10 @@ type Server struct {
 	FormOrigins []string
 
 	// Capabilities are the merchant operations served by packages of
-	// their own (api/payouts): each puts its routes on /v1, behind the same
+	// their own (api/payouts, api/subscriptions): each puts its routes on /v1, behind the same
 	// edge, replay guard and authenticated-request step.
 	Capabilities []Capability
 
-	// Subscriptions cancels subscriptions; nil refuses cancels.
-	Subscriptions Subscriptions
 	// TestIntervals admits the subscription intervals "second" and
 	// "minute", for the dev setup and the tests.
 	TestIntervals bool
@@ -155,7 +153,6 @@ func (s *Server) Handler() http.Handler {
 	}
 	v1.POST("/optimise", s.optimise)
 	v1.POST("/token/delete", s.deleteToken)
-	v1.POST("/cancelsubscription", s.cancelSubscription)
 	ops := r.Group("/admin")
 	s.Admin.Routes(ops)
 	r.POST("/codec/*call", s.codecCall)

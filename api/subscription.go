@@ -1,131 +1,12 @@
 package api
 
 import (
-	"context"
-	"errors"
-	"net/http"
-	"regexp"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/gin-gonic/gin"
-
-	"github.com/paygate/paygate/api/flows"
-	"github.com/paygate/paygate/internal/domain/codes"
-	"github.com/paygate/paygate/internal/domain/signing"
-	"github.com/paygate/paygate/internal/domain/status"
-	"github.com/paygate/paygate/internal/domain/subscription"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
-
-// Subscriptions cancels subscription workflows.
-type Subscriptions interface {
-	// Cancel cancels the subscription's workflow and returns its state
-	// once no charge can follow; flows.ErrSubscriptionClosed when the workflow
-	// has ended (its record tells how).
-	Cancel(ctx context.Context, merchantID, recurringID string) (workflows.SubscriptionState, error)
-}
-
-// recurringIDPattern is the shape of the recurring_ids the gateway hands
-// out: R and the first payment's transaction id.
-var recurringIDPattern = regexp.MustCompile(`^R[0-9]{19}$`)
-
-// cancelSubscriptionRequest is the body of POST /v1/cancelsubscription,
-// signed over merchant_id, account_id and recurring_id (docs/design.md §3).
-type cancelSubscriptionRequest struct {
-	MerchantID     string `json:"merchant_id"`
-	AccountID      string `json:"account_id"`
-	RecurringID    string `json:"recurring_id"`
-	EncryptionData string `json:"encryption_data"`
-}
-
-func (r *cancelSubscriptionRequest) Trim() {
-	for _, p := range []*string{&r.MerchantID, &r.AccountID, &r.RecurringID, &r.EncryptionData} {
-		*p = strings.TrimSpace(*p)
-	}
-}
-
-func (r *cancelSubscriptionRequest) Echo() Echo {
-	return Echo{MerchantID: r.MerchantID, AccountID: r.AccountID}
-}
-
-func (r *cancelSubscriptionRequest) Signature() string { return r.EncryptionData }
-
-func (r *cancelSubscriptionRequest) SignedValues() []string {
-	return []string{r.MerchantID, r.AccountID, r.RecurringID}
-}
-
-func (r *cancelSubscriptionRequest) RequiresEncryptionData() {}
-
-// subscriptionAnswer is the answer of a cancel: the subscription as it
-// stands once no charge can follow.
-type subscriptionAnswer struct {
-	MerchantID      string `json:"merchant_id"`
-	AccountID       string `json:"account_id"`
-	RecurringID     string `json:"recurring_id"`
-	ContractName    string `json:"contract_name"`
-	RecurringStatus string `json:"recurring_status"`
-	// Charges counts the successful charges, the first payment included.
-	Charges        int    `json:"charges"`
-	ResultInfo     string `json:"result_info"`
-	EncryptionData string `json:"encryption_data"`
-}
-
-// cancelSubscription handles POST /v1/cancelsubscription. The answer comes
-// once the workflow has taken the cancel: no charge starts after it. A
-// subscription already ended answers its final status.
-func (s *Server) cancelSubscription(c *gin.Context) {
-	var req cancelSubscriptionRequest
-	m, ok := s.AcceptMerchant(c, JSONAnswers, &req)
-	if !ok {
-		return
-	}
-	ctx := c.Request.Context()
-	if req.RecurringID == "" {
-		m.Refuse(codes.MissingField.With("recurring_id"))
-		return
-	}
-	if !recurringIDPattern.MatchString(req.RecurringID) {
-		m.Refuse(codes.SubscriptionNotFound)
-		return
-	}
-	if s.Records == nil || s.Subscriptions == nil {
-		m.Refuse(codes.SystemError)
-		return
-	}
-	sub, err := s.findSubscription(ctx, req.MerchantID, req.AccountID, req.RecurringID)
-	switch {
-	case errors.Is(err, models.ErrSubscriptionNotFound):
-		m.Refuse(codes.SubscriptionNotFound)
-		return
-	case err != nil:
-		s.Logger.Error("find subscription", "error", err)
-		m.Refuse(codes.SystemError)
-		return
-	}
-	if subscription.Status(sub.Status) == subscription.Active {
-		if _, err := s.Subscriptions.Cancel(ctx, req.MerchantID, req.RecurringID); err != nil && !errors.Is(err, flows.ErrSubscriptionClosed) {
-			s.Logger.Error("cancel subscription", "recurring_id", req.RecurringID, "error", err)
-			m.Refuse(codes.SystemError)
-			return
-		}
-		// The workflow recorded what it answered; the record is what
-		// every later answer and query reads.
-		if sub, err = s.Records.FindSubscription(ctx, req.MerchantID, req.AccountID, req.RecurringID); err != nil {
-			s.Logger.Error("find subscription", "error", err)
-			m.Refuse(codes.SystemError)
-			return
-		}
-	}
-	a := subscriptionAnswer{MerchantID: sub.MerchantID, AccountID: sub.AccountID, RecurringID: sub.RecurringID,
-		ContractName: sub.ContractName, RecurringStatus: strconv.Itoa(sub.Status), Charges: sub.Charges,
-		ResultInfo: codes.OK.String()}
-	a.EncryptionData = signing.SignUpper(m.key, a.MerchantID, a.AccountID, a.RecurringID, a.RecurringStatus, a.ResultInfo)
-	c.Set(ContextResultCode, codes.OK.ID)
-	c.JSON(http.StatusOK, a)
-}
 
 // recurringTimeFormat writes recurring_deduction_time (UTC).
 const recurringTimeFormat = "2006-01-02 15:04:05"
@@ -163,34 +44,4 @@ func subscriptionResultOf(sub *models.Subscription) subscriptionResult {
 		out.RecurringDeductionTime = sub.NextChargeAt.UTC().Format(time.DateOnly)
 	}
 	return out
-}
-
-// subscriptionRecordWait bounds how long a cancel waits for the record of a
-// subscription whose first payment has already been answered.
-const subscriptionRecordWait = 10 * time.Second
-
-// findSubscription returns the subscription's record. The first payment is
-// answered once its subscription workflow has started, and the workflow
-// writes the record a moment later: a merchant who cancels at once, while
-// the first payment of this account exists, waits for the record rather than
-// being told there is no such subscription.
-func (s *Server) findSubscription(ctx context.Context, merchantID, accountID, recurringID string) (*models.Subscription, error) {
-	sub, err := s.Records.FindSubscription(ctx, merchantID, accountID, recurringID)
-	if !errors.Is(err, models.ErrSubscriptionNotFound) {
-		return sub, err
-	}
-	first, ferr := s.Records.FindOrders(ctx, merchantID, accountID, nil, []string{strings.TrimPrefix(recurringID, "R")})
-	if ferr != nil || len(first) == 0 || first[0].Details.Subscription == nil || first[0].OrderStatus != status.OrderSuccess {
-		return nil, err
-	}
-	deadline := time.Now().Add(subscriptionRecordWait)
-	for errors.Is(err, models.ErrSubscriptionNotFound) && time.Now().Before(deadline) {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		sub, err = s.Records.FindSubscription(ctx, merchantID, accountID, recurringID)
-	}
-	return sub, err
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/paygate/paygate/api/console"
 	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/api/payouts"
+	"github.com/paygate/paygate/api/subscriptions"
 	"github.com/paygate/paygate/internal/adapters/erasure"
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
@@ -359,7 +360,6 @@ func (g *Gateway) APIHandler() http.Handler {
 		PublicURL:      strings.TrimSuffix(g.Config.Edge.PublicURL, "/"),
 		SessionKey:     g.sessionKey(),
 		Shopper:        orders,
-		Subscriptions:  &flows.TemporalSubscriptions{Client: g.Temporal},
 		TestIntervals:  g.Config.SubscriptionTestIntervals,
 		Vault:          g.Vault,
 		IDs:            g.ids,
@@ -373,7 +373,10 @@ func (g *Gateway) APIHandler() http.Handler {
 
 		ForbidLiveSimulators: g.Config.Connectors.ForbidLiveSimulators,
 	}
-	s.Capabilities = []api.Capability{payouts.New(s, &flows.TemporalPayouts{Client: g.Temporal})}
+	s.Capabilities = []api.Capability{
+		payouts.New(s, &flows.TemporalPayouts{Client: g.Temporal}),
+		subscriptions.New(s, &flows.TemporalSubscriptions{Client: g.Temporal}),
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/console/", consoleHandler)
 	mux.Handle("/", s.Handler())
