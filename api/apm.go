@@ -86,7 +86,7 @@ func validateAPMOrder(req *authoriseRequest, account *merchant.Account) (money.A
 	if code != nil {
 		return amount, code
 	}
-	if p := req.Person; p != nil && len(p.Email) > maxEmail {
+	if p := req.Person; p != nil && len(p.Email) > MaxEmail {
 		return fail(codes.InvalidField.With("person.email"))
 	}
 	shopper := req.apmShopper()

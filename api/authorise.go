@@ -44,7 +44,7 @@ func (r *authoriseRequest) Trim() {
 		&r.BillingCountry, &r.DeliveryCountry, &r.EncryptionData} {
 		*p = strings.TrimSpace(*p)
 	}
-	trimTexts(&r.Amount, &r.Card, &r.ExpirationMonth, &r.ExpirationYear, &r.SecurityCode)
+	TrimTexts(&r.Amount, &r.Card, &r.ExpirationMonth, &r.ExpirationYear, &r.SecurityCode)
 }
 
 // Echo is what a refusal repeats: the ids, order_no, amount and currency

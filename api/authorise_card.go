@@ -134,7 +134,7 @@ func validateCardOrder(req *authoriseRequest, account *merchant.Account, now fun
 	if missing := firstEmpty(required); missing != "" {
 		return fail(codes.MissingField.With(missing))
 	}
-	if len(req.OrderNo) > maxOrderNo || !printable(req.OrderNo) {
+	if len(req.OrderNo) > maxOrderNo || !Printable(req.OrderNo) {
 		return fail(codes.InvalidField.With("order_no must be 1 to 64 printable characters without spaces"))
 	}
 	if !money.KnownCurrency(req.Currency) {
@@ -192,7 +192,7 @@ func validateCardOrder(req *authoriseRequest, account *merchant.Account, now fun
 	if strings.ContainsAny(req.LastName, "0123456789") {
 		return fail(codes.InvalidField.With("last_name must not contain digits"))
 	}
-	if addr, err := mail.ParseAddress(req.ShopperEmail); err != nil || addr.Address != req.ShopperEmail || len(req.ShopperEmail) > maxEmail {
+	if addr, err := mail.ParseAddress(req.ShopperEmail); err != nil || addr.Address != req.ShopperEmail || len(req.ShopperEmail) > MaxEmail {
 		return fail(codes.InvalidField.With("shopper_email"))
 	}
 	if req.NotifyURL != "" && !validURL(req.NotifyURL) {

@@ -70,7 +70,7 @@ func (r *batchRequest) entries() []batchEntry {
 }
 
 func (r *batchRequest) Trim() {
-	trimTexts(&r.MerchantID, &r.AccountID, &r.EncryptionData)
+	TrimTexts(&r.MerchantID, &r.AccountID, &r.EncryptionData)
 	entries := r.entries()
 	for i := range entries {
 		entries[i].trim()

@@ -28,7 +28,7 @@ type batchEntry struct {
 }
 
 func (e *batchEntry) trim() {
-	trimTexts(&e.TransactionID, &e.OrderNo, &e.Currency, &e.Amount, &e.CaptureAmount,
+	TrimTexts(&e.TransactionID, &e.OrderNo, &e.Currency, &e.Amount, &e.CaptureAmount,
 		&e.ReviewFlag, &e.RefundAmount, &e.RefundReason)
 }
 

@@ -32,7 +32,7 @@ func (r *checkoutRequest) Trim() {
 		&r.CancelURL, &r.NotifyURL, &r.EncryptionData, &r.SignInfo, &r.DefaultLang} {
 		*p = strings.TrimSpace(*p)
 	}
-	trimTexts(&r.Amount)
+	TrimTexts(&r.Amount)
 }
 
 // Echo is what a refusal repeats: the page is in the order's language.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/api/methods"
 	"github.com/paygate/paygate/api/payouts"
 	"github.com/paygate/paygate/api/subscriptions"
 )
@@ -14,7 +15,7 @@ import (
 // Every test server of package api serves the capability packages too.
 func init() {
 	api.SetTestCapabilities(func(s *api.Server) []api.Capability {
-		return []api.Capability{payouts.New(s, nil), subscriptions.New(s, nil)}
+		return []api.Capability{payouts.New(s, nil), subscriptions.New(s, nil), methods.New(s)}
 	})
 }
 

@@ -81,9 +81,9 @@ func newOptimiseEnv(t *testing.T, tallies *fakeTallies) *testEnv {
 }
 
 // decodeOptimise reads an optimise answer.
-func decodeOptimise(t *testing.T, body []byte) optimiseAnswer {
+func decodeOptimise(t *testing.T, body []byte) OptimiseAnswer {
 	t.Helper()
-	var a optimiseAnswer
+	var a OptimiseAnswer
 	if err := json.Unmarshal(body, &a); err != nil {
 		t.Fatalf("answer %s: %v", body, err)
 	}

@@ -32,14 +32,14 @@ func firstEmpty(fields map[string]string) string {
 const (
 	maxOrderNo   = 64
 	maxNameField = 100
-	maxEmail     = 200
+	MaxEmail     = 200
 	maxURL       = 1024
 	maxFreeText  = 2048
 )
 
-// printable reports whether s is non-empty printable ASCII without spaces,
+// Printable reports whether s is non-empty Printable ASCII without spaces,
 // as an order_no must be.
-func printable(s string) bool {
+func Printable(s string) bool {
 	for _, r := range s {
 		if r <= ' ' || r > '~' {
 			return false
@@ -86,7 +86,7 @@ func validateRedirectOrder(d *order.Details, account *merchant.Account) (money.A
 	if d.ReturnURL == "" {
 		return fail(codes.MissingField.With("return_url"))
 	}
-	if len(d.OrderNo) > maxOrderNo || !printable(d.OrderNo) {
+	if len(d.OrderNo) > maxOrderNo || !Printable(d.OrderNo) {
 		return fail(codes.InvalidField.With("order_no must be 1 to 64 printable characters without spaces"))
 	}
 	if !money.KnownCurrency(d.Currency) || !account.AllowsCurrency(d.Currency) {

@@ -83,7 +83,7 @@ var replayRoutes = map[string]replayRoute{
 	"/v1/checkout":        {answers: pageAnswers},
 	"/v1/retrievalTrans":  {answers: queryAnswers, queries: true},
 	"/v1/retrievalRefund": {answers: refundQueryAnswers, queries: true},
-	"/v1/optimise":        {answers: optimiseAnswers},
+	"/v1/optimise":        {answers: OptimiseAnswers},
 	"/v1/capture":         {bodies: true, movesMoney: true, answers: batchAnswers(captureOp.array)},
 	"/v1/review":          {bodies: true, movesMoney: true, answers: batchAnswers(reviewOp.array)},
 	"/v1/cancel":          {bodies: true, movesMoney: true, answers: batchAnswers(cancelOp.array)},

@@ -52,8 +52,6 @@ type MoneyMover interface{ MovesMoney() bool }
 // silently be checked less, so each is asserted here.
 var (
 	_ EncryptionDataRequired = (*authoriseRequest)(nil)
-	_ EncryptionDataRequired = (*optimiseRequest)(nil)
-	_ EncryptionDataRequired = (*deleteTokenRequest)(nil)
 	_ MoneyMover             = (*batchRequest)(nil)
 	_ MoneyMover             = (*authoriseRequest)(nil)
 )
@@ -64,8 +62,8 @@ func movesMoney(req MerchantRequest) bool {
 	return ok && m.MovesMoney()
 }
 
-// trimTexts removes surrounding white space from each text field.
-func trimTexts(fields ...*order.Text) {
+// TrimTexts removes surrounding white space from each text field.
+func TrimTexts(fields ...*order.Text) {
 	for _, p := range fields {
 		*p = order.Text(strings.TrimSpace(p.String()))
 	}

@@ -79,7 +79,7 @@ func (r *respon) sign(key string) {
 // signed refusal never carries a value that could shift into a neighbouring
 // field of another recipe.
 func failed(merchantID, accountID, orderNo, amount, currency string, code codes.Code) *respon {
-	if len(orderNo) > maxOrderNo || !printable(orderNo) {
+	if len(orderNo) > maxOrderNo || !Printable(orderNo) {
 		orderNo = ""
 	}
 	if !money.KnownCurrency(currency) {

@@ -23,7 +23,7 @@ type retrievalRefundRequest struct {
 	RefundReferenceID order.Text `json:"refund_reference_id"`
 }
 
-func (r *retrievalRefundRequest) Trim() { trimTexts(&r.MerchantID, &r.AccountID, &r.EncryptionData) }
+func (r *retrievalRefundRequest) Trim() { TrimTexts(&r.MerchantID, &r.AccountID, &r.EncryptionData) }
 
 func (r *retrievalRefundRequest) Echo() Echo {
 	return Echo{MerchantID: r.MerchantID.String(), AccountID: r.AccountID.String()}

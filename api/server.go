@@ -75,7 +75,7 @@ type Server struct {
 	FormOrigins []string
 
 	// Capabilities are the merchant operations served by packages of
-	// their own (api/payouts, api/subscriptions): each puts its routes on /v1, behind the same
+	// their own (api/payouts, api/subscriptions, api/methods): each puts its routes on /v1, behind the same
 	// edge, replay guard and authenticated-request step.
 	Capabilities []Capability
 
@@ -151,8 +151,6 @@ func (s *Server) Handler() http.Handler {
 	for _, c := range s.Capabilities {
 		c.Routes(v1)
 	}
-	v1.POST("/optimise", s.optimise)
-	v1.POST("/token/delete", s.deleteToken)
 	ops := r.Group("/admin")
 	s.Admin.Routes(ops)
 	r.POST("/codec/*call", s.codecCall)

@@ -3,17 +3,12 @@ package api
 import (
 	"context"
 	"errors"
-	"net/http"
 	"regexp"
-	"strings"
-
-	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/order"
-	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/internal/domain/subscription"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
@@ -25,6 +20,10 @@ func (r *authoriseRequest) paysWithToken() bool { return r.TokenID != "" && r.Ca
 
 // tokenIDPattern is the shape of the token_ids the gateway hands out.
 var tokenIDPattern = regexp.MustCompile(`^tk_[0-9a-f]{40}$`)
+
+// IsTokenID reports whether s has the shape of a token_id the gateway
+// hands out; any other is no stored card of any account.
+func IsTokenID(s string) bool { return tokenIDPattern.MatchString(s) }
 
 // authoriseStoredCard places a payment on a card the account keeps. The
 // token is looked up within the account only: another account's token is
@@ -93,80 +92,6 @@ func (s *Server) subscriptionTerms(req *authoriseRequest, amount money.Amount) (
 		return nil, &c
 	}
 	return &terms, nil
-}
-
-// deleteTokenRequest is the body of POST /v1/token/delete. Its signature is
-// over merchant_id, account_id and token_id (our recipe: the interface
-// shows no token operation).
-type deleteTokenRequest struct {
-	MerchantID     string `json:"merchant_id"`
-	AccountID      string `json:"account_id"`
-	TokenID        string `json:"token_id"`
-	EncryptionData string `json:"encryption_data"`
-}
-
-func (r *deleteTokenRequest) Trim() {
-	for _, p := range []*string{&r.MerchantID, &r.AccountID, &r.TokenID, &r.EncryptionData} {
-		*p = strings.TrimSpace(*p)
-	}
-}
-
-func (r *deleteTokenRequest) Echo() Echo {
-	return Echo{MerchantID: r.MerchantID, AccountID: r.AccountID}
-}
-
-func (r *deleteTokenRequest) Signature() string { return r.EncryptionData }
-
-func (r *deleteTokenRequest) SignedValues() []string {
-	return []string{r.MerchantID, r.AccountID, r.TokenID}
-}
-
-func (r *deleteTokenRequest) RequiresEncryptionData() {}
-
-// deleteTokenAnswer is the answer of a token deletion.
-type deleteTokenAnswer struct {
-	MerchantID     string `json:"merchant_id"`
-	AccountID      string `json:"account_id"`
-	TokenID        string `json:"token_id"`
-	ResultInfo     string `json:"result_info"`
-	EncryptionData string `json:"encryption_data"`
-}
-
-// deleteToken handles POST /v1/token/delete: the account's stored card is
-// no longer usable. Deleting it again answers the same.
-func (s *Server) deleteToken(c *gin.Context) {
-	var req deleteTokenRequest
-	m, ok := s.AcceptMerchant(c, JSONAnswers, &req)
-	if !ok {
-		return
-	}
-	if req.TokenID == "" {
-		m.Refuse(codes.MissingField.With("token_id"))
-		return
-	}
-	if !tokenIDPattern.MatchString(req.TokenID) {
-		m.Refuse(codes.TokenNotFound)
-		return
-	}
-	if s.Records == nil {
-		m.Refuse(codes.SystemError)
-		return
-	}
-	err := s.Records.DeleteStoredCard(c.Request.Context(), req.MerchantID, req.AccountID, req.TokenID, s.Now().UTC())
-	switch {
-	case errors.Is(err, models.ErrStoredCardNotFound):
-		m.Refuse(codes.TokenNotFound)
-		return
-	case err != nil:
-		s.Logger.Error("delete stored card", "error", err)
-		m.Refuse(codes.SystemError)
-		return
-	}
-	a := deleteTokenAnswer{MerchantID: req.MerchantID, AccountID: req.AccountID, TokenID: req.TokenID,
-		ResultInfo: codes.OK.String()}
-	a.EncryptionData = signing.SignUpper(m.key, a.MerchantID, a.AccountID, a.TokenID, a.ResultInfo)
-	c.Set(ContextResultCode, codes.OK.ID)
-	c.JSON(http.StatusOK, a)
 }
 
 // MovesMoney: a charge of a stored card moves money on a token alone, with

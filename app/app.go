@@ -31,6 +31,7 @@ import (
 	"github.com/paygate/paygate/api/admin"
 	"github.com/paygate/paygate/api/console"
 	"github.com/paygate/paygate/api/flows"
+	"github.com/paygate/paygate/api/methods"
 	"github.com/paygate/paygate/api/payouts"
 	"github.com/paygate/paygate/api/subscriptions"
 	"github.com/paygate/paygate/internal/adapters/erasure"
@@ -376,6 +377,7 @@ func (g *Gateway) APIHandler() http.Handler {
 	s.Capabilities = []api.Capability{
 		payouts.New(s, &flows.TemporalPayouts{Client: g.Temporal}),
 		subscriptions.New(s, &flows.TemporalSubscriptions{Client: g.Temporal}),
+		methods.New(s),
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/console/", consoleHandler)

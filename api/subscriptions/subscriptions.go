@@ -1,5 +1,6 @@
-// Package subscriptions is the subscription capability of the merchant
-// API: POST /v1/cancelsubscription.
+// Package subscriptions is the recurring capability of the merchant API:
+// POST /v1/cancelsubscription, and POST /v1/token/delete for the stored
+// cards that subscriptions and later payments charge.
 package subscriptions
 
 import (
@@ -39,10 +40,14 @@ func New(gate *api.Server, canceller Canceller) *Handler {
 // Routes puts the subscription routes on the merchant API's /v1 group.
 func (h *Handler) Routes(v1 gin.IRoutes) {
 	v1.POST("/cancelsubscription", h.cancelSubscription)
+	v1.POST("/token/delete", h.deleteToken)
 }
 
-// The cancel requires encryption_data.
-var _ api.EncryptionDataRequired = (*cancelSubscriptionRequest)(nil)
+// The cancel and the token deletion require encryption_data.
+var (
+	_ api.EncryptionDataRequired = (*cancelSubscriptionRequest)(nil)
+	_ api.EncryptionDataRequired = (*deleteTokenRequest)(nil)
+)
 
 // Canceller cancels subscription workflows (flows.TemporalSubscriptions).
 type Canceller interface {
@@ -179,4 +184,78 @@ func (h *Handler) findSubscription(ctx context.Context, merchantID, accountID, r
 		sub, err = h.Gate.Records.FindSubscription(ctx, merchantID, accountID, recurringID)
 	}
 	return sub, err
+}
+
+// deleteTokenRequest is the body of POST /v1/token/delete. Its signature is
+// over merchant_id, account_id and token_id (our recipe: the interface
+// shows no token operation).
+type deleteTokenRequest struct {
+	MerchantID     string `json:"merchant_id"`
+	AccountID      string `json:"account_id"`
+	TokenID        string `json:"token_id"`
+	EncryptionData string `json:"encryption_data"`
+}
+
+func (r *deleteTokenRequest) Trim() {
+	for _, p := range []*string{&r.MerchantID, &r.AccountID, &r.TokenID, &r.EncryptionData} {
+		*p = strings.TrimSpace(*p)
+	}
+}
+
+func (r *deleteTokenRequest) Echo() api.Echo {
+	return api.Echo{MerchantID: r.MerchantID, AccountID: r.AccountID}
+}
+
+func (r *deleteTokenRequest) Signature() string { return r.EncryptionData }
+
+func (r *deleteTokenRequest) SignedValues() []string {
+	return []string{r.MerchantID, r.AccountID, r.TokenID}
+}
+
+func (r *deleteTokenRequest) RequiresEncryptionData() {}
+
+// deleteTokenAnswer is the answer of a token deletion.
+type deleteTokenAnswer struct {
+	MerchantID     string `json:"merchant_id"`
+	AccountID      string `json:"account_id"`
+	TokenID        string `json:"token_id"`
+	ResultInfo     string `json:"result_info"`
+	EncryptionData string `json:"encryption_data"`
+}
+
+// deleteToken handles POST /v1/token/delete: the account's stored card is
+// no longer usable. Deleting it again answers the same.
+func (h *Handler) deleteToken(c *gin.Context) {
+	var req deleteTokenRequest
+	m, ok := h.Gate.AcceptMerchant(c, api.JSONAnswers, &req)
+	if !ok {
+		return
+	}
+	if req.TokenID == "" {
+		m.Refuse(codes.MissingField.With("token_id"))
+		return
+	}
+	if !api.IsTokenID(req.TokenID) {
+		m.Refuse(codes.TokenNotFound)
+		return
+	}
+	if h.Gate.Records == nil {
+		m.Refuse(codes.SystemError)
+		return
+	}
+	err := h.Gate.Records.DeleteStoredCard(c.Request.Context(), req.MerchantID, req.AccountID, req.TokenID, h.Gate.Now().UTC())
+	switch {
+	case errors.Is(err, models.ErrStoredCardNotFound):
+		m.Refuse(codes.TokenNotFound)
+		return
+	case err != nil:
+		h.Gate.Logger.Error("delete stored card", "error", err)
+		m.Refuse(codes.SystemError)
+		return
+	}
+	a := deleteTokenAnswer{MerchantID: req.MerchantID, AccountID: req.AccountID, TokenID: req.TokenID,
+		ResultInfo: codes.OK.String()}
+	a.EncryptionData = signing.SignUpper(m.Key(), a.MerchantID, a.AccountID, a.TokenID, a.ResultInfo)
+	c.Set(api.ContextResultCode, codes.OK.ID)
+	c.JSON(http.StatusOK, a)
 }
