@@ -147,11 +147,11 @@ var (
 	// xmlAnswers is the respon of /v1/authorise, signed with the
 	// payment-result recipe.
 	xmlAnswers = AnswerFormat{Render: renderXMLRefusal, systemErrorStatus: http.StatusOK}
-	// queryAnswers is the JSON of /v1/retrievalTrans; never signed.
-	queryAnswers = AnswerFormat{Render: renderQueryRefusal, echoesDecodeFailure: true,
+	// QueryAnswers is the JSON of /v1/retrievalTrans; never signed.
+	QueryAnswers = AnswerFormat{Render: renderQueryRefusal, echoesDecodeFailure: true,
 		unreadable: &statusAndCode{http.StatusBadRequest, codes.MalformedRequest}}
-	// refundQueryAnswers is the JSON of /v1/retrievalRefund; never signed.
-	refundQueryAnswers = AnswerFormat{Render: renderRefundQueryRefusal}
+	// RefundQueryAnswers is the JSON of /v1/retrievalRefund; never signed.
+	RefundQueryAnswers = AnswerFormat{Render: renderRefundQueryRefusal}
 	// pageAnswers is the shopper's page of /v1/checkout; never signed.
 	pageAnswers = AnswerFormat{Render: renderPageRefusal,
 		unreadable: &statusAndCode{http.StatusRequestEntityTooLarge, codes.RequestTooLarge},
@@ -177,17 +177,17 @@ func renderXMLRefusal(_ *Server, c *gin.Context, r Refusal) {
 
 func renderQueryRefusal(_ *Server, c *gin.Context, r Refusal) {
 	c.Set(ContextResultCode, r.Code.ID)
-	c.JSON(r.HTTPStatus, retrievalResponse{
+	c.JSON(r.HTTPStatus, QueryAnswer{
 		MerchantID: r.Echo.MerchantID, AccountID: r.Echo.AccountID,
-		ReturnStatus: "0", ReturnMessage: r.Code.String(), OrdersList: []queriedOrder{},
+		ReturnStatus: "0", ReturnMessage: r.Code.String(), OrdersList: []QueriedOrder{},
 	})
 }
 
 func renderRefundQueryRefusal(_ *Server, c *gin.Context, r Refusal) {
 	c.Set(ContextResultCode, r.Code.ID)
-	c.JSON(r.HTTPStatus, retrievalRefundResponse{
+	c.JSON(r.HTTPStatus, RefundQueryAnswer{
 		MerchantID: r.Echo.MerchantID, AccountID: r.Echo.AccountID,
-		ReturnStatus: "0", ReturnMessage: r.Code.String(), RefundList: []queriedRefund{},
+		ReturnStatus: "0", ReturnMessage: r.Code.String(), RefundList: []QueriedRefund{},
 	})
 }
 

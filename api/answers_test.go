@@ -20,8 +20,8 @@ func TestAnswerTo(t *testing.T) {
 	}{
 		{"xml", xmlAnswers},
 		{"batch", batchAnswers("refund_orders")},
-		{"query", queryAnswers},
-		{"refund query", refundQueryAnswers},
+		{"query", QueryAnswers},
+		{"refund query", RefundQueryAnswers},
 		{"page", pageAnswers},
 	}
 	unreadable := codes.MalformedRequest.With("body could not be read")

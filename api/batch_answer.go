@@ -11,9 +11,9 @@ import (
 
 // Entry statuses as the interface carries them (docs/design.md §4).
 const (
-	entryDone    = "1"
-	entryRefused = "0"
-	entryPending = "-1"
+	EntryDone    = "1"
+	EntryRefused = "0"
+	EntryPending = "-1"
 )
 
 // batchResponse is the answer of a batch endpoint: the request-level result
@@ -126,12 +126,12 @@ type entryOutcome struct {
 }
 
 func refusedEntry(code codes.Code) entryOutcome {
-	return entryOutcome{status: entryRefused, code: code}
+	return entryOutcome{status: EntryRefused, code: code}
 }
 
 // errorMessage is the entry's error_message: empty unless it was refused.
 func (o entryOutcome) errorMessage() string {
-	if o.status != entryRefused {
+	if o.status != EntryRefused {
 		return ""
 	}
 	return o.code.String()

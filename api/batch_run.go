@@ -106,7 +106,7 @@ func (s *Server) entryFailed(op batchOp, e *batchEntry, err error) entryOutcome 
 	switch {
 	case o.code.Is(codes.SystemError):
 		s.Logger.Error("batch entry failed", "operation", op.array, "transaction_id", e.TransactionID.String(), "error", err)
-	case o.status == entryPending:
+	case o.status == EntryPending:
 		s.Logger.Warn("batch entry outcome not known in time", "operation", op.array, "transaction_id", e.TransactionID.String(), "error", err)
 	}
 	return o
@@ -124,7 +124,7 @@ func entryErrorOutcome(err error) entryOutcome {
 	case errors.Is(err, flows.ErrOutcomeUnknown):
 		// Sent and maybe done: the merchant must not send it again blindly
 		// (a refund would be a second refund) but look the order up.
-		return entryOutcome{status: entryPending, code: codes.AcquirerTimeout}
+		return entryOutcome{status: EntryPending, code: codes.AcquirerTimeout}
 	default:
 		return refusedEntry(codes.SystemError)
 	}

@@ -9,13 +9,14 @@ import (
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/methods"
 	"github.com/paygate/paygate/api/payouts"
+	"github.com/paygate/paygate/api/queries"
 	"github.com/paygate/paygate/api/subscriptions"
 )
 
 // Every test server of package api serves the capability packages too.
 func init() {
 	api.SetTestCapabilities(func(s *api.Server) []api.Capability {
-		return []api.Capability{payouts.New(s, nil), subscriptions.New(s, nil), methods.New(s)}
+		return []api.Capability{payouts.New(s, nil), subscriptions.New(s, nil), methods.New(s), queries.New(s)}
 	})
 }
 

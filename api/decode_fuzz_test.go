@@ -65,7 +65,6 @@ func textFields() []func() any {
 		func() any { return new(authoriseRequest) },
 		func() any { return new(batchRequest) },
 		func() any { return new(checkoutRequest) },
-		func() any { return new(retrievalRequest) },
 	}
 }
 

@@ -81,8 +81,8 @@ type replayRoute struct {
 var replayRoutes = map[string]replayRoute{
 	"/v1/authorise":       {answers: xmlAnswers},
 	"/v1/checkout":        {answers: pageAnswers},
-	"/v1/retrievalTrans":  {answers: queryAnswers, queries: true},
-	"/v1/retrievalRefund": {answers: refundQueryAnswers, queries: true},
+	"/v1/retrievalTrans":  {answers: QueryAnswers, queries: true},
+	"/v1/retrievalRefund": {answers: RefundQueryAnswers, queries: true},
 	"/v1/optimise":        {answers: OptimiseAnswers},
 	"/v1/capture":         {bodies: true, movesMoney: true, answers: batchAnswers(captureOp.array)},
 	"/v1/review":          {bodies: true, movesMoney: true, answers: batchAnswers(reviewOp.array)},

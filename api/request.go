@@ -148,10 +148,10 @@ func (m *Merchant) Refuse(code codes.Code) {
 	m.answers.answer(m.s, m.c, m.req.Echo(), m.key, refused(code))
 }
 
-// fromQueryAddress reports whether the caller's address may query the
+// FromQueryAddress reports whether the caller's address may query the
 // account's orders, and refuses the call when it may not. The address is
 // the TCP peer's: forwarding headers cannot get around the list.
-func (m *Merchant) fromQueryAddress() bool {
+func (m *Merchant) FromQueryAddress() bool {
 	ip := m.c.ClientIP()
 	if m.account.AllowsQueryFrom(ip) {
 		return true

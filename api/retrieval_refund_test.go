@@ -27,7 +27,7 @@ type refundReply struct {
 	AccountID     string          `json:"account_id"`
 	ReturnStatus  string          `json:"return_status"`
 	ReturnMessage string          `json:"return_message"`
-	RefundList    []queriedRefund `json:"refund_list"`
+	RefundList    []QueriedRefund `json:"refund_list"`
 	raw           map[string]json.RawMessage
 }
 
@@ -188,13 +188,13 @@ func TestRetrievalRefundSelection(t *testing.T) {
 		{RefundReferenceID: txOther + "-01", TransactionID: txOther, MerchantID: "10087", AccountID: "10087001",
 			OrderNo: "X", Currency: "USD", Amount: 100, Status: models.RefundSucceeded, CreatedAt: created},
 	}
-	a1 := queriedRefund{TransactionID: txA, OrderNo: "ORD-984", Currency: "USD", RefundAmount: "30.50", RefundReason: "damaged",
+	a1 := QueriedRefund{TransactionID: txA, OrderNo: "ORD-984", Currency: "USD", RefundAmount: "30.50", RefundReason: "damaged",
 		RefundStatus: "1", RefundMessage: "0000:Success", RefundReference: "re_1", RefundReferenceID: txA + "-01",
 		RefundDate: "20260614213005", SettledDate: "20260615080000"}
-	a2 := queriedRefund{TransactionID: txA, OrderNo: "ORD-984", Currency: "USD", RefundAmount: "1.00",
+	a2 := QueriedRefund{TransactionID: txA, OrderNo: "ORD-984", Currency: "USD", RefundAmount: "1.00",
 		RefundStatus: "-1", RefundMessage: "0001:Pending at the acquirer", RefundReference: "re_2", RefundReferenceID: txA + "-02",
 		RefundDate: "20260614213005"}
-	b1 := queriedRefund{TransactionID: txB, OrderNo: "ORD-985", Currency: "JPY", RefundAmount: "1500", RefundReason: "late",
+	b1 := QueriedRefund{TransactionID: txB, OrderNo: "ORD-985", Currency: "JPY", RefundAmount: "1500", RefundReason: "late",
 		RefundStatus: "0", RefundMessage: "C0001:Acquirer error", RefundReferenceID: txB + "-01",
 		RefundDate: "20260614213005", SettledDate: "20260615080000"}
 	cases := []struct {
@@ -203,16 +203,16 @@ func TestRetrievalRefundSelection(t *testing.T) {
 		refundIDs  string
 		wantTrades []string
 		wantIDs    []string
-		want       []queriedRefund
+		want       []QueriedRefund
 	}{
-		{name: "by trade", trades: txA, wantTrades: []string{txA}, want: []queriedRefund{a1, a2}},
-		{name: "by refund id", refundIDs: txB + "-01", wantIDs: []string{txB + "-01"}, want: []queriedRefund{b1}},
+		{name: "by trade", trades: txA, wantTrades: []string{txA}, want: []QueriedRefund{a1, a2}},
+		{name: "by refund id", refundIDs: txB + "-01", wantIDs: []string{txB + "-01"}, want: []QueriedRefund{b1}},
 		{name: "both, padded", trades: " " + txB + " , ", refundIDs: txA + "-02 ,," + txA + "-01",
-			wantTrades: []string{txB}, wantIDs: []string{txA + "-02", txA + "-01"}, want: []queriedRefund{a1, a2, b1}},
-		{name: "another account's refund is not found", trades: txOther, wantTrades: []string{txOther}, want: []queriedRefund{}},
+			wantTrades: []string{txB}, wantIDs: []string{txA + "-02", txA + "-01"}, want: []QueriedRefund{a1, a2, b1}},
+		{name: "another account's refund is not found", trades: txOther, wantTrades: []string{txOther}, want: []QueriedRefund{}},
 		{name: "100 together", trades: numberedList("1379868670095785", 50), refundIDs: numberedList(txA+"-", 50),
 			wantTrades: strings.Split(numberedList("1379868670095785", 50), ","),
-			wantIDs:    strings.Split(numberedList(txA+"-", 50), ","), want: []queriedRefund{}},
+			wantIDs:    strings.Split(numberedList(txA+"-", 50), ","), want: []QueriedRefund{}},
 	}
 	for _, c := range cases {
 		for _, ct := range []string{ctForm, ctJSON} {

@@ -75,7 +75,7 @@ type Server struct {
 	FormOrigins []string
 
 	// Capabilities are the merchant operations served by packages of
-	// their own (api/payouts, api/subscriptions, api/methods): each puts its routes on /v1, behind the same
+	// their own (api/payouts, api/subscriptions, api/methods, api/queries): each puts its routes on /v1, behind the same
 	// edge, replay guard and authenticated-request step.
 	Capabilities []Capability
 
@@ -137,7 +137,6 @@ func (s *Server) Handler() http.Handler {
 	// First answers of repeated requests, Idempotency-Key (replay.go).
 	v1.Use(s.replayGuard)
 	v1.POST("/authorise", s.authorise)
-	v1.POST("/retrievalTrans", s.retrievalTrans)
 	v1.POST("/checkout", s.checkoutPage)
 	v1.POST("/checkout/pay", s.checkoutPay)
 	v1.POST("/checkout/cancel", s.checkoutCancel)
@@ -147,7 +146,6 @@ func (s *Server) Handler() http.Handler {
 	v1.POST("/review", s.review)
 	v1.POST("/cancel", s.cancel)
 	v1.POST("/refund", s.refund)
-	v1.POST("/retrievalRefund", s.retrievalRefund)
 	for _, c := range s.Capabilities {
 		c.Routes(v1)
 	}

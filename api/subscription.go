@@ -1,9 +1,6 @@
 package api
 
 import (
-	"strconv"
-	"time"
-
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
@@ -33,15 +30,4 @@ func (r *respon) setRecurringFrom(sub *models.Subscription) {
 	if sub.NextChargeAt != nil {
 		r.RecurringDeductionTime = sub.NextChargeAt.UTC().Format(recurringTimeFormat)
 	}
-}
-
-// subscriptionResultOf is the query's subscription_result of an order that
-// belongs to sub.
-func subscriptionResultOf(sub *models.Subscription) subscriptionResult {
-	out := subscriptionResult{ContractName: sub.ContractName, RecurringID: sub.RecurringID,
-		RecurringDeductionPeriod: sub.Period, RecurringStatus: strconv.Itoa(sub.Status)}
-	if sub.NextChargeAt != nil {
-		out.RecurringDeductionTime = sub.NextChargeAt.UTC().Format(time.DateOnly)
-	}
-	return out
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/api/methods"
 	"github.com/paygate/paygate/api/payouts"
+	"github.com/paygate/paygate/api/queries"
 	"github.com/paygate/paygate/api/subscriptions"
 	"github.com/paygate/paygate/internal/adapters/erasure"
 	"github.com/paygate/paygate/internal/adapters/ledger"
@@ -378,6 +379,7 @@ func (g *Gateway) APIHandler() http.Handler {
 		payouts.New(s, &flows.TemporalPayouts{Client: g.Temporal}),
 		subscriptions.New(s, &flows.TemporalSubscriptions{Client: g.Temporal}),
 		methods.New(s),
+		queries.New(s),
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/console/", consoleHandler)

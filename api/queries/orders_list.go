@@ -1,10 +1,12 @@
-package api
+package queries
 
 import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/models"
@@ -16,66 +18,17 @@ const (
 	queryNotFound = "0"
 )
 
-type queriedOrder struct {
-	Amount              string              `json:"amount"`
-	Currency            string              `json:"currency"`
-	OrderNo             string              `json:"order_no"`
-	TransactionID       string              `json:"transaction_id"`
-	ReferenceNo         string              `json:"reference_no"`
-	Website             string              `json:"website"`
-	DeliveryInformation deliveryInformation `json:"delivery_information"`
-	AntifraudProvider   string              `json:"antifraud_provider"`
-	FraudCheckResult    []fraudCheck        `json:"fraud_check_result"`
-	Is3DS               string              `json:"is3ds"`
-	PaymentStatus       string              `json:"payment_status"`
-	QueryResult         string              `json:"query_result"`
-	ResultInfo          string              `json:"result_info"`
-	Card                string              `json:"card"`
-	ShopperEmail        string              `json:"shopper_email"`
-	ShopperPhone        string              `json:"shopper_phone"`
-	SubscriptionResult  subscriptionResult  `json:"subscription_result"`
-	TransactionDate     string              `json:"transaction_date"`
-	// The order's latest notification: pending, delivered or failed, ""
-	// when it has none.
-	NotifyStatus   string `json:"notify_status"`
-	NotifyAttempts int    `json:"notify_attempts"`
-	NotifyID       string `json:"notify_id"`
-}
-
-type deliveryInformation struct {
-	DeliveryAddress    string `json:"delivery_address"`
-	DeliveryCity       string `json:"delivery_city"`
-	DeliveryCountry    string `json:"delivery_country"`
-	DeliveryFirstName  string `json:"delivery_firstname"`
-	DeliveryLastName   string `json:"delivery_lastname"`
-	DeliveryPostalCode string `json:"delivery_postal_code"`
-	DeliveryState      string `json:"delivery_state"`
-}
-
-type fraudCheck struct {
-	CheckItems string `json:"check_items"`
-	Status     string `json:"status"`
-}
-
-type subscriptionResult struct {
-	ContractName             string `json:"contract_name"`
-	RecurringDeductionPeriod string `json:"recurring_deduction_period"`
-	RecurringDeductionTime   string `json:"recurring_deduction_time"`
-	RecurringID              string `json:"recurring_id"`
-	RecurringStatus          string `json:"recurring_status"`
-}
-
 // toQueriedOrder is an order as the query answers it.
-func toQueriedOrder(o *models.Order) queriedOrder {
+func toQueriedOrder(o *models.Order) api.QueriedOrder {
 	d := &o.Details
-	q := queriedOrder{
+	q := api.QueriedOrder{
 		Amount:        money.FromMinor(o.Amount, o.Currency).String(),
 		Currency:      o.Currency,
 		OrderNo:       o.OrderNo,
 		TransactionID: o.TransactionID,
 		ReferenceNo:   o.ConnectorRef,
 		Website:       d.Website,
-		DeliveryInformation: deliveryInformation{
+		DeliveryInformation: api.DeliveryInformation{
 			DeliveryAddress:    d.DeliveryAddress,
 			DeliveryCity:       d.DeliveryCity,
 			DeliveryCountry:    d.DeliveryCountry,
@@ -85,7 +38,7 @@ func toQueriedOrder(o *models.Order) queriedOrder {
 			DeliveryState:      d.DeliveryState,
 		},
 		AntifraudProvider: AntifraudProvider,
-		FraudCheckResult:  []fraudCheck{},
+		FraudCheckResult:  []api.FraudCheck{},
 		Is3DS:             "0",
 		PaymentStatus:     strconv.Itoa(int(o.PaymentStatus)),
 		QueryResult:       queryFound,
@@ -102,7 +55,7 @@ func toQueriedOrder(o *models.Order) queriedOrder {
 		q.Is3DS = "1"
 	}
 	for _, r := range o.RiskReasons {
-		q.FraudCheckResult = append(q.FraudCheckResult, fraudCheck{CheckItems: r.Name, Status: r.Status})
+		q.FraudCheckResult = append(q.FraudCheckResult, api.FraudCheck{CheckItems: r.Name, Status: r.Status})
 	}
 	if sub := d.Subscription; sub != nil {
 		q.SubscriptionResult.ContractName = sub.ContractName
@@ -116,14 +69,14 @@ const AntifraudProvider = "paygate-risk"
 // queryOrders looks up the orders sel names, or the page of its window
 // after the cursor, with their latest notifications, and lists them as the
 // query answers them; next is the cursor of the next page, if any.
-func (s *Server) queryOrders(ctx context.Context, req *retrievalRequest, sel querySelection) ([]queriedOrder, string, error) {
+func (h *Handler) queryOrders(ctx context.Context, req *retrievalRequest, sel querySelection) ([]api.QueriedOrder, string, error) {
 	var orders []models.Order
 	var next string
 	var err error
 	if sel.named() {
-		orders, err = s.Records.FindOrders(ctx, req.MerchantID, req.AccountID, sel.orderNos, sel.trades)
+		orders, err = h.Gate.Records.FindOrders(ctx, req.MerchantID, req.AccountID, sel.orderNos, sel.trades)
 	} else {
-		orders, err = s.Records.FindOrdersBetween(ctx, req.MerchantID, req.AccountID, sel.from, sel.to, req.Cursor, maxQueryOrders+1)
+		orders, err = h.Gate.Records.FindOrdersBetween(ctx, req.MerchantID, req.AccountID, sel.from, sel.to, req.Cursor, maxQueryOrders+1)
 		if len(orders) > maxQueryOrders {
 			orders = orders[:maxQueryOrders]
 			next = orders[len(orders)-1].TransactionID
@@ -138,12 +91,12 @@ func (s *Server) queryOrders(ctx context.Context, req *retrievalRequest, sel que
 		for i := range orders {
 			txIDs[i] = orders[i].TransactionID
 		}
-		if latest, err = s.Records.LatestNotifications(ctx, txIDs); err != nil {
+		if latest, err = h.Gate.Records.LatestNotifications(ctx, txIDs); err != nil {
 			return nil, "", fmt.Errorf("find notifications: %w", err)
 		}
 	}
 	list := queriedList(orders, latest, sel)
-	if err := s.addSubscriptionResults(ctx, orders, list); err != nil {
+	if err := h.addSubscriptionResults(ctx, orders, list); err != nil {
 		return nil, "", err
 	}
 	return list, next, nil
@@ -152,7 +105,7 @@ func (s *Server) queryOrders(ctx context.Context, req *retrievalRequest, sel que
 // addSubscriptionResults fills the subscription_result of the orders that
 // belong to a subscription (its first payment or one of its charges) from
 // the subscription's record. list begins with orders, in their order.
-func (s *Server) addSubscriptionResults(ctx context.Context, orders []models.Order, list []queriedOrder) error {
+func (h *Handler) addSubscriptionResults(ctx context.Context, orders []models.Order, list []api.QueriedOrder) error {
 	var ids []string
 	for i := range orders {
 		if orders[i].RecurringID != "" {
@@ -162,7 +115,7 @@ func (s *Server) addSubscriptionResults(ctx context.Context, orders []models.Ord
 	if len(ids) == 0 {
 		return nil
 	}
-	subs, err := s.Records.FindSubscriptionsByID(ctx, ids)
+	subs, err := h.Gate.Records.FindSubscriptionsByID(ctx, ids)
 	if err != nil {
 		return fmt.Errorf("find subscriptions: %w", err)
 	}
@@ -176,8 +129,8 @@ func (s *Server) addSubscriptionResults(ctx context.Context, orders []models.Ord
 
 // queriedList lists the orders found and then, so that a merchant can tell
 // a missing order from a dropped one, each order named and not found.
-func queriedList(orders []models.Order, latest map[string]models.Notification, sel querySelection) []queriedOrder {
-	list := make([]queriedOrder, 0, len(orders))
+func queriedList(orders []models.Order, latest map[string]models.Notification, sel querySelection) []api.QueriedOrder {
+	list := make([]api.QueriedOrder, 0, len(orders))
 	seenNo, seenTrade := map[string]bool{}, map[string]bool{}
 	for i := range orders {
 		q := toQueriedOrder(&orders[i])
@@ -189,13 +142,24 @@ func queriedList(orders []models.Order, latest map[string]models.Notification, s
 	}
 	for _, no := range sel.orderNos {
 		if !seenNo[no] {
-			list = append(list, queriedOrder{OrderNo: no, QueryResult: queryNotFound, ResultInfo: codes.OrderNotFound.String(), FraudCheckResult: []fraudCheck{}})
+			list = append(list, api.QueriedOrder{OrderNo: no, QueryResult: queryNotFound, ResultInfo: codes.OrderNotFound.String(), FraudCheckResult: []api.FraudCheck{}})
 		}
 	}
 	for _, t := range sel.trades {
 		if !seenTrade[t] {
-			list = append(list, queriedOrder{TransactionID: t, QueryResult: queryNotFound, ResultInfo: codes.OrderNotFound.String(), FraudCheckResult: []fraudCheck{}})
+			list = append(list, api.QueriedOrder{TransactionID: t, QueryResult: queryNotFound, ResultInfo: codes.OrderNotFound.String(), FraudCheckResult: []api.FraudCheck{}})
 		}
 	}
 	return list
+}
+
+// subscriptionResultOf is the query's subscription_result of an order that
+// belongs to sub.
+func subscriptionResultOf(sub *models.Subscription) api.SubscriptionResult {
+	out := api.SubscriptionResult{ContractName: sub.ContractName, RecurringID: sub.RecurringID,
+		RecurringDeductionPeriod: sub.Period, RecurringStatus: strconv.Itoa(sub.Status)}
+	if sub.NextChargeAt != nil {
+		out.RecurringDeductionTime = sub.NextChargeAt.UTC().Format(time.DateOnly)
+	}
+	return out
 }

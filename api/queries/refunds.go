@@ -1,10 +1,11 @@
-package api
+package queries
 
 import (
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/order"
@@ -23,10 +24,10 @@ type retrievalRefundRequest struct {
 	RefundReferenceID order.Text `json:"refund_reference_id"`
 }
 
-func (r *retrievalRefundRequest) Trim() { TrimTexts(&r.MerchantID, &r.AccountID, &r.EncryptionData) }
+func (r *retrievalRefundRequest) Trim() { api.TrimTexts(&r.MerchantID, &r.AccountID, &r.EncryptionData) }
 
-func (r *retrievalRefundRequest) Echo() Echo {
-	return Echo{MerchantID: r.MerchantID.String(), AccountID: r.AccountID.String()}
+func (r *retrievalRefundRequest) Echo() api.Echo {
+	return api.Echo{MerchantID: r.MerchantID.String(), AccountID: r.AccountID.String()}
 }
 
 func (r *retrievalRefundRequest) Signature() string { return r.EncryptionData.String() }
@@ -36,34 +37,12 @@ func (r *retrievalRefundRequest) SignedValues() []string {
 	return []string{r.MerchantID.String(), r.AccountID.String()}
 }
 
-type retrievalRefundResponse struct {
-	MerchantID    string          `json:"merchant_id"`
-	AccountID     string          `json:"account_id"`
-	ReturnStatus  string          `json:"return_status"`
-	ReturnMessage string          `json:"return_message"`
-	RefundList    []queriedRefund `json:"refund_list"`
-}
-
-type queriedRefund struct {
-	TransactionID     string `json:"transaction_id"`
-	OrderNo           string `json:"order_no"`
-	Currency          string `json:"currency"`
-	RefundAmount      string `json:"refund_amount"`
-	RefundReason      string `json:"refund_reason"`
-	RefundStatus      string `json:"refund_status"`
-	RefundMessage     string `json:"refund_message"`
-	RefundReference   string `json:"refund_reference"`
-	RefundReferenceID string `json:"refund_reference_id"`
-	RefundDate        string `json:"refund_date"`
-	SettledDate       string `json:"settled_date"`
-}
-
 // retrievalRefund answers the refunds of the orders named in trades and the
 // refunds named in refund_reference_id, with their statuses.
-func (s *Server) retrievalRefund(c *gin.Context) {
+func (h *Handler) retrievalRefund(c *gin.Context) {
 	var req retrievalRefundRequest
-	m, ok := s.AcceptMerchant(c, refundQueryAnswers, &req)
-	if !ok || !m.fromQueryAddress() {
+	m, ok := h.Gate.AcceptMerchant(c, api.RefundQueryAnswers, &req)
+	if !ok || !m.FromQueryAddress() {
 		return
 	}
 	ctx := c.Request.Context()
@@ -77,18 +56,18 @@ func (s *Server) retrievalRefund(c *gin.Context) {
 		m.Refuse(codes.TooManyOrders.With("at most 100 trades and refund_reference_id together"))
 		return
 	}
-	refunds, err := s.Records.FindRefunds(ctx, merchantID, accountID, trades, refundIDs)
+	refunds, err := h.Gate.Records.FindRefunds(ctx, merchantID, accountID, trades, refundIDs)
 	if err != nil {
-		s.Logger.Error("query refunds", "account_id", accountID, "error", err)
+		h.Gate.Logger.Error("query refunds", "account_id", accountID, "error", err)
 		m.Refuse(codes.SystemError)
 		return
 	}
-	list := make([]queriedRefund, 0, len(refunds))
+	list := make([]api.QueriedRefund, 0, len(refunds))
 	for i := range refunds {
 		list = append(list, toQueriedRefund(&refunds[i]))
 	}
-	c.Set(ContextResultCode, codes.OK.ID)
-	c.JSON(http.StatusOK, retrievalRefundResponse{
+	c.Set(api.ContextResultCode, codes.OK.ID)
+	c.JSON(http.StatusOK, api.RefundQueryAnswer{
 		MerchantID: merchantID, AccountID: accountID,
 		ReturnStatus: "1", ReturnMessage: "OK", RefundList: list,
 	})
@@ -99,19 +78,19 @@ func (s *Server) retrievalRefund(c *gin.Context) {
 func refundStatus(s string) string {
 	switch s {
 	case string(models.RefundSucceeded):
-		return entryDone
+		return api.EntryDone
 	case string(models.RefundFailed):
-		return entryRefused
+		return api.EntryRefused
 	default:
-		return entryPending
+		return api.EntryPending
 	}
 }
 
 // dateFormat is the interface's 14-digit date, always in UTC.
 const dateFormat = "20060102150405"
 
-func toQueriedRefund(r *models.Refund) queriedRefund {
-	q := queriedRefund{
+func toQueriedRefund(r *models.Refund) api.QueriedRefund {
+	q := api.QueriedRefund{
 		TransactionID:     r.TransactionID,
 		OrderNo:           r.OrderNo,
 		Currency:          r.Currency,

@@ -1,4 +1,4 @@
-package api
+package queries
 
 import (
 	"net/http"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/domain/codes"
 )
 
@@ -29,28 +30,21 @@ func (r *retrievalRequest) Trim() {
 	r.EncryptionData = strings.TrimSpace(r.EncryptionData)
 }
 
-func (r *retrievalRequest) Echo() Echo { return Echo{MerchantID: r.MerchantID, AccountID: r.AccountID} }
+func (r *retrievalRequest) Echo() api.Echo {
+	return api.Echo{MerchantID: r.MerchantID, AccountID: r.AccountID}
+}
 
 func (r *retrievalRequest) Signature() string { return r.EncryptionData }
 
 // SignedValues are the query recipe's: the ids alone (docs/design.md §3).
 func (r *retrievalRequest) SignedValues() []string { return []string{r.MerchantID, r.AccountID} }
 
-type retrievalResponse struct {
-	MerchantID    string         `json:"merchant_id"`
-	AccountID     string         `json:"account_id"`
-	ReturnStatus  string         `json:"return_status"`
-	ReturnMessage string         `json:"return_message"`
-	OrdersList    []queriedOrder `json:"orders_list"`
-	NextCursor    string         `json:"next_cursor,omitempty"`
-}
-
 // retrievalTrans answers the orders a query names (orders, trades) or, with
 // neither, a page of the orders of a time window.
-func (s *Server) retrievalTrans(c *gin.Context) {
+func (h *Handler) retrievalTrans(c *gin.Context) {
 	var req retrievalRequest
-	m, ok := s.AcceptMerchant(c, queryAnswers, &req)
-	if !ok || !m.fromQueryAddress() {
+	m, ok := h.Gate.AcceptMerchant(c, api.QueryAnswers, &req)
+	if !ok || !m.FromQueryAddress() {
 		return
 	}
 	sel, code := req.selection()
@@ -58,14 +52,14 @@ func (s *Server) retrievalTrans(c *gin.Context) {
 		m.Refuse(*code)
 		return
 	}
-	list, next, err := s.queryOrders(c.Request.Context(), &req, sel)
+	list, next, err := h.queryOrders(c.Request.Context(), &req, sel)
 	if err != nil {
-		s.Logger.Error("query orders", "account_id", req.AccountID, "error", err)
+		h.Gate.Logger.Error("query orders", "account_id", req.AccountID, "error", err)
 		m.Refuse(codes.SystemError)
 		return
 	}
-	c.Set(ContextResultCode, codes.OK.ID)
-	c.JSON(http.StatusOK, retrievalResponse{
+	c.Set(api.ContextResultCode, codes.OK.ID)
+	c.JSON(http.StatusOK, api.QueryAnswer{
 		MerchantID: req.MerchantID, AccountID: req.AccountID,
 		ReturnStatus: "1", ReturnMessage: "OK", OrdersList: list, NextCursor: next,
 	})
