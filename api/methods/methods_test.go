@@ -1,0 +1,131 @@
+package methods
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/optimise"
+	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/models"
+)
+
+const (
+	merchantID = "10086"
+	accountID  = "10086001"
+	signKey    = "k3y-for-tests-0123456789abcdef"
+)
+
+type accounts struct{}
+
+func (accounts) Load(_ context.Context, m, a string) (*merchant.Account, error) {
+	if m != merchantID || a != accountID {
+		return nil, merchant.ErrUnknownAccount
+	}
+	return merchant.NewTestAccount(models.Account{ID: accountID, MerchantID: merchantID, Active: true,
+		Currencies: []string{"EUR"}, AmountLimits: map[string]int64{"EUR": 100000}}, signKey), nil
+}
+
+type offer connector.Offer
+
+func (o offer) Offer() connector.Offer { return connector.Offer(o) }
+
+type offers struct{}
+
+func (offers) Get(string) (api.ConnectorOffer, error) {
+	return offer{CardBrands: []string{"visa", "mastercard"}, APMs: []string{"IDEAL"}}, nil
+}
+
+// tallies: visa did well, mastercard badly.
+type tallies struct{}
+
+func (tallies) MethodTallies(context.Context, models.MethodTallyQuery) ([]optimise.Tally, error) {
+	return []optimise.Tally{
+		{Option: optimise.Option{Method: "CARD", Brand: "visa"}, Succeeded: 9, Failed: 1},
+		{Option: optimise.Option{Method: "CARD", Brand: "mastercard"}, Succeeded: 1, Failed: 9},
+	}, nil
+}
+
+func ask(t *testing.T, withOffers bool, body map[string]string, signed bool) api.OptimiseAnswer {
+	t.Helper()
+	gate := &api.Server{Accounts: accounts{}, Tallies: tallies{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if withOffers {
+		gate.Offers = offers{}
+	}
+	gate.Capabilities = []api.Capability{New(gate)}
+	if signed {
+		body["encryption_data"] = signing.Sign(signKey, signing.OptimiseRequest{MerchantID: body["merchant_id"],
+			AccountID: body["account_id"], RequestID: body["request_id"], Currency: body["currency"],
+			Amount: body["amount"], ShopperEmail: body["shopper_email"]}.Values()...)
+	}
+	b, _ := json.Marshal(body)
+	req := httptest.NewRequest(http.MethodPost, "/v1/optimise", strings.NewReader(string(b)))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	gate.Handler().ServeHTTP(rec, req)
+	var a api.OptimiseAnswer
+	if err := json.Unmarshal(rec.Body.Bytes(), &a); err != nil {
+		t.Fatalf("answer %d is not JSON: %s", rec.Code, rec.Body.String())
+	}
+	return a
+}
+
+func request(edit func(map[string]string)) map[string]string {
+	b := map[string]string{"merchant_id": merchantID, "account_id": accountID, "request_id": "OPT-1",
+		"currency": "EUR", "amount": "25.00", "country": "NL", "shopper_email": "ada@example.com"}
+	if edit != nil {
+		edit(b)
+	}
+	return b
+}
+
+// TestOptimise: the refusals with their exact codes, and a ranking that
+// puts what did well first, signed for the caller who proved the key.
+func TestOptimise(t *testing.T) {
+	tests := []struct {
+		name   string
+		offers bool
+		body   map[string]string
+		signed bool
+		want   string
+	}{
+		{"unsigned", true, request(nil), false, "I0001:Missing required field: encryption_data"},
+		{"unknown currency for the account", true, request(func(b map[string]string) { b["currency"] = "USD" }), true,
+			"I0004:Currency not supported for this account: USD"},
+		{"over the account's limit", true, request(func(b map[string]string) { b["amount"] = "2000.00" }), true,
+			"R0001:Amount exceeds the account limit"},
+		{"no connector offers", false, request(nil), true, "S0001:Temporary system error, try again"},
+		{"ranked", true, request(nil), true, "0000:Success"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := ask(t, tc.offers, tc.body, tc.signed)
+			if a.ResultInfo != tc.want {
+				t.Fatalf("result_info = %q, want %q", a.ResultInfo, tc.want)
+			}
+			if tc.want != "0000:Success" {
+				if a.EncryptionData != "" || len(a.PaymentMethods) != 0 {
+					t.Errorf("a refusal carries %d methods, signature %q", len(a.PaymentMethods), a.EncryptionData)
+				}
+				return
+			}
+			want := []api.OptimisedMethod{
+				{Rank: 1, PaymentMethod: "CARD", Brand: "visa", SuccessRate: "0.9000", Succeeded: 9, SampleSize: 10},
+				{Rank: 2, PaymentMethod: "CARD", Brand: "mastercard", SuccessRate: "0.1000", Succeeded: 1, SampleSize: 10},
+				{Rank: 3, PaymentMethod: "IDEAL"},
+			}
+			if !reflect.DeepEqual(a.PaymentMethods, want) || a.EncryptionData == "" {
+				t.Errorf("ranking = %+v, signature %q; want %+v, signed", a.PaymentMethods, a.EncryptionData, want)
+			}
+		})
+	}
+}
