@@ -315,20 +315,6 @@ func (r ConsoleRecords) PayoutsByID(ctx context.Context, ids []string) ([]Payout
 	return rows, nil
 }
 
-// LatestRerunBy is the latest re-run by asked for since since; nil when
-// there is none yet.
-func (r ConsoleRecords) LatestRerunBy(ctx context.Context, by string, since time.Time) (*PayoutRerun, error) {
-	var rr PayoutRerun
-	err := r.DB.WithContext(ctx).Where("requested_by = ? AND created_at >= ?", by, since).Order("id DESC").Take(&rr).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("latest re-run: %w", err)
-	}
-	return &rr, nil
-}
-
 // MerchantBalances are the deposit and reserved ledger accounts of every
 // merchant account, by merchant, account and currency.
 func (r ConsoleRecords) MerchantBalances(ctx context.Context) ([]LedgerAccount, error) {

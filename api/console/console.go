@@ -70,7 +70,6 @@ type Records interface {
 	FindStuck(ctx context.Context, ordersBefore, payoutsBefore time.Time, limit, backlog int) (models.Stuck, error)
 	SearchPayouts(ctx context.Context, f models.PayoutSearch, limit int) ([]models.Payout, error)
 	PayoutsByID(ctx context.Context, ids []string) ([]models.Payout, error)
-	LatestRerunBy(ctx context.Context, by string, since time.Time) (*models.PayoutRerun, error)
 	MerchantBalances(ctx context.Context) ([]models.LedgerAccount, error)
 }
 

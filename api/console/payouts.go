@@ -113,31 +113,35 @@ func (s *Server) rerun(w http.ResponseWriter, r *http.Request, act *models.Conso
 		s.fail(w, r, "plan re-run", err)
 		return
 	}
-	started := s.Now()
 	by := sess.User.Email
+	// The batch outlives the request; it is recorded, so a process that
+	// dies mid-way leaves it for `paygate payout rerun -resume`. The page
+	// waits only for its record, then shows its progress.
+	recorded := make(chan int64, 1)
+	ended := make(chan struct{})
 	go func() {
-		// The batch outlives the request; it is recorded, so a process
-		// that dies mid-way leaves it for `paygate payout rerun -resume`.
+		defer close(ended)
 		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 		defer cancel()
-		res, err := s.Reruns.Run(ctx, payoutrerun.Request{Selection: sel, By: by, Source: "console"}, items, nil)
+		req := payoutrerun.Request{Selection: sel, By: by, Source: "console", Recorded: func(id int64) { recorded <- id }}
+		res, err := s.Reruns.Run(ctx, req, items, nil)
 		if err != nil {
 			s.Logger.Error("console: payout re-run", "error", err)
 			return
 		}
 		s.Logger.Info("console: payout re-run done", "rerun_id", res.Rerun.ID, "started", res.Rerun.Started, "skipped", res.Rerun.Skipped)
 	}()
-	// The batch's record appears as soon as it starts.
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		rr, err := s.Records.LatestRerunBy(r.Context(), by, started.Add(-time.Second))
-		if err == nil && rr != nil {
-			s.done(r.Context(), act, fmt.Sprintf("re-run %d started", rr.ID))
-			http.Redirect(w, r, "/console/reruns/"+strconv.FormatInt(rr.ID, 10)+"?lang="+lang, http.StatusSeeOther)
-			return
-		}
+	select {
+	case id := <-recorded:
+		s.done(r.Context(), act, fmt.Sprintf("re-run %d started", id))
+		http.Redirect(w, r, "/console/reruns/"+strconv.FormatInt(id, 10)+"?lang="+lang, http.StatusSeeOther)
+	case <-ended:
+		// It ended without a record (its error is logged): the list
+		// shows what there is.
+		s.done(r.Context(), act, "re-run not started")
+		http.Redirect(w, r, "/console/reruns?lang="+lang, http.StatusSeeOther)
+	case <-r.Context().Done():
 	}
-	s.done(r.Context(), act, "re-run started")
-	http.Redirect(w, r, "/console/reruns?lang="+lang, http.StatusSeeOther)
 }
 
 func (s *Server) rerunList(w http.ResponseWriter, r *http.Request) {

@@ -69,6 +69,10 @@ type Request struct {
 	// Resume, when not zero, continues that batch (its selection) instead of
 	// starting a new one: payouts the batch already started are skipped.
 	Resume int64
+	// Recorded, when set, is told the batch's id as soon as its record
+	// exists, before any payout is started: a caller that runs the batch
+	// in the background can show its page at once.
+	Recorded func(id int64)
 }
 
 // Progress is told after each payout is done, with how many of total.
@@ -297,6 +301,9 @@ func (s *Service) Run(ctx context.Context, req Request, items []Item, progress P
 		if err := models.CreatePayoutRerun(ctx, s.DB, &r); err != nil {
 			return Result{}, err
 		}
+	}
+	if req.Recorded != nil {
+		req.Recorded(r.ID)
 	}
 	rows := make([]models.PayoutRerunItem, len(items))
 	var todo []int

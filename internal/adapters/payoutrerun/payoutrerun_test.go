@@ -219,9 +219,15 @@ func TestRunStartsFailedAndSkipsTheRest(t *testing.T) {
 		t.Errorf("dry-run record = %+v, want finished, 4 total, 2 planned, 2 skipped", r)
 	}
 
-	res, err := svc.Run(ctx, payoutrerun.Request{Selection: sel, By: "alice", Source: "cli"}, items, nil)
+	// Recorded is told the batch's id before any payout starts.
+	recorded, startedBefore := int64(0), -1
+	res, err := svc.Run(ctx, payoutrerun.Request{Selection: sel, By: "alice", Source: "cli",
+		Recorded: func(id int64) { recorded, startedBefore = id, len(fw.started) }}, items, nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if recorded != res.Rerun.ID || startedBefore != 0 {
+		t.Errorf("Recorded told %d with %d payouts started, want %d before any", recorded, startedBefore, res.Rerun.ID)
 	}
 	if r := res.Rerun; r.Status != models.RerunFinished || r.Started != 2 || r.Skipped != 2 || r.Errors != 0 {
 		t.Errorf("record = %+v, want finished, 2 started, 2 skipped", r)
