@@ -58,11 +58,7 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 			// to be delivered (or given up), then end.
 			return workflow.Await(ctx, func() bool { return w.inFlight == 0 && w.notificationsIdle() })
 		}
-		lapse := map[order.Lapse]func(workflow.Context) error{
-			order.LapseShopper:       w.shopperLapsed,
-			order.LapseReview:        w.reviewLapsed,
-			order.LapseAuthorisation: w.authorisationLapsed,
-		}[deadline.Lapse]
+		lapse := w.lapseOf(deadline.Lapse)
 		current := w.st.Status
 		remaining := deadline.Remaining(w.st.Since, workflow.Now(ctx))
 		// Only a paid order takes operations long enough to fill a run;
@@ -110,6 +106,20 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 			return err
 		}
 	}
+}
+
+// lapseOf is what the order does when a deadline of kind l passes; nil
+// for the end of the refund window, after which the order just ends.
+func (w *orderWorkflow) lapseOf(l order.Lapse) func(workflow.Context) error {
+	switch l {
+	case order.LapseShopper:
+		return w.shopperLapsed
+	case order.LapseReview:
+		return w.reviewLapsed
+	case order.LapseAuthorisation:
+		return w.authorisationLapsed
+	}
+	return nil
 }
 
 func (w *orderWorkflow) reviewLapsed(ctx workflow.Context) error {
@@ -462,14 +472,10 @@ func (w *orderWorkflow) settleHeld(ctx workflow.Context, r order.Refund, settled
 		return
 	}
 	defer w.lock.Unlock()
-	if err := w.carryOut(ctx)(w.settledRefund(w.st.RefundSettled(r, settled, true, w.in.Currency))); err != nil {
+	next, _, effects := w.st.RefundSettled(r, settled, true, w.in.Currency)
+	if err := w.carryOut(ctx)(next, effects); err != nil {
 		workflow.GetLogger(ctx).Error("record settled refund", "refund", r.Reference, "error", err)
 	}
-}
-
-// settledRefund drops the refund from a rule's answer, for carryOut.
-func (w *orderWorkflow) settledRefund(next order.State, _ order.Refund, effects []order.Effect) (order.State, []order.Effect) {
-	return next, effects
 }
 
 // acquirerRefused reports whether err is the acquirer's answer refusing the

@@ -83,11 +83,9 @@ func (a *API) authorised(header string) bool {
 	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(token)), []byte(a.Token)) == 1
 }
 
-// request admits an admin request: 404 when the admin API or the route is
-// off (on), 401 without the token; then it decodes the JSON body, at most
-// limit bytes and no unknown field, into dst, answering 400 itself. It
-// reports whether the handler may go on.
-func (a *API) request(c *gin.Context, on bool, limit int64, dst any) bool {
+// admit answers 404 when the admin API or the route is off (on) and 401
+// without the token; it reports whether the request may go on.
+func (a *API) admit(c *gin.Context, on bool) bool {
 	if !a.enabled() || !on {
 		c.String(http.StatusNotFound, "404 page not found")
 		return false
@@ -95,6 +93,17 @@ func (a *API) request(c *gin.Context, on bool, limit int64, dst any) bool {
 	if !a.authorised(c.GetHeader("Authorization")) {
 		c.Header("WWW-Authenticate", `Bearer realm="paygate-admin"`)
 		c.JSON(http.StatusUnauthorized, answerError{"unauthorised"})
+		return false
+	}
+	return true
+}
+
+// request admits an admin request: 404 when the admin API or the route is
+// off (on), 401 without the token; then it decodes the JSON body, at most
+// limit bytes and no unknown field, into dst, answering 400 itself. It
+// reports whether the handler may go on.
+func (a *API) request(c *gin.Context, on bool, limit int64, dst any) bool {
+	if !a.admit(c, on) {
 		return false
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, limit))
@@ -147,16 +156,9 @@ func (r *resendRequest) selection() (models.NotificationSelection, string) {
 		OrderNos:   trimAll(r.OrderNos),
 		NotifyIDs:  trimAll(r.NotifyIDs),
 	}
-	var err error
-	if v := strings.TrimSpace(r.From); v != "" {
-		if sel.From, err = time.Parse(time.RFC3339, v); err != nil {
-			return sel, "from: want an RFC 3339 time"
-		}
-	}
-	if v := strings.TrimSpace(r.To); v != "" {
-		if sel.To, err = time.Parse(time.RFC3339, v); err != nil {
-			return sel, "to: want an RFC 3339 time"
-		}
+	var msg string
+	if sel.From, sel.To, msg = timeRange(r.From, r.To); msg != "" {
+		return sel, msg
 	}
 	switch {
 	case redeliver.Empty(sel):
@@ -169,6 +171,24 @@ func (r *resendRequest) selection() (models.NotificationSelection, string) {
 		return sel, "at most 1000 order_nos and 1000 notify_ids"
 	}
 	return sel, ""
+}
+
+// timeRange reads a selection's from and to, RFC 3339 times or empty; the
+// message names the one that is wrong, "" when both are good.
+func timeRange(from, to string) (time.Time, time.Time, string) {
+	var f, t time.Time
+	var err error
+	if v := strings.TrimSpace(from); v != "" {
+		if f, err = time.Parse(time.RFC3339, v); err != nil {
+			return f, t, "from: want an RFC 3339 time"
+		}
+	}
+	if v := strings.TrimSpace(to); v != "" {
+		if t, err = time.Parse(time.RFC3339, v); err != nil {
+			return f, t, "to: want an RFC 3339 time"
+		}
+	}
+	return f, t, ""
 }
 
 // trimAll trims the strings and drops the empty ones.

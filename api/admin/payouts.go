@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -33,21 +32,6 @@ type payoutRerunRequest struct {
 	DryRun      bool     `json:"dry_run"`
 	By          string   `json:"by"`
 	Resume      int64    `json:"resume"`
-}
-
-// admit answers 404 when the admin API is off and 401 without the token;
-// it reports whether the request may go on.
-func (a *API) admit(c *gin.Context) bool {
-	if !a.enabled() || a.PayoutReruns == nil {
-		c.String(http.StatusNotFound, "404 page not found")
-		return false
-	}
-	if !a.authorised(c.GetHeader("Authorization")) {
-		c.Header("WWW-Authenticate", `Bearer realm="paygate-admin"`)
-		c.JSON(http.StatusUnauthorized, answerError{"unauthorised"})
-		return false
-	}
-	return true
 }
 
 // rerunPayouts plans the selected payouts and, unless dry_run, re-runs the
@@ -107,7 +91,7 @@ func (a *API) rerunPayouts(c *gin.Context) {
 
 // listPayoutReruns lists the newest recorded re-run batches (?limit=N).
 func (a *API) listPayoutReruns(c *gin.Context) {
-	if !a.admit(c) {
+	if !a.admit(c, a != nil && a.PayoutReruns != nil) {
 		return
 	}
 	limit := 50
@@ -135,7 +119,7 @@ func (a *API) listPayoutReruns(c *gin.Context) {
 // the batch did with it: the same record and items as the re-run's own
 // answer, so a batch run from the command line can be read over HTTP.
 func (a *API) showPayoutRerun(c *gin.Context) {
-	if !a.admit(c) {
+	if !a.admit(c, a != nil && a.PayoutReruns != nil) {
 		return
 	}
 	// A batch id is a positive bigserial; anything else names no batch and
@@ -166,16 +150,9 @@ func (r *payoutRerunRequest) selection() (models.PayoutSelection, string) {
 		FailureType: strings.TrimSpace(r.FailureType),
 		MerchantID:  strings.TrimSpace(r.MerchantID),
 	}
-	var err error
-	if v := strings.TrimSpace(r.From); v != "" {
-		if sel.From, err = time.Parse(time.RFC3339, v); err != nil {
-			return sel, "from: want an RFC 3339 time"
-		}
-	}
-	if v := strings.TrimSpace(r.To); v != "" {
-		if sel.To, err = time.Parse(time.RFC3339, v); err != nil {
-			return sel, "to: want an RFC 3339 time"
-		}
+	var msg string
+	if sel.From, sel.To, msg = timeRange(r.From, r.To); msg != "" {
+		return sel, msg
 	}
 	if r.Resume < 0 {
 		return sel, "resume: want a re-run id"

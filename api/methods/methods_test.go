@@ -2,17 +2,11 @@ package methods
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/paygate/paygate/api"
-	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/api/apitest"
 	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/optimise"
 	"github.com/paygate/paygate/internal/domain/signing"
@@ -20,20 +14,15 @@ import (
 )
 
 const (
-	merchantID = "10086"
-	accountID  = "10086001"
-	signKey    = "k3y-for-tests-0123456789abcdef"
+	merchantID = apitest.MerchantID
+	accountID  = apitest.AccountID
+	signKey    = apitest.SignKey
 )
 
-type accounts struct{}
-
-func (accounts) Load(_ context.Context, m, a string) (*merchant.Account, error) {
-	if m != merchantID || a != accountID {
-		return nil, merchant.ErrUnknownAccount
-	}
-	return merchant.NewTestAccount(models.Account{ID: accountID, MerchantID: merchantID, Active: true,
-		Currencies: []string{"EUR"}, AmountLimits: map[string]int64{"EUR": 100000}}, signKey), nil
-}
+// accounts: the test account takes EUR, up to 1,000.00.
+var accounts = apitest.Accounts{Edit: func(a *models.Account) {
+	a.Currencies, a.AmountLimits = []string{"EUR"}, map[string]int64{"EUR": 100000}
+}}
 
 type offer connector.Offer
 
@@ -57,7 +46,8 @@ func (tallies) MethodTallies(context.Context, models.MethodTallyQuery) ([]optimi
 
 func ask(t *testing.T, withOffers bool, body map[string]string, signed bool) api.OptimiseAnswer {
 	t.Helper()
-	gate := &api.Server{Accounts: accounts{}, Tallies: tallies{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	gate := apitest.Gate(accounts, nil)
+	gate.Tallies = tallies{}
 	if withOffers {
 		gate.Offers = offers{}
 	}
@@ -67,15 +57,8 @@ func ask(t *testing.T, withOffers bool, body map[string]string, signed bool) api
 			AccountID: body["account_id"], RequestID: body["request_id"], Currency: body["currency"],
 			Amount: body["amount"], ShopperEmail: body["shopper_email"]}.Values()...)
 	}
-	b, _ := json.Marshal(body)
-	req := httptest.NewRequest(http.MethodPost, "/v1/optimise", strings.NewReader(string(b)))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	gate.Handler().ServeHTTP(rec, req)
 	var a api.OptimiseAnswer
-	if err := json.Unmarshal(rec.Body.Bytes(), &a); err != nil {
-		t.Fatalf("answer %d is not JSON: %s", rec.Code, rec.Body.String())
-	}
+	apitest.PostJSON(t, gate.Handler(), "/v1/optimise", body, "", &a)
 	return a
 }
 

@@ -6,30 +6,12 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/internal/domain/payout"
+	"github.com/paygate/paygate/internal/domain/payout/payouttest"
 	"github.com/paygate/paygate/models"
 )
 
-func validPayout(t *testing.T) payout.Instruction {
-	t.Helper()
-	req := payout.Request{
-		MerchantID: "10086", AccountID: "10086001", RequestID: "3F2B8C1E-6A4D-4C1B-9E8F-2D7A5B6C9E01",
-		PaymentCurrency: "USD", PaymentAmount: "100.00", PaymentMethod: "SWIFT", FeePaidBy: "PAYER",
-		SwiftChargeOption: "SHARED", EncryptionData: "abc",
-		Beneficiary: &payout.Beneficiary{EntityType: "COMPANY", CompanyName: "Muller GmbH",
-			Address: payout.BeneficiaryAddress{City: "Berlin", CountryCode: "DE"},
-			BankDetails: payout.BankDetails{AccountName: "Muller GmbH", BankCountryCode: "DE", BankCode: "37040044",
-				IBAN: "de89 3704 0044 0532 0130 00", SwiftCode: "cobadeffxxx"}},
-		Payer: &payout.Payer{EntityType: "COMPANY", CompanyName: "Demo Ltd", Address: payout.PayerAddress{CountryCode: "US"}},
-	}
-	in, err := payout.Validate(req, time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
-}
-
 func TestPayoutAnswerEchoesTheCanonicalRequest(t *testing.T) {
-	in := validPayout(t)
+	in := payouttest.Valid(t)
 	raw, _ := json.Marshal(in)
 	at := time.Date(2026, 11, 23, 9, 26, 53, 0, time.UTC)
 	p := &models.Payout{ID: "payout/10086/x", MerchantID: "10086", AccountID: "10086001", RequestID: in.RequestID,
@@ -81,7 +63,7 @@ func TestPayoutAnswerClearingSystem(t *testing.T) {
 	day := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 	local := func(t *testing.T, currency, country, system string, bank payout.BankDetails) payout.Instruction {
 		t.Helper()
-		req := validPayout(t).Request
+		req := payouttest.Valid(t).Request
 		req.PaymentMethod, req.SwiftChargeOption, req.PaymentCurrency = "LOCAL", "", currency
 		bank.AccountName, bank.BankCountryCode, bank.LocalClearingSystem = "Jane Roe", country, system
 		req.Beneficiary.BankDetails = bank
@@ -96,14 +78,14 @@ func TestPayoutAnswerClearingSystem(t *testing.T) {
 		in   func(t *testing.T) payout.Instruction
 		want string
 	}{
-		{name: "SWIFT", in: validPayout, want: "SWIFT"},
+		{name: "SWIFT", in: func(t *testing.T) payout.Instruction { return payouttest.Valid(t) }, want: "SWIFT"},
 		{name: "SWIFT stored before the clearing system was recorded", in: func(t *testing.T) payout.Instruction {
-			in := validPayout(t)
+			in := payouttest.Valid(t)
 			in.ClearingSystem = ""
 			return in
 		}, want: "SWIFT"},
 		{name: "SWIFT sent back with the answer's value", in: func(t *testing.T) payout.Instruction {
-			req := validPayout(t).Request
+			req := payouttest.Valid(t).Request
 			req.Beneficiary.BankDetails.LocalClearingSystem = "SWIFT"
 			in, err := payout.Validate(req, day)
 			if err != nil {

@@ -2,38 +2,21 @@ package queries
 
 import (
 	"context"
-	"encoding/json"
-	"io"
-	"log/slog"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/paygate/paygate/api"
-	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/api/apitest"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 )
 
 const (
-	merchantID = "10086"
-	accountID  = "10086001"
-	signKey    = "k3y-for-tests-0123456789abcdef"
-	queryIP    = "198.51.100.7"
+	merchantID = apitest.MerchantID
+	accountID  = apitest.AccountID
+	queryIP    = apitest.QueryIP
 	txID       = "1379868670095785984"
 )
-
-type accounts struct{}
-
-func (accounts) Load(_ context.Context, m, a string) (*merchant.Account, error) {
-	if m != merchantID || a != accountID {
-		return nil, merchant.ErrUnknownAccount
-	}
-	return merchant.NewTestAccount(models.Account{ID: accountID, MerchantID: merchantID, Active: true,
-		AllowedQueryIPs: []string{queryIP}}, signKey), nil
-}
 
 // records holds one paid order and one refund of it; the rest of the
 // record is not this capability's, and a call to it panics.
@@ -63,19 +46,11 @@ func (records) FindRefunds(_ context.Context, m, a string, txIDs, refundIDs []st
 
 func query(t *testing.T, path, from string) map[string]any {
 	t.Helper()
-	gate := &api.Server{Accounts: accounts{}, Records: records{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	gate := apitest.Gate(apitest.Accounts{}, records{})
 	gate.Capabilities = []api.Capability{New(gate)}
-	b, _ := json.Marshal(map[string]string{"merchant_id": merchantID, "account_id": accountID, "trades": txID,
-		"encryption_data": signing.Sign(signKey, merchantID, accountID)})
-	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(string(b)))
-	req.Header.Set("Content-Type", "application/json")
-	req.RemoteAddr = from + ":4000"
-	rec := httptest.NewRecorder()
-	gate.Handler().ServeHTTP(rec, req)
 	var out map[string]any
-	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
-		t.Fatalf("answer %d is not JSON: %s", rec.Code, rec.Body.String())
-	}
+	apitest.PostJSON(t, gate.Handler(), path, map[string]string{"merchant_id": merchantID, "account_id": accountID,
+		"trades": txID, "encryption_data": signing.Sign(apitest.SignKey, merchantID, accountID)}, from+":4000", &out)
 	return out
 }
 

@@ -24,7 +24,9 @@ type retrievalRefundRequest struct {
 	RefundReferenceID order.Text `json:"refund_reference_id"`
 }
 
-func (r *retrievalRefundRequest) Trim() { api.TrimTexts(&r.MerchantID, &r.AccountID, &r.EncryptionData) }
+func (r *retrievalRefundRequest) Trim() {
+	api.TrimTexts(&r.MerchantID, &r.AccountID, &r.EncryptionData)
+}
 
 func (r *retrievalRefundRequest) Echo() api.Echo {
 	return api.Echo{MerchantID: r.MerchantID.String(), AccountID: r.AccountID.String()}

@@ -2,40 +2,27 @@ package subscriptions
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/api/apitest"
 	"github.com/paygate/paygate/api/flows"
-	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
 
 const (
-	merchantID = "10086"
-	accountID  = "10086001"
-	signKey    = "k3y-for-tests-0123456789abcdef"
+	merchantID = apitest.MerchantID
+	accountID  = apitest.AccountID
+	signKey    = apitest.SignKey
 	cardToken  = "tk_0123456789abcdef0123456789abcdef01234567"
 	recurring  = "R1379868670095785984"
 )
-
-type accounts struct{}
-
-func (accounts) Load(_ context.Context, m, a string) (*merchant.Account, error) {
-	if m != merchantID || a != accountID {
-		return nil, merchant.ErrUnknownAccount
-	}
-	return merchant.NewTestAccount(models.Account{ID: accountID, MerchantID: merchantID, Active: true}, signKey), nil
-}
 
 // records holds one stored card and one active subscription; the rest of
 // the record is no business of this capability, and a call to it panics.
@@ -83,23 +70,17 @@ func post(t *testing.T, h http.Handler, path string, body map[string]string, val
 	if values != nil {
 		body["encryption_data"] = signing.Sign(signKey, values...)
 	}
-	b, _ := json.Marshal(body)
-	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(string(b)))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
 	var out map[string]any
-	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil {
-		t.Fatalf("answer %d is not JSON: %s", rec.Code, rec.Body.String())
-	}
+	apitest.PostJSON(t, h, path, body, "", &out)
 	return out
 }
 
 func served(r *records, c Canceller) http.Handler {
-	gate := &api.Server{Accounts: accounts{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	var rec api.Records
 	if r != nil {
-		gate.Records = r
+		rec = r
 	}
+	gate := apitest.Gate(apitest.Accounts{}, rec)
 	gate.Capabilities = []api.Capability{New(gate, c)}
 	return gate.Handler()
 }
