@@ -158,13 +158,13 @@ var (
 		idsMissing: new(codes.MissingField.With("merchant_id, account_id"))}
 )
 
-// batchAnswers is the JSON of the batch operation whose array is named
+// BatchAnswers is the JSON of the batch operation whose array is named
 // array, signed with the batch-response recipe.
-func batchAnswers(array string) AnswerFormat {
+func BatchAnswers(array string) AnswerFormat {
 	return AnswerFormat{Render: func(_ *Server, c *gin.Context, r Refusal) {
-		renderBatch(c, r.HTTPStatus, batchResponse{
+		RenderBatch(c, r.HTTPStatus, BatchAnswer{
 			MerchantID: r.Echo.MerchantID, AccountID: r.Echo.AccountID,
-			ReturnStatus: "0", ReturnMessage: r.Code.String(), array: array,
+			ReturnStatus: "0", ReturnMessage: r.Code.String(), Array: array,
 		}, r.Key, r.Code.ID)
 	}}
 }

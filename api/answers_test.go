@@ -19,7 +19,7 @@ func TestAnswerTo(t *testing.T) {
 		f    AnswerFormat
 	}{
 		{"xml", xmlAnswers},
-		{"batch", batchAnswers("refund_orders")},
+		{"batch", BatchAnswers("refund_orders")},
 		{"query", QueryAnswers},
 		{"refund query", RefundQueryAnswers},
 		{"page", pageAnswers},

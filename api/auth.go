@@ -19,6 +19,10 @@ const ctxAuthenticated = "paygate.authenticated"
 // with a strong signature (the Paygate-Signature header).
 const ctxStrong = "paygate.strong"
 
+// StrongSigned reports whether the request proved the key with a strong
+// signature.
+func StrongSigned(c *gin.Context) bool { return c.GetBool(ctxStrong) }
+
 // strongHeader is the header of the strong scheme.
 const strongHeader = signing.StrongHeader
 

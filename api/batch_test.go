@@ -158,6 +158,10 @@ func (f *fakeStore) lookupCount() int {
 	return f.lookups
 }
 
+// batchConcurrency is how many entries of one batch api/operations works
+// on at once.
+const batchConcurrency = 8
+
 // Transaction ids of the orders the batch tests know.
 const (
 	txA     = "1379868670095785984"
@@ -188,14 +192,14 @@ type batchEnv struct {
 
 func newBatchEnv(t *testing.T) *batchEnv {
 	t.Helper()
-	env := &batchEnv{testEnv: newTestEnv(t), ops: &fakeOps{}, store: &fakeStore{orders: map[string]*models.Order{}, orderErr: map[string]error{}}}
+	te := newTestEnv(t)
+	env := &batchEnv{testEnv: te, ops: te.ops, store: &fakeStore{orders: map[string]*models.Order{}, orderErr: map[string]error{}}}
 	for _, tx := range []string{txA, txB, txC, txD, txE, txF, txG, txH, txP} {
 		env.store.orders[tx] = &models.Order{TransactionID: tx, WorkflowID: wfID(tx), MerchantID: testMerchantID,
 			AccountID: testAccountID, OrderNo: "ORD-" + tx[len(tx)-3:], Currency: "USD", Amount: 10000}
 	}
 	env.store.orders[txOther] = &models.Order{TransactionID: txOther, WorkflowID: "order/10087/10087001/X",
 		MerchantID: "10087", AccountID: "10087001", OrderNo: "X", Currency: "USD", Amount: 10000}
-	env.srv.Ops = env.ops
 	env.srv.Records = env.store
 	return env
 }
@@ -964,30 +968,5 @@ func TestBatchOrderAndConcurrency(t *testing.T) {
 	env.ops.mu.Unlock()
 	if most > batchConcurrency || most < 2 {
 		t.Errorf("at most %d operations in flight, want 2 to %d", most, batchConcurrency)
-	}
-}
-
-func TestEntryErrorOutcome(t *testing.T) {
-	cases := []struct {
-		name       string
-		err        error
-		wantStatus string
-		wantCode   codes.Code
-	}{
-		{"refused by the validator", &flows.ErrEntryRefused{Code: "I0019", Message: "Entry does not match the order: currency"},
-			"0", codes.Code{ID: "I0019", Message: "Entry does not match the order: currency"}},
-		{"refused, wrapped", fmt.Errorf("op: %w", &flows.ErrEntryRefused{Code: "I0018", Message: "closed"}),
-			"0", codes.Code{ID: "I0018", Message: "closed"}},
-		{"order not found", fmt.Errorf("find: %w", models.ErrNotFound), "0", codes.OrderNotFound},
-		{"outcome not known", fmt.Errorf("refund update: %w", flows.ErrOutcomeUnknown), "-1", codes.AcquirerTimeout},
-		{"anything else", errors.New("boom"), "0", codes.SystemError},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got := entryErrorOutcome(c.err)
-			if got.status != c.wantStatus || got.code != c.wantCode {
-				t.Errorf("outcome = %s %v, want %s %v", got.status, got.code, c.wantStatus, c.wantCode)
-			}
-		})
 	}
 }

@@ -1,63 +1,10 @@
 package api
 
 import (
-	"context"
-	"errors"
 	"strings"
 
 	"github.com/gin-gonic/gin"
-
-	"github.com/paygate/paygate/api/flows"
-	"github.com/paygate/paygate/internal/domain/codes"
-	"github.com/paygate/paygate/workflows"
 )
-
-// What a compatible signature, once seen, can do is bounded on the
-// accounts that keep that scheme for operations that move money
-// (docs/decisions.md, "Strong signatures for money"): refunds signed with
-// encryption_data count against a daily limit, and the same signature with
-// other content is reported to ops.
-
-// cappedRefunds sends refunds through OrderOps only while the account's
-// daily limit for compatibly signed refunds holds. A refund the order
-// refused gives its amount back; one done, pending or unanswered keeps it.
-type cappedRefunds struct {
-	OrderOps
-	s         *Server
-	accountID string
-	limit     int64
-}
-
-func (o *cappedRefunds) Refund(ctx context.Context, workflowID string, req workflows.RefundRequest) (workflows.OperationResult, error) {
-	if o.s.Records == nil {
-		return workflows.OperationResult{}, errors.New("compatible refund limit: no database")
-	}
-	day, currency, amount := o.s.Now().UTC(), req.Entry.Currency, req.RefundAmount
-	ok, err := o.s.Records.ReserveCompatibleRefund(ctx, o.accountID, day, currency, amount, o.limit)
-	if err != nil {
-		return workflows.OperationResult{}, err
-	}
-	if !ok {
-		return workflows.OperationResult{}, &flows.ErrEntryRefused{Code: codes.CompatibleRefundLimit.ID, Message: codes.CompatibleRefundLimit.Message}
-	}
-	res, err := o.OrderOps.Refund(ctx, workflowID, req)
-	var refused *flows.ErrEntryRefused
-	if errors.As(err, &refused) || err == nil && res.Status == workflows.EntryRefused {
-		if rerr := o.s.Records.ReleaseCompatibleRefund(context.WithoutCancel(ctx), o.accountID, day, currency, amount); rerr != nil {
-			o.s.Logger.Error("release compatible refund", "account_id", o.accountID, "error", rerr)
-		}
-	}
-	return res, err
-}
-
-// orderOpsFor is the OrderOps a batch of m's runs through.
-func (s *Server) orderOpsFor(c *gin.Context, m *Merchant, op batchOp) OrderOps {
-	limit := m.account.CompatibleRefundDailyLimit
-	if op.kind != batchRefund || c.GetBool(ctxStrong) || limit <= 0 {
-		return s.Ops
-	}
-	return &cappedRefunds{OrderOps: s.Ops, s: s, accountID: m.account.ID, limit: limit}
-}
 
 // signatureReuse is counted by metrics that can.
 type signatureReuse interface{ SignatureReused(operation string) }

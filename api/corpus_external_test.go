@@ -8,6 +8,7 @@ import (
 
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/methods"
+	"github.com/paygate/paygate/api/operations"
 	"github.com/paygate/paygate/api/payouts"
 	"github.com/paygate/paygate/api/queries"
 	"github.com/paygate/paygate/api/subscriptions"
@@ -15,8 +16,8 @@ import (
 
 // Every test server of package api serves the capability packages too.
 func init() {
-	api.SetTestCapabilities(func(s *api.Server) []api.Capability {
-		return []api.Capability{payouts.New(s, nil), subscriptions.New(s, nil), methods.New(s), queries.New(s)}
+	api.SetTestCapabilities(func(s *api.Server, ops any) []api.Capability {
+		return []api.Capability{operations.New(s, ops.(operations.OrderOps)), payouts.New(s, nil), subscriptions.New(s, nil), methods.New(s), queries.New(s)}
 	})
 }
 

@@ -170,3 +170,29 @@ func requestMap(body []byte) map[string]string {
 	}
 	return out
 }
+
+// JSONList is a request's array (the batches' entries) that comes as a JSON
+// array or as JSON text holding one, which is how a form sends it and how
+// some merchants send it inside JSON too.
+type JSONList[T any] []T
+
+func (l *JSONList[T]) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) > 0 && data[0] == '"' {
+		var text string
+		if err := json.Unmarshal(data, &text); err != nil {
+			return err
+		}
+		data = []byte(strings.TrimSpace(text))
+		if len(data) == 0 {
+			*l = nil
+			return nil
+		}
+	}
+	var list []T
+	if err := json.Unmarshal(data, &list); err != nil {
+		return err
+	}
+	*l = list
+	return nil
+}

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/paygate/paygate/internal/dev/fuzztext"
 	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/order"
 )
 
 // Fuzz targets of the request decoding: run each with
@@ -63,7 +65,13 @@ var bodySeeds = []string{
 func textFields() []func() any {
 	return []func() any{
 		func() any { return new(authoriseRequest) },
-		func() any { return new(batchRequest) },
+		func() any {
+			return new(struct {
+				MerchantID    order.Text          `json:"merchant_id"`
+				CaptureOrders JSONList[edgeEntry] `json:"capture_orders"`
+				RefundOrders  JSONList[edgeEntry] `json:"refund_orders"`
+			})
+		},
 		func() any { return new(checkoutRequest) },
 	}
 }
@@ -99,7 +107,7 @@ func FuzzDecodeBody(f *testing.F) {
 				}
 				continue
 			}
-			walkText(reflect.ValueOf(dst), "", func(field, v string) {
+			fuzztext.WalkText(reflect.ValueOf(dst), "", func(field, v string) {
 				if v == "" {
 					return
 				}
@@ -175,48 +183,6 @@ func FuzzFormToJSON(f *testing.F) {
 	})
 }
 
-// FuzzBatchEntries checks a batch array: it decodes from a JSON array or
-// from a JSON string holding one, to the same entries either way, and every
-// entry field is a value written in the input.
-func FuzzBatchEntries(f *testing.F) {
-	for _, s := range []string{
-		`[]`, `null`, `""`, `" "`, `"[]"`, `[{}]`,
-		`[{"transaction_id":"1234567890123456789","amount":12.30,"refund_reason":"late"}]`,
-		`"[{\"transaction_id\":\"1234567890123456789\"}]"`,
-		`"[{\"refund_reason\":\"a\\u0000b\"}]"`,
-		`"\"[]\""`, `[{"transaction_id":{}}]`, `[{"review_flag":true}]`, `{"transaction_id":"1"}`,
-		"[{\"refund_reason\":\"\xff\"}]", `[{"amount":-0.0e+99999}]`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		var got batchEntries
-		if err := json.Unmarshal(data, &got); err != nil {
-			return
-		}
-		written := map[string]bool{}
-		jsonValues(data, written, 1)
-		walkText(reflect.ValueOf(got), "", func(field, v string) {
-			if v != "" && !written[v] {
-				t.Errorf("entry field %s = %q is not a value the input wrote", field, v)
-			}
-		})
-		if trimmed := bytes.TrimSpace(data); len(trimmed) > 0 && trimmed[0] == '[' {
-			quoted, err := json.Marshal(string(trimmed))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var viaText batchEntries
-			if err := json.Unmarshal(quoted, &viaText); err != nil {
-				t.Fatalf("the array as JSON text %s is refused: %v", quoted, err)
-			}
-			if !reflect.DeepEqual(got, viaText) && len(got)+len(viaText) > 0 {
-				t.Fatalf("array %s gives %+v, as JSON text %+v", trimmed, got, viaText)
-			}
-		}
-	})
-}
-
 // writtenValues lists the values a body writes: every JSON string, number
 // and literal (not the names), in JSON text or in the JSON a form becomes,
 // every first form value, and, one level down, the values of JSON text
@@ -225,7 +191,7 @@ func writtenValues(body []byte) map[string]bool {
 	out := map[string]bool{}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '{' {
-		jsonValues(trimmed, out, 1)
+		fuzztext.JSONValues(trimmed, out, 1)
 		return out
 	}
 	values, err := url.ParseQuery(string(trimmed))
@@ -237,94 +203,9 @@ func writtenValues(body []byte) map[string]bool {
 			continue
 		}
 		out[vals[0]] = true
-		jsonValues([]byte(strings.TrimSpace(vals[0])), out, 1)
+		fuzztext.JSONValues([]byte(strings.TrimSpace(vals[0])), out, 1)
 	}
 	return out
-}
-
-// jsonValues adds the scalar values of a JSON text to out; strings that hold
-// JSON text are read too, depth levels down.
-func jsonValues(raw []byte, out map[string]bool, depth int) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	type frame struct{ object, wantKey bool }
-	var stack []frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return
-		}
-		isKey := len(stack) > 0 && stack[len(stack)-1].object && stack[len(stack)-1].wantKey
-		if len(stack) > 0 && stack[len(stack)-1].object {
-			stack[len(stack)-1].wantKey = !isKey
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			switch v {
-			case '{':
-				stack = append(stack, frame{object: true, wantKey: true})
-			case '[':
-				stack = append(stack, frame{})
-			default:
-				stack = stack[:len(stack)-1]
-				if len(stack) > 0 && stack[len(stack)-1].object {
-					stack[len(stack)-1].wantKey = true
-				}
-			}
-		case string:
-			if isKey {
-				continue
-			}
-			out[v] = true
-			if depth > 0 {
-				jsonValues([]byte(strings.TrimSpace(v)), out, depth-1)
-			}
-		case json.Number:
-			out[v.String()] = true
-		case bool:
-			out[map[bool]string{true: "true", false: "false"}[v]] = true
-		}
-	}
-}
-
-// walkText calls fn with the JSON name and value of every string (or string
-// kind) field reachable from v.
-func walkText(v reflect.Value, name string, fn func(field, value string)) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if !v.IsNil() {
-			walkText(v.Elem(), name, fn)
-		}
-	case reflect.String:
-		fn(name, v.String())
-	case reflect.Slice, reflect.Array:
-		for i := range v.Len() {
-			walkText(v.Index(i), name, fn)
-		}
-	case reflect.Map:
-		for _, k := range v.MapKeys() {
-			walkText(v.MapIndex(k), name, fn)
-		}
-	case reflect.Struct:
-		for i := range v.NumField() {
-			sf := v.Type().Field(i)
-			if !sf.IsExported() {
-				continue
-			}
-			tag, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-			switch {
-			case tag == "-":
-				continue
-			case sf.Anonymous && tag == "":
-				walkText(v.Field(i), name, fn)
-			default:
-				if tag == "" {
-					tag = sf.Name
-				}
-				walkText(v.Field(i), tag, fn)
-			}
-		}
-	}
 }
 
 // badText says what is wrong with a decoded field value, or "".

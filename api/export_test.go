@@ -10,5 +10,5 @@ var (
 const CorpusFile = corpusFile
 
 // SetTestCapabilities makes every test server serve the capabilities f
-// gives it.
-func SetTestCapabilities(f func(*Server) []Capability) { testCapabilities = f }
+// gives it; ops is the test's fake of the order operations.
+func SetTestCapabilities(f func(s *Server, ops any) []Capability) { testCapabilities = f }

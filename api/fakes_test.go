@@ -192,6 +192,7 @@ type testEnv struct {
 	accounts *fakeAccounts
 	orders   *fakeOrders
 	vault    *fakeVault
+	ops      *fakeOps
 	logs     *syncBuffer
 }
 
@@ -211,6 +212,7 @@ func newTestEnv(t *testing.T) *testEnv {
 		accounts: &fakeAccounts{accounts: map[string]*merchant.Account{testMerchantID + "/" + testAccountID: account}},
 		orders:   &fakeOrders{},
 		vault:    &fakeVault{},
+		ops:      &fakeOps{},
 		logs:     &syncBuffer{},
 	}
 	env.srv = &Server{
@@ -223,16 +225,17 @@ func newTestEnv(t *testing.T) *testEnv {
 		Now:      func() time.Time { return testNow },
 	}
 	if testCapabilities != nil {
-		env.srv.Capabilities = testCapabilities(env.srv)
+		env.srv.Capabilities = testCapabilities(env.srv, env.ops)
 	}
 	env.handler = env.srv.Handler()
 	return env
 }
 
 // testCapabilities gives a test server the capability packages' routes, as
-// the gateway has them; the external tests set it (export_test.go), since
-// this package cannot import the packages that import it.
-var testCapabilities func(*Server) []Capability
+// the gateway has them, the batches sending their entries to ops; the
+// external tests set it (export_test.go), since this package cannot import
+// the packages that import it.
+var testCapabilities func(s *Server, ops any) []Capability
 
 // do sends a POST and returns the recorded answer.
 func (e *testEnv) do(t *testing.T, path, contentType string, body []byte, remoteAddr string) *httptest.ResponseRecorder {

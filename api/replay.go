@@ -84,10 +84,10 @@ var replayRoutes = map[string]replayRoute{
 	"/v1/retrievalTrans":  {answers: QueryAnswers, queries: true},
 	"/v1/retrievalRefund": {answers: RefundQueryAnswers, queries: true},
 	"/v1/optimise":        {answers: OptimiseAnswers},
-	"/v1/capture":         {bodies: true, movesMoney: true, answers: batchAnswers(captureOp.array)},
-	"/v1/review":          {bodies: true, movesMoney: true, answers: batchAnswers(reviewOp.array)},
-	"/v1/cancel":          {bodies: true, movesMoney: true, answers: batchAnswers(cancelOp.array)},
-	"/v1/refund":          {bodies: true, movesMoney: true, answers: batchAnswers(refundOp.array)},
+	"/v1/capture":         {bodies: true, movesMoney: true, answers: BatchAnswers("capture_orders")},
+	"/v1/review":          {bodies: true, movesMoney: true, answers: BatchAnswers("review_orders")},
+	"/v1/cancel":          {bodies: true, movesMoney: true, answers: BatchAnswers("cancel_orders")},
+	"/v1/refund":          {bodies: true, movesMoney: true, answers: BatchAnswers("refund_orders")},
 	// A payout is also one per request_id; the key makes a retry with a
 	// new request_id the same payout, as merchants expect of the header.
 	"/v1/payout":             {movesMoney: true, answers: JSONAnswers},

@@ -49,10 +49,10 @@ type MoneyMover interface{ MovesMoney() bool }
 
 // The requests that require encryption_data and those that may move money
 // say so by these methods; a request type that loses one (a rename) would
-// silently be checked less, so each is asserted here.
+// silently be checked less, so each is asserted beside its type (here for
+// the payments, in api/operations for the batches).
 var (
 	_ EncryptionDataRequired = (*authoriseRequest)(nil)
-	_ MoneyMover             = (*batchRequest)(nil)
 	_ MoneyMover             = (*authoriseRequest)(nil)
 )
 

@@ -54,7 +54,6 @@ type Server struct {
 	// Records is the record of orders, payouts, subscriptions and the
 	// rest (records.go); nil turns off what needs it.
 	Records Records
-	Ops     OrderOps // capture, cancel, review and refund on order workflows
 	Logger  *slog.Logger
 	Now     func() time.Time
 
@@ -75,7 +74,8 @@ type Server struct {
 	FormOrigins []string
 
 	// Capabilities are the merchant operations served by packages of
-	// their own (api/payouts, api/subscriptions, api/methods, api/queries): each puts its routes on /v1, behind the same
+	// their own (api/operations, api/payouts, api/subscriptions, api/methods,
+	// api/queries): each puts its routes on /v1, behind the same
 	// edge, replay guard and authenticated-request step.
 	Capabilities []Capability
 
@@ -142,10 +142,6 @@ func (s *Server) Handler() http.Handler {
 	v1.POST("/checkout/cancel", s.checkoutCancel)
 	v1.POST("/3ds/callback", s.threeDSCallback)
 	v1.POST("/apm/callback", s.apmCallback)
-	v1.POST("/capture", s.capture)
-	v1.POST("/review", s.review)
-	v1.POST("/cancel", s.cancel)
-	v1.POST("/refund", s.refund)
 	for _, c := range s.Capabilities {
 		c.Routes(v1)
 	}

@@ -7,14 +7,21 @@ import (
 	"github.com/paygate/paygate/internal/domain/order"
 )
 
+// edgeEntry is a batch entry as the edge decodes it (api/operations has the
+// batches' own).
+type edgeEntry struct {
+	TransactionID order.Text `json:"transaction_id"`
+	RefundReason  order.Text `json:"refund_reason"`
+}
+
 func TestDecodeBodyRefusesBadText(t *testing.T) {
 	type dst struct {
-		MerchantID   string           `json:"merchant_id"`
-		Note         string           `json:"note"`
-		FirstName    string           `json:"first_name"`
-		RefundReason string           `json:"refund_reason"`
-		CartItems    []order.CartItem `json:"cart_items"`
-		RefundOrders batchEntries     `json:"refund_orders"`
+		MerchantID   string              `json:"merchant_id"`
+		Note         string              `json:"note"`
+		FirstName    string              `json:"first_name"`
+		RefundReason string              `json:"refund_reason"`
+		CartItems    []order.CartItem    `json:"cart_items"`
+		RefundOrders JSONList[edgeEntry] `json:"refund_orders"`
 	}
 	manyItems := "[" + strings.Repeat(`{"basic_item_data":{"name":"Hat"}},`, 100) + `{"basic_item_data":{"name":"Hat"}}]`
 	deep := strings.Repeat(`{"a":`, 7) + "1" + strings.Repeat("}", 7)

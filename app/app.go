@@ -32,6 +32,7 @@ import (
 	"github.com/paygate/paygate/api/console"
 	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/api/methods"
+	"github.com/paygate/paygate/api/operations"
 	"github.com/paygate/paygate/api/payouts"
 	"github.com/paygate/paygate/api/queries"
 	"github.com/paygate/paygate/api/subscriptions"
@@ -354,7 +355,6 @@ func (g *Gateway) APIHandler() http.Handler {
 		Callbacks: callbacks,
 		Offers:    offers,
 		Orders:    orders,
-		Ops:       orders,
 		Records:   records,
 		Replays:   replays,
 
@@ -376,6 +376,7 @@ func (g *Gateway) APIHandler() http.Handler {
 		ForbidLiveSimulators: g.Config.Connectors.ForbidLiveSimulators,
 	}
 	s.Capabilities = []api.Capability{
+		operations.New(s, orders),
 		payouts.New(s, &flows.TemporalPayouts{Client: g.Temporal}),
 		subscriptions.New(s, &flows.TemporalSubscriptions{Client: g.Temporal}),
 		methods.New(s),

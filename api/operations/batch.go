@@ -1,4 +1,7 @@
-package api
+// Package operations is the batch capability of the merchant API: POST
+// /v1/capture, /v1/review, /v1/cancel and /v1/refund, each a list of
+// entries worked on their own orders and answered in place.
+package operations
 
 import (
 	"fmt"
@@ -6,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/txid"
@@ -35,10 +39,30 @@ var (
 	refundOp  = batchOp{kind: batchRefund, array: "refund_orders", limit: 50}
 )
 
-func (s *Server) capture(c *gin.Context) { s.batch(c, captureOp) }
-func (s *Server) review(c *gin.Context)  { s.batch(c, reviewOp) }
-func (s *Server) cancel(c *gin.Context)  { s.batch(c, cancelOp) }
-func (s *Server) refund(c *gin.Context)  { s.batch(c, refundOp) }
+// Handler serves the four batches.
+type Handler struct {
+	// Gate is the merchant API: its authenticated-request step, and the
+	// record, clock and logger it holds.
+	Gate *api.Server
+	// Ops sends each entry to its order's workflow.
+	Ops OrderOps
+}
+
+// New is the batch capability of gate, sending entries through ops.
+func New(gate *api.Server, ops OrderOps) *Handler { return &Handler{Gate: gate, Ops: ops} }
+
+// Routes puts the four batches on the merchant API's /v1 group.
+func (h *Handler) Routes(v1 gin.IRoutes) {
+	v1.POST("/capture", h.capture)
+	v1.POST("/review", h.review)
+	v1.POST("/cancel", h.cancel)
+	v1.POST("/refund", h.refund)
+}
+
+func (h *Handler) capture(c *gin.Context) { h.batch(c, captureOp) }
+func (h *Handler) review(c *gin.Context)  { h.batch(c, reviewOp) }
+func (h *Handler) cancel(c *gin.Context)  { h.batch(c, cancelOp) }
+func (h *Handler) refund(c *gin.Context)  { h.batch(c, refundOp) }
 
 // batchRequest is a batch request; op is the operation whose array it
 // carries (the route says which).
@@ -70,15 +94,15 @@ func (r *batchRequest) entries() []batchEntry {
 }
 
 func (r *batchRequest) Trim() {
-	TrimTexts(&r.MerchantID, &r.AccountID, &r.EncryptionData)
+	api.TrimTexts(&r.MerchantID, &r.AccountID, &r.EncryptionData)
 	entries := r.entries()
 	for i := range entries {
 		entries[i].trim()
 	}
 }
 
-func (r *batchRequest) Echo() Echo {
-	return Echo{MerchantID: r.MerchantID.String(), AccountID: r.AccountID.String()}
+func (r *batchRequest) Echo() api.Echo {
+	return api.Echo{MerchantID: r.MerchantID.String(), AccountID: r.AccountID.String()}
 }
 
 func (r *batchRequest) Signature() string { return r.EncryptionData.String() }
@@ -95,9 +119,9 @@ func (r *batchRequest) SignedValues() []string {
 
 // batch serves one batch endpoint: the request is refused as a whole, or
 // every entry is worked on its own order and answered in place.
-func (s *Server) batch(c *gin.Context, op batchOp) {
+func (h *Handler) batch(c *gin.Context, op batchOp) {
 	req := batchRequest{op: op}
-	m, ok := s.AcceptMerchant(c, batchAnswers(op.array), &req)
+	m, ok := h.Gate.AcceptMerchant(c, api.BatchAnswers(op.array), &req)
 	if !ok {
 		return
 	}
@@ -122,15 +146,17 @@ func (s *Server) batch(c *gin.Context, op batchOp) {
 	}
 
 	merchantID, accountID := req.MerchantID.String(), req.AccountID.String()
-	outcomes := s.runBatch(c.Request.Context(), s.orderOpsFor(c, m, op), op, merchantID, accountID, entries)
-	resp := batchResponse{MerchantID: merchantID, AccountID: accountID, ReturnStatus: "1", ReturnMessage: "OK",
-		array: op.array, answers: make([]any, len(entries)), transactionIDs: make([]string, len(entries))}
+	outcomes := h.runBatch(c.Request.Context(), h.orderOpsFor(c, m, op), op, merchantID, accountID, entries)
+	resp := api.BatchAnswer{MerchantID: merchantID, AccountID: accountID, ReturnStatus: "1", ReturnMessage: "OK",
+		Array: op.array, Entries: make([]any, len(entries)), TransactionIDs: make([]string, len(entries))}
 	for i := range entries {
-		resp.answers[i] = op.answer(&entries[i], outcomes[i])
-		resp.transactionIDs[i] = entries[i].TransactionID.String()
+		resp.Entries[i] = op.answer(&entries[i], outcomes[i])
+		resp.TransactionIDs[i] = entries[i].TransactionID.String()
 	}
-	renderBatch(c, http.StatusOK, resp, m.key, codes.OK.ID)
+	api.RenderBatch(c, http.StatusOK, resp, m.Key(), codes.OK.ID)
 }
 
 // MovesMoney: capture, review, cancel and refund all move money.
 func (r *batchRequest) MovesMoney() bool { return true }
+
+var _ api.MoneyMover = (*batchRequest)(nil)

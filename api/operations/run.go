@@ -1,4 +1,4 @@
-package api
+package operations
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/models"
@@ -19,7 +20,7 @@ const batchConcurrency = 8
 // outcomes in the entries' order. Entries naming the same transaction are
 // worked one after another in array order, so that, say, two refunds of one
 // order are numbered as the merchant listed them.
-func (s *Server) runBatch(ctx context.Context, ops OrderOps, op batchOp, merchantID, accountID string, entries []batchEntry) []entryOutcome {
+func (h *Handler) runBatch(ctx context.Context, ops OrderOps, op batchOp, merchantID, accountID string, entries []batchEntry) []entryOutcome {
 	out := make([]entryOutcome, len(entries))
 	var groups [][]int
 	byTransaction := map[string]int{}
@@ -39,7 +40,7 @@ func (s *Server) runBatch(ctx context.Context, ops OrderOps, op batchOp, merchan
 			slots <- struct{}{}
 			defer func() { <-slots }()
 			for _, i := range group {
-				out[i] = s.runEntrySafely(ctx, ops, op, merchantID, accountID, &entries[i])
+				out[i] = h.runEntrySafely(ctx, ops, op, merchantID, accountID, &entries[i])
 			}
 		})
 	}
@@ -49,26 +50,26 @@ func (s *Server) runBatch(ctx context.Context, ops OrderOps, op batchOp, merchan
 
 // runEntrySafely keeps a panic in one entry from taking the process down:
 // the entry is answered as a system error.
-func (s *Server) runEntrySafely(ctx context.Context, ops OrderOps, op batchOp, merchantID, accountID string, e *batchEntry) (o entryOutcome) {
+func (h *Handler) runEntrySafely(ctx context.Context, ops OrderOps, op batchOp, merchantID, accountID string, e *batchEntry) (o entryOutcome) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.Logger.Error("batch entry panic", "operation", op.array, "transaction_id", e.TransactionID.String(), "panic", r)
+			h.Gate.Logger.Error("batch entry panic", "operation", op.array, "transaction_id", e.TransactionID.String(), "panic", r)
 			o = refusedEntry(codes.SystemError)
 		}
 	}()
-	return s.runEntry(ctx, ops, op, merchantID, accountID, e)
+	return h.runEntry(ctx, ops, op, merchantID, accountID, e)
 }
 
 // runEntry checks one entry, finds its order and sends the operation to the
 // order's workflow.
-func (s *Server) runEntry(ctx context.Context, ops OrderOps, op batchOp, merchantID, accountID string, e *batchEntry) entryOutcome {
+func (h *Handler) runEntry(ctx context.Context, ops OrderOps, op batchOp, merchantID, accountID string, e *batchEntry) entryOutcome {
 	send, code := op.prepare(e)
 	if code != nil {
 		return refusedEntry(*code)
 	}
-	o, err := s.Records.FindOrderByTransaction(ctx, merchantID, accountID, e.TransactionID.String())
+	o, err := h.Gate.Records.FindOrderByTransaction(ctx, merchantID, accountID, e.TransactionID.String())
 	if err != nil {
-		return s.entryFailed(op, e, err)
+		return h.entryFailed(op, e, err)
 	}
 	workflowID := o.WorkflowID
 	if workflowID == "" {
@@ -76,7 +77,7 @@ func (s *Server) runEntry(ctx context.Context, ops OrderOps, op batchOp, merchan
 	}
 	res, err := send(ctx, ops, workflowID)
 	if err != nil {
-		return s.entryFailed(op, e, err)
+		return h.entryFailed(op, e, err)
 	}
 	return resultOutcome(res)
 }
@@ -101,13 +102,13 @@ func resultOutcome(res workflows.OperationResult) entryOutcome {
 
 // entryFailed answers an entry whose lookup or operation failed, logging
 // what the merchant cannot act on.
-func (s *Server) entryFailed(op batchOp, e *batchEntry, err error) entryOutcome {
+func (h *Handler) entryFailed(op batchOp, e *batchEntry, err error) entryOutcome {
 	o := entryErrorOutcome(err)
 	switch {
 	case o.code.Is(codes.SystemError):
-		s.Logger.Error("batch entry failed", "operation", op.array, "transaction_id", e.TransactionID.String(), "error", err)
-	case o.status == EntryPending:
-		s.Logger.Warn("batch entry outcome not known in time", "operation", op.array, "transaction_id", e.TransactionID.String(), "error", err)
+		h.Gate.Logger.Error("batch entry failed", "operation", op.array, "transaction_id", e.TransactionID.String(), "error", err)
+	case o.status == api.EntryPending:
+		h.Gate.Logger.Warn("batch entry outcome not known in time", "operation", op.array, "transaction_id", e.TransactionID.String(), "error", err)
 	}
 	return o
 }
@@ -124,7 +125,7 @@ func entryErrorOutcome(err error) entryOutcome {
 	case errors.Is(err, flows.ErrOutcomeUnknown):
 		// Sent and maybe done: the merchant must not send it again blindly
 		// (a refund would be a second refund) but look the order up.
-		return entryOutcome{status: EntryPending, code: codes.AcquirerTimeout}
+		return entryOutcome{status: api.EntryPending, code: codes.AcquirerTimeout}
 	default:
 		return refusedEntry(codes.SystemError)
 	}

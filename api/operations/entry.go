@@ -1,13 +1,11 @@
-package api
+package operations
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/order"
@@ -28,35 +26,14 @@ type batchEntry struct {
 }
 
 func (e *batchEntry) trim() {
-	TrimTexts(&e.TransactionID, &e.OrderNo, &e.Currency, &e.Amount, &e.CaptureAmount,
+	api.TrimTexts(&e.TransactionID, &e.OrderNo, &e.Currency, &e.Amount, &e.CaptureAmount,
 		&e.ReviewFlag, &e.RefundAmount, &e.RefundReason)
 }
 
-// batchEntries is a batch array. Besides a JSON array it takes JSON text
-// holding the array, which is how a form sends it and how some merchants
-// send it inside JSON too.
-type batchEntries []batchEntry
-
-func (b *batchEntries) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
-	if len(data) > 0 && data[0] == '"' {
-		var text string
-		if err := json.Unmarshal(data, &text); err != nil {
-			return err
-		}
-		data = []byte(strings.TrimSpace(text))
-		if len(data) == 0 {
-			*b = nil
-			return nil
-		}
-	}
-	var list []batchEntry
-	if err := json.Unmarshal(data, &list); err != nil {
-		return err
-	}
-	*b = list
-	return nil
-}
+// batchEntries is a batch array: a JSON array, or JSON text holding one,
+// which is how a form sends it and how some merchants send it inside JSON
+// too.
+type batchEntries = api.JSONList[batchEntry]
 
 // maxRefundReason is the longest refund_reason the record keeps, in characters.
 const maxRefundReason = 500
