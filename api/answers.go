@@ -144,16 +144,16 @@ func (f AnswerFormat) answer(s *Server, c *gin.Context, e Echo, key string, err 
 
 // The formats.
 var (
-	// xmlAnswers is the respon of /v1/authorise, signed with the
+	// XMLAnswers is the respon of /v1/authorise, signed with the
 	// payment-result recipe.
-	xmlAnswers = AnswerFormat{Render: renderXMLRefusal, systemErrorStatus: http.StatusOK}
+	XMLAnswers = AnswerFormat{Render: renderXMLRefusal, systemErrorStatus: http.StatusOK}
 	// QueryAnswers is the JSON of /v1/retrievalTrans; never signed.
 	QueryAnswers = AnswerFormat{Render: renderQueryRefusal, echoesDecodeFailure: true,
 		unreadable: &statusAndCode{http.StatusBadRequest, codes.MalformedRequest}}
 	// RefundQueryAnswers is the JSON of /v1/retrievalRefund; never signed.
 	RefundQueryAnswers = AnswerFormat{Render: renderRefundQueryRefusal}
-	// pageAnswers is the shopper's page of /v1/checkout; never signed.
-	pageAnswers = AnswerFormat{Render: renderPageRefusal,
+	// PageAnswers is the shopper's page of /v1/checkout; never signed.
+	PageAnswers = AnswerFormat{Render: renderPageRefusal,
 		unreadable: &statusAndCode{http.StatusRequestEntityTooLarge, codes.RequestTooLarge},
 		idsMissing: new(codes.MissingField.With("merchant_id, account_id"))}
 )
@@ -170,9 +170,9 @@ func BatchAnswers(array string) AnswerFormat {
 }
 
 func renderXMLRefusal(_ *Server, c *gin.Context, r Refusal) {
-	resp := failed(r.Echo.MerchantID, r.Echo.AccountID, r.Echo.OrderNo, r.Echo.Amount, r.Echo.Currency, r.Code)
-	resp.sign(r.Key)
-	renderXML(c, r.HTTPStatus, resp, r.Code.ID)
+	resp := FailedRespon(r.Echo.MerchantID, r.Echo.AccountID, r.Echo.OrderNo, r.Echo.Amount, r.Echo.Currency, r.Code)
+	resp.Sign(r.Key)
+	RenderXML(c, r.HTTPStatus, resp, r.Code.ID)
 }
 
 func renderQueryRefusal(_ *Server, c *gin.Context, r Refusal) {
@@ -192,7 +192,7 @@ func renderRefundQueryRefusal(_ *Server, c *gin.Context, r Refusal) {
 }
 
 func renderPageRefusal(s *Server, c *gin.Context, r Refusal) {
-	s.shopperMessage(c, r.HTTPStatus, r.Echo.Lang, "payment_failed", r.Code)
+	s.ShopperMessage(c, r.HTTPStatus, r.Echo.Lang, "payment_failed", r.Code)
 }
 
 // JSONRefusal is the JSON of a refused payout, payout query, token or

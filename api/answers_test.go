@@ -18,11 +18,11 @@ func TestAnswerTo(t *testing.T) {
 		name string
 		f    AnswerFormat
 	}{
-		{"xml", xmlAnswers},
+		{"xml", XMLAnswers},
 		{"batch", BatchAnswers("refund_orders")},
 		{"query", QueryAnswers},
 		{"refund query", RefundQueryAnswers},
-		{"page", pageAnswers},
+		{"page", PageAnswers},
 	}
 	unreadable := codes.MalformedRequest.With("body could not be read")
 	cases := []struct {

@@ -11,13 +11,20 @@ import (
 	"github.com/paygate/paygate/internal/domain/signing"
 )
 
-// ctxAuthenticated is the gin context key set once a request has proved its
+// ContextAuthenticated is the gin context key set once a request has proved its
 // account's key; the replay store keeps answers only for such requests.
-const ctxAuthenticated = "paygate.authenticated"
+const ContextAuthenticated = "paygate.authenticated"
 
 // ctxStrong is the gin context key set when the request proved the key
 // with a strong signature (the Paygate-Signature header).
 const ctxStrong = "paygate.strong"
+
+// Authenticated reports whether the request proved the account's key.
+func Authenticated(c *gin.Context) bool { return c.GetBool(ContextAuthenticated) }
+
+// StrongHeaderSent reports whether the request carries the strong
+// signature's header, proved or not: a browser cannot send it.
+func StrongHeaderSent(c *gin.Context) bool { return hasStrongSignature(c) }
 
 // StrongSigned reports whether the request proved the key with a strong
 // signature.
@@ -49,7 +56,7 @@ func (s *Server) authenticate(c *gin.Context, account *merchant.Account, strongO
 		if !ok {
 			return "", false
 		}
-		c.Set(ctxAuthenticated, true)
+		c.Set(ContextAuthenticated, true)
 		c.Set(ctxStrong, true)
 		return key, true
 	}
@@ -60,7 +67,7 @@ func (s *Server) authenticate(c *gin.Context, account *merchant.Account, strongO
 	if !ok {
 		return "", false
 	}
-	c.Set(ctxAuthenticated, true)
+	c.Set(ContextAuthenticated, true)
 	return key, true
 }
 
@@ -121,7 +128,7 @@ func isBrowserCheckout(c *gin.Context) bool {
 	if !ok {
 		return false
 	}
-	fields := requestMap(body)
+	fields := RequestFields(body)
 	// The handler's decoding matches field names in any case, so a field
 	// that is encryption_data to it is encryption_data here too.
 	for name, value := range fields {

@@ -9,6 +9,7 @@ import (
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/methods"
 	"github.com/paygate/paygate/api/operations"
+	"github.com/paygate/paygate/api/payments"
 	"github.com/paygate/paygate/api/payouts"
 	"github.com/paygate/paygate/api/queries"
 	"github.com/paygate/paygate/api/subscriptions"
@@ -16,8 +17,9 @@ import (
 
 // Every test server of package api serves the capability packages too.
 func init() {
-	api.SetTestCapabilities(func(s *api.Server, ops any) []api.Capability {
-		return []api.Capability{operations.New(s, ops.(operations.OrderOps)), payouts.New(s, nil), subscriptions.New(s, nil), methods.New(s), queries.New(s)}
+	api.SetTestCapabilities(func(s *api.Server, d api.TestDoubles) []api.Capability {
+		pay := &payments.Handler{Gate: s, Orders: d.Orders.(payments.Orders), Vault: d.Vault.(payments.CardVault)}
+		return []api.Capability{pay, operations.New(s, d.Ops.(operations.OrderOps)), payouts.New(s, nil), subscriptions.New(s, nil), methods.New(s), queries.New(s)}
 	})
 }
 

@@ -138,10 +138,10 @@ func describeJSONError(err error) string {
 	return "invalid JSON"
 }
 
-// requestMap is the request's fields as text, read as decodeBody reads them
+// RequestFields is the request's fields as text, read as decodeBody reads them
 // (JSON when the body starts with '{', else a form), for the forwarding page
 // and the checks that look at a field before the handler decodes.
-func requestMap(body []byte) map[string]string {
+func RequestFields(body []byte) map[string]string {
 	out := map[string]string{}
 	trimmed := strings.TrimSpace(string(body))
 	if strings.HasPrefix(trimmed, "{") {

@@ -64,7 +64,7 @@ var bodySeeds = []string{
 // textFields are a few request types that decodeBody fills in production.
 func textFields() []func() any {
 	return []func() any{
-		func() any { return new(authoriseRequest) },
+		func() any { return new(paymentBody) },
 		func() any {
 			return new(struct {
 				MerchantID    order.Text          `json:"merchant_id"`
@@ -72,7 +72,7 @@ func textFields() []func() any {
 				RefundOrders  JSONList[edgeEntry] `json:"refund_orders"`
 			})
 		},
-		func() any { return new(checkoutRequest) },
+		func() any { return new(hostedBody) },
 	}
 }
 

@@ -90,12 +90,29 @@ func TestDecodeBody(t *testing.T) {
 	}
 }
 
+// paymentBody and hostedBody have the shapes of api/payments' requests, a
+// card payment's and a hosted payment's, for the decoding tests.
+type paymentBody struct {
+	order.Details
+	Card            order.Text `json:"card"`
+	ExpirationMonth order.Text `json:"expiration_month"`
+	ExpirationYear  order.Text `json:"expiration_year"`
+	SecurityCode    order.Text `json:"security_code"`
+	EncryptionData  string     `json:"encryption_data"`
+}
+
+type hostedBody struct {
+	order.Details
+	EncryptionData string `json:"encryption_data"`
+	SignInfo       string `json:"signInfo"`
+}
+
 // TestDecodeBodySameResult checks that the three encodings of one order
 // decode to the same request.
 func TestDecodeBodySameResult(t *testing.T) {
 	f := validCard()
 	f["cart_items"] = []map[string]any{{"basic_item_data": map[string]any{"name": "Hat", "quantity": "2"}}}
-	var fromJSON, fromForm authoriseRequest
+	var fromJSON, fromForm paymentBody
 	if code := decodeBody(f.json(t), &fromJSON); code != nil {
 		t.Fatalf("json: %s", code)
 	}
@@ -126,7 +143,7 @@ func TestDescribeJSONErrorHidesBody(t *testing.T) {
 	}
 	for _, b := range bodies {
 		t.Run(b.name, func(t *testing.T) {
-			var req authoriseRequest
+			var req paymentBody
 			code := decodeBody([]byte(b.body), &req)
 			if code == nil {
 				t.Fatal("decoded; want I0010")

@@ -114,43 +114,24 @@ func sourceOf(raw string) string {
 	return u.Scheme + "://" + host
 }
 
+// PageOrders finds the order a shopper's page is for, from what proves
+// itself only (api/payments, which makes the pages, knows how); the edge
+// names that order's addresses in the page's policy.
+type PageOrders interface {
+	PageOrder(c *gin.Context, body []byte) *models.Order
+}
+
 // lookupPageOrder finds the order a page is for; tests replace it.
 var lookupPageOrder = (*Server).pageOrder
 
-// pageOrder finds the order of a checkout page (pageOrderKey says how).
+// pageOrder asks the capability that makes pages for the page's order.
 func (s *Server) pageOrder(c *gin.Context, body []byte) *models.Order {
-	if s.Records == nil {
-		return nil
-	}
-	session, accountID, orderNo := pageOrderKey(c, body)
-	switch {
-	case session != "":
-		if o, ok := s.sessionOrder(c, session); ok {
-			return o
-		}
-	case accountID != "" && orderNo != "":
-		if o, err := s.Records.FindOrderByNo(c.Request.Context(), accountID, orderNo); err == nil {
-			return o
+	for _, cp := range s.Capabilities {
+		if p, ok := cp.(PageOrders); ok {
+			return p.PageOrder(c, body)
 		}
 	}
 	return nil
-}
-
-// pageOrderKey says how to find the order of a checkout page, only from
-// what proves itself: the hosted session posted with the card or cancel
-// form (signed by us, checked by sessionOrder), or the account and
-// order_no of a checkout request whose signature the handler accepted.
-// Nothing is looked up for anyone else, so the header never tells a
-// stranger the addresses of another's order.
-func pageOrderKey(c *gin.Context, body []byte) (session, accountID, orderNo string) {
-	if token := c.Request.PostForm.Get("session"); token != "" {
-		return token, "", ""
-	}
-	if !c.GetBool(ctxAuthenticated) || len(body) == 0 {
-		return "", "", ""
-	}
-	req := requestMap(body)
-	return "", strings.TrimSpace(req["account_id"]), strings.TrimSpace(req["order_no"])
 }
 
 // bodyCopy keeps what the handler reads of the request body (at most

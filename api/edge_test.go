@@ -229,41 +229,6 @@ func TestEdgePaymentPagePolicy(t *testing.T) {
 	}
 }
 
-func TestPageOrderKey(t *testing.T) {
-	tests := []struct {
-		name          string
-		body          string
-		parsed        bool // the handler parsed the form
-		authenticated bool
-		wantSession   string
-		wantAccount   string
-		wantOrderNo   string
-	}{
-		{"session of the card form", "session=tok&card_number=4242", true, false, "tok", "", ""},
-		{"signed checkout request", "account_id= 10086001 &order_no=A-1", false, true, "", "10086001", "A-1"},
-		{"signed checkout request in JSON", `{"account_id":"10086001","order_no":"A-1"}`, false, true, "", "10086001", "A-1"},
-		{"checkout request whose signature failed", "account_id=10086001&order_no=A-1", false, false, "", "", ""},
-		{"nothing", "", false, true, "", "", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c, _ := gin.CreateTestContext(httptest.NewRecorder())
-			c.Request = httptest.NewRequest(http.MethodPost, "/v1/checkout", strings.NewReader(tt.body))
-			c.Request.Header.Set("Content-Type", ctForm)
-			if tt.parsed {
-				_ = c.Request.ParseForm()
-			}
-			if tt.authenticated {
-				c.Set(ctxAuthenticated, true)
-			}
-			session, account, orderNo := pageOrderKey(c, []byte(tt.body))
-			if session != tt.wantSession || account != tt.wantAccount || orderNo != tt.wantOrderNo {
-				t.Errorf("pageOrderKey = %q, %q, %q; want %q, %q, %q", session, account, orderNo, tt.wantSession, tt.wantAccount, tt.wantOrderNo)
-			}
-		})
-	}
-}
-
 func TestSourceOf(t *testing.T) {
 	tests := []struct{ url, want string }{
 		{"https://shop.example/return?x=1#top", "https://shop.example"},

@@ -9,6 +9,11 @@ var (
 // CorpusFile holds the recorded answers.
 const CorpusFile = corpusFile
 
+// TestDoubles are the fakes a test server's capabilities run on: the order
+// operations of the batches, and the orders and vault of the payments.
+// Each is the type the capability's interface wants (the tests' fakes).
+type TestDoubles struct{ Ops, Orders, Vault any }
+
 // SetTestCapabilities makes every test server serve the capabilities f
-// gives it; ops is the test's fake of the order operations.
-func SetTestCapabilities(f func(s *Server, ops any) []Capability) { testCapabilities = f }
+// gives it over the test's doubles.
+func SetTestCapabilities(f func(s *Server, d TestDoubles) []Capability) { testCapabilities = f }

@@ -217,25 +217,23 @@ func newTestEnv(t *testing.T) *testEnv {
 	}
 	env.srv = &Server{
 		Accounts: env.accounts,
-		Orders:   env.orders,
-		Vault:    env.vault,
 		IDs:      fixedIDs(testTxID),
 		Records:  nil,
 		Logger:   slog.New(slog.NewJSONHandler(env.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Now:      func() time.Time { return testNow },
 	}
 	if testCapabilities != nil {
-		env.srv.Capabilities = testCapabilities(env.srv, env.ops)
+		env.srv.Capabilities = testCapabilities(env.srv, TestDoubles{Orders: env.orders, Vault: env.vault, Ops: env.ops})
 	}
 	env.handler = env.srv.Handler()
 	return env
 }
 
 // testCapabilities gives a test server the capability packages' routes, as
-// the gateway has them, the batches sending their entries to ops; the
-// external tests set it (export_test.go), since this package cannot import
-// the packages that import it.
-var testCapabilities func(s *Server, ops any) []Capability
+// the gateway has them, over the test's doubles; the external tests set it
+// (export_test.go), since this package cannot import the packages that
+// import it.
+var testCapabilities func(s *Server, d TestDoubles) []Capability
 
 // do sends a POST and returns the recorded answer.
 func (e *testEnv) do(t *testing.T, path, contentType string, body []byte, remoteAddr string) *httptest.ResponseRecorder {

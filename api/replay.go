@@ -79,8 +79,8 @@ type replayRoute struct {
 
 // replayRoutes are the merchant operations the guard covers.
 var replayRoutes = map[string]replayRoute{
-	"/v1/authorise":       {answers: xmlAnswers},
-	"/v1/checkout":        {answers: pageAnswers},
+	"/v1/authorise":       {answers: XMLAnswers},
+	"/v1/checkout":        {answers: PageAnswers},
 	"/v1/retrievalTrans":  {answers: QueryAnswers, queries: true},
 	"/v1/retrievalRefund": {answers: RefundQueryAnswers, queries: true},
 	"/v1/optimise":        {answers: OptimiseAnswers},
@@ -248,7 +248,7 @@ func (s *Server) guarded(c *gin.Context, op string, who Echo, keys []models.Repl
 	}()
 	c.Next()
 	finished = true
-	if c.GetBool(ctxAuthenticated) && rec.Status() == http.StatusOK && !rec.overflow {
+	if c.GetBool(ContextAuthenticated) && rec.Status() == http.StatusOK && !rec.overflow {
 		keep(models.ReplayAnswer{
 			Status:      rec.Status(),
 			ContentType: rec.Header().Get("Content-Type"),

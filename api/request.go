@@ -49,12 +49,7 @@ type MoneyMover interface{ MovesMoney() bool }
 
 // The requests that require encryption_data and those that may move money
 // say so by these methods; a request type that loses one (a rename) would
-// silently be checked less, so each is asserted beside its type (here for
-// the payments, in api/operations for the batches).
-var (
-	_ EncryptionDataRequired = (*authoriseRequest)(nil)
-	_ MoneyMover             = (*authoriseRequest)(nil)
-)
+// silently be checked less, so each is asserted beside its type.
 
 // movesMoney reports whether req may move money.
 func movesMoney(req MerchantRequest) bool {
@@ -88,6 +83,13 @@ func (m *Merchant) Account() *merchant.Account { return m.account }
 
 // Key is the key the request proved, which signs its answers.
 func (m *Merchant) Key() string { return m.key }
+
+// GinContext is the request's context, for the handler's answer.
+func (m *Merchant) GinContext() *gin.Context { return m.c }
+
+// Body is the request's body as it came (the hosted checkout's forwarding
+// page repeats its fields).
+func (m *Merchant) Body() []byte { return m.body }
 
 // AcceptMerchant is the authenticated-request step. It decodes the body
 // into req and returns the proven call, or answers the refusal in answers'

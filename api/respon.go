@@ -9,13 +9,14 @@ import (
 
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
 
-// resultHead is how both XML payment answers begin (interface: respon).
-type resultHead struct {
+// ResultHead is how both XML payment answers begin (interface: respon).
+type ResultHead struct {
 	MerchantID string `xml:"merchant_id"`
 	AccountID  string `xml:"account_id"`
 	OrderNo    string `xml:"order_no"`
@@ -24,9 +25,9 @@ type resultHead struct {
 }
 
 // respon is the XML answer of a direct payment (root element respon).
-type respon struct {
+type Respon struct {
 	XMLName xml.Name `xml:"respon"`
-	resultHead
+	ResultHead
 	TransactionID            string      `xml:"transaction_id"`
 	Card                     string      `xml:"card"`
 	OrderStatus              string      `xml:"order_status"`
@@ -41,45 +42,45 @@ type respon struct {
 	ThreeDSResult            string      `xml:"threeds_result"`
 	RiskAction               string      `xml:"risk_action"`
 	RiskScore                string      `xml:"risk_score"`
-	RiskReasons              riskReasons `xml:"risk_reasons"`
+	RiskReasons              RiskReasons `xml:"risk_reasons"`
 	// IssuerURL is where the shopper completes a 3-D Secure challenge.
 	IssuerURL      string `xml:"issuer_url,omitempty"`
 	EncryptionData string `xml:"encryption_data"`
 }
 
-type riskReasons struct {
-	Reasons []riskReason `xml:"reason"`
+type RiskReasons struct {
+	Reasons []RiskReason `xml:"reason"`
 }
 
-type riskReason struct {
+type RiskReason struct {
 	Name   string `xml:"name"`
 	Status string `xml:"status"`
 }
 
 // paymentResult is what the answer's encryption_data covers.
-func (r *respon) paymentResult() signing.PaymentResult {
+func (r *Respon) PaymentResult() signing.PaymentResult {
 	return signing.PaymentResult{
 		MerchantID: r.MerchantID, AccountID: r.AccountID, TransactionID: r.TransactionID, OrderNo: r.OrderNo,
 		Currency: r.Currency, Amount: r.Amount, OrderStatus: r.OrderStatus, ResultInfo: r.ResultInfo,
 	}
 }
 
-// sign fills encryption_data with the payment-result recipe of docs/design.md §3,
+// Sign fills encryption_data with the payment-result recipe of docs/design.md §3,
 // under the key the request proved. Without one the answer goes unsigned:
 // nothing is signed for a caller who has not proved the key.
-func (r *respon) sign(key string) {
+func (r *Respon) Sign(key string) {
 	if key == "" {
 		return
 	}
-	r.EncryptionData = signing.SignPaymentResult(key, r.paymentResult())
+	r.EncryptionData = signing.SignPaymentResult(key, r.PaymentResult())
 }
 
 // failed is the answer to a request refused before any order existed. It
 // echoes order_no, amount and currency only when they are well-formed, so a
 // signed refusal never carries a value that could shift into a neighbouring
 // field of another recipe.
-func failed(merchantID, accountID, orderNo, amount, currency string, code codes.Code) *respon {
-	if len(orderNo) > maxOrderNo || !Printable(orderNo) {
+func FailedRespon(merchantID, accountID, orderNo, amount, currency string, code codes.Code) *Respon {
+	if len(orderNo) > order.MaxOrderNo || !order.Printable(orderNo) {
 		orderNo = ""
 	}
 	if !money.KnownCurrency(currency) {
@@ -88,17 +89,17 @@ func failed(merchantID, accountID, orderNo, amount, currency string, code codes.
 	if _, err := money.Parse(amount, currency); currency == "" || err != nil {
 		amount = ""
 	}
-	return &respon{
-		resultHead:  resultHead{MerchantID: merchantID, AccountID: accountID, OrderNo: orderNo, Amount: amount, Currency: currency},
+	return &Respon{
+		ResultHead:  ResultHead{MerchantID: merchantID, AccountID: accountID, OrderNo: orderNo, Amount: amount, Currency: currency},
 		OrderStatus: "0",
 		ResultInfo:  code.String(),
 		RiskScore:   "0",
 	}
 }
 
-// renderXML writes an XML answer (a respon or an apmRespon) and leaves its
+// RenderXML writes an XML answer (a respon or an APMRespon) and leaves its
 // result code for the request log.
-func renderXML(c *gin.Context, httpStatus int, answer any, resultID string) {
+func RenderXML(c *gin.Context, httpStatus int, answer any, resultID string) {
 	c.Set(ContextResultCode, resultID)
 	body, err := xml.Marshal(answer)
 	if err != nil {
@@ -108,11 +109,11 @@ func renderXML(c *gin.Context, httpStatus int, answer any, resultID string) {
 	c.Data(httpStatus, "application/xml; charset=utf-8", append([]byte(xml.Header), body...))
 }
 
-// resultRespon is the answer of a payment the order's workflow has just
+// ResultRespon is the answer of a payment the order's workflow has just
 // given its result for.
-func resultRespon(res workflows.PaymentResult) *respon {
-	r := &respon{
-		resultHead: resultHead{MerchantID: res.MerchantID, AccountID: res.AccountID, OrderNo: res.OrderNo,
+func ResultRespon(res workflows.PaymentResult) *Respon {
+	r := &Respon{
+		ResultHead: ResultHead{MerchantID: res.MerchantID, AccountID: res.AccountID, OrderNo: res.OrderNo,
 			Amount: money.FromMinor(res.Amount, res.Currency).String(), Currency: res.Currency},
 		TransactionID: res.TransactionID,
 		Card:          res.CardMasked,
@@ -127,16 +128,16 @@ func resultRespon(res workflows.PaymentResult) *respon {
 	}
 	r.setRecurring(res.Recurring)
 	for _, reason := range res.Risk.Reasons {
-		r.RiskReasons.Reasons = append(r.RiskReasons.Reasons, riskReason{Name: reason.Name, Status: reason.Status})
+		r.RiskReasons.Reasons = append(r.RiskReasons.Reasons, RiskReason{Name: reason.Name, Status: reason.Status})
 	}
 	return r
 }
 
-// orderRespon is the answer of a payment from its record, for a repeated
+// OrderRespon is the answer of a payment from its record, for a repeated
 // request whose workflow has closed.
-func orderRespon(o *models.Order) *respon {
-	r := &respon{
-		resultHead: resultHead{MerchantID: o.MerchantID, AccountID: o.AccountID, OrderNo: o.OrderNo,
+func OrderRespon(o *models.Order) *Respon {
+	r := &Respon{
+		ResultHead: ResultHead{MerchantID: o.MerchantID, AccountID: o.AccountID, OrderNo: o.OrderNo,
 			Amount: money.FromMinor(o.Amount, o.Currency).String(), Currency: o.Currency},
 		TransactionID: o.TransactionID,
 		Card:          o.CardMasked,
@@ -150,15 +151,15 @@ func orderRespon(o *models.Order) *respon {
 		TokenID:       o.TokenID,
 	}
 	for _, reason := range o.RiskReasons {
-		r.RiskReasons.Reasons = append(r.RiskReasons.Reasons, riskReason{Name: reason.Name, Status: reason.Status})
+		r.RiskReasons.Reasons = append(r.RiskReasons.Reasons, RiskReason{Name: reason.Name, Status: reason.Status})
 	}
 	return r
 }
 
-// apmRespon is the XML answer of an APM payment: where to send the shopper.
-type apmRespon struct {
+// APMRespon is the XML answer of an APM payment: where to send the shopper.
+type APMRespon struct {
 	XMLName xml.Name `xml:"respon"`
-	resultHead
+	ResultHead
 	IssuerURL      string `xml:"issuer_url"`
 	TransactionID  string `xml:"transaction_id"`
 	OrderStatus    string `xml:"order_status"`
@@ -166,10 +167,10 @@ type apmRespon struct {
 	EncryptionData string `xml:"encryption_data"`
 }
 
-// apmShape is the signed payment result r as an APM payment answers it.
-func (r *respon) apmShape() *apmRespon {
-	return &apmRespon{
-		resultHead: r.resultHead, IssuerURL: r.IssuerURL, TransactionID: r.TransactionID,
+// APMShape is the signed payment result r as an APM payment answers it.
+func (r *Respon) APMShape() *APMRespon {
+	return &APMRespon{
+		ResultHead: r.ResultHead, IssuerURL: r.IssuerURL, TransactionID: r.TransactionID,
 		OrderStatus: r.OrderStatus, ResultInfo: r.ResultInfo, EncryptionData: r.EncryptionData,
 	}
 }

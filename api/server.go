@@ -17,27 +17,13 @@ import (
 	"github.com/paygate/paygate/api/admin"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/replay"
-	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/notify"
-	"github.com/paygate/paygate/workflows"
 )
 
 // Accounts loads merchant accounts with their signing keys.
 type Accounts interface {
 	Load(ctx context.Context, merchantID, accountID string) (*merchant.Account, error)
-}
-
-// Orders runs order workflows.
-type Orders interface {
-	Authorise(ctx context.Context, in workflows.OrderInput) (workflows.PaymentResult, error)
-}
-
-// CardVault tokenises cards at the edge.
-type CardVault interface {
-	Tokenize(ctx context.Context, scope string, c vault.Card) (string, bool, error)
-	Fingerprint(number string) string
-	Delete(ctx context.Context, token string) error
 }
 
 // IDs hands out transaction ids.
@@ -48,8 +34,6 @@ type IDs interface {
 // Server holds what the handlers need.
 type Server struct {
 	Accounts Accounts
-	Orders   Orders
-	Vault    CardVault
 	IDs      IDs
 	// Records is the record of orders, payouts, subscriptions and the
 	// rest (records.go); nil turns off what needs it.
@@ -61,27 +45,19 @@ type Server struct {
 	NotifySchedule notify.Schedule
 	// PublicURL is the gateway's address as browsers and providers see it.
 	PublicURL string
-	// Callbacks check what the connectors' 3-D Secure ACS and APM providers
-	// send (callbacks.go); nil refuses every callback.
-	Callbacks CallbackReaders
-	// SessionKey signs hosted payment sessions.
+	// SessionKey signs hosted payment sessions (api/payments) and keys the
+	// replay store's hashes.
 	SessionKey []byte
-	// Shopper runs the shopper's side of orders on Temporal.
-	Shopper ShopperFlows
 	// FormOrigins are the origins, besides the gateway's own, that the
 	// shopper's pages may send the shopper to with a form: the 3-D Secure
 	// ACS and APM provider pages (see edge.go).
 	FormOrigins []string
 
 	// Capabilities are the merchant operations served by packages of
-	// their own (api/operations, api/payouts, api/subscriptions, api/methods,
+	// their own (api/payments, api/operations, api/payouts, api/subscriptions, api/methods,
 	// api/queries): each puts its routes on /v1, behind the same
 	// edge, replay guard and authenticated-request step.
 	Capabilities []Capability
-
-	// TestIntervals admits the subscription intervals "second" and
-	// "minute", for the dev setup and the tests.
-	TestIntervals bool
 
 	// Offers tells what each connector takes and Tallies counts how the
 	// account's orders fared by method (POST /v1/optimise, optimise.go);
@@ -103,10 +79,6 @@ type Server struct {
 
 	// Metrics counts each answered request; nil counts nothing.
 	Metrics RequestMetrics
-
-	// ForbidLiveSimulators refuses a live account's orders on a simulated
-	// connector (PAYGATE_LIVE_SIMULATORS=forbid).
-	ForbidLiveSimulators bool
 }
 
 // Capability is a merchant operation served by a package of its own.
@@ -136,12 +108,6 @@ func (s *Server) Handler() http.Handler {
 	v1 := r.Group("/v1")
 	// First answers of repeated requests, Idempotency-Key (replay.go).
 	v1.Use(s.replayGuard)
-	v1.POST("/authorise", s.authorise)
-	v1.POST("/checkout", s.checkoutPage)
-	v1.POST("/checkout/pay", s.checkoutPay)
-	v1.POST("/checkout/cancel", s.checkoutCancel)
-	v1.POST("/3ds/callback", s.threeDSCallback)
-	v1.POST("/apm/callback", s.apmCallback)
 	for _, c := range s.Capabilities {
 		c.Routes(v1)
 	}

@@ -10,7 +10,7 @@ const recurringTimeFormat = "2006-01-02 15:04:05"
 
 // setRecurring fills an answer's recurring_* fields from what the payment's
 // workflow answered.
-func (r *respon) setRecurring(rec *workflows.RecurringResult) {
+func (r *Respon) setRecurring(rec *workflows.RecurringResult) {
 	if rec == nil {
 		return
 	}
@@ -20,9 +20,9 @@ func (r *respon) setRecurring(rec *workflows.RecurringResult) {
 	}
 }
 
-// setRecurringFrom fills an answer's recurring_* fields from the record of
+// SetRecurringFrom fills an answer's recurring_* fields from the record of
 // the subscription the order belongs to.
-func (r *respon) setRecurringFrom(sub *models.Subscription) {
+func (r *Respon) SetRecurringFrom(sub *models.Subscription) {
 	if sub == nil {
 		return
 	}

@@ -33,6 +33,7 @@ import (
 	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/api/methods"
 	"github.com/paygate/paygate/api/operations"
+	"github.com/paygate/paygate/api/payments"
 	"github.com/paygate/paygate/api/payouts"
 	"github.com/paygate/paygate/api/queries"
 	"github.com/paygate/paygate/api/subscriptions"
@@ -331,7 +332,7 @@ func (g *Gateway) APIHandler() http.Handler {
 	// Connectors that cannot be built (FromEnv has checked the addresses,
 	// so only a hand-made Config gets here) leave callbacks and
 	// POST /v1/optimise refused; every other operation goes on.
-	var callbacks api.CallbackReaders
+	var callbacks payments.CallbackReaders
 	var offers api.ConnectorOffers
 	if set, err := g.connectorSet(); err != nil {
 		g.Logger.Error("connectors: every 3-D Secure and APM callback and every optimise request will be refused", "error", err)
@@ -351,19 +352,14 @@ func (g *Gateway) APIHandler() http.Handler {
 	replays := replay.New(g.DB)
 	replays.Logger = g.Logger.With("component", "api")
 	s := &api.Server{
-		Accounts:  g.Accounts,
-		Callbacks: callbacks,
-		Offers:    offers,
-		Orders:    orders,
-		Records:   records,
-		Replays:   replays,
+		Accounts: g.Accounts,
+		Offers:   offers,
+		Records:  records,
+		Replays:  replays,
 
 		NotifySchedule: g.Config.NotifySchedule,
 		PublicURL:      strings.TrimSuffix(g.Config.Edge.PublicURL, "/"),
 		SessionKey:     g.sessionKey(),
-		Shopper:        orders,
-		TestIntervals:  g.Config.SubscriptionTestIntervals,
-		Vault:          g.Vault,
 		IDs:            g.ids,
 		FormOrigins:    formOrigins(g.Config), // The simulated ACS and APM pages live there.
 		Logger:         g.Logger.With("component", "api"),
@@ -372,10 +368,10 @@ func (g *Gateway) APIHandler() http.Handler {
 			PayoutReruns: g.PayoutReruns(), Erasures: erasure.New(g.DB), Logger: g.Logger.With("component", "api")},
 		Codec:   g.codecEndpoint(cons),
 		Metrics: g.Metrics,
-
-		ForbidLiveSimulators: g.Config.Connectors.ForbidLiveSimulators,
 	}
 	s.Capabilities = []api.Capability{
+		&payments.Handler{Gate: s, Orders: orders, Shopper: orders, Vault: g.Vault, Callbacks: callbacks,
+			TestIntervals: g.Config.SubscriptionTestIntervals, ForbidLiveSimulators: g.Config.Connectors.ForbidLiveSimulators},
 		operations.New(s, orders),
 		payouts.New(s, &flows.TemporalPayouts{Client: g.Temporal}),
 		subscriptions.New(s, &flows.TemporalSubscriptions{Client: g.Temporal}),

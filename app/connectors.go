@@ -8,6 +8,7 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/api/payments"
 	"github.com/paygate/paygate/internal/adapters/connectors"
 	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
 	"github.com/paygate/paygate/internal/adapters/connectors/simbank"
@@ -104,7 +105,7 @@ func (c Config) CheckConnector(name string) error {
 // it takes (POST /v1/optimise).
 type gatewayConnector interface {
 	activities.Connector
-	api.CallbackReader
+	payments.CallbackReader
 	api.ConnectorOffer
 }
 
@@ -149,7 +150,7 @@ func registry[C any](conns []gatewayConnector, as func(gatewayConnector) C) (*co
 // registries hold the same instances.
 type ConnectorSet struct {
 	Activities *connectors.Registry[activities.Connector]
-	Callbacks  *connectors.Registry[api.CallbackReader]
+	Callbacks  *connectors.Registry[payments.CallbackReader]
 	Offers     *connectors.Registry[api.ConnectorOffer]
 }
 
@@ -163,7 +164,7 @@ func (c Config) BuildConnectors() (*ConnectorSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	cbs, err := registry(conns, func(g gatewayConnector) api.CallbackReader { return g })
+	cbs, err := registry(conns, func(g gatewayConnector) payments.CallbackReader { return g })
 	if err != nil {
 		return nil, err
 	}

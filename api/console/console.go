@@ -24,7 +24,7 @@ import (
 )
 
 // OrderOps sends an operation to an order's workflow, as the API's batch
-// endpoints do (api.TemporalOrders).
+// endpoints do (flows.TemporalOrders).
 type OrderOps interface {
 	Capture(ctx context.Context, workflowID string, req workflows.CaptureRequest) (workflows.OperationResult, error)
 	Cancel(ctx context.Context, workflowID string, req workflows.CancelRequest) (workflows.OperationResult, error)

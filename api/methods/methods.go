@@ -97,7 +97,7 @@ func validateOptimise(r *optimiseRequest, account *merchant.Account) (optimiseQu
 		}
 	}
 	rid, cur, email, ctry := r.RequestID.String(), r.Currency.String(), r.ShopperEmail.String(), r.Country.String()
-	if len(rid) > maxRequestID || !api.Printable(rid) {
+	if len(rid) > maxRequestID || !order.Printable(rid) {
 		return fail(codes.InvalidField.With("request_id must be 1 to 64 printable characters without spaces"))
 	}
 	if !money.KnownCurrency(cur) || !account.AllowsCurrency(cur) {
@@ -107,7 +107,7 @@ func validateOptimise(r *optimiseRequest, account *merchant.Account) (optimiseQu
 	if err != nil || amount.Minor <= 0 {
 		return fail(codes.InvalidAmount.With("amount must be a positive decimal with at most two fraction digits"))
 	}
-	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || len(email) > api.MaxEmail {
+	if addr, err := mail.ParseAddress(email); err != nil || addr.Address != email || len(email) > order.MaxEmail {
 		return fail(codes.InvalidField.With("shopper_email"))
 	}
 	if ctry != "" && !country.Known(ctry) {

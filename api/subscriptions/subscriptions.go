@@ -15,6 +15,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/flows"
+	"github.com/paygate/paygate/internal/domain/card"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/internal/domain/status"
@@ -235,7 +236,7 @@ func (h *Handler) deleteToken(c *gin.Context) {
 		m.Refuse(codes.MissingField.With("token_id"))
 		return
 	}
-	if !api.IsTokenID(req.TokenID) {
+	if !card.IsTokenID(req.TokenID) {
 		m.Refuse(codes.TokenNotFound)
 		return
 	}

@@ -1,4 +1,4 @@
-package api
+package payments
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/vault"
@@ -24,85 +25,99 @@ import (
 
 // authoriseCard places a direct card payment. The card goes into the vault
 // and only its token, masked number and fingerprint to the order's workflow.
-func (s *Server) authoriseCard(m *Merchant, req *authoriseRequest) {
-	ctx := m.c.Request.Context()
-	if code := s.modeRefusal(m.account); code != nil {
-		m.Refuse(*code)
+func (h *Handler) authoriseCard(m *api.Merchant, req *authoriseRequest) {
+	c := m.GinContext()
+	ctx := c.Request.Context()
+	amount, ok := h.admitOrder(m, func(a *merchant.Account) (money.Amount, *codes.Code) {
+		return validateCardOrder(req, a, h.Gate.Now)
+	})
+	if !ok {
 		return
 	}
-	amount, code := validateCardOrder(req, m.account, s.Now)
-	if code != nil {
-		m.Refuse(*code)
-		return
-	}
-	terms, code := s.subscriptionTerms(req, amount)
+	terms, code := h.subscriptionTerms(req, amount)
 	if code != nil {
 		m.Refuse(*code)
 		return
 	}
 	if req.paysWithToken() {
-		s.authoriseStoredCard(m, req, amount, terms)
+		h.authoriseStoredCard(m, req, amount, terms)
 		return
 	}
 	pan := req.Card.String()
-	token, created, err := s.Vault.Tokenize(ctx, workflows.OrderWorkflowID(req.MerchantID, req.AccountID, req.OrderNo), vault.Card{
+	token, created, err := h.Vault.Tokenize(ctx, workflows.OrderWorkflowID(req.MerchantID, req.AccountID, req.OrderNo), vault.Card{
 		Number:      pan,
 		ExpiryMonth: req.ExpirationMonth.String(),
 		ExpiryYear:  req.ExpirationYear.String(),
 		CVV:         req.SecurityCode.String(),
 	})
 	if err != nil {
-		s.Logger.Error("tokenize card", "order_no", req.OrderNo, "error", err)
+		h.Gate.Logger.Error("tokenize card", "order_no", req.OrderNo, "error", err)
 		m.Refuse(codes.SystemError)
 		return
 	}
-	in := s.orderInput(m.account, newOrder{details: req.Details, amount: amount, kind: order.KindCard,
-		card: s.cardRef(token, pan), subscription: terms})
-	res, err := s.placeOrder(ctx, in)
+	in := h.orderInput(m.Account(), newOrder{details: req.Details, amount: amount, kind: order.KindCard,
+		card: h.cardRef(token, pan), subscription: terms})
+	res, err := h.placeOrder(ctx, in)
 	switch {
 	case errors.Is(err, flows.ErrOrderMismatch):
-		s.forgetToken(m.c, token, created)
+		h.forgetToken(m.GinContext(), token, created)
 		m.Refuse(codes.DuplicateOrder)
 		return
 	case errors.Is(err, flows.ErrOrderClosed):
-		s.answerFromRecord(m, req, in.RequestFingerprint, token, created)
+		h.answerFromRecord(m, req, in.RequestFingerprint, token, created)
 		return
 	case err != nil:
-		s.Logger.Error("authorise order", "order_no", req.OrderNo, "error", err)
+		h.Gate.Logger.Error("authorise order", "order_no", req.OrderNo, "error", err)
 		m.Refuse(codes.SystemError)
 		return
 	}
 	if res.CardToken != token {
-		s.forgetToken(m.c, token, created)
+		h.forgetToken(m.GinContext(), token, created)
 	}
-	s.answerPayment(m, req, res)
+	h.answerPayment(m, req, res)
 }
 
 // answerPayment renders a direct payment's result, signed with the key the
 // request proved.
-func (s *Server) answerPayment(m *Merchant, req *authoriseRequest, res workflows.PaymentResult) {
-	r := resultRespon(res)
+func (h *Handler) answerPayment(m *api.Merchant, req *authoriseRequest, res workflows.PaymentResult) {
+	r := api.ResultRespon(res)
 	r.Note = req.Note
-	r.sign(m.key)
-	renderXML(m.c, http.StatusOK, r, res.ResultCode)
+	r.Sign(m.Key())
+	api.RenderXML(m.GinContext(), http.StatusOK, r, res.ResultCode)
 }
 
 // cardRef is what an order's workflow learns of a card in the vault under
 // token: never the number itself.
-func (s *Server) cardRef(token, pan string) workflows.CardRef {
-	return workflows.CardRef{Token: token, Masked: card.Mask(pan), Brand: card.Brand(pan), Fingerprint: s.Vault.Fingerprint(pan)}
+func (h *Handler) cardRef(token, pan string) workflows.CardRef {
+	return workflows.CardRef{Token: token, Masked: card.Mask(pan), Brand: card.Brand(pan), Fingerprint: h.Vault.Fingerprint(pan)}
+}
+
+// admitOrder checks that the account may take orders on its connector
+// (modeRefusal) and that validate passes the order, and returns the order's
+// amount; it answers a refusal itself.
+func (h *Handler) admitOrder(m *api.Merchant, validate func(*merchant.Account) (money.Amount, *codes.Code)) (money.Amount, bool) {
+	if code := h.modeRefusal(m.Account()); code != nil {
+		m.Refuse(*code)
+		return money.Amount{}, false
+	}
+	amount, code := validate(m.Account())
+	if code != nil {
+		m.Refuse(*code)
+		return money.Amount{}, false
+	}
+	return amount, true
 }
 
 // modeRefusal keeps test and live apart at the door of every kind of
 // order: a test account reaches simulated connectors only (I0028), and
 // where the deployment forbids simulators to live accounts, a live account
 // reaches none (I0030).
-func (s *Server) modeRefusal(account *merchant.Account) *codes.Code {
+func (h *Handler) modeRefusal(account *merchant.Account) *codes.Code {
 	simulated := testmode.Simulated(cmp.Or(account.Connector, connector.DefaultName))
 	switch {
 	case account.Mode == testmode.Test && !simulated:
 		return &codes.TestAccountConnector
-	case account.Mode != testmode.Test && simulated && s.ForbidLiveSimulators:
+	case account.Mode != testmode.Test && simulated && h.ForbidLiveSimulators:
 		return &codes.LiveAccountSimulator
 	}
 	return nil
@@ -134,7 +149,7 @@ func validateCardOrder(req *authoriseRequest, account *merchant.Account, now fun
 	if missing := firstEmpty(required); missing != "" {
 		return fail(codes.MissingField.With(missing))
 	}
-	if len(req.OrderNo) > maxOrderNo || !Printable(req.OrderNo) {
+	if len(req.OrderNo) > order.MaxOrderNo || !order.Printable(req.OrderNo) {
 		return fail(codes.InvalidField.With("order_no must be 1 to 64 printable characters without spaces"))
 	}
 	if !money.KnownCurrency(req.Currency) {
@@ -180,7 +195,7 @@ func validateCardOrder(req *authoriseRequest, account *merchant.Account, now fun
 			return fail(codes.TestCardOnLive)
 		}
 	}
-	if len(req.FirstName) > maxNameField || len(req.LastName) > maxNameField {
+	if len(req.FirstName) > order.MaxNameField || len(req.LastName) > order.MaxNameField {
 		return fail(codes.InvalidField.With("first_name and last_name must be at most 100 characters"))
 	}
 	// Names hold no digits. The card recipe concatenates amount, first_name,
@@ -192,7 +207,7 @@ func validateCardOrder(req *authoriseRequest, account *merchant.Account, now fun
 	if strings.ContainsAny(req.LastName, "0123456789") {
 		return fail(codes.InvalidField.With("last_name must not contain digits"))
 	}
-	if addr, err := mail.ParseAddress(req.ShopperEmail); err != nil || addr.Address != req.ShopperEmail || len(req.ShopperEmail) > MaxEmail {
+	if addr, err := mail.ParseAddress(req.ShopperEmail); err != nil || addr.Address != req.ShopperEmail || len(req.ShopperEmail) > order.MaxEmail {
 		return fail(codes.InvalidField.With("shopper_email"))
 	}
 	if req.NotifyURL != "" && !validURL(req.NotifyURL) {

@@ -1,4 +1,4 @@
-package api
+package payments
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/status"
@@ -30,53 +31,53 @@ type ShopperFlows interface {
 // authentication's id: the order asks the ACS for the outcome and never
 // records the status, ECI or CAVV posted here. The shopper is then sent on
 // with the order's result.
-func (s *Server) threeDSCallback(c *gin.Context) {
+func (h *Handler) threeDSCallback(c *gin.Context) {
 	ctx := c.Request.Context()
-	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, api.MaxBodyBytes)
 	if err := c.Request.ParseForm(); err != nil {
 		if bodyOverLimit(err) {
-			s.shopperMessage(c, http.StatusRequestEntityTooLarge, "en", "payment_failed", codes.RequestTooLarge)
+			h.Gate.ShopperMessage(c, http.StatusRequestEntityTooLarge, "en", "payment_failed", codes.RequestTooLarge)
 			return
 		}
-		s.shopperMessage(c, http.StatusBadRequest, "en", "payment_failed", codes.MalformedRequest)
+		h.Gate.ShopperMessage(c, http.StatusBadRequest, "en", "payment_failed", codes.MalformedRequest)
 		return
 	}
 	read := func(r CallbackReader) (connector.ThreeDSCallback, error) {
 		return r.ReadThreeDSResult(c.Request.PostForm)
 	}
-	cb, err := readByAConnector(s, read)
+	cb, err := readByAConnector(h, read)
 	if errors.Is(err, connector.ErrCallbackMalformed) {
-		s.shopperMessage(c, http.StatusBadRequest, "en", "payment_failed", codes.MalformedRequest)
+		h.Gate.ShopperMessage(c, http.StatusBadRequest, "en", "payment_failed", codes.MalformedRequest)
 		return
 	}
 	if err != nil {
-		s.shopperMessage(c, http.StatusForbidden, "en", "payment_failed", codes.BadSignature)
+		h.Gate.ShopperMessage(c, http.StatusForbidden, "en", "payment_failed", codes.BadSignature)
 		return
 	}
-	o, err := s.Records.FindOrderByID(ctx, cb.Reference)
+	o, err := h.Gate.Records.FindOrderByID(ctx, cb.Reference)
 	if err != nil {
-		s.shopperMessage(c, http.StatusNotFound, "en", "payment_failed", codes.OrderNotFound)
+		h.Gate.ShopperMessage(c, http.StatusNotFound, "en", "payment_failed", codes.OrderNotFound)
 		return
 	}
-	if !readByOrdersConnector(s, o, cb, read) {
-		s.shopperMessage(c, http.StatusForbidden, "en", "payment_failed", codes.BadSignature)
+	if !readByOrdersConnector(h, o, cb, read) {
+		h.Gate.ShopperMessage(c, http.StatusForbidden, "en", "payment_failed", codes.BadSignature)
 		return
 	}
-	if err := s.Shopper.SignalThreeDS(ctx, o.WorkflowID, workflows.ThreeDSResult{AuthenticationID: cb.AuthenticationID}); err != nil {
-		s.Logger.Error("signal 3-D Secure callback", "transaction_id", o.TransactionID, "error", err)
-		s.shopperMessage(c, http.StatusServiceUnavailable, o.Details.DefaultLang, "payment_failed", codes.SystemError)
+	if err := h.Shopper.SignalThreeDS(ctx, o.WorkflowID, workflows.ThreeDSResult{AuthenticationID: cb.AuthenticationID}); err != nil {
+		h.Gate.Logger.Error("signal 3-D Secure callback", "transaction_id", o.TransactionID, "error", err)
+		h.Gate.ShopperMessage(c, http.StatusServiceUnavailable, o.Details.DefaultLang, "payment_failed", codes.SystemError)
 		return
 	}
-	s.sendShopperOn(c, o)
+	h.sendShopperOn(c, o)
 }
 
 // apmCallback receives the APM provider's server-to-server callback. It
 // checks the provider's signature, then only wakes the order with the
 // payment's id: the order asks the provider for the payment's status and
 // never records the status posted here.
-func (s *Server) apmCallback(c *gin.Context) {
+func (h *Handler) apmCallback(c *gin.Context) {
 	ctx := c.Request.Context()
-	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, api.MaxBodyBytes))
 	if err != nil {
 		if bodyOverLimit(err) {
 			c.JSON(http.StatusRequestEntityTooLarge, gin.H{"error": "body too large"})
@@ -88,27 +89,27 @@ func (s *Server) apmCallback(c *gin.Context) {
 	read := func(r CallbackReader) (connector.APMCallback, error) {
 		return r.ReadAPMCallback(body, c.Request.Header)
 	}
-	cb, err := readByAConnector(s, read)
+	cb, err := readByAConnector(h, read)
 	if errors.Is(err, connector.ErrCallbackMalformed) {
 		c.JSON(http.StatusBadRequest, gin.H{"error": "malformed callback"})
 		return
 	}
 	if err != nil {
-		s.Logger.Warn("APM callback with a bad signature", "client_ip", c.ClientIP())
+		h.Gate.Logger.Warn("APM callback with a bad signature", "client_ip", c.ClientIP())
 		c.JSON(http.StatusUnauthorized, gin.H{"error": "bad signature"})
 		return
 	}
-	o, err := s.Records.FindOrderByID(ctx, cb.Reference)
+	o, err := h.Gate.Records.FindOrderByID(ctx, cb.Reference)
 	if err != nil {
 		c.JSON(http.StatusNotFound, gin.H{"error": "unknown reference"})
 		return
 	}
-	if !readByOrdersConnector(s, o, cb, read) {
+	if !readByOrdersConnector(h, o, cb, read) {
 		c.JSON(http.StatusUnauthorized, gin.H{"error": "bad signature"})
 		return
 	}
-	if err := s.Shopper.SignalAPM(ctx, o.WorkflowID, workflows.APMResult{PaymentID: cb.PaymentID}); err != nil {
-		s.Logger.Error("signal APM callback", "transaction_id", o.TransactionID, "error", err)
+	if err := h.Shopper.SignalAPM(ctx, o.WorkflowID, workflows.APMResult{PaymentID: cb.PaymentID}); err != nil {
+		h.Gate.Logger.Error("signal APM callback", "transaction_id", o.TransactionID, "error", err)
 		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "try again"})
 		return
 	}
@@ -123,10 +124,10 @@ func bodyOverLimit(err error) bool {
 
 // finalState waits (a bounded time) until the order no longer waits for
 // its shopper.
-func (s *Server) finalState(ctx context.Context, workflowID string) (workflows.OrderState, error) {
+func (h *Handler) finalState(ctx context.Context, workflowID string) (workflows.OrderState, error) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		st, err := s.Shopper.State(ctx, workflowID)
+		st, err := h.Shopper.State(ctx, workflowID)
 		if err == nil && st.PaymentStatus != status.Pending && st.Result != nil {
 			return st, nil
 		}
@@ -146,12 +147,12 @@ func (s *Server) finalState(ctx context.Context, workflowID string) (workflows.O
 
 // sendShopperOn waits for the order's final result and sends the shopper
 // to the merchant's return_url with the signed result, or shows it.
-func (s *Server) sendShopperOn(c *gin.Context, o *models.Order) {
+func (h *Handler) sendShopperOn(c *gin.Context, o *models.Order) {
 	lang := o.Details.DefaultLang
-	st, err := s.finalState(c.Request.Context(), o.WorkflowID)
+	st, err := h.finalState(c.Request.Context(), o.WorkflowID)
 	if err != nil || st.Result == nil {
-		s.Logger.Warn("order result not final yet", "transaction_id", o.TransactionID, "error", err)
-		s.shopperMessage(c, http.StatusOK, lang, "processing", codes.AwaitingShopper)
+		h.Gate.Logger.Warn("order result not final yet", "transaction_id", o.TransactionID, "error", err)
+		h.Gate.ShopperMessage(c, http.StatusOK, lang, "processing", codes.AwaitingShopper)
 		return
 	}
 	target := o.Details.ReturnURL
@@ -160,8 +161,8 @@ func (s *Server) sendShopperOn(c *gin.Context, o *models.Order) {
 		if st.Result.OrderStatus == status.OrderSuccess {
 			title = "pay_title"
 		}
-		s.shopperMessage(c, http.StatusOK, lang, title, st.Result.Code())
+		h.Gate.ShopperMessage(c, http.StatusOK, lang, title, st.Result.Code())
 		return
 	}
-	s.redirectWithResult(c, target, o, st.Result)
+	h.redirectWithResult(c, target, o, st.Result)
 }

@@ -1,4 +1,4 @@
-package api
+package payments
 
 import (
 	"testing"
@@ -12,8 +12,8 @@ import (
 // order carries the same account settings, and 3-D Secure is asked only
 // for cards.
 func TestOrderInput(t *testing.T) {
-	env := newTestEnv(t)
-	account, err := env.accounts.Load(t.Context(), testMerchantID, testAccountID)
+	h := handler(nil)
+	account, err := h.Gate.Accounts.Load(t.Context(), merchantID, accountID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,10 +34,10 @@ func TestOrderInput(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			d := order.Details{MerchantID: testMerchantID, AccountID: testAccountID, OrderNo: "ORD-1", Open3D: tc.open3D}
+			d := order.Details{MerchantID: merchantID, AccountID: accountID, OrderNo: "ORD-1", Open3D: tc.open3D}
 			amount := money.Amount{Minor: 1234, Currency: "USD"}
-			in := env.srv.orderInput(account, newOrder{details: d, amount: amount, kind: tc.kind, card: tc.card, apm: tc.apm})
-			if in.TransactionID != testTxID || in.MerchantID != testMerchantID || in.AccountID != testAccountID || in.OrderNo != "ORD-1" {
+			in := h.orderInput(account, newOrder{details: d, amount: amount, kind: tc.kind, card: tc.card, apm: tc.apm})
+			if in.TransactionID != txID || in.MerchantID != merchantID || in.AccountID != accountID || in.OrderNo != "ORD-1" {
 				t.Errorf("ids = %s %s %s %s", in.TransactionID, in.MerchantID, in.AccountID, in.OrderNo)
 			}
 			if in.Amount != 1234 || in.Currency != "USD" {
@@ -54,6 +54,31 @@ func TestOrderInput(t *testing.T) {
 			}
 			if in.RequestFingerprint != requestFingerprint(d, tc.card.Token) {
 				t.Errorf("RequestFingerprint is not over the details and the card token")
+			}
+		})
+	}
+}
+
+// TestRequestFingerprint: the fingerprint of a request changes with any of
+// its details and with the card token, and with nothing else.
+func TestRequestFingerprint(t *testing.T) {
+	d := order.Details{MerchantID: merchantID, AccountID: accountID, OrderNo: "ORD-1", Currency: "USD", Amount: "12.34"}
+	base := requestFingerprint(d, "tok_1")
+	other := d
+	other.Amount = "12.35"
+	tests := []struct {
+		name  string
+		got   string
+		equal bool
+	}{
+		{"the same request", requestFingerprint(d, "tok_1"), true},
+		{"another amount", requestFingerprint(other, "tok_1"), false},
+		{"another card", requestFingerprint(d, "tok_2"), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if (tc.got == base) != tc.equal {
+				t.Errorf("fingerprint %s against %s: equal %v, want %v", tc.got, base, tc.got == base, tc.equal)
 			}
 		})
 	}

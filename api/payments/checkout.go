@@ -1,4 +1,4 @@
-package api
+package payments
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/checkout"
 	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/merchant"
@@ -32,12 +33,12 @@ func (r *checkoutRequest) Trim() {
 		&r.CancelURL, &r.NotifyURL, &r.EncryptionData, &r.SignInfo, &r.DefaultLang} {
 		*p = strings.TrimSpace(*p)
 	}
-	TrimTexts(&r.Amount)
+	api.TrimTexts(&r.Amount)
 }
 
-// Echo is what a refusal repeats: the page is in the order's language.
-func (r *checkoutRequest) Echo() Echo {
-	return Echo{MerchantID: r.MerchantID, AccountID: r.AccountID, Lang: r.DefaultLang}
+// api.Echo is what a refusal repeats: the page is in the order's language.
+func (r *checkoutRequest) Echo() api.Echo {
+	return api.Echo{MerchantID: r.MerchantID, AccountID: r.AccountID, Lang: r.DefaultLang}
 }
 
 // Signature is the merchant's encryption_data or, on the shopper's
@@ -54,7 +55,7 @@ func (r *checkoutRequest) Signature() string {
 // cannot send the strong signature's header, so a request that does is the
 // merchant's.
 func (r *checkoutRequest) fromBrowser(c *gin.Context) bool {
-	return r.EncryptionData == "" && !hasStrongSignature(c)
+	return r.EncryptionData == "" && !api.StrongHeaderSent(c)
 }
 
 // checkoutGateway is what the forwarding page says of our side; its
@@ -64,33 +65,28 @@ var checkoutGateway = checkout.Gateway{PmID: "card", Descriptor: "PAYGATE", RRTi
 // checkoutPage handles both posts to /v1/checkout: the merchant's (signed
 // with encryption_data: records the order and answers the forwarding page)
 // and the shopper's browser's (carrying signInfo: answers the payment page).
-func (s *Server) checkoutPage(c *gin.Context) {
+func (h *Handler) checkoutPage(c *gin.Context) {
 	var req checkoutRequest
-	m, ok := s.AcceptMerchant(c, pageAnswers, &req)
+	m, ok := h.Gate.AcceptMerchant(c, api.PageAnswers, &req)
 	if !ok {
 		return
 	}
 	if req.fromBrowser(c) {
-		s.paymentPage(m, &req)
+		h.paymentPage(m, &req)
 		return
 	}
-	s.startCheckout(m, &req)
+	h.startCheckout(m, &req)
 }
 
 // startCheckout records a hosted order and answers the forwarding page.
-func (s *Server) startCheckout(m *Merchant, req *checkoutRequest) {
-	c := m.c
-	if code := s.modeRefusal(m.account); code != nil {
-		m.Refuse(*code)
+func (h *Handler) startCheckout(m *api.Merchant, req *checkoutRequest) {
+	c := m.GinContext()
+	amount, ok := h.admitOrder(m, func(a *merchant.Account) (money.Amount, *codes.Code) { return validateCheckout(req, a) })
+	if !ok {
 		return
 	}
-	amount, code := validateCheckout(req, m.account)
-	if code != nil {
-		m.Refuse(*code)
-		return
-	}
-	in := s.orderInput(m.account, newOrder{details: req.Details, amount: amount, kind: order.KindCheckout})
-	res, err := s.placeOrder(c.Request.Context(), in)
+	in := h.orderInput(m.Account(), newOrder{details: req.Details, amount: amount, kind: order.KindCheckout})
+	res, err := h.placeOrder(c.Request.Context(), in)
 	switch {
 	case errors.Is(err, flows.ErrOrderMismatch):
 		m.Refuse(codes.DuplicateOrder)
@@ -99,17 +95,17 @@ func (s *Server) startCheckout(m *Merchant, req *checkoutRequest) {
 		m.Refuse(codes.InvalidState.With("the order is already closed"))
 		return
 	case err != nil:
-		s.Logger.Error("start checkout", "order_no", req.OrderNo, "error", err)
+		h.Gate.Logger.Error("start checkout", "order_no", req.OrderNo, "error", err)
 		m.Refuse(codes.SystemError)
 		return
 	}
 	gw := checkoutGateway
 	gw.ConnectorCode = res.Connector
-	fields := checkout.ForwardingFields(requestMap(m.body), gw, req.EncryptionData, c.ClientIP())
-	c.Set(ContextResultCode, res.ResultCode)
-	startPage(c, http.StatusOK)
-	if err := checkout.RenderForwarding(c.Writer, checkout.ForwardingData{Action: s.PublicURL + "/v1/checkout", Fields: fields}); err != nil {
-		s.Logger.Error("render forwarding page", "error", err)
+	fields := checkout.ForwardingFields(api.RequestFields(m.Body()), gw, req.EncryptionData, c.ClientIP())
+	c.Set(api.ContextResultCode, res.ResultCode)
+	api.StartPage(c, http.StatusOK)
+	if err := checkout.RenderForwarding(c.Writer, checkout.ForwardingData{Action: h.Gate.PublicURL + "/v1/checkout", Fields: fields}); err != nil {
+		h.Gate.Logger.Error("render forwarding page", "error", err)
 	}
 }
 

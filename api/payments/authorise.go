@@ -1,4 +1,4 @@
-package api
+package payments
 
 import (
 	"net/http"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/order"
 )
@@ -44,13 +45,13 @@ func (r *authoriseRequest) Trim() {
 		&r.BillingCountry, &r.DeliveryCountry, &r.EncryptionData} {
 		*p = strings.TrimSpace(*p)
 	}
-	TrimTexts(&r.Amount, &r.Card, &r.ExpirationMonth, &r.ExpirationYear, &r.SecurityCode)
+	api.TrimTexts(&r.Amount, &r.Card, &r.ExpirationMonth, &r.ExpirationYear, &r.SecurityCode)
 }
 
-// Echo is what a refusal repeats: the ids, order_no, amount and currency
+// api.Echo is what a refusal repeats: the ids, order_no, amount and currency
 // (failed keeps the last three only when they are well-formed).
-func (r *authoriseRequest) Echo() Echo {
-	return Echo{MerchantID: r.MerchantID, AccountID: r.AccountID, OrderNo: r.OrderNo,
+func (r *authoriseRequest) Echo() api.Echo {
+	return api.Echo{MerchantID: r.MerchantID, AccountID: r.AccountID, OrderNo: r.OrderNo,
 		Amount: r.Amount.String(), Currency: r.Currency}
 }
 
@@ -61,51 +62,59 @@ func (r *authoriseRequest) RequiresEncryptionData() {}
 
 // authorise serves /v1/authorise: a direct card payment or an APM payment,
 // answered with the XML respon.
-func (s *Server) authorise(c *gin.Context) {
+func (h *Handler) authorise(c *gin.Context) {
 	var req authoriseRequest
-	m, ok := s.AcceptMerchant(c, xmlAnswers, &req)
+	m, ok := h.Gate.AcceptMerchant(c, api.XMLAnswers, &req)
 	if !ok {
 		return
 	}
 	if req.isAPM() {
-		s.authoriseAPM(m, &req)
+		h.authoriseAPM(m, &req)
 		return
 	}
-	s.authoriseCard(m, &req)
+	h.authoriseCard(m, &req)
 }
 
 // answerFromRecord answers a repeated request for an order whose workflow has
 // closed: the record holds the first answer.
-func (s *Server) answerFromRecord(m *Merchant, req *authoriseRequest, fingerprint, token string, created bool) {
-	o, err := s.Records.FindOrderByNo(m.c.Request.Context(), req.AccountID, req.OrderNo)
+func (h *Handler) answerFromRecord(m *api.Merchant, req *authoriseRequest, fingerprint, token string, created bool) {
+	c := m.GinContext()
+	o, err := h.Gate.Records.FindOrderByNo(c.Request.Context(), req.AccountID, req.OrderNo)
 	if err != nil {
-		s.Logger.Error("load closed order", "order_no", req.OrderNo, "error", err)
+		h.Gate.Logger.Error("load closed order", "order_no", req.OrderNo, "error", err)
 		m.Refuse(codes.SystemError)
 		return
 	}
 	if o.CardToken != token {
-		s.forgetToken(m.c, token, created)
+		h.forgetToken(m.GinContext(), token, created)
 	}
 	if o.RequestFingerprint != fingerprint {
 		m.Refuse(codes.DuplicateOrder)
 		return
 	}
-	r := orderRespon(o)
+	r := api.OrderRespon(o)
 	if o.RecurringID != "" {
-		if sub, err := s.Records.FindSubscriptionByID(m.c.Request.Context(), o.RecurringID); err == nil {
-			r.setRecurringFrom(sub)
+		if sub, err := h.Gate.Records.FindSubscriptionByID(c.Request.Context(), o.RecurringID); err == nil {
+			r.SetRecurringFrom(sub)
 		}
 	}
-	r.sign(m.key)
-	renderXML(m.c, http.StatusOK, r, o.ResultCode)
+	r.Sign(m.Key())
+	api.RenderXML(m.GinContext(), http.StatusOK, r, o.ResultCode)
 }
 
 // forgetToken removes a vault entry this request made and no order uses.
-func (s *Server) forgetToken(c *gin.Context, token string, created bool) {
+func (h *Handler) forgetToken(c *gin.Context, token string, created bool) {
 	if !created {
 		return
 	}
-	if err := s.Vault.Delete(c.Request.Context(), token); err != nil {
-		s.Logger.Warn("delete unused card token", "error", err)
+	if err := h.Vault.Delete(c.Request.Context(), token); err != nil {
+		h.Gate.Logger.Warn("delete unused card token", "error", err)
 	}
 }
+
+// A payment request requires encryption_data, and a charge of a stored
+// card moves money (storedcard.go).
+var (
+	_ api.EncryptionDataRequired = (*authoriseRequest)(nil)
+	_ api.MoneyMover             = (*authoriseRequest)(nil)
+)

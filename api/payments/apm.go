@@ -1,10 +1,11 @@
-package api
+package payments
 
 import (
 	"errors"
 	"net/http"
 	"strings"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/apm"
@@ -16,39 +17,35 @@ import (
 
 // authoriseAPM places an alternative-payment-method order; the request
 // proved the key with the APM recipe, and that key signs the answer.
-func (s *Server) authoriseAPM(m *Merchant, req *authoriseRequest) {
-	if code := s.modeRefusal(m.account); code != nil {
-		m.Refuse(*code)
-		return
-	}
-	amount, code := validateAPMOrder(req, m.account)
-	if code != nil {
-		m.Refuse(*code)
+func (h *Handler) authoriseAPM(m *api.Merchant, req *authoriseRequest) {
+	c := m.GinContext()
+	amount, ok := h.admitOrder(m, func(a *merchant.Account) (money.Amount, *codes.Code) { return validateAPMOrder(req, a) })
+	if !ok {
 		return
 	}
 	shopper := req.apmShopper()
 	method, _ := apm.Lookup(req.PaymentMethod)
-	in := s.orderInput(m.account, newOrder{details: req.Details, amount: amount, kind: order.KindAPM,
+	in := h.orderInput(m.Account(), newOrder{details: req.Details, amount: amount, kind: order.KindAPM,
 		apm: &workflows.APMOrder{
 			Method: method.Name, Country: shopper.country, BankCode: req.BankCode, ReturnURL: req.ReturnURL,
 			Name: strings.TrimSpace(req.FirstName + " " + req.LastName), Email: shopper.email, Document: shopper.document,
 		}})
-	res, err := s.placeOrder(m.c.Request.Context(), in)
+	res, err := h.placeOrder(c.Request.Context(), in)
 	switch {
 	case errors.Is(err, flows.ErrOrderMismatch):
 		m.Refuse(codes.DuplicateOrder)
 		return
 	case errors.Is(err, flows.ErrOrderClosed):
-		s.answerFromRecord(m, req, in.RequestFingerprint, "", false)
+		h.answerFromRecord(m, req, in.RequestFingerprint, "", false)
 		return
 	case err != nil:
-		s.Logger.Error("authorise APM order", "order_no", req.OrderNo, "error", err)
+		h.Gate.Logger.Error("authorise APM order", "order_no", req.OrderNo, "error", err)
 		m.Refuse(codes.SystemError)
 		return
 	}
-	r := resultRespon(res)
-	r.sign(m.key)
-	renderXML(m.c, http.StatusOK, r.apmShape(), res.ResultCode)
+	r := api.ResultRespon(res)
+	r.Sign(m.Key())
+	api.RenderXML(m.GinContext(), http.StatusOK, r.APMShape(), res.ResultCode)
 }
 
 // apmShopper is who pays an APM order, as its provider needs it.
@@ -86,7 +83,7 @@ func validateAPMOrder(req *authoriseRequest, account *merchant.Account) (money.A
 	if code != nil {
 		return amount, code
 	}
-	if p := req.Person; p != nil && len(p.Email) > MaxEmail {
+	if p := req.Person; p != nil && len(p.Email) > order.MaxEmail {
 		return fail(codes.InvalidField.With("person.email"))
 	}
 	shopper := req.apmShopper()

@@ -1,4 +1,4 @@
-package api
+package payments
 
 import (
 	"context"
@@ -32,9 +32,9 @@ type newOrder struct {
 
 // orderInput is the workflow input of a new order of account. Direct card,
 // hosted and APM orders are all built here, so they cannot drift apart.
-func (s *Server) orderInput(account *merchant.Account, o newOrder) workflows.OrderInput {
+func (h *Handler) orderInput(account *merchant.Account, o newOrder) workflows.OrderInput {
 	in := workflows.OrderInput{
-		TransactionID:  s.IDs.Next(),
+		TransactionID:  h.Gate.IDs.Next(),
 		MerchantID:     o.details.MerchantID,
 		AccountID:      o.details.AccountID,
 		OrderNo:        o.details.OrderNo,
@@ -44,13 +44,13 @@ func (s *Server) orderInput(account *merchant.Account, o newOrder) workflows.Ord
 		Card:           o.card,
 		Details:        o.details,
 		Windows:        windowsOf(account),
-		NotifySchedule: s.NotifySchedule.WithDefaults(),
+		NotifySchedule: h.Gate.NotifySchedule.WithDefaults(),
 		Kind:           o.kind,
 		// 3-D Secure is for cards, sent by the merchant or typed on our
 		// page; an APM's provider authenticates the shopper itself.
 		ThreeDS:   o.kind != order.KindAPM && strings.EqualFold(o.details.Open3D, "do3DS"),
 		APM:       o.apm,
-		PublicURL: s.PublicURL,
+		PublicURL: h.Gate.PublicURL,
 		// The order keeps the account's connector of this moment.
 		Connector:    account.Connector,
 		Subscription: o.subscription,
@@ -63,8 +63,8 @@ func (s *Server) orderInput(account *merchant.Account, o newOrder) workflows.Ord
 // placeOrder starts the order's workflow, or finds it, and waits for its
 // first result. A repeat of a request whose order has closed, however the
 // workflow tells it, is flows.ErrOrderClosed: its answer is in the record.
-func (s *Server) placeOrder(ctx context.Context, in workflows.OrderInput) (workflows.PaymentResult, error) {
-	res, err := s.Orders.Authorise(ctx, in)
+func (h *Handler) placeOrder(ctx context.Context, in workflows.OrderInput) (workflows.PaymentResult, error) {
+	res, err := h.Orders.Authorise(ctx, in)
 	if err == nil && res.ExistingTransactionID != "" {
 		return res, flows.ErrOrderClosed
 	}

@@ -1,4 +1,4 @@
-package api
+package payments
 
 import (
 	"encoding/json"
@@ -27,31 +27,10 @@ func firstEmpty(fields map[string]string) string {
 	return ""
 }
 
-// Field limits. The interface does not give them; these fit every real
-// value and keep records bounded.
-const (
-	maxOrderNo   = 64
-	maxNameField = 100
-	MaxEmail     = 200
-	maxURL       = 1024
-	maxFreeText  = 2048
-)
-
-// Printable reports whether s is non-empty Printable ASCII without spaces,
-// as an order_no must be.
-func Printable(s string) bool {
-	for _, r := range s {
-		if r <= ' ' || r > '~' {
-			return false
-		}
-	}
-	return s != ""
-}
-
 // validURL reports whether s is an absolute http or https URL within the
 // length limit.
 func validURL(s string) bool {
-	if len(s) > maxURL {
+	if len(s) > order.MaxURL {
 		return false
 	}
 	u, err := url.Parse(s)
@@ -71,7 +50,7 @@ func overlong(d *order.Details) string {
 	for _, name := range names {
 		// Measure the text itself, not its JSON form, where "&" or "<" take six bytes.
 		var text string
-		if raw := fields[name]; len(raw) > maxFreeText+2 && raw[0] == '"' && json.Unmarshal(raw, &text) == nil && len(text) > maxFreeText {
+		if raw := fields[name]; len(raw) > order.MaxFreeText+2 && raw[0] == '"' && json.Unmarshal(raw, &text) == nil && len(text) > order.MaxFreeText {
 			return name
 		}
 	}
@@ -86,7 +65,7 @@ func validateRedirectOrder(d *order.Details, account *merchant.Account) (money.A
 	if d.ReturnURL == "" {
 		return fail(codes.MissingField.With("return_url"))
 	}
-	if len(d.OrderNo) > maxOrderNo || !Printable(d.OrderNo) {
+	if len(d.OrderNo) > order.MaxOrderNo || !order.Printable(d.OrderNo) {
 		return fail(codes.InvalidField.With("order_no must be 1 to 64 printable characters without spaces"))
 	}
 	if !money.KnownCurrency(d.Currency) || !account.AllowsCurrency(d.Currency) {

@@ -1,7 +1,6 @@
-package api
+package payments
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/paygate/paygate/internal/adapters/merchant"
@@ -10,6 +9,8 @@ import (
 	"github.com/paygate/paygate/models"
 )
 
+// TestModeRefusal: which account may pay on which connector, with the
+// exact code of each refusal.
 func TestModeRefusal(t *testing.T) {
 	tests := []struct {
 		name, mode, connector string
@@ -27,38 +28,13 @@ func TestModeRefusal(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Server{ForbidLiveSimulators: tt.forbid}
+			h := &Handler{ForbidLiveSimulators: tt.forbid}
 			a := merchant.NewTestAccount(models.Account{Mode: tt.mode, Connector: tt.connector}, "k")
 			a.Mode, a.Connector = tt.mode, tt.connector
-			got := s.modeRefusal(a)
+			got := h.modeRefusal(a)
 			if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
 				t.Errorf("modeRefusal = %v, want %v", got, tt.want)
 			}
 		})
-	}
-}
-
-// TestLiveSimulatorsForbiddenAtEveryDoor: with simulators forbidden to live
-// accounts, a live account's card payment and hosted payment are refused
-// with I0030 before any order is started.
-func TestLiveSimulatorsForbiddenAtEveryDoor(t *testing.T) {
-	env := newTestEnv(t)
-	env.srv.ForbidLiveSimulators = true
-	env.accounts.accounts[testMerchantID+"/"+testAccountID].Mode = testmode.Live
-	checkout := fields{"merchant_id": testMerchantID, "account_id": testAccountID, "order_no": "ORD-H-1",
-		"currency": "USD", "amount": "5.00", "return_url": "https://shop.example/return"}.
-		signWith(testSignKey, []string{"merchant_id", "account_id", "order_no", "currency", "amount", "return_url"})
-	card := validCard()
-	card["card"] = "4242424242424267"
-	card.signWith(testSignKey, cardRecipe)
-	want := codes.LiveAccountSimulator.String()
-	if r := parseRespon(t, env.do(t, "/v1/authorise", ctJSON, card.json(t), testQueryIP+":1")); r.ResultInfo != want {
-		t.Errorf("card payment: %s, want %s", r.ResultInfo, want)
-	}
-	if rec := env.do(t, "/v1/checkout", ctJSON, checkout.json(t), testQueryIP+":1"); !strings.Contains(rec.Body.String(), want) {
-		t.Errorf("hosted payment: %s", rec.Body.String())
-	}
-	if n := len(env.orders.inputs()); n != 0 {
-		t.Errorf("%d orders started, want none", n)
 	}
 }

@@ -1,4 +1,4 @@
-package api
+package payments
 
 import (
 	"crypto/rand"
@@ -10,6 +10,7 @@ import (
 	"github.com/gin-gonic/gin"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/checkout"
 	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/vault"
@@ -23,17 +24,17 @@ import (
 
 // checkoutPay takes the card the shopper typed on the payment page. The
 // card travels only in this POST's body and goes straight to the vault.
-func (s *Server) checkoutPay(c *gin.Context) {
+func (h *Handler) checkoutPay(c *gin.Context) {
 	ctx := c.Request.Context()
-	o, ok := s.sessionForm(c)
+	o, ok := h.sessionForm(c)
 	if !ok {
 		return
 	}
 	f := c.Request.PostForm
 	lang := o.Details.DefaultLang
-	account, err := s.Accounts.Load(ctx, o.MerchantID, o.AccountID)
+	account, err := h.Gate.Accounts.Load(ctx, o.MerchantID, o.AccountID)
 	if err != nil {
-		s.shopperMessage(c, http.StatusServiceUnavailable, lang, "payment_failed", codes.SystemError)
+		h.Gate.ShopperMessage(c, http.StatusServiceUnavailable, lang, "payment_failed", codes.SystemError)
 		return
 	}
 	pan := strings.ReplaceAll(strings.TrimSpace(f.Get("card_number")), " ", "")
@@ -45,9 +46,9 @@ func (s *Server) checkoutPay(c *gin.Context) {
 		problem = "missing_holder"
 	case card.ValidateNumber(pan) != nil:
 		problem = "invalid_number"
-	case errors.Is(card.CheckExpiry(month, year, s.Now()), card.ErrExpired):
+	case errors.Is(card.CheckExpiry(month, year, h.Gate.Now()), card.ErrExpired):
 		problem = "expired_card"
-	case card.CheckExpiry(month, year, s.Now()) != nil:
+	case card.CheckExpiry(month, year, h.Gate.Now()) != nil:
 		problem = "invalid_expiry"
 	case card.ValidateCVV(cvv, card.Brand(pan)) != nil:
 		problem = "invalid_cvv"
@@ -55,7 +56,7 @@ func (s *Server) checkoutPay(c *gin.Context) {
 		problem = "test_card_live"
 	}
 	if problem != "" {
-		s.renderPayment(c, o, account.Name, checkout.Message(lang, problem))
+		h.renderPayment(c, o, account.Name, checkout.Message(lang, problem))
 		return
 	}
 	// Each submit seals the card under a scope of its own, so that a
@@ -63,68 +64,68 @@ func (s *Server) checkoutPay(c *gin.Context) {
 	// submit of the same card (a double click) gave the order.
 	nonce := make([]byte, 8)
 	if _, err := rand.Read(nonce); err != nil {
-		s.shopperMessage(c, http.StatusServiceUnavailable, lang, "payment_failed", codes.SystemError)
+		h.Gate.ShopperMessage(c, http.StatusServiceUnavailable, lang, "payment_failed", codes.SystemError)
 		return
 	}
 	scope := o.WorkflowID + "/checkout/" + hex.EncodeToString(nonce)
-	token, created, err := s.Vault.Tokenize(ctx, scope, vault.Card{Number: pan, ExpiryMonth: month, ExpiryYear: year, CVV: cvv})
+	token, created, err := h.Vault.Tokenize(ctx, scope, vault.Card{Number: pan, ExpiryMonth: month, ExpiryYear: year, CVV: cvv})
 	if err != nil {
-		s.Logger.Error("tokenize card", "transaction_id", o.TransactionID, "error", err)
-		s.shopperMessage(c, http.StatusServiceUnavailable, lang, "payment_failed", codes.SystemError)
+		h.Gate.Logger.Error("tokenize card", "transaction_id", o.TransactionID, "error", err)
+		h.Gate.ShopperMessage(c, http.StatusServiceUnavailable, lang, "payment_failed", codes.SystemError)
 		return
 	}
-	res, err := s.Shopper.Pay(ctx, o.WorkflowID, workflows.PayRequest{Card: s.cardRef(token, pan)})
+	res, err := h.Shopper.Pay(ctx, o.WorkflowID, workflows.PayRequest{Card: h.cardRef(token, pan)})
 	if err != nil {
 		if payRefused(err) {
 			// The order did not take this card (a second submit, an order
 			// no longer waiting): the entry this submit sealed has no use.
 			// Any other error may hide a card the order did take.
-			s.forgetToken(c, token, created)
+			h.forgetToken(c, token, created)
 		}
-		s.Logger.Warn("checkout pay", "transaction_id", o.TransactionID, "error", err)
-		s.renderPayment(c, o, account.Name, checkout.Message(lang, "payment_failed"))
+		h.Gate.Logger.Warn("checkout pay", "transaction_id", o.TransactionID, "error", err)
+		h.renderPayment(c, o, account.Name, checkout.Message(lang, "payment_failed"))
 		return
 	}
 	if res.OrderStatus == status.OrderPending && res.IssuerURL != "" {
 		// 3-D Secure challenge: the ACS sends the shopper back to us.
-		c.Set(ContextResultCode, res.ResultCode)
+		c.Set(api.ContextResultCode, res.ResultCode)
 		c.Redirect(http.StatusSeeOther, res.IssuerURL)
 		return
 	}
-	s.redirectWithResult(c, o.Details.ReturnURL, o, &res)
+	h.redirectWithResult(c, o.Details.ReturnURL, o, &res)
 }
 
 // checkoutCancel ends a checkout the shopper left and sends them to the
 // merchant's cancel_url (or return_url).
-func (s *Server) checkoutCancel(c *gin.Context) {
-	o, ok := s.sessionForm(c)
+func (h *Handler) checkoutCancel(c *gin.Context) {
+	o, ok := h.sessionForm(c)
 	if !ok {
 		return
 	}
-	res, err := s.Shopper.CancelCheckout(c.Request.Context(), o.WorkflowID)
+	res, err := h.Shopper.CancelCheckout(c.Request.Context(), o.WorkflowID)
 	if err != nil {
-		s.shopperMessage(c, http.StatusOK, o.Details.DefaultLang, "payment_failed", codes.InvalidState.With("the order is not waiting for the shopper"))
+		h.Gate.ShopperMessage(c, http.StatusOK, o.Details.DefaultLang, "payment_failed", codes.InvalidState.With("the order is not waiting for the shopper"))
 		return
 	}
 	target := o.Details.CancelURL
 	if target == "" {
 		target = o.Details.ReturnURL
 	}
-	s.redirectWithResult(c, target, o, &res)
+	h.redirectWithResult(c, target, o, &res)
 }
 
 // sessionForm reads the form of the payment page (card or cancel) and the
 // order its session names; it answers the refusal itself. The session,
 // signed by us, is the form's only proof: the shopper has no key.
-func (s *Server) sessionForm(c *gin.Context) (*models.Order, bool) {
-	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, MaxBodyBytes)
+func (h *Handler) sessionForm(c *gin.Context) (*models.Order, bool) {
+	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, api.MaxBodyBytes)
 	if err := c.Request.ParseForm(); err != nil {
-		s.shopperMessage(c, http.StatusBadRequest, "en", "payment_failed", codes.MalformedRequest)
+		h.Gate.ShopperMessage(c, http.StatusBadRequest, "en", "payment_failed", codes.MalformedRequest)
 		return nil, false
 	}
-	o, ok := s.sessionOrder(c, c.Request.PostForm.Get("session"))
+	o, ok := h.sessionOrder(c, c.Request.PostForm.Get("session"))
 	if !ok {
-		s.shopperMessage(c, http.StatusForbidden, "en", "payment_failed", codes.BadSignature)
+		h.Gate.ShopperMessage(c, http.StatusForbidden, "en", "payment_failed", codes.BadSignature)
 		return nil, false
 	}
 	return o, true

@@ -1,4 +1,4 @@
-package api
+package payments
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/signing"
@@ -22,8 +23,8 @@ import (
 // resultFields are the signed payment result a shopper brings back to the
 // merchant (docs/design.md §3, payment-result recipe). The merchant proved the key
 // when it placed the order, so the result is signed with the account's key.
-func (s *Server) resultFields(o *models.Order, res *workflows.PaymentResult) (url.Values, error) {
-	account, err := s.Accounts.Load(context.Background(), o.MerchantID, o.AccountID)
+func (h *Handler) resultFields(o *models.Order, res *workflows.PaymentResult) (url.Values, error) {
+	account, err := h.Gate.Accounts.Load(context.Background(), o.MerchantID, o.AccountID)
 	if err != nil {
 		return nil, fmt.Errorf("load account %s: %w", o.AccountID, err)
 	}
@@ -40,16 +41,16 @@ func (s *Server) resultFields(o *models.Order, res *workflows.PaymentResult) (ur
 
 // redirectWithResult sends the browser to target with the signed result in
 // the query string; it never holds card data.
-func (s *Server) redirectWithResult(c *gin.Context, target string, o *models.Order, res *workflows.PaymentResult) {
-	v, err := s.resultFields(o, res)
+func (h *Handler) redirectWithResult(c *gin.Context, target string, o *models.Order, res *workflows.PaymentResult) {
+	v, err := h.resultFields(o, res)
 	if err != nil {
-		s.Logger.Error("sign payment result", "transaction_id", o.TransactionID, "error", err)
-		s.shopperMessage(c, http.StatusServiceUnavailable, o.Details.DefaultLang, "payment_failed", codes.SystemError)
+		h.Gate.Logger.Error("sign payment result", "transaction_id", o.TransactionID, "error", err)
+		h.Gate.ShopperMessage(c, http.StatusServiceUnavailable, o.Details.DefaultLang, "payment_failed", codes.SystemError)
 		return
 	}
 	u, err := url.Parse(target)
 	if err != nil {
-		s.shopperMessage(c, http.StatusOK, o.Details.DefaultLang, "payment_failed", res.Code())
+		h.Gate.ShopperMessage(c, http.StatusOK, o.Details.DefaultLang, "payment_failed", res.Code())
 		return
 	}
 	q := u.Query()
@@ -57,6 +58,6 @@ func (s *Server) redirectWithResult(c *gin.Context, target string, o *models.Ord
 		q[k] = vals
 	}
 	u.RawQuery = q.Encode()
-	c.Set(ContextResultCode, res.ResultCode)
+	c.Set(api.ContextResultCode, res.ResultCode)
 	c.Redirect(http.StatusSeeOther, u.String())
 }

@@ -1,4 +1,4 @@
-package api
+package payments
 
 import (
 	"errors"
@@ -33,14 +33,14 @@ type CallbackReaders interface {
 // a connector's secret learns nothing, not even whether a reference exists.
 // A callback no connector signed is connector.ErrCallbackUnsigned; one a
 // connector signed without its ids, connector.ErrCallbackMalformed.
-func readByAConnector[T any](s *Server, read func(CallbackReader) (T, error)) (T, error) {
+func readByAConnector[T any](h *Handler, read func(CallbackReader) (T, error)) (T, error) {
 	var zero T
-	if s.Callbacks == nil {
+	if h.Callbacks == nil {
 		return zero, connector.ErrCallbackUnsigned
 	}
 	malformed := false
-	for _, name := range s.Callbacks.Names() {
-		r, err := s.Callbacks.Get(name)
+	for _, name := range h.Callbacks.Names() {
+		r, err := h.Callbacks.Get(name)
 		if err != nil {
 			continue
 		}
@@ -59,10 +59,10 @@ func readByAConnector[T any](s *Server, read func(CallbackReader) (T, error)) (T
 // readByOrdersConnector reports whether the connector that owns order o
 // reads the callback as cb: one connector's signature never moves another's
 // order.
-func readByOrdersConnector[T comparable](s *Server, o *models.Order, cb T, read func(CallbackReader) (T, error)) bool {
-	r, err := s.Callbacks.Get(o.Connector)
+func readByOrdersConnector[T comparable](h *Handler, o *models.Order, cb T, read func(CallbackReader) (T, error)) bool {
+	r, err := h.Callbacks.Get(o.Connector)
 	if err != nil {
-		s.Logger.Error("callback for an order whose connector is not configured", "transaction_id", o.TransactionID,
+		h.Gate.Logger.Error("callback for an order whose connector is not configured", "transaction_id", o.TransactionID,
 			"connector", o.Connector, "error", err)
 		return false
 	}

@@ -1,0 +1,157 @@
+package payments
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/api/apitest"
+	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/testmode"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
+)
+
+const (
+	merchantID = apitest.MerchantID
+	accountID  = apitest.AccountID
+	txID       = "1379868670095785984"
+)
+
+// orders keeps every order it is asked to place and declines it.
+type orders struct {
+	mu     sync.Mutex
+	placed []workflows.OrderInput
+}
+
+func (o *orders) Authorise(_ context.Context, in workflows.OrderInput) (workflows.PaymentResult, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.placed = append(o.placed, in)
+	return workflows.PaymentResult{TransactionID: in.TransactionID, ResultCode: codes.Declined.ID, ResultMessage: codes.Declined.Message}, nil
+}
+
+// cards seals nothing: it counts what it is asked to seal.
+type cards struct{ sealed int }
+
+func (c *cards) Tokenize(context.Context, string, vault.Card) (string, bool, error) {
+	c.sealed++
+	return "tok_1", true, nil
+}
+func (c *cards) Fingerprint(string) string            { return "fp" }
+func (c *cards) Delete(context.Context, string) error { return nil }
+
+type ids string
+
+func (i ids) Next() string { return string(i) }
+
+// handler is the payment capability over a gate of the test account, shaped
+// by edit, placing orders with a fake.
+func handler(edit func(*models.Account)) *Handler {
+	gate := apitest.Gate(apitest.Accounts{Edit: func(a *models.Account) {
+		a.Name, a.Currencies, a.CaptureMode = "Test account", []string{"USD"}, models.CaptureAuto
+		if edit != nil {
+			edit(a)
+		}
+	}}, nil)
+	gate.IDs = ids(txID)
+	h := &Handler{Gate: gate, Orders: &orders{}, Vault: &cards{}}
+	gate.Capabilities = []api.Capability{h}
+	return h
+}
+
+// TestLiveSimulatorsForbiddenAtEveryDoor: with simulators forbidden to live
+// accounts, a live account's card payment and hosted payment are refused
+// with I0030 before any card is sealed or order started.
+func TestLiveSimulatorsForbiddenAtEveryDoor(t *testing.T) {
+	h := handler(func(a *models.Account) { a.Mode, a.Connector = testmode.Live, "sim-acquirer" })
+	h.ForbidLiveSimulators = true
+	card := map[string]string{"merchant_id": merchantID, "account_id": accountID, "order_no": "ORD-1", "currency": "USD",
+		"amount": "5.00", "card": "4242424242424267", "expiration_month": "12", "expiration_year": "2035", "security_code": "123",
+		"first_name": "Ada", "last_name": "Lovelace", "shopper_email": "ada@example.com"}
+	card["encryption_data"] = signing.Sign(apitest.SignKey, merchantID, accountID, "ORD-1", "USD", "5.00", "Ada", "Lovelace",
+		card["card"], "2035", "12", "123", "ada@example.com")
+	hosted := map[string]string{"merchant_id": merchantID, "account_id": accountID, "order_no": "ORD-2", "currency": "USD",
+		"amount": "5.00", "return_url": "https://shop.example/return"}
+	hosted["encryption_data"] = signing.Sign(apitest.SignKey, merchantID, accountID, "ORD-2", "USD", "5.00", hosted["return_url"])
+	want := codes.LiveAccountSimulator.String()
+	tests := []struct {
+		name, path string
+		body       map[string]string
+	}{
+		{"card payment", "/v1/authorise", card},
+		{"hosted payment", "/v1/checkout", hosted},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := post(t, h.Gate.Handler(), tc.path, tc.body)
+			if !strings.Contains(rec.Body.String(), want) {
+				t.Errorf("answer %d %s, want %s", rec.Code, rec.Body.String(), want)
+			}
+		})
+	}
+	if n, sealed := len(h.Orders.(*orders).placed), h.Vault.(*cards).sealed; n != 0 || sealed != 0 {
+		t.Errorf("%d orders started and %d cards sealed, want none", n, sealed)
+	}
+}
+
+// post sends body as a form to path.
+func post(t *testing.T, h http.Handler, path string, body map[string]string) *httptest.ResponseRecorder {
+	t.Helper()
+	form := url.Values{}
+	for k, v := range body {
+		form.Set(k, v)
+	}
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec
+}
+
+// TestPageOrderKey: the page's order is found only from what proves
+// itself: the session of the card form, or a checkout request whose
+// signature was accepted.
+func TestPageOrderKey(t *testing.T) {
+	tests := []struct {
+		name          string
+		body          string
+		parsed        bool // the handler parsed the form
+		authenticated bool
+		wantSession   string
+		wantAccount   string
+		wantOrderNo   string
+	}{
+		{"session of the card form", "session=tok&card_number=4242", true, false, "tok", "", ""},
+		{"signed checkout request", "account_id= 10086001 &order_no=A-1", false, true, "", "10086001", "A-1"},
+		{"signed checkout request in JSON", `{"account_id":"10086001","order_no":"A-1"}`, false, true, "", "10086001", "A-1"},
+		{"checkout request whose signature failed", "account_id=10086001&order_no=A-1", false, false, "", "", ""},
+		{"nothing", "", false, true, "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _ := gin.CreateTestContext(httptest.NewRecorder())
+			c.Request = httptest.NewRequest(http.MethodPost, "/v1/checkout", strings.NewReader(tt.body))
+			c.Request.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			if tt.parsed {
+				_ = c.Request.ParseForm()
+			}
+			if tt.authenticated {
+				c.Set(api.ContextAuthenticated, true)
+			}
+			session, account, orderNo := pageOrderKey(c, []byte(tt.body))
+			if session != tt.wantSession || account != tt.wantAccount || orderNo != tt.wantOrderNo {
+				t.Errorf("pageOrderKey = %q, %q, %q; want %q, %q, %q", session, account, orderNo, tt.wantSession, tt.wantAccount, tt.wantOrderNo)
+			}
+		})
+	}
+}
