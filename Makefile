@@ -11,6 +11,13 @@ TEMPORAL := .bin/temporal
 # changing it installs the new one.
 WORKFLOWCHECK_VERSION := v0.6.0
 WORKFLOWCHECK := .bin/workflowcheck-$(WORKFLOWCHECK_VERSION)
+# Stripe's mock of its API: the Stripe connector's tests send every call to
+# it (internal/adapters/connectors/stripe), which it checks against Stripe's
+# published API. The version is in the file name, so changing it installs
+# the new one; the tests find it by PAYGATE_STRIPE_MOCK.
+STRIPE_MOCK_VERSION := v0.203.0
+STRIPE_MOCK := .bin/stripe-mock-$(STRIPE_MOCK_VERSION)
+export PAYGATE_STRIPE_MOCK := $(CURDIR)/$(STRIPE_MOCK)
 # Reads go test -json: results, failed tests' output, where the time went.
 TESTREPORT := .bin/testreport
 
@@ -22,7 +29,7 @@ run:
 # make test prints each package's result as it ends, the whole output of
 # any test that failed, and at the end where the time went (cmd/testreport);
 # the same report is kept in .data/test-report.txt.
-test: $(TEMPORAL) $(WORKFLOWCHECK) chromium $(TESTREPORT)
+test: $(TEMPORAL) $(WORKFLOWCHECK) $(STRIPE_MOCK) chromium $(TESTREPORT)
 	@t0=$$(date +%s); \
 	$(GO) vet ./... && $(WORKFLOWCHECK) ./workflows/... || exit 1; \
 	t1=$$(date +%s); mkdir -p .data; \
@@ -38,7 +45,7 @@ $(TESTREPORT): $(wildcard cmd/testreport/*.go internal/dev/testreport/*.go)
 # The unit and integration packages under the race detector (the fault
 # suite's processes are built without it; its own package is included).
 # Several times slower than make test.
-test-race: $(TEMPORAL) chromium $(TESTREPORT)
+test-race: $(TEMPORAL) $(STRIPE_MOCK) chromium $(TESTREPORT)
 	@mkdir -p .data
 	set -o pipefail; $(GO) test -race -json -count=1 -timeout 90m ./... | $(TESTREPORT) | tee .data/test-race-report.txt
 
@@ -87,7 +94,7 @@ FUZZ_SMOKE_TIME ?= 500x
 workflowcheck: $(WORKFLOWCHECK)
 	$(WORKFLOWCHECK) ./workflows/...
 
-test-short:
+test-short: $(STRIPE_MOCK)
 	$(GO) test -count=1 -short ./...
 
 # Every fuzz target (func FuzzXxx in a *_fuzz_test.go) runs for FUZZTIME, one
@@ -145,6 +152,10 @@ $(TEMPORAL):
 $(WORKFLOWCHECK):
 	GOBIN=$(CURDIR)/.bin/workflowcheck.tmp $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
 	mv .bin/workflowcheck.tmp/workflowcheck $@ && rmdir .bin/workflowcheck.tmp
+
+$(STRIPE_MOCK):
+	GOBIN=$(CURDIR)/.bin/stripe-mock.tmp $(GO) install github.com/stripe/stripe-mock@$(STRIPE_MOCK_VERSION)
+	mv .bin/stripe-mock.tmp/stripe-mock $@ && rmdir .bin/stripe-mock.tmp
 
 # Debian's Chromium drives the hosted payment pages in the browser tests.
 # Installed when missing and we may (root); otherwise the tests say what to do.

@@ -361,6 +361,12 @@ type ConnectorsConfig struct {
 	AcquirerTimeout time.Duration
 	// SimBankURL is the second simulated acquirer's base URL (SIMBANK_URL).
 	SimBankURL string
+	// StripeSecretKey is the Stripe account's secret key
+	// (STRIPE_SECRET_KEY), required when the connectors include stripe;
+	// StripeURL is Stripe's API address (STRIPE_API_URL, by default
+	// Stripe's own; stripe-mock's for a trial without an account).
+	StripeSecretKey string
+	StripeURL       string
 	// ProviderSecret checks what the ACS and the APM provider send back
 	// (PAYGATE_PROVIDER_SECRET).
 	ProviderSecret string

@@ -12,12 +12,13 @@ import (
 	"github.com/paygate/paygate/internal/adapters/connectors"
 	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
 	"github.com/paygate/paygate/internal/adapters/connectors/simbank"
+	"github.com/paygate/paygate/internal/adapters/connectors/stripe"
 	"github.com/paygate/paygate/internal/domain/connector"
 )
 
 // KnownConnectors are the connectors this build can run, by the name
 // accounts give them.
-var KnownConnectors = []string{simacquirer.Name, simbank.Name}
+var KnownConnectors = []string{simacquirer.Name, simbank.Name, stripe.Name}
 
 // DefaultConnectors is PAYGATE_CONNECTORS when it is not set: both
 // simulated acquirers.
@@ -30,7 +31,8 @@ const DefaultSimBankURL = "http://127.0.0.1:8091"
 var ErrUnknownConnector = errors.New("unknown connector")
 
 // connectorsFromEnv reads which connectors run (PAYGATE_CONNECTORS) and
-// their settings beyond the first simulator's (SIMBANK_URL); FromEnv calls
+// their settings beyond the first simulator's (SIMBANK_URL, STRIPE_SECRET_KEY,
+// STRIPE_API_URL); FromEnv calls
 // it and reports what fail is given with the rest.
 func connectorsFromEnv(c *Config, getenv func(string) string, fail func(name string, err error)) {
 	c.Connectors.SimBankURL = getenv("SIMBANK_URL")
@@ -48,6 +50,15 @@ func connectorsFromEnv(c *Config, getenv func(string) string, fail func(name str
 	c.Connectors.Names = names
 	if slices.Contains(names, simbank.Name) && !httpURL(c.Connectors.SimBankURL) {
 		fail("SIMBANK_URL", fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))
+	}
+	c.Connectors.StripeSecretKey, c.Connectors.StripeURL = getenv("STRIPE_SECRET_KEY"), getenv("STRIPE_API_URL")
+	if slices.Contains(names, stripe.Name) {
+		if c.Connectors.StripeSecretKey == "" {
+			fail("STRIPE_SECRET_KEY", fmt.Errorf("%w: the stripe connector needs the account's secret key", ErrUnset))
+		}
+		if c.Connectors.StripeURL != "" && !httpURL(c.Connectors.StripeURL) {
+			fail("STRIPE_API_URL", fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))
+		}
 	}
 }
 
@@ -121,6 +132,9 @@ func (c Config) buildConnectors() ([]gatewayConnector, error) {
 				CallbackSecret: c.Connectors.ProviderSecret})
 		case simbank.Name:
 			conn, err = simbank.New(simbank.Config{BaseURL: c.Connectors.SimBankURL, Timeout: c.Connectors.AcquirerTimeout})
+		case stripe.Name:
+			conn, err = stripe.New(stripe.Config{SecretKey: c.Connectors.StripeSecretKey, BaseURL: c.Connectors.StripeURL,
+				Timeout: c.Connectors.AcquirerTimeout})
 		default:
 			err = fmt.Errorf("%w %q", ErrUnknownConnector, name)
 		}

@@ -18,18 +18,24 @@ func TestConnectorsFromEnv(t *testing.T) {
 		env     map[string]string
 		want    []string
 		wantURL string
-		bad     []string // variables refused
+		bad     []string // variables refused as malformed
+		unset   []string // variables refused as missing
 	}{
-		{"defaults", nil, []string{"sim-acquirer", "sim-bank"}, DefaultSimBankURL, nil},
-		{"the simulator only", map[string]string{"PAYGATE_CONNECTORS": "sim-acquirer"}, []string{"sim-acquirer"}, DefaultSimBankURL, nil},
+		{"defaults", nil, []string{"sim-acquirer", "sim-bank"}, DefaultSimBankURL, nil, nil},
+		{"the simulator only", map[string]string{"PAYGATE_CONNECTORS": "sim-acquirer"}, []string{"sim-acquirer"}, DefaultSimBankURL, nil, nil},
 		{"sim-bank only, elsewhere", map[string]string{"PAYGATE_CONNECTORS": " sim-bank ", "SIMBANK_URL": "https://bank.example/acq"},
-			[]string{"sim-bank"}, "https://bank.example/acq", nil},
-		{"an unknown connector", map[string]string{"PAYGATE_CONNECTORS": "sim-acquirer,acme"}, nil, DefaultSimBankURL, []string{"PAYGATE_CONNECTORS"}},
-		{"a connector twice", map[string]string{"PAYGATE_CONNECTORS": "sim-bank,sim-bank"}, nil, DefaultSimBankURL, []string{"PAYGATE_CONNECTORS"}},
-		{"none", map[string]string{"PAYGATE_CONNECTORS": " , "}, nil, DefaultSimBankURL, []string{"PAYGATE_CONNECTORS"}},
-		{"sim-bank at no URL", map[string]string{"SIMBANK_URL": "bank.example:8091"}, []string{"sim-acquirer", "sim-bank"}, "bank.example:8091", []string{"SIMBANK_URL"}},
+			[]string{"sim-bank"}, "https://bank.example/acq", nil, nil},
+		{"an unknown connector", map[string]string{"PAYGATE_CONNECTORS": "sim-acquirer,acme"}, nil, DefaultSimBankURL, []string{"PAYGATE_CONNECTORS"}, nil},
+		{"a connector twice", map[string]string{"PAYGATE_CONNECTORS": "sim-bank,sim-bank"}, nil, DefaultSimBankURL, []string{"PAYGATE_CONNECTORS"}, nil},
+		{"none", map[string]string{"PAYGATE_CONNECTORS": " , "}, nil, DefaultSimBankURL, []string{"PAYGATE_CONNECTORS"}, nil},
+		{"sim-bank at no URL", map[string]string{"SIMBANK_URL": "bank.example:8091"}, []string{"sim-acquirer", "sim-bank"}, "bank.example:8091", []string{"SIMBANK_URL"}, nil},
 		{"a bad URL of a connector not run", map[string]string{"PAYGATE_CONNECTORS": "sim-acquirer", "SIMBANK_URL": "nowhere"},
-			[]string{"sim-acquirer"}, "nowhere", nil},
+			[]string{"sim-acquirer"}, "nowhere", nil, nil},
+		{"stripe with its key", map[string]string{"PAYGATE_CONNECTORS": "stripe,sim-bank", "STRIPE_SECRET_KEY": "sk_test_1"},
+			[]string{"stripe", "sim-bank"}, DefaultSimBankURL, nil, nil},
+		{"stripe without a key", map[string]string{"PAYGATE_CONNECTORS": "stripe"}, []string{"stripe"}, DefaultSimBankURL, nil, []string{"STRIPE_SECRET_KEY"}},
+		{"stripe at no URL", map[string]string{"PAYGATE_CONNECTORS": "stripe", "STRIPE_SECRET_KEY": "sk_test_1", "STRIPE_API_URL": "api.stripe.com"},
+			[]string{"stripe"}, DefaultSimBankURL, []string{"STRIPE_API_URL"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,7 +47,12 @@ func TestConnectorsFromEnv(t *testing.T) {
 					t.Errorf("%s: %v, want ErrMalformed", name, got[name])
 				}
 			}
-			if len(got) != len(tc.bad) {
+			for _, name := range tc.unset {
+				if !errors.Is(got[name], ErrUnset) {
+					t.Errorf("%s: %v, want ErrUnset", name, got[name])
+				}
+			}
+			if len(got) != len(tc.bad)+len(tc.unset) {
 				t.Errorf("refused %v, want %v", got, tc.bad)
 			}
 			if !slices.Equal(c.Connectors.Names, tc.want) || c.Connectors.SimBankURL != tc.wantURL {
@@ -82,17 +93,17 @@ func TestCheckConnector(t *testing.T) {
 // TestConnectorRegistries builds the registries the activities and the API
 // use from a configuration, and checks each connector answers to its name.
 func TestConnectorRegistries(t *testing.T) {
-	cfg := Config{Connectors: ConnectorsConfig{Names: []string{"sim-acquirer", "sim-bank"}, AcquirerURL: "http://127.0.0.1:8090",
-		SimBankURL: "http://127.0.0.1:8091", ProviderSecret: "a-provider-secret-for-tests"}}
+	cfg := Config{Connectors: ConnectorsConfig{Names: []string{"sim-acquirer", "sim-bank", "stripe"}, AcquirerURL: "http://127.0.0.1:8090",
+		SimBankURL: "http://127.0.0.1:8091", ProviderSecret: "a-provider-secret-for-tests", StripeSecretKey: "sk_test_1"}}
 	set, err := cfg.BuildConnectors()
 	if err != nil {
 		t.Fatal(err)
 	}
 	acts := set.Activities
-	if !slices.Equal(acts.Names(), []string{"sim-acquirer", "sim-bank"}) || acts.Default() != connector.DefaultName {
+	if !slices.Equal(acts.Names(), []string{"sim-acquirer", "sim-bank", "stripe"}) || acts.Default() != connector.DefaultName {
 		t.Errorf("names %v, default %q", acts.Names(), acts.Default())
 	}
-	for _, tc := range []struct{ ask, want string }{{"", "sim-acquirer"}, {"sim-acquirer", "sim-acquirer"}, {"sim-bank", "sim-bank"}} {
+	for _, tc := range []struct{ ask, want string }{{"", "sim-acquirer"}, {"sim-acquirer", "sim-acquirer"}, {"sim-bank", "sim-bank"}, {"stripe", "stripe"}} {
 		c, err := acts.Get(tc.ask)
 		if err != nil || c.Name() != tc.want {
 			t.Errorf("Get(%q) = %v, %v, want %s", tc.ask, c, err, tc.want)
@@ -117,7 +128,7 @@ func TestConnectorRegistries(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		want bool
-	}{{"sim-acquirer", true}, {"sim-bank", false}} {
+	}{{"sim-acquirer", true}, {"sim-bank", false}, {"stripe", false}} {
 		v, err := cbs.Get(tc.name)
 		if err != nil {
 			t.Fatal(err)
@@ -131,5 +142,8 @@ func TestConnectorRegistries(t *testing.T) {
 
 	if _, err := (Config{Connectors: ConnectorsConfig{Names: []string{"sim-bank"}, SimBankURL: "not a url"}}).BuildConnectors(); err == nil {
 		t.Error("a connector at a bad URL was built")
+	}
+	if _, err := (Config{Connectors: ConnectorsConfig{Names: []string{"stripe"}}}).BuildConnectors(); err == nil {
+		t.Error("a stripe connector without a secret key was built")
 	}
 }

@@ -35,7 +35,7 @@ func runMerchantCreate(ctx context.Context, args []string, stdout io.Writer, log
 	limits := fs.String("limits", "", "per-currency amount limits, e.g. USD=10000.00,EUR=5000.00")
 	scheme := fs.String("signing", "", "how requests prove the key: strong-for-money (Paygate-Signature where money moves; the default of live accounts), compatible (encryption_data or Paygate-Signature everywhere; the default of test accounts; weaker, see docs/decisions.md) or strong (Paygate-Signature only)")
 	refundLimit := fs.Int64("compatible-refund-limit", 0, "per currency and UTC day, in minor units, the refunds a compatible live account may request with encryption_data (0: the default, 100000; strong signatures have no limit)")
-	conn := fs.String("connector", connector.DefaultName, "the acquirer connector of the account's orders: one of PAYGATE_CONNECTORS (sim-acquirer, sim-bank)")
+	conn := fs.String("connector", connector.DefaultName, "the acquirer connector of the account's orders: one of PAYGATE_CONNECTORS (sim-acquirer, sim-bank, stripe)")
 	mode := fs.String("mode", testmode.Live, "live (refuses the simulators' test cards) or test (test data never trips velocity; simulated connectors only)")
 	if err := fs.Parse(args); err != nil {
 		return err

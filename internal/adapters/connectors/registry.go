@@ -1,5 +1,5 @@
 // Package connectors finds an acquirer connector by its name. The
-// connectors themselves live one per sub-package (simacquirer, simbank);
+// connectors themselves live one per sub-package (simacquirer, simbank, stripe);
 // the composition root builds the ones the configuration names and
 // registers them here. The registry is generic so that each user sees the
 // connectors through its own interface: the activities ask for what they

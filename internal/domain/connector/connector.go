@@ -285,3 +285,15 @@ type APMPayment struct {
 	Status      APMStatus
 	RedirectURL string
 }
+
+// CheckIDs refuses, with ErrRejected, an operation on a charge that names
+// no charge or carries no idempotency key; what says which operation.
+func CheckIDs(what, chargeID, idempotencyKey string) error {
+	if chargeID == "" {
+		return fmt.Errorf("%s: %w: empty charge id", what, ErrRejected)
+	}
+	if idempotencyKey == "" {
+		return fmt.Errorf("%s: %w: empty idempotency key", what, ErrRejected)
+	}
+	return nil
+}

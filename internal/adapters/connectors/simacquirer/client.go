@@ -207,7 +207,7 @@ func (c *Client) Inquire(ctx context.Context, idempotencyKey string) (Charge, er
 // authorisation is released.
 func (c *Client) Capture(ctx context.Context, chargeID, idempotencyKey string, amount int64) (Charge, error) {
 	what := "capture " + chargeID + " " + idempotencyKey
-	if err := checkIDs(what, chargeID, idempotencyKey); err != nil {
+	if err := connector.CheckIDs(what, chargeID, idempotencyKey); err != nil {
 		return Charge{}, err
 	}
 	body := struct {
@@ -222,7 +222,7 @@ func (c *Client) Capture(ctx context.Context, chargeID, idempotencyKey string, a
 // Void cancels an approved charge that has not been captured.
 func (c *Client) Void(ctx context.Context, chargeID, idempotencyKey string) (Charge, error) {
 	what := "void " + chargeID + " " + idempotencyKey
-	if err := checkIDs(what, chargeID, idempotencyKey); err != nil {
+	if err := connector.CheckIDs(what, chargeID, idempotencyKey); err != nil {
 		return Charge{}, err
 	}
 	body := struct {
@@ -237,7 +237,7 @@ func (c *Client) Void(ctx context.Context, chargeID, idempotencyKey string) (Cha
 // back pending; poll GetRefund until it settles.
 func (c *Client) Refund(ctx context.Context, chargeID, idempotencyKey string, amount int64) (Refund, error) {
 	what := "refund " + chargeID + " " + idempotencyKey
-	if err := checkIDs(what, chargeID, idempotencyKey); err != nil {
+	if err := connector.CheckIDs(what, chargeID, idempotencyKey); err != nil {
 		return Refund{}, err
 	}
 	body := struct {
@@ -258,16 +258,6 @@ func (c *Client) GetRefund(ctx context.Context, refundID string) (Refund, error)
 	var out Refund
 	err := c.do(ctx, what, http.MethodGet, "/v1/refunds/"+url.PathEscape(refundID), nil, &out)
 	return out, err
-}
-
-func checkIDs(what, chargeID, idempotencyKey string) error {
-	if chargeID == "" {
-		return fmt.Errorf("%s: %w: empty charge id", what, ErrRejected)
-	}
-	if idempotencyKey == "" {
-		return fmt.Errorf("%s: %w: empty idempotency key", what, ErrRejected)
-	}
-	return nil
 }
 
 type errorBody struct {

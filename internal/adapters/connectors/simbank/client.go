@@ -26,6 +26,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/refund"
 
+	"github.com/paygate/paygate/internal/adapters/connectors"
 	"github.com/paygate/paygate/internal/adapters/outbound"
 )
 
@@ -67,8 +68,9 @@ type Config struct {
 
 // Client calls sim-bank's API. It is safe for concurrent use.
 type Client struct {
-	baseURL *url.URL
-	http    *http.Client
+	connectors.NoCallbacks // no 3-D Secure, no APMs: it sends none
+	baseURL                *url.URL
+	http                   *http.Client
 }
 
 // New returns a client for the acquirer at cfg.BaseURL.
@@ -152,7 +154,7 @@ func (c *Client) Inquire(ctx context.Context, idempotencyKey string) (connector.
 // Capture settles part or all of an AUTHORISED payment.
 func (c *Client) Capture(ctx context.Context, req connector.CaptureRequest) (connector.Charge, error) {
 	what := "capture " + req.ChargeID + " " + req.IdempotencyKey
-	if err := checkIDs(what, req.ChargeID, req.IdempotencyKey); err != nil {
+	if err := connector.CheckIDs(what, req.ChargeID, req.IdempotencyKey); err != nil {
 		return connector.Charge{}, err
 	}
 	amount, err := decimal(what, req.Amount, req.Currency)
@@ -170,7 +172,7 @@ func (c *Client) Capture(ctx context.Context, req connector.CaptureRequest) (con
 // Void reverses an AUTHORISED payment.
 func (c *Client) Void(ctx context.Context, req connector.VoidRequest) (connector.Charge, error) {
 	what := "reversal " + req.ChargeID + " " + req.IdempotencyKey
-	if err := checkIDs(what, req.ChargeID, req.IdempotencyKey); err != nil {
+	if err := connector.CheckIDs(what, req.ChargeID, req.IdempotencyKey); err != nil {
 		return connector.Charge{}, err
 	}
 	ans, err := c.do(ctx, what, http.MethodPost, "/payments/"+url.PathEscape(req.ChargeID)+"/reversal", req.IdempotencyKey, url.Values{})
@@ -184,7 +186,7 @@ func (c *Client) Void(ctx context.Context, req connector.VoidRequest) (connector
 // (QUEUED).
 func (c *Client) Refund(ctx context.Context, req connector.RefundRequest) (connector.Refund, error) {
 	what := "refund " + req.ChargeID + " " + req.IdempotencyKey
-	if err := checkIDs(what, req.ChargeID, req.IdempotencyKey); err != nil {
+	if err := connector.CheckIDs(what, req.ChargeID, req.IdempotencyKey); err != nil {
 		return connector.Refund{}, err
 	}
 	amount, err := decimal(what, req.Amount, req.Currency)
@@ -210,27 +212,6 @@ func (c *Client) GetRefund(ctx context.Context, refundID string) (connector.Refu
 		return connector.Refund{}, err
 	}
 	return refundOf(what, ans)
-}
-
-// ReadThreeDSResult refuses every 3-D Secure result: this acquirer runs
-// no 3-D Secure, so none is its.
-func (c *Client) ReadThreeDSResult(url.Values) (connector.ThreeDSCallback, error) {
-	return connector.ThreeDSCallback{}, connector.ErrCallbackUnsigned
-}
-
-// ReadAPMCallback refuses every APM callback: this acquirer offers no APM.
-func (c *Client) ReadAPMCallback([]byte, http.Header) (connector.APMCallback, error) {
-	return connector.APMCallback{}, connector.ErrCallbackUnsigned
-}
-
-func checkIDs(what, chargeID, idempotencyKey string) error {
-	if chargeID == "" {
-		return fmt.Errorf("%s: %w: empty payment id", what, connector.ErrRejected)
-	}
-	if idempotencyKey == "" {
-		return fmt.Errorf("%s: %w: empty idempotency key", what, connector.ErrRejected)
-	}
-	return nil
 }
 
 // decimal writes minor units of currency as the acquirer's decimal string

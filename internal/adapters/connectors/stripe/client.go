@@ -1,0 +1,264 @@
+// Package stripe is the connector of Stripe, on Stripe's own Go library
+// (stripe-go) and its PaymentIntents API. It maps Stripe's statuses, error
+// types and decline codes onto the connector vocabulary
+// (internal/domain/connector); no Stripe word leaves this package.
+//
+// Every call carries an Idempotency-Key derived from our own ids, so a
+// retried activity gets Stripe's first answer again instead of a second
+// charge, and every PaymentIntent carries our reference and key in its
+// metadata, which is how Inquire finds it. The card goes to Stripe as a
+// PaymentMethod made from the vault's card inside the charge call, which
+// needs the account's "raw card data APIs" (docs/connectors.md).
+//
+// Every error it returns wraps one of connector's errors (or the caller's
+// context error). Errors never contain card data.
+package stripe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	stripego "github.com/stripe/stripe-go/v82"
+
+	"github.com/paygate/paygate/internal/adapters/connectors"
+	"github.com/paygate/paygate/internal/adapters/outbound"
+	"github.com/paygate/paygate/internal/domain/card"
+	"github.com/paygate/paygate/internal/domain/connector"
+)
+
+// Name is this connector's name, as accounts and orders name it.
+const Name = "stripe"
+
+// The metadata keys a PaymentIntent carries.
+const (
+	metaReference = "paygate_reference" // our transaction id
+	metaKey       = "paygate_key"       // the charge's idempotency key
+)
+
+// Config configures a Client.
+type Config struct {
+	// SecretKey is the account's secret key (sk_live_... or sk_test_...).
+	SecretKey string
+	// BaseURL is Stripe's API address; empty is https://api.stripe.com.
+	// Tests point it at stripe-mock or a fake.
+	BaseURL string
+	// Timeout bounds each request; zero means 10 seconds.
+	Timeout time.Duration
+	// Transport carries the requests; nil is the gateway's outbound
+	// transport. Tests reach stripe-mock's Unix socket through it.
+	Transport http.RoundTripper
+}
+
+// Client calls Stripe. It is safe for concurrent use.
+type Client struct {
+	// Stripe's webhooks are not read yet, and its authentication is not
+	// run through our 3-D Secure step: no callback is its.
+	connectors.NoCallbacks
+	api *stripego.Client
+}
+
+// failures are the connector's errors for a call that got no answer.
+var failures = outbound.Failures{Timeout: connector.ErrTimeout, Unavailable: connector.ErrUnavailable}
+
+// New returns a client for the Stripe account of cfg.SecretKey.
+func New(cfg Config) (*Client, error) {
+	if cfg.SecretKey == "" {
+		return nil, errors.New("stripe client: no secret key")
+	}
+	timeout, err := outbound.Timeout("stripe client", cfg.Timeout)
+	if err != nil {
+		return nil, err
+	}
+	base := cfg.BaseURL
+	if base == "" {
+		base = "https://api.stripe.com"
+	}
+	u, err := outbound.BaseURL("stripe client", base)
+	if err != nil {
+		return nil, err
+	}
+	transport := cfg.Transport
+	if transport == nil {
+		transport = outbound.Transport()
+	}
+	backend := &stripego.BackendConfig{
+		URL:        stripego.String(strings.TrimSuffix(u.String(), "/")),
+		HTTPClient: &http.Client{Timeout: timeout, Transport: transport},
+		// The activities retry, with the same key; the library's own
+		// retries would hide from them how long a call really took.
+		MaxNetworkRetries: stripego.Int64(0),
+		// The library logs answers it dislikes; ours are logged once, by
+		// the activity that sees the error.
+		LeveledLogger:   &stripego.LeveledLogger{Level: stripego.LevelNull},
+		EnableTelemetry: stripego.Bool(false),
+	}
+	return &Client{api: stripego.NewClient(cfg.SecretKey, stripego.WithBackends(stripego.NewBackendsWithConfig(backend)))}, nil
+}
+
+// Name is the connector's name.
+func (c *Client) Name() string { return Name }
+
+// Offer is what Stripe takes through this connector: cards of every brand
+// the gateway recognises; no APMs, and no 3-D Secure step of ours.
+func (c *Client) Offer() connector.Offer {
+	return connector.Offer{CardBrands: card.Brands()}
+}
+
+// Charge authorises (capture_method manual) or sells (automatic) a card
+// payment: a PaymentMethod of the card, then a PaymentIntent confirmed at
+// once. A decline is an answer, not an error. On connector.ErrTimeout the
+// caller must Inquire with the same idempotency key.
+func (c *Client) Charge(ctx context.Context, req connector.ChargeRequest) (connector.Charge, error) {
+	what := "payment " + req.IdempotencyKey
+	if req.IdempotencyKey == "" {
+		return connector.Charge{}, fmt.Errorf("%s: %w: empty idempotency key", what, connector.ErrRejected)
+	}
+	if req.ThreeDS != nil {
+		// Stripe runs its own authentication; an ACS result of another
+		// connector's means nothing to it.
+		return connector.Charge{}, fmt.Errorf("%s: %w: 3-D Secure", what, connector.ErrUnsupported)
+	}
+	month, year, err := expiry(req.Card)
+	if err != nil {
+		return connector.Charge{}, fmt.Errorf("%s: %w: %v", what, connector.ErrRejected, err)
+	}
+	cardParams := &stripego.PaymentMethodCreateCardParams{
+		Number: stripego.String(req.Card.Number), ExpMonth: stripego.Int64(month), ExpYear: stripego.Int64(year),
+	}
+	if req.Card.CVV != "" {
+		cardParams.CVC = stripego.String(req.Card.CVV)
+	}
+	pmParams := &stripego.PaymentMethodCreateParams{Type: stripego.String(string(stripego.PaymentMethodTypeCard)), Card: cardParams}
+	pmParams.SetIdempotencyKey(req.IdempotencyKey + "/pm")
+	pm, err := c.api.V1PaymentMethods.Create(ctx, pmParams)
+	if err != nil {
+		return declinedOr(ctx, what, err)
+	}
+	captureMethod := stripego.PaymentIntentCaptureMethodManual
+	if req.Capture {
+		captureMethod = stripego.PaymentIntentCaptureMethodAutomatic
+	}
+	params := &stripego.PaymentIntentCreateParams{
+		Amount:             stripego.Int64(req.Amount),
+		Currency:           stripego.String(strings.ToLower(req.Currency)),
+		CaptureMethod:      stripego.String(string(captureMethod)),
+		Confirm:            stripego.Bool(true),
+		PaymentMethod:      stripego.String(pm.ID),
+		PaymentMethodTypes: stripego.StringSlice([]string{"card"}),
+		// Without our 3-D Secure step for Stripe, a charge Stripe wants
+		// authenticated is declined as such rather than left waiting.
+		ErrorOnRequiresAction: stripego.Bool(true),
+		Metadata:              map[string]string{metaReference: req.Reference, metaKey: req.IdempotencyKey},
+	}
+	params.SetIdempotencyKey(req.IdempotencyKey)
+	pi, err := c.api.V1PaymentIntents.Create(ctx, params)
+	if err != nil {
+		return declinedOr(ctx, what, err)
+	}
+	return chargeOf(what, pi)
+}
+
+// Inquire returns the PaymentIntent our charge with idempotencyKey made,
+// found by its metadata, or an error wrapping connector.ErrNotFound when
+// Stripe shows none. Stripe's search may lag a new PaymentIntent by a
+// minute; the caller's retry of the charge with the same key is what
+// settles it (Stripe answers a key it has seen with its first answer).
+func (c *Client) Inquire(ctx context.Context, idempotencyKey string) (connector.Charge, error) {
+	what := "inquire " + idempotencyKey
+	if idempotencyKey == "" || strings.ContainsAny(idempotencyKey, `'\`) {
+		return connector.Charge{}, fmt.Errorf("%s: %w: unusable idempotency key", what, connector.ErrRejected)
+	}
+	params := &stripego.PaymentIntentSearchParams{}
+	params.Query = "metadata['" + metaKey + "']:'" + idempotencyKey + "'"
+	params.Limit = stripego.Int64(1)
+	for pi, err := range c.api.V1PaymentIntents.Search(ctx, params) {
+		if err != nil {
+			return connector.Charge{}, errorOf(ctx, what, err)
+		}
+		return chargeOf(what, pi)
+	}
+	return connector.Charge{}, fmt.Errorf("%s: %w", what, connector.ErrNotFound)
+}
+
+// Capture captures part or all of an uncaptured PaymentIntent; Stripe
+// releases the rest.
+func (c *Client) Capture(ctx context.Context, req connector.CaptureRequest) (connector.Charge, error) {
+	what := "capture " + req.ChargeID + " " + req.IdempotencyKey
+	if err := connector.CheckIDs(what, req.ChargeID, req.IdempotencyKey); err != nil {
+		return connector.Charge{}, err
+	}
+	params := &stripego.PaymentIntentCaptureParams{AmountToCapture: stripego.Int64(req.Amount)}
+	params.SetIdempotencyKey(req.IdempotencyKey)
+	pi, err := c.api.V1PaymentIntents.Capture(ctx, req.ChargeID, params)
+	if err != nil {
+		return connector.Charge{}, errorOf(ctx, what, err)
+	}
+	return chargeOf(what, pi)
+}
+
+// Void cancels an uncaptured PaymentIntent, releasing the authorisation.
+func (c *Client) Void(ctx context.Context, req connector.VoidRequest) (connector.Charge, error) {
+	what := "void " + req.ChargeID + " " + req.IdempotencyKey
+	if err := connector.CheckIDs(what, req.ChargeID, req.IdempotencyKey); err != nil {
+		return connector.Charge{}, err
+	}
+	params := &stripego.PaymentIntentCancelParams{}
+	params.SetIdempotencyKey(req.IdempotencyKey)
+	pi, err := c.api.V1PaymentIntents.Cancel(ctx, req.ChargeID, params)
+	if err != nil {
+		return connector.Charge{}, errorOf(ctx, what, err)
+	}
+	return chargeOf(what, pi)
+}
+
+// Refund refunds part of a captured PaymentIntent; several refunds may
+// follow one another up to the captured amount. It may come back pending.
+func (c *Client) Refund(ctx context.Context, req connector.RefundRequest) (connector.Refund, error) {
+	what := "refund " + req.ChargeID + " " + req.IdempotencyKey
+	if err := connector.CheckIDs(what, req.ChargeID, req.IdempotencyKey); err != nil {
+		return connector.Refund{}, err
+	}
+	params := &stripego.RefundCreateParams{PaymentIntent: stripego.String(req.ChargeID), Amount: stripego.Int64(req.Amount)}
+	params.SetIdempotencyKey(req.IdempotencyKey)
+	r, err := c.api.V1Refunds.Create(ctx, params)
+	if err != nil {
+		return connector.Refund{}, errorOf(ctx, what, err)
+	}
+	return refundOf(r), nil
+}
+
+// GetRefund reads a refund's state.
+func (c *Client) GetRefund(ctx context.Context, refundID string) (connector.Refund, error) {
+	what := "get refund " + refundID
+	if refundID == "" {
+		return connector.Refund{}, fmt.Errorf("%s: %w: empty refund id", what, connector.ErrRejected)
+	}
+	r, err := c.api.V1Refunds.Retrieve(ctx, refundID, nil)
+	if err != nil {
+		return connector.Refund{}, errorOf(ctx, what, err)
+	}
+	return refundOf(r), nil
+}
+
+// expiry reads the card's month and four-digit year as Stripe wants them.
+func expiry(c connector.Card) (int64, int64, error) {
+	month, err := strconv.ParseInt(c.ExpiryMonth, 10, 64)
+	if err != nil || month < 1 || month > 12 {
+		return 0, 0, errors.New("expiry month")
+	}
+	year, err := strconv.ParseInt(c.ExpiryYear, 10, 64)
+	switch {
+	case err != nil || year < 0:
+		return 0, 0, errors.New("expiry year")
+	case len(c.ExpiryYear) == 2:
+		year += 2000
+	case len(c.ExpiryYear) != 4:
+		return 0, 0, errors.New("expiry year")
+	}
+	return month, year, nil
+}

@@ -1,0 +1,346 @@
+package stripe
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/refund"
+)
+
+// The fake's test cards: what Stripe would answer a charge of each.
+const (
+	cardApproved     = "4242424242424242"
+	cardNoFunds      = "4000000000009995" // declined, insufficient_funds
+	cardExpired      = "4000000000000069" // declined, code expired_card
+	cardStolen       = "4000000000009979" // declined, stolen_card
+	cardStripeFails  = "4000000000000119" // charged, then Stripe answers 500
+	cardHangs        = "4000000000000259" // charged, then no answer in time
+	cardRateLimited  = "4000000000000341" // 429 before anything is done
+	cardThreeDSecure = "4000002760003184" // wants authentication
+)
+
+// fakeStripe is a Stripe of our own for the outcomes stripe-mock cannot
+// give: declines, failures after a charge, timeouts, and idempotent
+// replays. It keeps PaymentIntents and answers a key it has seen with its
+// first answer, as Stripe does.
+type fakeStripe struct {
+	mu      sync.Mutex
+	cards   map[string]string         // pm id -> card number
+	intents map[string]map[string]any // pi id -> PaymentIntent
+	answers map[string]fakeAnswer     // idempotency key -> first answer
+	release chan struct{}             // closed to let hanging charges go
+	created int                       // PaymentIntents made
+}
+
+type fakeAnswer struct {
+	body   string
+	status int
+	out    []byte
+}
+
+func newFakeStripe(t *testing.T) (*fakeStripe, *Client) {
+	f := &fakeStripe{cards: map[string]string{}, intents: map[string]map[string]any{}, answers: map[string]fakeAnswer{},
+		release: make(chan struct{})}
+	srv := httptest.NewServer(f)
+	t.Cleanup(func() {
+		close(f.release)
+		srv.Close()
+	})
+	c, err := New(Config{SecretKey: "sk_test_fake", BaseURL: srv.URL, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, c
+}
+
+func (f *fakeStripe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	form, _ := url.ParseQuery(string(body))
+	key := r.Header.Get("Idempotency-Key")
+	f.mu.Lock()
+	if a, ok := f.answers[key]; ok && key != "" {
+		f.mu.Unlock()
+		if a.body != string(body) {
+			writeJSON(w, http.StatusBadRequest, stripeError("idempotency_error", "", ""))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(a.status)
+		_, _ = w.Write(a.out)
+		return
+	}
+	status, out, hang := f.handle(r.Method, r.URL.Path, form, r.URL.Query())
+	raw, _ := json.Marshal(out)
+	if key != "" && status != http.StatusTooManyRequests {
+		f.answers[key] = fakeAnswer{string(body), status, raw}
+	}
+	f.mu.Unlock()
+	if hang {
+		select {
+		case <-r.Context().Done():
+		case <-f.release:
+		}
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(raw)
+}
+
+// handle does what Stripe would; the caller holds f.mu.
+func (f *fakeStripe) handle(method, path string, form, query url.Values) (int, any, bool) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	switch {
+	case method == http.MethodPost && path == "/v1/payment_methods":
+		id := fmt.Sprintf("pm_%d", len(f.cards)+1)
+		f.cards[id] = form.Get("card[number]")
+		return http.StatusOK, map[string]any{"id": id, "object": "payment_method", "type": "card"}, false
+	case method == http.MethodPost && path == "/v1/payment_intents":
+		return f.charge(form)
+	case method == http.MethodGet && path == "/v1/payment_intents/search":
+		found := []any{}
+		for _, pi := range f.intents {
+			if query.Get("query") == "metadata['paygate_key']:'"+pi["metadata"].(map[string]string)["paygate_key"]+"'" {
+				found = append(found, pi)
+			}
+		}
+		return http.StatusOK, map[string]any{"object": "search_result", "data": found, "has_more": false}, false
+	case method == http.MethodPost && len(parts) == 4 && parts[1] == "payment_intents":
+		pi, ok := f.intents[parts[2]]
+		if !ok {
+			return http.StatusNotFound, stripeError("invalid_request_error", "resource_missing", ""), false
+		}
+		if pi["status"] != "requires_capture" {
+			return http.StatusBadRequest, stripeError("invalid_request_error", "payment_intent_unexpected_state", ""), false
+		}
+		switch parts[3] {
+		case "capture":
+			n, _ := strconv.ParseInt(form.Get("amount_to_capture"), 10, 64)
+			pi["status"], pi["amount_received"] = "succeeded", n
+		case "cancel":
+			pi["status"] = "canceled"
+		}
+		return http.StatusOK, pi, false
+	case method == http.MethodPost && path == "/v1/refunds":
+		pi, ok := f.intents[form.Get("payment_intent")]
+		n, _ := strconv.ParseInt(form.Get("amount"), 10, 64)
+		if !ok || pi["status"] != "succeeded" || n > pi["amount_received"].(int64) {
+			return http.StatusBadRequest, stripeError("invalid_request_error", "charge_already_refunded", ""), false
+		}
+		return http.StatusOK, map[string]any{"id": "re_1", "object": "refund", "amount": n, "currency": pi["currency"],
+			"status": "pending", "payment_intent": pi["id"]}, false
+	}
+	return http.StatusNotFound, stripeError("invalid_request_error", "", ""), false
+}
+
+// charge makes a PaymentIntent of the card the payment method holds.
+func (f *fakeStripe) charge(form url.Values) (int, any, bool) {
+	number := f.cards[form.Get("payment_method")]
+	if number == cardRateLimited {
+		return http.StatusTooManyRequests, stripeError("invalid_request_error", "rate_limit", ""), false
+	}
+	f.created++
+	amount, _ := strconv.ParseInt(form.Get("amount"), 10, 64)
+	pi := map[string]any{"id": fmt.Sprintf("pi_%d", f.created), "object": "payment_intent", "amount": amount,
+		"currency": form.Get("currency"), "status": "requires_capture", "amount_received": int64(0),
+		"metadata": map[string]string{"paygate_key": form.Get("metadata[paygate_key]")}}
+	if form.Get("capture_method") == "automatic" {
+		pi["status"], pi["amount_received"] = "succeeded", amount
+	}
+	f.intents[pi["id"].(string)] = pi
+	decline := func(code, declineCode string) (int, any, bool) {
+		pi["status"] = "requires_payment_method"
+		pi["last_payment_error"] = map[string]any{"type": "card_error", "code": code, "decline_code": declineCode}
+		e := stripeError("card_error", code, declineCode)
+		e["error"].(map[string]any)["payment_intent"] = pi
+		return http.StatusPaymentRequired, e, false
+	}
+	switch number {
+	case cardNoFunds:
+		return decline("card_declined", "insufficient_funds")
+	case cardExpired:
+		return decline("expired_card", "")
+	case cardStolen:
+		return decline("card_declined", "stolen_card")
+	case cardThreeDSecure:
+		return decline("authentication_required", "authentication_required")
+	case cardStripeFails:
+		return http.StatusInternalServerError, stripeError("api_error", "", ""), false
+	case cardHangs:
+		return http.StatusOK, pi, true
+	}
+	return http.StatusOK, pi, false
+}
+
+func stripeError(typ, code, declineCode string) map[string]any {
+	e := map[string]any{"type": typ, "message": "refused by the fake"}
+	if code != "" {
+		e["code"] = code
+	}
+	if declineCode != "" {
+		e["decline_code"] = declineCode
+	}
+	return map[string]any{"error": e}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func charge(card string, capture bool) connector.ChargeRequest {
+	return connector.ChargeRequest{IdempotencyKey: "order/1/charge/1", Reference: "1379868670095785984",
+		Card: connector.Card{Number: card, ExpiryMonth: "12", ExpiryYear: "35", CVV: "123"}, Amount: 1000, Currency: "USD", Capture: capture}
+}
+
+// TestChargeOutcomes: what each Stripe answer to a charge becomes, with the
+// exact decline reason or connector error.
+func TestChargeOutcomes(t *testing.T) {
+	tests := []struct {
+		name     string
+		card     string
+		capture  bool
+		want     connector.Charge
+		wantErr  error
+		inquired connector.ChargeStatus // what an inquiry then finds; "" for none
+	}{
+		{"authorised", cardApproved, false, connector.Charge{ID: "pi_1", Status: connector.Approved, Amount: 1000, Currency: "USD"}, nil, ""},
+		{"sold", cardApproved, true, connector.Charge{ID: "pi_1", Status: connector.Approved, Amount: 1000, Currency: "USD", CapturedAmount: 1000}, nil, ""},
+		{"insufficient funds", cardNoFunds, false, connector.Charge{ID: "pi_1", Status: connector.Declined, DeclineReason: connector.DeclineInsufficientFunds,
+			Amount: 1000, Currency: "USD", Message: "refused by the fake"}, nil, ""},
+		{"expired card, by its error code", cardExpired, false, connector.Charge{ID: "pi_1", Status: connector.Declined, DeclineReason: connector.DeclineExpiredCard,
+			Amount: 1000, Currency: "USD", Message: "refused by the fake"}, nil, ""},
+		{"stolen card is a generic decline", cardStolen, false, connector.Charge{ID: "pi_1", Status: connector.Declined, DeclineReason: connector.DeclineGeneric,
+			Amount: 1000, Currency: "USD", Message: "refused by the fake"}, nil, ""},
+		{"authentication wanted", cardThreeDSecure, false, connector.Charge{ID: "pi_1", Status: connector.Declined, DeclineReason: connector.DeclineAuthenticationRequired,
+			Amount: 1000, Currency: "USD", Message: "refused by the fake"}, nil, ""},
+		{"rate limited: nothing done", cardRateLimited, false, connector.Charge{}, connector.ErrUnavailable, ""},
+		{"Stripe fails after charging: unknown, and the inquiry finds it", cardStripeFails, false, connector.Charge{}, connector.ErrTimeout, connector.Approved},
+		{"no answer in time: unknown, and the inquiry finds it", cardHangs, false, connector.Charge{}, connector.ErrTimeout, connector.Approved},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, c := newFakeStripe(t)
+			req := charge(tc.card, tc.capture)
+			got, err := c.Charge(t.Context(), req)
+			if !errors.Is(err, tc.wantErr) || got != tc.want {
+				t.Fatalf("Charge = %+v, %v; want %+v, %v", got, err, tc.want, tc.wantErr)
+			}
+			found, err := c.Inquire(t.Context(), req.IdempotencyKey)
+			switch {
+			case tc.inquired == "" && tc.wantErr != nil:
+				if !errors.Is(err, connector.ErrNotFound) {
+					t.Errorf("Inquire = %+v, %v; want not found", found, err)
+				}
+			case tc.inquired != "":
+				if err != nil || found.Status != tc.inquired || found.ID != "pi_1" {
+					t.Errorf("Inquire = %+v, %v; want pi_1 %s", found, err, tc.inquired)
+				}
+			}
+		})
+	}
+}
+
+// TestRetriedChargeIsOneCharge: a charge sent again with its key, after an
+// unknown outcome, gets Stripe's first PaymentIntent, never a second.
+func TestRetriedChargeIsOneCharge(t *testing.T) {
+	f, c := newFakeStripe(t)
+	req := charge(cardApproved, false)
+	first, err := c.Charge(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := c.Charge(t.Context(), req)
+	if err != nil || again != first {
+		t.Fatalf("retry = %+v, %v; want the first %+v", again, err, first)
+	}
+	other := req
+	other.Amount = 2000
+	if _, err := c.Charge(t.Context(), other); !errors.Is(err, connector.ErrConflict) {
+		t.Errorf("the key with another amount: %v, want a conflict", err)
+	}
+	if f.created != 1 {
+		t.Errorf("%d PaymentIntents made, want 1", f.created)
+	}
+}
+
+// TestAfterTheCharge: capture, void and refund of a PaymentIntent, and the
+// errors of each in the wrong state.
+func TestAfterTheCharge(t *testing.T) {
+	_, c := newFakeStripe(t)
+	ctx := t.Context()
+	auth, err := c.Charge(ctx, charge(cardApproved, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	captured, err := c.Capture(ctx, connector.CaptureRequest{ChargeID: auth.ID, IdempotencyKey: "cap/1", Amount: 600, Currency: "USD"})
+	if err != nil || captured.Status != connector.Approved || captured.CapturedAmount != 600 {
+		t.Fatalf("capture = %+v, %v; want 600 captured", captured, err)
+	}
+	if _, err := c.Void(ctx, connector.VoidRequest{ChargeID: auth.ID, IdempotencyKey: "void/1"}); !errors.Is(err, connector.ErrConflict) {
+		t.Errorf("void of a captured payment: %v, want a conflict", err)
+	}
+	r, err := c.Refund(ctx, connector.RefundRequest{ChargeID: auth.ID, IdempotencyKey: "ref/1", Amount: 200, Currency: "USD"})
+	if want := (connector.Refund{ID: "re_1", ChargeID: auth.ID, Amount: 200, Currency: "USD", Status: refund.Pending}); err != nil || r != want {
+		t.Errorf("refund = %+v, %v; want %+v", r, err, want)
+	}
+	if _, err := c.Refund(ctx, connector.RefundRequest{ChargeID: auth.ID, IdempotencyKey: "ref/2", Amount: 700, Currency: "USD"}); !errors.Is(err, connector.ErrConflict) {
+		t.Errorf("refund over the captured amount: %v, want a conflict", err)
+	}
+	if _, err := c.Capture(ctx, connector.CaptureRequest{ChargeID: "pi_404", IdempotencyKey: "cap/2", Amount: 1, Currency: "USD"}); !errors.Is(err, connector.ErrNotFound) {
+		t.Errorf("capture of no PaymentIntent: %v, want not found", err)
+	}
+	second, err := c.Charge(ctx, connector.ChargeRequest{IdempotencyKey: "order/2/charge/1", Reference: "2", Amount: 100, Currency: "USD",
+		Card: connector.Card{Number: cardApproved, ExpiryMonth: "1", ExpiryYear: "2035"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	voided, err := c.Void(ctx, connector.VoidRequest{ChargeID: second.ID, IdempotencyKey: "void/2"})
+	if err != nil || !voided.Voided || voided.Status != connector.Approved {
+		t.Errorf("void = %+v, %v; want voided", voided, err)
+	}
+}
+
+// TestChargeRefusedBeforeSending: requests the connector refuses itself,
+// with nothing sent.
+func TestChargeRefusedBeforeSending(t *testing.T) {
+	f, c := newFakeStripe(t)
+	good := charge(cardApproved, false)
+	tests := []struct {
+		name string
+		edit func(*connector.ChargeRequest)
+		want error
+	}{
+		{"no idempotency key", func(r *connector.ChargeRequest) { r.IdempotencyKey = "" }, connector.ErrRejected},
+		{"an authentication of another connector", func(r *connector.ChargeRequest) { r.ThreeDS = &connector.ThreeDSData{AuthenticationID: "a"} }, connector.ErrUnsupported},
+		{"month 13", func(r *connector.ChargeRequest) { r.Card.ExpiryMonth = "13" }, connector.ErrRejected},
+		{"a three-digit year", func(r *connector.ChargeRequest) { r.Card.ExpiryYear = "203" }, connector.ErrRejected},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := good
+			tc.edit(&req)
+			if _, err := c.Charge(t.Context(), req); !errors.Is(err, tc.want) {
+				t.Errorf("Charge: %v, want %v", err, tc.want)
+			}
+			if err := fmt.Sprint(c.Charge(t.Context(), req)); strings.Contains(err, req.Card.Number) {
+				t.Errorf("the error shows the card number: %s", err)
+			}
+		})
+	}
+	if len(f.cards) != 0 {
+		t.Errorf("%d cards sent, want none", len(f.cards))
+	}
+}
