@@ -101,6 +101,10 @@ const (
 	ErrTypeAcquirerTimeout  = "AcquirerTimeout"
 	ErrTypeAcquirerRejected = "AcquirerRejected"
 	ErrTypeCardUnavailable  = "CardUnavailable"
+	// ErrTypeAcquirerDown: the connector could not be reached or said it
+	// could not serve the charge before taking it; nothing was charged.
+	// Only a charge that may fail over (AuthoriseInput.Failover) gets it.
+	ErrTypeAcquirerDown = "AcquirerDown"
 	// ErrTypeCardDeleted: the stored card the charge names was deleted by
 	// the merchant; nothing was sent to the acquirer.
 	ErrTypeCardDeleted = "CardDeleted"

@@ -33,6 +33,10 @@ type AuthoriseInput struct {
 	// card the merchant deleted is never charged (a subscription's next
 	// cycle, a payment racing the delete).
 	TokenID string `json:",omitempty"`
+	// Failover: the order may go on to another connector, so a connector
+	// that is down is said at once (ErrTypeAcquirerDown) rather than tried
+	// again here.
+	Failover bool `json:",omitempty"`
 }
 
 // ChargeOutcome is the acquirer's answer to a charge.
@@ -109,6 +113,8 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer did not answer in time", ErrTypeAcquirerTimeout, err)
 	case errors.Is(err, connector.ErrRejected), errors.Is(err, connector.ErrConflict), errors.Is(err, connector.ErrUnsupported):
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer refused the request", ErrTypeAcquirerRejected, err)
+	case in.Failover && errors.Is(err, connector.ErrUnavailable):
+		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer unavailable", ErrTypeAcquirerDown, err)
 	}
 	return ChargeOutcome{}, fmt.Errorf("authorise %s: %w", in.Reference, err)
 }

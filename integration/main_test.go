@@ -127,7 +127,7 @@ func run(m *testing.M) int {
 	}
 	defer devenv.DropDatabase(context.Background(), pg.AdminURL, dbName)
 
-	env.sim = simulator.NewServer(simulator.Options{TimeoutDelay: simTimeoutDelay, SettleDelay: simSettleDelay, Logger: logger,
+	env.sim = simulator.NewServer(simulator.Options{TimeoutDelay: simTimeoutDelay, SettleDelay: simSettleDelay, Logger: logger, EnableFaults: true,
 		Secret: app.DefaultProviderSecret})
 	defer env.sim.Close()
 	env.simHTTP = httptest.NewServer(env.sim.Handler())

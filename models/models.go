@@ -8,6 +8,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/capture"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/status"
 )
 
@@ -68,6 +69,10 @@ type Account struct {
 	// Risk holds the account's risk rule settings; zero values (and a NULL
 	// column) mean the defaults.
 	Risk risk.Config `gorm:"serializer:json;type:jsonb"`
+	// Routing holds the account's routing rules over several connectors
+	// (internal/domain/routing); empty rules (and a NULL column) send every
+	// order to Connector alone.
+	Routing routing.Rules `gorm:"serializer:json;type:jsonb"`
 
 	// Order deadlines in seconds; 0 means the gateway's default (review 3
 	// days, authorisation 7 days, refunds 180 days).

@@ -41,21 +41,7 @@ func TestOrderKeepsItsConnector(t *testing.T) {
 				refundStatus: func(int) refund.Status { return refund.Pending },
 			}
 			env := newEnv(t, acq)
-			for _, s := range []step{
-				{time.Hour, workflows.UpdateCapture, workflows.CaptureRequest{Entry: entry}},
-				{2 * time.Hour, workflows.UpdateRefund, workflows.RefundRequest{Entry: entry, RefundAmount: 1000}},
-			} {
-				env.RegisterDelayedCallback(func() {
-					env.UpdateWorkflow(s.name, "", &testsuite.TestUpdateCallback{
-						OnAccept: func() {}, OnReject: func(err error) { t.Errorf("%s rejected: %v", s.name, err) },
-						OnComplete: func(_ any, err error) {
-							if err != nil {
-								t.Errorf("%s: %v", s.name, err)
-							}
-						},
-					}, s.arg)
-				}, s.at)
-			}
+			captureThenRefund(t, env)
 			in := orderInput(capture.Manual)
 			in.Connector = tc.input
 			res := run(t, env, in)
@@ -90,5 +76,26 @@ func TestOrderKeepsItsConnector(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// captureThenRefund has the order captured an hour in, and 10.00 of it
+// refunded an hour later; each update must be taken.
+func captureThenRefund(t *testing.T, env *testsuite.TestWorkflowEnvironment) {
+	t.Helper()
+	for _, s := range []step{
+		{time.Hour, workflows.UpdateCapture, workflows.CaptureRequest{Entry: entry}},
+		{2 * time.Hour, workflows.UpdateRefund, workflows.RefundRequest{Entry: entry, RefundAmount: 1000}},
+	} {
+		env.RegisterDelayedCallback(func() {
+			env.UpdateWorkflow(s.name, "", &testsuite.TestUpdateCallback{
+				OnAccept: func() {}, OnReject: func(err error) { t.Errorf("%s rejected: %v", s.name, err) },
+				OnComplete: func(_ any, err error) {
+					if err != nil {
+						t.Errorf("%s: %v", s.name, err)
+					}
+				},
+			}, s.arg)
+		}, s.at)
 	}
 }

@@ -164,7 +164,7 @@ func (w *orderWorkflow) afterFailedVoid(ctx workflow.Context, voidErr error) (in
 		workflow.GetLogger(ctx).Warn("void at the end of the authorisation window failed: asking the acquirer", "error", voidErr)
 		var found activities.InquiryResult
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.InquireCharge,
-			activities.InquireInput{Connector: w.connectorName(), IdempotencyKey: idempotencyKey(w.id, "authorise")}).Get(ctx, &found)
+			activities.InquireInput{Connector: w.chargeConnector(), IdempotencyKey: w.chargeKey(w.chargeConnector())}).Get(ctx, &found)
 		switch {
 		case err != nil:
 			// No word on the charge: it may still stand.
@@ -240,7 +240,7 @@ func (w *orderWorkflow) capture(ctx workflow.Context, req CaptureRequest) (Opera
 	amount := w.standing().CaptureAmount(req.CaptureAmount)
 	var out activities.CaptureOutcome
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.CaptureCharge,
-		activities.CaptureInput{Connector: w.connectorName(), ChargeID: w.st.ChargeID,
+		activities.CaptureInput{Connector: w.chargeConnector(), ChargeID: w.st.ChargeID,
 			IdempotencyKey: idempotencyKey(w.id, "capture"), Amount: amount, Currency: w.in.Currency}).Get(ctx, &out)
 	if err != nil {
 		return w.acquirerFailed(ctx, err)
@@ -324,7 +324,7 @@ func (w *orderWorkflow) reject(ctx workflow.Context) (PaymentResult, error) {
 
 func (w *orderWorkflow) void(ctx workflow.Context) error {
 	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.VoidCharge,
-		activities.VoidInput{Connector: w.connectorName(), ChargeID: w.st.ChargeID, IdempotencyKey: idempotencyKey(w.id, "void")}).Get(ctx, nil)
+		activities.VoidInput{Connector: w.chargeConnector(), ChargeID: w.st.ChargeID, IdempotencyKey: idempotencyKey(w.id, "void")}).Get(ctx, nil)
 }
 
 func (w *orderWorkflow) validateRefund(ctx workflow.Context, req RefundRequest) error {
@@ -380,7 +380,7 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 // refundInput is the acquirer's request for refund r; its idempotency key
 // is the refund's own, so a request sent again is the same refund.
 func (w *orderWorkflow) refundInput(r order.Refund) activities.RefundInput {
-	return activities.RefundInput{Connector: w.connectorName(), ChargeID: w.st.ChargeID,
+	return activities.RefundInput{Connector: w.chargeConnector(), ChargeID: w.st.ChargeID,
 		IdempotencyKey: idempotencyKey(w.id, "refund-"+r.Reference), Amount: r.Amount, Currency: w.in.Currency}
 }
 
@@ -441,7 +441,7 @@ func (w *orderWorkflow) watchRefund(ctx workflow.Context, r order.Refund) {
 	err := onGrowingTimer(ctx, func() bool {
 		var out activities.RefundOutcome
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundStatus,
-			activities.RefundStatusInput{Connector: w.connectorName(), RefundID: r.AcquirerRef}).Get(ctx, &out)
+			activities.RefundStatusInput{Connector: w.chargeConnector(), RefundID: r.AcquirerRef}).Get(ctx, &out)
 		settled = out.Status
 		return err == nil && out.Status != refund.Pending
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/internal/domain/subscription"
 )
@@ -52,7 +53,13 @@ type OrderInput struct {
 	// the account when the order was made: a running order keeps its
 	// connector whatever later happens to the account. Empty (orders
 	// started before accounts chose a connector) means DefaultConnector.
+	// A routed order's Connector is the first of its Route.
 	Connector string
+	// Route is the connectors a routed order's charge is tried on, in
+	// order, planned from the account's rules when the order was made
+	// (internal/domain/routing); nil for an account without rules, whose
+	// order goes to Connector alone.
+	Route *routing.Plan `json:",omitempty"`
 
 	// Subscription, on a first payment that carries one, holds its
 	// validated terms: the approved payment starts the subscription.
@@ -742,16 +749,30 @@ func (w *orderWorkflow) recordedConnector() string {
 
 // charge authorises at the acquirer. When the outcome of an attempt is
 // unknown it asks the acquirer before anything else, and charges again only
-// with the same idempotency key, so a card is never charged twice.
+// with the same idempotency key, so a card is never charged twice. A routed
+// order may go on to the next connector of its route (failover.go).
 func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, codes.Code, error) {
+	if w.in.Route != nil && w.st.ThreeDS.Data == nil {
+		return w.chargeRouted(ctx)
+	}
+	outcome, code, _, err := w.chargeAt(ctx, w.connectorName(), false)
+	return outcome, code, err
+}
+
+// chargeAt charges at connector conn, with that connector's key, asking it
+// after an attempt whose outcome is unknown; it also tells what the charge
+// came to for failover (routing.Outcome; "" when the payment must stop
+// whatever its route says). With failover, a connector that is down says
+// so at once instead of being tried again.
+func (w *orderWorkflow) chargeAt(ctx workflow.Context, conn string, failover bool) (activities.ChargeOutcome, codes.Code, routing.Outcome, error) {
 	in := w.in
-	key := idempotencyKey(w.id, "authorise")
+	key := w.chargeKey(conn)
 	actx := workflow.WithLocalActivityOptions(ctx, authoriseOptions)
 	ictx := workflow.WithActivityOptions(ctx, inquiryOptions)
 	for round := 0; round < chargeRounds; round++ {
 		var outcome activities.ChargeOutcome
 		err := workflow.ExecuteLocalActivity(actx, a.Authorise, activities.AuthoriseInput{
-			Connector:      w.connectorName(),
+			Connector:      conn,
 			CardToken:      w.st.Card.Token,
 			IdempotencyKey: key,
 			Reference:      in.TransactionID,
@@ -762,9 +783,10 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 			// Set only for stored cards, so older histories replay the same.
 			StoredCredential: w.st.Card.Stored,
 			TokenID:          w.st.Card.TokenID,
+			Failover:         failover,
 		}).Get(ctx, &outcome)
 		if err == nil {
-			return outcome, outcomeCode(outcome), nil
+			return outcome, outcomeCode(outcome), attemptOutcome(outcome), nil
 		}
 		var appErr *temporal.ApplicationError
 		// A deleted stored card: this attempt sent nothing, but an earlier
@@ -773,22 +795,31 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 		// timeout. Only the activities of this change return CardDeleted,
 		// so older histories never take it.
 		deleted := errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeCardDeleted
-		if errors.As(err, &appErr) && (appErr.Type() == activities.ErrTypeAcquirerRejected || appErr.Type() == activities.ErrTypeCardUnavailable) {
+		if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeCardUnavailable {
 			workflow.GetLogger(ctx).Error("acquirer refused the charge request", "error", err)
-			return activities.ChargeOutcome{}, codes.ConnectorError, nil
+			return activities.ChargeOutcome{}, codes.ConnectorError, "", nil
+		}
+		if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeAcquirerRejected {
+			workflow.GetLogger(ctx).Error("acquirer refused the charge request", "error", err)
+			return activities.ChargeOutcome{}, codes.ConnectorError, routing.Refused, nil
+		}
+		if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeAcquirerDown {
+			workflow.GetLogger(ctx).Warn("connector down", "connector", conn, "error", err)
+			return activities.ChargeOutcome{}, codes.ConnectorError, routing.Down, nil
 		}
 		var found activities.InquiryResult
-		if err := workflow.ExecuteActivity(ictx, a.InquireCharge, activities.InquireInput{Connector: w.connectorName(), IdempotencyKey: key}).Get(ctx, &found); err != nil {
-			return activities.ChargeOutcome{}, codes.Code{}, err
+		if err := workflow.ExecuteActivity(ictx, a.InquireCharge, activities.InquireInput{Connector: conn, IdempotencyKey: key}).Get(ctx, &found); err != nil {
+			return activities.ChargeOutcome{}, codes.Code{}, "", err
 		}
 		if found.Found {
-			return found.Outcome, outcomeCode(found.Outcome), nil
+			return found.Outcome, outcomeCode(found.Outcome), attemptOutcome(found.Outcome), nil
 		}
 		if deleted {
-			return activities.ChargeOutcome{}, codes.TokenDeleted, nil
+			return activities.ChargeOutcome{}, codes.TokenDeleted, "", nil
 		}
 	}
-	return activities.ChargeOutcome{}, codes.ConnectorError, nil
+	// Never answered, and never found: it may still have charged.
+	return activities.ChargeOutcome{}, codes.ConnectorError, routing.Unknown, nil
 }
 
 // threeDSData is the authentication a charge carries, as the activity

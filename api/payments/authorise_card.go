@@ -113,12 +113,15 @@ func (h *Handler) admitOrder(m *api.Merchant, validate func(*merchant.Account) (
 // where the deployment forbids simulators to live accounts, a live account
 // reaches none (I0030).
 func (h *Handler) modeRefusal(account *merchant.Account) *codes.Code {
-	simulated := testmode.Simulated(cmp.Or(account.Connector, connector.DefaultName))
-	switch {
-	case account.Mode == testmode.Test && !simulated:
-		return &codes.TestAccountConnector
-	case account.Mode != testmode.Test && simulated && h.ForbidLiveSimulators:
-		return &codes.LiveAccountSimulator
+	// A routed account's orders may reach every connector its rules name.
+	for _, name := range append([]string{cmp.Or(account.Connector, connector.DefaultName)}, account.Routing.Connectors()...) {
+		simulated := testmode.Simulated(name)
+		switch {
+		case account.Mode == testmode.Test && !simulated:
+			return &codes.TestAccountConnector
+		case account.Mode != testmode.Test && simulated && h.ForbidLiveSimulators:
+			return &codes.LiveAccountSimulator
+		}
 	}
 	return nil
 }

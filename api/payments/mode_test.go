@@ -5,6 +5,7 @@ import (
 
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
@@ -16,20 +17,26 @@ func TestModeRefusal(t *testing.T) {
 		name, mode, connector string
 		forbid                bool
 		want                  *codes.Code
+		rules                 routing.Rules
 	}{
-		{"a test account on a simulator", testmode.Test, "sim-acquirer", false, nil},
-		{"a test account on the default connector", testmode.Test, "", true, nil},
-		{"a test account on a live connector", testmode.Test, "acme-bank", false, &codes.TestAccountConnector},
-		{"a live account on a simulator, allowed", testmode.Live, "sim-bank", false, nil},
-		{"a live account on a simulator, forbidden", testmode.Live, "sim-bank", true, &codes.LiveAccountSimulator},
-		{"a live account on the default simulator, forbidden", testmode.Live, "", true, &codes.LiveAccountSimulator},
-		{"an account from before modes, forbidden", "", "sim-acquirer", true, &codes.LiveAccountSimulator},
-		{"a live account on a live connector, forbidden", testmode.Live, "acme-bank", true, nil},
+		{"a test account on a simulator", testmode.Test, "sim-acquirer", false, nil, routing.Rules{}},
+		{"a test account on the default connector", testmode.Test, "", true, nil, routing.Rules{}},
+		{"a test account on a live connector", testmode.Test, "acme-bank", false, &codes.TestAccountConnector, routing.Rules{}},
+		{"a live account on a simulator, allowed", testmode.Live, "sim-bank", false, nil, routing.Rules{}},
+		{"a live account on a simulator, forbidden", testmode.Live, "sim-bank", true, &codes.LiveAccountSimulator, routing.Rules{}},
+		{"a live account on the default simulator, forbidden", testmode.Live, "", true, &codes.LiveAccountSimulator, routing.Rules{}},
+		{"an account from before modes, forbidden", "", "sim-acquirer", true, &codes.LiveAccountSimulator, routing.Rules{}},
+		{"a live account on a live connector, forbidden", testmode.Live, "acme-bank", true, nil, routing.Rules{}},
+		{"a test account routed to a live connector too", testmode.Test, "sim-acquirer", false, &codes.TestAccountConnector,
+			routing.Rules{Fallback: []string{"sim-bank", "stripe"}}},
+		{"a live account routed to a simulator too, forbidden", testmode.Live, "stripe", true, &codes.LiveAccountSimulator,
+			routing.Rules{Routes: []routing.Route{{Name: "r", Targets: []routing.Target{{Connector: "sim-bank"}}}}}},
+		{"a test account routed over simulators", testmode.Test, "sim-acquirer", true, nil, routing.Rules{Fallback: []string{"sim-bank"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := &Handler{ForbidLiveSimulators: tt.forbid}
-			a := merchant.NewTestAccount(models.Account{Mode: tt.mode, Connector: tt.connector}, "k")
+			a := merchant.NewTestAccount(models.Account{Mode: tt.mode, Connector: tt.connector, Routing: tt.rules}, "k")
 			a.Mode, a.Connector = tt.mode, tt.connector
 			got := h.modeRefusal(a)
 			if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {

@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/subscription"
 	"github.com/paygate/paygate/workflows"
 )
@@ -56,8 +57,29 @@ func (h *Handler) orderInput(account *merchant.Account, o newOrder) workflows.Or
 		Subscription: o.subscription,
 		Shape:        workflows.CurrentOrderShape,
 	}
+	if !account.Routing.Empty() {
+		plan := account.Routing.Plan(paymentOf(in, o), account.Connector)
+		if len(plan.Connectors) > 0 {
+			in.Connector, in.Route = plan.Connectors[0], &plan
+		}
+	}
 	in.RequestFingerprint = requestFingerprint(in.Details, o.card.Token)
 	return in
+}
+
+// paymentOf is what the routing rules see of an order. A hosted order's
+// card is not known yet when it is routed, so rules on brands and BINs
+// pass it by.
+func paymentOf(in workflows.OrderInput, o newOrder) routing.Payment {
+	p := routing.Payment{Key: in.TransactionID, Amount: in.Amount, Currency: in.Currency, Method: routing.MethodCard,
+		Brand: o.card.Brand, BillingCountry: o.details.BillingCountry}
+	if o.apm != nil {
+		p.Method = o.apm.Method
+	}
+	if bin, _, ok := strings.Cut(o.card.Masked, "*"); ok {
+		p.BIN = bin
+	}
+	return p
 }
 
 // placeOrder starts the order's workflow, or finds it, and waits for its

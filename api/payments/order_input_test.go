@@ -1,10 +1,13 @@
 package payments
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/routing"
+	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
 
@@ -79,6 +82,54 @@ func TestRequestFingerprint(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if (tc.got == base) != tc.equal {
 				t.Errorf("fingerprint %s against %s: equal %v, want %v", tc.got, base, tc.got == base, tc.equal)
+			}
+		})
+	}
+}
+
+// TestOrderInputRoute: an account with routing rules has its order's route
+// planned from them, the first connector the order's; an account without
+// has none, and its order goes to its connector alone.
+func TestOrderInputRoute(t *testing.T) {
+	rules := routing.Rules{
+		Routes: []routing.Route{
+			{Name: "visa", When: routing.Condition{CardBrands: []string{"visa"}}, Targets: []routing.Target{{Connector: "stripe"}, {Connector: "sim-bank"}}},
+			{Name: "bins", When: routing.Condition{BINRanges: []routing.BINRange{{From: "5555", To: "5555"}}}, Targets: []routing.Target{{Connector: "sim-bank"}}},
+			{Name: "pix", When: routing.Condition{Methods: []string{"PIX"}}, Targets: []routing.Target{{Connector: "sim-acquirer"}}},
+		},
+		Fallback: []string{"sim-acquirer"},
+	}
+	visa := workflows.CardRef{Token: "tok_1", Masked: "424242******4242", Brand: "visa"}
+	master := workflows.CardRef{Token: "tok_2", Masked: "555555******4444", Brand: "mastercard"}
+	tests := []struct {
+		name          string
+		rules         routing.Rules
+		o             newOrder
+		wantConnector string
+		wantRoute     []string // nil: no route
+	}{
+		{"no rules", routing.Rules{}, newOrder{kind: order.KindCard, card: visa}, "sim-acquirer", nil},
+		{"a visa card", rules, newOrder{kind: order.KindCard, card: visa}, "stripe", []string{"stripe", "sim-bank", "sim-acquirer"}},
+		{"a card by its BIN", rules, newOrder{kind: order.KindCard, card: master}, "sim-bank", []string{"sim-bank", "sim-acquirer"}},
+		{"a PIX payment", rules, newOrder{kind: order.KindAPM, apm: &workflows.APMOrder{Method: "PIX"}}, "sim-acquirer", []string{"sim-acquirer"}},
+		{"a hosted order, its card not known yet", rules, newOrder{kind: order.KindCheckout}, "sim-acquirer", []string{"sim-acquirer"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := handler(func(a *models.Account) { a.Connector, a.Routing = "sim-acquirer", tc.rules })
+			account, err := h.Gate.Accounts.Load(t.Context(), merchantID, accountID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.o.details = order.Details{MerchantID: merchantID, AccountID: accountID, OrderNo: "ORD-1"}
+			tc.o.amount = money.Amount{Minor: 1000, Currency: "USD"}
+			in := h.orderInput(account, tc.o)
+			var route []string
+			if in.Route != nil {
+				route = in.Route.Connectors
+			}
+			if in.Connector != tc.wantConnector || !slices.Equal(route, tc.wantRoute) {
+				t.Errorf("connector %s, route %v; want %s, %v", in.Connector, route, tc.wantConnector, tc.wantRoute)
 			}
 		})
 	}

@@ -8,6 +8,7 @@
 //	paygate merchant create     creates a merchant account and prints its credentials
 //	paygate merchant rotate-key gives an account a new sign key; the old one stays valid for a grace period
 //	paygate merchant set-signing sets an account's signing scheme (compatible or strong)
+//	paygate merchant routing    shows or sets an account's routing rules over several connectors
 //	paygate sign                prints encryption_data for values and a key, or a Paygate-Signature (-strong)
 //	paygate bench               drives signed authorisations through a running gateway
 //	paygate verify-notification checks a received notification as a merchant would
@@ -52,6 +53,7 @@ commands:
   merchant demo      make sure the demo merchant's two accounts exist and print their credentials
   merchant rotate-key  give an account a new sign key (the old one stays valid for -grace)
   merchant set-signing  set an account's signing scheme: compatible or strong (-scheme)
+  merchant routing show|set  show an account's routing rules, or set them from a JSON file (-file)
   sign               print encryption_data for values and a sign key (-strong: a Paygate-Signature header)
   bench              drive signed authorisations through a running gateway
   verify-notification  check a received notification's encryption_data and webhook signature
@@ -114,8 +116,10 @@ func run(args []string, stdout io.Writer) error {
 			return runMerchantSetSigning(ctx, rest[1:], stdout, logger)
 		case len(rest) > 0 && rest[0] == "demo":
 			return runMerchantDemo(ctx, stdout, logger)
+		case len(rest) > 1 && rest[0] == "routing" && (rest[1] == "show" || rest[1] == "set"):
+			return runMerchantRouting(ctx, rest[1], rest[2:], stdout, logger)
 		}
-		return errors.New("usage: paygate merchant create|demo|rotate-key|set-signing [flags]")
+		return errors.New("usage: paygate merchant create|demo|rotate-key|set-signing|routing show|routing set [flags]")
 	case "sign":
 		return runSign(rest, stdout)
 	case "bench":

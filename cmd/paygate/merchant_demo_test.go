@@ -21,17 +21,8 @@ func TestMerchantDemoIsIdempotent(t *testing.T) {
 		t.Skip("needs Postgres")
 	}
 	ctx := context.Background()
-	dbURL := testDatabase(t, repoRoot(t), "paygate_demo_")
 	quiet := slog.New(slog.DiscardHandler)
-	if _, err := app.Migrate(ctx, dbURL, quiet); err != nil {
-		t.Fatal(err)
-	}
-	spec, _ := keyring.GenerateSpec("k1")
-	fp := make([]byte, 32)
-	_, _ = rand.Read(fp)
-	t.Setenv("DATABASE_URL", dbURL)
-	t.Setenv("PAYGATE_KEYRING", spec)
-	t.Setenv("PAYGATE_FINGERPRINT_KEY", base64.StdEncoding.EncodeToString(fp))
+	migratedDatabase(t, "paygate_demo_")
 
 	var runs [2]demoFile
 	for i := range runs {
@@ -52,4 +43,21 @@ func TestMerchantDemoIsIdempotent(t *testing.T) {
 	if runs[0].SignKey != runs[1].SignKey || runs[0].ManualSignKey != runs[1].ManualSignKey {
 		t.Error("the second run printed other sign keys: it made new accounts")
 	}
+}
+
+// migratedDatabase makes a database of the test's, brings its schema up to
+// date, and points the commands at it with a keyring and fingerprint key
+// of their own.
+func migratedDatabase(t *testing.T, prefix string) {
+	t.Helper()
+	dbURL := testDatabase(t, repoRoot(t), prefix)
+	if _, err := app.Migrate(context.Background(), dbURL, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := keyring.GenerateSpec("k1")
+	fp := make([]byte, 32)
+	_, _ = rand.Read(fp)
+	t.Setenv("DATABASE_URL", dbURL)
+	t.Setenv("PAYGATE_KEYRING", spec)
+	t.Setenv("PAYGATE_FINGERPRINT_KEY", base64.StdEncoding.EncodeToString(fp))
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
@@ -401,6 +402,30 @@ func (s *Service) SetSigningScheme(ctx context.Context, merchantID, accountID, s
 	}).Error
 	if err != nil {
 		return fmt.Errorf("set signing scheme of %s: %w", m.ID, err)
+	}
+	s.mu.Lock()
+	delete(s.cache, merchantID+"/"+accountID)
+	s.mu.Unlock()
+	return nil
+}
+
+// SetRouting sets the account's routing rules, once they route over the
+// connectors the deployment runs (known) only; empty rules send every order
+// to the account's connector alone.
+func (s *Service) SetRouting(ctx context.Context, merchantID, accountID string, rules routing.Rules, known []string) error {
+	if err := rules.Validate(known); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidSettings, err)
+	}
+	m, err := models.FindAccount(ctx, s.db, merchantID, accountID)
+	if errors.Is(err, models.ErrNotFound) {
+		return ErrUnknownAccount
+	}
+	if err != nil {
+		return err
+	}
+	m.Routing = rules
+	if err := s.db.WithContext(ctx).Model(&models.Account{}).Where("id = ?", m.ID).Select("routing").Updates(m).Error; err != nil {
+		return fmt.Errorf("set routing of %s: %w", m.ID, err)
 	}
 	s.mu.Lock()
 	delete(s.cache, merchantID+"/"+accountID)

@@ -1,7 +1,9 @@
 package simulator
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"sync"
@@ -30,6 +32,10 @@ type Faults struct {
 	Rate              float64 `json:"rate"`
 	ForMS             int64   `json:"for_ms,omitempty"`
 	IgnoreIdempotency bool    `json:"ignore_idempotency"`
+	// Amount, when set, keeps the faults to requests of that amount (minor
+	// units), so a test can take the acquirer down for its own payments
+	// while the others' go on.
+	Amount int64 `json:"amount,omitempty"`
 }
 
 type faultState struct {
@@ -38,6 +44,7 @@ type faultState struct {
 	rate              float64
 	hang              time.Duration
 	ignoreIdempotency bool
+	amount            int64
 }
 
 func (f *faultState) get() Faults {
@@ -47,7 +54,7 @@ func (f *faultState) get() Faults {
 	if mode == "" {
 		mode = FaultNone
 	}
-	return Faults{Mode: mode, Rate: f.rate, ForMS: f.hang.Milliseconds(), IgnoreIdempotency: f.ignoreIdempotency}
+	return Faults{Mode: mode, Rate: f.rate, ForMS: f.hang.Milliseconds(), IgnoreIdempotency: f.ignoreIdempotency, Amount: f.amount}
 }
 
 func (f *faultState) ignoringIdempotency() bool {
@@ -56,14 +63,28 @@ func (f *faultState) ignoringIdempotency() bool {
 	return f.ignoreIdempotency
 }
 
-// draw decides whether this request meets the fault, and which.
-func (f *faultState) draw() (string, time.Duration) {
+// draw decides whether a request for amount meets the fault, and which.
+func (f *faultState) draw(amount int64) (string, time.Duration) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.mode == "" || f.mode == FaultNone || rand.Float64() >= f.rate {
+	if f.mode == "" || f.mode == FaultNone || f.amount != 0 && amount != f.amount || rand.Float64() >= f.rate {
 		return FaultNone, 0
 	}
 	return f.mode, f.hang
+}
+
+// amountOf reads the amount of a request's JSON body and puts the body
+// back for the handler; 0 when it has none.
+func amountOf(r *http.Request) int64 {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var in struct {
+		Amount int64 `json:"amount"`
+	}
+	if err != nil || json.Unmarshal(body, &in) != nil {
+		return 0
+	}
+	return in.Amount
 }
 
 func (s *Server) handleGetFaults(w http.ResponseWriter, _ *http.Request) {
@@ -86,6 +107,9 @@ func (s *Server) handleSetFaults(w http.ResponseWriter, r *http.Request) {
 	case in.ForMS < 0:
 		writeError(w, http.StatusBadRequest, "invalid_request", "for_ms must not be negative")
 		return
+	case in.Amount < 0:
+		writeError(w, http.StatusBadRequest, "invalid_request", "amount must not be negative")
+		return
 	}
 	hang := time.Duration(in.ForMS) * time.Millisecond
 	if hang == 0 {
@@ -93,15 +117,21 @@ func (s *Server) handleSetFaults(w http.ResponseWriter, r *http.Request) {
 	}
 	s.faults.mu.Lock()
 	s.faults.mode, s.faults.rate, s.faults.hang, s.faults.ignoreIdempotency = in.Mode, in.Rate, hang, in.IgnoreIdempotency
+	s.faults.amount = in.Amount
 	s.faults.mu.Unlock()
-	s.logger.Warn("acquirer simulator faults set", "mode", in.Mode, "rate", in.Rate, "hang", hang, "ignore_idempotency", in.IgnoreIdempotency)
+	s.logger.Warn("acquirer simulator faults set", "mode", in.Mode, "rate", in.Rate, "hang", hang, "ignore_idempotency", in.IgnoreIdempotency,
+		"amount", in.Amount)
 	writeJSON(w, http.StatusOK, s.faults.get())
 }
 
 // faulty serves h unless the request meets the fault set.
 func (s *Server) faulty(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		switch mode, hang := s.faults.draw(); mode {
+		var amount int64
+		if s.faults.get().Amount != 0 {
+			amount = amountOf(r)
+		}
+		switch mode, hang := s.faults.draw(amount); mode {
 		case FaultError:
 			infoFrom(r.Context()).outcome = "fault_error"
 			writeError(w, http.StatusServiceUnavailable, "acquirer_unavailable", "the acquirer is temporarily unavailable")

@@ -170,6 +170,8 @@ func TestFaults(t *testing.T) {
 		{"error answers 503 and charges nothing", Faults{Mode: FaultError, Rate: 1}, 503, 0},
 		{"hang answers nothing and charges nothing", Faults{Mode: FaultHang, Rate: 1, ForMS: 5000}, 0, 0},
 		{"a rate of 0 serves", Faults{Mode: FaultError, Rate: 0}, 200, 1},
+		{"an error for this amount answers 503", Faults{Mode: FaultError, Rate: 1, Amount: 100}, 503, 0},
+		{"an error for another amount serves", Faults{Mode: FaultError, Rate: 1, Amount: 101}, 200, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -211,6 +213,7 @@ func TestFaultSettingsAreChecked(t *testing.T) {
 		{"unknown mode", Faults{Mode: "explode", Rate: 1}, 400},
 		{"rate above one", Faults{Mode: FaultError, Rate: 1.5}, 400},
 		{"negative hang", Faults{Mode: FaultHang, Rate: 1, ForMS: -1}, 400},
+		{"negative amount", Faults{Mode: FaultError, Rate: 1, Amount: -1}, 400},
 		{"not JSON", "mode=error", 400},
 		{"clear", Faults{Mode: FaultNone}, 200},
 	}

@@ -1,0 +1,62 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/routing"
+)
+
+// chargeRouted tries the order's charge on the connectors of its route, in
+// order, going on only where routing.Decide allows: the connector was down
+// or refused the request, or declined softly where the account opted in.
+// A charge whose outcome stayed unknown after chargeAt's inquiries stops
+// the payment: it never moves while the first connector may have charged.
+func (w *orderWorkflow) chargeRouted(ctx workflow.Context) (activities.ChargeOutcome, codes.Code, error) {
+	plan := *w.in.Route
+	var outcome activities.ChargeOutcome
+	code := codes.ConnectorError
+	for i, conn := range plan.Connectors {
+		var class routing.Outcome
+		var err error
+		outcome, code, class, err = w.chargeAt(ctx, conn, true)
+		if err != nil {
+			return outcome, code, err
+		}
+		if class == "" || routing.Decide(class, plan, i+1, i) != routing.TryNext {
+			return outcome, code, nil
+		}
+		workflow.GetLogger(ctx).Warn("charge goes on to the next connector", "connector", conn, "outcome", class,
+			"next", plan.Connectors[i+1], "route", plan.Route)
+	}
+	return outcome, code, nil
+}
+
+// attemptOutcome sorts a connector's answer to a charge for failover.
+func attemptOutcome(o activities.ChargeOutcome) routing.Outcome {
+	if o.Approved {
+		return routing.Approved
+	}
+	return routing.DeclineOutcome(o.DeclineCode)
+}
+
+// chargeKey is the idempotency key of the order's charge at connector
+// conn: the order's first connector has the key orders always had, every
+// other its own, so that no connector ever sees another's key.
+func (w *orderWorkflow) chargeKey(conn string) string {
+	if conn == w.connectorName() {
+		return idempotencyKey(w.id, "authorise")
+	}
+	return idempotencyKey(w.id, "authorise/"+conn)
+}
+
+// chargeConnector is the connector the charge's capture, void, refunds and
+// inquiries go to: for a routed order the one that answered its charge;
+// for every other order its own, as always.
+func (w *orderWorkflow) chargeConnector() string {
+	if w.in.Route != nil && w.st.AnsweredBy != "" {
+		return w.st.AnsweredBy
+	}
+	return w.connectorName()
+}

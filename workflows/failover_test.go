@@ -1,0 +1,213 @@
+package workflows_test
+
+import (
+	"slices"
+	"testing"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/capture"
+	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/refund"
+	"github.com/paygate/paygate/internal/domain/routing"
+)
+
+func down() error {
+	return temporal.NewNonRetryableApplicationError("acquirer unavailable", activities.ErrTypeAcquirerDown, nil)
+}
+
+func refusedRequest() error {
+	return temporal.NewNonRetryableApplicationError("acquirer refused the request", activities.ErrTypeAcquirerRejected, nil)
+}
+
+// at is a connector's answer to a charge, with its name on it as the
+// activity gives it.
+func at(name string, o activities.ChargeOutcome) activities.ChargeOutcome {
+	o.Connector = name
+	return o
+}
+
+// TestChargeFailover: a routed order's charge goes from connector to
+// connector only where the failover table allows, each connector with a key
+// of its own, and never while the previous one may have charged.
+func TestChargeFailover(t *testing.T) {
+	route := routing.Plan{Connectors: []string{"sim-bank", "stripe", "sim-acquirer"}, Route: "cards", MaxAttempts: 3}
+	soft := route
+	soft.RetrySoftDeclines = true
+	budget := route
+	budget.MaxAttempts = 2
+	const keyBank, keyStripe, keyAcq = wantKey, wantKey + "/stripe", wantKey + "/sim-acquirer"
+	type call struct{ connector, key string }
+	tests := []struct {
+		name      string
+		plan      routing.Plan
+		answers   []func() (activities.ChargeOutcome, error) // by call
+		inquiries []activities.InquiryResult                 // by call
+		wantCalls []call
+		wantInqs  []call
+		wantCode  string
+		wantBy    string // the connector the result names
+	}{
+		{"the first approves", route,
+			[]func() (activities.ChargeOutcome, error){func() (activities.ChargeOutcome, error) { return at("sim-bank", approved(amount)), nil }},
+			nil, []call{{"sim-bank", keyBank}}, nil, "0000", "sim-bank"},
+		{"the first is down, the second approves", route,
+			[]func() (activities.ChargeOutcome, error){
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
+				func() (activities.ChargeOutcome, error) { return at("stripe", approved(amount)), nil },
+			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, nil, "0000", "stripe"},
+		{"the first refuses the request, the second approves", route,
+			[]func() (activities.ChargeOutcome, error){
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, refusedRequest() },
+				func() (activities.ChargeOutcome, error) { return at("stripe", approved(amount)), nil },
+			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, nil, "0000", "stripe"},
+		{"a hard decline stops", soft,
+			[]func() (activities.ChargeOutcome, error){
+				func() (activities.ChargeOutcome, error) {
+					return at("sim-bank", declined(connector.DeclineInsufficientFunds)), nil
+				},
+			}, nil, []call{{"sim-bank", keyBank}}, nil, "A0002", "sim-bank"},
+		{"a soft decline stops where the account did not opt in", route,
+			[]func() (activities.ChargeOutcome, error){
+				func() (activities.ChargeOutcome, error) {
+					return at("sim-bank", declined(connector.DeclineGeneric)), nil
+				},
+			}, nil, []call{{"sim-bank", keyBank}}, nil, "A0001", "sim-bank"},
+		{"a soft decline goes on where it did", soft,
+			[]func() (activities.ChargeOutcome, error){
+				func() (activities.ChargeOutcome, error) {
+					return at("sim-bank", declined(connector.DeclineGeneric)), nil
+				},
+				func() (activities.ChargeOutcome, error) { return at("stripe", approved(amount)), nil },
+			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, nil, "0000", "stripe"},
+		{"an unknown outcome the inquiry finds approved stops there", route,
+			[]func() (activities.ChargeOutcome, error){func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() }},
+			[]activities.InquiryResult{{Found: true, Outcome: at("sim-bank", approved(amount))}},
+			[]call{{"sim-bank", keyBank}}, []call{{"sim-bank", keyBank}}, "0000", "sim-bank"},
+		{"an unknown outcome the inquiry does not find is charged again there, with its key", route,
+			[]func() (activities.ChargeOutcome, error){
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
+				func() (activities.ChargeOutcome, error) { return at("sim-bank", approved(amount)), nil },
+			},
+			[]activities.InquiryResult{{Found: false}},
+			[]call{{"sim-bank", keyBank}, {"sim-bank", keyBank}}, []call{{"sim-bank", keyBank}}, "0000", "sim-bank"},
+		{"an outcome that stays unknown never moves on", route,
+			[]func() (activities.ChargeOutcome, error){
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
+			},
+			[]activities.InquiryResult{{Found: false}, {Found: false}, {Found: false}},
+			[]call{{"sim-bank", keyBank}, {"sim-bank", keyBank}, {"sim-bank", keyBank}},
+			[]call{{"sim-bank", keyBank}, {"sim-bank", keyBank}, {"sim-bank", keyBank}}, "C0001", "sim-bank"},
+		{"every connector down", route,
+			[]func() (activities.ChargeOutcome, error){
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
+			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}, {"sim-acquirer", keyAcq}}, nil, "C0001", "sim-bank"},
+		{"the budget ends it", budget,
+			[]func() (activities.ChargeOutcome, error){
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
+			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, nil, "C0001", "sim-bank"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			acq := &acquirer{risk: accepted,
+				authorise: func(n int) (activities.ChargeOutcome, error) {
+					if n >= len(tc.answers) {
+						t.Errorf("charge %d, want %d in all", n+1, len(tc.answers))
+						return activities.ChargeOutcome{}, down()
+					}
+					return tc.answers[n]()
+				},
+				inquire: func(n int) (activities.InquiryResult, error) {
+					if n >= len(tc.inquiries) {
+						t.Errorf("inquiry %d, want %d in all", n+1, len(tc.inquiries))
+						return activities.InquiryResult{}, nil
+					}
+					return tc.inquiries[n], nil
+				}}
+			env := newEnv(t, acq)
+			in := orderInput("auto")
+			plan := tc.plan
+			in.Connector, in.Route = plan.Connectors[0], &plan
+			res := run(t, env, in)
+			var calls, inqs []call
+			for _, a := range acq.auths {
+				if !a.Failover {
+					t.Errorf("charge at %s without failover", a.Connector)
+				}
+				calls = append(calls, call{a.Connector, a.IdempotencyKey})
+			}
+			for _, q := range acq.inqs {
+				inqs = append(inqs, call{q.Connector, q.IdempotencyKey})
+			}
+			if !slices.Equal(calls, tc.wantCalls) || !slices.Equal(inqs, tc.wantInqs) {
+				t.Errorf("charges %v and inquiries %v, want %v and %v", calls, inqs, tc.wantCalls, tc.wantInqs)
+			}
+			if res.ResultCode != tc.wantCode || res.Connector != tc.wantBy {
+				t.Errorf("result %s by %s, want %s by %s", res.ResultCode, res.Connector, tc.wantCode, tc.wantBy)
+			}
+			if len(acq.finish) != 1 || acq.finish[0].Connector != tc.wantBy {
+				t.Errorf("the record names %+v, want %s", acq.finish, tc.wantBy)
+			}
+		})
+	}
+}
+
+// TestUnroutedOrderChargesAsBefore: an order without a route charges its
+// connector alone, without failover, with the key orders always had.
+func TestUnroutedOrderChargesAsBefore(t *testing.T) {
+	acq := &acquirer{risk: accepted, authorise: func(int) (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() }}
+	env := newEnv(t, acq)
+	in := orderInput("auto")
+	in.Connector = "sim-bank"
+	res := run(t, env, in)
+	if len(acq.auths) != 1 || acq.auths[0].Failover || acq.auths[0].Connector != "sim-bank" || acq.auths[0].IdempotencyKey != wantKey {
+		t.Errorf("charges %+v, want one at sim-bank without failover", acq.auths)
+	}
+	if res.ResultCode != "C0001" || res.Connector != "sim-bank" {
+		t.Errorf("result %s by %s", res.ResultCode, res.Connector)
+	}
+}
+
+// TestFailedOverOrderStaysWhereItWasCharged: an order charged at its
+// route's second connector, the first being down, is captured and refunded
+// there, and its refund polled there.
+func TestFailedOverOrderStaysWhereItWasCharged(t *testing.T) {
+	acq := &acquirer{
+		risk: accepted,
+		authorise: func(n int) (activities.ChargeOutcome, error) {
+			if n == 0 {
+				return activities.ChargeOutcome{}, down()
+			}
+			return at("stripe", approved(0)), nil
+		},
+		refundStatus: func(int) refund.Status { return refund.Pending },
+	}
+	env := newEnv(t, acq)
+	captureThenRefund(t, env)
+	in := orderInput(capture.Manual)
+	in.Connector, in.Route = "sim-bank", &routing.Plan{Connectors: []string{"sim-bank", "stripe"}, Route: "cards", MaxAttempts: 2}
+	res := run(t, env, in)
+	if res.Connector != "stripe" {
+		t.Errorf("result connector %q, want stripe", res.Connector)
+	}
+	if len(acq.captures) != 1 || acq.captures[0].Connector != "stripe" {
+		t.Errorf("captures %+v, want one at stripe", acq.captures)
+	}
+	if len(acq.refunds) != 1 || acq.refunds[0].Connector != "stripe" {
+		t.Errorf("refunds %+v, want one at stripe", acq.refunds)
+	}
+	if len(acq.polls) == 0 {
+		t.Fatal("the pending refund was never polled")
+	}
+	for _, p := range acq.polls {
+		if p.Connector != "stripe" {
+			t.Errorf("refund polled at %s, want stripe", p.Connector)
+		}
+	}
+}
