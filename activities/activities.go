@@ -71,6 +71,16 @@ type Activities struct {
 	Logger *slog.Logger
 	// Metrics counts notification attempts; nil counts nothing.
 	Metrics NotifyMetrics
+	// Health keeps a circuit breaker per connector; nil keeps none.
+	Health ConnectorHealth
+}
+
+// ConnectorHealth is told how each charge fared at its connector, and says
+// whether a charge that may fail over may try a connector
+// (connectors.Health).
+type ConnectorHealth interface {
+	Allow(connector string) bool
+	Record(connector string, failed bool)
 }
 
 // NotifyMetrics counts notification delivery attempts by outcome
@@ -105,6 +115,9 @@ const (
 	// could not serve the charge before taking it; nothing was charged.
 	// Only a charge that may fail over (AuthoriseInput.Failover) gets it.
 	ErrTypeAcquirerDown = "AcquirerDown"
+	// ErrTypeAcquirerSkipped: the connector's circuit breaker is open, so
+	// a charge that may fail over was not sent to it.
+	ErrTypeAcquirerSkipped = "AcquirerSkipped"
 	// ErrTypeCardDeleted: the stored card the charge names was deleted by
 	// the merchant; nothing was sent to the acquirer.
 	ErrTypeCardDeleted = "CardDeleted"

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/models"
 )
 
 // AuthoriseInput asks the acquirer to authorise (and, for a sale, capture) a
@@ -89,6 +91,9 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 			return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("stored card deleted", ErrTypeCardDeleted, nil)
 		}
 	}
+	if in.Failover && a.Health != nil && !a.Health.Allow(conn.Name()) {
+		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("connector skipped: its circuit breaker is open", ErrTypeAcquirerSkipped, nil)
+	}
 	c, err := a.Vault.Detokenize(ctx, in.CardToken)
 	if errors.Is(err, vault.ErrUnknownToken) {
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("card token not in the vault", ErrTypeCardUnavailable, err)
@@ -106,6 +111,11 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 		ThreeDS:          threeDSOf(in.ThreeDS),
 		StoredCredential: in.StoredCredential,
 	})
+	if a.Health != nil {
+		// A decline is an answer: only a connector down or silent counts
+		// against it.
+		a.Health.Record(conn.Name(), errors.Is(err, connector.ErrUnavailable) || errors.Is(err, connector.ErrTimeout))
+	}
 	switch {
 	case err == nil:
 		return outcomeOf(conn.Name(), charge), nil
@@ -181,4 +191,27 @@ func (a *Activities) DeleteCard(ctx context.Context, in DeleteCardInput) error {
 		return nil
 	}
 	return a.Vault.Delete(ctx, in.CardToken)
+}
+
+// ChargeAttemptInput is one charge of a routed order at one connector, for
+// the record (models.PaymentAttempt).
+type ChargeAttemptInput struct {
+	TransactionID string
+	Attempt       int
+	Connector     string
+	ConnectorRef  string
+	Outcome       string // routing.Outcome's word
+	DeclineReason connector.DeclineReason
+	LatencyMS     int64
+	Why           string
+	At            time.Time
+}
+
+// RecordChargeAttempt writes one attempt of a routed order's charge; the
+// same attempt written again changes nothing.
+func (a *Activities) RecordChargeAttempt(ctx context.Context, in ChargeAttemptInput) error {
+	err := a.Records.RecordPaymentAttempt(ctx, &models.PaymentAttempt{TransactionID: in.TransactionID, Attempt: in.Attempt,
+		Connector: in.Connector, ConnectorRef: in.ConnectorRef, Outcome: in.Outcome, DeclineReason: string(in.DeclineReason),
+		LatencyMS: in.LatencyMS, Why: in.Why, At: in.At})
+	return recordError(err)
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/paygate/paygate/api/payouts"
 	"github.com/paygate/paygate/api/queries"
 	"github.com/paygate/paygate/api/subscriptions"
+	"github.com/paygate/paygate/internal/adapters/connectors"
 	"github.com/paygate/paygate/internal/adapters/erasure"
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
@@ -46,6 +47,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/telemetry"
 	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/keyring"
+	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/txid"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/worker"
@@ -70,6 +72,8 @@ type Gateway struct {
 	connectorsOnce sync.Once
 	connectors     *ConnectorSet
 	connectorsErr  error
+	healthOnce     sync.Once
+	health         *connectors.Health
 	stopLease      context.CancelFunc
 	leaseDone      chan struct{}
 }
@@ -436,6 +440,7 @@ func (g *Gateway) Activities() (*activities.Activities, error) {
 		IDs:        g.transactionIDs(),
 		Logger:     g.Logger.With("component", "activities"),
 		Metrics:    g.Metrics,
+		Health:     g.connectorHealth(),
 	}, nil
 }
 
@@ -445,6 +450,23 @@ func (g *Gateway) Activities() (*activities.Activities, error) {
 func (g *Gateway) connectorSet() (*ConnectorSet, error) {
 	g.connectorsOnce.Do(func() { g.connectors, g.connectorsErr = g.Config.BuildConnectors() })
 	return g.connectors, g.connectorsErr
+}
+
+// connectorHealth is the process's circuit breakers, one per connector,
+// reporting their states to the metrics.
+func (g *Gateway) connectorHealth() *connectors.Health {
+	g.healthOnce.Do(func() {
+		var observer connectors.BreakerObserver
+		if g.Metrics != nil {
+			observer = g.Metrics
+		}
+		cfg := g.Config.Connectors.Breaker
+		if cfg == (routing.BreakerConfig{}) {
+			cfg = routing.DefaultBreakerConfig
+		}
+		g.health = connectors.NewHealth(cfg, nil, observer)
+	})
+	return g.health
 }
 
 // transactionIDs is the process's transaction-id generator, or nil when it

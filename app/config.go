@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/models"
 )
 
@@ -361,6 +362,9 @@ type ConnectorsConfig struct {
 	AcquirerTimeout time.Duration
 	// SimBankURL is the second simulated acquirer's base URL (SIMBANK_URL).
 	SimBankURL string
+	// Breaker says when a connector's circuit breaker opens and for how
+	// long (zero: routing.DefaultBreakerConfig).
+	Breaker routing.BreakerConfig
 	// StripeSecretKey is the Stripe account's secret key
 	// (STRIPE_SECRET_KEY), required when the connectors include stripe;
 	// StripeURL is Stripe's API address (STRIPE_API_URL, by default

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/paygate/paygate/app"
@@ -97,6 +98,22 @@ func TestFailoverToTheSecondAcquirer(t *testing.T) {
 			}
 			if o := findOrder(t, creds.AccountID, orderNo); o.Connector != tc.want {
 				t.Errorf("the record names %q, want %q", o.Connector, tc.want)
+			}
+			// Every attempt is on the record, in order.
+			h, err := models.ConsoleRecords{DB: env.gw.DB}.HistoryOf(ctx, tx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var attempts []string
+			for _, a := range h.Charges {
+				attempts = append(attempts, a.Connector+":"+a.Outcome)
+			}
+			want := []string{"sim-acquirer:approved"}
+			if tc.want == "sim-bank" {
+				want = []string{"sim-acquirer:down", "sim-bank:approved"}
+			}
+			if !slices.Equal(attempts, want) {
+				t.Errorf("recorded attempts %v, want %v", attempts, want)
 			}
 			if tc.want != "sim-bank" {
 				return

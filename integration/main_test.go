@@ -10,9 +10,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
-	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/propagation"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"io"
 	"log/slog"
 	"net/http"
@@ -23,6 +20,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
@@ -37,6 +38,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
@@ -181,6 +183,11 @@ func run(m *testing.M) int {
 			AcquirerTimeout: acquirerTimeout,
 			SimBankURL:      env.bankHTTP.URL,
 			ProviderSecret:  app.DefaultProviderSecret,
+			// The tests share one worker and provoke failures on
+			// purpose (timeouts, 503s); no breaker may open on them and
+			// move a routed test's payment. The breakers are tested on
+			// their own and in the fault suite.
+			Breaker: routing.BreakerConfig{Window: time.Minute, Size: 20, MinFailures: 1 << 30, FailureRatio: 1, Pause: time.Second},
 		},
 		NodeName: "integration",
 		// Receivers run on loopback; retries are quick so tests see them.

@@ -197,6 +197,8 @@ type OrderHistory struct {
 	Changes  []OrderStatusChange
 	Refunds  []Refund
 	Attempts []NotificationAttempt
+	// Charges are a routed order's charges, one per connector tried.
+	Charges []PaymentAttempt
 }
 
 // HistoryOf is the history of the order transactionID.
@@ -213,6 +215,9 @@ func (r ConsoleRecords) HistoryOf(ctx context.Context, transactionID string) (Or
 		Order("at").Find(&h.Attempts).Error
 	if err != nil {
 		return h, fmt.Errorf("notification attempts: %w", err)
+	}
+	if err := db.Where("transaction_id = ?", transactionID).Order("attempt").Find(&h.Charges).Error; err != nil {
+		return h, fmt.Errorf("payment attempts: %w", err)
 	}
 	return h, nil
 }

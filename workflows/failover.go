@@ -1,6 +1,8 @@
 package workflows
 
 import (
+	"cmp"
+
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
@@ -17,20 +19,38 @@ func (w *orderWorkflow) chargeRouted(ctx workflow.Context) (activities.ChargeOut
 	plan := *w.in.Route
 	var outcome activities.ChargeOutcome
 	code := codes.ConnectorError
+	why := "route " + plan.Route
+	if plan.Split {
+		why += " (volume split)"
+	}
 	for i, conn := range plan.Connectors {
 		var class routing.Outcome
 		var err error
+		start := workflow.Now(ctx)
 		outcome, code, class, err = w.chargeAt(ctx, conn, true)
 		if err != nil {
 			return outcome, code, err
 		}
+		w.noteAttempt(ctx, activities.ChargeAttemptInput{TransactionID: w.in.TransactionID, Attempt: i + 1, Connector: conn,
+			ConnectorRef: outcome.ChargeID, Outcome: cmp.Or(string(class), "not_sent"), DeclineReason: outcome.DeclineCode,
+			LatencyMS: workflow.Now(ctx).Sub(start).Milliseconds(), Why: why, At: start})
 		if class == "" || routing.Decide(class, plan, i+1, i) != routing.TryNext {
 			return outcome, code, nil
 		}
 		workflow.GetLogger(ctx).Warn("charge goes on to the next connector", "connector", conn, "outcome", class,
 			"next", plan.Connectors[i+1], "route", plan.Route)
+		why = "after " + conn + ": " + string(class)
 	}
 	return outcome, code, nil
+}
+
+// noteAttempt records one attempt of the charge. A record that cannot be
+// written is logged and left: the charge's outcome is what counts.
+func (w *orderWorkflow) noteAttempt(ctx workflow.Context, in activities.ChargeAttemptInput) {
+	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	if err := workflow.ExecuteLocalActivity(lctx, a.RecordChargeAttempt, in).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Error("record charge attempt", "attempt", in.Attempt, "connector", in.Connector, "error", err)
+	}
 }
 
 // attemptOutcome sorts a connector's answer to a charge for failover.

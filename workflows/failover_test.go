@@ -48,50 +48,52 @@ func TestChargeFailover(t *testing.T) {
 		wantInqs  []call
 		wantCode  string
 		wantBy    string // the connector the result names
+		// wantAttempts are the recorded attempts, connector:outcome.
+		wantAttempts []string
 	}{
 		{"the first approves", route,
 			[]func() (activities.ChargeOutcome, error){func() (activities.ChargeOutcome, error) { return at("sim-bank", approved(amount)), nil }},
-			nil, []call{{"sim-bank", keyBank}}, nil, "0000", "sim-bank"},
+			nil, []call{{"sim-bank", keyBank}}, nil, "0000", "sim-bank", []string{"sim-bank:approved"}},
 		{"the first is down, the second approves", route,
 			[]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
 				func() (activities.ChargeOutcome, error) { return at("stripe", approved(amount)), nil },
-			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, nil, "0000", "stripe"},
+			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, nil, "0000", "stripe", []string{"sim-bank:down", "stripe:approved"}},
 		{"the first refuses the request, the second approves", route,
 			[]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, refusedRequest() },
 				func() (activities.ChargeOutcome, error) { return at("stripe", approved(amount)), nil },
-			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, nil, "0000", "stripe"},
+			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, nil, "0000", "stripe", []string{"sim-bank:refused", "stripe:approved"}},
 		{"a hard decline stops", soft,
 			[]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) {
 					return at("sim-bank", declined(connector.DeclineInsufficientFunds)), nil
 				},
-			}, nil, []call{{"sim-bank", keyBank}}, nil, "A0002", "sim-bank"},
+			}, nil, []call{{"sim-bank", keyBank}}, nil, "A0002", "sim-bank", []string{"sim-bank:hard_decline"}},
 		{"a soft decline stops where the account did not opt in", route,
 			[]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) {
 					return at("sim-bank", declined(connector.DeclineGeneric)), nil
 				},
-			}, nil, []call{{"sim-bank", keyBank}}, nil, "A0001", "sim-bank"},
+			}, nil, []call{{"sim-bank", keyBank}}, nil, "A0001", "sim-bank", []string{"sim-bank:soft_decline"}},
 		{"a soft decline goes on where it did", soft,
 			[]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) {
 					return at("sim-bank", declined(connector.DeclineGeneric)), nil
 				},
 				func() (activities.ChargeOutcome, error) { return at("stripe", approved(amount)), nil },
-			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, nil, "0000", "stripe"},
+			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, nil, "0000", "stripe", []string{"sim-bank:soft_decline", "stripe:approved"}},
 		{"an unknown outcome the inquiry finds approved stops there", route,
 			[]func() (activities.ChargeOutcome, error){func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() }},
 			[]activities.InquiryResult{{Found: true, Outcome: at("sim-bank", approved(amount))}},
-			[]call{{"sim-bank", keyBank}}, []call{{"sim-bank", keyBank}}, "0000", "sim-bank"},
+			[]call{{"sim-bank", keyBank}}, []call{{"sim-bank", keyBank}}, "0000", "sim-bank", []string{"sim-bank:approved"}},
 		{"an unknown outcome the inquiry does not find is charged again there, with its key", route,
 			[]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
 				func() (activities.ChargeOutcome, error) { return at("sim-bank", approved(amount)), nil },
 			},
 			[]activities.InquiryResult{{Found: false}},
-			[]call{{"sim-bank", keyBank}, {"sim-bank", keyBank}}, []call{{"sim-bank", keyBank}}, "0000", "sim-bank"},
+			[]call{{"sim-bank", keyBank}, {"sim-bank", keyBank}}, []call{{"sim-bank", keyBank}}, "0000", "sim-bank", []string{"sim-bank:approved"}},
 		{"an outcome that stays unknown never moves on", route,
 			[]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
@@ -100,18 +102,25 @@ func TestChargeFailover(t *testing.T) {
 			},
 			[]activities.InquiryResult{{Found: false}, {Found: false}, {Found: false}},
 			[]call{{"sim-bank", keyBank}, {"sim-bank", keyBank}, {"sim-bank", keyBank}},
-			[]call{{"sim-bank", keyBank}, {"sim-bank", keyBank}, {"sim-bank", keyBank}}, "C0001", "sim-bank"},
+			[]call{{"sim-bank", keyBank}, {"sim-bank", keyBank}, {"sim-bank", keyBank}}, "C0001", "sim-bank", []string{"sim-bank:unknown"}},
+		{"the first skipped by its breaker, the second approves", route,
+			[]func() (activities.ChargeOutcome, error){
+				func() (activities.ChargeOutcome, error) {
+					return activities.ChargeOutcome{}, temporal.NewNonRetryableApplicationError("breaker open", activities.ErrTypeAcquirerSkipped, nil)
+				},
+				func() (activities.ChargeOutcome, error) { return at("stripe", approved(amount)), nil },
+			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, nil, "0000", "stripe", []string{"sim-bank:skipped", "stripe:approved"}},
 		{"every connector down", route,
 			[]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
-			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}, {"sim-acquirer", keyAcq}}, nil, "C0001", "sim-bank"},
+			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}, {"sim-acquirer", keyAcq}}, nil, "C0001", "sim-bank", []string{"sim-bank:down", "stripe:down", "sim-acquirer:down"}},
 		{"the budget ends it", budget,
 			[]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
-			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, nil, "C0001", "sim-bank"},
+			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, nil, "C0001", "sim-bank", []string{"sim-bank:down", "stripe:down"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,6 +159,22 @@ func TestChargeFailover(t *testing.T) {
 			}
 			if res.ResultCode != tc.wantCode || res.Connector != tc.wantBy {
 				t.Errorf("result %s by %s, want %s by %s", res.ResultCode, res.Connector, tc.wantCode, tc.wantBy)
+			}
+			var attempts []string
+			for i, a := range acq.attempts {
+				attempts = append(attempts, a.Connector+":"+a.Outcome)
+				if a.Attempt != i+1 || a.TransactionID != txID {
+					t.Errorf("attempt %d recorded as %+v", i+1, a)
+				}
+			}
+			if !slices.Equal(attempts, tc.wantAttempts) {
+				t.Errorf("recorded attempts %v, want %v", attempts, tc.wantAttempts)
+			}
+			if len(acq.attempts) > 0 && acq.attempts[0].Why != "route cards" {
+				t.Errorf("the first attempt's why = %q, want route cards", acq.attempts[0].Why)
+			}
+			if len(acq.attempts) > 1 && acq.attempts[1].Why != "after sim-bank: "+acq.attempts[0].Outcome {
+				t.Errorf("the second attempt's why = %q", acq.attempts[1].Why)
 			}
 			if len(acq.finish) != 1 || acq.finish[0].Connector != tc.wantBy {
 				t.Errorf("the record names %+v, want %s", acq.finish, tc.wantBy)

@@ -807,6 +807,9 @@ func (w *orderWorkflow) chargeAt(ctx workflow.Context, conn string, failover boo
 			workflow.GetLogger(ctx).Warn("connector down", "connector", conn, "error", err)
 			return activities.ChargeOutcome{}, codes.ConnectorError, routing.Down, nil
 		}
+		if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeAcquirerSkipped {
+			return activities.ChargeOutcome{}, codes.ConnectorError, routing.Skipped, nil
+		}
 		var found activities.InquiryResult
 		if err := workflow.ExecuteActivity(ictx, a.InquireCharge, activities.InquireInput{Connector: conn, IdempotencyKey: key}).Get(ctx, &found); err != nil {
 			return activities.ChargeOutcome{}, codes.Code{}, "", err

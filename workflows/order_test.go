@@ -117,10 +117,12 @@ type acquirer struct {
 	records []activities.RecordOrderInput
 	risks   []activities.RiskInput
 	auths   []activities.AuthoriseInput
-	inqs    []activities.InquireInput
-	drops   []activities.DropCVVInput
-	finish  []activities.FinishOrderInput
-	deletes []activities.DeleteCardInput
+	// attempts are a routed order's recorded charges.
+	attempts []activities.ChargeAttemptInput
+	inqs     []activities.InquireInput
+	drops    []activities.DropCVVInput
+	finish   []activities.FinishOrderInput
+	deletes  []activities.DeleteCardInput
 
 	// Operations after the payment.
 	captures []activities.CaptureInput
@@ -237,6 +239,13 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 				return activities.InquiryResult{}, temporal.NewNonRetryableApplicationError("unexpected", "Unexpected", nil)
 			}
 			return acq.inquire(len(acq.inqs) - 1)
+		}).Maybe()
+	env.OnActivity(acts.RecordChargeAttempt, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ChargeAttemptInput) error {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.attempts = append(acq.attempts, in)
+			return nil
 		}).Maybe()
 	env.OnActivity(acts.DropCVV, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.DropCVVInput) error {

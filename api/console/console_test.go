@@ -647,3 +647,34 @@ func TestSignInWithAControlCharacter(t *testing.T) {
 		}
 	}
 }
+
+// TestTimelineShowsChargeAttempts: a routed order's charges, one per
+// connector tried, are lines of its timeline with their outcome, latency
+// and why that connector was tried.
+func TestTimelineShowsChargeAttempts(t *testing.T) {
+	c := newTestConsole(t)
+	at := time.Now().Add(-time.Minute)
+	for _, a := range []models.PaymentAttempt{
+		{TransactionID: "1000000000000000001", Attempt: 1, Connector: "sim-acquirer", Outcome: "down", LatencyMS: 12, Why: "route cards", At: at},
+		{TransactionID: "1000000000000000001", Attempt: 2, Connector: "sim-bank", ConnectorRef: "pay_9", Outcome: "approved", LatencyMS: 40,
+			Why: "after sim-acquirer: down", At: at.Add(time.Second)},
+	} {
+		if err := (models.Records{DB: c.db}).RecordPaymentAttempt(t.Context(), &a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hc := c.browser(t)
+	c.signIn(t, hc, "shop-a@example.com")
+	code, page, _ := do(t, hc, "GET", c.srv.URL+"/console/orders/1000000000000000001", nil)
+	if code != http.StatusOK {
+		t.Fatalf("order page: %d", code)
+	}
+	for _, want := range []string{
+		"<td>Charge at #1 sim-acquirer, 12 ms, route cards</td><td>down</td>",
+		"<td>Charge at #2 sim-bank pay_9, 40 ms, after sim-acquirer: down</td><td>approved</td>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the timeline lacks %q", want)
+		}
+	}
+}

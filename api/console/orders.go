@@ -205,6 +205,17 @@ func (s *Server) timeline(ctx context.Context, o *models.Order) ([]event, error)
 		}
 		evs = append(evs, event{At: a.At, Kind: "ev_notify", Detail: fmt.Sprintf("%s #%d", a.NotifyID, a.Attempt), Outcome: out})
 	}
+	for _, c := range h.Charges {
+		detail := fmt.Sprintf("#%d %s", c.Attempt, c.Connector)
+		if c.ConnectorRef != "" {
+			detail += " " + c.ConnectorRef
+		}
+		out := c.Outcome
+		if c.DeclineReason != "" {
+			out += " (" + c.DeclineReason + ")"
+		}
+		evs = append(evs, event{At: c.At, Kind: "ev_charge", Detail: fmt.Sprintf("%s, %d ms, %s", detail, c.LatencyMS, c.Why), Outcome: out})
+	}
 	slices.SortStableFunc(evs, func(a, b event) int { return a.At.Compare(b.At) })
 	return evs, nil
 }

@@ -143,7 +143,7 @@ var en = map[string]string{
 	"status_pending": "pending", "status_authorised": "authorised", "status_held_for_review": "held for review",
 	"status_paid": "paid", "status_refunded": "refunded", "status_partially_refunded": "partially refunded",
 	"status_cancelled": "cancelled", "status_failed": "failed", "status_expired": "expired", "back": "Back",
-	"ev_created": "Order created", "ev_final": "Latest status", "ev_status": "Status", "ev_refund": "Refund", "ev_notify": "Notification attempt",
+	"ev_created": "Order created", "ev_final": "Latest status", "ev_status": "Status", "ev_refund": "Refund", "ev_notify": "Notification attempt", "ev_charge": "Charge at",
 	"rerun_started": "The re-run is under way.", "progress": "Progress", "total": "Total", "started": "Started", "skipped": "Skipped",
 }
 
@@ -174,6 +174,6 @@ var es = map[string]string{
 	"status_paid": "pagado", "status_refunded": "reembolsado", "status_partially_refunded": "reembolsado en parte",
 	"status_cancelled": "anulado", "status_failed": "fallido", "status_expired": "caducado", "back": "Volver",
 	"ev_created": "Pedido creado", "ev_final": "Último estado", "ev_status": "Estado", "ev_refund": "Reembolso",
-	"ev_notify": "Intento de notificación", "rerun_started": "El reintento está en marcha.", "progress": "Progreso",
+	"ev_notify": "Intento de notificación", "ev_charge": "Cargo en", "rerun_started": "El reintento está en marcha.", "progress": "Progreso",
 	"total": "Total", "started": "Iniciados", "skipped": "Omitidos",
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -23,6 +24,7 @@ type Metrics struct {
 	duration       *prometheus.HistogramVec
 	notifyAttempts *prometheus.CounterVec
 	sigReuses      *prometheus.CounterVec
+	breakers       *prometheus.GaugeVec
 	sdk            *sdkCollector
 }
 
@@ -48,12 +50,16 @@ func New(db *gorm.DB) *Metrics {
 			Name: "paygate_signature_reused_total",
 			Help: "Compatible signatures of operations that move money seen again with other content, by the operation: the merchant's next operation on the same orders, or a replay of what someone saw.",
 		}, []string{"operation"}),
+		breakers: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "paygate_connector_breaker_state",
+			Help: "Each connector's circuit breaker in this worker: 1 for the state it is in (closed, open, half_open), 0 for the others. Routed payments skip a connector whose breaker is open.",
+		}, []string{"connector", "state"}),
 		sdk: newSDKCollector(),
 	}
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.duration, m.notifyAttempts, m.sigReuses, m.sdk,
+		m.requests, m.duration, m.notifyAttempts, m.sigReuses, m.breakers, m.sdk,
 	)
 	if db != nil {
 		m.registry.MustRegister(&recordCollector{db: db})
@@ -83,6 +89,17 @@ const (
 // NotificationAttempt counts one delivery attempt.
 func (m *Metrics) NotificationAttempt(outcome string) {
 	m.notifyAttempts.WithLabelValues(outcome).Inc()
+}
+
+// BreakerState sets a connector's breaker state.
+func (m *Metrics) BreakerState(connector string, state routing.BreakerState) {
+	for _, st := range []routing.BreakerState{routing.Closed, routing.Open, routing.HalfOpen} {
+		v := 0.0
+		if st == state {
+			v = 1
+		}
+		m.breakers.WithLabelValues(connector, string(st)).Set(v)
+	}
 }
 
 // Handler serves the metrics in Prometheus's text format.

@@ -17,9 +17,12 @@ const (
 	// the issuer may not meet.
 	SoftDecline Outcome = "soft_decline"
 	// Down: the connector could not be reached, refused the connection,
-	// or answered before accepting the charge that it could not serve; or
-	// a breaker kept the payment away from it. Nothing was charged.
+	// or answered before accepting the charge that it could not serve.
+	// Nothing was charged.
 	Down Outcome = "down"
+	// Skipped: the connector's circuit breaker is open, so the payment was
+	// not sent to it. Nothing was charged.
+	Skipped Outcome = "skipped"
 	// Refused: the connector refused the request itself (configuration,
 	// a card it does not take). Nothing was charged.
 	Refused Outcome = "refused"

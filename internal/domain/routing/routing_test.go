@@ -179,6 +179,8 @@ func TestDecide(t *testing.T) {
 		{"soft decline, not opted in", SoftDecline, plan, 1, 0, Stop},
 		{"soft decline, opted in", SoftDecline, soft, 1, 0, TryNext},
 		{"down", Down, plan, 1, 0, TryNext},
+		{"skipped by its breaker", Skipped, plan, 1, 0, TryNext},
+		{"skipped, the last connector", Skipped, plan, 3, 2, Stop},
 		{"refused the request", Refused, plan, 1, 1, TryNext},
 		{"unknown: inquire, never move on", Unknown, plan, 1, 0, InquireFirst},
 		{"unknown at the last connector: still inquire", Unknown, plan, 3, 2, InquireFirst},

@@ -1,0 +1,112 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/paygate/paygate/internal/adapters/connectors"
+	"github.com/paygate/paygate/internal/adapters/vault"
+	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/routing"
+)
+
+// flaky is a connector that answers each charge with the next of its
+// answers: an error, or a decline when nil.
+type flaky struct {
+	answers []error
+	charges int
+}
+
+func (f *flaky) Name() string { return "flaky" }
+func (f *flaky) Charge(context.Context, connector.ChargeRequest) (connector.Charge, error) {
+	err := f.answers[f.charges%len(f.answers)]
+	f.charges++
+	if err != nil {
+		return connector.Charge{}, err
+	}
+	return connector.Charge{ID: fmt.Sprintf("ch_%d", f.charges), Status: connector.Declined, DeclineReason: connector.DeclineGeneric}, nil
+}
+func (f *flaky) Inquire(context.Context, string) (connector.Charge, error) { return connector.Charge{}, nil }
+func (f *flaky) Capture(context.Context, connector.CaptureRequest) (connector.Charge, error) {
+	return connector.Charge{}, nil
+}
+func (f *flaky) Void(context.Context, connector.VoidRequest) (connector.Charge, error) {
+	return connector.Charge{}, nil
+}
+func (f *flaky) Refund(context.Context, connector.RefundRequest) (connector.Refund, error) {
+	return connector.Refund{}, nil
+}
+func (f *flaky) GetRefund(context.Context, string) (connector.Refund, error) {
+	return connector.Refund{}, nil
+}
+
+// oneCard opens every token as the same card.
+type oneCard struct{}
+
+func (oneCard) Detokenize(context.Context, string) (vault.Card, error) {
+	return vault.Card{Number: "4242424242424242", ExpiryMonth: "12", ExpiryYear: "2035", CVV: "123"}, nil
+}
+func (oneCard) DropCVV(context.Context, string) error { return nil }
+func (oneCard) Delete(context.Context, string) error  { return nil }
+
+// TestBreakerSkipsAConnectorThatIsDown: charges that find a connector down
+// open its breaker; then a charge that may fail over is skipped without
+// reaching it, while one that may not still goes; declines never count.
+func TestBreakerSkipsAConnectorThatIsDown(t *testing.T) {
+	errType := func(err error) string {
+		var appErr *temporal.ApplicationError
+		if errors.As(err, &appErr) {
+			return appErr.Type()
+		}
+		if err != nil {
+			return "retryable"
+		}
+		return ""
+	}
+	tests := []struct {
+		name    string
+		answers []error
+		// want are the charges' error types, in order ("" answered), and
+		// wantSent how many reached the connector.
+		failover []bool
+		want     []string
+		wantSent int
+	}{
+		{"down three times opens it", []error{connector.ErrUnavailable},
+			[]bool{true, true, true, true, false},
+			[]string{ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerSkipped, "retryable"}, 4},
+		{"no answer counts too", []error{fmt.Errorf("x: %w", connector.ErrTimeout)},
+			[]bool{true, true, true, true},
+			[]string{ErrTypeAcquirerTimeout, ErrTypeAcquirerTimeout, ErrTypeAcquirerTimeout, ErrTypeAcquirerSkipped}, 3},
+		{"declines keep it closed", []error{nil},
+			[]bool{true, true, true, true, true},
+			[]string{"", "", "", "", ""}, 5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			conn := &flaky{answers: tc.answers}
+			reg := connectors.New[Connector]("flaky")
+			if err := reg.Register("flaky", conn); err != nil {
+				t.Fatal(err)
+			}
+			now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+			cfg := routing.BreakerConfig{Window: time.Minute, Size: 10, MinFailures: 3, FailureRatio: 0.5, Pause: time.Minute}
+			health := connectors.NewHealth(cfg, func() time.Time { return now }, nil)
+			a := &Activities{Connectors: reg, Vault: oneCard{}, Health: health}
+			var got []string
+			for i, failover := range tc.failover {
+				_, err := a.Authorise(context.Background(), AuthoriseInput{Connector: "flaky", CardToken: "tok",
+					IdempotencyKey: fmt.Sprintf("k%d", i), Amount: 100, Currency: "USD", Failover: failover})
+				got = append(got, errType(err))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) || conn.charges != tc.wantSent {
+				t.Errorf("charges came to %v with %d sent, want %v with %d", got, conn.charges, tc.want, tc.wantSent)
+			}
+		})
+	}
+}
