@@ -147,7 +147,16 @@ type InquireInput struct {
 type InquiryResult struct {
 	Found   bool
 	Outcome ChargeOutcome
+	// NeverCharged: not found, at a connector whose inquiry is final (its
+	// record of charges by key is never behind), so the charge was surely
+	// never made and a routed payment may move on.
+	NeverCharged bool `json:",omitempty"`
 }
+
+// finalInquiry is implemented by connectors whose inquiry is final: a
+// charge they do not find was never made (the simulators). One whose
+// inquiry may lag behind a charge (Stripe's search) does not implement it.
+type finalInquiry interface{ FinalInquiry() bool }
 
 // InquireCharge is the status inquiry after an unknown outcome. Transport
 // errors are retried; a not-found answer means no charge was made.
@@ -160,7 +169,8 @@ func (a *Activities) InquireCharge(ctx context.Context, in InquireInput) (Inquir
 	}
 	charge, err := conn.Inquire(ctx, in.IdempotencyKey)
 	if errors.Is(err, connector.ErrNotFound) {
-		return InquiryResult{Found: false}, nil
+		f, ok := conn.(finalInquiry)
+		return InquiryResult{Found: false, NeverCharged: ok && f.FinalInquiry()}, nil
 	}
 	if err != nil {
 		return InquiryResult{}, fmt.Errorf("inquire %s: %w", in.IdempotencyKey, err)

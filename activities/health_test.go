@@ -31,7 +31,9 @@ func (f *flaky) Charge(context.Context, connector.ChargeRequest) (connector.Char
 	}
 	return connector.Charge{ID: fmt.Sprintf("ch_%d", f.charges), Status: connector.Declined, DeclineReason: connector.DeclineGeneric}, nil
 }
-func (f *flaky) Inquire(context.Context, string) (connector.Charge, error) { return connector.Charge{}, nil }
+func (f *flaky) Inquire(context.Context, string) (connector.Charge, error) {
+	return connector.Charge{}, nil
+}
 func (f *flaky) Capture(context.Context, connector.CaptureRequest) (connector.Charge, error) {
 	return connector.Charge{}, nil
 }
@@ -106,6 +108,44 @@ func TestBreakerSkipsAConnectorThatIsDown(t *testing.T) {
 			}
 			if fmt.Sprint(got) != fmt.Sprint(tc.want) || conn.charges != tc.wantSent {
 				t.Errorf("charges came to %v with %d sent, want %v with %d", got, conn.charges, tc.want, tc.wantSent)
+			}
+		})
+	}
+}
+
+// unknownAt is a connector that finds no charge; finalUnknown is one
+// whose inquiry is final.
+type unknownAt struct{ flaky }
+
+func (u *unknownAt) Inquire(context.Context, string) (connector.Charge, error) {
+	return connector.Charge{}, connector.ErrNotFound
+}
+
+type finalUnknown struct{ unknownAt }
+
+func (finalUnknown) FinalInquiry() bool { return true }
+
+// TestInquiryFinality: a charge a connector does not find was never made
+// only where the connector's inquiry is final.
+func TestInquiryFinality(t *testing.T) {
+	tests := []struct {
+		name string
+		conn Connector
+		want bool
+	}{
+		{"an inquiry that may lag", &unknownAt{}, false},
+		{"a final inquiry", &finalUnknown{}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := connectors.New[Connector]("flaky")
+			if err := reg.Register("flaky", tc.conn); err != nil {
+				t.Fatal(err)
+			}
+			a := &Activities{Connectors: reg}
+			got, err := a.InquireCharge(context.Background(), InquireInput{Connector: "flaky", IdempotencyKey: "k"})
+			if err != nil || got.Found || got.NeverCharged != tc.want {
+				t.Errorf("InquireCharge = %+v, %v; want not found, never charged %v", got, err, tc.want)
 			}
 		})
 	}

@@ -47,8 +47,11 @@ type OptimiseAnswer struct {
 	// WindowDays is how many days back the account's orders were counted.
 	WindowDays     int               `json:"window_days,omitempty"`
 	PaymentMethods []OptimisedMethod `json:"payment_methods"`
-	ResultInfo     string            `json:"result_info"`
-	EncryptionData string            `json:"encryption_data"`
+	// Connectors rank a routed account's connectors by how its orders
+	// fared at each, over every method; absent for an account with one.
+	Connectors     []OptimisedConnector `json:"connectors,omitempty"`
+	ResultInfo     string               `json:"result_info"`
+	EncryptionData string               `json:"encryption_data"`
 }
 
 // OptimisedMethod is one ranked method of the answer.
@@ -58,6 +61,15 @@ type OptimisedMethod struct {
 	Brand         string `json:"brand"`
 	// SuccessRate is Succeeded/SampleSize as a four-digit decimal fraction;
 	// "" when SampleSize is 0.
+	SuccessRate string `json:"success_rate"`
+	Succeeded   int64  `json:"succeeded"`
+	SampleSize  int64  `json:"sample_size"`
+}
+
+// OptimisedConnector is one ranked connector of a routed account's answer.
+type OptimisedConnector struct {
+	Rank        int    `json:"rank"`
+	Connector   string `json:"connector"`
 	SuccessRate string `json:"success_rate"`
 	Succeeded   int64  `json:"succeeded"`
 	SampleSize  int64  `json:"sample_size"`

@@ -23,6 +23,8 @@ type MethodTallyQuery struct {
 // window, the orders of each method that succeeded and that failed, by
 // optimise.Classify's rule:
 //
+//   - each method is counted per connector, the one the order's record
+//     names (the one that answered a routed order's charge);
 //   - the method of a card order (direct, hosted once the shopper gave the
 //     card, stored card, subscription charge) is CARD and its brand; of an
 //     APM order the payment_method it was made with, in upper case as the
@@ -38,12 +40,13 @@ type MethodTallyQuery struct {
 // on (account_id, order_no) finds the account's orders, so no index of its
 // own is needed (docs/decisions.md, "Payment method optimisation").
 const methodTallySQL = `
-SELECT method, brand,
+SELECT method, brand, connector,
        count(*) FILTER (WHERE result_code IN @success) AS succeeded,
        count(*) FILTER (WHERE result_code NOT IN @success) AS failed
 FROM (
     SELECT CASE WHEN card_brand <> '' THEN @card ELSE upper(details->>'payment_method') END AS method,
            card_brand AS brand,
+           coalesce(connector, '') AS connector,
            result_code
     FROM orders
     WHERE account_id = @account AND currency = @currency AND created_at >= @since
@@ -51,11 +54,11 @@ FROM (
       AND (card_brand <> '' OR coalesce(details->>'payment_method', '') <> '')
       AND (result_code IN @success OR left(result_code, 1) IN @failures)
 ) counted
-GROUP BY method, brand`
+GROUP BY method, brand, connector`
 
 // MethodTallies counts how the account's orders in the currency since
-// q.Since fared, per payment method and card brand. Methods without an
-// order that counts are absent.
+// q.Since fared, per payment method, card brand and the connector the
+// order's record names. Methods without an order that counts are absent.
 func MethodTallies(ctx context.Context, db *gorm.DB, q MethodTallyQuery) ([]optimise.Tally, error) {
 	rows, err := db.WithContext(ctx).Raw(methodTallySQL, map[string]any{
 		"card":     optimise.CardMethod,
@@ -73,7 +76,7 @@ func MethodTallies(ctx context.Context, db *gorm.DB, q MethodTallyQuery) ([]opti
 	var out []optimise.Tally
 	for rows.Next() {
 		var t optimise.Tally
-		if err := rows.Scan(&t.Method, &t.Brand, &t.Succeeded, &t.Failed); err != nil {
+		if err := rows.Scan(&t.Method, &t.Brand, &t.Connector, &t.Succeeded, &t.Failed); err != nil {
 			return nil, fmt.Errorf("tally methods of account %s: %w", q.AccountID, err)
 		}
 		out = append(out, t)

@@ -87,36 +87,41 @@ func TestMethodTallies(t *testing.T) {
 		ps                status.Payment
 		code              codes.Code
 		age               time.Duration
+		connector         string // "" leaves it NULL, as orders before connectors
 	}
 	recent := time.Hour
 	orders := []ord{
 		// visa: 2 successes (a sale, and an authorisation later captured
 		// and refunded), 1 decline, 1 timeout: 2 of 4.
-		{account, "EUR", "visa", "", status.Paid, codes.OK, recent},
-		{account, "EUR", "visa", "", status.Refunded, codes.OK, recent},
-		{account, "EUR", "visa", "", status.Failed, codes.Declined, recent},
-		{account, "EUR", "visa", "", status.Failed, codes.AcquirerTimeout, recent},
+		{account, "EUR", "visa", "", status.Paid, codes.OK, recent, ""},
+		{account, "EUR", "visa", "", status.Refunded, codes.OK, recent, ""},
+		{account, "EUR", "visa", "", status.Failed, codes.Declined, recent, ""},
+		{account, "EUR", "visa", "", status.Failed, codes.AcquirerTimeout, recent, ""},
 		// visa, left out: risk reject, system refusal, pending 3-D Secure,
 		// held for review, too old, another currency, another account.
-		{account, "EUR", "visa", "", status.Failed, codes.RiskRejected, recent},
-		{account, "EUR", "visa", "", status.Failed, codes.RecordRejected, recent},
-		{account, "EUR", "visa", "", status.Pending, codes.AwaitingShopper, recent},
-		{account, "EUR", "visa", "", status.HeldForReview, codes.RiskReview, recent},
-		{account, "EUR", "visa", "", status.Failed, codes.Declined, optimise.Window + time.Hour},
-		{account, "USD", "visa", "", status.Failed, codes.Declined, recent},
-		{other, "EUR", "visa", "", status.Failed, codes.Declined, recent},
+		{account, "EUR", "visa", "", status.Failed, codes.RiskRejected, recent, ""},
+		{account, "EUR", "visa", "", status.Failed, codes.RecordRejected, recent, ""},
+		{account, "EUR", "visa", "", status.Pending, codes.AwaitingShopper, recent, ""},
+		{account, "EUR", "visa", "", status.HeldForReview, codes.RiskReview, recent, ""},
+		{account, "EUR", "visa", "", status.Failed, codes.Declined, optimise.Window + time.Hour, ""},
+		{account, "USD", "visa", "", status.Failed, codes.Declined, recent, ""},
+		{other, "EUR", "visa", "", status.Failed, codes.Declined, recent, ""},
 		// mastercard: authorised then cancelled, authorisation lapsed
 		// (A0006, a success), wrong CVV: 2 of 3.
-		{account, "EUR", "mastercard", "", status.Cancelled, codes.OK, recent},
-		{account, "EUR", "mastercard", "", status.Expired, codes.AuthorisationExpired, recent},
-		{account, "EUR", "mastercard", "", status.Failed, codes.WrongCVV, recent},
+		{account, "EUR", "mastercard", "", status.Cancelled, codes.OK, recent, ""},
+		{account, "EUR", "mastercard", "", status.Expired, codes.AuthorisationExpired, recent, ""},
+		{account, "EUR", "mastercard", "", status.Failed, codes.WrongCVV, recent, ""},
 		// iDEAL, sent in lower case: paid, shopper cancelled, session
 		// expired: 1 of 3.
-		{account, "EUR", "", "ideal", status.Paid, codes.OK, recent},
-		{account, "EUR", "", "IDEAL", status.Failed, codes.ShopperCancelled, recent},
-		{account, "EUR", "", "IDEAL", status.Expired, codes.SessionExpired, recent},
+		{account, "EUR", "", "ideal", status.Paid, codes.OK, recent, ""},
+		{account, "EUR", "", "IDEAL", status.Failed, codes.ShopperCancelled, recent, ""},
+		{account, "EUR", "", "IDEAL", status.Expired, codes.SessionExpired, recent, ""},
 		// A hosted order the shopper never paid: no method, left out.
-		{account, "EUR", "", "", status.Expired, codes.SessionExpired, recent},
+		{account, "EUR", "", "", status.Expired, codes.SessionExpired, recent, ""},
+		// A routed account's visa orders charged at sim-bank are counted
+		// apart: 1 of 2 there.
+		{account, "EUR", "visa", "", status.Paid, codes.OK, recent, "sim-bank"},
+		{account, "EUR", "visa", "", status.Failed, codes.Declined, recent, "sim-bank"},
 	}
 	for i, o := range orders {
 		tx := fmt.Sprintf("9%018d", i)
@@ -125,7 +130,7 @@ func TestMethodTallies(t *testing.T) {
 			OrderNo: "ORD-" + tx, Currency: o.currency, Amount: 1000, PaymentStatus: o.ps,
 			OrderStatus: status.OrderStatusOf(o.ps), ResultCode: o.code.ID, ResultMessage: o.code.Message,
 			CaptureMode: models.CaptureAuto, CardBrand: o.brand, RequestFingerprint: "fp",
-			Details:   order.Details{PaymentMethod: o.method},
+			Details: order.Details{PaymentMethod: o.method}, Connector: o.connector,
 			CreatedAt: now.Add(-o.age), UpdatedAt: now.Add(-o.age),
 		}
 		if err := db.WithContext(t.Context()).Create(&rec).Error; err != nil {
@@ -137,10 +142,13 @@ func TestMethodTallies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	slices.SortFunc(got, func(a, b optimise.Tally) int { return strings.Compare(a.Option.String(), b.Option.String()) })
+	slices.SortFunc(got, func(a, b optimise.Tally) int {
+		return strings.Compare(a.Option.String()+" "+a.Connector, b.Option.String()+" "+b.Connector)
+	})
 	want := []optimise.Tally{
 		{Option: optimise.Option{Method: "CARD", Brand: "mastercard"}, Succeeded: 2, Failed: 1},
 		{Option: optimise.Option{Method: "CARD", Brand: "visa"}, Succeeded: 2, Failed: 2},
+		{Option: optimise.Option{Method: "CARD", Brand: "visa"}, Connector: "sim-bank", Succeeded: 1, Failed: 1},
 		{Option: optimise.Option{Method: "IDEAL"}, Succeeded: 1, Failed: 2},
 	}
 	if !slices.Equal(got, want) {

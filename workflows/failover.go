@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"cmp"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -12,37 +13,51 @@ import (
 
 // chargeRouted tries the order's charge on the connectors of its route, in
 // order, going on only where routing.Decide allows: the connector was down
-// or refused the request, or declined softly where the account opted in.
-// A charge whose outcome stayed unknown after chargeAt's inquiries stops
-// the payment: it never moves while the first connector may have charged.
+// or refused the request, or declined softly where the account opted in;
+// past the last connector it starts again from the first, after a pause,
+// until the route's budget of attempts is spent. A charge whose outcome
+// stayed unknown after chargeAt's inquiries stops the payment: it never
+// moves while a connector may have charged.
 func (w *orderWorkflow) chargeRouted(ctx workflow.Context) (activities.ChargeOutcome, codes.Code, error) {
 	plan := *w.in.Route
-	var outcome activities.ChargeOutcome
-	code := codes.ConnectorError
 	why := "route " + plan.Route
 	if plan.Split {
 		why += " (volume split)"
 	}
-	for i, conn := range plan.Connectors {
-		var class routing.Outcome
-		var err error
+	for n := 1; ; n++ {
+		conn := plan.Next(n)
+		if n > len(plan.Connectors) && (n-1)%len(plan.Connectors) == 0 {
+			// Every connector was tried once more: a pause first.
+			if err := workflow.Sleep(ctx, routePassPause); err != nil {
+				return activities.ChargeOutcome{}, codes.Code{}, err
+			}
+		}
 		start := workflow.Now(ctx)
-		outcome, code, class, err = w.chargeAt(ctx, conn, true)
+		outcome, code, class, err := w.chargeAt(ctx, conn, true)
 		if err != nil {
 			return outcome, code, err
 		}
-		w.noteAttempt(ctx, activities.ChargeAttemptInput{TransactionID: w.in.TransactionID, Attempt: i + 1, Connector: conn,
+		w.noteAttempt(ctx, activities.ChargeAttemptInput{TransactionID: w.in.TransactionID, Attempt: n, Connector: conn,
 			ConnectorRef: outcome.ChargeID, Outcome: cmp.Or(string(class), "not_sent"), DeclineReason: outcome.DeclineCode,
 			LatencyMS: workflow.Now(ctx).Sub(start).Milliseconds(), Why: why, At: start})
-		if class == "" || routing.Decide(class, plan, i+1, i) != routing.TryNext {
+		if class == "" || routing.Decide(class, plan, n) != routing.TryNext {
+			if outcome.Connector != "" && outcome.Connector != plan.Connectors[0] {
+				// Found under the connector that answered, in the UI.
+				if err := workflow.UpsertTypedSearchAttributes(ctx, SearchConnector.ValueSet(outcome.Connector)); err != nil {
+					return outcome, code, err
+				}
+			}
 			return outcome, code, nil
 		}
 		workflow.GetLogger(ctx).Warn("charge goes on to the next connector", "connector", conn, "outcome", class,
-			"next", plan.Connectors[i+1], "route", plan.Route)
+			"next", plan.Next(n+1), "route", plan.Route)
 		why = "after " + conn + ": " + string(class)
 	}
-	return outcome, code, nil
 }
+
+// routePassPause is the pause before a routed charge tries its connectors
+// again from the first.
+const routePassPause = time.Second
 
 // noteAttempt records one attempt of the charge. A record that cannot be
 // written is logged and left: the charge's outcome is what counts.

@@ -11,6 +11,8 @@ import (
 	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/refund"
 	"github.com/paygate/paygate/internal/domain/routing"
+	"github.com/paygate/paygate/workflows"
+	"github.com/stretchr/testify/mock"
 )
 
 func down() error {
@@ -37,6 +39,7 @@ func TestChargeFailover(t *testing.T) {
 	soft.RetrySoftDeclines = true
 	budget := route
 	budget.MaxAttempts = 2
+	twice := routing.Plan{Connectors: []string{"sim-bank", "stripe"}, Route: "cards", MaxAttempts: 3}
 	const keyBank, keyStripe, keyAcq = wantKey, wantKey + "/stripe", wantKey + "/sim-acquirer"
 	type call struct{ connector, key string }
 	tests := []struct {
@@ -87,7 +90,14 @@ func TestChargeFailover(t *testing.T) {
 			[]func() (activities.ChargeOutcome, error){func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() }},
 			[]activities.InquiryResult{{Found: true, Outcome: at("sim-bank", approved(amount))}},
 			[]call{{"sim-bank", keyBank}}, []call{{"sim-bank", keyBank}}, "0000", "sim-bank", []string{"sim-bank:approved"}},
-		{"an unknown outcome the inquiry does not find is charged again there, with its key", route,
+		{"an unknown outcome a final inquiry does not find moves on", route,
+			[]func() (activities.ChargeOutcome, error){
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
+				func() (activities.ChargeOutcome, error) { return at("stripe", approved(amount)), nil },
+			},
+			[]activities.InquiryResult{{Found: false, NeverCharged: true}},
+			[]call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, []call{{"sim-bank", keyBank}}, "0000", "stripe", []string{"sim-bank:down", "stripe:approved"}},
+		{"an unknown outcome an inquiry that may lag does not find is charged again there, with its key", route,
 			[]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
 				func() (activities.ChargeOutcome, error) { return at("sim-bank", approved(amount)), nil },
@@ -116,6 +126,13 @@ func TestChargeFailover(t *testing.T) {
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
 			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}, {"sim-acquirer", keyAcq}}, nil, "C0001", "sim-bank", []string{"sim-bank:down", "stripe:down", "sim-acquirer:down"}},
+		{"both down once, the first takes it on the next pass, with its own key again", twice,
+			[]func() (activities.ChargeOutcome, error){
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
+				func() (activities.ChargeOutcome, error) { return at("sim-bank", approved(amount)), nil },
+			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}, {"sim-bank", keyBank}}, nil, "0000", "sim-bank",
+			[]string{"sim-bank:down", "stripe:down", "sim-bank:approved"}},
 		{"the budget ends it", budget,
 			[]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, down() },
@@ -140,10 +157,25 @@ func TestChargeFailover(t *testing.T) {
 					return tc.inquiries[n], nil
 				}}
 			env := newEnv(t, acq)
+			var upserted []string
+			env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil).Run(func(args mock.Arguments) {
+				if v, ok := args.Get(0).(temporal.SearchAttributes).GetKeyword(workflows.SearchConnector); ok {
+					upserted = append(upserted, v)
+				}
+			})
 			in := orderInput("auto")
 			plan := tc.plan
 			in.Connector, in.Route = plan.Connectors[0], &plan
 			res := run(t, env, in)
+			// The search attribute moves to the connector that answered,
+			// when it is not the first.
+			var wantUpsert []string
+			if tc.wantBy != plan.Connectors[0] {
+				wantUpsert = []string{tc.wantBy}
+			}
+			if !slices.Equal(upserted, wantUpsert) {
+				t.Errorf("Connector upserts %v, want %v", upserted, wantUpsert)
+			}
 			var calls, inqs []call
 			for _, a := range acq.auths {
 				if !a.Failover {

@@ -55,6 +55,10 @@ var (
 	SearchOrderNo       = temporal.NewSearchAttributeKeyKeyword("OrderNo")
 	SearchTransactionID = temporal.NewSearchAttributeKeyKeyword("TransactionId")
 	SearchPaymentStatus = temporal.NewSearchAttributeKeyInt64("PaymentStatus")
+	// SearchConnector is the connector a direct order is charged at: its
+	// first when it starts, the one that answered when a routed order went
+	// on to another.
+	SearchConnector = temporal.NewSearchAttributeKeyKeyword("Connector")
 
 	// Payouts are found by MerchantId and AccountId too, and by these.
 	SearchRequestID    = temporal.NewSearchAttributeKeyKeyword("RequestId")
@@ -70,6 +74,7 @@ var SearchAttributeTypes = map[string]string{
 	"OrderNo":       "Keyword",
 	"TransactionId": "Keyword",
 	"PaymentStatus": "Int",
+	"Connector":     "Keyword",
 	"RequestId":     "Keyword",
 	"PayoutStatus":  "Keyword",
 	"FailureType":   "Keyword",

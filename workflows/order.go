@@ -752,7 +752,7 @@ func (w *orderWorkflow) recordedConnector() string {
 // with the same idempotency key, so a card is never charged twice. A routed
 // order may go on to the next connector of its route (failover.go).
 func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, codes.Code, error) {
-	if w.in.Route != nil && w.st.ThreeDS.Data == nil {
+	if w.in.Route != nil && len(w.in.Route.Connectors) > 0 && w.st.ThreeDS.Data == nil {
 		return w.chargeRouted(ctx)
 	}
 	outcome, code, _, err := w.chargeAt(ctx, w.connectorName(), false)
@@ -819,6 +819,12 @@ func (w *orderWorkflow) chargeAt(ctx workflow.Context, conn string, failover boo
 		}
 		if deleted {
 			return activities.ChargeOutcome{}, codes.TokenDeleted, "", nil
+		}
+		if failover && found.NeverCharged {
+			// The connector's final word: nothing was charged, so the
+			// payment may go on to the next connector.
+			workflow.GetLogger(ctx).Warn("charge never made at the connector", "connector", conn)
+			return activities.ChargeOutcome{}, codes.ConnectorError, routing.Down, nil
 		}
 	}
 	// Never answered, and never found: it may still have charged.

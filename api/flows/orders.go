@@ -4,6 +4,7 @@
 package flows
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,6 +64,7 @@ func (t *TemporalOrders) Authorise(ctx context.Context, in workflows.OrderInput)
 			workflows.SearchOrderNo.ValueSet(in.OrderNo),
 			workflows.SearchTransactionID.ValueSet(in.TransactionID),
 			workflows.SearchPaymentStatus.ValueSet(int64(status.Pending)),
+			workflows.SearchConnector.ValueSet(cmp.Or(in.Connector, workflows.DefaultConnector)),
 		),
 	}, workflows.OrderWorkflowType, in)
 	handle, err := t.Client.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{

@@ -138,7 +138,8 @@ func (h *Handler) optimise(c *gin.Context) {
 		m.Refuse(risk.CodeFor(verdict.Rule))
 		return
 	}
-	offer, ok := h.connectorOffer(m.Account())
+	connectors := append([]string{m.Account().Connector}, m.Account().Routing.Connectors()...)
+	offer, ok := h.connectorOffer(m.Account(), connectors)
 	if !ok {
 		m.Refuse(codes.SystemError)
 		return
@@ -174,23 +175,37 @@ func (h *Handler) optimise(c *gin.Context) {
 		signed.Methods = append(signed.Methods, signing.OptimiseMethod{PaymentMethod: om.PaymentMethod,
 			Brand: om.Brand, SuccessRate: om.SuccessRate, SampleSize: strconv.FormatInt(om.SampleSize, 10)})
 	}
+	if !m.Account().Routing.Empty() {
+		for _, r := range optimise.RankConnectors(connectors, counts) {
+			oc := api.OptimisedConnector{Rank: r.Rank, Connector: r.Connector, SuccessRate: r.Rated().Rate(),
+				Succeeded: r.Succeeded, SampleSize: r.Sample}
+			a.Connectors = append(a.Connectors, oc)
+			signed.Connectors = append(signed.Connectors, signing.OptimiseConnector{Connector: oc.Connector,
+				SuccessRate: oc.SuccessRate, SampleSize: strconv.FormatInt(oc.SampleSize, 10)})
+		}
+	}
 	a.EncryptionData = signing.SignOptimiseResult(m.Key(), signed)
 	c.Set(api.ContextResultCode, codes.OK.ID)
 	c.JSON(http.StatusOK, a)
 }
 
-// connectorOffer is what the account's connector takes; false (logged)
-// when the deployment does not run it or nothing tells.
-func (h *Handler) connectorOffer(account *merchant.Account) (connector.Offer, bool) {
+// connectorOffer is what the account's connectors take together (its own,
+// and a routed account's every other); false (logged) when the deployment
+// does not run one of them or nothing tells.
+func (h *Handler) connectorOffer(account *merchant.Account, names []string) (connector.Offer, bool) {
 	if h.Gate.Offers == nil {
 		h.Gate.Logger.Error("optimise: no connector offers configured")
 		return connector.Offer{}, false
 	}
-	c, err := h.Gate.Offers.Get(account.Connector)
-	if err != nil {
-		h.Gate.Logger.Error("optimise: the account's connector is not configured", "account_id", account.ID,
-			"connector", account.Connector, "error", err)
-		return connector.Offer{}, false
+	var offers []connector.Offer
+	for _, name := range names {
+		c, err := h.Gate.Offers.Get(name)
+		if err != nil {
+			h.Gate.Logger.Error("optimise: a connector of the account is not configured", "account_id", account.ID,
+				"connector", name, "error", err)
+			return connector.Offer{}, false
+		}
+		offers = append(offers, c.Offer())
 	}
-	return c.Offer(), true
+	return connector.Merge(offers...), true
 }

@@ -3,12 +3,14 @@ package methods
 import (
 	"context"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/apitest"
 	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/optimise"
+	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/models"
 )
@@ -110,5 +112,62 @@ func TestOptimise(t *testing.T) {
 				t.Errorf("ranking = %+v, signature %q; want %+v, signed", a.PaymentMethods, a.EncryptionData, want)
 			}
 		})
+	}
+}
+
+// byConnector: a routed account's orders, by connector: sim-bank did well
+// with visa, sim-acquirer badly with mastercard, stripe has none.
+type byConnector struct{}
+
+func (byConnector) MethodTallies(context.Context, models.MethodTallyQuery) ([]optimise.Tally, error) {
+	return []optimise.Tally{
+		{Option: optimise.Option{Method: "CARD", Brand: "visa"}, Connector: "sim-bank", Succeeded: 8, Failed: 2},
+		{Option: optimise.Option{Method: "CARD", Brand: "visa"}, Connector: "sim-acquirer", Succeeded: 1, Failed: 0},
+		{Option: optimise.Option{Method: "CARD", Brand: "mastercard"}, Connector: "sim-acquirer", Succeeded: 1, Failed: 3},
+	}, nil
+}
+
+// TestOptimiseRanksConnectors: a routed account's answer ranks its
+// connectors too, over every method, and the signature covers that
+// ranking; the methods are ranked over every connector.
+func TestOptimiseRanksConnectors(t *testing.T) {
+	routed := apitest.Accounts{Edit: func(a *models.Account) {
+		a.Currencies, a.AmountLimits = []string{"EUR"}, map[string]int64{"EUR": 100000}
+		a.Connector = "sim-acquirer"
+		a.Routing = routing.Rules{Routes: []routing.Route{{Name: "cards", Targets: []routing.Target{{Connector: "sim-bank"}}}},
+			Fallback: []string{"stripe"}}
+	}}
+	gate := apitest.Gate(routed, nil)
+	gate.Tallies, gate.Offers = byConnector{}, offers{}
+	gate.Capabilities = []api.Capability{New(gate)}
+	body := request(nil)
+	body["encryption_data"] = signing.Sign(signKey, signing.OptimiseRequest{MerchantID: body["merchant_id"],
+		AccountID: body["account_id"], RequestID: body["request_id"], Currency: body["currency"],
+		Amount: body["amount"], ShopperEmail: body["shopper_email"]}.Values()...)
+	var a api.OptimiseAnswer
+	apitest.PostJSON(t, gate.Handler(), "/v1/optimise", body, "", &a)
+	want := []api.OptimisedConnector{
+		{Rank: 1, Connector: "sim-bank", SuccessRate: "0.8000", Succeeded: 8, SampleSize: 10},
+		{Rank: 2, Connector: "sim-acquirer", SuccessRate: "0.4000", Succeeded: 2, SampleSize: 5},
+		{Rank: 3, Connector: "stripe", SuccessRate: "", Succeeded: 0, SampleSize: 0},
+	}
+	if !reflect.DeepEqual(a.Connectors, want) {
+		t.Fatalf("connectors %+v, want %+v", a.Connectors, want)
+	}
+	if len(a.PaymentMethods) == 0 || a.PaymentMethods[0].Brand != "visa" || a.PaymentMethods[0].SampleSize != 11 {
+		t.Errorf("methods %+v, want visa first over 11 orders", a.PaymentMethods)
+	}
+	signed := signing.OptimiseResult{MerchantID: a.MerchantID, AccountID: a.AccountID, RequestID: a.RequestID,
+		Currency: a.Currency, Amount: a.Amount, ResultInfo: a.ResultInfo}
+	for _, m := range a.PaymentMethods {
+		signed.Methods = append(signed.Methods, signing.OptimiseMethod{PaymentMethod: m.PaymentMethod, Brand: m.Brand,
+			SuccessRate: m.SuccessRate, SampleSize: strconv.FormatInt(m.SampleSize, 10)})
+	}
+	for _, c := range a.Connectors {
+		signed.Connectors = append(signed.Connectors, signing.OptimiseConnector{Connector: c.Connector,
+			SuccessRate: c.SuccessRate, SampleSize: strconv.FormatInt(c.SampleSize, 10)})
+	}
+	if a.EncryptionData != signing.SignOptimiseResult(signKey, signed) {
+		t.Error("the signature does not cover the connectors' ranking")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -133,6 +134,37 @@ func TestChaosBites(t *testing.T) {
 			}
 			return
 		}
+	}
+	t.Fatal("the report has no double-charge property")
+}
+
+// TestChaosFailoverBites proves the suite sees a failover that charges
+// twice: sim-acquirer charges and then answers 503 as if it had not, the
+// gateway takes the 503 for "down" and moves routed payments to sim-bank,
+// and the double-charge check must name orders charged at both.
+func TestChaosFailoverBites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the whole stack")
+	}
+	s := startStack(t, false)
+	plan := Plan{Rate: 4, Traffic: 25 * time.Second, Seed: seed(t), Cards: []string{"4242424242424242"}, Steps: []Step{
+		{6 * time.Second, ConnectorLies},
+	}}
+	rep, err := Run(context.Background(), s, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", rep)
+	for _, p := range rep.Properties {
+		if p.Name != "no order charged twice" {
+			continue
+		}
+		for _, v := range p.Violations {
+			if strings.Contains(v, "sim-acquirer") && strings.Contains(v, "sim-bank") {
+				return
+			}
+		}
+		t.Fatalf("sim-acquirer lied about routed charges, yet no order charged at both acquirers was reported: %v", p.Violations)
 	}
 	t.Fatal("the report has no double-charge property")
 }

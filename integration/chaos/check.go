@@ -11,6 +11,7 @@ import (
 
 	"github.com/paygate/paygate/app"
 	"github.com/paygate/paygate/internal/dev/railsim"
+	"github.com/paygate/paygate/internal/dev/simbank"
 	"github.com/paygate/paygate/internal/dev/simulator"
 	"github.com/paygate/paygate/internal/domain/payout"
 	"github.com/paygate/paygate/internal/domain/refund"
@@ -113,7 +114,7 @@ func (s *Stack) Check(ctx context.Context, tr *Traffic) (Report, error) {
 	var rep Report
 	db := s.DB.DB.WithContext(ctx)
 	var orders []models.Order
-	if err := db.Where("account_id IN ?", []string{s.Auto.AccountID, s.Manual.AccountID}).Find(&orders).Error; err != nil {
+	if err := db.Where("account_id IN ?", []string{s.Auto.AccountID, s.Manual.AccountID, s.Routed.AccountID}).Find(&orders).Error; err != nil {
 		return rep, err
 	}
 	byTx := make(map[string]*models.Order, len(orders))
@@ -147,8 +148,8 @@ func (s *Stack) Check(ctx context.Context, tr *Traffic) (Report, error) {
 
 	rep.Properties = append(rep.Properties,
 		answersRecorded(payments, ops, byNo, refunds, &rep),
-		chargedOnce(charges),
-		noOrphanCharges(charges, byTx),
+		chargedOnce(s.acquiredCharges()),
+		noOrphanCharges(s.acquiredCharges(), byTx),
 		refundsMatch(charges, simRefunds, byTx, refunds),
 		notificationsDelivered(notices, seen, byOrder),
 	)
@@ -227,37 +228,82 @@ func answersRecorded(payments []Payment, ops []Operation, byNo map[string]*model
 	return p
 }
 
-func chargedOnce(charges []simulator.Charge) Property {
+// acquired is a charge at either acquirer, as the checks read it.
+type acquired struct {
+	Connector, ID, Reference string
+	Approved, Voided         bool
+}
+
+// acquiredCharges are the charges both acquirers made: a routed order may
+// be charged at either, and must be charged at one only.
+func (s *Stack) acquiredCharges() []acquired {
+	var out []acquired
+	for _, c := range s.Simulator().Charges() {
+		out = append(out, acquired{"sim-acquirer", c.ChargeID, c.Reference, c.Status == simulator.StatusApproved, c.Voided})
+	}
+	for _, p := range s.bank.Payments() {
+		approved := p.State == simbank.StateAuthorised || p.State == simbank.StateCaptured || p.State == simbank.StateReversed
+		out = append(out, acquired{"sim-bank", p.PaymentID, p.MerchantRef, approved, p.State == simbank.StateReversed})
+	}
+	return out
+}
+
+func chargedOnce(charges []acquired) Property {
 	p := Property{Name: "no order charged twice"}
-	approved := map[string]int{}
+	approved := map[string][]string{}
 	for _, c := range charges {
-		if c.Status == simulator.StatusApproved {
-			approved[c.Reference]++
+		if c.Approved {
+			approved[c.Reference] = append(approved[c.Reference], c.Connector+" "+c.ID)
 		}
 	}
 	for _, ref := range sortedKeys(approved) {
 		p.Checked++
-		if n := approved[ref]; n > 1 {
-			p.Violations = append(p.Violations, fmt.Sprintf("order %s charged %d times", ref, n))
+		if at := approved[ref]; len(at) > 1 {
+			p.Violations = append(p.Violations, fmt.Sprintf("order %s charged %d times: %s", ref, len(at), strings.Join(at, ", ")))
 		}
 	}
 	return p
 }
 
-func noOrphanCharges(charges []simulator.Charge, byTx map[string]*models.Order) Property {
+func noOrphanCharges(charges []acquired, byTx map[string]*models.Order) Property {
 	p := Property{Name: "every charge belongs to an order recorded paid"}
 	for _, c := range charges {
-		if c.Status != simulator.StatusApproved || c.Voided {
+		if !c.Approved || c.Voided {
 			continue
 		}
 		p.Checked++
 		o := byTx[c.Reference]
 		switch {
 		case o == nil:
-			p.Violations = append(p.Violations, fmt.Sprintf("charge %s for %s: no such order", c.ChargeID, c.Reference))
+			p.Violations = append(p.Violations, fmt.Sprintf("%s charge %s for %s: no such order", c.Connector, c.ID, c.Reference))
 		case !paidStatuses[o.PaymentStatus]:
-			p.Violations = append(p.Violations, fmt.Sprintf("charge %s: order %s recorded %d", c.ChargeID, c.Reference, o.PaymentStatus))
+			p.Violations = append(p.Violations, fmt.Sprintf("%s charge %s: order %s recorded %d", c.Connector, c.ID, c.Reference, o.PaymentStatus))
+		case o.Connector != c.Connector:
+			p.Violations = append(p.Violations, fmt.Sprintf("%s charge %s: order %s records %s", c.Connector, c.ID, c.Reference, o.Connector))
 		}
+	}
+	return p
+}
+
+// movedOn checks that, with sim-acquirer down or slow, routed payments
+// were charged at sim-bank.
+func (s *Stack) movedOn(payments []Payment) Property {
+	p := Property{Name: "routed payments moved to sim-bank while sim-acquirer failed"}
+	atBank := map[string]bool{}
+	for _, b := range s.bank.Payments() {
+		atBank[b.MerchantRef] = true
+	}
+	moved := 0
+	for _, pay := range payments {
+		if pay.Routed && pay.Status == "1" {
+			p.Checked++
+			if atBank[pay.TransactionID] {
+				moved++
+			}
+		}
+	}
+	if moved == 0 {
+		p.Violations = append(p.Violations, fmt.Sprintf("none of %d approved routed payments was charged at sim-bank", p.Checked))
 	}
 	return p
 }

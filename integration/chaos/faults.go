@@ -76,6 +76,24 @@ var (
 	AcquirerHangs = Fault{"acquirer hangs", func(ctx context.Context, s *Stack) error {
 		return s.acquirerFault(ctx, map[string]any{"mode": "hang", "rate": 0.3, "for_ms": 10_000}, 10*time.Second)
 	}}
+	// ConnectorDown has sim-acquirer answer 503 to every operation for ten
+	// seconds: routed payments go on to sim-bank.
+	ConnectorDown = Fault{"sim-acquirer down", func(ctx context.Context, s *Stack) error {
+		return s.acquirerFault(ctx, map[string]any{"mode": "error", "rate": 1}, 10*time.Second)
+	}}
+	// ConnectorSlow has sim-acquirer hold every operation past the
+	// gateway's timeout, doing nothing, for ten seconds: routed payments
+	// are asked about, then go on to sim-bank (and, once its breaker
+	// opens, skip sim-acquirer).
+	ConnectorSlow = Fault{"sim-acquirer slow past the timeout", func(ctx context.Context, s *Stack) error {
+		return s.acquirerFault(ctx, map[string]any{"mode": "hang", "rate": 1, "for_ms": 10_000}, 10*time.Second)
+	}}
+	// ConnectorLies has sim-acquirer charge and then answer 503 as if it
+	// had not, for ten seconds: a gateway that trusted the 503 would charge
+	// routed payments twice. Only for the bite test.
+	ConnectorLies = Fault{"sim-acquirer charges and answers 503", func(ctx context.Context, s *Stack) error {
+		return s.acquirerFault(ctx, map[string]any{"mode": "charge_then_error", "rate": 1}, 10*time.Second)
+	}}
 	// RestartAcquirer stops the simulator, cutting its connections, and
 	// opens it again on its store.
 	RestartAcquirer = Fault{"restart acquirer", func(ctx context.Context, s *Stack) error {

@@ -27,9 +27,11 @@ import (
 	"github.com/paygate/paygate/internal/dev/devenv"
 	"github.com/paygate/paygate/internal/dev/ports"
 	"github.com/paygate/paygate/internal/dev/railsim"
+	"github.com/paygate/paygate/internal/dev/simbank"
 	"github.com/paygate/paygate/internal/dev/simulator"
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
@@ -115,12 +117,20 @@ type Stack struct {
 	rail     *railsim.Server
 	railHTTP *http.Server
 	railAddr string
+
+	// Routed is the account whose orders are routed over both acquirers:
+	// sim-acquirer first, sim-bank next (the suite's faults break only
+	// sim-acquirer).
+	Routed   merchant.Credentials
+	bank     *simbank.Server
+	bankHTTP *http.Server
+	bankAddr string
 }
 
 // Start brings the whole stack up: a private Postgres cluster, a Temporal
-// dev server on a file, the acquirer simulator with its store, a
-// notification receiver, the schema, two accounts, one API and one worker
-// process.
+// dev server on a file, the acquirer simulator with its store, the second
+// simulated acquirer, a notification receiver, the schema, the accounts
+// (one routed over both acquirers), one API and one worker process.
 func Start(ctx context.Context, opts Options) (*Stack, error) {
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
@@ -203,6 +213,17 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	s.railHTTP = &http.Server{Handler: s.rail.Handler(), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = s.railHTTP.Serve(railLn) }()
 
+	// The second acquirer, which routed orders go on to.
+	s.bank = simbank.NewServer(simbank.Options{TimeoutDelay: simTimeoutDelay, SettleDelay: simSettleDelay,
+		Logger: slog.New(slog.NewTextHandler(opts.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	bankLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	s.bankAddr = bankLn.Addr().String()
+	s.bankHTTP = &http.Server{Handler: s.bank.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = s.bankHTTP.Serve(bankLn) }()
+
 	s.Receiver = NewReceiver(0.3)
 	recvLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -234,13 +255,19 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		dst  *merchant.Credentials
 		id   string
 		mode string
-	}{{&s.Auto, "70001001", models.CaptureAuto}, {&s.Manual, "70001002", models.CaptureManual}, {&s.Payer, "70001003", models.CaptureAuto}} {
+	}{{&s.Auto, "70001001", models.CaptureAuto}, {&s.Manual, "70001002", models.CaptureManual}, {&s.Payer, "70001003", models.CaptureAuto},
+		{&s.Routed, "70001004", models.CaptureAuto}} {
 		if *a.dst, err = s.DB.Accounts.Create(ctx, merchant.NewAccount{Mode: testmode.Test,
 			MerchantID: "70001", AccountID: a.id, CaptureMode: a.mode, AllowedQueryIPs: []string{"127.0.0.1"},
 			Currencies: []string{"USD"}, Risk: quietRisk,
 		}); err != nil {
 			return nil, err
 		}
+	}
+
+	routed := routing.Rules{Routes: []routing.Route{{Name: "cards", Targets: []routing.Target{{Connector: "sim-acquirer"}, {Connector: "sim-bank"}}}}}
+	if err := s.DB.Accounts.SetRouting(ctx, s.Routed.MerchantID, s.Routed.AccountID, routed, []string{"sim-acquirer", "sim-bank"}); err != nil {
+		return nil, err
 	}
 
 	// Payouts draw on a deposit that never runs dry in a run.
@@ -253,7 +280,7 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 		"PAYGATE_KEYRING=" + spec, "PAYGATE_FINGERPRINT_KEY=" + cfg.FingerprintKey,
 		"PAYGATE_PROVIDER_SECRET=" + secret, "PAYGATE_ADMIN_TOKEN=" + randomHex(32),
 		"ACQUIRER_URL=http://" + s.simAddr, "ACQUIRER_TIMEOUT=" + acquirerTimeout.String(),
-		"PAYGATE_CONNECTORS=sim-acquirer",
+		"PAYGATE_CONNECTORS=sim-acquirer,sim-bank", "SIMBANK_URL=http://" + s.bankAddr,
 		"PAYGATE_NOTIFY_ALLOW_PRIVATE=true", "PAYGATE_NOTIFY_SCHEDULE=initial=200ms,max=2s,horizon=30m",
 		// The payer is a test account: its payouts go to the simulated
 		// rail, here the only one.
@@ -341,6 +368,10 @@ func (s *Stack) Close() {
 	if s.railHTTP != nil {
 		_ = s.railHTTP.Close()
 		_ = s.rail.Close()
+	}
+	if s.bankHTTP != nil {
+		_ = s.bankHTTP.Close()
+		s.bank.Close()
 	}
 	if s.DB != nil {
 		s.DB.Close()

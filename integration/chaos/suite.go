@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 )
 
@@ -26,13 +27,16 @@ type Plan struct {
 	Cards []string
 }
 
-// ShortPlan is the two-minute run of `make test`: the worker killed twice
-// and the acquirer failing half its operations.
+// ShortPlan is the two-minute run of `make test`: the worker killed twice,
+// the acquirer failing half its operations, and then down and slow, while
+// routed traffic moves to the second acquirer.
 func ShortPlan(seed uint64) Plan {
-	return Plan{Rate: 4, Traffic: 75 * time.Second, Jitter: 4 * time.Second, Seed: seed, Steps: []Step{
+	return Plan{Rate: 4, Traffic: 85 * time.Second, Jitter: 4 * time.Second, Seed: seed, Steps: []Step{
 		{15 * time.Second, KillWorker},
-		{32 * time.Second, AcquirerErrors},
+		{30 * time.Second, AcquirerErrors},
+		{45 * time.Second, ConnectorDown},
 		{55 * time.Second, KillWorker},
+		{66 * time.Second, ConnectorSlow},
 	}}
 }
 
@@ -53,6 +57,8 @@ func FullPlan(seed uint64) Plan {
 		{370 * time.Second, Together(KillAPI, AcquirerErrors)},
 		{420 * time.Second, Together(RestartPostgres, KillWorker)},
 		{470 * time.Second, Together(RestartAcquirer, KillWorker, KillAPI)},
+		{495 * time.Second, ConnectorDown},
+		{515 * time.Second, Together(ConnectorSlow, KillWorker)},
 	}}
 }
 
@@ -94,6 +100,12 @@ func Run(ctx context.Context, s *Stack, plan Plan) (Report, error) {
 		return rep, err
 	}
 	rep.Faults = applied
+	for _, f := range applied {
+		if strings.HasPrefix(f, ConnectorDown.Name) || strings.HasPrefix(f, ConnectorSlow.Name) {
+			rep.Properties = append(rep.Properties, s.movedOn(tr.Payments()))
+			break
+		}
+	}
 	if quietErr != nil {
 		rep.Properties = append(rep.Properties, Property{Name: "quiet at the end", Checked: 1, Violations: []string{quietErr.Error()}})
 	}

@@ -29,8 +29,10 @@ var trafficCards = []string{
 
 // Payment is one direct card payment the traffic sent and what it was told.
 type Payment struct {
-	OrderNo  string
-	Manual   bool
+	OrderNo string
+	Manual  bool
+	// Routed: the payment went to the account routed over both acquirers.
+	Routed   bool
 	Card     string
 	Amount   int64
 	Attempts int
@@ -125,21 +127,26 @@ func (tr *Traffic) scenario(ctx context.Context, i int) {
 		tr.payout(ctx, &PayoutReq{RequestID: requestID(tr.run, i), Amount: int64(1000 + i%20*100), IBAN: iban})
 	}
 	p := &Payment{
-		OrderNo: fmt.Sprintf("CH-%s-%06d", tr.run, i), Manual: i%7 == 3,
+		OrderNo: fmt.Sprintf("CH-%s-%06d", tr.run, i), Manual: i%7 == 3, Routed: i%7 != 3 && i%4 == 1,
 		Card: tr.cards[i%len(tr.cards)], Amount: int64(1000 + i%50*10),
 	}
 	tr.mu.Lock()
 	tr.payments = append(tr.payments, p)
 	tr.mu.Unlock()
 	creds := tr.s.Auto
-	if p.Manual {
+	switch {
+	case p.Manual:
 		creds = tr.s.Manual
+	case p.Routed:
+		creds = tr.s.Routed
 	}
 	tr.authorise(ctx, creds, p)
 	tr.mu.Lock()
 	paid, txID := p.Status == "1", p.TransactionID
 	tr.mu.Unlock()
-	if !paid {
+	// A routed payment is paid only: its captures and refunds would go to
+	// whichever acquirer charged it, which the refund checks do not read.
+	if !paid || p.Routed {
 		return
 	}
 	switch {

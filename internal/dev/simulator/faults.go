@@ -22,6 +22,11 @@ const (
 	// FaultHang: the request is held, nothing done, until for_ms passes or
 	// the client gives up, and then dropped without an answer.
 	FaultHang = "hang"
+	// FaultChargeThenError: the operation is done, and then answered 503
+	// as if it had not been: an acquirer that lies. Only to prove that the
+	// fault suite sees what a gateway trusting the 503 would do (a
+	// failover that charges twice).
+	FaultChargeThenError = "charge_then_error"
 )
 
 const defaultHang = time.Minute
@@ -98,8 +103,8 @@ func (s *Server) handleSetFaults(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
-	case in.Mode != FaultNone && in.Mode != FaultError && in.Mode != FaultHang:
-		writeError(w, http.StatusBadRequest, "invalid_request", "mode must be none, error or hang")
+	case in.Mode != FaultNone && in.Mode != FaultError && in.Mode != FaultHang && in.Mode != FaultChargeThenError:
+		writeError(w, http.StatusBadRequest, "invalid_request", "mode must be none, error, hang or charge_then_error")
 		return
 	case in.Rate < 0 || in.Rate > 1:
 		writeError(w, http.StatusBadRequest, "invalid_request", "rate must be between 0 and 1")
@@ -135,6 +140,10 @@ func (s *Server) faulty(h http.HandlerFunc) http.HandlerFunc {
 		case FaultError:
 			infoFrom(r.Context()).outcome = "fault_error"
 			writeError(w, http.StatusServiceUnavailable, "acquirer_unavailable", "the acquirer is temporarily unavailable")
+		case FaultChargeThenError:
+			h(discardAnswer{header: http.Header{}}, r)
+			infoFrom(r.Context()).outcome = "fault_charge_then_error"
+			writeError(w, http.StatusServiceUnavailable, "acquirer_unavailable", "the acquirer is temporarily unavailable")
 		case FaultHang:
 			infoFrom(r.Context()).outcome = "fault_hang"
 			t := time.NewTimer(hang)
@@ -151,3 +160,11 @@ func (s *Server) faulty(h http.HandlerFunc) http.HandlerFunc {
 		}
 	}
 }
+
+// discardAnswer is an answer nobody reads: the work of a lying fault is
+// done, and its true answer dropped.
+type discardAnswer struct{ header http.Header }
+
+func (d discardAnswer) Header() http.Header         { return d.header }
+func (d discardAnswer) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardAnswer) WriteHeader(int)             {}

@@ -172,6 +172,7 @@ func TestFaults(t *testing.T) {
 		{"a rate of 0 serves", Faults{Mode: FaultError, Rate: 0}, 200, 1},
 		{"an error for this amount answers 503", Faults{Mode: FaultError, Rate: 1, Amount: 100}, 503, 0},
 		{"an error for another amount serves", Faults{Mode: FaultError, Rate: 1, Amount: 101}, 200, 1},
+		{"a lie charges and answers 503", Faults{Mode: FaultChargeThenError, Rate: 1}, 503, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -124,10 +124,12 @@ func Classify(resultCode string) (counted, succeeded bool) {
 	return false, false
 }
 
-// Tally is how one option fared in the account's orders of the window:
-// how many of them counted (Classify) and how many of those succeeded.
+// Tally is how one option fared at one connector in the account's orders
+// of the window: how many of them counted (Classify) and how many of those
+// succeeded.
 type Tally struct {
 	Option
+	Connector string
 	Succeeded int64
 	Failed    int64
 }
@@ -215,8 +217,61 @@ func Rank(candidates []Option, tallies []Tally) []Ranked {
 	return out
 }
 
+// RankedConnector is one connector of a routed account's answer with its
+// place and its record over every method.
+type RankedConnector struct {
+	Connector string
+	Rank      int
+	Succeeded int64
+	Sample    int64
+}
+
+// Rated is the connector's record as a Ranked, for its rate.
+func (r RankedConnector) Rated() Ranked { return Ranked{Succeeded: r.Succeeded, Sample: r.Sample} }
+
+// RankConnectors orders the connectors a routed account's payments may go
+// to by how its orders of the window fared at each, over every method, by
+// Rank's rules (a sample first, the higher rate, the larger sample, then
+// the name). Tallies of other connectors are ignored.
+func RankConnectors(connectors []string, tallies []Tally) []RankedConnector {
+	sums := map[string]Tally{}
+	for _, t := range tallies {
+		s := sums[t.Connector]
+		s.Succeeded += max(t.Succeeded, 0)
+		s.Failed += max(t.Failed, 0)
+		sums[t.Connector] = s
+	}
+	out := make([]RankedConnector, 0, len(connectors))
+	for _, name := range connectors {
+		if slices.ContainsFunc(out, func(r RankedConnector) bool { return r.Connector == name }) {
+			continue
+		}
+		s := sums[name]
+		out = append(out, RankedConnector{Connector: name, Succeeded: s.Succeeded, Sample: s.Succeeded + s.Failed})
+	}
+	slices.SortFunc(out, func(a, b RankedConnector) int {
+		if c := compareRates(a.Rated(), b.Rated()); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Connector, b.Connector)
+	})
+	for i := range out {
+		out[i].Rank = i + 1
+	}
+	return out
+}
+
 // compareRanked is Rank's order: negative when a goes first.
 func compareRanked(a, b Ranked) int {
+	if c := compareRates(a, b); c != 0 {
+		return c
+	}
+	return a.Option.compare(b.Option)
+}
+
+// compareRates orders records: a sample first, then the higher rate, then
+// the larger sample; 0 when they tie.
+func compareRates(a, b Ranked) int {
 	if a.Observed() != b.Observed() {
 		if a.Observed() {
 			return -1
@@ -234,5 +289,5 @@ func compareRanked(a, b Ranked) int {
 			return c
 		}
 	}
-	return a.Option.compare(b.Option)
+	return 0
 }

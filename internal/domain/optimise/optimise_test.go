@@ -225,3 +225,26 @@ func TestWindowDays(t *testing.T) {
 		t.Errorf("WindowDays = %d, want 30", WindowDays)
 	}
 }
+
+// TestRankConnectors: connectors with a sample first, the higher rate, the
+// larger sample, then the name; tallies of other connectors ignored, a
+// connector named twice ranked once.
+func TestRankConnectors(t *testing.T) {
+	tallies := []Tally{
+		{Option: Option{Method: CardMethod, Brand: "visa"}, Connector: "a", Succeeded: 3, Failed: 1},
+		{Option: Option{Method: "PIX"}, Connector: "a", Succeeded: 0, Failed: 0},
+		{Option: Option{Method: CardMethod, Brand: "visa"}, Connector: "b", Succeeded: 6, Failed: 2},
+		{Option: Option{Method: CardMethod, Brand: "visa"}, Connector: "c", Succeeded: 1, Failed: 1},
+		{Option: Option{Method: CardMethod, Brand: "visa"}, Connector: "gone", Succeeded: 9, Failed: 0},
+	}
+	got := RankConnectors([]string{"d", "c", "a", "b", "a"}, tallies)
+	want := []RankedConnector{
+		{Connector: "b", Rank: 1, Succeeded: 6, Sample: 8},
+		{Connector: "a", Rank: 2, Succeeded: 3, Sample: 4},
+		{Connector: "c", Rank: 3, Succeeded: 1, Sample: 2},
+		{Connector: "d", Rank: 4},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("RankConnectors = %+v\nwant %+v", got, want)
+	}
+}

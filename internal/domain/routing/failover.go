@@ -47,12 +47,14 @@ const (
 )
 
 // Decide is the failover table (docs/connectors.md, "Failover"). A payment
-// moves on only when the attempt surely charged nothing and another
-// connector may do better: the connector was down or refused the request,
-// or, where the account opted in, a soft decline. An approval and a hard
-// decline stop it; an unknown outcome is asked about first. A payment whose
-// budget is spent, or whose plan has no next connector, stops.
-func Decide(o Outcome, plan Plan, attempts, index int) Decision {
+// moves on only when the attempt surely charged nothing and another try
+// may do better: the connector was down or refused the request, or, where
+// the account opted in, a soft decline. An approval and a hard decline stop
+// it; an unknown outcome is asked about first. A payment whose budget
+// (attempts so far against plan.MaxAttempts) is spent stops; until then,
+// past the plan's last connector it starts again from its first
+// (Next says which).
+func Decide(o Outcome, plan Plan, attempts int) Decision {
 	switch o {
 	case Unknown:
 		return InquireFirst
@@ -63,11 +65,15 @@ func Decide(o Outcome, plan Plan, attempts, index int) Decision {
 			return Stop
 		}
 	}
-	if attempts >= plan.MaxAttempts || index+1 >= len(plan.Connectors) {
+	if attempts >= plan.MaxAttempts || len(plan.Connectors) == 0 {
 		return Stop
 	}
 	return TryNext
 }
+
+// Next is the connector of a payment's attempt number n (from 1): the
+// plan's connectors in order, and again from the first once all were tried.
+func (p Plan) Next(n int) string { return p.Connectors[(n-1)%len(p.Connectors)] }
 
 // DeclineOutcome sorts a connector's decline reason: the generic refusal
 // is soft, every reason that names the card or the shopper is hard.

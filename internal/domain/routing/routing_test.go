@@ -166,34 +166,48 @@ func TestDecide(t *testing.T) {
 	plan := Plan{Connectors: []string{"sim-bank", "stripe", "sim-acquirer"}, MaxAttempts: 3}
 	soft := plan
 	soft.RetrySoftDeclines = true
+	big := plan
+	big.MaxAttempts = 5
 	tests := []struct {
 		name     string
 		outcome  Outcome
 		plan     Plan
 		attempts int
-		index    int
 		want     Decision
 	}{
-		{"approved", Approved, plan, 1, 0, Stop},
-		{"hard decline", HardDecline, soft, 1, 0, Stop},
-		{"soft decline, not opted in", SoftDecline, plan, 1, 0, Stop},
-		{"soft decline, opted in", SoftDecline, soft, 1, 0, TryNext},
-		{"down", Down, plan, 1, 0, TryNext},
-		{"skipped by its breaker", Skipped, plan, 1, 0, TryNext},
-		{"skipped, the last connector", Skipped, plan, 3, 2, Stop},
-		{"refused the request", Refused, plan, 1, 1, TryNext},
-		{"unknown: inquire, never move on", Unknown, plan, 1, 0, InquireFirst},
-		{"unknown at the last connector: still inquire", Unknown, plan, 3, 2, InquireFirst},
-		{"down at the last connector", Down, plan, 3, 2, Stop},
-		{"down with the budget spent", Down, plan, 3, 1, Stop},
-		{"down, the only connector", Down, Plan{Connectors: []string{"sim-bank"}, MaxAttempts: 1}, 1, 0, Stop},
+		{"approved", Approved, plan, 1, Stop},
+		{"hard decline", HardDecline, soft, 1, Stop},
+		{"soft decline, not opted in", SoftDecline, plan, 1, Stop},
+		{"soft decline, opted in", SoftDecline, soft, 1, TryNext},
+		{"down", Down, plan, 1, TryNext},
+		{"skipped by its breaker", Skipped, plan, 1, TryNext},
+		{"skipped with the budget spent", Skipped, plan, 3, Stop},
+		{"refused the request", Refused, plan, 2, TryNext},
+		{"unknown: inquire, never move on", Unknown, plan, 1, InquireFirst},
+		{"unknown with the budget spent: still inquire", Unknown, plan, 3, InquireFirst},
+		{"down with the budget spent", Down, plan, 3, Stop},
+		{"down at the last connector, budget left: from the first again", Down, big, 3, TryNext},
+		{"down, the only connector, a budget of one", Down, Plan{Connectors: []string{"sim-bank"}, MaxAttempts: 1}, 1, Stop},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Decide(tc.outcome, tc.plan, tc.attempts, tc.index); got != tc.want {
+			if got := Decide(tc.outcome, tc.plan, tc.attempts); got != tc.want {
 				t.Errorf("Decide = %s, want %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestPlanNext: attempts go through the plan's connectors in order, then
+// from the first again.
+func TestPlanNext(t *testing.T) {
+	p := Plan{Connectors: []string{"a", "b"}}
+	var got []string
+	for n := 1; n <= 5; n++ {
+		got = append(got, p.Next(n))
+	}
+	if want := []string{"a", "b", "a", "b", "a"}; !slices.Equal(got, want) {
+		t.Errorf("Next = %v, want %v", got, want)
 	}
 }
 

@@ -31,8 +31,10 @@ type OptimiseMethod struct {
 // interface names no recipe for it, so it is ours (docs/design.md §3;
 // docs/decisions.md, "Payment method optimisation"): merchant_id, account_id, request_id, currency,
 // amount and result_info, then payment_method, brand, success_rate and
-// sample_size of every method in rank order. It covers the ranking itself,
-// so a merchant can check that nobody reordered it on the way.
+// sample_size of every method in rank order, then, for a routed account,
+// connector, success_rate and sample_size of every connector in rank
+// order. It covers the rankings themselves, so a merchant can check that
+// nobody reordered them on the way.
 type OptimiseResult struct {
 	MerchantID string
 	AccountID  string
@@ -41,6 +43,16 @@ type OptimiseResult struct {
 	Amount     string
 	ResultInfo string
 	Methods    []OptimiseMethod
+	// Connectors rank a routed account's connectors; none for an account
+	// with one connector, whose answer and signature are as before.
+	Connectors []OptimiseConnector
+}
+
+// OptimiseConnector is one ranked connector of a routed account's answer.
+type OptimiseConnector struct {
+	Connector   string
+	SuccessRate string // "0.6667"; "" without a sample
+	SampleSize  string // decimal
 }
 
 // Values are the answer's values in signing order.
@@ -48,6 +60,9 @@ func (r OptimiseResult) Values() []string {
 	out := []string{r.MerchantID, r.AccountID, r.RequestID, r.Currency, r.Amount, r.ResultInfo}
 	for _, m := range r.Methods {
 		out = append(out, m.PaymentMethod, m.Brand, m.SuccessRate, m.SampleSize)
+	}
+	for _, c := range r.Connectors {
+		out = append(out, c.Connector, c.SuccessRate, c.SampleSize)
 	}
 	return out
 }

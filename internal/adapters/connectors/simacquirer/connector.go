@@ -75,6 +75,10 @@ func (c *Connector) Charge(ctx context.Context, req connector.ChargeRequest) (co
 	return chargeOf(ch), nil
 }
 
+// FinalInquiry: the simulator's record of charges by key is never behind
+// a charge it made, so a charge its inquiry does not find was never made.
+func (c *Connector) FinalInquiry() bool { return true }
+
 // Inquire returns the charge made with idempotencyKey, or an error wrapping
 // connector.ErrNotFound when none was made.
 func (c *Connector) Inquire(ctx context.Context, idempotencyKey string) (connector.Charge, error) {

@@ -151,6 +151,10 @@ func (c *Client) Inquire(ctx context.Context, idempotencyKey string) (connector.
 	return chargeOf(what, ans)
 }
 
+// FinalInquiry: the simulator's record of charges by key is never behind
+// a charge it made, so a charge its inquiry does not find was never made.
+func (c *Client) FinalInquiry() bool { return true }
+
 // Capture settles part or all of an AUTHORISED payment.
 func (c *Client) Capture(ctx context.Context, req connector.CaptureRequest) (connector.Charge, error) {
 	what := "capture " + req.ChargeID + " " + req.IdempotencyKey
