@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
@@ -366,6 +367,10 @@ func (s *Server) refundList(w http.ResponseWriter, r *http.Request) {
 type balanceRow struct {
 	MerchantID, AccountID, Currency string
 	Available, Reserved             int64
+	// Connector and Routing: the account's connector, and its routing
+	// rules in words (none: every order goes to the connector).
+	Connector string
+	Routing   []string
 }
 
 // keysPage lists the merchant's accounts, each with a rotation button.
@@ -382,7 +387,7 @@ func (s *Server) showKeys(w http.ResponseWriter, r *http.Request, newKey string)
 	}
 	rows := make([]balanceRow, len(accounts))
 	for i, a := range accounts {
-		rows[i] = balanceRow{MerchantID: a.MerchantID, AccountID: a.ID}
+		rows[i] = balanceRow{MerchantID: a.MerchantID, AccountID: a.ID, Connector: a.Connector, Routing: routingLines(a.Routing)}
 	}
 	s.render(w, r, http.StatusOK, "keys", pageData{Title: t(langOf(r), "keys"), Accounts: rows, NewKey: newKey})
 }
@@ -401,4 +406,64 @@ func (s *Server) rotateKey(w http.ResponseWriter, r *http.Request, act *models.C
 	s.done(r.Context(), act, "rotated the sign key of account "+accountID)
 	s.Logger.Info("console: sign key rotated", "user_id", sess.User.ID, "account_id", accountID)
 	s.showKeys(w, r, key)
+}
+
+// routingLines says an account's routing rules in words, a line per route
+// and one for the fallback: "euro cards: currencies EUR, card brands visa
+// → sim-bank 80%, stripe 20%".
+func routingLines(r routing.Rules) []string {
+	var out []string
+	for _, route := range r.Routes {
+		var when []string
+		c := route.When
+		add := func(name string, values []string) {
+			if len(values) > 0 {
+				when = append(when, name+" "+strings.Join(values, ", "))
+			}
+		}
+		add("currencies", c.Currencies)
+		add("billing countries", c.BillingCountries)
+		add("card brands", c.CardBrands)
+		add("methods", c.Methods)
+		for _, b := range c.BINRanges {
+			when = append(when, "BINs "+b.From+"–"+b.To)
+		}
+		if c.MinAmount > 0 {
+			when = append(when, fmt.Sprintf("amount ≥ %d", c.MinAmount))
+		}
+		if c.MaxAmount > 0 {
+			when = append(when, fmt.Sprintf("amount ≤ %d", c.MaxAmount))
+		}
+		if len(when) == 0 {
+			when = []string{"every payment"}
+		}
+		var targets []string
+		total := 0
+		for _, t := range route.Targets {
+			total += t.Weight
+		}
+		for _, t := range route.Targets {
+			if total > 0 {
+				targets = append(targets, fmt.Sprintf("%s %d%%", t.Connector, t.Weight*100/total))
+			} else {
+				targets = append(targets, t.Connector)
+			}
+		}
+		out = append(out, route.Name+": "+strings.Join(when, "; ")+" → "+strings.Join(targets, ", "))
+	}
+	if len(r.Fallback) > 0 {
+		out = append(out, "fallback → "+strings.Join(r.Fallback, ", "))
+	}
+	if len(out) > 0 {
+		budget := r.MaxAttempts
+		if budget == 0 {
+			budget = routing.DefaultMaxAttempts
+		}
+		line := fmt.Sprintf("at most %d attempts", budget)
+		if r.RetrySoftDeclines {
+			line += ", soft declines tried elsewhere"
+		}
+		out = append(out, line)
+	}
+	return out
 }

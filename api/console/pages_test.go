@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 )
@@ -171,5 +172,39 @@ func TestReviewButtons(t *testing.T) {
 				t.Errorf("review sent approve=%v, want %v", c.ops.reviews[i].Approve, tc.approve)
 			}
 		})
+	}
+}
+
+// TestKeysPageShowsRouting: the merchant's accounts page says each
+// account's connector and, for a routed one, its rules in words.
+func TestKeysPageShowsRouting(t *testing.T) {
+	c := newTestConsole(t)
+	if err := c.db.Create(&models.Merchant{ID: "A", Name: "Shop A"}).Error; err != nil {
+		t.Fatal(err)
+	}
+	rules := routing.Rules{
+		Routes: []routing.Route{{Name: "euro cards", When: routing.Condition{Currencies: []string{"EUR"}, MinAmount: 100},
+			Targets: []routing.Target{{Connector: "sim-bank", Weight: 3}, {Connector: "stripe", Weight: 1}}}},
+		Fallback: []string{"sim-acquirer"}, RetrySoftDeclines: true,
+	}
+	for _, a := range []models.Account{
+		{ID: "A1", MerchantID: "A", Connector: "sim-acquirer"},
+		{ID: "A2", MerchantID: "A", Connector: "sim-acquirer", Routing: rules},
+	} {
+		a.SignKeySealed, a.AllowedQueryIPs, a.Currencies, a.AmountLimits = []byte{1}, []string{}, []string{"USD"}, map[string]int64{}
+		if err := c.db.Create(&a).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	hc := c.browser(t)
+	c.signIn(t, hc, "shop-a@example.com")
+	_, page, _ := do(t, hc, "GET", c.srv.URL+"/console/keys", nil)
+	for _, want := range []string{
+		`<p class="note" id="routing-A1">Connector: sim-acquirer</p>`,
+		`<p class="note" id="routing-A2">Connector: sim-acquirer; routing:</p><ul><li>euro cards: currencies EUR; amount ≥ 100 → sim-bank 75%, stripe 25%</li><li>fallback → sim-acquirer</li><li>at most 3 attempts, soft declines tried elsewhere</li></ul>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %s", want)
+		}
 	}
 }

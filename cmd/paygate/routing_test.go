@@ -27,10 +27,12 @@ func TestMerchantRouting(t *testing.T) {
 	ctx := context.Background()
 	quiet := slog.New(slog.DiscardHandler)
 	migratedDatabase(t, "paygate_routing_")
-	t.Setenv("PAYGATE_CONNECTORS", "sim-acquirer,sim-bank")
+	t.Setenv("PAYGATE_CONNECTORS", "sim-acquirer,sim-bank,stripe")
+	t.Setenv("STRIPE_SECRET_KEY", "sk_test_routing")
 
+	// A test account: routed over simulators only.
 	var out bytes.Buffer
-	if err := runMerchantCreate(ctx, []string{"-name", "Routed"}, &out, quiet); err != nil {
+	if err := runMerchantCreate(ctx, []string{"-name", "Routed", "-mode", "test"}, &out, quiet); err != nil {
 		t.Fatal(err)
 	}
 	var creds merchant.Credentials
@@ -74,7 +76,9 @@ func TestMerchantRouting(t *testing.T) {
 		{"a new account has none", "show", nil, "", routing.Rules{}},
 		{"set", "set", []string{"-file", file("split.json", string(raw))}, "", split},
 		{"shown as set", "show", nil, "", split},
-		{"a connector not run here", "set", []string{"-file", file("stripe.json", `{"fallback":["stripe"]}`)}, `connector "stripe" is not run here`, split},
+		{"a connector not run here", "set", []string{"-file", file("acme.json", `{"fallback":["acme"]}`)}, `connector "acme" is not run here`, split},
+		{"a live connector for a test account", "set", []string{"-file", file("live.json", `{"fallback":["sim-bank","stripe"]}`)},
+			`test account reaches simulated connectors only, not "stripe"`, split},
 		{"a misspelt field", "set", []string{"-file", file("typo.json", `{"fallbak":["sim-bank"]}`)}, `unknown field "fallbak"`, split},
 		{"no file", "set", nil, "-file is required", split},
 		{"cleared", "set", []string{"-file", file("empty.json", `{}`)}, "", routing.Rules{}},

@@ -423,6 +423,13 @@ func (s *Service) SetRouting(ctx context.Context, merchantID, accountID string, 
 	if err != nil {
 		return err
 	}
+	if m.Mode == testmode.Test {
+		for _, name := range rules.Connectors() {
+			if !testmode.Simulated(name) {
+				return fmt.Errorf("%w: a test account reaches simulated connectors only, not %q", ErrInvalidSettings, name)
+			}
+		}
+	}
 	m.Routing = rules
 	if err := s.db.WithContext(ctx).Model(&models.Account{}).Where("id = ?", m.ID).Select("routing").Updates(m).Error; err != nil {
 		return fmt.Errorf("set routing of %s: %w", m.ID, err)
