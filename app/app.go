@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +39,7 @@ import (
 	"github.com/paygate/paygate/api/queries"
 	"github.com/paygate/paygate/api/subscriptions"
 	"github.com/paygate/paygate/internal/adapters/connectors"
+	"github.com/paygate/paygate/internal/adapters/connectors/stripe"
 	"github.com/paygate/paygate/internal/adapters/erasure"
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
@@ -394,6 +396,11 @@ func formOrigins(c Config) []string {
 	origins := []string{c.Connectors.AcquirerURL}
 	if c.Dev.SimulatorPublicURL != "" && c.Dev.SimulatorPublicURL != c.Connectors.AcquirerURL {
 		origins = append(origins, c.Dev.SimulatorPublicURL)
+	}
+	if slices.Contains(c.RunsConnectors(), stripe.Name) {
+		// Stripe's 3-D Secure pages, where the payment page's form is
+		// sent on to.
+		origins = append(origins, stripe.ChallengeOrigin)
 	}
 	return origins
 }

@@ -134,7 +134,7 @@ func (c Config) buildConnectors() ([]gatewayConnector, error) {
 			conn, err = simbank.New(simbank.Config{BaseURL: c.Connectors.SimBankURL, Timeout: c.Connectors.AcquirerTimeout})
 		case stripe.Name:
 			conn, err = stripe.New(stripe.Config{SecretKey: c.Connectors.StripeSecretKey, BaseURL: c.Connectors.StripeURL,
-				Timeout: c.Connectors.AcquirerTimeout})
+				Timeout: c.Connectors.AcquirerTimeout, CallbackSecret: c.Connectors.ProviderSecret})
 		default:
 			err = fmt.Errorf("%w %q", ErrUnknownConnector, name)
 		}

@@ -55,5 +55,7 @@ func (h *Handler) Routes(v1 gin.IRoutes) {
 	v1.POST("/checkout/pay", h.checkoutPay)
 	v1.POST("/checkout/cancel", h.checkoutCancel)
 	v1.POST("/3ds/callback", h.threeDSCallback)
+	// Stripe sends the shopper back from its 3-D Secure page by GET.
+	v1.GET("/3ds/callback", h.threeDSCallback)
 	v1.POST("/apm/callback", h.apmCallback)
 }

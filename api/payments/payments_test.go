@@ -15,6 +15,7 @@ import (
 	"github.com/paygate/paygate/api/apitest"
 	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
@@ -151,6 +152,62 @@ func TestPageOrderKey(t *testing.T) {
 			session, account, orderNo := pageOrderKey(c, []byte(tt.body))
 			if session != tt.wantSession || account != tt.wantAccount || orderNo != tt.wantOrderNo {
 				t.Errorf("pageOrderKey = %q, %q, %q; want %q, %q, %q", session, account, orderNo, tt.wantSession, tt.wantAccount, tt.wantOrderNo)
+			}
+		})
+	}
+}
+
+// returns reads a 3-D Secure return as a connector's when its form (body
+// or query) says ours=1.
+type returns struct{}
+
+func (returns) ReadThreeDSResult(form url.Values) (connector.ThreeDSCallback, error) {
+	if form.Get("ours") != "1" {
+		return connector.ThreeDSCallback{}, connector.ErrCallbackUnsigned
+	}
+	return connector.ThreeDSCallback{AuthenticationID: form.Get("payment_intent"), Reference: "1379868670095785984"}, nil
+}
+
+func (returns) ReadAPMCallback([]byte, http.Header) (connector.APMCallback, error) {
+	return connector.APMCallback{}, connector.ErrCallbackUnsigned
+}
+
+type readers struct{}
+
+func (readers) Get(string) (CallbackReader, error) { return returns{}, nil }
+func (readers) Names() []string                    { return []string{"stripe"} }
+
+// noOrders knows no order.
+type noOrders struct{ api.Records }
+
+func (noOrders) FindOrderByID(context.Context, string) (*models.Order, error) {
+	return nil, models.ErrNotFound
+}
+
+// TestThreeDSReturnByGet: a connector that sends the shopper back by GET
+// (Stripe) is read from the query, as a POSTed ACS form is from the body.
+func TestThreeDSReturnByGet(t *testing.T) {
+	h := handler(nil)
+	h.Callbacks = readers{}
+	h.Gate.Records = noOrders{}
+	tests := []struct {
+		name, method, target, body string
+		want                       int
+	}{
+		{"a return by GET, read from its query", http.MethodGet, "/v1/3ds/callback?ours=1&payment_intent=pi_1", "", http.StatusNotFound},
+		{"a return by GET nobody signed", http.MethodGet, "/v1/3ds/callback?payment_intent=pi_1", "", http.StatusForbidden},
+		{"a POSTed form", http.MethodPost, "/v1/3ds/callback", "ours=1&payment_intent=pi_1", http.StatusNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest(tc.method, tc.target, strings.NewReader(tc.body))
+			if tc.body != "" {
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			}
+			rec := httptest.NewRecorder()
+			h.Gate.Handler().ServeHTTP(rec, req)
+			if rec.Code != tc.want {
+				t.Errorf("answer %d, want %d: %s", rec.Code, tc.want, rec.Body.String())
 			}
 		})
 	}

@@ -26,7 +26,8 @@ type ShopperFlows interface {
 	CancelCheckout(ctx context.Context, workflowID string) (workflows.PaymentResult, error)
 }
 
-// threeDSCallback receives the ACS's answer from the shopper's browser. It
+// threeDSCallback receives the ACS's answer from the shopper's browser (a
+// POSTed form, or a GET whose query holds it, as Stripe sends). It
 // checks the ACS's signature, then only wakes the order with the
 // authentication's id: the order asks the ACS for the outcome and never
 // records the status, ECI or CAVV posted here. The shopper is then sent on
@@ -43,7 +44,8 @@ func (h *Handler) threeDSCallback(c *gin.Context) {
 		return
 	}
 	read := func(r CallbackReader) (connector.ThreeDSCallback, error) {
-		return r.ReadThreeDSResult(c.Request.PostForm)
+		// A POSTed ACS form, or the query of a return by GET (Stripe's).
+		return r.ReadThreeDSResult(c.Request.Form)
 	}
 	cb, err := readByAConnector(h, read)
 	if errors.Is(err, connector.ErrCallbackMalformed) {

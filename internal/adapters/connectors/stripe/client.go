@@ -25,7 +25,6 @@ import (
 
 	stripego "github.com/stripe/stripe-go/v82"
 
-	"github.com/paygate/paygate/internal/adapters/connectors"
 	"github.com/paygate/paygate/internal/adapters/outbound"
 	"github.com/paygate/paygate/internal/domain/card"
 	"github.com/paygate/paygate/internal/domain/connector"
@@ -52,14 +51,15 @@ type Config struct {
 	// Transport carries the requests; nil is the gateway's outbound
 	// transport. Tests reach stripe-mock's Unix socket through it.
 	Transport http.RoundTripper
+	// CallbackSecret signs the address Stripe sends the shopper back to
+	// after its 3-D Secure page (threeds.go); without it no 3-D Secure.
+	CallbackSecret string
 }
 
 // Client calls Stripe. It is safe for concurrent use.
 type Client struct {
-	// Stripe's webhooks are not read yet, and its authentication is not
-	// run through our 3-D Secure step: no callback is its.
-	connectors.NoCallbacks
-	api *stripego.Client
+	api            *stripego.Client
+	callbackSecret []byte
 }
 
 // failures are the connector's errors for a call that got no answer.
@@ -97,14 +97,15 @@ func New(cfg Config) (*Client, error) {
 		LeveledLogger:   &stripego.LeveledLogger{Level: stripego.LevelNull},
 		EnableTelemetry: stripego.Bool(false),
 	}
-	return &Client{api: stripego.NewClient(cfg.SecretKey, stripego.WithBackends(stripego.NewBackendsWithConfig(backend)))}, nil
+	return &Client{api: stripego.NewClient(cfg.SecretKey, stripego.WithBackends(stripego.NewBackendsWithConfig(backend))),
+		callbackSecret: []byte(cfg.CallbackSecret)}, nil
 }
 
 // Name is the connector's name.
 func (c *Client) Name() string { return Name }
 
 // Offer is what Stripe takes through this connector: cards of every brand
-// the gateway recognises; no APMs, and no 3-D Secure step of ours.
+// the gateway recognises (with Stripe's 3-D Secure, threeds.go); no APMs.
 func (c *Client) Offer() connector.Offer {
 	return connector.Offer{CardBrands: card.Brands()}
 }
@@ -119,23 +120,9 @@ func (c *Client) Charge(ctx context.Context, req connector.ChargeRequest) (conne
 		return connector.Charge{}, fmt.Errorf("%s: %w: empty idempotency key", what, connector.ErrRejected)
 	}
 	if req.ThreeDS != nil {
-		// Stripe runs its own authentication; an ACS result of another
-		// connector's means nothing to it.
-		return connector.Charge{}, fmt.Errorf("%s: %w: 3-D Secure", what, connector.ErrUnsupported)
+		return c.chargeAuthenticated(ctx, what, req)
 	}
-	month, year, err := expiry(req.Card)
-	if err != nil {
-		return connector.Charge{}, fmt.Errorf("%s: %w: %v", what, connector.ErrRejected, err)
-	}
-	cardParams := &stripego.PaymentMethodCreateCardParams{
-		Number: stripego.String(req.Card.Number), ExpMonth: stripego.Int64(month), ExpYear: stripego.Int64(year),
-	}
-	if req.Card.CVV != "" {
-		cardParams.CVC = stripego.String(req.Card.CVV)
-	}
-	pmParams := &stripego.PaymentMethodCreateParams{Type: stripego.String(string(stripego.PaymentMethodTypeCard)), Card: cardParams}
-	pmParams.SetIdempotencyKey(req.IdempotencyKey + "/pm")
-	pm, err := c.api.V1PaymentMethods.Create(ctx, pmParams)
+	pm, err := c.paymentMethod(ctx, what, req.IdempotencyKey, req.Card)
 	if err != nil {
 		return declinedOr(ctx, what, err)
 	}
@@ -161,6 +148,24 @@ func (c *Client) Charge(ctx context.Context, req connector.ChargeRequest) (conne
 		return declinedOr(ctx, what, err)
 	}
 	return chargeOf(what, pi)
+}
+
+// paymentMethod makes a PaymentMethod of the card, under the operation's
+// key + "/pm".
+func (c *Client) paymentMethod(ctx context.Context, what, key string, card connector.Card) (*stripego.PaymentMethod, error) {
+	month, year, err := expiry(card)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", what, connector.ErrRejected, err)
+	}
+	cardParams := &stripego.PaymentMethodCreateCardParams{
+		Number: stripego.String(card.Number), ExpMonth: stripego.Int64(month), ExpYear: stripego.Int64(year),
+	}
+	if card.CVV != "" {
+		cardParams.CVC = stripego.String(card.CVV)
+	}
+	params := &stripego.PaymentMethodCreateParams{Type: stripego.String(string(stripego.PaymentMethodTypeCard)), Card: cardParams}
+	params.SetIdempotencyKey(key + "/pm")
+	return c.api.V1PaymentMethods.Create(ctx, params)
 }
 
 // Inquire returns the PaymentIntent our charge with idempotencyKey made,

@@ -57,7 +57,7 @@ func newFakeStripe(t *testing.T) (*fakeStripe, *Client) {
 		close(f.release)
 		srv.Close()
 	})
-	c, err := New(Config{SecretKey: "sk_test_fake", BaseURL: srv.URL, Timeout: 2 * time.Second})
+	c, err := New(Config{SecretKey: "sk_test_fake", BaseURL: srv.URL, Timeout: 2 * time.Second, CallbackSecret: "a-callback-secret"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +108,12 @@ func (f *fakeStripe) handle(method, path string, form, query url.Values) (int, a
 		return http.StatusOK, map[string]any{"id": id, "object": "payment_method", "type": "card"}, false
 	case method == http.MethodPost && path == "/v1/payment_intents":
 		return f.charge(form)
+	case method == http.MethodGet && len(parts) == 3 && parts[1] == "payment_intents" && parts[2] != "search":
+		pi, ok := f.intents[parts[2]]
+		if !ok {
+			return http.StatusNotFound, stripeError("invalid_request_error", "resource_missing", ""), false
+		}
+		return http.StatusOK, pi, false
 	case method == http.MethodGet && path == "/v1/payment_intents/search":
 		found := []any{}
 		for _, pi := range f.intents {
@@ -154,7 +160,7 @@ func (f *fakeStripe) charge(form url.Values) (int, any, bool) {
 	amount, _ := strconv.ParseInt(form.Get("amount"), 10, 64)
 	pi := map[string]any{"id": fmt.Sprintf("pi_%d", f.created), "object": "payment_intent", "amount": amount,
 		"currency": form.Get("currency"), "status": "requires_capture", "amount_received": int64(0),
-		"metadata": map[string]string{"paygate_key": form.Get("metadata[paygate_key]")}}
+		"metadata": map[string]string{"paygate_key": form.Get("metadata[paygate_key]"), "paygate_reference": form.Get("metadata[paygate_reference]")}}
 	if form.Get("capture_method") == "automatic" {
 		pi["status"], pi["amount_received"] = "succeeded", amount
 	}
@@ -174,7 +180,13 @@ func (f *fakeStripe) charge(form url.Values) (int, any, bool) {
 	case cardStolen:
 		return decline("card_declined", "stolen_card")
 	case cardThreeDSecure:
-		return decline("authentication_required", "authentication_required")
+		if form.Get("error_on_requires_action") == "true" {
+			return decline("authentication_required", "authentication_required")
+		}
+		// Stripe's page, and the shopper back at return_url.
+		pi["status"] = "requires_action"
+		pi["next_action"] = map[string]any{"type": "redirect_to_url", "redirect_to_url": map[string]any{
+			"url": "https://hooks.stripe.test/3ds/" + pi["id"].(string), "return_url": form.Get("return_url")}}
 	case cardStripeFails:
 		return http.StatusInternalServerError, stripeError("api_error", "", ""), false
 	case cardHangs:
@@ -324,7 +336,7 @@ func TestChargeRefusedBeforeSending(t *testing.T) {
 		want error
 	}{
 		{"no idempotency key", func(r *connector.ChargeRequest) { r.IdempotencyKey = "" }, connector.ErrRejected},
-		{"an authentication of another connector", func(r *connector.ChargeRequest) { r.ThreeDS = &connector.ThreeDSData{AuthenticationID: "a"} }, connector.ErrUnsupported},
+		{"an authentication of another connector", func(r *connector.ChargeRequest) { r.ThreeDS = &connector.ThreeDSData{AuthenticationID: "au_1"} }, connector.ErrRejected},
 		{"month 13", func(r *connector.ChargeRequest) { r.Card.ExpiryMonth = "13" }, connector.ErrRejected},
 		{"a three-digit year", func(r *connector.ChargeRequest) { r.Card.ExpiryYear = "203" }, connector.ErrRejected},
 	}
@@ -342,5 +354,135 @@ func TestChargeRefusedBeforeSending(t *testing.T) {
 	}
 	if len(f.cards) != 0 {
 		t.Errorf("%d cards sent, want none", len(f.cards))
+	}
+}
+
+// shopperAt settles a PaymentIntent waiting at Stripe's 3-D Secure page:
+// authenticated and authorised, or failed.
+func (f *fakeStripe) shopperAt(id string, passed bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	pi := f.intents[id]
+	delete(pi, "next_action")
+	if passed {
+		pi["status"] = "requires_capture"
+		return
+	}
+	pi["status"] = "requires_payment_method"
+	pi["last_payment_error"] = map[string]any{"type": "card_error", "code": "payment_intent_authentication_failure"}
+}
+
+// TestThreeDSecure: Stripe's authentication as our 3-D Secure step, from
+// the PaymentIntent that asks for the shopper to the charge that takes it.
+func TestThreeDSecure(t *testing.T) {
+	auth := func(card string) connector.AuthenticationRequest {
+		return connector.AuthenticationRequest{IdempotencyKey: "order/1/3ds", Reference: "1379868670095785984",
+			Card: connector.Card{Number: card, ExpiryMonth: "12", ExpiryYear: "2035"}, Amount: 1000, Currency: "USD",
+			ReturnURL: "https://pay.example/v1/3ds/callback"}
+	}
+	charge := func(pi string, capture bool) connector.ChargeRequest {
+		return connector.ChargeRequest{IdempotencyKey: "order/1/charge", Reference: "1379868670095785984", Amount: 1000,
+			Currency: "USD", Capture: capture, ThreeDS: &connector.ThreeDSData{AuthenticationID: pi}}
+	}
+	tests := []struct {
+		name      string
+		card      string
+		passed    bool // the shopper at Stripe's page
+		capture   bool
+		wantFirst connector.AuthenticationStatus
+		wantAfter connector.AuthenticationStatus
+		want      connector.Charge // the charge after; zero: none
+	}{
+		{"frictionless, authorised", cardApproved, true, false, connector.Authenticated, connector.Authenticated,
+			connector.Charge{ID: "pi_1", Status: connector.Approved, Amount: 1000, Currency: "USD"}},
+		{"frictionless, a sale captures it", cardApproved, true, true, connector.Authenticated, connector.Authenticated,
+			connector.Charge{ID: "pi_1", Status: connector.Approved, Amount: 1000, Currency: "USD", CapturedAmount: 1000}},
+		{"challenged and passed", cardThreeDSecure, true, true, connector.ChallengeRequired, connector.Authenticated,
+			connector.Charge{ID: "pi_1", Status: connector.Approved, Amount: 1000, Currency: "USD", CapturedAmount: 1000}},
+		{"challenged and failed", cardThreeDSecure, false, true, connector.ChallengeRequired, connector.AuthenticationFailed, connector.Charge{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f, c := newFakeStripe(t)
+			au, err := c.Authenticate(t.Context(), auth(tc.card))
+			if err != nil || au.Status != tc.wantFirst || au.ID != "pi_1" {
+				t.Fatalf("Authenticate = %+v, %v; want pi_1 %s", au, err, tc.wantFirst)
+			}
+			if tc.wantFirst == connector.ChallengeRequired {
+				if au.ACSURL != "https://hooks.stripe.test/3ds/pi_1" {
+					t.Errorf("challenge page %q", au.ACSURL)
+				}
+				// Stripe sends the shopper back to our signed return.
+				ret, _ := url.Parse(f.intents["pi_1"]["next_action"].(map[string]any)["redirect_to_url"].(map[string]any)["return_url"].(string))
+				q := ret.Query()
+				q.Set("payment_intent", "pi_1")
+				cb, err := c.ReadThreeDSResult(q)
+				if err != nil || cb != (connector.ThreeDSCallback{AuthenticationID: "pi_1", Reference: "1379868670095785984"}) {
+					t.Errorf("the return reads %+v, %v", cb, err)
+				}
+				f.shopperAt("pi_1", tc.passed)
+			}
+			after, err := c.GetAuthentication(t.Context(), "pi_1")
+			if err != nil || after.Status != tc.wantAfter {
+				t.Fatalf("GetAuthentication = %+v, %v; want %s", after, err, tc.wantAfter)
+			}
+			if tc.want == (connector.Charge{}) {
+				return
+			}
+			got, err := c.Charge(t.Context(), charge("pi_1", tc.capture))
+			if err != nil || got != tc.want {
+				t.Errorf("Charge = %+v, %v; want %+v", got, err, tc.want)
+			}
+			if _, err := c.Charge(t.Context(), connector.ChargeRequest{IdempotencyKey: "order/2/charge", Reference: "another order",
+				Amount: 1000, Currency: "USD", ThreeDS: &connector.ThreeDSData{AuthenticationID: "pi_1"}}); !errors.Is(err, connector.ErrRejected) {
+				t.Errorf("another order's charge on this authentication: %v, want refused", err)
+			}
+		})
+	}
+}
+
+// TestThreeDSReturnIsChecked: only a return that names this connector with
+// our signature over its reference reads as Stripe's.
+func TestThreeDSReturnIsChecked(t *testing.T) {
+	_, c := newFakeStripe(t)
+	good := url.Values{"connector": {"stripe"}, "reference": {"1379868670095785984"}, "signature": {c.sign("1379868670095785984")},
+		"payment_intent": {"pi_1"}}
+	edit := func(k, v string) url.Values {
+		q := url.Values{}
+		for name, vals := range good {
+			q[name] = vals
+		}
+		if v == "" {
+			q.Del(k)
+		} else {
+			q.Set(k, v)
+		}
+		return q
+	}
+	tests := []struct {
+		name string
+		form url.Values
+		want error
+	}{
+		{"ours", good, nil},
+		{"another connector's", edit("connector", "sim-acquirer"), connector.ErrCallbackUnsigned},
+		{"another order's signature", edit("reference", "1379868670095785985"), connector.ErrCallbackUnsigned},
+		{"no signature", edit("signature", ""), connector.ErrCallbackUnsigned},
+		{"no PaymentIntent", edit("payment_intent", ""), connector.ErrCallbackMalformed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := c.ReadThreeDSResult(tc.form); !errors.Is(err, tc.want) {
+				t.Errorf("ReadThreeDSResult: %v, want %v", err, tc.want)
+			}
+		})
+	}
+	plain, err := New(Config{SecretKey: "sk_test_x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := plain.Authenticate(t.Context(), connector.AuthenticationRequest{IdempotencyKey: "k", Reference: "r",
+		ReturnURL: "https://pay.example/v1/3ds/callback"}); !errors.Is(err, connector.ErrRejected) {
+		t.Errorf("3-D Secure without a callback secret: %v, want refused", err)
 	}
 }

@@ -111,6 +111,10 @@ var conflicts = map[stripego.ErrorCode]bool{
 // errorOf maps a failed call onto the connector's errors. Stripe's own
 // message is left out: some repeat what was sent.
 func errorOf(ctx context.Context, what string, err error) error {
+	if errors.Is(err, connector.ErrRejected) {
+		// Refused here, before anything was sent.
+		return err
+	}
 	var se *stripego.Error
 	if !errors.As(err, &se) {
 		return failures.Of(ctx, what, err)

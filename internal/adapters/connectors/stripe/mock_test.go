@@ -119,7 +119,7 @@ func TestAgainstStripeMock(t *testing.T) {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", sock)
 	}}}
-	c, err := New(Config{SecretKey: "sk_test_paygate", BaseURL: "http://stripe-mock", Transport: rec})
+	c, err := New(Config{SecretKey: "sk_test_paygate", BaseURL: "http://stripe-mock", Transport: rec, CallbackSecret: "s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,6 +174,21 @@ func TestAgainstStripeMock(t *testing.T) {
 			}
 			return err
 		}, []want{{"POST", "/v1/refunds", "order/1/refund/1", map[string]string{"payment_intent": "pi_1", "amount": "300"}}}},
+		{"3-D Secure", func() error {
+			_, err := c.Authenticate(ctx, connector.AuthenticationRequest{IdempotencyKey: "order/1/3ds", Reference: "1379868670095785984",
+				Card: connector.Card{Number: visa.Number, ExpiryMonth: "12", ExpiryYear: "2035"}, Amount: 1234, Currency: "USD",
+				ReturnURL: "https://pay.example/v1/3ds/callback"})
+			return err
+		}, []want{
+			{"POST", "/v1/payment_methods", "order/1/3ds/pm", map[string]string{"card[cvc]": ""}},
+			{"POST", "/v1/payment_intents", "order/1/3ds", map[string]string{"capture_method": "manual", "confirm": "true",
+				"payment_method_options[card][request_three_d_secure]": "any",
+				"return_url": "https://pay.example/v1/3ds/callback?connector=stripe&reference=1379868670095785984&signature=" + c.sign("1379868670095785984")}},
+		}},
+		{"3-D Secure state", func() error {
+			_, err := c.GetAuthentication(ctx, "pi_1")
+			return err
+		}, []want{{"GET", "/v1/payment_intents/pi_1", "", nil}}},
 		{"refund state", func() error {
 			_, err := c.GetRefund(ctx, "re_1")
 			return err
