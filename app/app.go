@@ -134,6 +134,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 		Accounts: merchant.NewService(db, keys, 5*time.Second),
 		Metrics:  telemetry.New(db),
 	}
+	g.Accounts.TestConnector = cfg.TestConnector
 	if withTemporal {
 		if err := g.takeNode(ctx); err != nil {
 			g.Close()
@@ -377,7 +378,8 @@ func (g *Gateway) APIHandler() http.Handler {
 	}
 	s.Capabilities = []api.Capability{
 		&payments.Handler{Gate: s, Orders: orders, Shopper: orders, Vault: g.Vault, Callbacks: callbacks,
-			TestIntervals: g.Config.SubscriptionTestIntervals, ForbidLiveSimulators: g.Config.Connectors.ForbidLiveSimulators},
+			TestIntervals: g.Config.SubscriptionTestIntervals, ForbidLiveSimulators: g.Config.Connectors.ForbidLiveSimulators,
+			TestConnector: g.Config.TestConnector},
 		operations.New(s, orders),
 		payouts.New(s, &flows.TemporalPayouts{Client: g.Temporal}),
 		subscriptions.New(s, &flows.TemporalSubscriptions{Client: g.Temporal}),

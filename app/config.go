@@ -371,6 +371,10 @@ type ConnectorsConfig struct {
 	// Stripe's own; stripe-mock's for a trial without an account).
 	StripeSecretKey string
 	StripeURL       string
+	// StripeWebhookSecret is the signing secret of the Stripe webhook
+	// endpoint (STRIPE_WEBHOOK_SECRET, whsec_...); unset, Stripe's events
+	// are refused and orders ask Stripe themselves.
+	StripeWebhookSecret string
 	// ProviderSecret checks what the ACS and the APM provider send back
 	// (PAYGATE_PROVIDER_SECRET).
 	ProviderSecret string

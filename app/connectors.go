@@ -14,6 +14,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/connectors/simbank"
 	"github.com/paygate/paygate/internal/adapters/connectors/stripe"
 	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/testmode"
 )
 
 // KnownConnectors are the connectors this build can run, by the name
@@ -52,6 +53,7 @@ func connectorsFromEnv(c *Config, getenv func(string) string, fail func(name str
 		fail("SIMBANK_URL", fmt.Errorf("%w: want an absolute http or https URL", ErrMalformed))
 	}
 	c.Connectors.StripeSecretKey, c.Connectors.StripeURL = getenv("STRIPE_SECRET_KEY"), getenv("STRIPE_API_URL")
+	c.Connectors.StripeWebhookSecret = getenv("STRIPE_WEBHOOK_SECRET")
 	if slices.Contains(names, stripe.Name) {
 		if c.Connectors.StripeSecretKey == "" {
 			fail("STRIPE_SECRET_KEY", fmt.Errorf("%w: the stripe connector needs the account's secret key", ErrUnset))
@@ -98,6 +100,12 @@ func (c Config) RunsConnectors() []string {
 	return names
 }
 
+// TestConnector reports whether a connector moves no real money, so that
+// a test account may reach it: a simulator, or Stripe on a test-mode key.
+func (c Config) TestConnector(name string) bool {
+	return testmode.Simulated(name) || name == stripe.Name && stripe.IsTestKey(c.Connectors.StripeSecretKey)
+}
+
 // CheckConnector refuses, with ErrUnknownConnector, a connector name the
 // configuration does not run; an empty name is the default connector.
 func (c Config) CheckConnector(name string) error {
@@ -134,7 +142,7 @@ func (c Config) buildConnectors() ([]gatewayConnector, error) {
 			conn, err = simbank.New(simbank.Config{BaseURL: c.Connectors.SimBankURL, Timeout: c.Connectors.AcquirerTimeout})
 		case stripe.Name:
 			conn, err = stripe.New(stripe.Config{SecretKey: c.Connectors.StripeSecretKey, BaseURL: c.Connectors.StripeURL,
-				Timeout: c.Connectors.AcquirerTimeout, CallbackSecret: c.Connectors.ProviderSecret})
+				Timeout: c.Connectors.AcquirerTimeout, CallbackSecret: c.Connectors.ProviderSecret, WebhookSecret: c.Connectors.StripeWebhookSecret})
 		default:
 			err = fmt.Errorf("%w %q", ErrUnknownConnector, name)
 		}

@@ -147,3 +147,27 @@ func TestConnectorRegistries(t *testing.T) {
 		t.Error("a stripe connector without a secret key was built")
 	}
 }
+
+// TestTestConnector: the connectors that move no real money, which a test
+// account may reach: the simulators, and Stripe on a test-mode key.
+func TestTestConnector(t *testing.T) {
+	tests := []struct {
+		name, key, connector string
+		want                 bool
+	}{
+		{"the first simulator", "", "sim-acquirer", true},
+		{"the second simulator", "", "sim-bank", true},
+		{"stripe on a test key", "sk_test_1", "stripe", true},
+		{"stripe on a restricted test key", "rk_test_1", "stripe", true},
+		{"stripe on a live key", "sk_live_1", "stripe", false},
+		{"a connector no build knows", "sk_test_1", "acme", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Config{Connectors: ConnectorsConfig{StripeSecretKey: tc.key}}
+			if got := c.TestConnector(tc.connector); got != tc.want {
+				t.Errorf("TestConnector(%s) = %v, want %v", tc.connector, got, tc.want)
+			}
+		})
+	}
+}

@@ -115,11 +115,14 @@ func (h *Handler) admitOrder(m *api.Merchant, validate func(*merchant.Account) (
 func (h *Handler) modeRefusal(account *merchant.Account) *codes.Code {
 	// A routed account's orders may reach every connector its rules name.
 	for _, name := range append([]string{cmp.Or(account.Connector, connector.DefaultName)}, account.Routing.Connectors()...) {
-		simulated := testmode.Simulated(name)
+		test := testmode.Simulated(name)
+		if h.TestConnector != nil {
+			test = h.TestConnector(name)
+		}
 		switch {
-		case account.Mode == testmode.Test && !simulated:
+		case account.Mode == testmode.Test && !test:
 			return &codes.TestAccountConnector
-		case account.Mode != testmode.Test && simulated && h.ForbidLiveSimulators:
+		case account.Mode != testmode.Test && test && h.ForbidLiveSimulators:
 			return &codes.LiveAccountSimulator
 		}
 	}

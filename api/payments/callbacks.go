@@ -69,3 +69,11 @@ func readByOrdersConnector[T comparable](h *Handler, o *models.Order, cb T, read
 	got, err := read(r)
 	return err == nil && got == cb
 }
+
+// WebhookReader reads the events a connector's provider posts to the
+// gateway (Stripe's webhooks): each is checked with the connector's own
+// signature check and names, at most, a payment an order may be waiting
+// for; connector.ErrCallbackIrrelevant for one that names none.
+type WebhookReader interface {
+	ReadWebhook(body []byte, header http.Header) (connector.ThreeDSCallback, error)
+}

@@ -32,10 +32,15 @@ func TestModeRefusal(t *testing.T) {
 		{"a live account routed to a simulator too, forbidden", testmode.Live, "stripe", true, &codes.LiveAccountSimulator,
 			routing.Rules{Routes: []routing.Route{{Name: "r", Targets: []routing.Target{{Connector: "sim-bank"}}}}}},
 		{"a test account routed over simulators", testmode.Test, "sim-acquirer", true, nil, routing.Rules{Fallback: []string{"sim-bank"}}},
+		{"a test account on stripe's test key", testmode.Test, "stripe-test", false, nil, routing.Rules{}},
+		{"a live account on stripe's test key, forbidden", testmode.Live, "stripe-test", true, &codes.LiveAccountSimulator, routing.Rules{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &Handler{ForbidLiveSimulators: tt.forbid}
+			// stripe-test stands for Stripe on a test-mode key.
+			h := &Handler{ForbidLiveSimulators: tt.forbid, TestConnector: func(name string) bool {
+				return testmode.Simulated(name) || name == "stripe-test"
+			}}
 			a := merchant.NewTestAccount(models.Account{Mode: tt.mode, Connector: tt.connector, Routing: tt.rules}, "k")
 			a.Mode, a.Connector = tt.mode, tt.connector
 			got := h.modeRefusal(a)

@@ -46,6 +46,9 @@ type Handler struct {
 	// ForbidLiveSimulators refuses a live account's orders on a simulated
 	// connector (PAYGATE_LIVE_SIMULATORS=forbid).
 	ForbidLiveSimulators bool
+	// TestConnector says which connectors move no real money (a test
+	// account's only ones); nil is testmode.Simulated, the simulators.
+	TestConnector func(name string) bool
 }
 
 // Routes puts the payment and shopper routes on the merchant API's /v1 group.
@@ -58,4 +61,6 @@ func (h *Handler) Routes(v1 gin.IRoutes) {
 	// Stripe sends the shopper back from its 3-D Secure page by GET.
 	v1.GET("/3ds/callback", h.threeDSCallback)
 	v1.POST("/apm/callback", h.apmCallback)
+	// A connector's provider events (Stripe's webhooks).
+	v1.POST("/webhooks/:connector", h.webhook)
 }

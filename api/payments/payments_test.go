@@ -2,9 +2,11 @@ package payments
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +19,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
@@ -208,6 +211,80 @@ func TestThreeDSReturnByGet(t *testing.T) {
 			h.Gate.Handler().ServeHTTP(rec, req)
 			if rec.Code != tc.want {
 				t.Errorf("answer %d, want %d: %s", rec.Code, tc.want, rec.Body.String())
+			}
+		})
+	}
+}
+
+// ReadWebhook: the event is "ours" when its header says so; its body is
+// the reference of the order it names, or "irrelevant".
+func (returns) ReadWebhook(body []byte, header http.Header) (connector.ThreeDSCallback, error) {
+	switch {
+	case header.Get("X-Ours") != "1":
+		return connector.ThreeDSCallback{}, connector.ErrCallbackUnsigned
+	case string(body) == "irrelevant":
+		return connector.ThreeDSCallback{}, connector.ErrCallbackIrrelevant
+	}
+	return connector.ThreeDSCallback{AuthenticationID: "pi_1", Reference: string(body)}, nil
+}
+
+// someOrders holds a stripe order waiting for its shopper and one paid.
+type someOrders struct{ api.Records }
+
+func (someOrders) FindOrderByID(_ context.Context, tx string) (*models.Order, error) {
+	switch tx {
+	case "waiting":
+		return &models.Order{TransactionID: tx, WorkflowID: "order/w", Connector: "stripe", PaymentStatus: status.Pending}, nil
+	case "paid":
+		return &models.Order{TransactionID: tx, WorkflowID: "order/p", Connector: "stripe", PaymentStatus: status.Paid}, nil
+	}
+	return nil, models.ErrNotFound
+}
+
+// woken keeps the orders woken; fail makes waking fail.
+type woken struct {
+	ShopperFlows
+	signals []string
+	fail    bool
+}
+
+func (w *woken) SignalThreeDS(_ context.Context, id string, r workflows.ThreeDSResult) error {
+	if w.fail {
+		return errors.New("temporal unreachable")
+	}
+	w.signals = append(w.signals, id+" "+r.AuthenticationID)
+	return nil
+}
+
+// TestWebhook: a connector's provider event wakes an order of that
+// connector waiting for its shopper, and nothing else.
+func TestWebhook(t *testing.T) {
+	tests := []struct {
+		name, connector, body string
+		ours, fail            bool
+		want                  int
+		wantSignals           []string
+	}{
+		{"wakes the waiting order", "stripe", "waiting", true, false, http.StatusOK, []string{"order/w pi_1"}},
+		{"an event nothing waits for", "stripe", "irrelevant", true, false, http.StatusOK, nil},
+		{"an order no longer waiting", "stripe", "paid", true, false, http.StatusOK, nil},
+		{"an order nobody has", "stripe", "nobody", true, false, http.StatusOK, nil},
+		{"a bad signature", "stripe", "waiting", false, false, http.StatusUnauthorized, nil},
+		{"Temporal unreachable: sent again later", "stripe", "waiting", true, true, http.StatusServiceUnavailable, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := handler(nil)
+			w := &woken{fail: tc.fail}
+			h.Callbacks, h.Shopper, h.Gate.Records = readers{}, w, someOrders{}
+			req := httptest.NewRequest(http.MethodPost, "/v1/webhooks/"+tc.connector, strings.NewReader(tc.body))
+			if tc.ours {
+				req.Header.Set("X-Ours", "1")
+			}
+			rec := httptest.NewRecorder()
+			h.Gate.Handler().ServeHTTP(rec, req)
+			if rec.Code != tc.want || !slices.Equal(w.signals, tc.wantSignals) {
+				t.Errorf("answer %d (%s), signals %v; want %d, %v", rec.Code, rec.Body.String(), w.signals, tc.want, tc.wantSignals)
 			}
 		})
 	}

@@ -118,6 +118,58 @@ func (h *Handler) apmCallback(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"ok": true})
 }
 
+// webhook receives an event a connector's provider posts
+// (POST /v1/webhooks/{connector}). It checks the connector's signature and
+// only wakes an order of that connector still waiting for its shopper, as
+// the shopper's return would; the order then asks the provider. Events of
+// nothing the gateway waits for are acknowledged and left, so that the
+// provider does not send them again.
+func (h *Handler) webhook(c *gin.Context) {
+	ctx := c.Request.Context()
+	name := c.Param("connector")
+	var wr WebhookReader
+	if h.Callbacks != nil {
+		if r, err := h.Callbacks.Get(name); err == nil {
+			wr, _ = r.(WebhookReader)
+		}
+	}
+	if wr == nil || name == "" {
+		c.JSON(http.StatusNotFound, gin.H{"error": "no webhooks for this connector"})
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, api.MaxBodyBytes))
+	if err != nil {
+		c.JSON(http.StatusBadRequest, gin.H{"error": "unreadable body"})
+		return
+	}
+	cb, err := wr.ReadWebhook(body, c.Request.Header)
+	switch {
+	case errors.Is(err, connector.ErrCallbackIrrelevant):
+		c.JSON(http.StatusOK, gin.H{"ok": true, "ignored": "nothing waits for it"})
+		return
+	case errors.Is(err, connector.ErrCallbackMalformed):
+		c.JSON(http.StatusBadRequest, gin.H{"error": "malformed event"})
+		return
+	case err != nil:
+		h.Gate.Logger.Warn("webhook with a bad signature", "connector", name, "client_ip", c.ClientIP())
+		c.JSON(http.StatusUnauthorized, gin.H{"error": "bad signature"})
+		return
+	}
+	o, err := h.Gate.Records.FindOrderByID(ctx, cb.Reference)
+	if err != nil || o.Connector != name || o.PaymentStatus != status.Pending {
+		// Not an order of this connector waiting for its shopper: the
+		// order asks the provider itself whenever it needs to.
+		c.JSON(http.StatusOK, gin.H{"ok": true, "ignored": "no order waits for it"})
+		return
+	}
+	if err := h.Shopper.SignalThreeDS(ctx, o.WorkflowID, workflows.ThreeDSResult{AuthenticationID: cb.AuthenticationID}); err != nil {
+		h.Gate.Logger.Error("signal webhook", "connector", name, "transaction_id", o.TransactionID, "error", err)
+		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "try again"})
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"ok": true})
+}
+
 // bodyOverLimit reports whether err is a body over its http.MaxBytesReader limit.
 func bodyOverLimit(err error) bool {
 	var e *http.MaxBytesError

@@ -28,7 +28,7 @@ func TestMerchantRouting(t *testing.T) {
 	quiet := slog.New(slog.DiscardHandler)
 	migratedDatabase(t, "paygate_routing_")
 	t.Setenv("PAYGATE_CONNECTORS", "sim-acquirer,sim-bank,stripe")
-	t.Setenv("STRIPE_SECRET_KEY", "sk_test_routing")
+	t.Setenv("STRIPE_SECRET_KEY", "sk_live_routing") // live: no test account may reach it
 
 	// A test account: routed over simulators only.
 	var out bytes.Buffer

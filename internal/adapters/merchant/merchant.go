@@ -81,12 +81,15 @@ func validSigningScheme(s string) bool {
 
 // Service creates and loads merchant accounts.
 type Service struct {
-	db    *gorm.DB
-	keys  *keyring.Keyring
-	ttl   time.Duration
-	now   func() time.Time
-	mu    sync.Mutex
-	cache map[string]cached
+	// TestConnector says which connectors a test account may reach; nil
+	// is testmode.Simulated (the simulators).
+	TestConnector func(name string) bool
+	db            *gorm.DB
+	keys          *keyring.Keyring
+	ttl           time.Duration
+	now           func() time.Time
+	mu            sync.Mutex
+	cache         map[string]cached
 }
 
 type cached struct {
@@ -211,7 +214,7 @@ func (s *Service) Create(ctx context.Context, in NewAccount) (Credentials, error
 	if !testmode.Valid(in.Mode) {
 		return Credentials{}, fmt.Errorf("%w: mode %q (test or live)", ErrInvalidSettings, in.Mode)
 	}
-	if in.Mode == testmode.Test && !testmode.Simulated(cmp.Or(in.Connector, connector.DefaultName)) {
+	if in.Mode == testmode.Test && !s.testConnector(cmp.Or(in.Connector, connector.DefaultName)) {
 		return Credentials{}, fmt.Errorf("%w: a test account reaches simulated connectors only, not %q", ErrInvalidSettings, in.Connector)
 	}
 	if len(in.Currencies) == 0 {
@@ -425,7 +428,7 @@ func (s *Service) SetRouting(ctx context.Context, merchantID, accountID string, 
 	}
 	if m.Mode == testmode.Test {
 		for _, name := range rules.Connectors() {
-			if !testmode.Simulated(name) {
+			if !s.testConnector(name) {
 				return fmt.Errorf("%w: a test account reaches simulated connectors only, not %q", ErrInvalidSettings, name)
 			}
 		}
@@ -438,6 +441,14 @@ func (s *Service) SetRouting(ctx context.Context, merchantID, accountID string, 
 	delete(s.cache, merchantID+"/"+accountID)
 	s.mu.Unlock()
 	return nil
+}
+
+// testConnector reports whether a test account may reach the connector.
+func (s *Service) testConnector(name string) bool {
+	if s.TestConnector != nil {
+		return s.TestConnector(name)
+	}
+	return testmode.Simulated(name)
 }
 
 // NewSignKey returns a fresh random signing key: 32 bytes as hex.
@@ -485,7 +496,7 @@ func (s *Service) SetMode(ctx context.Context, merchantID, accountID, mode strin
 		if err != nil {
 			return err
 		}
-		if mode == testmode.Test && !testmode.Simulated(cmp.Or(m.Connector, connector.DefaultName)) {
+		if mode == testmode.Test && !s.testConnector(cmp.Or(m.Connector, connector.DefaultName)) {
 			return fmt.Errorf("%w: a test account reaches simulated connectors only, not %q", ErrInvalidSettings, m.Connector)
 		}
 		if mode != testmode.Test && m.Mode == testmode.Test {

@@ -20,6 +20,8 @@ func TestAccountMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := merchant.NewService(db, keys, 0)
+	// Stripe here runs on a test-mode key: a test account may reach it.
+	svc.TestConnector = func(name string) bool { return testmode.Simulated(name) || name == "stripe" }
 	ctx := t.Context()
 	tests := []struct {
 		name, account, mode, connector string
@@ -30,6 +32,7 @@ func TestAccountMode(t *testing.T) {
 		{"a test account on the second simulator", "30086003", testmode.Test, "sim-bank", testmode.Test},
 		{"a test account on a real acquirer", "30086004", testmode.Test, "adyen", ""},
 		{"a live account on a real acquirer name", "30086005", testmode.Live, "adyen", testmode.Live},
+		{"a test account on stripe's test key", "30086007", testmode.Test, "stripe", testmode.Test},
 		{"no such mode", "30086006", "sandbox", "", ""},
 	}
 	for _, tc := range tests {

@@ -25,4 +25,8 @@ var (
 	ErrCallbackUnsigned = errors.New("callback not signed by this connector")
 	// ErrCallbackMalformed: the connector signed it, but it lacks the ids.
 	ErrCallbackMalformed = errors.New("callback signed but without its ids")
+	// ErrCallbackIrrelevant: the connector signed it, and it tells nothing
+	// an order waits for (an event of another kind, or of a payment the
+	// gateway did not make).
+	ErrCallbackIrrelevant = errors.New("callback signed but of nothing an order waits for")
 )

@@ -54,12 +54,16 @@ type Config struct {
 	// CallbackSecret signs the address Stripe sends the shopper back to
 	// after its 3-D Secure page (threeds.go); without it no 3-D Secure.
 	CallbackSecret string
+	// WebhookSecret is the signing secret of the account's webhook
+	// endpoint (whsec_...; webhook.go); without it every event is refused.
+	WebhookSecret string
 }
 
 // Client calls Stripe. It is safe for concurrent use.
 type Client struct {
 	api            *stripego.Client
 	callbackSecret []byte
+	webhookSecret  string
 }
 
 // failures are the connector's errors for a call that got no answer.
@@ -98,7 +102,13 @@ func New(cfg Config) (*Client, error) {
 		EnableTelemetry: stripego.Bool(false),
 	}
 	return &Client{api: stripego.NewClient(cfg.SecretKey, stripego.WithBackends(stripego.NewBackendsWithConfig(backend))),
-		callbackSecret: []byte(cfg.CallbackSecret)}, nil
+		callbackSecret: []byte(cfg.CallbackSecret), webhookSecret: cfg.WebhookSecret}, nil
+}
+
+// IsTestKey reports whether a secret key is of Stripe's test mode, where
+// no real money moves.
+func IsTestKey(key string) bool {
+	return strings.HasPrefix(key, "sk_test_") || strings.HasPrefix(key, "rk_test_")
 }
 
 // Name is the connector's name.
