@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -465,9 +466,9 @@ func (g *Gateway) connectorSet() (*ConnectorSet, error) {
 // reporting their states to the metrics.
 func (g *Gateway) connectorHealth() *connectors.Health {
 	g.healthOnce.Do(func() {
-		var observer connectors.BreakerObserver
+		observer := &breakerRecord{records: models.Records{DB: g.DB}, worker: workerName(), logger: g.Logger.With("component", "breakers")}
 		if g.Metrics != nil {
-			observer = g.Metrics
+			observer.metrics = g.Metrics
 		}
 		cfg := g.Config.Connectors.Breaker
 		if cfg == (routing.BreakerConfig{}) {
@@ -476,6 +477,36 @@ func (g *Gateway) connectorHealth() *connectors.Health {
 		g.health = connectors.NewHealth(cfg, nil, observer)
 	})
 	return g.health
+}
+
+// breakerRecord tells the metrics and the record (the console's ops view)
+// of each change of a breaker. The record is written aside, so that a
+// charge never waits on it; a write that lost a race changes nothing.
+type breakerRecord struct {
+	metrics *telemetry.Metrics
+	records models.Records
+	worker  string
+	logger  *slog.Logger
+}
+
+func (b *breakerRecord) BreakerState(connector string, st routing.BreakerState) {
+	if b.metrics != nil {
+		b.metrics.BreakerState(connector, st)
+	}
+	row := &models.ConnectorHealth{Connector: connector, Worker: b.worker, State: string(st), ChangedAt: time.Now()}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := b.records.SetConnectorHealth(ctx, row); err != nil {
+			b.logger.Warn("record breaker state", "connector", connector, "state", st, "error", err)
+		}
+	}()
+}
+
+// workerName names this process among the workers: its host and pid.
+func workerName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d", host, os.Getpid())
 }
 
 // transactionIDs is the process's transaction-id generator, or nil when it

@@ -216,5 +216,5 @@ func All() []any {
 		&LedgerAccount{}, &JournalEntry{}, &JournalLine{}, &LedgerReservation{},
 		&Payout{}, &PayoutRerun{}, &PayoutRerunItem{}, &StoredCard{}, &Subscription{},
 		&ConsoleUser{}, &ConsoleSession{}, &ConsoleLoginFailure{}, &ConsoleAction{}, &OrderStatusChange{},
-		&CompatibleRefundUsage{}, &SignatureUse{}, &ConsoleLoginLimit{}, &PersonalDataErasure{}, &PaymentAttempt{}}
+		&CompatibleRefundUsage{}, &SignatureUse{}, &ConsoleLoginLimit{}, &PersonalDataErasure{}, &PaymentAttempt{}, &ConnectorHealth{}}
 }

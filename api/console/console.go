@@ -71,6 +71,7 @@ type Records interface {
 	SearchPayouts(ctx context.Context, f models.PayoutSearch, limit int) ([]models.Payout, error)
 	PayoutsByID(ctx context.Context, ids []string) ([]models.Payout, error)
 	MerchantBalances(ctx context.Context) ([]models.LedgerAccount, error)
+	ConnectorHealthSince(ctx context.Context, since time.Time) ([]models.ConnectorHealth, error)
 }
 
 // LedgerEntries reads an account's latest ledger entries (ledger.Ledger).

@@ -678,3 +678,35 @@ func TestTimelineShowsChargeAttempts(t *testing.T) {
 		}
 	}
 }
+
+// TestOpsSeeTheBreakers: the ops view lists each worker's breaker per
+// connector as it last changed in the last day.
+func TestOpsSeeTheBreakers(t *testing.T) {
+	c := newTestConsole(t)
+	now := time.Now()
+	for _, h := range []models.ConnectorHealth{
+		{Connector: "sim-acquirer", Worker: "host/1", State: "open", ChangedAt: now.Add(-time.Minute)},
+		{Connector: "sim-bank", Worker: "host/1", State: "closed", ChangedAt: now.Add(-2 * time.Minute)},
+		{Connector: "sim-acquirer", Worker: "gone/9", State: "open", ChangedAt: now.Add(-48 * time.Hour)},
+	} {
+		if err := (models.Records{DB: c.db}).SetConnectorHealth(t.Context(), &h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// An older write than the row's changes nothing.
+	if err := (models.Records{DB: c.db}).SetConnectorHealth(t.Context(), &models.ConnectorHealth{Connector: "sim-acquirer",
+		Worker: "host/1", State: "closed", ChangedAt: now.Add(-time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	hc := c.browser(t)
+	c.signIn(t, hc, "ops@example.com")
+	_, page, _ := do(t, hc, "GET", c.srv.URL+"/console/stuck", nil)
+	for _, want := range []string{"<td>sim-acquirer</td><td>host/1</td><td>open</td>", "<td>sim-bank</td><td>host/1</td><td>closed</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the ops view lacks %s", want)
+		}
+	}
+	if strings.Contains(page, "gone/9") {
+		t.Error("the ops view shows a breaker that last changed two days ago")
+	}
+}

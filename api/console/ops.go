@@ -39,7 +39,14 @@ func (s *Server) showStuck(w http.ResponseWriter, r *http.Request, message strin
 	for _, p := range stuck.Payouts {
 		rows = append(rows, stuckRow{Kind: "payout", ID: p.RequestID, Status: p.Status, Since: p.UpdatedAt, Link: s.workflowLink(p.ID)})
 	}
-	d := pageData{Title: t(lang, "stuck"), Stuck: rows, Backlog: stuck.Notifications}
+	// The breakers that changed in the last day: a worker that stopped
+	// long ago is no news.
+	breakers, err := s.Records.ConnectorHealthSince(r.Context(), now.Add(-24*time.Hour))
+	if err != nil {
+		s.fail(w, r, "connector health", err)
+		return
+	}
+	d := pageData{Title: t(lang, "stuck"), Stuck: rows, Backlog: stuck.Notifications, Breakers: breakers}
 	if failed {
 		d.Error = message
 	} else {

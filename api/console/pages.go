@@ -39,6 +39,7 @@ type pageData struct {
 	Entries      []entryRow
 	Stuck        []stuckRow
 	Backlog      []models.Notification
+	Breakers     []models.ConnectorHealth
 	NewKey       string
 	WorkflowLink string
 }
@@ -132,7 +133,8 @@ var en = map[string]string{
 	"created": "Created", "account": "Account", "next_page": "Next page", "export_csv": "Export CSV", "card": "Card",
 	"refund": "Refund", "approve": "Approve", "reject": "Reject", "refund_amount": "Refund amount", "capture": "Capture", "cancel": "Cancel", "timeline": "Timeline",
 	"temporal_link": "Open its workflow in the Temporal UI", "no_rows": "Nothing to show.", "refunded": "Refunded",
-	"captured": "Captured", "reason": "Reason", "rotate": "Rotate the sign key", "connector": "Connector", "routing": "routing", "new_key": "New sign key (shown once)",
+	"captured": "Captured", "reason": "Reason", "rotate": "Rotate the sign key", "connector": "Connector", "routing": "routing", "breakers": "Connector breakers", "worker": "Worker",
+	"breakers_text": "Each worker's circuit breaker per connector, as it last changed in the last day: open, routed payments skip the connector; half_open, one payment probes it.", "new_key": "New sign key (shown once)",
 	"key_text":     "The old key stays valid for 24 hours, so your systems can move to the new one.",
 	"failure_type": "Failure type", "merchant": "Merchant", "select": "Select", "preview": "Preview the re-run",
 	"run_rerun": "Re-run these payouts", "will": "What will happen", "rerun_of": "Re-run", "by": "By", "when": "When",
@@ -162,7 +164,8 @@ var es = map[string]string{
 	"export_csv": "Exportar CSV", "card": "Tarjeta", "refund": "Reembolsar", "approve": "Aprobar", "reject": "Rechazar", "refund_amount": "Importe a reembolsar",
 	"capture": "Capturar", "cancel": "Anular", "timeline": "Historial", "temporal_link": "Abrir su workflow en Temporal",
 	"no_rows": "Nada que mostrar.", "refunded": "Reembolsado", "captured": "Capturado", "reason": "Motivo",
-	"rotate": "Renovar la clave de firma", "connector": "Conector", "routing": "enrutamiento", "new_key": "Nueva clave de firma (se muestra una vez)",
+	"rotate": "Renovar la clave de firma", "connector": "Conector", "routing": "enrutamiento", "breakers": "Cortacircuitos de conectores", "worker": "Worker",
+	"breakers_text": "El cortacircuitos de cada worker por conector, según cambió por última vez en el último día: open, los pagos enrutados saltan el conector; half_open, un pago lo prueba.", "new_key": "Nueva clave de firma (se muestra una vez)",
 	"key_text":     "La clave anterior sigue siendo válida 24 horas, para que sus sistemas pasen a la nueva.",
 	"failure_type": "Tipo de fallo", "merchant": "Comercio", "select": "Elegir", "preview": "Ver el reintento",
 	"run_rerun": "Reintentar estos pagos", "will": "Qué ocurrirá", "rerun_of": "Reintento", "by": "Por", "when": "Cuándo",
