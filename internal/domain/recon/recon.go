@@ -1,0 +1,247 @@
+// Package recon matches what an acquirer settled against what the gateway
+// recorded, for one connector and one settlement day, and classifies every
+// settlement line and every expected settlement: matched, missing at the
+// acquirer, missing here, amount or currency mismatch, duplicate, refund
+// mismatch, fee outside the contracted schedule. It is pure: the caller
+// reads the acquirer's report and the record, and the same inputs always
+// give the same report, so re-running a day gives the same result.
+package recon
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// LineType is what a settlement line settles.
+type LineType string
+
+// Line types.
+const (
+	Capture       LineType = "capture"
+	Refund        LineType = "refund"
+	Chargeback    LineType = "chargeback"
+	FeeAdjustment LineType = "fee_adjustment"
+)
+
+// Line is one line of an acquirer's settlement report. Amounts are minor
+// units of Currency; Net is what the acquirer paid (or took, negative) for
+// the line: Gross less Fee for a capture.
+type Line struct {
+	// Reference is the acquirer's id of what it settled (its charge or
+	// refund id); OrderKey is ours (the transaction id) as the acquirer
+	// was given it.
+	Reference string
+	OrderKey  string
+	Type      LineType
+	Gross     int64
+	Fee       int64
+	Net       int64
+	Currency  string
+	Batch     string
+	// No is the line's place in the report, for the exceptions queue.
+	No int
+}
+
+// Expected is a settlement the record says is owed: a capture or a refund
+// the acquirer confirmed, at At.
+type Expected struct {
+	OrderKey  string
+	Reference string // the acquirer's charge or refund id
+	Type      LineType
+	Amount    int64
+	Currency  string
+	At        time.Time
+}
+
+// FeeSchedule is the contracted fee of a capture: Fixed minor units plus
+// BasisPoints of the gross (rounded half up), with Tolerance minor units
+// either way before a fee counts as outside the schedule.
+type FeeSchedule struct {
+	Fixed       int64
+	BasisPoints int64
+	Tolerance   int64
+}
+
+// Fee is the contracted fee of a capture of gross.
+func (f FeeSchedule) Fee(gross int64) int64 {
+	return f.Fixed + (gross*f.BasisPoints*2+10000)/20000
+}
+
+// Config is how a day is reconciled.
+type Config struct {
+	// SettleWithin is how long after a capture or refund the acquirer
+	// settles it (T+1, T+2...); one not settled by Day's end after that
+	// long is missing at the acquirer, one younger is still pending.
+	SettleWithin time.Duration
+	Fees         FeeSchedule
+}
+
+// Class is what reconciliation found of a line or an expected settlement.
+type Class string
+
+// Classes.
+const (
+	Matched           Class = "matched"
+	Pending           Class = "pending"             // expected, not due yet
+	MissingAtAcquirer Class = "missing_at_acquirer" // expected and due, never settled
+	MissingHere       Class = "missing_here"        // settled, unknown or not owed here
+	AmountMismatch    Class = "amount_mismatch"     // a capture settled for another amount, or gross less fee is not net
+	CurrencyMismatch  Class = "currency_mismatch"
+	Duplicate         Class = "duplicate"       // a second line of what was already settled
+	RefundMismatch    Class = "refund_mismatch" // a refund settled for another amount
+	FeeOutside        Class = "fee_outside_schedule"
+)
+
+// LineResult is a line and what it was found to be.
+type LineResult struct {
+	Line
+	Class  Class
+	Detail string
+}
+
+// ExpectedResult is an expected settlement and what became of it.
+type ExpectedResult struct {
+	Expected
+	Class Class
+	// Line is the report line that settled it (its No); 0 for none.
+	Line int
+}
+
+// Report is one day's reconciliation of one connector.
+type Report struct {
+	Lines    []LineResult
+	Expected []ExpectedResult
+}
+
+// Exceptions are the lines and expectations that need a person.
+func (r Report) Exceptions() (lines []LineResult, expected []ExpectedResult) {
+	for _, l := range r.Lines {
+		if l.Class != Matched {
+			lines = append(lines, l)
+		}
+	}
+	for _, e := range r.Expected {
+		if e.Class != Matched && e.Class != Pending {
+			expected = append(expected, e)
+		}
+	}
+	return lines, expected
+}
+
+// Counts are the lines and expectations per class.
+func (r Report) Counts() map[Class]int {
+	out := map[Class]int{}
+	for _, l := range r.Lines {
+		out[l.Class]++
+	}
+	for _, e := range r.Expected {
+		if e.Class == MissingAtAcquirer || e.Class == Pending {
+			out[e.Class]++
+		}
+	}
+	return out
+}
+
+type key struct {
+	typ LineType
+	ref string
+}
+
+// Reconcile matches the report's lines of a day (dayEnd is the end of the
+// settlement day) against what is expected. A line matches the expected
+// settlement of its type and reference (or, for an acquirer that gives
+// none, its order key); the first such line settles it and any other is a
+// duplicate. Chargebacks and fee adjustments are the acquirer's own
+// (disputes come later): they are matched to the order they name when it
+// exists here, else missing here.
+func Reconcile(dayEnd time.Time, lines []Line, expected []Expected, cfg Config) Report {
+	var rep Report
+	byRef := map[key]int{}
+	byOrder := map[key][]int{}
+	orders := map[string]bool{}
+	for i, e := range expected {
+		rep.Expected = append(rep.Expected, ExpectedResult{Expected: e})
+		if e.Reference != "" {
+			byRef[key{e.Type, e.Reference}] = i
+		}
+		byOrder[key{e.Type, e.OrderKey}] = append(byOrder[key{e.Type, e.OrderKey}], i)
+		orders[e.OrderKey] = true
+	}
+	sorted := slices.Clone(lines)
+	slices.SortStableFunc(sorted, func(a, b Line) int { return cmp.Compare(a.No, b.No) })
+	for _, l := range sorted {
+		rep.Lines = append(rep.Lines, classify(&rep, l, byRef, byOrder, orders, cfg))
+	}
+	for i := range rep.Expected {
+		e := &rep.Expected[i]
+		if e.Line != 0 {
+			continue
+		}
+		if dayEnd.Sub(e.At) >= cfg.SettleWithin {
+			e.Class = MissingAtAcquirer
+		} else {
+			e.Class = Pending
+		}
+	}
+	return rep
+}
+
+func classify(rep *Report, l Line, byRef map[key]int, byOrder map[key][]int, orders map[string]bool, cfg Config) LineResult {
+	r := LineResult{Line: l}
+	if l.Type == Chargeback || l.Type == FeeAdjustment {
+		if orders[l.OrderKey] {
+			r.Class, r.Detail = Matched, "the acquirer's own line, of an order here"
+		} else {
+			r.Class, r.Detail = MissingHere, "no order "+l.OrderKey+" here"
+		}
+		return r
+	}
+	i, ok := byRef[key{l.Type, l.Reference}]
+	if !ok {
+		// An acquirer without its own reference: the first open
+		// expectation of the order and type.
+		for _, j := range byOrder[key{l.Type, l.OrderKey}] {
+			if rep.Expected[j].Line == 0 {
+				i, ok = j, true
+				break
+			}
+		}
+		if !ok && len(byOrder[key{l.Type, l.OrderKey}]) > 0 {
+			i, ok = byOrder[key{l.Type, l.OrderKey}][0], true
+		}
+	}
+	if !ok {
+		r.Class, r.Detail = MissingHere, fmt.Sprintf("no %s %s of order %s here", l.Type, l.Reference, l.OrderKey)
+		return r
+	}
+	e := &rep.Expected[i]
+	if e.Line != 0 {
+		r.Class, r.Detail = Duplicate, fmt.Sprintf("already settled by line %d", e.Line)
+		return r
+	}
+	e.Line, e.Class = l.No, Matched
+	switch {
+	case l.Currency != e.Currency:
+		r.Class, r.Detail = CurrencyMismatch, fmt.Sprintf("settled in %s, recorded in %s", l.Currency, e.Currency)
+	case l.Gross != e.Amount && l.Type == Refund:
+		r.Class, r.Detail = RefundMismatch, fmt.Sprintf("settled %d, recorded %d", l.Gross, e.Amount)
+	case l.Gross != e.Amount:
+		r.Class, r.Detail = AmountMismatch, fmt.Sprintf("settled %d, recorded %d", l.Gross, e.Amount)
+	case l.Type == Capture && l.Gross-l.Fee != l.Net:
+		r.Class, r.Detail = AmountMismatch, fmt.Sprintf("gross %d less fee %d is not net %d", l.Gross, l.Fee, l.Net)
+	case l.Type == Capture && abs(l.Fee-cfg.Fees.Fee(l.Gross)) > cfg.Fees.Tolerance:
+		r.Class, r.Detail = FeeOutside, fmt.Sprintf("fee %d, contracted %d", l.Fee, cfg.Fees.Fee(l.Gross))
+	default:
+		r.Class = Matched
+	}
+	return r
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}

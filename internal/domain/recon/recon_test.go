@@ -1,0 +1,138 @@
+package recon
+
+import (
+	"maps"
+	"slices"
+	"testing"
+	"time"
+)
+
+var (
+	dayEnd = time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	cfg    = Config{SettleWithin: 48 * time.Hour, Fees: FeeSchedule{Fixed: 30, BasisPoints: 290, Tolerance: 1}}
+	old    = dayEnd.Add(-72 * time.Hour)
+)
+
+// captured is a capture recorded here, old enough to be due.
+func captured(order, ref string, amount int64, currency string) Expected {
+	return Expected{OrderKey: order, Reference: ref, Type: Capture, Amount: amount, Currency: currency, At: old}
+}
+
+// settled is the acquirer's line of a capture at the contracted fee.
+func settled(no int, order, ref string, gross int64, currency string) Line {
+	fee := cfg.Fees.Fee(gross)
+	return Line{No: no, Reference: ref, OrderKey: order, Type: Capture, Gross: gross, Fee: fee, Net: gross - fee, Currency: currency, Batch: "B1"}
+}
+
+// TestFeeSchedule: fixed plus basis points, rounded half up.
+func TestFeeSchedule(t *testing.T) {
+	f := FeeSchedule{Fixed: 30, BasisPoints: 290}
+	for _, tc := range []struct{ gross, want int64 }{{1000, 59}, {1017, 59}, {1018, 60}, {0, 30}, {100000, 2930}} {
+		if got := f.Fee(tc.gross); got != tc.want {
+			t.Errorf("Fee(%d) = %d, want %d", tc.gross, got, tc.want)
+		}
+	}
+}
+
+// TestReconcile: each kind of discrepancy, seeded once among matched lines,
+// is found and classified, and nothing else is.
+func TestReconcile(t *testing.T) {
+	bad := func(l Line, edit func(*Line)) Line {
+		edit(&l)
+		return l
+	}
+	tests := []struct {
+		name      string
+		expected  []Expected
+		lines     []Line
+		wantLines []Class // per line, in report order
+		wantExp   []Class // per expectation
+	}{
+		{"a capture settled as recorded",
+			[]Expected{captured("T1", "ch_1", 1000, "USD")},
+			[]Line{settled(1, "T1", "ch_1", 1000, "USD")},
+			[]Class{Matched}, []Class{Matched}},
+		{"a capture never settled, and one not due yet",
+			[]Expected{captured("T1", "ch_1", 1000, "USD"), {OrderKey: "T2", Reference: "ch_2", Type: Capture, Amount: 500, Currency: "USD", At: dayEnd.Add(-time.Hour)}},
+			nil, nil, []Class{MissingAtAcquirer, Pending}},
+		{"settled there, unknown here",
+			nil,
+			[]Line{settled(1, "T9", "ch_9", 1000, "USD")},
+			[]Class{MissingHere}, nil},
+		{"off by a cent",
+			[]Expected{captured("T1", "ch_1", 1000, "USD")},
+			[]Line{settled(1, "T1", "ch_1", 999, "USD")},
+			[]Class{AmountMismatch}, []Class{Matched}},
+		{"another currency",
+			[]Expected{captured("T1", "ch_1", 1000, "USD")},
+			[]Line{settled(1, "T1", "ch_1", 1000, "EUR")},
+			[]Class{CurrencyMismatch}, []Class{Matched}},
+		{"a duplicate line",
+			[]Expected{captured("T1", "ch_1", 1000, "USD")},
+			[]Line{settled(1, "T1", "ch_1", 1000, "USD"), settled(2, "T1", "ch_1", 1000, "USD")},
+			[]Class{Matched, Duplicate}, []Class{Matched}},
+		{"a fee above the contract",
+			[]Expected{captured("T1", "ch_1", 1000, "USD")},
+			[]Line{bad(settled(1, "T1", "ch_1", 1000, "USD"), func(l *Line) { l.Fee, l.Net = 75, 925 })},
+			[]Class{FeeOutside}, []Class{Matched}},
+		{"a fee within the tolerance",
+			[]Expected{captured("T1", "ch_1", 1000, "USD")},
+			[]Line{bad(settled(1, "T1", "ch_1", 1000, "USD"), func(l *Line) { l.Fee, l.Net = 60, 940 })},
+			[]Class{Matched}, []Class{Matched}},
+		{"gross less fee is not net",
+			[]Expected{captured("T1", "ch_1", 1000, "USD")},
+			[]Line{bad(settled(1, "T1", "ch_1", 1000, "USD"), func(l *Line) { l.Net = 900 })},
+			[]Class{AmountMismatch}, []Class{Matched}},
+		{"a refund settled for another amount",
+			[]Expected{captured("T1", "ch_1", 1000, "USD"), {OrderKey: "T1", Reference: "re_1", Type: Refund, Amount: 200, Currency: "USD", At: old}},
+			[]Line{settled(1, "T1", "ch_1", 1000, "USD"), {No: 2, Reference: "re_1", OrderKey: "T1", Type: Refund, Gross: 250, Net: -250, Currency: "USD"}},
+			[]Class{Matched, RefundMismatch}, []Class{Matched, Matched}},
+		{"an acquirer without its own references matches by order, one line each",
+			[]Expected{{OrderKey: "T1", Type: Refund, Amount: 100, Currency: "USD", At: old}, {OrderKey: "T1", Type: Refund, Amount: 100, Currency: "USD", At: old}},
+			[]Line{{No: 1, OrderKey: "T1", Type: Refund, Gross: 100, Net: -100, Currency: "USD"}, {No: 2, OrderKey: "T1", Type: Refund, Gross: 100, Net: -100, Currency: "USD"},
+				{No: 3, OrderKey: "T1", Type: Refund, Gross: 100, Net: -100, Currency: "USD"}},
+			[]Class{Matched, Matched, Duplicate}, []Class{Matched, Matched}},
+		{"the acquirer's chargeback and fee adjustment",
+			[]Expected{captured("T1", "ch_1", 1000, "USD")},
+			[]Line{settled(1, "T1", "ch_1", 1000, "USD"), {No: 2, OrderKey: "T1", Type: Chargeback, Gross: 1000, Net: -1000, Currency: "USD"},
+				{No: 3, OrderKey: "T7", Type: FeeAdjustment, Fee: 15, Net: -15, Currency: "USD"}},
+			[]Class{Matched, Matched, MissingHere}, []Class{Matched}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := Reconcile(dayEnd, tc.lines, tc.expected, cfg)
+			var lines, exp []Class
+			for _, l := range rep.Lines {
+				lines = append(lines, l.Class)
+			}
+			for _, e := range rep.Expected {
+				exp = append(exp, e.Class)
+			}
+			if !slices.Equal(lines, tc.wantLines) || !slices.Equal(exp, tc.wantExp) {
+				t.Errorf("lines %v, expected %v; want %v, %v", lines, exp, tc.wantLines, tc.wantExp)
+			}
+		})
+	}
+}
+
+// TestReconcileAgainGivesTheSame: a day reconciled twice, its lines in
+// another order, gives the same report.
+func TestReconcileAgainGivesTheSame(t *testing.T) {
+	expected := []Expected{captured("T1", "ch_1", 1000, "USD"), captured("T2", "ch_2", 2000, "USD"), captured("T3", "ch_3", 300, "USD")}
+	lines := []Line{settled(1, "T1", "ch_1", 1000, "USD"), settled(2, "T2", "ch_2", 2001, "USD"), settled(3, "T1", "ch_1", 1000, "USD"), settled(4, "T8", "ch_8", 5, "USD")}
+	first := Reconcile(dayEnd, lines, expected, cfg)
+	reversed := slices.Clone(lines)
+	slices.Reverse(reversed)
+	again := Reconcile(dayEnd, reversed, expected, cfg)
+	if !slices.Equal(first.Lines, again.Lines) || !slices.Equal(first.Expected, again.Expected) {
+		t.Errorf("the same day gave\n%+v\nthen\n%+v", first, again)
+	}
+	want := map[Class]int{Matched: 1, AmountMismatch: 1, Duplicate: 1, MissingHere: 1, MissingAtAcquirer: 1}
+	if got := first.Counts(); !maps.Equal(got, want) {
+		t.Errorf("counts %v, want %v", got, want)
+	}
+	exLines, exExpected := first.Exceptions()
+	if len(exLines) != 3 || len(exExpected) != 1 || exExpected[0].OrderKey != "T3" {
+		t.Errorf("exceptions: %d lines, %v", len(exLines), exExpected)
+	}
+}
