@@ -126,6 +126,7 @@ func (s *Server) createPayment(id string, f url.Values, amount money.Amount) Pay
 		p.ApprovalCode = newApprovalCode()
 		if p.TxnType == "SALE" {
 			p.State, p.Captured = StateCaptured, p.Amount
+			p.CapturedAt = p.CreatedAt
 		}
 	}
 	s.mu.Lock()
@@ -170,6 +171,7 @@ func (s *Server) handleCapture(w http.ResponseWriter, r *http.Request) {
 			return fieldResult("amount", "amount must be more than zero and at most the authorised amount")
 		}
 		p.State, p.Captured = StateCaptured, amount
+		p.CapturedAt = time.Now().UTC()
 		res := formResult(http.StatusOK, p.form(), true)
 		res.outcome = "captured"
 		return res

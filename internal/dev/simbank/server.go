@@ -83,6 +83,9 @@ type Payment struct {
 	Currency     string
 	CardLast4    string
 	CreatedAt    time.Time
+	// CapturedAt is when the payment was captured (a SALE: when it was
+	// made); zero before. Its settlement day follows from it.
+	CapturedAt time.Time
 }
 
 // Refund is the simulator's record of one refund.
@@ -153,6 +156,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST "+Prefix+"/payments/{payment_id}/reversal", s.handleReversal)
 	mux.HandleFunc("POST "+Prefix+"/payments/{payment_id}/refunds", s.handleRefund)
 	mux.HandleFunc("GET "+Prefix+"/refunds/{refund_id}", s.handleGetRefund)
+	mux.HandleFunc("GET "+Prefix+"/settlements/{date}", s.handleSettlement)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "NO_SUCH_RESOURCE", "no such resource")
 	})

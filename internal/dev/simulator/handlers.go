@@ -169,6 +169,7 @@ func (s *Server) createCharge(req chargeRequest) Charge {
 		c.AuthCode = newAuthCode()
 		if req.Capture {
 			c.CapturedAmount = req.Amount
+			c.CapturedAt = c.CreatedAt
 		}
 	}
 	s.mu.Lock()
@@ -234,6 +235,7 @@ func (s *Server) handleCapture(w http.ResponseWriter, r *http.Request) {
 			return errorResult(http.StatusBadRequest, "invalid_amount", fmt.Sprintf("amount must be between 1 and %d", c.Amount), false)
 		}
 		c.CapturedAmount = req.Amount
+		c.CapturedAt = time.Now().UTC()
 		s.keepCharge(c)
 		res := jsonResult(http.StatusOK, *c, true)
 		res.outcome = "captured"

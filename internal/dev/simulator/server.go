@@ -77,6 +77,12 @@ type Options struct {
 	// the gateway's public address may not be reachable from where the
 	// simulator runs (a container network), its internal one is.
 	CallbackVia string
+	// SettlementDays is the acquirer's settlement delay, T+n; default 1.
+	// FeeFixed and FeeBasisPoints are its contracted fee on a capture;
+	// default 30 and 290 (settlement.go).
+	SettlementDays int
+	FeeFixed       int64
+	FeeBasisPoints int64
 }
 
 // Charge is the acquirer's record of one charge attempt that reached a
@@ -98,6 +104,9 @@ type Charge struct {
 	CardLast4      string    `json:"card_last4"`
 	ThreeDS        bool      `json:"three_ds"`
 	CreatedAt      time.Time `json:"created_at"`
+	// CapturedAt is when the charge was captured (a sale: when it was
+	// made); zero before. Its settlement day follows from it.
+	CapturedAt time.Time `json:"captured_at,omitzero"`
 }
 
 // Refund is the acquirer's record of one refund of a captured charge.
@@ -115,6 +124,7 @@ type Refund struct {
 // Server is the acquirer simulator. Its zero value is not usable; create one
 // with NewServer.
 type Server struct {
+	settlement   settlementTerms
 	timeoutDelay time.Duration
 	settleDelay  time.Duration
 	logger       *slog.Logger
@@ -162,9 +172,16 @@ func NewServer(opts Options) *Server {
 	if opts.SlowCardDelay <= 0 {
 		opts.SlowCardDelay = defaultSlowDelay
 	}
+	if opts.SettlementDays <= 0 {
+		opts.SettlementDays = defaultSettlementDays
+	}
+	if opts.FeeFixed == 0 && opts.FeeBasisPoints == 0 {
+		opts.FeeFixed, opts.FeeBasisPoints = defaultFeeFixed, defaultFeeBasisPoints
+	}
 	fpSecret := make([]byte, 32)
 	_, _ = rand.Read(fpSecret) // crypto/rand.Read never returns an error.
 	return &Server{
+		settlement:   settlementTerms{days: opts.SettlementDays, feeFixed: opts.FeeFixed, feeBasisPoints: opts.FeeBasisPoints},
 		timeoutDelay: opts.TimeoutDelay,
 		settleDelay:  opts.SettleDelay,
 		slowDelay:    opts.SlowCardDelay,
@@ -201,6 +218,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux.HandleFunc("POST /v1/charges", s.faulty(s.handleCreateCharge))
 	mux.HandleFunc("GET /v1/charges", s.devOnly(s.handleListCharges))
+	mux.HandleFunc("GET /v1/settlements/{date}", s.handleSettlement)
 	mux.HandleFunc("GET /v1/charges/{idempotency_key}", s.handleInquire)
 	mux.HandleFunc("POST /v1/charges/{charge_id}/capture", s.faulty(s.handleCapture))
 	mux.HandleFunc("POST /v1/charges/{charge_id}/void", s.faulty(s.handleVoid))

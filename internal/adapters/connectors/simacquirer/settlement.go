@@ -1,0 +1,42 @@
+package simacquirer
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/paygate/paygate/internal/domain/recon"
+)
+
+// settlementLine is one line of the acquirer's settlement report as it
+// sends it.
+type settlementLine struct {
+	No        int    `json:"no"`
+	Reference string `json:"reference"`
+	OrderKey  string `json:"order_key"`
+	Type      string `json:"type"`
+	Gross     int64  `json:"gross"`
+	Fee       int64  `json:"fee"`
+	Net       int64  `json:"net"`
+	Currency  string `json:"currency"`
+	Batch     string `json:"batch"`
+}
+
+// Settlement reads the acquirer's settlement report of a day (GET
+// /v1/settlements/{date}): what it paid for the captures and took back for
+// the refunds it settled that day, in the matching engine's terms.
+func (c *Connector) Settlement(ctx context.Context, day time.Time) ([]recon.Line, error) {
+	date := day.UTC().Format(time.DateOnly)
+	var rep struct {
+		Lines []settlementLine `json:"lines"`
+	}
+	if err := c.client.do(ctx, "settlement "+date, http.MethodGet, "/v1/settlements/"+date, nil, &rep); err != nil {
+		return nil, err
+	}
+	out := make([]recon.Line, 0, len(rep.Lines))
+	for _, l := range rep.Lines {
+		out = append(out, recon.Line{No: l.No, Reference: l.Reference, OrderKey: l.OrderKey, Type: recon.LineType(l.Type),
+			Gross: l.Gross, Fee: l.Fee, Net: l.Net, Currency: l.Currency, Batch: l.Batch})
+	}
+	return out, nil
+}
