@@ -146,10 +146,12 @@ func (s *Stack) Check(ctx context.Context, tr *Traffic) (Report, error) {
 	rep.Payments, rep.Operations, rep.Charges, rep.Refunds, rep.Notices, rep.Refused =
 		len(payments), len(ops), len(charges), len(simRefunds), len(notices), refused
 
+	// Both acquirers' charges, read once for the checks that count them.
+	charged := s.acquiredCharges()
 	rep.Properties = append(rep.Properties,
 		answersRecorded(payments, ops, byNo, refunds, &rep),
-		chargedOnce(s.acquiredCharges()),
-		noOrphanCharges(s.acquiredCharges(), byTx),
+		chargedOnce(charged),
+		noOrphanCharges(charged, byTx),
 		refundsMatch(charges, simRefunds, byTx, refunds),
 		notificationsDelivered(notices, seen, byOrder),
 	)

@@ -40,9 +40,9 @@ func NewHealth(config routing.BreakerConfig, now func() time.Time, observer Brea
 func (h *Health) Allow(connector string) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	b := h.breaker(connector)
-	ok := b.Allow(h.now())
-	h.report(connector, b.State(h.now()))
+	b, now := h.breaker(connector), h.now()
+	ok := b.Allow(now)
+	h.report(connector, b.State(now))
 	return ok
 }
 

@@ -88,8 +88,7 @@ func refundOf(r *stripego.Refund) connector.Refund {
 // answers a declined PaymentIntent with HTTP 402 and the PaymentIntent in
 // the error), and any other error as errorOf does.
 func declinedOr(ctx context.Context, what string, err error) (connector.Charge, error) {
-	var se *stripego.Error
-	if errors.As(err, &se) && se.Type == stripego.ErrorTypeCard {
+	if se := cardError(err); se != nil {
 		c := connector.Charge{Status: connector.Declined, DeclineReason: declineReason(string(se.DeclineCode), string(se.Code)), Message: se.Msg}
 		if pi := se.PaymentIntent; pi != nil {
 			c.ID, c.Amount, c.Currency = pi.ID, pi.Amount, strings.ToUpper(string(pi.Currency))
@@ -97,6 +96,16 @@ func declinedOr(ctx context.Context, what string, err error) (connector.Charge, 
 		return c, nil
 	}
 	return connector.Charge{}, errorOf(ctx, what, err)
+}
+
+// cardError is Stripe's card error in err (HTTP 402: the card, not the
+// request, was refused), or nil.
+func cardError(err error) *stripego.Error {
+	var se *stripego.Error
+	if errors.As(err, &se) && se.Type == stripego.ErrorTypeCard {
+		return se
+	}
+	return nil
 }
 
 // conflicts are the error codes of an operation on a PaymentIntent or

@@ -113,8 +113,7 @@ func authenticationOf(what string, pi *stripego.PaymentIntent) (connector.Authen
 // failedOr answers a card error of an authentication as a failed one, and
 // any other error as errorOf does.
 func failedOr(ctx context.Context, what string, err error) (connector.Authentication, error) {
-	var se *stripego.Error
-	if errors.As(err, &se) && se.Type == stripego.ErrorTypeCard {
+	if se := cardError(err); se != nil {
 		au := connector.Authentication{Status: connector.AuthenticationFailed}
 		if se.PaymentIntent != nil {
 			au.ID = se.PaymentIntent.ID
