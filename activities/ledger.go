@@ -35,7 +35,10 @@ const ErrTypeLedgerRefused = "LedgerRefused"
 // under the idempotency key Reference ("order/<transaction_id>/paid",
 // "refund/<refund_reference_id>").
 type LedgerOrderInput struct {
-	Reference  string
+	Reference string
+	// OrderKey is the order's transaction id: a refund draws on the
+	// merchant's pending money until the acquirer settles the capture.
+	OrderKey   string
 	MerchantID string
 	AccountID  string
 	Currency   string
@@ -48,7 +51,7 @@ type LedgerPostingResult struct {
 }
 
 // LedgerCreditOrder credits a paid order's captured amount to the merchant's
-// deposit.
+// pending money, owed by the acquirer until it settles.
 func (a *LedgerActivities) LedgerCreditOrder(ctx context.Context, in LedgerOrderInput) (LedgerPostingResult, error) {
 	e, err := a.Ledger.CreditOrder(ctx, posting(in))
 	if err != nil {
@@ -57,7 +60,8 @@ func (a *LedgerActivities) LedgerCreditOrder(ctx context.Context, in LedgerOrder
 	return LedgerPostingResult{EntryID: e.ID}, nil
 }
 
-// LedgerDebitRefund debits a settled refund from the merchant's deposit.
+// LedgerDebitRefund debits a settled refund from the merchant's pending money
+// (the capture not settled yet) or deposit.
 // A deposit that holds less than the refund (the merchant has paid it out
 // since) is returned as a plain error and so retried: the refund has left
 // the acquirer, the merchant owes it, and it is posted as soon as a top-up
@@ -72,7 +76,7 @@ func (a *LedgerActivities) LedgerDebitRefund(ctx context.Context, in LedgerOrder
 }
 
 func posting(in LedgerOrderInput) ledger.OrderPosting {
-	return ledger.OrderPosting{Reference: in.Reference, MerchantID: in.MerchantID, AccountID: in.AccountID,
+	return ledger.OrderPosting{Reference: in.Reference, OrderKey: in.OrderKey, MerchantID: in.MerchantID, AccountID: in.AccountID,
 		Currency: in.Currency, Amount: in.Amount}
 }
 

@@ -31,10 +31,11 @@ func waitForBalance(t *testing.T, l *ledger.Ledger, creds merchant.Credentials, 
 	}
 }
 
-// TestPaidOrderCreditsTheDeposit: on the real stack, a paid order credits
-// the merchant's deposit with its exact amount and a refund debits it, each
-// under its reference and once.
-func TestPaidOrderCreditsTheDeposit(t *testing.T) {
+// TestPaidOrderCreditsPending: on the real stack, a paid order credits the
+// merchant's pending money (the acquirer has not settled it) with its exact
+// amount and a refund before the settlement debits it, each under its
+// reference and once.
+func TestPaidOrderCreditsPending(t *testing.T) {
 	t.Parallel()
 	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{Mode: testmode.Test,
 		MerchantID: "70001", AccountID: "70001" + randomHex(3), CaptureMode: models.CaptureAuto,
@@ -45,7 +46,7 @@ func TestPaidOrderCreditsTheDeposit(t *testing.T) {
 	}
 	l := ledger.New(env.gw.DB)
 	tx, no := paidOrder(t, creds, "123.45")
-	waitForBalance(t, l, creds, ledger.Balance{Currency: "USD", Available: 12345})
+	waitForBalance(t, l, creds, ledger.Balance{Currency: "USD", Pending: 12345})
 
 	_, r := batch(t, creds, "/v1/refund", "refund_orders", []batchEntry{
 		with(ref(tx, no, "123.45"), "refund_amount", "23.40", "refund_reason", "customer request"),
@@ -53,7 +54,7 @@ func TestPaidOrderCreditsTheDeposit(t *testing.T) {
 	if r.ReturnStatus != "1" || len(r.Entries) != 1 || r.Entries[0]["refund_status"] != "1" {
 		t.Fatalf("refund: %s %q %v", r.ReturnStatus, r.ReturnMessage, r.Entries)
 	}
-	waitForBalance(t, l, creds, ledger.Balance{Currency: "USD", Available: 10005})
+	waitForBalance(t, l, creds, ledger.Balance{Currency: "USD", Pending: 10005})
 
 	entries, err := l.Entries(context.Background(), ledger.EntryFilter{MerchantID: creds.MerchantID, AccountID: creds.AccountID})
 	if err != nil {
@@ -61,7 +62,7 @@ func TestPaidOrderCreditsTheDeposit(t *testing.T) {
 	}
 	want := []struct {
 		kind, reference string
-		deposit         int64
+		pending         int64
 	}{
 		{models.EntryOrderPaid, "order/" + tx + "/paid", 12345},
 		{models.EntryRefund, "refund/" + tx + "-01", -2340},
@@ -71,15 +72,15 @@ func TestPaidOrderCreditsTheDeposit(t *testing.T) {
 	}
 	for i, w := range want {
 		e := entries[i]
-		var deposit, sum int64
+		var pending, sum int64
 		for _, ln := range e.Lines {
 			sum += ln.Amount
-			if ln.AccountKind == models.LedgerDeposit {
-				deposit = ln.Amount
+			if ln.AccountKind == models.LedgerPending {
+				pending = ln.Amount
 			}
 		}
-		if e.Kind != w.kind || e.Reference != w.reference || deposit != w.deposit || sum != 0 {
-			t.Errorf("entry %d = %+v, want %s %s moving the deposit by %d, balanced", i, e, w.kind, w.reference, w.deposit)
+		if e.Kind != w.kind || e.Reference != w.reference || pending != w.pending || sum != 0 {
+			t.Errorf("entry %d = %+v, want %s %s moving pending by %d, balanced", i, e, w.kind, w.reference, w.pending)
 		}
 	}
 }

@@ -320,11 +320,11 @@ func (r ConsoleRecords) PayoutsByID(ctx context.Context, ids []string) ([]Payout
 	return rows, nil
 }
 
-// MerchantBalances are the deposit and reserved ledger accounts of every
-// merchant account, by merchant, account and currency.
+// MerchantBalances are the pending, deposit and reserved ledger accounts of
+// every merchant account, by merchant, account and currency.
 func (r ConsoleRecords) MerchantBalances(ctx context.Context) ([]LedgerAccount, error) {
 	var accounts []LedgerAccount
-	if err := r.DB.WithContext(ctx).Where("kind IN ?", []string{"deposit", "reserved"}).
+	if err := r.DB.WithContext(ctx).Where("kind IN ?", []string{LedgerPending, LedgerDeposit, LedgerReserved}).
 		Order("merchant_id, account_id, currency").Find(&accounts).Error; err != nil {
 		return nil, fmt.Errorf("list balances: %w", err)
 	}

@@ -29,6 +29,18 @@ const (
 	LedgerFeeIncome = "fee_income"
 	// LedgerOperatorFunding is the counterpart of the operator's top-ups.
 	LedgerOperatorFunding = "operator_funding"
+	// LedgerPending is the merchant's captured money the acquirer has not
+	// settled yet: a capture credits it, the settlement moves it on to the
+	// deposit (available).
+	LedgerPending = "pending"
+	// LedgerSettlementCash is what the acquirers paid into the gateway's
+	// bank (or took from it): money brought in, so it runs below zero.
+	LedgerSettlementCash = "settlement_cash"
+	// LedgerFeeExpense is the acquirers' fees, a cost: it runs below zero.
+	LedgerFeeExpense = "fee_expense"
+	// LedgerWriteOff is what finance wrote off: a loss runs below zero, a
+	// gain (money settled that nothing here owed) above.
+	LedgerWriteOff = "write_off"
 )
 
 // Kinds of journal entry, as the journal_entries.kind column holds them.
@@ -39,6 +51,12 @@ const (
 	EntryReserve   = "reserve"
 	EntrySettle    = "settle"
 	EntryRelease   = "release"
+	// EntrySettlement is an acquirer's settlement of a capture, a refund,
+	// a chargeback or a fee adjustment.
+	EntrySettlement = "settlement"
+	// EntryWriteOff is finance writing off a settlement line nothing here
+	// owed (a duplicate, an unknown transaction).
+	EntryWriteOff = "write_off"
 )
 
 // Statuses of a payout reservation.
@@ -57,8 +75,8 @@ type LedgerAccount struct {
 	MerchantID string `gorm:"size:32;not null;uniqueIndex:idx_ledger_accounts_key,priority:1"`
 	AccountID  string `gorm:"size:32;not null;uniqueIndex:idx_ledger_accounts_key,priority:2"`
 	Currency   string `gorm:"size:3;not null;uniqueIndex:idx_ledger_accounts_key,priority:3"`
-	Kind       string `gorm:"size:32;not null;uniqueIndex:idx_ledger_accounts_key,priority:4;check:ledger_accounts_kind_check,kind IN ('deposit','reserved','acquirer_clearing','rail_clearing','fee_income','operator_funding')"`
-	Balance    int64  `gorm:"not null;default:0;check:ledger_accounts_balance_check,kind NOT IN ('deposit','reserved') OR balance >= 0"`
+	Kind       string `gorm:"size:32;not null;uniqueIndex:idx_ledger_accounts_key,priority:4;check:ledger_accounts_kind_check,kind IN ('deposit','reserved','acquirer_clearing','rail_clearing','fee_income','operator_funding','pending','settlement_cash','fee_expense','write_off')"`
+	Balance    int64  `gorm:"not null;default:0;check:ledger_accounts_balance_check,kind NOT IN ('deposit','reserved','pending') OR balance >= 0"`
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 }
@@ -67,11 +85,14 @@ type LedgerAccount struct {
 // each currency. Reference is the idempotency key of the operation that
 // posted it, so an operation repeated posts nothing more.
 type JournalEntry struct {
-	ID          int64     `gorm:"primaryKey"`
-	Kind        string    `gorm:"size:16;not null;check:journal_entries_kind_check,kind IN ('order_paid','refund','topup','reserve','settle','release')"`
-	Reference   string    `gorm:"size:255;not null;uniqueIndex"`
-	MerchantID  string    `gorm:"size:32;not null;index:idx_journal_entries_owner,priority:1"`
-	AccountID   string    `gorm:"size:32;not null;index:idx_journal_entries_owner,priority:2"`
+	ID         int64  `gorm:"primaryKey"`
+	Kind       string `gorm:"size:16;not null;check:journal_entries_kind_check,kind IN ('order_paid','refund','topup','reserve','settle','release','settlement','write_off')"`
+	Reference  string `gorm:"size:255;not null;uniqueIndex"`
+	MerchantID string `gorm:"size:32;not null;index:idx_journal_entries_owner,priority:1"`
+	AccountID  string `gorm:"size:32;not null;index:idx_journal_entries_owner,priority:2"`
+	// OrderKey is the transaction id of the order an entry is of (a paid
+	// order, a refund, a settlement), empty for the others.
+	OrderKey    string    `gorm:"size:64;not null;default:'';index"`
 	Description string    `gorm:"size:500;not null;default:''"`
 	CreatedAt   time.Time `gorm:"not null;index"`
 }

@@ -216,5 +216,6 @@ func All() []any {
 		&LedgerAccount{}, &JournalEntry{}, &JournalLine{}, &LedgerReservation{},
 		&Payout{}, &PayoutRerun{}, &PayoutRerunItem{}, &StoredCard{}, &Subscription{},
 		&ConsoleUser{}, &ConsoleSession{}, &ConsoleLoginFailure{}, &ConsoleAction{}, &OrderStatusChange{},
-		&CompatibleRefundUsage{}, &SignatureUse{}, &ConsoleLoginLimit{}, &PersonalDataErasure{}, &PaymentAttempt{}, &ConnectorHealth{}}
+		&CompatibleRefundUsage{}, &SignatureUse{}, &ConsoleLoginLimit{}, &PersonalDataErasure{}, &PaymentAttempt{}, &ConnectorHealth{},
+		&ReconRun{}, &ReconItem{}, &ReconAction{}}
 }

@@ -20,7 +20,8 @@ import (
 // "refund/<refund_reference_id>"; nothing else posts.
 func TestOrderPostsToTheLedger(t *testing.T) {
 	posting := func(ref string, amount int64) activities.LedgerOrderInput {
-		return activities.LedgerOrderInput{Reference: ref, MerchantID: merchantID, AccountID: accountID, Currency: currency, Amount: amount}
+		return activities.LedgerOrderInput{Reference: ref, OrderKey: txID, MerchantID: merchantID, AccountID: accountID,
+			Currency: currency, Amount: amount}
 	}
 	paid := "order/" + txID + "/paid"
 	const hour = time.Hour

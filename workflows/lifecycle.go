@@ -419,8 +419,8 @@ func (w *orderWorkflow) carry(ctx workflow.Context, e order.Effect) error {
 		return w.saveRefund(ctx, w.refundRow(e.Refund))
 	case order.DebitLedger:
 		w.postToLedger(ctx, ledgerDebit, activities.LedgerOrderInput{
-			Reference: e.Reference, MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
-			Currency: w.in.Currency, Amount: e.Amount,
+			Reference: e.Reference, OrderKey: w.in.TransactionID, MerchantID: w.in.MerchantID,
+			AccountID: w.in.AccountID, Currency: w.in.Currency, Amount: e.Amount,
 		})
 	case order.WatchRefund:
 		w.inFlight++

@@ -675,8 +675,8 @@ func (w *orderWorkflow) moveTo(ctx workflow.Context, to status.Payment, credit b
 // captured amount is the merchant's.
 func (w *orderWorkflow) creditPaid(ctx workflow.Context) {
 	w.postToLedger(ctx, ledgerCredit, activities.LedgerOrderInput{
-		Reference: "order/" + w.in.TransactionID + "/paid", MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
-		Currency: w.in.Currency, Amount: w.st.Captured,
+		Reference: "order/" + w.in.TransactionID + "/paid", OrderKey: w.in.TransactionID, MerchantID: w.in.MerchantID,
+		AccountID: w.in.AccountID, Currency: w.in.Currency, Amount: w.st.Captured,
 	})
 }
 

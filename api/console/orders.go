@@ -366,7 +366,7 @@ func (s *Server) refundList(w http.ResponseWriter, r *http.Request) {
 // balanceRow is one merchant account's balance in one currency.
 type balanceRow struct {
 	MerchantID, AccountID, Currency string
-	Available, Reserved             int64
+	Pending, Available, Reserved    int64
 	// Connector and Routing: the account's connector, and its routing
 	// rules in words (none: every order goes to the connector).
 	Connector string

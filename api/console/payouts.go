@@ -199,7 +199,8 @@ func (s *Server) rerunPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "rerun", pageData{Title: t(lang, "rerun_of") + " " + r.PathValue("id"), Rerun: v})
 }
 
-// balances lists every merchant account's deposit and reserved balances;
+// balances lists every merchant account's pending, available and reserved
+// balances;
 // with ?account_id= also that account's latest ledger entries.
 func (s *Server) balances(w http.ResponseWriter, r *http.Request) {
 	lang := langOf(r)
@@ -218,9 +219,12 @@ func (s *Server) balances(w http.ResponseWriter, r *http.Request) {
 			index[key] = i
 			rows = append(rows, balanceRow{MerchantID: a.MerchantID, AccountID: a.AccountID, Currency: a.Currency})
 		}
-		if a.Kind == "deposit" {
+		switch a.Kind {
+		case models.LedgerPending:
+			rows[i].Pending = a.Balance
+		case models.LedgerDeposit:
 			rows[i].Available = a.Balance
-		} else {
+		default:
 			rows[i].Reserved = a.Balance
 		}
 	}

@@ -20,7 +20,12 @@ const ledgerUsage = `usage:
   paygate ledger topup -merchant-id M -account-id A -currency USD -amount 100.00 -reference R
       credits the account's deposit with operator funding; the same -reference twice tops up once
   paygate ledger balance -merchant-id M -account-id A [-currency USD]
-      prints the available and reserved balance, in every currency without -currency
+      prints the pending (captured, not yet settled), available and reserved balance,
+      in every currency without -currency
+  paygate ledger check
+      checks the whole ledger's invariants (entries balance, balances are their lines,
+      no merchant money below zero, the receivable and pending money are what the
+      unsettled captures and refunds say); exits non-zero listing any it breaks
   paygate ledger entries -merchant-id M -account-id A [-limit 100] [-after ID]
       lists the account's journal entries with their lines`
 
@@ -93,13 +98,20 @@ func runLedger(ctx context.Context, args []string, stdout io.Writer, logger *slo
 		return withLedger(ctx, logger, func(_ *app.Gateway, l *ledger.Ledger) error {
 			return ledgerBalance(ctx, l, *merchantID, *accountID, strings.ToUpper(*currency), stdout)
 		})
+	case "check":
+		if len(args) > 1 {
+			return fmt.Errorf("unexpected argument %q\n%s", args[1], ledgerUsage)
+		}
+		return withLedger(ctx, logger, func(_ *app.Gateway, l *ledger.Ledger) error {
+			return ledgerCheck(ctx, l, stdout)
+		})
 	case "entries":
 		fs := flag.NewFlagSet("ledger entries", flag.ContinueOnError)
 		fs.SetOutput(stdout)
 		var f ledger.EntryFilter
 		fs.StringVar(&f.MerchantID, "merchant-id", "", "merchant id")
 		fs.StringVar(&f.AccountID, "account-id", "", "account id")
-		fs.StringVar(&f.Kind, "kind", "", "entry kind: order_paid, refund, topup, reserve, settle or release")
+		fs.StringVar(&f.Kind, "kind", "", "entry kind: order_paid, refund, topup, reserve, settle, release, settlement or write_off")
 		fs.IntVar(&f.Limit, "limit", 100, "at most this many entries (1000 at most)")
 		fs.Int64Var(&f.AfterID, "after", 0, "list the entries after this entry id")
 		if err := fs.Parse(args[1:]); err != nil {
@@ -183,10 +195,34 @@ func ledgerBalance(ctx context.Context, l *ledger.Ledger, merchantID, accountID,
 	return enc.Encode(map[string]any{"merchant_id": merchantID, "account_id": accountID, "balances": views})
 }
 
+// errLedgerBroken: paygate ledger check found violations (it printed them).
+var errLedgerBroken = errors.New("the ledger breaks its invariants")
+
+// ledgerCheck prints every invariant the ledger breaks, one JSON object a
+// line, and fails when there is any.
+func ledgerCheck(ctx context.Context, l *ledger.Ledger, stdout io.Writer) error {
+	v, err := l.Check(ctx)
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	for _, x := range v {
+		if err := enc.Encode(x); err != nil {
+			return err
+		}
+	}
+	if len(v) > 0 {
+		return fmt.Errorf("%w: %d violations", errLedgerBroken, len(v))
+	}
+	fmt.Fprintln(stdout, `{"ok":true}`)
+	return nil
+}
+
 // balanceView shows a balance as decimal strings.
 func balanceView(b ledger.Balance) map[string]string {
 	return map[string]string{
 		"currency":  b.Currency,
+		"pending":   money.FromMinor(b.Pending, b.Currency).ExtendedString(),
 		"available": money.FromMinor(b.Available, b.Currency).ExtendedString(),
 		"reserved":  money.FromMinor(b.Reserved, b.Currency).ExtendedString(),
 	}

@@ -1,14 +1,18 @@
-// Package ledger is the gateway's double-entry ledger in Postgres: merchant
-// deposit accounts credited by paid orders and operator top-ups, debited by
-// refunds, and payouts reserved, settled or released against them.
+// Package ledger is the gateway's double-entry ledger in Postgres: a paid
+// order credits the merchant's pending money (a receivable from the
+// acquirer), the acquirer's settlement moves it, less fees, to the
+// merchant's deposit (available), operator top-ups credit the deposit,
+// refunds debit pending or deposit, and payouts are reserved, settled or
+// released against the deposit.
 //
 // Sign convention: a journal line's amount is signed minor units; positive
 // credits its account, negative debits it. Every entry's lines sum to zero
 // in each currency, and an account's balance is the sum of its lines. The
-// merchant's deposit and reserved balances (what the gateway owes the
-// merchant), rail clearing and fee income therefore sit at or above zero;
-// acquirer clearing (owed to the gateway by the acquirer) and operator
-// funding (money the operator brought in) run below zero.
+// merchant's pending, deposit and reserved balances (what the gateway owes
+// the merchant), rail clearing and fee income therefore sit at or above
+// zero; acquirer clearing (owed to the gateway by the acquirer), settlement
+// cash and operator funding (money brought in) and fee expense run below
+// zero.
 //
 // Every operation is idempotent by its reference: the same reference posts
 // once and a repeat returns the first result. Deposit and reserved balances
@@ -58,9 +62,12 @@ var (
 const MaxReferenceLength = 200
 
 // OrderPosting is a paid order's credit or a refund's debit of the
-// merchant's deposit, in minor units of Currency.
+// merchant's money, in minor units of Currency. OrderKey is the order's
+// transaction id: a refund of an order whose capture the acquirer has not
+// settled yet draws on the merchant's pending money, not the deposit.
 type OrderPosting struct {
 	Reference  string
+	OrderKey   string
 	MerchantID string
 	AccountID  string
 	Currency   string
@@ -88,10 +95,12 @@ type Reservation struct {
 	Fee        int64
 }
 
-// Balance is a merchant account's money in one currency: Available in the
-// deposit account, Reserved for payouts in flight.
+// Balance is a merchant account's money in one currency: Pending captured
+// and not yet settled by the acquirer, Available in the deposit account
+// (what payouts draw on), Reserved for payouts in flight.
 type Balance struct {
 	Currency  string
+	Pending   int64
 	Available int64
 	Reserved  int64
 }
@@ -141,8 +150,8 @@ func New(db *gorm.DB) *Ledger {
 	return &Ledger{db: db, now: time.Now}
 }
 
-// CreditOrder credits a paid order's amount to the merchant's deposit, from
-// acquirer clearing.
+// CreditOrder credits a paid order's amount to the merchant's pending money,
+// from acquirer clearing: the acquirer owes it until it settles.
 func (l *Ledger) CreditOrder(ctx context.Context, p OrderPosting) (Entry, error) {
 	if err := check(p.Reference, p.MerchantID, p.AccountID, p.Currency, p.Amount, 0); err != nil {
 		return Entry{}, err
@@ -151,8 +160,8 @@ func (l *Ledger) CreditOrder(ctx context.Context, p OrderPosting) (Entry, error)
 	err := l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		e, _, err := l.post(ctx, tx, posting{
 			kind: models.EntryOrderPaid, reference: p.Reference, merchantID: p.MerchantID, accountID: p.AccountID,
-			currency: p.Currency, description: "order paid",
-			lines: []line{{models.LedgerDeposit, p.Amount}, {models.LedgerAcquirerClearing, -p.Amount}},
+			orderKey: p.OrderKey, currency: p.Currency, description: "order paid",
+			lines: []line{{models.LedgerPending, p.Amount}, {models.LedgerAcquirerClearing, -p.Amount}},
 		})
 		out = e
 		return err
@@ -163,20 +172,26 @@ func (l *Ledger) CreditOrder(ctx context.Context, p OrderPosting) (Entry, error)
 	return out, nil
 }
 
-// DebitRefund debits a refund's amount from the merchant's deposit, back to
-// acquirer clearing. A refund larger than the available balance is refused
-// with ErrInsufficientFunds and posts nothing: balances never go negative,
-// so the debit waits (its caller retries) until the deposit holds enough.
+// DebitRefund debits a refund's amount from the merchant's money, back to
+// acquirer clearing: from pending while the acquirer has not settled the
+// order's capture (the refund then comes out of that settlement), from the
+// deposit once it has. A refund larger than the deposit is refused with
+// ErrInsufficientFunds and posts nothing: balances never go negative, so
+// the debit waits (its caller retries) until the deposit holds enough.
 func (l *Ledger) DebitRefund(ctx context.Context, p OrderPosting) (Entry, error) {
 	if err := check(p.Reference, p.MerchantID, p.AccountID, p.Currency, p.Amount, 0); err != nil {
 		return Entry{}, err
 	}
 	var out Entry
 	err := l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		from, err := l.refundSource(ctx, tx, p)
+		if err != nil {
+			return err
+		}
 		e, _, err := l.post(ctx, tx, posting{
 			kind: models.EntryRefund, reference: p.Reference, merchantID: p.MerchantID, accountID: p.AccountID,
-			currency: p.Currency, description: "refund",
-			lines: []line{{models.LedgerDeposit, -p.Amount}, {models.LedgerAcquirerClearing, p.Amount}},
+			orderKey: p.OrderKey, currency: p.Currency, description: "refund",
+			lines: []line{{from, -p.Amount}, {models.LedgerAcquirerClearing, p.Amount}},
 		})
 		out = e
 		return err
@@ -334,11 +349,13 @@ type line struct {
 // currency.
 type posting struct {
 	kind, reference, merchantID, accountID, currency, description string
-	lines                                                         []line
+	// orderKey is the transaction id of the order the posting is of, if any.
+	orderKey string
+	lines    []line
 }
 
 // nonNegative are the account kinds whose balance may not go below zero.
-var nonNegative = []string{models.LedgerDeposit, models.LedgerReserved}
+var nonNegative = []string{models.LedgerDeposit, models.LedgerReserved, models.LedgerPending}
 
 // post is the one place that writes the journal, inside the caller's
 // transaction tx. It checks that the lines balance, claims the reference,
@@ -354,7 +371,7 @@ func (l *Ledger) post(ctx context.Context, tx *gorm.DB, p posting) (e Entry, pos
 	}
 	now := l.now().UTC()
 	entry := models.JournalEntry{Kind: p.kind, Reference: p.reference, MerchantID: p.merchantID, AccountID: p.accountID,
-		Description: p.description, CreatedAt: now}
+		OrderKey: p.orderKey, Description: p.description, CreatedAt: now}
 	// The unique index on reference makes a concurrent post of the same
 	// reference wait here for the first one's commit, then find it.
 	res := tx.Clauses(clause.OnConflict{Columns: []clause.Column{{Name: "reference"}}, DoNothing: true}).Create(&entry)
@@ -376,27 +393,9 @@ func (l *Ledger) post(ctx context.Context, tx *gorm.DB, p posting) (e Entry, pos
 	for _, ln := range p.lines {
 		kinds = append(kinds, ln.kind)
 	}
-	slices.Sort(kinds)
-	// Accounts are made on first use, in a fixed order so that two
-	// postings creating the same accounts wait for each other rather than
-	// deadlock.
-	rows := make([]models.LedgerAccount, 0, len(kinds))
-	for _, k := range kinds {
-		rows = append(rows, models.LedgerAccount{MerchantID: p.merchantID, AccountID: p.accountID, Currency: p.currency,
-			Kind: k, CreatedAt: now, UpdatedAt: now})
-	}
-	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error; err != nil {
-		return Entry{}, false, fmt.Errorf("open ledger accounts: %w", err)
-	}
-	var accounts []models.LedgerAccount
-	if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).
-		Where("merchant_id = ? AND account_id = ? AND currency = ? AND kind IN ?", p.merchantID, p.accountID, p.currency, kinds).
-		Order("id").Find(&accounts).Error; err != nil {
-		return Entry{}, false, fmt.Errorf("lock ledger accounts: %w", err)
-	}
-	byKind := make(map[string]*models.LedgerAccount, len(accounts))
-	for i := range accounts {
-		byKind[accounts[i].Kind] = &accounts[i]
+	byKind, err := l.lockAccounts(tx, p.merchantID, p.accountID, p.currency, kinds)
+	if err != nil {
+		return Entry{}, false, err
 	}
 	lines := make([]models.JournalLine, 0, len(p.lines))
 	for _, ln := range p.lines {
@@ -429,6 +428,38 @@ func (l *Ledger) post(ctx context.Context, tx *gorm.DB, p posting) (e Entry, pos
 		out.Lines = append(out.Lines, Line{AccountKind: ln.kind, Currency: p.currency, Amount: ln.amount})
 	}
 	return out, true, nil
+}
+
+// lockAccounts opens (on first use) and locks the merchant account's ledger
+// accounts of kinds in one currency, in id order, and returns them by kind.
+// Accounts are made in a fixed order so that two postings creating the same
+// accounts wait for each other rather than deadlock; a caller that must
+// read before it posts locks every account it may touch first, in this
+// same order.
+func (l *Ledger) lockAccounts(tx *gorm.DB, merchantID, accountID, currency string, kinds []string) (map[string]*models.LedgerAccount, error) {
+	kinds = slices.Clone(kinds)
+	slices.Sort(kinds)
+	kinds = slices.Compact(kinds)
+	now := l.now().UTC()
+	rows := make([]models.LedgerAccount, 0, len(kinds))
+	for _, k := range kinds {
+		rows = append(rows, models.LedgerAccount{MerchantID: merchantID, AccountID: accountID, Currency: currency,
+			Kind: k, CreatedAt: now, UpdatedAt: now})
+	}
+	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error; err != nil {
+		return nil, fmt.Errorf("open ledger accounts: %w", err)
+	}
+	var accounts []models.LedgerAccount
+	if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).
+		Where("merchant_id = ? AND account_id = ? AND currency = ? AND kind IN ?", merchantID, accountID, currency, kinds).
+		Order("id").Find(&accounts).Error; err != nil {
+		return nil, fmt.Errorf("lock ledger accounts: %w", err)
+	}
+	byKind := make(map[string]*models.LedgerAccount, len(accounts))
+	for i := range accounts {
+		byKind[accounts[i].Kind] = &accounts[i]
+	}
+	return byKind, nil
 }
 
 // balanced checks a posting's lines: at least two, none zero, each account
@@ -562,6 +593,8 @@ func (l *Ledger) balances(ctx context.Context, merchantID, accountID, currency s
 			b.Available = r.Balance
 		case models.LedgerReserved:
 			b.Reserved = r.Balance
+		case models.LedgerPending:
+			b.Pending = r.Balance
 		}
 	}
 	return out, nil

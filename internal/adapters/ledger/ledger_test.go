@@ -128,6 +128,13 @@ func assertInvariants(t *testing.T, db *gorm.DB) {
 	if negative > 0 {
 		t.Errorf("%d deposit or reserved accounts are negative", negative)
 	}
+	v, err := ledger.New(db).Check(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v) > 0 {
+		t.Errorf("Check() = %+v, want no violation", v)
+	}
 }
 
 func countEntries(t *testing.T, db *gorm.DB) int64 {
@@ -158,7 +165,7 @@ func reservation(ref string, amount, fee int64) ledger.Reservation {
 // of 100.00, and checks every balance to the cent.
 func TestOperations(t *testing.T) {
 	type want struct {
-		deposit, reserved, acquirer, rail, fee, funding int64
+		pending, deposit, reserved, acquirer, rail, fee, funding int64
 	}
 	tests := []struct {
 		name    string
@@ -179,7 +186,7 @@ func TestOperations(t *testing.T) {
 				_, err := l.CreditOrder(ctx, order("order/1/paid", 1999))
 				return err
 			},
-			want: want{deposit: 11999, acquirer: -1999, funding: -10000}, entries: 2,
+			want: want{pending: 1999, deposit: 10000, acquirer: -1999, funding: -10000}, entries: 2,
 		},
 		{
 			name: "debit a refund", op: func(ctx context.Context, l *ledger.Ledger) error {
@@ -305,7 +312,7 @@ func TestOperations(t *testing.T) {
 				got := balances(t, db)
 				w := tc.want
 				for kind, amount := range map[string]int64{
-					models.LedgerDeposit: w.deposit, models.LedgerReserved: w.reserved, models.LedgerAcquirerClearing: w.acquirer,
+					models.LedgerPending: w.pending, models.LedgerDeposit: w.deposit, models.LedgerReserved: w.reserved, models.LedgerAcquirerClearing: w.acquirer,
 					models.LedgerRailClearing: w.rail, models.LedgerFeeIncome: w.fee, models.LedgerOperatorFunding: w.funding,
 				} {
 					if got[kind] != amount {
@@ -320,7 +327,7 @@ func TestOperations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if bal.Available != tc.want.deposit || bal.Reserved != tc.want.reserved {
+			if bal.Available != tc.want.deposit || bal.Reserved != tc.want.reserved || bal.Pending != tc.want.pending {
 				t.Errorf("Balance() = %+v, want available %d, reserved %d", bal, tc.want.deposit, tc.want.reserved)
 			}
 			assertInvariants(t, db)
@@ -351,7 +358,7 @@ func TestRepeatReturnsTheFirstEntry(t *testing.T) {
 		t.Fatalf("Entries() = %+v, want the one entry", entries)
 	}
 	for _, ln := range entries[0].Lines {
-		want := map[string]int64{models.LedgerDeposit: 1234, models.LedgerAcquirerClearing: -1234}[ln.AccountKind]
+		want := map[string]int64{models.LedgerPending: 1234, models.LedgerAcquirerClearing: -1234}[ln.AccountKind]
 		if ln.Amount != want || ln.Currency != usd {
 			t.Errorf("line %+v, want %d %s", ln, want, usd)
 		}
@@ -442,8 +449,8 @@ func TestConcurrentSameReference(t *testing.T) {
 			break
 		}
 	}
-	if got := balances(t, db)[models.LedgerDeposit]; got != 4200 {
-		t.Errorf("deposit = %d, want 4200", got)
+	if got := balances(t, db)[models.LedgerPending]; got != 4200 {
+		t.Errorf("pending = %d, want 4200", got)
 	}
 	if n := countEntries(t, db); n != 1 {
 		t.Errorf("%d entries, want 1", n)
@@ -565,7 +572,8 @@ func TestConcurrentMixedPostings(t *testing.T) {
 	}
 	got := balances(t, db)
 	want := map[string]int64{
-		models.LedgerDeposit:          done["credit"]*credit + done["top-up"]*top - done["refund"]*refund - done["reserve"]*(reserve+fee),
+		models.LedgerPending:          done["credit"] * credit,
+		models.LedgerDeposit:          done["top-up"]*top - done["refund"]*refund - done["reserve"]*(reserve+fee),
 		models.LedgerAcquirerClearing: -done["credit"]*credit + done["refund"]*refund,
 		models.LedgerOperatorFunding:  -done["top-up"] * top,
 		models.LedgerReserved:         done["reserve"] * (reserve + fee),

@@ -1,0 +1,225 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/paygate/paygate/internal/adapters/ledger"
+	"github.com/paygate/paygate/models"
+)
+
+func capture(tx string, owed, net, fee, merchantFee int64) ledger.Settlement {
+	return ledger.Settlement{Kind: ledger.SettleCapture, OrderKey: tx, MerchantID: merchantID, AccountID: accountID,
+		Currency: usd, Owed: owed, Net: net, Fee: fee, MerchantFee: merchantFee}
+}
+
+func refundSettled(tx, key string, owed, net int64) ledger.Settlement {
+	return ledger.Settlement{Kind: ledger.SettleRefund, OrderKey: tx, RefundKey: key, MerchantID: merchantID, AccountID: accountID,
+		Currency: usd, Owed: owed, Net: net}
+}
+
+func paid(tx string, amount int64) ledger.OrderPosting {
+	return ledger.OrderPosting{Reference: "order/" + tx + "/paid", OrderKey: tx, MerchantID: merchantID, AccountID: accountID,
+		Currency: usd, Amount: amount}
+}
+
+func refunded(tx, key string, amount int64) ledger.OrderPosting {
+	return ledger.OrderPosting{Reference: "refund/" + key, OrderKey: tx, MerchantID: merchantID, AccountID: accountID,
+		Currency: usd, Amount: amount}
+}
+
+// TestSettlement runs each step list twice from a deposit of 100.00 and
+// checks every balance to the cent, and the invariants (Check) after.
+func TestSettlement(t *testing.T) {
+	type step func(ctx context.Context, l *ledger.Ledger) error
+	credit := func(tx string, amount int64) step {
+		return func(ctx context.Context, l *ledger.Ledger) error {
+			_, err := l.CreditOrder(ctx, paid(tx, amount))
+			return err
+		}
+	}
+	refund := func(tx, key string, amount int64) step {
+		return func(ctx context.Context, l *ledger.Ledger) error {
+			_, err := l.DebitRefund(ctx, refunded(tx, key, amount))
+			return err
+		}
+	}
+	settle := func(s ledger.Settlement) step {
+		return func(ctx context.Context, l *ledger.Ledger) error { _, err := l.PostSettlement(ctx, s); return err }
+	}
+	tests := []struct {
+		name    string
+		steps   []step
+		wantErr error
+		want    map[string]int64 // balances by kind; missing kinds are zero
+		entries int64
+	}{
+		{
+			name:  "a capture settles less the acquirer's fee, passed through",
+			steps: []step{credit("1", 10000), settle(capture("1", 10000, 9680, 320, 320))},
+			want: map[string]int64{models.LedgerDeposit: 19680, models.LedgerSettlementCash: -9680, models.LedgerFeeExpense: -320,
+				models.LedgerFeeIncome: 320, models.LedgerOperatorFunding: -10000},
+			entries: 3,
+		},
+		{
+			name:  "blended pricing: the merchant pays the gateway's fee, the gateway the acquirer's",
+			steps: []step{credit("1", 10000), settle(capture("1", 10000, 9680, 320, 250))},
+			want: map[string]int64{models.LedgerDeposit: 19750, models.LedgerSettlementCash: -9680, models.LedgerFeeExpense: -320,
+				models.LedgerFeeIncome: 250, models.LedgerOperatorFunding: -10000},
+			entries: 3,
+		},
+		{
+			name:  "captured and not settled: pending, owed by the acquirer",
+			steps: []step{credit("1", 10000)},
+			want: map[string]int64{models.LedgerPending: 10000, models.LedgerDeposit: 10000, models.LedgerAcquirerClearing: -10000,
+				models.LedgerOperatorFunding: -10000},
+			entries: 2,
+		},
+		{
+			name: "a refund before the settlement draws on pending, then both settle",
+			steps: []step{credit("1", 10000), refund("1", "1-01", 3000), settle(capture("1", 10000, 9680, 320, 320)),
+				settle(refundSettled("1", "1-01", 3000, -3000))},
+			want: map[string]int64{models.LedgerDeposit: 16680, models.LedgerSettlementCash: -6680, models.LedgerFeeExpense: -320,
+				models.LedgerFeeIncome: 320, models.LedgerOperatorFunding: -10000},
+			entries: 5,
+		},
+		{
+			name:  "a refund after the settlement draws on the deposit",
+			steps: []step{credit("1", 10000), settle(capture("1", 10000, 9680, 320, 320)), refund("1", "1-01", 3000)},
+			want: map[string]int64{models.LedgerDeposit: 16680, models.LedgerAcquirerClearing: 3000, models.LedgerSettlementCash: -9680,
+				models.LedgerFeeExpense: -320, models.LedgerFeeIncome: 320, models.LedgerOperatorFunding: -10000},
+			entries: 4,
+		},
+		{
+			name:  "a capture never settled, written off: the gateway bears it",
+			steps: []step{credit("1", 10000), settle(capture("1", 10000, 0, 0, 320))},
+			want: map[string]int64{models.LedgerDeposit: 19680, models.LedgerWriteOff: -10000, models.LedgerFeeIncome: 320,
+				models.LedgerOperatorFunding: -10000},
+			entries: 3,
+		},
+		{
+			name:  "a cent short, written off",
+			steps: []step{credit("1", 10000), settle(capture("1", 10000, 9679, 320, 320))},
+			want: map[string]int64{models.LedgerDeposit: 19680, models.LedgerSettlementCash: -9679, models.LedgerFeeExpense: -320,
+				models.LedgerWriteOff: -1, models.LedgerFeeIncome: 320, models.LedgerOperatorFunding: -10000},
+			entries: 3,
+		},
+		{
+			name: "a chargeback takes the amount from the deposit, the fee is the gateway's",
+			steps: []step{settle(ledger.Settlement{Kind: ledger.SettleChargeback, OrderKey: "1", MerchantID: merchantID,
+				AccountID: accountID, Currency: usd, Net: -2015, Fee: 15, Line: "sim/2026-11-25/7"})},
+			want: map[string]int64{models.LedgerDeposit: 8000, models.LedgerSettlementCash: 2015, models.LedgerFeeExpense: -15,
+				models.LedgerOperatorFunding: -10000},
+			entries: 2,
+		},
+		{
+			name:    "a capture's settlement before its credit waits",
+			steps:   []step{settle(capture("1", 10000, 9680, 320, 320))},
+			wantErr: ledger.ErrNotCredited,
+			want:    map[string]int64{models.LedgerDeposit: 10000, models.LedgerOperatorFunding: -10000},
+			entries: 1,
+		},
+		{
+			name:    "a refund's settlement before the refund waits",
+			steps:   []step{credit("1", 10000), settle(refundSettled("1", "1-01", 3000, -3000))},
+			wantErr: ledger.ErrNotCredited,
+			want: map[string]int64{models.LedgerPending: 10000, models.LedgerDeposit: 10000, models.LedgerAcquirerClearing: -10000,
+				models.LedgerOperatorFunding: -10000},
+			entries: 2,
+		},
+		{
+			name:    "a chargeback beyond the deposit waits for funds",
+			steps:   []step{settle(ledger.Settlement{Kind: ledger.SettleChargeback, OrderKey: "1", MerchantID: merchantID, AccountID: accountID, Currency: usd, Net: -10016, Fee: 15, Line: "sim/2026-11-25/8"})},
+			wantErr: ledger.ErrInsufficientFunds,
+			want:    map[string]int64{models.LedgerDeposit: 10000, models.LedgerOperatorFunding: -10000},
+			entries: 1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			db := testDB(t)
+			l := ledger.New(db)
+			topUp(t, l, "t1", 10000)
+			for round := range 2 {
+				var err error
+				for _, s := range tc.steps {
+					if err = s(t.Context(), l); err != nil {
+						break
+					}
+				}
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("round %d: error = %v, want %v", round+1, err, tc.wantErr)
+				}
+				got := balances(t, db)
+				for _, kind := range []string{models.LedgerPending, models.LedgerDeposit, models.LedgerReserved, models.LedgerAcquirerClearing,
+					models.LedgerSettlementCash, models.LedgerFeeExpense, models.LedgerFeeIncome, models.LedgerWriteOff, models.LedgerOperatorFunding} {
+					if got[kind] != tc.want[kind] {
+						t.Errorf("round %d: %s balance = %d, want %d", round+1, kind, got[kind], tc.want[kind])
+					}
+				}
+				if n := countEntries(t, db); n != tc.entries {
+					t.Errorf("round %d: %d entries, want %d", round+1, n, tc.entries)
+				}
+			}
+			assertInvariants(t, db)
+		})
+	}
+}
+
+// TestWriteOffLine: a line nothing here owed, written off, lands on the
+// connector's house account, once.
+func TestWriteOffLine(t *testing.T) {
+	db := testDB(t)
+	l := ledger.New(db)
+	for range 2 {
+		if _, err := l.WriteOffLine(t.Context(), "sim-acquirer", "sim-acquirer/2026-11-25/3", usd, 9680); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rows []models.LedgerAccount
+	if err := db.Where("merchant_id = ? AND account_id = ?", ledger.HouseMerchant, "sim-acquirer").Order("kind").Find(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Kind != models.LedgerSettlementCash || rows[0].Balance != -9680 ||
+		rows[1].Kind != models.LedgerWriteOff || rows[1].Balance != 9680 {
+		t.Errorf("house accounts = %+v", rows)
+	}
+	if n := countEntries(t, db); n != 1 {
+		t.Errorf("%d entries, want 1", n)
+	}
+	assertInvariants(t, db)
+}
+
+// TestRefundRacesSettlement: a refund and its capture's settlement posted
+// at once, many times over: whichever goes first, the merchant's money adds
+// up and the invariants hold.
+func TestRefundRacesSettlement(t *testing.T) {
+	db := testDB(t)
+	l := ledger.New(db)
+	topUp(t, l, "t1", 100000)
+	const orders = 20
+	for i := range orders {
+		tx := string(rune('a'+i)) + "tx"
+		if _, err := l.CreditOrder(t.Context(), paid(tx, 10000)); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 2)
+		wg.Go(func() { _, errs[0] = l.DebitRefund(t.Context(), refunded(tx, tx+"-01", 2500)) })
+		wg.Go(func() { _, errs[1] = l.PostSettlement(t.Context(), capture(tx, 10000, 9680, 320, 320)) })
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Fatalf("order %s: %v", tx, err)
+			}
+		}
+	}
+	got := balances(t, db)
+	// Each order: 100.00 captured, 3.20 fee, 25.00 refunded.
+	if want := int64(100000 + orders*(10000-320-2500)); got[models.LedgerDeposit] != want || got[models.LedgerPending] != 0 {
+		t.Errorf("deposit %d pending %d, want %d and 0", got[models.LedgerDeposit], got[models.LedgerPending], want)
+	}
+	assertInvariants(t, db)
+}

@@ -1,0 +1,328 @@
+package models
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+)
+
+// The reconciliation's records (migration 0019): one run per connector and
+// settlement day, one item per settlement line and per settlement owed,
+// and the actions finance took on the exceptions.
+
+// Statuses of a reconciliation item. An item that needs nobody (matched,
+// pending) is none; an exception opens as open and finance closes it as
+// resolved (with a note), written_off (the ledger takes the difference) or
+// claimed (marked for the acquirer, whom finance asks to pay or explain).
+const (
+	ReconNone       = "none"
+	ReconOpen       = "open"
+	ReconResolved   = "resolved"
+	ReconWrittenOff = "written_off"
+	ReconClaimed    = "claimed"
+)
+
+// Sources of a reconciliation item.
+const (
+	ReconSourceLine = "line" // a line of the acquirer's report
+	ReconSourceOwed = "owed" // a settlement the record says is owed
+)
+
+// ReconRun is one reconciliation of a connector's settlement day: how many
+// lines the report had, how many settlements were owed, how many of
+// either need a person, and when it last ran. A re-run of the day rewrites
+// it.
+type ReconRun struct {
+	Connector  string    `gorm:"primaryKey;size:32"`
+	Day        time.Time `gorm:"primaryKey;type:date"`
+	Lines      int       `gorm:"not null"`
+	Owed       int       `gorm:"not null"`
+	Exceptions int       `gorm:"not null"`
+	// Posted counts the items whose money the ledger holds; Unposted the
+	// matched ones it could not post yet (PostError of the item says why).
+	Posted   int       `gorm:"not null;default:0"`
+	Unposted int       `gorm:"not null;default:0"`
+	RanAt    time.Time `gorm:"not null"`
+}
+
+// ReconItem is one settlement line or one owed settlement of a run, with
+// what reconciliation found it to be and what became of it.
+type ReconItem struct {
+	ID        int64     `gorm:"primaryKey"`
+	Connector string    `gorm:"size:32;not null;uniqueIndex:idx_recon_items_key,priority:1"`
+	Day       time.Time `gorm:"type:date;not null;uniqueIndex:idx_recon_items_key,priority:2"`
+	// ItemKey names the item within its day, the same on every run: the
+	// line's number for a line, the type and references for an owed one.
+	ItemKey  string `gorm:"size:300;not null;uniqueIndex:idx_recon_items_key,priority:3"`
+	Source   string `gorm:"size:8;not null;check:recon_items_source_check,source IN ('line','owed')"`
+	LineNo   int    `gorm:"not null;default:0"`
+	OrderKey string `gorm:"size:64;not null;default:'';index"`
+	// OwedKey is ours of what the item settles: the transaction id of a
+	// capture, the refund reference id of a refund (a line's, once matched).
+	OwedKey   string `gorm:"size:64;not null;default:''"`
+	Reference string `gorm:"size:255;not null;default:''"`
+	Type      string `gorm:"size:16;not null"`
+	Gross     int64  `gorm:"not null;default:0"`
+	Fee       int64  `gorm:"not null;default:0"`
+	Net       int64  `gorm:"not null;default:0"`
+	Currency  string `gorm:"size:3;not null;default:''"`
+	Class     string `gorm:"size:32;not null"`
+	Detail    string `gorm:"size:500;not null;default:''"`
+	// MerchantID and AccountID own the order the item is of; empty for a
+	// line of nothing here.
+	MerchantID string `gorm:"size:32;not null;default:''"`
+	AccountID  string `gorm:"size:32;not null;default:''"`
+	// Posted is the reference of the journal entry that holds the item's
+	// money; PostError why a matched line is not posted yet.
+	Posted    string     `gorm:"size:255;not null;default:''"`
+	PostError string     `gorm:"size:500;not null;default:''"`
+	Status    string     `gorm:"size:16;not null;index;check:recon_items_status_check,status IN ('none','open','resolved','written_off','claimed')"`
+	Note      string     `gorm:"size:1000;not null;default:''"`
+	ActedBy   string     `gorm:"size:255;not null;default:''"`
+	ActedAt   *time.Time `gorm:""`
+}
+
+// ReconAction is one action finance took on an exception, kept for the
+// audit: who, when, what, with which note.
+type ReconAction struct {
+	ID     int64     `gorm:"primaryKey"`
+	ItemID int64     `gorm:"not null;index"`
+	Action string    `gorm:"size:16;not null"`
+	Note   string    `gorm:"size:1000;not null;default:''"`
+	Actor  string    `gorm:"size:255;not null"`
+	At     time.Time `gorm:"not null"`
+}
+
+// ErrReconItemNotFound: no reconciliation item has that id.
+var ErrReconItemNotFound = errors.New("no reconciliation item with that id")
+
+// ErrReconItemClosed: the item needs no action, or finance already closed it.
+var ErrReconItemClosed = errors.New("reconciliation item is not an open exception")
+
+// reconItemBatch is how many items one statement writes.
+const reconItemBatch = 1000
+
+// SaveReconRun writes a run and its items in one transaction. Items already
+// there (the day ran before) get the new findings, but keep what finance
+// did with them: an exception finance closed stays closed; an open one that
+// is now matched needs nobody any more.
+func SaveReconRun(ctx context.Context, db *gorm.DB, run *ReconRun, items []ReconItem) error {
+	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(run).Error; err != nil {
+			return err
+		}
+		for start := 0; start < len(items); start += reconItemBatch {
+			batch := items[start:min(start+reconItemBatch, len(items))]
+			err := tx.Clauses(clause.OnConflict{
+				Columns: []clause.Column{{Name: "connector"}, {Name: "day"}, {Name: "item_key"}},
+				DoUpdates: clause.Set{
+					{Column: clause.Column{Name: "line_no"}, Value: gorm.Expr("excluded.line_no")},
+					{Column: clause.Column{Name: "class"}, Value: gorm.Expr("excluded.class")},
+					{Column: clause.Column{Name: "detail"}, Value: gorm.Expr("excluded.detail")},
+					{Column: clause.Column{Name: "gross"}, Value: gorm.Expr("excluded.gross")},
+					{Column: clause.Column{Name: "fee"}, Value: gorm.Expr("excluded.fee")},
+					{Column: clause.Column{Name: "net"}, Value: gorm.Expr("excluded.net")},
+					{Column: clause.Column{Name: "owed_key"}, Value: gorm.Expr("excluded.owed_key")},
+					{Column: clause.Column{Name: "merchant_id"}, Value: gorm.Expr("excluded.merchant_id")},
+					{Column: clause.Column{Name: "account_id"}, Value: gorm.Expr("excluded.account_id")},
+					{Column: clause.Column{Name: "status"}, Value: gorm.Expr(
+						"CASE WHEN recon_items.status IN ('none','open') THEN excluded.status ELSE recon_items.status END")},
+				},
+			}).Create(&batch).Error
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("save reconciliation of %s %s: %w", run.Connector, run.Day.Format(time.DateOnly), err)
+	}
+	return nil
+}
+
+// ReconItemsToPost lists a day's items whose money the ledger should hold
+// and does not yet, after afterID, at most limit: matched lines, and
+// exceptions finance wrote off.
+func ReconItemsToPost(ctx context.Context, db *gorm.DB, connector string, day time.Time, afterID int64, limit int) ([]ReconItem, error) {
+	var out []ReconItem
+	err := db.WithContext(ctx).
+		Where("connector = ? AND day = ? AND id > ? AND posted = ''", connector, day, afterID).
+		Where("(source = 'line' AND class IN ('matched','fee_outside_schedule')) OR status = 'written_off'").
+		Order("id").Limit(limit).Find(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("items to post of %s %s: %w", connector, day.Format(time.DateOnly), err)
+	}
+	return out, nil
+}
+
+// MarkReconPosted records the journal entry that holds an item's money, or
+// why it could not be posted (posted empty).
+func MarkReconPosted(ctx context.Context, db *gorm.DB, id int64, posted, postErr string) error {
+	if len(postErr) > 500 {
+		postErr = postErr[:500]
+	}
+	err := db.WithContext(ctx).Model(&ReconItem{}).Where("id = ?", id).
+		Updates(map[string]any{"posted": posted, "post_error": postErr}).Error
+	if err != nil {
+		return fmt.Errorf("mark item %d posted: %w", id, err)
+	}
+	return nil
+}
+
+// CountReconPosting fills a run's Posted and Unposted from its items.
+func CountReconPosting(ctx context.Context, db *gorm.DB, connector string, day time.Time) error {
+	err := db.WithContext(ctx).Exec(`
+UPDATE recon_runs SET
+  posted = (SELECT count(*) FROM recon_items WHERE connector = @c AND day = @d AND posted <> ''),
+  unposted = (SELECT count(*) FROM recon_items WHERE connector = @c AND day = @d AND posted = '' AND post_error <> '')
+WHERE connector = @c AND day = @d`, map[string]any{"c": connector, "d": day}).Error
+	if err != nil {
+		return fmt.Errorf("count posting of %s %s: %w", connector, day.Format(time.DateOnly), err)
+	}
+	return nil
+}
+
+// ReconClassTotal is, for one run, how many items of a source fell in a
+// class and what they came to (gross and fees, minor units of Currency).
+type ReconClassTotal struct {
+	Connector string
+	Day       time.Time
+	Source    string
+	Class     string
+	Currency  string
+	Count     int64
+	Gross     int64
+	Fee       int64
+	Net       int64
+}
+
+// ReconTotals sums a window's runs per connector, day, class and currency
+// (connector empty for all), newest day first.
+func ReconTotals(ctx context.Context, db *gorm.DB, connector string, from, to time.Time) ([]ReconClassTotal, error) {
+	q := db.WithContext(ctx).Model(&ReconItem{}).
+		Select("connector, day, source, class, currency, count(*) AS count, sum(gross) AS gross, sum(fee) AS fee, sum(net) AS net").
+		Where("day >= ? AND day < ?", from, to)
+	if connector != "" {
+		q = q.Where("connector = ?", connector)
+	}
+	var out []ReconClassTotal
+	if err := q.Group("connector, day, source, class, currency").
+		Order("day DESC, connector, source, class, currency").Scan(&out).Error; err != nil {
+		return nil, fmt.Errorf("reconciliation totals: %w", err)
+	}
+	return out, nil
+}
+
+// ReconRuns lists the runs of a window (connector empty for all), newest
+// day first.
+func ReconRuns(ctx context.Context, db *gorm.DB, connector string, from, to time.Time) ([]ReconRun, error) {
+	q := db.WithContext(ctx).Where("day >= ? AND day < ?", from, to)
+	if connector != "" {
+		q = q.Where("connector = ?", connector)
+	}
+	var out []ReconRun
+	if err := q.Order("day DESC, connector").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("reconciliation runs: %w", err)
+	}
+	return out, nil
+}
+
+// ReconExceptionFilter selects exceptions: by connector and day window
+// (either empty for all), by status (open when empty; "all" for every
+// status but none), after AfterID, at most Limit (100 when zero, 10000 at
+// most).
+type ReconExceptionFilter struct {
+	Connector string
+	From, To  time.Time
+	Status    string
+	AfterID   int64
+	Limit     int
+}
+
+// ReconExceptions lists the exceptions a filter selects, in id order.
+func ReconExceptions(ctx context.Context, db *gorm.DB, f ReconExceptionFilter) ([]ReconItem, error) {
+	q := db.WithContext(ctx).Where("id > ?", f.AfterID)
+	switch f.Status {
+	case "":
+		q = q.Where("status = ?", ReconOpen)
+	case "all":
+		q = q.Where("status <> ?", ReconNone)
+	default:
+		q = q.Where("status = ?", f.Status)
+	}
+	if f.Connector != "" {
+		q = q.Where("connector = ?", f.Connector)
+	}
+	if !f.From.IsZero() {
+		q = q.Where("day >= ?", f.From)
+	}
+	if !f.To.IsZero() {
+		q = q.Where("day < ?", f.To)
+	}
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	var out []ReconItem
+	if err := q.Order("id").Limit(min(limit, 10000)).Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("reconciliation exceptions: %w", err)
+	}
+	return out, nil
+}
+
+// ReconItemByID loads one item.
+func ReconItemByID(ctx context.Context, db *gorm.DB, id int64) (ReconItem, error) {
+	var it ReconItem
+	err := db.WithContext(ctx).Where("id = ?", id).Take(&it).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return ReconItem{}, ErrReconItemNotFound
+	}
+	if err != nil {
+		return ReconItem{}, fmt.Errorf("load reconciliation item %d: %w", id, err)
+	}
+	return it, nil
+}
+
+// ActOnReconItem closes an open exception as to (resolved, written_off or
+// claimed; a claimed one may still be resolved or written off once the
+// acquirer answers) and records the action for the audit, in one
+// transaction under the item's lock.
+func ActOnReconItem(ctx context.Context, db *gorm.DB, id int64, to, note, actor string, at time.Time) (ReconItem, error) {
+	var out ReconItem
+	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", id).Take(&out).Error
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return ErrReconItemNotFound
+		}
+		if err != nil {
+			return err
+		}
+		if out.Status != ReconOpen && out.Status != ReconClaimed || out.Status == to {
+			return fmt.Errorf("%w: it is %s", ErrReconItemClosed, out.Status)
+		}
+		out.Status, out.Note, out.ActedBy, out.ActedAt = to, note, actor, &at
+		if err := tx.Model(&ReconItem{}).Where("id = ?", id).
+			Updates(map[string]any{"status": to, "note": note, "acted_by": actor, "acted_at": at}).Error; err != nil {
+			return err
+		}
+		return tx.Create(&ReconAction{ItemID: id, Action: to, Note: note, Actor: actor, At: at}).Error
+	})
+	if err != nil {
+		return ReconItem{}, fmt.Errorf("act on reconciliation item %d: %w", id, err)
+	}
+	return out, nil
+}
+
+// ReconActions lists the actions taken on an item, oldest first.
+func ReconActions(ctx context.Context, db *gorm.DB, itemID int64) ([]ReconAction, error) {
+	var out []ReconAction
+	if err := db.WithContext(ctx).Where("item_id = ?", itemID).Order("id").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("actions of item %d: %w", itemID, err)
+	}
+	return out, nil
+}
