@@ -45,6 +45,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/notifyclient"
+	"github.com/paygate/paygate/internal/adapters/reconcile"
 	"github.com/paygate/paygate/internal/adapters/redeliver"
 	"github.com/paygate/paygate/internal/adapters/replay"
 	"github.com/paygate/paygate/internal/adapters/telemetry"
@@ -533,8 +534,31 @@ func (g *Gateway) NewWorker() (sdkworker.Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return worker.New(g.Temporal, worker.Activities{Orders: acts, Payouts: pacts, Ledger: g.LedgerActivities()},
+	racts, err := g.ReconActivities()
+	if err != nil {
+		return nil, err
+	}
+	return worker.New(g.Temporal, worker.Activities{Orders: acts, Payouts: pacts, Ledger: g.LedgerActivities(), Recon: racts},
 		g.Config.Worker.Tuning.apply), nil
+}
+
+// Reconciler returns the settlement reconciliation over the connectors
+// that give settlement reports.
+func (g *Gateway) Reconciler() (*reconcile.Service, error) {
+	set, err := g.connectorSet()
+	if err != nil {
+		return nil, err
+	}
+	return &reconcile.Service{DB: g.DB, Ledger: ledger.New(g.DB), Connectors: set.Settlements}, nil
+}
+
+// ReconActivities returns the activities of the settlement reconciliation.
+func (g *Gateway) ReconActivities() (*activities.ReconActivities, error) {
+	r, err := g.Reconciler()
+	if err != nil {
+		return nil, err
+	}
+	return &activities.ReconActivities{Recon: r}, nil
 }
 
 // LedgerActivities returns the activities that post orders to the ledger.

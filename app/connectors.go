@@ -13,7 +13,9 @@ import (
 	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
 	"github.com/paygate/paygate/internal/adapters/connectors/simbank"
 	"github.com/paygate/paygate/internal/adapters/connectors/stripe"
+	"github.com/paygate/paygate/internal/adapters/reconcile"
 	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/recon"
 	"github.com/paygate/paygate/internal/domain/testmode"
 )
 
@@ -174,6 +176,9 @@ type ConnectorSet struct {
 	Activities *connectors.Registry[activities.Connector]
 	Callbacks  *connectors.Registry[payments.CallbackReader]
 	Offers     *connectors.Registry[api.ConnectorOffer]
+	// Settlements are the connectors that give settlement reports, by
+	// name, with their contract.
+	Settlements map[string]reconcile.Connector
 }
 
 // BuildConnectors builds every connector the configuration runs, once.
@@ -194,5 +199,21 @@ func (c Config) BuildConnectors() (*ConnectorSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ConnectorSet{Activities: acts, Callbacks: cbs, Offers: offers}, nil
+	settlements := map[string]reconcile.Connector{}
+	for _, conn := range conns {
+		if src, ok := conn.(reconcile.Source); ok {
+			settlements[conn.Name()] = reconcile.Connector{Source: src, Terms: SettlementTerms[conn.Name()]}
+		}
+	}
+	return &ConnectorSet{Activities: acts, Callbacks: cbs, Offers: offers, Settlements: settlements}, nil
+}
+
+// SettlementTerms are each connector's settlement contract: how many days
+// after a capture it settles, and its fee (fixed minor units plus basis
+// points of the gross), against which reconciliation checks what it took.
+// The simulators' are what they charge by default.
+var SettlementTerms = map[string]reconcile.Terms{
+	simacquirer.Name: {Days: 1, Fees: recon.FeeSchedule{Fixed: 30, BasisPoints: 290}},
+	simbank.Name:     {Days: 1, Fees: recon.FeeSchedule{Fixed: 25, BasisPoints: 150}},
+	stripe.Name:      {Days: 2, Fees: recon.FeeSchedule{Fixed: 30, BasisPoints: 290}},
 }

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/adapters/redeliver"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
@@ -139,4 +140,26 @@ func saveHistory(t *testing.T, name, id string) {
 	if err := os.WriteFile(filepath.Join("..", "workflows", "testdata", name+".json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestRecordHistoriesRecon records the reconciliation's workflows: a day
+// reconciled with nothing to settle, and a scheduled run that reconciles
+// today's day of sim-bank as its child.
+func TestRecordHistoriesRecon(t *testing.T) {
+	if os.Getenv("PAYGATE_RECORD_HISTORIES") == "" {
+		t.Skip("set PAYGATE_RECORD_HISTORIES=1 to record workflow histories")
+	}
+	ctx := context.Background()
+	day, err := env.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "recon-record-" + randomHex(4), TaskQueue: workflows.TaskQueue},
+		workflows.ReconcileDayWorkflowType, activities.ReconDayInput{Connector: "sim-acquirer", Day: "2020-01-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saveHistory(t, "recon-day", day.GetID())
+	due, err := env.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "recon-due-record-" + randomHex(4), TaskQueue: workflows.TaskQueue},
+		workflows.ReconcileDueWorkflowType, workflows.ReconDueInput{Connector: "sim-bank"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saveHistory(t, "recon-due", due.GetID())
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/paygate/paygate/internal/domain/capture"
 	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/recon"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/status"
@@ -73,6 +74,9 @@ type Account struct {
 	// (internal/domain/routing); empty rules (and a NULL column) send every
 	// order to Connector alone.
 	Routing routing.Rules `gorm:"serializer:json;type:jsonb"`
+	// Pricing is what the account pays for its captures when they settle
+	// (internal/domain/recon): NULL passes the acquirer's fee through.
+	Pricing recon.Pricing `gorm:"serializer:json;type:jsonb"`
 
 	// Order deadlines in seconds; 0 means the gateway's default (review 3
 	// days, authorisation 7 days, refunds 180 days).

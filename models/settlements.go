@@ -17,12 +17,14 @@ import (
 // paid, order_status_changes, is when its money was captured, whether a
 // sale or a later capture), and the refunds of its orders that it settled.
 const settlementsOwedSQL = `
-SELECT o.transaction_id, coalesce(o.connector_ref, ''), 'capture', o.captured_amount, o.currency, c.at
+SELECT o.transaction_id, coalesce(o.connector_ref, ''), 'capture', o.captured_amount, o.currency, c.at,
+       o.transaction_id, o.merchant_id, o.account_id
 FROM orders o
 JOIN order_status_changes c ON c.transaction_id = o.transaction_id AND c.to_status = @paid
 WHERE coalesce(o.connector, '') = @connector AND c.at >= @from AND c.at < @to AND o.captured_amount > 0
 UNION ALL
-SELECT r.transaction_id, coalesce(r.acquirer_ref, ''), 'refund', r.amount, r.currency, r.settled_at
+SELECT r.transaction_id, coalesce(r.acquirer_ref, ''), 'refund', r.amount, r.currency, r.settled_at,
+       r.refund_reference_id, o.merchant_id, o.account_id
 FROM refunds r
 JOIN orders o ON o.transaction_id = r.transaction_id
 WHERE coalesce(o.connector, '') = @connector AND r.status = @succeeded AND r.settled_at >= @from AND r.settled_at < @to
@@ -43,7 +45,8 @@ func SettlementsOwed(ctx context.Context, db *gorm.DB, connector string, from, t
 	for rows.Next() {
 		var e recon.Expected
 		var typ string
-		if err := rows.Scan(&e.OrderKey, &e.Reference, &typ, &e.Amount, &e.Currency, &e.At); err != nil {
+		if err := rows.Scan(&e.OrderKey, &e.Reference, &typ, &e.Amount, &e.Currency, &e.At,
+			&e.Key, &e.MerchantID, &e.AccountID); err != nil {
 			return nil, fmt.Errorf("settlements owed by %s: %w", connector, err)
 		}
 		e.Type = recon.LineType(typ)

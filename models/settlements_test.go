@@ -65,8 +65,10 @@ func TestSettlementsOwed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []recon.Expected{
-		{OrderKey: "9000000000000000001", Reference: "ch_001", Type: recon.Capture, Amount: 1000, Currency: "EUR", At: in},
-		{OrderKey: "9000000000000000001", Reference: "re_1", Type: recon.Refund, Amount: 300, Currency: "EUR", At: settled},
+		{OrderKey: "9000000000000000001", Reference: "ch_001", Type: recon.Capture, Amount: 1000, Currency: "EUR", At: in,
+			Key: "9000000000000000001", MerchantID: "m-s", AccountID: "a-s"},
+		{OrderKey: "9000000000000000001", Reference: "re_1", Type: recon.Refund, Amount: 300, Currency: "EUR", At: settled,
+			Key: "9000000000000000001-01", MerchantID: "m-s", AccountID: "a-s"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("owed %+v, want %+v", got, want)

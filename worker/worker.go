@@ -17,16 +17,19 @@ type Activities struct {
 	Orders  *activities.Activities
 	Payouts *activities.PayoutActivities
 	Ledger  *activities.LedgerActivities
+	Recon   *activities.ReconActivities
 }
 
 // Register puts every workflow and every activity on r: the order, its
-// redelivery, the subscription, the payout and the personal-data
-// workflows, and the order, payout and ledger activities.
+// redelivery, the subscription, the payout, the personal-data and the
+// reconciliation workflows, and the order, payout, ledger and
+// reconciliation activities.
 func Register(r sdkworker.Registry, acts Activities) {
 	RegisterWorkflows(r)
 	r.RegisterActivity(acts.Orders)
 	r.RegisterActivity(acts.Payouts)
 	r.RegisterActivity(acts.Ledger)
+	r.RegisterActivity(acts.Recon)
 }
 
 // WorkflowRegistry is where workflows are registered: a worker, or the
@@ -43,6 +46,8 @@ func RegisterWorkflows(r WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.Subscription, workflow.RegisterOptions{Name: workflows.SubscriptionWorkflowType})
 	r.RegisterWorkflowWithOptions(workflows.Payout, workflow.RegisterOptions{Name: workflows.PayoutWorkflowType})
 	r.RegisterWorkflowWithOptions(workflows.PersonalData, workflow.RegisterOptions{Name: workflows.PersonalDataWorkflowType})
+	r.RegisterWorkflowWithOptions(workflows.ReconcileDay, workflow.RegisterOptions{Name: workflows.ReconcileDayWorkflowType})
+	r.RegisterWorkflowWithOptions(workflows.ReconcileDue, workflow.RegisterOptions{Name: workflows.ReconcileDueWorkflowType})
 }
 
 // WorkflowTaskPollers is the worker's default number of workflow-task

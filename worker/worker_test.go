@@ -56,14 +56,16 @@ func (r *registry) RegisterActivity(a any) { r.activities = append(r.activities,
 // gateway starts and every activity struct.
 func TestRegisterPutsEverything(t *testing.T) {
 	var r registry
-	acts := Activities{Orders: &activities.Activities{}, Payouts: &activities.PayoutActivities{}, Ledger: &activities.LedgerActivities{}}
+	acts := Activities{Orders: &activities.Activities{}, Payouts: &activities.PayoutActivities{}, Ledger: &activities.LedgerActivities{},
+		Recon: &activities.ReconActivities{}}
 	Register(&r, acts)
 	want := []string{workflows.OrderWorkflowType, workflows.RedeliverWorkflowType, workflows.SubscriptionWorkflowType,
-		workflows.PayoutWorkflowType, workflows.PersonalDataWorkflowType}
+		workflows.PayoutWorkflowType, workflows.PersonalDataWorkflowType, workflows.ReconcileDayWorkflowType, workflows.ReconcileDueWorkflowType}
 	if !slices.Equal(r.workflows, want) {
 		t.Errorf("workflows %v, want %v", r.workflows, want)
 	}
-	if len(r.activities) != 3 || r.activities[0] != any(acts.Orders) || r.activities[1] != any(acts.Payouts) || r.activities[2] != any(acts.Ledger) {
-		t.Errorf("activities %v, want the order, payout and ledger activities", r.activities)
+	if len(r.activities) != 4 || r.activities[0] != any(acts.Orders) || r.activities[1] != any(acts.Payouts) ||
+		r.activities[2] != any(acts.Ledger) || r.activities[3] != any(acts.Recon) {
+		t.Errorf("activities %v, want the order, payout, ledger and reconciliation activities", r.activities)
 	}
 }

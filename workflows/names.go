@@ -41,6 +41,15 @@ const (
 	PersonalDataWorkflowType = "PersonalData"
 	PersonalDataScheduleID   = "paygate-personal-data"
 	PersonalDataWorkflowID   = "personal-data"
+
+	// ReconcileDayWorkflowType reconciles one connector's settlement day
+	// and posts its money to the ledger; its id is ReconDayWorkflowID, so a
+	// day runs once at a time and a re-run is the same workflow again.
+	ReconcileDayWorkflowType = "ReconcileSettlementDay"
+	// ReconcileDueWorkflowType reconciles a connector's days that are due:
+	// today's report and any missed day of the backfill window. The
+	// schedule ReconScheduleID(connector) starts it daily.
+	ReconcileDueWorkflowType = "ReconcileSettlementsDue"
 )
 
 // Error types carried by application errors the workflows return.

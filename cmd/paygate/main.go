@@ -60,8 +60,13 @@ commands:
   notify resend      deliver notifications again (by order, notify id or time range) with their notify_id
   vault sweep        drop the CVVs no order needs any more (-dry-run, -every D to repeat)
   ledger topup       credit a merchant's deposit with operator funding (-reference makes it idempotent)
-  ledger balance     print a merchant account's available and reserved balance
+  ledger balance     print a merchant account's pending, available and reserved balance
   ledger entries     list a merchant account's journal entries
+  ledger check       check the ledger's invariants; exits non-zero listing any broken
+  recon run          reconcile connectors' settlement days (-connector, -day or -from/-to) through Temporal
+  recon show         per day, connector and class: counts and amounts (-format csv)
+  recon exceptions   list the reconciliation's exceptions (-status, -format csv)
+  recon act          resolve, write off or claim an exception (-item, -action, -note, -actor; audited)
   payout rerun       re-run failed payouts by id or filter (-dry-run, -yes, -resume N)
   shopper erase      erase a shopper's personal data by email or transaction id (-by, -reason; recorded)
   user create        make a console user (-email, -role merchant|finance|ops, -merchant-id); prints its password once
@@ -130,6 +135,8 @@ func run(args []string, stdout io.Writer) error {
 		return runNotify(ctx, rest, stdout, logger)
 	case "vault":
 		return runVault(ctx, rest, stdout, logger)
+	case "recon":
+		return runRecon(ctx, rest, stdout, logger)
 	case "ledger":
 		return runLedger(ctx, rest, stdout, logger)
 	case "payout":

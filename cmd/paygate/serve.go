@@ -76,6 +76,10 @@ func runWorker(ctx context.Context, logger *slog.Logger) error {
 		w.Stop()
 		return err
 	}
+	if err := g.EnsureReconSchedules(ctx); err != nil {
+		w.Stop()
+		return err
+	}
 	if cfg.Worker.VaultSweepEvery > 0 {
 		// The order workflows drop each security code themselves; the sweep
 		// is the net under them (see paygate vault sweep).

@@ -16,6 +16,10 @@ ALTER TABLE journal_entries ADD CONSTRAINT journal_entries_kind_check CHECK (kin
 ALTER TABLE journal_entries ADD COLUMN IF NOT EXISTS order_key varchar(64) NOT NULL DEFAULT '';
 CREATE INDEX IF NOT EXISTS idx_journal_entries_order_key ON journal_entries (order_key);
 
+-- What an account pays for its captures (recon.Pricing); NULL passes the
+-- acquirer's fee through.
+ALTER TABLE accounts ADD COLUMN IF NOT EXISTS pricing jsonb;
+
 -- One reconciliation of a connector's settlement day (models.ReconRun).
 CREATE TABLE IF NOT EXISTS recon_runs (
     connector  varchar(32) NOT NULL,

@@ -120,7 +120,7 @@ func (s *Server) handleCreateAPMPayment(w http.ResponseWriter, r *http.Request) 
 				Currency:       req.Currency,
 				Country:        req.Country,
 				Reference:      req.Reference,
-				CreatedAt:      time.Now().UTC(),
+				CreatedAt:      s.now(),
 			},
 			callbackURL: req.CallbackURL,
 			returnURL:   req.ReturnURL,

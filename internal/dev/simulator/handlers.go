@@ -146,7 +146,7 @@ func (s *Server) createCharge(req chargeRequest) Charge {
 		Currency:       req.Currency,
 		CardBIN:        req.CardNumber[:6],
 		CardLast4:      req.CardNumber[len(req.CardNumber)-4:],
-		CreatedAt:      time.Now().UTC(),
+		CreatedAt:      s.now(),
 	}
 	authenticated := req.ThreeDS != nil && s.validThreeDS(req.CardNumber, *req.ThreeDS)
 	c.ThreeDS = authenticated
@@ -235,7 +235,7 @@ func (s *Server) handleCapture(w http.ResponseWriter, r *http.Request) {
 			return errorResult(http.StatusBadRequest, "invalid_amount", fmt.Sprintf("amount must be between 1 and %d", c.Amount), false)
 		}
 		c.CapturedAmount = req.Amount
-		c.CapturedAt = time.Now().UTC()
+		c.CapturedAt = s.now()
 		s.keepCharge(c)
 		res := jsonResult(http.StatusOK, *c, true)
 		res.outcome = "captured"
@@ -313,7 +313,7 @@ func (s *Server) handleRefund(w http.ResponseWriter, r *http.Request) {
 			return errorResult(http.StatusConflict, "amount_exceeds_captured",
 				fmt.Sprintf("refunds would total %d, more than the captured %d", reserved+req.Amount, c.CapturedAmount), false)
 		}
-		now := time.Now().UTC()
+		now := s.now()
 		rf := &Refund{
 			RefundID:       newID("re_"),
 			ChargeID:       chargeID,
@@ -354,7 +354,7 @@ func (s *Server) settle(refundID string) {
 	if !ok || rf.Status != RefundPending {
 		return
 	}
-	now := time.Now().UTC()
+	now := s.now()
 	rf.Status = RefundSucceeded
 	rf.SettledAt = &now
 	s.keepRefund(rf)

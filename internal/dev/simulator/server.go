@@ -83,6 +83,9 @@ type Options struct {
 	SettlementDays int
 	FeeFixed       int64
 	FeeBasisPoints int64
+	// Now is the simulator's clock, time.Now when nil: a test of several
+	// settlement days moves it from day to day.
+	Now func() time.Time
 }
 
 // Charge is the acquirer's record of one charge attempt that reached a
@@ -124,6 +127,7 @@ type Refund struct {
 // Server is the acquirer simulator. Its zero value is not usable; create one
 // with NewServer.
 type Server struct {
+	clock        func() time.Time
 	settlement   settlementTerms
 	timeoutDelay time.Duration
 	settleDelay  time.Duration
@@ -155,6 +159,9 @@ type Server struct {
 	closeOnce sync.Once
 }
 
+// now is the simulator's time, in UTC.
+func (s *Server) now() time.Time { return s.clock().UTC() }
+
 // NewServer returns a simulator configured by opts.
 func NewServer(opts Options) *Server {
 	if opts.TimeoutDelay <= 0 {
@@ -180,7 +187,11 @@ func NewServer(opts Options) *Server {
 	}
 	fpSecret := make([]byte, 32)
 	_, _ = rand.Read(fpSecret) // crypto/rand.Read never returns an error.
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	return &Server{
+		clock:        opts.Now,
 		settlement:   settlementTerms{days: opts.SettlementDays, feeFixed: opts.FeeFixed, feeBasisPoints: opts.FeeBasisPoints},
 		timeoutDelay: opts.TimeoutDelay,
 		settleDelay:  opts.SettleDelay,

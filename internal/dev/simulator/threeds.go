@@ -108,7 +108,7 @@ func (s *Server) createAuthentication(req authenticationRequest, base string) Au
 		currency:       req.Currency,
 		cardLast4:      req.CardNumber[len(req.CardNumber)-4:],
 		cardMAC:        s.cardMAC(req.CardNumber),
-		createdAt:      time.Now().UTC(),
+		createdAt:      s.now(),
 	}
 	if req.CardNumber == cardChallenge {
 		a.Status = AuthChallengeRequired

@@ -53,6 +53,12 @@ type Expected struct {
 	Amount    int64
 	Currency  string
 	At        time.Time
+	// Key is ours of what is owed: the order's transaction id for a
+	// capture, the refund's reference id for a refund. MerchantID and
+	// AccountID own the order. The engine carries them through.
+	Key        string
+	MerchantID string
+	AccountID  string
 }
 
 // FeeSchedule is the contracted fee of a capture: Fixed minor units plus
@@ -94,11 +100,14 @@ const (
 	FeeOutside        Class = "fee_outside_schedule"
 )
 
-// LineResult is a line and what it was found to be.
+// LineResult is a line and what it was found to be. Settles is the index
+// in Report.Expected of the settlement the line settled (or was a
+// duplicate of), -1 for none.
 type LineResult struct {
 	Line
-	Class  Class
-	Detail string
+	Class   Class
+	Detail  string
+	Settles int
 }
 
 // ExpectedResult is an expected settlement and what became of it.
@@ -189,7 +198,7 @@ func Reconcile(dayEnd time.Time, lines []Line, expected []Expected, cfg Config) 
 }
 
 func classify(rep *Report, l Line, byRef map[key]int, byOrder map[key][]int, orders map[string]bool, cfg Config) LineResult {
-	r := LineResult{Line: l}
+	r := LineResult{Line: l, Settles: -1}
 	if l.Type == Chargeback || l.Type == FeeAdjustment {
 		if orders[l.OrderKey] {
 			r.Class, r.Detail = Matched, "the acquirer's own line, of an order here"
@@ -217,6 +226,7 @@ func classify(rep *Report, l Line, byRef map[key]int, byOrder map[key][]int, ord
 		return r
 	}
 	e := &rep.Expected[i]
+	r.Settles = i
 	if e.Line != 0 {
 		r.Class, r.Detail = Duplicate, fmt.Sprintf("already settled by line %d", e.Line)
 		return r
@@ -244,4 +254,50 @@ func abs(n int64) int64 {
 		return -n
 	}
 	return n
+}
+
+// Pricing is what a merchant account pays for its captures. Without a
+// blended schedule the acquirer's fee is passed through: the merchant pays
+// exactly what the acquirer took. With one, the merchant pays the gateway's
+// Blended fee and the gateway bears the acquirer's.
+type Pricing struct {
+	Blended *FeeSchedule `json:"blended,omitempty"`
+}
+
+// MerchantFee is the merchant's fee of a capture of gross whose acquirer's
+// fee was acquirerFee.
+func (p Pricing) MerchantFee(gross, acquirerFee int64) int64 {
+	if p.Blended != nil {
+		return p.Blended.Fee(gross)
+	}
+	return acquirerFee
+}
+
+// Action is what finance may do with an exception.
+type Action string
+
+// Actions on exceptions.
+const (
+	// Resolve closes the exception with a note; no money moves.
+	Resolve Action = "resolved"
+	// WriteOff posts what was owed as settled and books the difference
+	// (or the whole line, for one nothing here owed) to write-off.
+	WriteOff Action = "written_off"
+	// Claim marks the exception for the acquirer, whom finance asks to pay
+	// or explain; it stays to be resolved or written off.
+	Claim Action = "claimed"
+)
+
+// Allows reports whether an exception of class c may be closed by a.
+// Nothing can be written off across currencies, and a fee outside the
+// schedule is posted as the acquirer took it, so there is no difference
+// left to write off.
+func (c Class) Allows(a Action) bool {
+	switch a {
+	case Resolve, Claim:
+		return c != Matched && c != Pending
+	case WriteOff:
+		return c == MissingAtAcquirer || c == MissingHere || c == AmountMismatch || c == Duplicate || c == RefundMismatch
+	}
+	return false
 }

@@ -1,0 +1,82 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/paygate/paygate/workflows"
+)
+
+// The daily reconciliation: at 06:00 UTC, when the acquirers have sent the
+// day's reports, each connector's day is reconciled, with any day of the
+// week before that was missed.
+const (
+	ReconCron         = "0 6 * * *"
+	ReconBackfillDays = 7
+)
+
+// EnsureReconSchedules makes, for every connector that gives settlement
+// reports, the schedule that reconciles it daily, or brings an existing one
+// to this configuration: every worker calls it on start.
+func (g *Gateway) EnsureReconSchedules(ctx context.Context) error {
+	set, err := g.connectorSet()
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(set.Settlements))
+	for n := range set.Settlements {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if err := g.ensureReconSchedule(ctx, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (g *Gateway) ensureReconSchedule(ctx context.Context, connector string) error {
+	id := workflows.ReconScheduleID(connector)
+	action := &client.ScheduleWorkflowAction{
+		ID:                       "recon-due/" + connector,
+		Workflow:                 workflows.ReconcileDueWorkflowType,
+		Args:                     []any{workflows.ReconDueInput{Connector: connector, BackfillDays: ReconBackfillDays}},
+		TaskQueue:                workflows.TaskQueue,
+		WorkflowExecutionTimeout: 23 * time.Hour,
+	}
+	spec := client.ScheduleSpec{CronExpressions: []string{ReconCron}}
+	sc := g.Temporal.ScheduleClient()
+	_, err := sc.Create(ctx, client.ScheduleOptions{
+		ID: id, Spec: spec, Action: action,
+		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+		// A worker down at 06:00 for less than a day still runs the day
+		// when it comes back; longer outages are the backfill's.
+		CatchupWindow: 24 * time.Hour,
+	})
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
+		return fmt.Errorf("create the reconciliation schedule of %s: %w", connector, err)
+	}
+	err = sc.GetHandle(ctx, id).Update(ctx, client.ScheduleUpdateOptions{
+		DoUpdate: func(u client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+			s := u.Description.Schedule
+			s.Action = action
+			s.Spec = &spec
+			return &client.ScheduleUpdate{Schedule: &s}, nil
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("update the reconciliation schedule of %s: %w", connector, err)
+	}
+	return nil
+}

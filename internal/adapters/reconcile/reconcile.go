@@ -1,0 +1,382 @@
+// Package reconcile runs the reconciliation of a connector's settlement
+// day: it reads the acquirer's report and what the record says is owed,
+// has the matching engine (internal/domain/recon) classify both, stores
+// the result (models.ReconRun, ReconItem), posts the settled money to the
+// ledger, and carries out finance's actions on the exceptions. Every step
+// is idempotent: a day run again gives the same items and posts nothing
+// twice.
+package reconcile
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/paygate/paygate/internal/adapters/ledger"
+	"github.com/paygate/paygate/internal/domain/recon"
+	"github.com/paygate/paygate/models"
+)
+
+// Source reads an acquirer's settlement report of a day.
+type Source interface {
+	Settlement(ctx context.Context, day time.Time) ([]recon.Line, error)
+}
+
+// Terms are a connector's settlement contract: it settles a day's captures
+// and refunds Days days later (T+1, T+2), for Fees.
+type Terms struct {
+	Days int
+	Fees recon.FeeSchedule
+}
+
+// Connector is one connector's report and contract.
+type Connector struct {
+	Source Source
+	Terms  Terms
+}
+
+// ErrUnknownConnector: the connector does not settle here (not run, or
+// without settlement reports).
+var ErrUnknownConnector = errors.New("no settlement reports from that connector")
+
+// ErrNotAllowed: the action does not apply to the item's class.
+var ErrNotAllowed = errors.New("that action does not apply to this exception")
+
+// Service reconciles.
+type Service struct {
+	DB         *gorm.DB
+	Ledger     *ledger.Ledger
+	Connectors map[string]Connector
+	Now        func() time.Time
+}
+
+// Summary is one reconciliation of a day: the run as stored, and its items
+// per class.
+type Summary struct {
+	Connector  string         `json:"connector"`
+	Day        string         `json:"day"`
+	Lines      int            `json:"lines"`
+	Owed       int            `json:"owed"`
+	Exceptions int            `json:"exceptions"`
+	Classes    map[string]int `json:"classes"`
+}
+
+// PostSummary is what posting a day's settled money did.
+type PostSummary struct {
+	Posted   int `json:"posted"`
+	Unposted int `json:"unposted"`
+}
+
+// Day is the settlement day of t: its UTC date at midnight.
+func Day(t time.Time) time.Time {
+	y, m, d := t.UTC().Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+func (s *Service) connector(name string) (Connector, error) {
+	c, ok := s.Connectors[name]
+	if !ok {
+		return Connector{}, fmt.Errorf("%w: %q", ErrUnknownConnector, name)
+	}
+	return c, nil
+}
+
+// Reconcile reads the connector's report of day and the settlements owed
+// for it (the captures and refunds of the day Terms.Days before), matches
+// them and stores the run. A day is reconciled whole: a report that cannot
+// be read stores nothing.
+func (s *Service) Reconcile(ctx context.Context, connector string, day time.Time) (Summary, error) {
+	c, err := s.connector(connector)
+	if err != nil {
+		return Summary{}, err
+	}
+	day = Day(day)
+	lines, err := c.Source.Settlement(ctx, day)
+	if err != nil {
+		return Summary{}, fmt.Errorf("settlement report of %s %s: %w", connector, day.Format(time.DateOnly), err)
+	}
+	of := day.AddDate(0, 0, -c.Terms.Days)
+	owed, err := models.SettlementsOwed(ctx, s.DB, connector, of, of.AddDate(0, 0, 1))
+	if err != nil {
+		return Summary{}, err
+	}
+	rep := recon.Reconcile(day.AddDate(0, 0, 1), lines, owed,
+		recon.Config{SettleWithin: time.Duration(c.Terms.Days) * 24 * time.Hour, Fees: c.Terms.Fees})
+	items, err := s.items(ctx, connector, day, rep)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum := Summary{Connector: connector, Day: day.Format(time.DateOnly), Lines: len(rep.Lines), Owed: len(rep.Expected),
+		Classes: map[string]int{}}
+	for _, it := range items {
+		if it.Status == models.ReconOpen {
+			sum.Exceptions++
+		}
+		if it.Source == models.ReconSourceLine || it.Class != string(recon.Matched) {
+			sum.Classes[it.Class]++
+		}
+	}
+	run := &models.ReconRun{Connector: connector, Day: day, Lines: sum.Lines, Owed: sum.Owed, Exceptions: sum.Exceptions,
+		RanAt: s.now()}
+	if err := models.SaveReconRun(ctx, s.DB, run, items); err != nil {
+		return Summary{}, err
+	}
+	return sum, nil
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// items turns a report into the day's items. A line that settles an owed
+// settlement carries its owner and our key of it; a chargeback or fee
+// adjustment of an order here carries the order's owner.
+func (s *Service) items(ctx context.Context, connector string, day time.Time, rep recon.Report) ([]models.ReconItem, error) {
+	var loose []string
+	for _, l := range rep.Lines {
+		if l.Settles < 0 && l.Class == recon.Matched {
+			loose = append(loose, l.OrderKey)
+		}
+	}
+	owners, err := orderOwners(ctx, s.DB, loose)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]models.ReconItem, 0, len(rep.Lines)+len(rep.Expected))
+	for _, l := range rep.Lines {
+		it := models.ReconItem{Connector: connector, Day: day, ItemKey: "line/" + strconv.Itoa(l.No), Source: models.ReconSourceLine,
+			LineNo: l.No, OrderKey: l.OrderKey, Reference: l.Reference, Type: string(l.Type), Gross: l.Gross, Fee: l.Fee,
+			Net: l.Net, Currency: l.Currency, Class: string(l.Class), Detail: l.Detail, Status: status(l.Class)}
+		if l.Settles >= 0 {
+			e := rep.Expected[l.Settles]
+			it.OwedKey, it.MerchantID, it.AccountID = e.Key, e.MerchantID, e.AccountID
+		} else if o, ok := owners[l.OrderKey]; ok {
+			it.MerchantID, it.AccountID = o[0], o[1]
+		}
+		out = append(out, it)
+	}
+	for _, e := range rep.Expected {
+		out = append(out, models.ReconItem{Connector: connector, Day: day, ItemKey: "owed/" + string(e.Type) + "/" + e.Key,
+			Source: models.ReconSourceOwed, LineNo: e.Line, OrderKey: e.OrderKey, OwedKey: e.Key, Reference: e.Reference,
+			Type: string(e.Type), Gross: e.Amount, Currency: e.Currency, Class: string(e.Class), MerchantID: e.MerchantID,
+			AccountID: e.AccountID, Status: status(e.Class)})
+	}
+	return out, nil
+}
+
+// status is a new item's status: open for what needs a person.
+func status(c recon.Class) string {
+	if c == recon.Matched || c == recon.Pending {
+		return models.ReconNone
+	}
+	return models.ReconOpen
+}
+
+// orderOwners finds the merchant and account of orders by transaction id.
+func orderOwners(ctx context.Context, db *gorm.DB, keys []string) (map[string][2]string, error) {
+	out := map[string][2]string{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	var rows []struct{ TransactionID, MerchantID, AccountID string }
+	if err := db.WithContext(ctx).Model(&models.Order{}).Select("transaction_id, merchant_id, account_id").
+		Where("transaction_id IN ?", keys).Scan(&rows).Error; err != nil {
+		return nil, fmt.Errorf("owners of settled orders: %w", err)
+	}
+	for _, r := range rows {
+		out[r.TransactionID] = [2]string{r.MerchantID, r.AccountID}
+	}
+	return out, nil
+}
+
+// DaysDue lists the days from from to to (inclusive) that have no
+// reconciliation yet, or whose settled money the ledger could not all take
+// (a capture posted late), oldest first.
+func (s *Service) DaysDue(ctx context.Context, connector string, from, to time.Time) ([]time.Time, error) {
+	from, to = Day(from), Day(to)
+	runs, err := models.ReconRuns(ctx, s.DB, connector, from, to.AddDate(0, 0, 1))
+	if err != nil {
+		return nil, err
+	}
+	done := map[string]bool{}
+	for _, r := range runs {
+		done[r.Day.UTC().Format(time.DateOnly)] = r.Unposted == 0
+	}
+	var out []time.Time
+	for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
+		if !done[d.Format(time.DateOnly)] {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// postPage is how many items Post reads at a time.
+const postPage = 500
+
+// Post posts the day's settled money to the ledger: every matched line, and
+// every exception finance wrote off, not posted yet. An item the ledger
+// cannot take yet (the order's capture not posted, a deposit short of a
+// chargeback) keeps its reason and waits for the next run; anything else
+// stops the run with an error, to be retried. progress, when set, is told
+// each item's id as it is done.
+func (s *Service) Post(ctx context.Context, connector string, day time.Time, progress func(id int64)) (PostSummary, error) {
+	c, err := s.connector(connector)
+	if err != nil {
+		return PostSummary{}, err
+	}
+	day = Day(day)
+	pricing := map[[2]string]recon.Pricing{}
+	var after int64
+	for {
+		items, err := models.ReconItemsToPost(ctx, s.DB, connector, day, after, postPage)
+		if err != nil {
+			return PostSummary{}, err
+		}
+		for _, it := range items {
+			if err := s.postItem(ctx, c, it, pricing); err != nil {
+				return PostSummary{}, err
+			}
+			after = it.ID
+			if progress != nil {
+				progress(it.ID)
+			}
+		}
+		if len(items) < postPage {
+			break
+		}
+	}
+	if err := models.CountReconPosting(ctx, s.DB, connector, day); err != nil {
+		return PostSummary{}, err
+	}
+	var run models.ReconRun
+	if err := s.DB.WithContext(ctx).Where("connector = ? AND day = ?", connector, day).Take(&run).Error; err != nil {
+		return PostSummary{}, fmt.Errorf("run of %s %s: %w", connector, day.Format(time.DateOnly), err)
+	}
+	return PostSummary{Posted: run.Posted, Unposted: run.Unposted}, nil
+}
+
+// postItem posts one item and records what became of it.
+func (s *Service) postItem(ctx context.Context, c Connector, it models.ReconItem, pricing map[[2]string]recon.Pricing) error {
+	e, err := s.settle(ctx, c, it, pricing)
+	switch {
+	case err == nil:
+		return models.MarkReconPosted(ctx, s.DB, it.ID, e.Reference, "")
+	case errors.Is(err, ledger.ErrNotCredited) || errors.Is(err, ledger.ErrInsufficientFunds) ||
+		errors.Is(err, ledger.ErrInvalid) || errors.Is(err, ledger.ErrReferenceConflict):
+		return models.MarkReconPosted(ctx, s.DB, it.ID, "", err.Error())
+	default:
+		return err
+	}
+}
+
+// lineRef names a report line across runs: connector, day and number.
+func lineRef(it models.ReconItem) string {
+	return it.Connector + "/" + it.Day.Format(time.DateOnly) + "/" + strconv.Itoa(it.LineNo)
+}
+
+// settle posts an item's money.
+func (s *Service) settle(ctx context.Context, c Connector, it models.ReconItem, pricing map[[2]string]recon.Pricing) (ledger.Entry, error) {
+	class := recon.Class(it.Class)
+	if it.Source == models.ReconSourceLine && (class == recon.Duplicate || class == recon.MissingHere) {
+		return s.Ledger.WriteOffLine(ctx, it.Connector, lineRef(it), it.Currency, it.Net)
+	}
+	st := ledger.Settlement{Kind: ledger.SettlementKind(it.Type), OrderKey: it.OrderKey, MerchantID: it.MerchantID,
+		AccountID: it.AccountID, Currency: it.Currency, Owed: it.Gross, Net: it.Net, Fee: it.Fee, Line: lineRef(it)}
+	switch {
+	case it.Source == models.ReconSourceOwed:
+		// Written off: never settled, so nothing came and no fee was
+		// taken.
+		st.Net, st.Fee = 0, 0
+	case class == recon.AmountMismatch || class == recon.RefundMismatch:
+		// Written off: the record's amount was owed, the line's came.
+		owed, err := s.owedOf(ctx, it)
+		if err != nil {
+			return ledger.Entry{}, err
+		}
+		st.Owed = owed
+	}
+	switch st.Kind {
+	case ledger.SettleCapture:
+		st.OrderKey = it.OwedKey
+		p, err := s.pricingOf(ctx, it.MerchantID, it.AccountID, pricing)
+		if err != nil {
+			return ledger.Entry{}, err
+		}
+		fee := st.Fee
+		if it.Source == models.ReconSourceOwed {
+			fee = c.Terms.Fees.Fee(st.Owed)
+		}
+		st.MerchantFee = p.MerchantFee(st.Owed, fee)
+	case ledger.SettleRefund:
+		st.RefundKey = it.OwedKey
+	}
+	return s.Ledger.PostSettlement(ctx, st)
+}
+
+// owedOf is the record's amount of what a mismatched line settled.
+func (s *Service) owedOf(ctx context.Context, it models.ReconItem) (int64, error) {
+	var owed models.ReconItem
+	err := s.DB.WithContext(ctx).Where("connector = ? AND day = ? AND item_key = ?", it.Connector, it.Day,
+		"owed/"+it.Type+"/"+it.OwedKey).Take(&owed).Error
+	if err != nil {
+		return 0, fmt.Errorf("owed settlement of line %s: %w", lineRef(it), err)
+	}
+	return owed.Gross, nil
+}
+
+// pricingOf reads an account's pricing once per run.
+func (s *Service) pricingOf(ctx context.Context, merchantID, accountID string, cache map[[2]string]recon.Pricing) (recon.Pricing, error) {
+	k := [2]string{merchantID, accountID}
+	if p, ok := cache[k]; ok {
+		return p, nil
+	}
+	var a models.Account
+	err := s.DB.WithContext(ctx).Select("pricing").Where("merchant_id = ? AND id = ?", merchantID, accountID).Take(&a).Error
+	if err != nil && !errors.Is(err, gorm.ErrRecordNotFound) {
+		return recon.Pricing{}, fmt.Errorf("pricing of %s/%s: %w", merchantID, accountID, err)
+	}
+	cache[k] = a.Pricing
+	return a.Pricing, nil
+}
+
+// Act closes an exception as finance decided (resolve with a note, write
+// off, mark for the acquirer), audited with the actor; a write-off posts
+// its money at once.
+func (s *Service) Act(ctx context.Context, id int64, action recon.Action, note, actor string) (models.ReconItem, error) {
+	it, err := models.ReconItemByID(ctx, s.DB, id)
+	if err != nil {
+		return models.ReconItem{}, err
+	}
+	if !recon.Class(it.Class).Allows(action) {
+		return models.ReconItem{}, fmt.Errorf("%w: %s of a %s item", ErrNotAllowed, action, it.Class)
+	}
+	if it.Posted != "" && action == recon.WriteOff {
+		return models.ReconItem{}, fmt.Errorf("%w: its money is posted already (%s)", ErrNotAllowed, it.Posted)
+	}
+	it, err = models.ActOnReconItem(ctx, s.DB, id, string(action), note, actor, s.now())
+	if err != nil {
+		return models.ReconItem{}, err
+	}
+	if action != recon.WriteOff {
+		return it, nil
+	}
+	c, err := s.connector(it.Connector)
+	if err != nil {
+		return it, err
+	}
+	if err := s.postItem(ctx, c, it, map[[2]string]recon.Pricing{}); err != nil {
+		return it, err
+	}
+	if err := models.CountReconPosting(ctx, s.DB, it.Connector, it.Day); err != nil {
+		return it, err
+	}
+	return models.ReconItemByID(ctx, s.DB, id)
+}

@@ -1,0 +1,120 @@
+package workflows
+
+import (
+	"errors"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+)
+
+// ra names the reconciliation activities; never dereferenced.
+var ra *activities.ReconActivities
+
+// ReconDayWorkflowID is the id of a connector's settlement day's
+// reconciliation.
+func ReconDayWorkflowID(connector, day string) string { return "recon/" + connector + "/" + day }
+
+// ReconScheduleID is the id of the schedule that reconciles a connector
+// daily.
+func ReconScheduleID(connector string) string { return "paygate-recon-" + connector }
+
+// ReconDayResult is what a day's reconciliation found and posted. Error is
+// set, and the rest empty, when the day could not be reconciled for what it
+// is (a connector without settlement reports, a malformed day): the
+// workflow completes, it does not fail on data.
+type ReconDayResult struct {
+	Summary activities.ReconSummary
+	Posted  activities.ReconPostSummary
+	Error   string `json:",omitempty"`
+}
+
+// reconOptions: the report is fetched over HTTP from the acquirer, which
+// may be down or not have the day's report yet, so it is retried with
+// backoff for up to a day; posting a big day beats its heart.
+var reconOptions = workflow.ActivityOptions{
+	StartToCloseTimeout:    10 * time.Minute,
+	HeartbeatTimeout:       2 * time.Minute,
+	ScheduleToCloseTimeout: 24 * time.Hour,
+	RetryPolicy: &temporal.RetryPolicy{
+		InitialInterval: 5 * time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Minute,
+		NonRetryableErrorTypes: []string{activities.ErrTypeNoSettlements},
+	},
+}
+
+// ReconcileDay reconciles one connector's settlement day: match, store,
+// post. Running it again gives the same items and posts only what was not
+// posted.
+func ReconcileDay(ctx workflow.Context, in activities.ReconDayInput) (ReconDayResult, error) {
+	ctx = workflow.WithActivityOptions(ctx, reconOptions)
+	var out ReconDayResult
+	if err := workflow.ExecuteActivity(ctx, ra.ReconcileSettlementDay, in).Get(ctx, &out.Summary); err != nil {
+		return dataError(out, err)
+	}
+	if err := workflow.ExecuteActivity(ctx, ra.PostSettlementDay, in).Get(ctx, &out.Posted); err != nil {
+		return dataError(out, err)
+	}
+	return out, nil
+}
+
+// dataError completes the workflow with the error in its result when the
+// error is the input's, and fails it otherwise (the retries ran out).
+func dataError(out ReconDayResult, err error) (ReconDayResult, error) {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.Type() == activities.ErrTypeNoSettlements {
+		out.Error = app.Error()
+		return out, nil
+	}
+	return out, err
+}
+
+// ReconDueInput is a connector and how many days back a scheduled run
+// looks for days never reconciled.
+type ReconDueInput struct {
+	Connector    string
+	BackfillDays int
+}
+
+// ReconDueResult is every day a scheduled run reconciled.
+type ReconDueResult struct {
+	Days []ReconDayResult
+}
+
+// ReconcileDue reconciles today's settlement day and every day of the
+// backfill window that was missed (the worker was down, the acquirer's
+// report was late) or whose money the ledger could not all take, each as
+// its own ReconcileDay child; a day already being reconciled is left to
+// that run.
+func ReconcileDue(ctx workflow.Context, in ReconDueInput) (ReconDueResult, error) {
+	today := workflow.Now(ctx).UTC()
+	from := today.AddDate(0, 0, -max(in.BackfillDays, 0))
+	var days []string
+	actx := workflow.WithActivityOptions(ctx, reconOptions)
+	err := workflow.ExecuteActivity(actx, ra.ReconDaysDue, activities.ReconDaysInput{
+		Connector: in.Connector, From: from.Format(time.DateOnly), To: today.Format(time.DateOnly),
+	}).Get(ctx, &days)
+	if err != nil {
+		return ReconDueResult{}, err
+	}
+	var out ReconDueResult
+	for _, d := range days {
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+			WorkflowID:            ReconDayWorkflowID(in.Connector, d),
+			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+			ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
+		})
+		var r ReconDayResult
+		err := workflow.ExecuteChildWorkflow(cctx, ReconcileDayWorkflowType, activities.ReconDayInput{Connector: in.Connector, Day: d}).Get(ctx, &r)
+		if temporal.IsWorkflowExecutionAlreadyStartedError(err) {
+			continue
+		}
+		if err != nil {
+			return out, err
+		}
+		out.Days = append(out.Days, r)
+	}
+	return out, nil
+}
