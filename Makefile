@@ -21,7 +21,7 @@ export PAYGATE_STRIPE_MOCK := $(CURDIR)/$(STRIPE_MOCK)
 # Reads go test -json: results, failed tests' output, where the time went.
 TESTREPORT := .bin/testreport
 
-.PHONY: run test test-short test-race flake-hunt flake-hunt-clean build bench vet chromium fuzz workflowcheck rerun-load test-temporal-postgres chaos
+.PHONY: run test test-short test-race flake-hunt flake-hunt-clean build bench bench-recon vet chromium fuzz workflowcheck rerun-load test-temporal-postgres chaos
 
 run:
 	$(GO) run ./cmd/paygate dev
@@ -120,6 +120,13 @@ build:
 
 bench: $(TEMPORAL)
 	$(GO) run ./cmd/paygate bench
+
+# One settlement day of RECON_LINES captures reconciled whole: fetched,
+# matched, stored, posted to the ledger and checked (docs/benchmarks.md).
+# make test runs the same path with 2,000 (TestReconcileDayAtScaleSmoke).
+RECON_LINES ?= 100000
+bench-recon:
+	PAYGATE_RECON_LINES=$(RECON_LINES) $(GO) test -count=1 -timeout 30m -run '^$$' -bench '^BenchmarkReconcileDay$$' -benchtime 1x ./internal/adapters/reconcile/
 
 # 1,000 payouts failed once at the rail, re-run as one batch that is cut
 # short and resumed; each must complete and be paid once. make test runs the

@@ -343,10 +343,11 @@ func (g *Gateway) APIHandler() http.Handler {
 	// POST /v1/optimise refused; every other operation goes on.
 	var callbacks payments.CallbackReaders
 	var offers api.ConnectorOffers
+	settlements := map[string]reconcile.Connector{}
 	if set, err := g.connectorSet(); err != nil {
 		g.Logger.Error("connectors: every 3-D Secure and APM callback and every optimise request will be refused", "error", err)
 	} else {
-		callbacks, offers = set.Callbacks, set.Offers
+		callbacks, offers, settlements = set.Callbacks, set.Offers, set.Settlements
 	}
 	// The back office shares the API's address under /console; its ops
 	// users are who may decode histories in the Temporal UI.
@@ -354,6 +355,7 @@ func (g *Gateway) APIHandler() http.Handler {
 		Records: models.ConsoleRecords{DB: g.DB}, Ledger: ledger.New(g.DB), Orders: orders, Reruns: g.PayoutReruns(), Redeliver: redeliver.New(g.Temporal, g.DB), Keys: g.Accounts,
 		NotifySchedule: g.Config.NotifySchedule, TemporalUIURL: g.Config.Telemetry.TemporalUIURL, Namespace: g.Config.TemporalNamespace,
 		SecureCookies: strings.HasPrefix(g.Config.Edge.PublicURL, "https://"), SignInKey: g.consoleSignInKey(),
+		Recon:  &reconcile.Service{DB: g.DB, Ledger: ledger.New(g.DB), Connectors: settlements},
 		Logger: g.Logger.With("component", "console"),
 	}
 	consoleHandler := cons.Handler()

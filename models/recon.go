@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"gorm.io/gorm"
@@ -160,16 +161,34 @@ func ReconItemsToPost(ctx context.Context, db *gorm.DB, connector string, day ti
 	return out, nil
 }
 
-// MarkReconPosted records the journal entry that holds an item's money, or
-// why it could not be posted (posted empty).
-func MarkReconPosted(ctx context.Context, db *gorm.DB, id int64, posted, postErr string) error {
-	if len(postErr) > 500 {
-		postErr = postErr[:500]
+// ReconPosting is what became of one item's posting: the reference of the
+// journal entry that holds its money, or Error why the ledger cannot take
+// it yet.
+type ReconPosting struct {
+	ID     int64
+	Posted string
+	Error  string
+}
+
+// MarkReconPostedAll records many postings in one statement.
+func MarkReconPostedAll(ctx context.Context, db *gorm.DB, ps []ReconPosting) error {
+	if len(ps) == 0 {
+		return nil
 	}
-	err := db.WithContext(ctx).Model(&ReconItem{}).Where("id = ?", id).
-		Updates(map[string]any{"posted": posted, "post_error": postErr}).Error
+	values := make([]string, 0, len(ps))
+	args := make([]any, 0, 3*len(ps))
+	for _, p := range ps {
+		e := p.Error
+		if len(e) > 500 {
+			e = e[:500]
+		}
+		values = append(values, "(?::bigint, ?::text, ?::text)")
+		args = append(args, p.ID, p.Posted, e)
+	}
+	err := db.WithContext(ctx).Exec(`UPDATE recon_items AS r SET posted = u.posted, post_error = u.err
+FROM (VALUES `+strings.Join(values, ", ")+`) AS u(id, posted, err) WHERE r.id = u.id`, args...).Error
 	if err != nil {
-		return fmt.Errorf("mark item %d posted: %w", id, err)
+		return fmt.Errorf("mark %d items posted: %w", len(ps), err)
 	}
 	return nil
 }
@@ -323,6 +342,37 @@ func ReconActions(ctx context.Context, db *gorm.DB, itemID int64) ([]ReconAction
 	var out []ReconAction
 	if err := db.WithContext(ctx).Where("item_id = ?", itemID).Order("id").Find(&out).Error; err != nil {
 		return nil, fmt.Errorf("actions of item %d: %w", itemID, err)
+	}
+	return out, nil
+}
+
+// StatementLine is one line of a merchant account's settlement statement:
+// what the acquirers settled (and finance wrote off) on a day, per
+// connector, type and currency, with the merchant's net.
+type StatementLine struct {
+	Day       time.Time
+	Connector string
+	Type      string
+	Currency  string
+	Count     int64
+	Gross     int64
+	Fee       int64
+	Net       int64
+}
+
+// SettlementStatement lists what settled to a merchant account in a window
+// of settlement days (to exclusive): every item the ledger holds, by day,
+// connector, type and currency. Written-off items count with what came
+// (nothing, for a settlement never paid).
+func SettlementStatement(ctx context.Context, db *gorm.DB, merchantID, accountID string, from, to time.Time) ([]StatementLine, error) {
+	var out []StatementLine
+	err := db.WithContext(ctx).Model(&ReconItem{}).
+		Select("day, connector, CASE WHEN status = 'written_off' THEN type || ' written off' ELSE type END AS type, currency, "+
+			"count(*) AS count, sum(gross) AS gross, sum(fee) AS fee, sum(net) AS net").
+		Where("merchant_id = ? AND account_id = ? AND day >= ? AND day < ? AND posted <> ''", merchantID, accountID, from, to).
+		Group("day, connector, 3, currency").Order("day, connector, 3, currency").Scan(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("settlement statement of %s/%s: %w", merchantID, accountID, err)
 	}
 	return out, nil
 }

@@ -121,7 +121,7 @@ func (s *Server) form(next func(w http.ResponseWriter, r *http.Request, act *mod
 		// The record is keyed by the session and the form's id together,
 		// so one browser's ids never meet another's.
 		act := &models.ConsoleAction{FormID: tokenHash(sess.hash + "/" + formID), UserID: sess.User.ID,
-			Action: r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:], Subject: r.PathValue("tx"), CreatedAt: s.Now()}
+			Action: r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:], Subject: r.PathValue("tx") + r.PathValue("id"), CreatedAt: s.Now()}
 		first, prior, err := s.Records.ClaimConsoleAction(r.Context(), act)
 		if err != nil {
 			s.fail(w, r, "claim form", err)

@@ -87,6 +87,8 @@ type Server struct {
 	Reruns    PayoutReruns
 	Redeliver Redeliverer
 	Keys      KeyRotator
+	// Recon is the settlement reconciliation finance reads and acts on.
+	Recon Reconciliation
 	// NotifySchedule is the retry schedule of resent notifications.
 	NotifySchedule notify.Schedule
 	// TemporalUIURL links orders and payouts to their workflows; empty
@@ -175,6 +177,14 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /console/reruns", s.signedIn(s.roles(s.rerunList, models.RoleFinance, models.RoleOps)))
 	mux.HandleFunc("GET /console/reruns/{id}", s.signedIn(s.roles(s.rerunPage, models.RoleFinance, models.RoleOps)))
 	mux.HandleFunc("GET /console/balances", s.signedIn(s.roles(s.balances, models.RoleFinance, models.RoleOps)))
+
+	mux.HandleFunc("GET /console/recon", s.signedIn(s.roles(s.reconPage, models.RoleFinance, models.RoleOps)))
+	mux.HandleFunc("GET /console/recon.csv", s.signedIn(s.roles(s.reconCSV, models.RoleFinance, models.RoleOps)))
+	mux.HandleFunc("GET /console/recon/exceptions", s.signedIn(s.roles(s.exceptionsPage, models.RoleFinance, models.RoleOps)))
+	mux.HandleFunc("GET /console/recon/exceptions.csv", s.signedIn(s.roles(s.exceptionsCSV, models.RoleFinance, models.RoleOps)))
+	mux.HandleFunc("POST /console/recon/exceptions/{id}/act", s.signedIn(s.roles(s.form(s.actOnException), models.RoleFinance)))
+	mux.HandleFunc("GET /console/statement", s.signedIn(s.roles(s.statementPage, models.RoleFinance, models.RoleOps, models.RoleMerchant)))
+	mux.HandleFunc("GET /console/statement.csv", s.signedIn(s.roles(s.statementCSV, models.RoleFinance, models.RoleOps, models.RoleMerchant)))
 
 	mux.HandleFunc("GET /console/stuck", s.signedIn(s.roles(s.stuck, models.RoleOps)))
 	mux.HandleFunc("POST /console/notifications/resend", s.signedIn(s.roles(s.form(s.resend), models.RoleOps)))

@@ -42,6 +42,11 @@ type pageData struct {
 	Breakers     []models.ConnectorHealth
 	NewKey       string
 	WorkflowLink string
+	ReconRuns    []models.ReconRun
+	ReconTotals  []models.ReconClassTotal
+	ReconItems   []models.ReconItem
+	Statuses     []string
+	Statement    []models.StatementLine
 }
 
 // render writes a page in the request's language.
@@ -88,6 +93,7 @@ var funcs = template.FuncMap{
 		return t(lang, "status_"+strings.ReplaceAll(p.Name(), " ", "_"))
 	},
 	"when": func(at time.Time) string { return at.UTC().Format("2006-01-02 15:04:05 UTC") },
+	"day":  func(at time.Time) string { return at.UTC().Format(time.DateOnly) },
 	"whenp": func(at *time.Time) string {
 		if at == nil {
 			return ""
@@ -122,7 +128,19 @@ func t(lang, key string) string {
 }
 
 var en = map[string]string{
-	"console": "Paygate console", "sign_in": "Sign in", "sign_out": "Sign out", "email": "Email", "password": "Password",
+	"recon": "Reconciliation", "exceptions": "Exceptions", "statement": "Settlement statement", "recon_runs": "Runs",
+	"recon_classes": "Per class", "day": "Day", "lines": "Lines", "owed": "Owed", "posted": "Posted", "unposted": "Not posted yet",
+	"ran_at": "Ran at", "source": "Source", "class": "Class", "count": "Count", "gross": "Gross", "fee": "Fee", "net": "Net",
+	"detail": "Detail", "note": "Note", "act": "Act", "action": "Action",
+	"act_resolve": "Resolve", "act_write_off": "Write off", "act_claim": "Claim from the acquirer",
+	"source_line": "acquirer's line", "source_owed": "owed by our record",
+	"class_matched": "matched", "class_pending": "pending", "class_missing_at_acquirer": "missing at the acquirer",
+	"class_missing_here": "missing here", "class_amount_mismatch": "amount mismatch", "class_currency_mismatch": "currency mismatch",
+	"class_duplicate": "duplicate", "class_refund_mismatch": "refund mismatch", "class_fee_outside_schedule": "fee outside the contract",
+	"recon_none": "nothing to do", "recon_open": "open", "recon_claimed": "claimed", "recon_resolved": "resolved",
+	"recon_written_off": "written off", "recon_all": "all", "exception": "Exception",
+	"no_such_exception": "No such exception", "unknown_action": "Unknown action", "note_required": "A note is required (1,000 characters at most)",
+	"not_allowed": "Not done", "console": "Paygate console", "sign_in": "Sign in", "sign_out": "Sign out", "email": "Email", "password": "Password",
 	"bad_login": "The email or the password is wrong.", "too_many": "Too many sign-in attempts. Wait a minute and try again.", "stale_form": "The sign-in form has expired. Sign in again.",
 	"forbidden": "Not allowed", "forbidden_text": "Your role cannot open this page.",
 	"not_found": "Not found", "not_found_text": "There is no such order in your accounts.",
@@ -150,7 +168,19 @@ var en = map[string]string{
 }
 
 var es = map[string]string{
-	"console": "Consola de Paygate", "sign_in": "Iniciar sesión", "sign_out": "Cerrar sesión", "email": "Correo electrónico",
+	"recon": "Conciliación", "exceptions": "Excepciones", "statement": "Liquidación", "recon_runs": "Ejecuciones",
+	"recon_classes": "Por clase", "day": "Día", "lines": "Líneas", "owed": "Debido", "posted": "Contabilizado", "unposted": "Sin contabilizar",
+	"ran_at": "Ejecutado", "source": "Origen", "class": "Clase", "count": "Cantidad", "gross": "Bruto", "fee": "Comisión", "net": "Neto",
+	"detail": "Detalle", "note": "Nota", "act": "Aplicar", "action": "Acción",
+	"act_resolve": "Resolver", "act_write_off": "Dar de baja", "act_claim": "Reclamar al adquirente",
+	"source_line": "línea del adquirente", "source_owed": "debido según nuestro registro",
+	"class_matched": "conciliado", "class_pending": "pendiente", "class_missing_at_acquirer": "falta en el adquirente",
+	"class_missing_here": "falta aquí", "class_amount_mismatch": "importe distinto", "class_currency_mismatch": "moneda distinta",
+	"class_duplicate": "duplicado", "class_refund_mismatch": "reembolso distinto", "class_fee_outside_schedule": "comisión fuera de contrato",
+	"recon_none": "nada que hacer", "recon_open": "abierta", "recon_claimed": "reclamada", "recon_resolved": "resuelta",
+	"recon_written_off": "dada de baja", "recon_all": "todas", "exception": "Excepción",
+	"no_such_exception": "No existe esa excepción", "unknown_action": "Acción desconocida", "note_required": "Hace falta una nota (1.000 caracteres como máximo)",
+	"not_allowed": "No se hizo", "console": "Consola de Paygate", "sign_in": "Iniciar sesión", "sign_out": "Cerrar sesión", "email": "Correo electrónico",
 	"password": "Contraseña", "bad_login": "El correo o la contraseña no son correctos.",
 	"too_many":   "Demasiados intentos de acceso. Espere un minuto y vuelva a intentarlo.",
 	"stale_form": "El formulario de acceso ha caducado. Vuelva a iniciar sesión.",

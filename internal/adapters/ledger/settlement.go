@@ -81,12 +81,8 @@ func SettlementReference(s Settlement) string {
 // adjustment is the gateway's cost. The same settlement twice posts once.
 func (l *Ledger) PostSettlement(ctx context.Context, s Settlement) (Entry, error) {
 	ref := SettlementReference(s)
-	if err := check(ref, s.MerchantID, s.AccountID, s.Currency, 1, 0); err != nil {
+	if err := checkSettlement(s); err != nil {
 		return Entry{}, err
-	}
-	if s.Owed < 0 || s.Owed > money.MaxMinor || s.Fee < -money.MaxMinor || s.Fee > money.MaxMinor ||
-		s.Net < -money.MaxMinor || s.Net > money.MaxMinor || s.MerchantFee < 0 || s.MerchantFee > money.MaxMinor {
-		return Entry{}, fmt.Errorf("%w: settlement amounts out of range", ErrInvalid)
 	}
 	var out Entry
 	err := l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -113,12 +109,47 @@ func (l *Ledger) PostSettlement(ctx context.Context, s Settlement) (Entry, error
 	return out, nil
 }
 
+// checkSettlement validates a settlement's request.
+func checkSettlement(s Settlement) error {
+	if err := check(SettlementReference(s), s.MerchantID, s.AccountID, s.Currency, 1, 0); err != nil {
+		return err
+	}
+	if s.Owed < 0 || s.Owed > money.MaxMinor || s.Fee < -money.MaxMinor || s.Fee > money.MaxMinor ||
+		s.Net < -money.MaxMinor || s.Net > money.MaxMinor || s.MerchantFee < 0 || s.MerchantFee > money.MaxMinor {
+		return fmt.Errorf("%w: settlement amounts out of range", ErrInvalid)
+	}
+	return nil
+}
+
 // settlementKinds are the accounts a settlement may move.
 var settlementKinds = []string{models.LedgerPending, models.LedgerDeposit, models.LedgerAcquirerClearing,
 	models.LedgerSettlementCash, models.LedgerFeeExpense, models.LedgerFeeIncome, models.LedgerWriteOff}
 
 // settlementLines are the lines of s, read under the accounts' locks.
 func (l *Ledger) settlementLines(ctx context.Context, tx *gorm.DB, s Settlement) ([]line, error) {
+	var credited int64
+	var posted bool
+	switch s.Kind {
+	case SettleCapture:
+		var err error
+		if credited, posted, err = l.pendingOf(ctx, tx, s.OrderKey); err != nil {
+			return nil, err
+		}
+	case SettleRefund:
+		var n int64
+		if err := tx.WithContext(ctx).Model(&models.JournalEntry{}).Where("reference = ?", "refund/"+s.RefundKey).
+			Count(&n).Error; err != nil {
+			return nil, fmt.Errorf("find refund %s: %w", s.RefundKey, err)
+		}
+		posted = n > 0
+	}
+	return linesOf(s, credited, posted)
+}
+
+// linesOf are the lines of s. For a capture, credited is what its order
+// left in pending and posted whether its credit is in the ledger; for a
+// refund, posted is whether the refund's debit is.
+func linesOf(s Settlement, credited int64, posted bool) ([]line, error) {
 	m := lineSet{}
 	m.add(models.LedgerSettlementCash, -s.Net)
 	if s.Kind != SettleFeeAdjustment {
@@ -126,11 +157,7 @@ func (l *Ledger) settlementLines(ctx context.Context, tx *gorm.DB, s Settlement)
 	}
 	switch s.Kind {
 	case SettleCapture:
-		credited, ok, err := l.pendingOf(ctx, tx, s.OrderKey)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
+		if !posted {
 			return nil, ErrNotCredited
 		}
 		m.add(models.LedgerAcquirerClearing, s.Owed)
@@ -138,12 +165,7 @@ func (l *Ledger) settlementLines(ctx context.Context, tx *gorm.DB, s Settlement)
 		m.add(models.LedgerDeposit, credited-s.MerchantFee)
 		m.add(models.LedgerFeeIncome, s.MerchantFee)
 	case SettleRefund:
-		var n int64
-		if err := tx.WithContext(ctx).Model(&models.JournalEntry{}).Where("reference = ?", "refund/"+s.RefundKey).
-			Count(&n).Error; err != nil {
-			return nil, fmt.Errorf("find refund %s: %w", s.RefundKey, err)
-		}
-		if n == 0 {
+		if !posted {
 			return nil, ErrNotCredited
 		}
 		m.add(models.LedgerAcquirerClearing, -s.Owed)

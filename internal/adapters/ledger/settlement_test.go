@@ -223,3 +223,93 @@ func TestRefundRacesSettlement(t *testing.T) {
 	}
 	assertInvariants(t, db)
 }
+
+// TestPostSettlements: a batch posts what PostSettlement would, once, and
+// gives each settlement it cannot take its own error.
+func TestPostSettlements(t *testing.T) {
+	db := testDB(t)
+	l := ledger.New(db)
+	topUp(t, l, "t1", 10000)
+	for _, tx := range []string{"1", "2", "3"} {
+		if _, err := l.CreditOrder(t.Context(), paid(tx, 10000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.DebitRefund(t.Context(), refunded("2", "2-01", 4000)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.PostSettlement(t.Context(), capture("3", 10000, 9680, 320, 320)); err != nil {
+		t.Fatal(err)
+	}
+	batch := []ledger.Settlement{
+		capture("1", 10000, 9680, 320, 320),
+		capture("2", 10000, 9680, 320, 320),
+		refundSettled("2", "2-01", 4000, -4000),
+		capture("3", 10000, 9680, 320, 320),   // posted before: nothing more
+		capture("9", 5000, 4825, 175, 175),    // never credited
+		refundSettled("1", "1-01", 100, -100), // a refund never posted
+		capture("1", 10000, 9680, 320, 320),   // twice in the batch
+		{Kind: ledger.SettleCapture, OrderKey: "", MerchantID: merchantID, AccountID: accountID, Currency: "XXZ", Owed: 1}, // malformed
+	}
+	for round := range 2 {
+		res, err := l.PostSettlements(t.Context(), batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantErr := []error{nil, nil, nil, nil, ledger.ErrNotCredited, ledger.ErrNotCredited, nil, ledger.ErrInvalid}
+		for i, r := range res {
+			if !errors.Is(r.Err, wantErr[i]) || (wantErr[i] == nil) != (r.Err == nil) {
+				t.Errorf("round %d: settlement %d: %v, want %v", round+1, i, r.Err, wantErr[i])
+			}
+		}
+		got := balances(t, db)
+		// Three captures less 3.20 each, less the 40.00 refunded.
+		want := map[string]int64{models.LedgerDeposit: 10000 + 3*9680 - 4000, models.LedgerPending: 0,
+			models.LedgerAcquirerClearing: 0, models.LedgerSettlementCash: -3*9680 + 4000, models.LedgerFeeExpense: -960,
+			models.LedgerFeeIncome: 960}
+		for k, w := range want {
+			if got[k] != w {
+				t.Errorf("round %d: %s = %d, want %d", round+1, k, got[k], w)
+			}
+		}
+		if n := countEntries(t, db); n != 9 {
+			t.Errorf("round %d: %d entries, want 9", round+1, n)
+		}
+	}
+	assertInvariants(t, db)
+}
+
+// TestPostSettlementsShort: a batch that would take the deposit below zero
+// (a capture fully refunded before it settled, whose fee is then owed) is
+// posted one by one, and only that settlement waits for funds; within a
+// batch that nets above zero it posts with the rest.
+func TestPostSettlementsShort(t *testing.T) {
+	db := testDB(t)
+	l := ledger.New(db)
+	for _, tx := range []string{"1", "2"} {
+		if _, err := l.CreditOrder(t.Context(), paid(tx, 10000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := l.DebitRefund(t.Context(), refunded("1", "1-01", 10000)); err != nil {
+		t.Fatal(err)
+	}
+	res, err := l.PostSettlements(t.Context(), []ledger.Settlement{capture("1", 10000, 9680, 320, 320)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 1 || !errors.Is(res[0].Err, ledger.ErrInsufficientFunds) {
+		t.Errorf("alone: %+v, want it waiting for funds", res)
+	}
+	res, err = l.PostSettlements(t.Context(), []ledger.Settlement{capture("1", 10000, 9680, 320, 320), capture("2", 10000, 9680, 320, 320)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res[0].Err != nil || res[1].Err != nil {
+		t.Errorf("with another: %+v, want both posted", res)
+	}
+	if got := balances(t, db)[models.LedgerDeposit]; got != 9680-320 {
+		t.Errorf("deposit %d, want %d", got, 9680-320)
+	}
+	assertInvariants(t, db)
+}

@@ -67,3 +67,18 @@ func WriteItemsCSV(w io.Writer, items []models.ReconItem) error {
 	}
 	return nil
 }
+
+// WriteStatementCSV writes a merchant's settlement statement as CSV.
+func WriteStatementCSV(w io.Writer, lines []models.StatementLine) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"day", "connector", "type", "currency", "count", "gross", "fee", "net"})
+	for _, l := range lines {
+		_ = cw.Write([]string{l.Day.UTC().Format(time.DateOnly), l.Connector, l.Type, l.Currency, strconv.FormatInt(l.Count, 10),
+			decimal(l.Gross, l.Currency), decimal(l.Fee, l.Currency), decimal(l.Net, l.Currency)})
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write statement: %w", err)
+	}
+	return nil
+}

@@ -240,10 +240,10 @@ func (s *Service) Post(ctx context.Context, connector string, day time.Time, pro
 		if err != nil {
 			return PostSummary{}, err
 		}
+		if err := s.postPage(ctx, c, items, pricing); err != nil {
+			return PostSummary{}, err
+		}
 		for _, it := range items {
-			if err := s.postItem(ctx, c, it, pricing); err != nil {
-				return PostSummary{}, err
-			}
 			after = it.ID
 			if progress != nil {
 				progress(it.ID)
@@ -263,18 +263,68 @@ func (s *Service) Post(ctx context.Context, connector string, day time.Time, pro
 	return PostSummary{Posted: run.Posted, Unposted: run.Unposted}, nil
 }
 
-// postItem posts one item and records what became of it.
-func (s *Service) postItem(ctx context.Context, c Connector, it models.ReconItem, pricing map[[2]string]recon.Pricing) error {
-	e, err := s.settle(ctx, c, it, pricing)
+// postPage posts a page of items: the captures' and refunds' settlements
+// in one ledger batch, the rest one by one, and records what became of
+// each.
+func (s *Service) postPage(ctx context.Context, c Connector, items []models.ReconItem, pricing map[[2]string]recon.Pricing) error {
+	marks := make([]models.ReconPosting, 0, len(items))
+	var batch []ledger.Settlement
+	var batchIDs []int64
+	for _, it := range items {
+		st, whole, err := s.settlementOf(ctx, c, it, pricing)
+		if err != nil {
+			return err
+		}
+		if !whole && (st.Kind == ledger.SettleCapture || st.Kind == ledger.SettleRefund) {
+			batch = append(batch, st)
+			batchIDs = append(batchIDs, it.ID)
+			continue
+		}
+		var e ledger.Entry
+		if whole {
+			e, err = s.Ledger.WriteOffLine(ctx, it.Connector, lineRef(it), it.Currency, it.Net)
+		} else {
+			e, err = s.Ledger.PostSettlement(ctx, st)
+		}
+		m, err := posting(it.ID, e.Reference, err)
+		if err != nil {
+			return err
+		}
+		marks = append(marks, m)
+	}
+	if len(batch) > 0 {
+		res, err := s.Ledger.PostSettlements(ctx, batch)
+		if err != nil {
+			return err
+		}
+		for i, r := range res {
+			m, err := posting(batchIDs[i], r.Reference, r.Err)
+			if err != nil {
+				return err
+			}
+			marks = append(marks, m)
+		}
+	}
+	return models.MarkReconPostedAll(ctx, s.DB, marks)
+}
+
+// posting is what an item's posting came to: its entry, or why the ledger
+// cannot take it yet; any other error stops the run.
+func posting(id int64, reference string, err error) (models.ReconPosting, error) {
 	switch {
 	case err == nil:
-		return models.MarkReconPosted(ctx, s.DB, it.ID, e.Reference, "")
+		return models.ReconPosting{ID: id, Posted: reference}, nil
 	case errors.Is(err, ledger.ErrNotCredited) || errors.Is(err, ledger.ErrInsufficientFunds) ||
 		errors.Is(err, ledger.ErrInvalid) || errors.Is(err, ledger.ErrReferenceConflict):
-		return models.MarkReconPosted(ctx, s.DB, it.ID, "", err.Error())
+		return models.ReconPosting{ID: id, Error: err.Error()}, nil
 	default:
-		return err
+		return models.ReconPosting{}, err
 	}
+}
+
+// postItem posts one item and records what became of it.
+func (s *Service) postItem(ctx context.Context, c Connector, it models.ReconItem, pricing map[[2]string]recon.Pricing) error {
+	return s.postPage(ctx, c, []models.ReconItem{it}, pricing)
 }
 
 // lineRef names a report line across runs: connector, day and number.
@@ -282,11 +332,12 @@ func lineRef(it models.ReconItem) string {
 	return it.Connector + "/" + it.Day.Format(time.DateOnly) + "/" + strconv.Itoa(it.LineNo)
 }
 
-// settle posts an item's money.
-func (s *Service) settle(ctx context.Context, c Connector, it models.ReconItem, pricing map[[2]string]recon.Pricing) (ledger.Entry, error) {
+// settlementOf is the settlement an item posts, or whole when the item is a
+// line nothing here owed, written off whole.
+func (s *Service) settlementOf(ctx context.Context, c Connector, it models.ReconItem, pricing map[[2]string]recon.Pricing) (ledger.Settlement, bool, error) {
 	class := recon.Class(it.Class)
 	if it.Source == models.ReconSourceLine && (class == recon.Duplicate || class == recon.MissingHere) {
-		return s.Ledger.WriteOffLine(ctx, it.Connector, lineRef(it), it.Currency, it.Net)
+		return ledger.Settlement{}, true, nil
 	}
 	st := ledger.Settlement{Kind: ledger.SettlementKind(it.Type), OrderKey: it.OrderKey, MerchantID: it.MerchantID,
 		AccountID: it.AccountID, Currency: it.Currency, Owed: it.Gross, Net: it.Net, Fee: it.Fee, Line: lineRef(it)}
@@ -299,7 +350,7 @@ func (s *Service) settle(ctx context.Context, c Connector, it models.ReconItem, 
 		// Written off: the record's amount was owed, the line's came.
 		owed, err := s.owedOf(ctx, it)
 		if err != nil {
-			return ledger.Entry{}, err
+			return ledger.Settlement{}, false, err
 		}
 		st.Owed = owed
 	}
@@ -308,7 +359,7 @@ func (s *Service) settle(ctx context.Context, c Connector, it models.ReconItem, 
 		st.OrderKey = it.OwedKey
 		p, err := s.pricingOf(ctx, it.MerchantID, it.AccountID, pricing)
 		if err != nil {
-			return ledger.Entry{}, err
+			return ledger.Settlement{}, false, err
 		}
 		fee := st.Fee
 		if it.Source == models.ReconSourceOwed {
@@ -318,7 +369,7 @@ func (s *Service) settle(ctx context.Context, c Connector, it models.ReconItem, 
 	case ledger.SettleRefund:
 		st.RefundKey = it.OwedKey
 	}
-	return s.Ledger.PostSettlement(ctx, st)
+	return st, false, nil
 }
 
 // owedOf is the record's amount of what a mismatched line settled.
@@ -379,4 +430,25 @@ func (s *Service) Act(ctx context.Context, id int64, action recon.Action, note, 
 		return it, err
 	}
 	return models.ReconItemByID(ctx, s.DB, id)
+}
+
+// Totals sums a window's items per day, connector, source, class and
+// currency (connector empty for all; to exclusive).
+func (s *Service) Totals(ctx context.Context, connector string, from, to time.Time) ([]models.ReconClassTotal, error) {
+	return models.ReconTotals(ctx, s.DB, connector, from, to)
+}
+
+// Runs lists a window's runs.
+func (s *Service) Runs(ctx context.Context, connector string, from, to time.Time) ([]models.ReconRun, error) {
+	return models.ReconRuns(ctx, s.DB, connector, from, to)
+}
+
+// Exceptions lists the exceptions a filter selects.
+func (s *Service) Exceptions(ctx context.Context, f models.ReconExceptionFilter) ([]models.ReconItem, error) {
+	return models.ReconExceptions(ctx, s.DB, f)
+}
+
+// Statement is a merchant account's settlement statement for a window.
+func (s *Service) Statement(ctx context.Context, merchantID, accountID string, from, to time.Time) ([]models.StatementLine, error) {
+	return models.SettlementStatement(ctx, s.DB, merchantID, accountID, from, to)
 }

@@ -1,0 +1,253 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate/internal/adapters/reconcile"
+	"github.com/paygate/paygate/internal/domain/recon"
+	"github.com/paygate/paygate/models"
+)
+
+// Reconciliation is the settlement reconciliation as finance sees it
+// (internal/adapters/reconcile.Service).
+type Reconciliation interface {
+	Totals(ctx context.Context, connector string, from, to time.Time) ([]models.ReconClassTotal, error)
+	Runs(ctx context.Context, connector string, from, to time.Time) ([]models.ReconRun, error)
+	Exceptions(ctx context.Context, f models.ReconExceptionFilter) ([]models.ReconItem, error)
+	Act(ctx context.Context, id int64, action recon.Action, note, actor string) (models.ReconItem, error)
+	Statement(ctx context.Context, merchantID, accountID string, from, to time.Time) ([]models.StatementLine, error)
+}
+
+// reconWindow reads ?connector=, ?from= and ?to= (settlement days,
+// inclusive): the last 7 days by default, 400 at most.
+func (s *Server) reconWindow(q url.Values) (connector string, from, to time.Time, err error) {
+	today := reconcile.Day(s.Now())
+	from, to = today.AddDate(0, 0, -6), today
+	if v := q.Get("from"); v != "" {
+		if from, err = time.Parse(time.DateOnly, v); err != nil {
+			return "", from, to, errors.New("from must be YYYY-MM-DD")
+		}
+	}
+	if v := q.Get("to"); v != "" {
+		if to, err = time.Parse(time.DateOnly, v); err != nil {
+			return "", from, to, errors.New("to must be YYYY-MM-DD")
+		}
+	}
+	if to.Before(from) || to.Sub(from) > 400*24*time.Hour {
+		return "", from, to, errors.New("the window must run forward, 400 days at most")
+	}
+	connector = q.Get("connector")
+	if len(connector) > 32 {
+		return "", from, to, errors.New("no such connector")
+	}
+	return connector, from, to.AddDate(0, 0, 1), nil
+}
+
+// reconPage shows each day's reconciliation per connector: the runs, and
+// per class how many items and how much.
+func (s *Server) reconPage(w http.ResponseWriter, r *http.Request) {
+	connector, from, to, err := s.reconWindow(r.URL.Query())
+	if err != nil {
+		http.Error(w, "bad filter: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	runs, err := s.Recon.Runs(r.Context(), connector, from, to)
+	if err != nil {
+		s.fail(w, r, "reconciliation runs", err)
+		return
+	}
+	totals, err := s.Recon.Totals(r.Context(), connector, from, to)
+	if err != nil {
+		s.fail(w, r, "reconciliation totals", err)
+		return
+	}
+	s.render(w, r, http.StatusOK, "recon", pageData{Title: t(langOf(r), "recon"), ReconRuns: runs, ReconTotals: totals,
+		Query: windowQuery(connector, from, to)})
+}
+
+// windowQuery is the filter as the page's links carry it.
+func windowQuery(connector string, from, to time.Time) url.Values {
+	q := url.Values{"from": {from.Format(time.DateOnly)}, "to": {to.AddDate(0, 0, -1).Format(time.DateOnly)}}
+	if connector != "" {
+		q.Set("connector", connector)
+	}
+	return q
+}
+
+// reconCSV exports the totals of the page's window.
+func (s *Server) reconCSV(w http.ResponseWriter, r *http.Request) {
+	connector, from, to, err := s.reconWindow(r.URL.Query())
+	if err != nil {
+		http.Error(w, "bad filter: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	totals, err := s.Recon.Totals(r.Context(), connector, from, to)
+	if err != nil {
+		s.fail(w, r, "reconciliation totals", err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="reconciliation.csv"`)
+	if err := reconcile.WriteTotalsCSV(w, totals); err != nil {
+		s.Logger.Error("console: export reconciliation", "error", err)
+	}
+}
+
+// reconStatuses are the exceptions' statuses the queue filters by.
+var reconStatuses = []string{models.ReconOpen, models.ReconClaimed, models.ReconResolved, models.ReconWrittenOff, "all"}
+
+// exceptionFilter reads the queue's filter: the window of settlement days
+// given (all days when none), the status (open by default).
+func (s *Server) exceptionFilter(q url.Values) (models.ReconExceptionFilter, error) {
+	f := models.ReconExceptionFilter{Status: q.Get("status"), Limit: 10000}
+	if f.Status == "" {
+		f.Status = models.ReconOpen
+	}
+	if !strings.Contains(strings.Join(reconStatuses, ","), f.Status) || strings.Contains(f.Status, ",") {
+		return f, errors.New("unknown status")
+	}
+	if q.Get("from") != "" || q.Get("to") != "" || q.Get("connector") != "" {
+		c, from, to, err := s.reconWindow(q)
+		if err != nil {
+			return f, err
+		}
+		f.Connector, f.From, f.To = c, from, to
+	}
+	return f, nil
+}
+
+// exceptionsPage is finance's queue of exceptions, each with its actions.
+func (s *Server) exceptionsPage(w http.ResponseWriter, r *http.Request) {
+	f, err := s.exceptionFilter(r.URL.Query())
+	if err != nil {
+		http.Error(w, "bad filter: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	f.Limit = 500
+	items, err := s.Recon.Exceptions(r.Context(), f)
+	if err != nil {
+		s.fail(w, r, "reconciliation exceptions", err)
+		return
+	}
+	q := r.URL.Query()
+	q.Del("lang")
+	s.render(w, r, http.StatusOK, "exceptions", pageData{Title: t(langOf(r), "exceptions"), ReconItems: items, Query: q,
+		Notice: r.URL.Query().Get("done"), Statuses: reconStatuses})
+}
+
+// exceptionsCSV exports the queue as filtered.
+func (s *Server) exceptionsCSV(w http.ResponseWriter, r *http.Request) {
+	f, err := s.exceptionFilter(r.URL.Query())
+	if err != nil {
+		http.Error(w, "bad filter: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	items, err := s.Recon.Exceptions(r.Context(), f)
+	if err != nil {
+		s.fail(w, r, "reconciliation exceptions", err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="exceptions.csv"`)
+	if err := reconcile.WriteItemsCSV(w, items); err != nil {
+		s.Logger.Error("console: export exceptions", "error", err)
+	}
+}
+
+// actOnException resolves, writes off or claims one exception, as the
+// signed-in finance user, with the note given.
+func (s *Server) actOnException(w http.ResponseWriter, r *http.Request, act *models.ConsoleAction) {
+	sess := sessionOf(r.Context())
+	lang := langOf(r)
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	action, ok := map[string]recon.Action{"resolve": recon.Resolve, "write_off": recon.WriteOff, "claim": recon.Claim}[r.PostForm.Get("action")]
+	note := strings.TrimSpace(r.PostForm.Get("note"))
+	var outcome string
+	switch {
+	case err != nil || id <= 0:
+		outcome = t(lang, "no_such_exception")
+	case !ok:
+		outcome = t(lang, "unknown_action")
+	case note == "" || len(note) > 1000:
+		outcome = t(lang, "note_required")
+	default:
+		it, err := s.Recon.Act(r.Context(), id, action, note, sess.User.Email)
+		switch {
+		case errors.Is(err, models.ErrReconItemNotFound):
+			outcome = t(lang, "no_such_exception")
+		case errors.Is(err, models.ErrReconItemClosed), errors.Is(err, reconcile.ErrNotAllowed):
+			outcome = fmt.Sprintf("%s: %v", t(lang, "not_allowed"), err)
+		case err != nil:
+			s.fail(w, r, "act on exception", err)
+			return
+		default:
+			outcome = fmt.Sprintf("%s %d: %s", t(lang, "exception"), it.ID, t(lang, "recon_"+it.Status))
+		}
+	}
+	s.done(r.Context(), act, outcome)
+	http.Redirect(w, r, "/console/recon/exceptions?lang="+lang+"&done="+url.QueryEscape(outcome), http.StatusSeeOther)
+}
+
+// statementFilter reads the statement's merchant account and window; a
+// merchant user sees only its own merchant's accounts.
+func (s *Server) statementFilter(r *http.Request) (merchantID, accountID string, from, to time.Time, err error) {
+	q := r.URL.Query()
+	merchantID, accountID = q.Get("merchant_id"), q.Get("account_id")
+	if u := sessionOf(r.Context()).User; u.Role == models.RoleMerchant {
+		merchantID = u.MerchantID
+	}
+	if len(merchantID) > 32 || len(accountID) > 32 {
+		return "", "", from, to, errors.New("no such account")
+	}
+	_, from, to, err = s.reconWindow(q)
+	return merchantID, accountID, from, to, err
+}
+
+// statementPage is a merchant account's settlement statement for a window.
+func (s *Server) statementPage(w http.ResponseWriter, r *http.Request) {
+	merchantID, accountID, from, to, err := s.statementFilter(r)
+	if err != nil {
+		http.Error(w, "bad filter: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	var lines []models.StatementLine
+	if merchantID != "" && accountID != "" {
+		if lines, err = s.Recon.Statement(r.Context(), merchantID, accountID, from, to); err != nil {
+			s.fail(w, r, "settlement statement", err)
+			return
+		}
+	}
+	q := windowQuery("", from, to)
+	q.Set("merchant_id", merchantID)
+	q.Set("account_id", accountID)
+	s.render(w, r, http.StatusOK, "statement", pageData{Title: t(langOf(r), "statement"), Statement: lines, Query: q})
+}
+
+// statementCSV exports a merchant account's settlement statement.
+func (s *Server) statementCSV(w http.ResponseWriter, r *http.Request) {
+	merchantID, accountID, from, to, err := s.statementFilter(r)
+	if err == nil && (merchantID == "" || accountID == "") {
+		err = errors.New("merchant_id and account_id are required")
+	}
+	if err != nil {
+		http.Error(w, "bad filter: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	lines, err := s.Recon.Statement(r.Context(), merchantID, accountID, from, to)
+	if err != nil {
+		s.fail(w, r, "settlement statement", err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="statement.csv"`)
+	if err := reconcile.WriteStatementCSV(w, lines); err != nil {
+		s.Logger.Error("console: export statement", "error", err)
+	}
+}

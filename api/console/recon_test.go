@@ -1,0 +1,143 @@
+package console
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/internal/adapters/ledger"
+	"github.com/paygate/paygate/internal/adapters/reconcile"
+	"github.com/paygate/paygate/models"
+)
+
+// seedRecon stores a day's reconciliation: a matched line of merchant A
+// (posted), a capture of merchant A the acquirer never settled, and a
+// duplicate line whose order key would be a formula in a spreadsheet.
+func seedRecon(t *testing.T, c *testConsole) (day time.Time, missing, duplicate int64) {
+	t.Helper()
+	c.s.Recon = &reconcile.Service{DB: c.db, Ledger: ledger.New(c.db), Now: time.Now}
+	day = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	items := []models.ReconItem{
+		{ItemKey: "line/1", Source: models.ReconSourceLine, LineNo: 1, OrderKey: "1000000000000000001", Type: "capture",
+			Gross: 5000, Fee: 175, Net: 4825, Currency: "USD", Class: "matched", MerchantID: "A", AccountID: "A1",
+			Posted: "order/1000000000000000001/settled", Status: models.ReconNone},
+		{ItemKey: "owed/capture/1000000000000000003", Source: models.ReconSourceOwed, OrderKey: "1000000000000000003", Type: "capture",
+			Gross: 2500, Currency: "USD", Class: "missing_at_acquirer", MerchantID: "A", AccountID: "A1", Status: models.ReconOpen},
+		{ItemKey: "line/2", Source: models.ReconSourceLine, LineNo: 2, OrderKey: "=HYPERLINK(1)", Type: "capture",
+			Gross: 5000, Fee: 175, Net: 4825, Currency: "USD", Class: "duplicate", Detail: "already settled by line 1", Status: models.ReconOpen},
+	}
+	for i := range items {
+		items[i].Connector, items[i].Day = "sim-acquirer", day
+	}
+	run := &models.ReconRun{Connector: "sim-acquirer", Day: day, Lines: 2, Owed: 2, Exceptions: 2, Posted: 1, RanAt: time.Now()}
+	if err := models.SaveReconRun(t.Context(), c.db, run, items); err != nil {
+		t.Fatal(err)
+	}
+	var saved []models.ReconItem
+	if err := c.db.Order("id").Find(&saved).Error; err != nil {
+		t.Fatal(err)
+	}
+	return day, saved[1].ID, saved[2].ID
+}
+
+// TestFinanceReconciles: finance reads each day per class, works the
+// exceptions queue (every action audited with who and why) and exports
+// both as CSV; ops may read but not act; merchants see only their own
+// settlement statement.
+func TestFinanceReconciles(t *testing.T) {
+	c := newTestConsole(t)
+	_, missing, duplicate := seedRecon(t, c)
+	fin := c.browser(t)
+	csrf := c.signIn(t, fin, "finance@example.com")
+	window := "from=2026-11-20&to=2026-11-20"
+
+	pages := []struct {
+		name, path string
+		want       []string
+	}{
+		{"the day per class", "/console/recon?" + window, []string{"<td>2026-11-20</td><td>sim-acquirer</td><td>2</td><td>2</td><td>2</td><td>1</td><td>0</td>",
+			"<td>owed by our record</td><td>missing at the acquirer</td><td>USD</td><td>1</td><td>25.00</td>"}},
+		{"the totals as CSV", "/console/recon.csv?" + window, []string{"day,connector,source,class,currency,count,gross,fee,net\n",
+			"2026-11-20,sim-acquirer,owed,missing_at_acquirer,USD,1,25.00,0.00,0.00\n", "2026-11-20,sim-acquirer,line,duplicate,USD,1,50.00,1.75,48.25\n"}},
+		{"the queue with its actions", "/console/recon/exceptions", []string{fmt.Sprintf(`action="/console/recon/exceptions/%d/act`, missing),
+			"missing at the acquirer", "already settled by line 1"}},
+		{"the queue as CSV, formulas defused", "/console/recon/exceptions.csv", []string{"'=HYPERLINK(1)", ",missing_at_acquirer,open,capture,"}},
+	}
+	for _, p := range pages {
+		t.Run(p.name, func(t *testing.T) {
+			code, body, _ := do(t, fin, "GET", c.srv.URL+p.path, nil)
+			if code != 200 {
+				t.Fatalf("GET %s = %d", p.path, code)
+			}
+			for _, w := range p.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("GET %s lacks %q", p.path, w)
+				}
+			}
+		})
+	}
+
+	acts := []struct {
+		name       string
+		id         int64
+		action     string
+		note       string
+		wantStatus string
+		wantPage   string
+	}{
+		{"a note is required", duplicate, "claim", " ", models.ReconOpen, "A note is required"},
+		{"an unknown action", duplicate, "delete", "why", models.ReconOpen, "Unknown action"},
+		{"claim the duplicate", duplicate, "claim", "asked the acquirer on ticket 42", models.ReconClaimed, "claimed"},
+		{"resolve the claim", duplicate, "resolve", "the acquirer took it back on the 22nd", models.ReconResolved, "resolved"},
+		{"act on it again", duplicate, "claim", "again", models.ReconResolved, "Not done"},
+		{"resolve the missing capture", missing, "resolve", "settled by hand, see wire 7", models.ReconResolved, "resolved"},
+	}
+	for i, a := range acts {
+		t.Run(a.name, func(t *testing.T) {
+			form := url.Values{"csrf": {csrf}, "form_id": {fmt.Sprintf("recon-act-%02d-0123456789abcdef", i)}, "action": {a.action}, "note": {a.note}}
+			code, _, h := do(t, fin, "POST", fmt.Sprintf("%s/console/recon/exceptions/%d/act", c.srv.URL, a.id), form)
+			if code != 303 {
+				t.Fatalf("POST = %d", code)
+			}
+			if loc, _ := url.Parse(h.Get("Location")); !strings.Contains(loc.Query().Get("done"), a.wantPage) {
+				t.Errorf("outcome %q, want %q", loc.Query().Get("done"), a.wantPage)
+			}
+			it, err := models.ReconItemByID(t.Context(), c.db, a.id)
+			if err != nil || it.Status != a.wantStatus {
+				t.Errorf("item %d = %s, %v; want %s", a.id, it.Status, err, a.wantStatus)
+			}
+		})
+	}
+	audit, err := models.ReconActions(t.Context(), c.db, duplicate)
+	if err != nil || len(audit) != 2 || audit[0].Action != models.ReconClaimed || audit[0].Actor != "finance@example.com" ||
+		audit[1].Note != "the acquirer took it back on the 22nd" {
+		t.Errorf("audit of the duplicate = %+v, %v", audit, err)
+	}
+
+	ops := c.browser(t)
+	opsCSRF := c.signIn(t, ops, "ops@example.com")
+	if code, body, _ := do(t, ops, "GET", c.srv.URL+"/console/recon/exceptions?status=all", nil); code != 200 || strings.Contains(body, "/act?") {
+		t.Errorf("ops reads the queue: %d, with action forms: %t", code, strings.Contains(body, "/act?"))
+	}
+	form := url.Values{"csrf": {opsCSRF}, "form_id": {"recon-ops-0123456789abcdef"}, "action": {"resolve"}, "note": {"x"}}
+	if code, _, _ := do(t, ops, "POST", fmt.Sprintf("%s/console/recon/exceptions/%d/act", c.srv.URL, missing), form); code != 403 {
+		t.Errorf("ops acts: %d, want 403", code)
+	}
+
+	shopA, shopB := c.browser(t), c.browser(t)
+	c.signIn(t, shopA, "shop-a@example.com")
+	c.signIn(t, shopB, "shop-b@example.com")
+	if code, _, _ := do(t, shopA, "GET", c.srv.URL+"/console/recon", nil); code != 403 {
+		t.Errorf("a merchant opens the reconciliation: %d, want 403", code)
+	}
+	statement := "/console/statement.csv?merchant_id=A&account_id=A1&" + window
+	if _, body, _ := do(t, shopA, "GET", c.srv.URL+statement, nil); !strings.Contains(body, "2026-11-20,sim-acquirer,capture,USD,1,50.00,1.75,48.25") {
+		t.Errorf("merchant A's statement = %q", body)
+	}
+	// Merchant B asking for A's account gets its own, which has nothing.
+	if _, body, _ := do(t, shopB, "GET", c.srv.URL+statement, nil); strings.Contains(body, "sim-acquirer") {
+		t.Errorf("merchant B reads A's statement: %q", body)
+	}
+}
