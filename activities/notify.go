@@ -85,11 +85,14 @@ func (a *Activities) DeliverNotification(ctx context.Context, in DeliverInput) (
 	for k, v := range n.Fields {
 		fields[k] = v
 	}
-	if n.NotifyType == NotifyTypePayout {
+	switch n.NotifyType {
+	case notify.TypeSettlement:
+		// Signed by the webhook signature headers alone (notify.Sign).
+	case NotifyTypePayout:
 		// A payout notification is signed with the payout result recipe:
 		// the payout recipe (docs/design.md §3) and then what became of it.
 		fields["encryption_data"] = signing.SignPayoutResult(account.SignKey(), fields.Get)
-	} else {
+	default:
 		fields["encryption_data"] = signing.SignPaymentResult(account.SignKey(), signing.PaymentResultFrom(fields.Get))
 	}
 	body := notify.Body(fields)

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/paygate/paygate/internal/adapters/ledger"
+	"github.com/paygate/paygate/internal/adapters/payoutschedule"
 	"github.com/paygate/paygate/internal/adapters/rail"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/payout"
@@ -53,7 +54,9 @@ type PayoutActivities struct {
 	Rail     PayoutRail
 	TestRail PayoutRail
 	Pricing  PayoutPricing
-	Logger   *slog.Logger
+	// Schedules plans the accounts' scheduled payouts.
+	Schedules PayoutPlanner
+	Logger    *slog.Logger
 }
 
 // railFor is the rail of the payout id of an account in mode: a test
@@ -425,3 +428,26 @@ func railError(err error) error {
 // NotifyTypePayout is the notify_type of payout notifications; they are
 // signed with the payout-result recipe rather than the payment result's.
 const NotifyTypePayout = notify.TypePayout
+
+// PayoutPlanner plans the day's scheduled payouts
+// (internal/adapters/payoutschedule.Planner).
+type PayoutPlanner interface {
+	Due(ctx context.Context, day time.Time) (payoutschedule.Plan, error)
+}
+
+// ScheduledPayoutPlan is a day's scheduled payouts, as the workflow sees
+// them.
+type ScheduledPayoutPlan = payoutschedule.Plan
+
+// PlanScheduledPayouts plans the payouts the accounts' schedules make on
+// day (YYYY-MM-DD).
+func (p *PayoutActivities) PlanScheduledPayouts(ctx context.Context, day string) (ScheduledPayoutPlan, error) {
+	if p.Schedules == nil {
+		return ScheduledPayoutPlan{}, nil
+	}
+	d, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return ScheduledPayoutPlan{}, temporal.NewNonRetryableApplicationError("day must be YYYY-MM-DD", "InvalidDay", err)
+	}
+	return p.Schedules.Due(ctx, d)
+}

@@ -17,6 +17,7 @@ type Reconciler interface {
 	Reconcile(ctx context.Context, connector string, day time.Time) (reconcile.Summary, error)
 	Post(ctx context.Context, connector string, day time.Time, progress func(id int64)) (reconcile.PostSummary, error)
 	DaysDue(ctx context.Context, connector string, from, to time.Time) ([]time.Time, error)
+	SettlementNotices(ctx context.Context, connector string, day time.Time) ([]string, error)
 }
 
 // ReconSummary and ReconPostSummary are what a day's reconciliation found
@@ -82,6 +83,17 @@ func (a *ReconActivities) PostSettlementDay(ctx context.Context, in ReconDayInpu
 		}
 	})
 	return s, reconError(err)
+}
+
+// RecordSettlementNotices records the notifications that tell merchant
+// accounts what the day's settlement posted to them, and returns their
+// notify ids for the workflow to deliver.
+func (a *ReconActivities) RecordSettlementNotices(ctx context.Context, in ReconDayInput) ([]string, error) {
+	d, err := in.day()
+	if err != nil {
+		return nil, err
+	}
+	return a.Recon.SettlementNotices(ctx, in.Connector, d)
 }
 
 // ReconDaysInput is a window of settlement days, From to To inclusive.

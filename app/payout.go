@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate/internal/adapters/payoutschedule"
+
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/rail"
@@ -106,11 +108,12 @@ func (g *Gateway) PayoutActivities() (*activities.PayoutActivities, error) {
 		}
 	}
 	return &activities.PayoutActivities{
-		Records:  models.Records{DB: g.DB},
-		Ledger:   ledger.New(g.DB),
-		Rail:     rc,
-		TestRail: testRail,
-		Pricing:  pricing,
-		Logger:   g.Logger.With("component", "payout-activities"),
+		Records:   models.Records{DB: g.DB},
+		Ledger:    ledger.New(g.DB),
+		Rail:      rc,
+		TestRail:  testRail,
+		Pricing:   pricing,
+		Schedules: &payoutschedule.Planner{DB: g.DB, Ledger: ledger.New(g.DB), IDs: g.transactionIDs()},
+		Logger:    g.Logger.With("component", "payout-activities"),
 	}, nil
 }

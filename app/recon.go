@@ -22,6 +22,23 @@ const (
 	ReconBackfillDays = 7
 )
 
+// ScheduledPayoutsCron runs the accounts' payout schedules daily at 07:00
+// UTC, after the morning's reconciliation has moved the settled money to
+// the available balances.
+const ScheduledPayoutsCron = "0 7 * * *"
+
+// EnsureScheduledPayouts makes the schedule that runs the accounts' payout
+// schedules daily, or brings an existing one to this configuration.
+func (g *Gateway) EnsureScheduledPayouts(ctx context.Context) error {
+	return g.ensureSchedule(ctx, workflows.ScheduledPayoutsScheduleID, ScheduledPayoutsCron, &client.ScheduleWorkflowAction{
+		ID:                       "scheduled-payouts",
+		Workflow:                 workflows.ScheduledPayoutsWorkflowType,
+		Args:                     []any{workflows.ScheduledPayoutsInput{NotifySchedule: g.Config.NotifySchedule}},
+		TaskQueue:                workflows.TaskQueue,
+		WorkflowExecutionTimeout: 23 * time.Hour,
+	})
+}
+
 // EnsureReconSchedules makes, for every connector that gives settlement
 // reports, the schedule that reconciles it daily, or brings an existing one
 // to this configuration: every worker calls it on start.
@@ -44,28 +61,31 @@ func (g *Gateway) EnsureReconSchedules(ctx context.Context) error {
 }
 
 func (g *Gateway) ensureReconSchedule(ctx context.Context, connector string) error {
-	id := workflows.ReconScheduleID(connector)
-	action := &client.ScheduleWorkflowAction{
+	return g.ensureSchedule(ctx, workflows.ReconScheduleID(connector), ReconCron, &client.ScheduleWorkflowAction{
 		ID:                       "recon-due/" + connector,
 		Workflow:                 workflows.ReconcileDueWorkflowType,
 		Args:                     []any{workflows.ReconDueInput{Connector: connector, BackfillDays: ReconBackfillDays}},
 		TaskQueue:                workflows.TaskQueue,
 		WorkflowExecutionTimeout: 23 * time.Hour,
-	}
-	spec := client.ScheduleSpec{CronExpressions: []string{ReconCron}}
+	})
+}
+
+// ensureSchedule makes a daily schedule of action at cron (UTC), or brings
+// an existing one to it. A worker down at the hour for less than a day
+// still runs the day when it comes back; runs never overlap.
+func (g *Gateway) ensureSchedule(ctx context.Context, id, cron string, action *client.ScheduleWorkflowAction) error {
+	spec := client.ScheduleSpec{CronExpressions: []string{cron}}
 	sc := g.Temporal.ScheduleClient()
 	_, err := sc.Create(ctx, client.ScheduleOptions{
 		ID: id, Spec: spec, Action: action,
-		Overlap: enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
-		// A worker down at 06:00 for less than a day still runs the day
-		// when it comes back; longer outages are the backfill's.
+		Overlap:       enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
 		CatchupWindow: 24 * time.Hour,
 	})
 	if err == nil {
 		return nil
 	}
 	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
-		return fmt.Errorf("create the reconciliation schedule of %s: %w", connector, err)
+		return fmt.Errorf("create the schedule %s: %w", id, err)
 	}
 	err = sc.GetHandle(ctx, id).Update(ctx, client.ScheduleUpdateOptions{
 		DoUpdate: func(u client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
@@ -76,7 +96,7 @@ func (g *Gateway) ensureReconSchedule(ctx context.Context, connector string) err
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("update the reconciliation schedule of %s: %w", connector, err)
+		return fmt.Errorf("update the schedule %s: %w", id, err)
 	}
 	return nil
 }

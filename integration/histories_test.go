@@ -142,9 +142,10 @@ func saveHistory(t *testing.T, name, id string) {
 	}
 }
 
-// TestRecordHistoriesRecon records the reconciliation's workflows: a day
+// TestRecordHistoriesRecon records the reconciliation's workflows (a day
 // reconciled with nothing to settle, and a scheduled run that reconciles
-// today's day of sim-bank as its child.
+// today's day of sim-bank as its child) and a day's run of the payout
+// schedules.
 func TestRecordHistoriesRecon(t *testing.T) {
 	if os.Getenv("PAYGATE_RECORD_HISTORIES") == "" {
 		t.Skip("set PAYGATE_RECORD_HISTORIES=1 to record workflow histories")
@@ -162,4 +163,10 @@ func TestRecordHistoriesRecon(t *testing.T) {
 		t.Fatal(err)
 	}
 	saveHistory(t, "recon-due", due.GetID())
+	sp, err := env.temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "scheduled-payouts-record-" + randomHex(4), TaskQueue: workflows.TaskQueue},
+		workflows.ScheduledPayoutsWorkflowType, workflows.ScheduledPayoutsInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	saveHistory(t, "scheduled-payouts", sp.GetID())
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/paygate/paygate/internal/domain/capture"
 	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/payout"
 	"github.com/paygate/paygate/internal/domain/recon"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/routing"
@@ -77,6 +78,13 @@ type Account struct {
 	// Pricing is what the account pays for its captures when they settle
 	// (internal/domain/recon): NULL passes the acquirer's fee through.
 	Pricing recon.Pricing `gorm:"serializer:json;type:jsonb"`
+	// SettlementNotifyURL receives a notification (notify_type settlement)
+	// each time an acquirer's settlement of the account's captures is
+	// posted; empty sends none.
+	SettlementNotifyURL string `gorm:"size:1024;not null;default:''"`
+	// PayoutSchedule pays the account's available balance out on its own
+	// (internal/domain/payout.Schedule); NULL pays out only on request.
+	PayoutSchedule *payout.Schedule `gorm:"serializer:json;type:jsonb"`
 
 	// Order deadlines in seconds; 0 means the gateway's default (review 3
 	// days, authorisation 7 days, refunds 180 days).

@@ -48,6 +48,7 @@ func RegisterWorkflows(r WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.PersonalData, workflow.RegisterOptions{Name: workflows.PersonalDataWorkflowType})
 	r.RegisterWorkflowWithOptions(workflows.ReconcileDay, workflow.RegisterOptions{Name: workflows.ReconcileDayWorkflowType})
 	r.RegisterWorkflowWithOptions(workflows.ReconcileDue, workflow.RegisterOptions{Name: workflows.ReconcileDueWorkflowType})
+	r.RegisterWorkflowWithOptions(workflows.ScheduledPayouts, workflow.RegisterOptions{Name: workflows.ScheduledPayoutsWorkflowType})
 }
 
 // WorkflowTaskPollers is the worker's default number of workflow-task

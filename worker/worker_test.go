@@ -60,7 +60,8 @@ func TestRegisterPutsEverything(t *testing.T) {
 		Recon: &activities.ReconActivities{}}
 	Register(&r, acts)
 	want := []string{workflows.OrderWorkflowType, workflows.RedeliverWorkflowType, workflows.SubscriptionWorkflowType,
-		workflows.PayoutWorkflowType, workflows.PersonalDataWorkflowType, workflows.ReconcileDayWorkflowType, workflows.ReconcileDueWorkflowType}
+		workflows.PayoutWorkflowType, workflows.PersonalDataWorkflowType, workflows.ReconcileDayWorkflowType, workflows.ReconcileDueWorkflowType,
+		workflows.ScheduledPayoutsWorkflowType}
 	if !slices.Equal(r.workflows, want) {
 		t.Errorf("workflows %v, want %v", r.workflows, want)
 	}

@@ -50,6 +50,12 @@ const (
 	// today's report and any missed day of the backfill window. The
 	// schedule ReconScheduleID(connector) starts it daily.
 	ReconcileDueWorkflowType = "ReconcileSettlementsDue"
+
+	// ScheduledPayoutsWorkflowType pays out, daily, the available balance of
+	// the accounts whose payout schedule is due; the schedule
+	// ScheduledPayoutsScheduleID starts it.
+	ScheduledPayoutsWorkflowType = "ScheduledPayouts"
+	ScheduledPayoutsScheduleID   = "paygate-scheduled-payouts"
 )
 
 // Error types carried by application errors the workflows return.

@@ -29,7 +29,10 @@ func ReconScheduleID(connector string) string { return "paygate-recon-" + connec
 type ReconDayResult struct {
 	Summary activities.ReconSummary
 	Posted  activities.ReconPostSummary
-	Error   string `json:",omitempty"`
+	// Notices are the settlement notifications recorded for the merchant
+	// accounts the day paid.
+	Notices []string `json:",omitempty"`
+	Error   string   `json:",omitempty"`
 }
 
 // reconOptions: the report is fetched over HTTP from the acquirer, which
@@ -56,6 +59,22 @@ func ReconcileDay(ctx workflow.Context, in activities.ReconDayInput) (ReconDayRe
 	}
 	if err := workflow.ExecuteActivity(ctx, ra.PostSettlementDay, in).Get(ctx, &out.Posted); err != nil {
 		return dataError(out, err)
+	}
+	if err := workflow.ExecuteActivity(ctx, ra.RecordSettlementNotices, in).Get(ctx, &out.Notices); err != nil {
+		return dataError(out, err)
+	}
+	// Each notice is delivered by a Redeliver child that outlives this run,
+	// on the durable schedule orders use; one already under way (the day
+	// run again) is left to itself.
+	for _, id := range out.Notices {
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+			WorkflowID:        "notify/" + id,
+			ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
+		})
+		child := workflow.ExecuteChildWorkflow(cctx, RedeliverWorkflowType, RedeliverInput{NotifyIDs: []string{id}})
+		if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil && !temporal.IsWorkflowExecutionAlreadyStartedError(err) {
+			workflow.GetLogger(ctx).Error("settlement notice not started", "notify_id", id, "error", err)
+		}
 	}
 	return out, nil
 }

@@ -223,6 +223,9 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	if err := g.EnsurePersonalDataSchedule(ctx); err != nil {
 		return err
 	}
+	if err := g.EnsureScheduledPayouts(ctx); err != nil {
+		return err
+	}
 	if err := g.EnsureReconSchedules(ctx); err != nil {
 		return err
 	}

@@ -54,6 +54,7 @@ commands:
   merchant rotate-key  give an account a new sign key (the old one stays valid for -grace)
   merchant set-signing  set an account's signing scheme: compatible or strong (-scheme)
   merchant routing show|set  show an account's routing rules, or set them from a JSON file (-file)
+  merchant settlement show|set  show an account's pricing, settlement notify URL and payout schedule, or set them (-file)
   sign               print encryption_data for values and a sign key (-strong: a Paygate-Signature header)
   bench              drive signed authorisations through a running gateway
   verify-notification  check a received notification's encryption_data and webhook signature
@@ -123,8 +124,10 @@ func run(args []string, stdout io.Writer) error {
 			return runMerchantDemo(ctx, stdout, logger)
 		case len(rest) > 1 && rest[0] == "routing" && (rest[1] == "show" || rest[1] == "set"):
 			return runMerchantRouting(ctx, rest[1], rest[2:], stdout, logger)
+		case len(rest) > 1 && rest[0] == "settlement" && (rest[1] == "show" || rest[1] == "set"):
+			return runMerchantSettlement(ctx, rest[1], rest[2:], stdout, logger)
 		}
-		return errors.New("usage: paygate merchant create|demo|rotate-key|set-signing|routing show|routing set [flags]")
+		return errors.New("usage: paygate merchant create|demo|rotate-key|set-signing|routing show|routing set|settlement show|settlement set [flags]")
 	case "sign":
 		return runSign(rest, stdout)
 	case "bench":

@@ -76,6 +76,10 @@ func runWorker(ctx context.Context, logger *slog.Logger) error {
 		w.Stop()
 		return err
 	}
+	if err := g.EnsureScheduledPayouts(ctx); err != nil {
+		w.Stop()
+		return err
+	}
 	if err := g.EnsureReconSchedules(ctx); err != nil {
 		w.Stop()
 		return err

@@ -19,6 +19,10 @@ CREATE INDEX IF NOT EXISTS idx_journal_entries_order_key ON journal_entries (ord
 -- What an account pays for its captures (recon.Pricing); NULL passes the
 -- acquirer's fee through.
 ALTER TABLE accounts ADD COLUMN IF NOT EXISTS pricing jsonb;
+-- Where the account hears of each settlement posted to it; '' for nowhere.
+ALTER TABLE accounts ADD COLUMN IF NOT EXISTS settlement_notify_url varchar(1024) NOT NULL DEFAULT '';
+-- The account's payout schedule (payout.Schedule); NULL pays out on request only.
+ALTER TABLE accounts ADD COLUMN IF NOT EXISTS payout_schedule jsonb;
 
 -- One reconciliation of a connector's settlement day (models.ReconRun).
 CREATE TABLE IF NOT EXISTS recon_runs (

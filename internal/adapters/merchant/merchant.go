@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"net/url"
 	"sync"
 	"time"
 
@@ -20,6 +21,8 @@ import (
 	"github.com/paygate/paygate/internal/domain/capture"
 	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/keyring"
+	"github.com/paygate/paygate/internal/domain/payout"
+	"github.com/paygate/paygate/internal/domain/recon"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/signing"
@@ -523,6 +526,51 @@ func (s *Service) SetMode(ctx context.Context, merchantID, accountID, mode strin
 			return err
 		}
 		return fmt.Errorf("set mode of %s: %w", accountID, err)
+	}
+	s.mu.Lock()
+	delete(s.cache, merchantID+"/"+accountID)
+	s.mu.Unlock()
+	return nil
+}
+
+// SettlementSettings are what an account does with its settled money: what
+// it pays for its captures, where it hears of each settlement, and its
+// payout schedule (nil: payouts on request only).
+type SettlementSettings struct {
+	Pricing        recon.Pricing    `json:"pricing"`
+	NotifyURL      string           `json:"notify_url,omitempty"`
+	PayoutSchedule *payout.Schedule `json:"payout_schedule,omitempty"`
+}
+
+// SetSettlement stores an account's settlement settings after checking
+// them: a blended fee within range, an absolute http(s) notify URL, and a
+// payout schedule whose payout request the API would take.
+func (s *Service) SetSettlement(ctx context.Context, merchantID, accountID string, set SettlementSettings) error {
+	if b := set.Pricing.Blended; b != nil && (b.Fixed < 0 || b.BasisPoints < 0 || b.BasisPoints > 10000 || b.Fixed > 1_000_000) {
+		return fmt.Errorf("%w: a blended fee is 0 to 1,000,000 minor units plus 0 to 10,000 basis points", ErrInvalidSettings)
+	}
+	if u := set.NotifyURL; u != "" {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || len(u) > 1024 {
+			return fmt.Errorf("%w: notify_url must be an absolute http or https URL of 1,024 characters at most", ErrInvalidSettings)
+		}
+	}
+	if set.PayoutSchedule != nil {
+		if err := set.PayoutSchedule.Validate(merchantID, accountID, s.now()); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalidSettings, err)
+		}
+	}
+	m, err := models.FindAccount(ctx, s.db, merchantID, accountID)
+	if errors.Is(err, models.ErrNotFound) {
+		return ErrUnknownAccount
+	}
+	if err != nil {
+		return err
+	}
+	m.Pricing, m.SettlementNotifyURL, m.PayoutSchedule = set.Pricing, set.NotifyURL, set.PayoutSchedule
+	if err := s.db.WithContext(ctx).Model(&models.Account{}).Where("id = ?", m.ID).
+		Select("pricing", "settlement_notify_url", "payout_schedule").Updates(m).Error; err != nil {
+		return fmt.Errorf("set settlement settings of %s: %w", m.ID, err)
 	}
 	s.mu.Lock()
 	delete(s.cache, merchantID+"/"+accountID)

@@ -27,6 +27,10 @@ const EncryptionDataField = "encryption_data"
 const (
 	NotifyTypeField = "notify_type"
 	TypePayout      = "payout"
+	// TypeSettlement tells a merchant account what an acquirer settled to
+	// it on a day. It carries no encryption_data: its fields are the
+	// gateway's own, and the webhook signature headers sign its body.
+	TypeSettlement = "settlement"
 )
 
 // The kinds of an order's notifications (notify_type). They travel in

@@ -65,9 +65,9 @@ type Expected struct {
 // BasisPoints of the gross (rounded half up), with Tolerance minor units
 // either way before a fee counts as outside the schedule.
 type FeeSchedule struct {
-	Fixed       int64
-	BasisPoints int64
-	Tolerance   int64
+	Fixed       int64 `json:"fixed"`
+	BasisPoints int64 `json:"basis_points"`
+	Tolerance   int64 `json:"tolerance,omitempty"`
 }
 
 // Fee is the contracted fee of a capture of gross.

@@ -1,0 +1,139 @@
+package payoutschedule_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/paygate/paygate/internal/adapters/ledger"
+	"github.com/paygate/paygate/internal/adapters/payoutschedule"
+	"github.com/paygate/paygate/internal/dev/devenv"
+	"github.com/paygate/paygate/internal/domain/payout"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/models/migrations"
+)
+
+func testDB(t *testing.T) *gorm.DB {
+	t.Helper()
+	ctx := t.Context()
+	logger := slog.New(slog.DiscardHandler)
+	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join("..", "..", "..", ".data", "postgres")}, logger)
+	if err != nil {
+		t.Skipf("no postgres server: %v", err)
+	}
+	t.Cleanup(func() { _ = pg.Stop() })
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	name := "paygate_sched_" + hex.EncodeToString(b)
+	if err := devenv.CreateDatabase(ctx, pg.AdminURL, name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = devenv.DropDatabase(context.Background(), pg.AdminURL, name) })
+	db, err := models.Open(ctx, pg.DatabaseURL(name), logger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := models.ProtectForTest(db); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if s, err := db.DB(); err == nil {
+			_ = s.Close()
+		}
+	})
+	s, err := db.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migrations.Up(ctx, s, nil); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+type seqIDs struct{ n int }
+
+func (s *seqIDs) Next() string { s.n++; return "900000000000000000" + string(rune('0'+s.n)) }
+
+func template() payout.Request {
+	return payout.Request{PaymentMethod: "SWIFT", SwiftChargeOption: "SHARED", FundSource: "DepositAccount",
+		Beneficiary: &payout.Beneficiary{EntityType: "COMPANY", CompanyName: "Muller GmbH",
+			Address: payout.BeneficiaryAddress{City: "Berlin", CountryCode: "DE"},
+			BankDetails: payout.BankDetails{AccountName: "Muller GmbH", BankCountryCode: "DE", IBAN: "DE89370400440532013000",
+				SwiftCode: "COBADEFFXXX", AccountCurrency: "EUR"}},
+		Payer: &payout.Payer{EntityType: "COMPANY", CompanyName: "Demo Ltd", Address: payout.PayerAddress{CountryCode: "US"}}}
+}
+
+// TestDue: on a Thursday, a daily schedule with 1,000.00 available and 10%
+// held back pays 900.00; a Monday schedule is not due; one whose balance is
+// below its minimum, one whose payout of the day is made and one inactive
+// account pay nothing, each skipped with why.
+func TestDue(t *testing.T) {
+	db := testDB(t)
+	ctx := t.Context()
+	thursday := time.Date(2026, 11, 26, 7, 0, 0, 0, time.UTC)
+	l := ledger.New(db)
+	accounts := []struct {
+		id        string
+		sched     *payout.Schedule
+		active    bool
+		available int64
+	}{
+		{"daily", &payout.Schedule{Interval: payout.Daily, Currency: "EUR", Minimum: 100_00, ReserveBasisPoints: 1000}, true, 1_000_00},
+		{"monday", &payout.Schedule{Interval: payout.Weekly, Weekday: 1, Currency: "EUR"}, true, 1_000_00},
+		{"short", &payout.Schedule{Interval: payout.Daily, Currency: "EUR", Minimum: 100_00}, true, 50_00},
+		{"made", &payout.Schedule{Interval: payout.Daily, Currency: "EUR"}, true, 1_000_00},
+		{"inactive", &payout.Schedule{Interval: payout.Daily, Currency: "EUR"}, false, 1_000_00},
+		{"none", nil, true, 1_000_00},
+	}
+	if err := db.Create(&models.Merchant{ID: "M", Name: "M"}).Error; err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range accounts {
+		if a.sched != nil {
+			a.sched.Template = template()
+		}
+		row := models.Account{ID: a.id, MerchantID: "M", Name: a.id, SignKeyID: "k", SignKeySealed: []byte{1}, AllowedQueryIPs: []string{},
+			Currencies: []string{"EUR"}, AmountLimits: map[string]int64{}, PayoutSchedule: a.sched}
+		if err := db.Create(&row).Error; err != nil {
+			t.Fatal(err)
+		}
+		if !a.active {
+			if err := db.Model(&models.Account{}).Where("id = ?", a.id).Update("active", false).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := l.TopUp(ctx, ledger.TopUp{Reference: "t/" + a.id, MerchantID: "M", AccountID: a.id, Currency: "EUR", Amount: a.available}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	made := models.Payout{ID: "payout/M/x", MerchantID: "M", AccountID: "made", RequestID: payout.ScheduledRequestID("M", "made", thursday),
+		TransactionID: "8000000000000000001", ShortReferenceID: "P261126ABCDEFG", Status: "COMPLETED", PaymentCurrency: "EUR",
+		SourceCurrency: "EUR", Request: []byte("{}")}
+	if err := db.Create(&made).Error; err != nil {
+		t.Fatal(err)
+	}
+	p := &payoutschedule.Planner{DB: db, Ledger: l, IDs: &seqIDs{}}
+	plan, err := p.Due(ctx, thursday)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Payouts) != 1 || plan.Payouts[0].AccountID != "daily" || plan.Payouts[0].Instruction.PaymentAmount.Minor != 900_00 ||
+		plan.Payouts[0].Instruction.FeePaidBy != payout.FeeBeneficiary || plan.Payouts[0].RequestID != payout.ScheduledRequestID("M", "daily", thursday) {
+		t.Errorf("payouts %+v, want 900.00 of the daily account", plan.Payouts)
+	}
+	skipped := map[string]string{}
+	for _, s := range plan.Skipped {
+		skipped[s.AccountID] = s.Reason
+	}
+	if len(skipped) != 2 || !strings.Contains(skipped["short"], "below the minimum") || skipped["made"] != "the day's payout is made" {
+		t.Errorf("skipped %v", skipped)
+	}
+}

@@ -1,0 +1,70 @@
+package workflows
+
+import (
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/notify"
+)
+
+// ScheduledPayoutsInput is what the daily run of the accounts' payout
+// schedules starts from.
+type ScheduledPayoutsInput struct {
+	NotifySchedule notify.Schedule
+}
+
+// ScheduledPayoutsResult is what a day's run started and why it started
+// nothing for the other accounts that were due.
+type ScheduledPayoutsResult struct {
+	Day     string
+	Started []string // payout workflow ids
+	Skipped []string // merchant/account: why
+}
+
+// ScheduledPayouts pays out the available balance of every account whose
+// payout schedule is due today, each through a Payout workflow of its own
+// (the same one a merchant's request starts) that outlives this run. A
+// day's payout has one request id per account, and a payout workflow id is
+// never reused, so a run repeated pays nothing twice.
+func ScheduledPayouts(ctx workflow.Context, in ScheduledPayoutsInput) (ScheduledPayoutsResult, error) {
+	day := workflow.Now(ctx).UTC().Format(time.DateOnly)
+	out := ScheduledPayoutsResult{Day: day}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 5 * time.Minute,
+		RetryPolicy: &temporal.RetryPolicy{InitialInterval: 5 * time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute,
+			NonRetryableErrorTypes: []string{"InvalidDay"}},
+	})
+	var plan activities.ScheduledPayoutPlan
+	if err := workflow.ExecuteActivity(actx, pa.PlanScheduledPayouts, day).Get(ctx, &plan); err != nil {
+		return out, err
+	}
+	for _, s := range plan.Skipped {
+		out.Skipped = append(out.Skipped, s.MerchantID+"/"+s.AccountID+": "+s.Reason)
+	}
+	for _, p := range plan.Payouts {
+		id := PayoutWorkflowID(p.MerchantID, p.RequestID)
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+			WorkflowID:            id,
+			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+			ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
+		})
+		child := workflow.ExecuteChildWorkflow(cctx, PayoutWorkflowType, PayoutInput{
+			ID: id, MerchantID: p.MerchantID, AccountID: p.AccountID, RequestID: p.RequestID, TransactionID: p.TransactionID,
+			ShortReferenceID: p.ShortReferenceID, Instruction: p.Instruction, Mode: p.Mode, Run: 1, NotifySchedule: in.NotifySchedule,
+		})
+		err := child.GetChildWorkflowExecution().Get(ctx, nil)
+		switch {
+		case err == nil:
+			out.Started = append(out.Started, id)
+		case temporal.IsWorkflowExecutionAlreadyStartedError(err):
+			out.Skipped = append(out.Skipped, p.MerchantID+"/"+p.AccountID+": the day's payout is under way")
+		default:
+			return out, err
+		}
+	}
+	return out, nil
+}
