@@ -144,7 +144,8 @@ func (c Config) buildConnectors() ([]gatewayConnector, error) {
 			conn, err = simbank.New(simbank.Config{BaseURL: c.Connectors.SimBankURL, Timeout: c.Connectors.AcquirerTimeout})
 		case stripe.Name:
 			conn, err = stripe.New(stripe.Config{SecretKey: c.Connectors.StripeSecretKey, BaseURL: c.Connectors.StripeURL,
-				Timeout: c.Connectors.AcquirerTimeout, CallbackSecret: c.Connectors.ProviderSecret, WebhookSecret: c.Connectors.StripeWebhookSecret})
+				Timeout: c.Connectors.AcquirerTimeout, CallbackSecret: c.Connectors.ProviderSecret, WebhookSecret: c.Connectors.StripeWebhookSecret,
+				SettlementDays: SettlementTerms[stripe.Name].Days})
 		default:
 			err = fmt.Errorf("%w %q", ErrUnknownConnector, name)
 		}

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -215,6 +216,61 @@ func TestConsoleInTheBrowser(t *testing.T) {
 			}
 		}
 		consoleSignOut(t, ctx)
+	})
+
+	t.Run("finance reconciles", func(t *testing.T) {
+		sh := shot{t: t, root: root, name: "console-recon", docs: map[string]string{
+			"recon": "console-recon.png", "exceptions": "console-exceptions.png"}}
+		ctx := openTab(t, browserCtx, sh)
+		// A settlement day of its own: one line matched, one capture the
+		// acquirer never settled.
+		day := time.Date(2019, 5, 1+int(randomHex(1)[0]%28), 0, 0, 0, 0, time.UTC)
+		connector := "sim-" + randomHex(3)
+		run := &models.ReconRun{Connector: connector, Day: day, Lines: 1, Owed: 2, Exceptions: 1, Posted: 1, RanAt: time.Now()}
+		items := []models.ReconItem{
+			{ItemKey: "line/1", Source: models.ReconSourceLine, LineNo: 1, OrderKey: "5000000000000000001", Type: "capture", Gross: 10000,
+				Fee: 320, Net: 9680, Currency: "USD", Class: "matched", Posted: "order/5000000000000000001/settled", Status: models.ReconNone},
+			{ItemKey: "owed/capture/5000000000000000002", Source: models.ReconSourceOwed, OrderKey: "5000000000000000002", Type: "capture",
+				Gross: 4591, Currency: "USD", Class: "missing_at_acquirer", Status: models.ReconOpen},
+		}
+		for i := range items {
+			items[i].Connector, items[i].Day = connector, day
+		}
+		if err := models.SaveReconRun(t.Context(), env.gw.DB, run, items); err != nil {
+			t.Fatal(err)
+		}
+		var missing models.ReconItem
+		if err := env.gw.DB.Where("connector = ? AND class = ?", connector, "missing_at_acquirer").Take(&missing).Error; err != nil {
+			t.Fatal(err)
+		}
+		email := consoleUser(t, models.RoleFinance, "")
+		consoleSignIn(t, ctx, email, "/console/payouts")
+		window := "connector=" + connector + "&from=" + day.Format(time.DateOnly) + "&to=" + day.Format(time.DateOnly)
+		if err := chromedp.Do(ctx, chromedp.Navigate(env.api.URL+"/console/recon?"+window), chromedp.WaitVisible(chromedp.ID("recon-totals"))); err != nil {
+			t.Fatal(err)
+		}
+		if got := textOf(t, ctx, "#recon-totals"); !strings.Contains(got, "missing at the acquirer") || !strings.Contains(got, "45.91") {
+			t.Errorf("the day's classes: %s", got)
+		}
+		checkAccessible(t, ctx, "recon")
+		sh.take(ctx, "recon")
+		form := fmt.Sprintf(`form[action^="/console/recon/exceptions/%d/act"]`, missing.ID)
+		if err := chromedp.Do(ctx, chromedp.Navigate(env.api.URL+"/console/recon/exceptions?"+window), chromedp.WaitVisible(chromedp.ID("exceptions")),
+			chromedp.SendKeys(chromedp.ID(fmt.Sprintf("note-%d", missing.ID)), "asked the acquirer, ticket 7"),
+			chromedp.SetValue(chromedp.CSS(form+" select"), "claim"),
+			chromedp.Click(chromedp.ID(fmt.Sprintf("act-%d", missing.ID))),
+			chromedp.WaitVisible(chromedp.CSS("[role=status]"))); err != nil {
+			t.Fatal(err)
+		}
+		if got := textOf(t, ctx, "[role=status]"); !strings.Contains(got, "claimed") {
+			t.Errorf("after the action the page says %q", got)
+		}
+		checkAccessible(t, ctx, "exceptions")
+		sh.take(ctx, "exceptions")
+		audit, err := models.ReconActions(t.Context(), env.gw.DB, missing.ID)
+		if err != nil || len(audit) != 1 || audit[0].Action != models.ReconClaimed || audit[0].Actor != email || audit[0].Note != "asked the acquirer, ticket 7" {
+			t.Errorf("audit %+v, %v", audit, err)
+		}
 	})
 
 	t.Run("ops", func(t *testing.T) {

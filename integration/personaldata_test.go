@@ -27,11 +27,13 @@ var (
 	shopperNames   = []string{"Lovelace", "Hopperton"}
 )
 
-// staffTables hold the console's users, their sign-ins and the finance
-// re-runs they asked for: staff, not shoppers.
+// staffTables hold the console's users, their sign-ins, the finance
+// re-runs they asked for and what finance did with the reconciliation's
+// exceptions (who acted): staff, not shoppers.
 var staffTables = map[string]bool{
 	"console_users": true, "console_sessions": true, "console_login_failures": true,
 	"console_login_limits": true, "console_actions": true, "payout_reruns": true,
+	"recon_actions": true, "recon_items": true,
 }
 
 // databaseLeaks reads every row of every table of the gateway's database,

@@ -67,6 +67,7 @@ commands:
   recon run          reconcile connectors' settlement days (-connector, -day or -from/-to) through Temporal
   recon show         per day, connector and class: counts and amounts (-format csv)
   recon exceptions   list the reconciliation's exceptions (-status, -format csv)
+  recon statement    a merchant account's settlement statement (-merchant-id, -account-id, -from, -to, -format csv)
   recon act          resolve, write off or claim an exception (-item, -action, -note, -actor; audited)
   payout rerun       re-run failed payouts by id or filter (-dry-run, -yes, -resume N)
   shopper erase      erase a shopper's personal data by email or transaction id (-by, -reason; recorded)

@@ -32,6 +32,9 @@ const reconUsage = `usage:
       (the last 7 days by default)
   paygate recon exceptions [-connector C] [-from D] [-to D] [-status open|claimed|resolved|written_off|all] [-format json|csv]
       lists the exceptions (open by default)
+  paygate recon statement -merchant-id M -account-id A [-from D] [-to D] [-format json|csv]
+      a merchant account's settlement statement: what was settled to it per day, connector,
+      type and currency (the last 7 days by default)
   paygate recon act -item ID -action resolve|write-off|claim -note TEXT -actor WHO
       closes an exception: resolve with a note, write off (the ledger takes the difference),
       or mark it for the acquirer; audited with the actor`
@@ -53,6 +56,8 @@ func runRecon(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	action := fs.String("action", "", "resolve, write-off or claim")
 	note := fs.String("note", "", "why")
 	actor := fs.String("actor", "", "who acts (an email)")
+	merchantID := fs.String("merchant-id", "", "statement: merchant id")
+	accountID := fs.String("account-id", "", "statement: account id")
 	if err := fs.Parse(args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -116,6 +121,24 @@ func runRecon(ctx context.Context, args []string, stdout io.Writer, logger *slog
 				return reconcile.WriteItemsCSV(stdout, items)
 			}
 			return encodeLines(stdout, items)
+		})
+	case "statement":
+		if *merchantID == "" || *accountID == "" {
+			return fmt.Errorf("-merchant-id and -account-id are required\n%s", reconUsage)
+		}
+		first, last, err := dayWindow(*from, *to, today.AddDate(0, 0, -6), today)
+		if err != nil {
+			return err
+		}
+		return withLedger(ctx, logger, func(g *app.Gateway, _ *ledger.Ledger) error {
+			lines, err := models.SettlementStatement(ctx, g.DB, *merchantID, *accountID, first, last.AddDate(0, 0, 1))
+			if err != nil {
+				return err
+			}
+			if *format == "csv" {
+				return reconcile.WriteStatementCSV(stdout, lines)
+			}
+			return encodeLines(stdout, lines)
 		})
 	case "act":
 		a, ok := map[string]recon.Action{"resolve": recon.Resolve, "write-off": recon.WriteOff, "claim": recon.Claim}[*action]

@@ -26,6 +26,7 @@ func TestReconFlags(t *testing.T) {
 		{"act with an unknown action", []string{"act", "-item", "7", "-action", "delete", "-note", "n", "-actor", "a"}, "-action must be"},
 		{"act without a note", []string{"act", "-item", "7", "-action", "resolve", "-actor", "a"}, "every action is audited"},
 		{"a stray argument", []string{"show", "extra"}, `unexpected argument "extra"`},
+		{"a statement of nobody", []string{"statement", "-merchant-id", "M"}, "-merchant-id and -account-id are required"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,6 +15,7 @@
 package stripe
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -57,6 +58,10 @@ type Config struct {
 	// WebhookSecret is the signing secret of the account's webhook
 	// endpoint (whsec_...; webhook.go); without it every event is refused.
 	WebhookSecret string
+	// SettlementDays is how long after a charge Stripe pays it out (T+2
+	// when zero); the settlement report of a day is the balance
+	// transactions of the day that many days before (settlement.go).
+	SettlementDays int
 }
 
 // Client calls Stripe. It is safe for concurrent use.
@@ -64,6 +69,7 @@ type Client struct {
 	api            *stripego.Client
 	callbackSecret []byte
 	webhookSecret  string
+	settlementDays int
 }
 
 // failures are the connector's errors for a call that got no answer.
@@ -73,6 +79,9 @@ var failures = outbound.Failures{Timeout: connector.ErrTimeout, Unavailable: con
 func New(cfg Config) (*Client, error) {
 	if cfg.SecretKey == "" {
 		return nil, errors.New("stripe client: no secret key")
+	}
+	if cfg.SettlementDays < 0 {
+		return nil, errors.New("stripe client: settlement days below zero")
 	}
 	timeout, err := outbound.Timeout("stripe client", cfg.Timeout)
 	if err != nil {
@@ -102,7 +111,7 @@ func New(cfg Config) (*Client, error) {
 		EnableTelemetry: stripego.Bool(false),
 	}
 	return &Client{api: stripego.NewClient(cfg.SecretKey, stripego.WithBackends(stripego.NewBackendsWithConfig(backend))),
-		callbackSecret: []byte(cfg.CallbackSecret), webhookSecret: cfg.WebhookSecret}, nil
+		callbackSecret: []byte(cfg.CallbackSecret), webhookSecret: cfg.WebhookSecret, settlementDays: cmp.Or(cfg.SettlementDays, 2)}, nil
 }
 
 // IsTestKey reports whether a secret key is of Stripe's test mode, where

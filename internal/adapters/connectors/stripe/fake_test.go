@@ -41,6 +41,8 @@ type fakeStripe struct {
 	answers map[string]fakeAnswer     // idempotency key -> first answer
 	release chan struct{}             // closed to let hanging charges go
 	created int                       // PaymentIntents made
+	balance []map[string]any          // balance transactions, as listed
+	listed  url.Values                // the last balance transactions query
 }
 
 type fakeAnswer struct {
@@ -138,6 +140,13 @@ func (f *fakeStripe) handle(method, path string, form, query url.Values) (int, a
 			pi["status"] = "canceled"
 		}
 		return http.StatusOK, pi, false
+	case method == http.MethodGet && path == "/v1/balance_transactions":
+		f.listed = query
+		data := []any{}
+		for _, bt := range f.balance {
+			data = append(data, bt)
+		}
+		return http.StatusOK, map[string]any{"object": "list", "data": data, "has_more": false, "url": "/v1/balance_transactions"}, false
 	case method == http.MethodPost && path == "/v1/refunds":
 		pi, ok := f.intents[form.Get("payment_intent")]
 		n, _ := strconv.ParseInt(form.Get("amount"), 10, 64)

@@ -193,6 +193,11 @@ func TestAgainstStripeMock(t *testing.T) {
 			_, err := c.GetRefund(ctx, "re_1")
 			return err
 		}, []want{{"GET", "/v1/refunds/re_1", "", nil}}},
+		{"settlement report", func() error {
+			_, err := c.Settlement(ctx, time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC))
+			return err
+		}, []want{{"GET", "/v1/balance_transactions", "", map[string]string{"created[gte]": "1795392000",
+			"created[lt]": "1795478400", "expand[0]": "data.source", "limit": "100"}}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,87 @@
+package stripe
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	stripego "github.com/stripe/stripe-go/v82"
+
+	"github.com/paygate/paygate/internal/domain/recon"
+)
+
+// Settlement reads Stripe's balance transactions as the settlement report
+// of day: Stripe books a charge's or a refund's balance transaction when it
+// happens, with its fee and net, and pays it out SettlementDays later, so
+// the report of day is the balance transactions created on the day
+// SettlementDays before (UTC), in the matching engine's terms. A capture is
+// named by its PaymentIntent (what our orders keep), a refund by its id;
+// disputes' adjustments are chargebacks, Stripe's own fees fee
+// adjustments; payouts and transfers are not settlements of payments and
+// are left out. Stripe's currencies are lower case; ours are upper.
+func (c *Client) Settlement(ctx context.Context, day time.Time) ([]recon.Line, error) {
+	of := day.UTC().Truncate(24*time.Hour).AddDate(0, 0, -c.settlementDays)
+	what := "settlement " + day.UTC().Format(time.DateOnly)
+	params := &stripego.BalanceTransactionListParams{
+		CreatedRange: &stripego.RangeQueryParams{GreaterThanOrEqual: of.Unix(), LesserThan: of.AddDate(0, 0, 1).Unix()},
+	}
+	params.Limit = stripego.Int64(100)
+	params.AddExpand("data.source")
+	var out []recon.Line
+	for bt, err := range c.api.V1BalanceTransactions.List(ctx, params) {
+		if err != nil {
+			return nil, errorOf(ctx, what, err)
+		}
+		l, ok := lineOf(bt)
+		if !ok {
+			continue
+		}
+		l.No = len(out) + 1
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// lineOf maps one balance transaction to a settlement line; ok is false for
+// what settles no payment.
+func lineOf(bt *stripego.BalanceTransaction) (recon.Line, bool) {
+	l := recon.Line{Reference: bt.ID, Fee: bt.Fee, Net: bt.Net, Currency: strings.ToUpper(string(bt.Currency)), Batch: bt.ID}
+	if bt.Source != nil {
+		l.Reference = bt.Source.ID
+	}
+	switch bt.Type {
+	case stripego.BalanceTransactionTypeCharge, stripego.BalanceTransactionTypePayment:
+		l.Type, l.Gross = recon.Capture, bt.Amount
+		if ch := chargeSource(bt); ch != nil {
+			l.OrderKey = ch.Metadata[metaReference]
+			if ch.PaymentIntent != nil && ch.PaymentIntent.ID != "" {
+				l.Reference = ch.PaymentIntent.ID
+			}
+		}
+	case stripego.BalanceTransactionTypeRefund, stripego.BalanceTransactionTypePaymentRefund:
+		l.Type, l.Gross = recon.Refund, -bt.Amount
+	case stripego.BalanceTransactionTypeAdjustment:
+		if bt.Source == nil || bt.Source.Type != stripego.BalanceTransactionSourceTypeDispute {
+			l.Type, l.Gross = recon.FeeAdjustment, 0
+			break
+		}
+		l.Type, l.Gross = recon.Chargeback, -bt.Amount
+		if d := bt.Source.Dispute; d != nil && d.Charge != nil {
+			l.OrderKey = d.Charge.Metadata[metaReference]
+		}
+	case stripego.BalanceTransactionTypeStripeFee, stripego.BalanceTransactionTypeStripeFxFee, stripego.BalanceTransactionTypeTaxFee:
+		l.Type, l.Gross = recon.FeeAdjustment, 0
+	default:
+		return recon.Line{}, false
+	}
+	return l, true
+}
+
+// chargeSource is the charge a balance transaction is of, when Stripe
+// expanded it.
+func chargeSource(bt *stripego.BalanceTransaction) *stripego.Charge {
+	if bt.Source == nil {
+		return nil
+	}
+	return bt.Source.Charge
+}
