@@ -338,19 +338,23 @@ func TestAuthoriseSuccessEncodings(t *testing.T) {
 
 func TestAuthoriseSuccessXML(t *testing.T) {
 	env := newTestEnv(t)
-	rec := env.do(t, "/v1/authorise", ctJSON, validCard().json(t), "")
+	f := validCard()
+	f["custom"] = "cart=42&ref=x"
+	rec := env.do(t, "/v1/authorise", ctJSON, f.json(t), "")
 	if rec.Code != http.StatusOK {
 		t.Fatalf("HTTP status = %d, want 200", rec.Code)
 	}
 	wantPaths := []string{"respon"}
 	for _, el := range []string{"merchant_id", "account_id", "order_no", "amount", "currency", "transaction_id",
 		"card", "order_status", "result_info", "contract_name", "recurring_id", "recurring_deduction_period",
-		"recurring_deduction_time", "note", "token_id", "connector", "threeds_result", "risk_action",
+		"recurring_deduction_time", "note", "custom", "token_id", "connector", "threeds_result", "risk_action",
 		"risk_score", "risk_reasons"} {
 		wantPaths = append(wantPaths, "respon/"+el)
 	}
+	// Interface, "Direct payment result": risk_reasons (children name and
+	// status).
 	for range 2 {
-		wantPaths = append(wantPaths, "respon/risk_reasons/reason", "respon/risk_reasons/reason/name", "respon/risk_reasons/reason/status")
+		wantPaths = append(wantPaths, "respon/risk_reasons/name", "respon/risk_reasons/status")
 	}
 	wantPaths = append(wantPaths, "respon/encryption_data")
 	if got := elementPaths(t, rec.Body.Bytes()); !slices.Equal(got, wantPaths) {
@@ -369,6 +373,7 @@ func TestAuthoriseSuccessXML(t *testing.T) {
 		"order_status":   {r.OrderStatus, "1"},
 		"result_info":    {r.ResultInfo, "0000:Success"},
 		"note":           {r.Note, "gift wrap please"},
+		"custom":         {r.Custom, "cart=42&ref=x"},
 		"connector":      {r.Connector, "simulator"},
 		"threeds_result": {r.ThreeDSResult, "not_enrolled"},
 		"risk_action":    {r.RiskAction, "ACCEPT"},
@@ -382,8 +387,8 @@ func TestAuthoriseSuccessXML(t *testing.T) {
 	if got := codes.Parse(r.ResultInfo).ID; got != codes.OK.ID {
 		t.Errorf("result code = %s, want %s", got, codes.OK.ID)
 	}
-	if len(r.RiskReasons) != 2 || r.RiskReasons[0].Name != "velocity" || r.RiskReasons[0].Status != "ACCEPT" ||
-		r.RiskReasons[1].Name != "amount_limit" {
+	if rr := r.RiskReasons.Reasons; len(rr) != 2 || rr[0].Name != "velocity" || rr[0].Status != "ACCEPT" ||
+		rr[1].Name != "amount_limit" {
 		t.Errorf("risk_reasons = %+v", r.RiskReasons)
 	}
 	wantSig := signing.SignUpper(testSignKey, testMerchantID, testAccountID, testTxID, "ORD-2026-0002", "USD", "12.34", "1", "0000:Success")

@@ -348,16 +348,15 @@ type xmlRespon struct {
 	RecurringDeductionPeriod string   `xml:"recurring_deduction_period"`
 	RecurringDeductionTime   string   `xml:"recurring_deduction_time"`
 	Note                     string   `xml:"note"`
+	Custom                   string   `xml:"custom"`
 	TokenID                  string   `xml:"token_id"`
 	Connector                string   `xml:"connector"`
 	ThreeDSResult            string   `xml:"threeds_result"`
 	RiskAction               string   `xml:"risk_action"`
 	RiskScore                string   `xml:"risk_score"`
-	RiskReasons              []struct {
-		Name   string `xml:"name"`
-		Status string `xml:"status"`
-	} `xml:"risk_reasons>reason"`
-	EncryptionData string `xml:"encryption_data"`
+	// RiskReasons reads the name and status pairs under risk_reasons.
+	RiskReasons    RiskReasons `xml:"risk_reasons"`
+	EncryptionData string      `xml:"encryption_data"`
 }
 
 func parseRespon(t *testing.T, rec *httptest.ResponseRecorder) xmlRespon {

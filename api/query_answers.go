@@ -90,4 +90,7 @@ type QueriedRefund struct {
 	RefundReferenceID string `json:"refund_reference_id"`
 	RefundDate        string `json:"refund_date"`
 	SettledDate       string `json:"settled_date"`
+	// QueryResult is 1 for a refund found, 0 for an id the query named
+	// and nothing was found under, as the order query answers.
+	QueryResult string `json:"query_result"`
 }

@@ -23,6 +23,7 @@ type Records interface {
 	FindPayout(ctx context.Context, id string) (*models.Payout, error)
 	FindOrders(ctx context.Context, merchantID, accountID string, orderNos, transactionIDs []string) ([]models.Order, error)
 	FindOrdersBetween(ctx context.Context, merchantID, accountID string, from, to time.Time, after string, limit int) ([]models.Order, error)
+	FindOrdersChanged(ctx context.Context, merchantID, accountID string, after *models.OrderChange, limit int) ([]models.Order, error)
 	LatestNotifications(ctx context.Context, transactionIDs []string) (map[string]models.Notification, error)
 	FindSubscriptionsByID(ctx context.Context, ids []string) (map[string]models.Subscription, error)
 	FindStoredCard(ctx context.Context, merchantID, accountID, tokenID string) (*models.StoredCard, error)

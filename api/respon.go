@@ -28,33 +28,87 @@ type ResultHead struct {
 type Respon struct {
 	XMLName xml.Name `xml:"respon"`
 	ResultHead
-	TransactionID            string      `xml:"transaction_id"`
-	Card                     string      `xml:"card"`
-	OrderStatus              string      `xml:"order_status"`
-	ResultInfo               string      `xml:"result_info"`
-	ContractName             string      `xml:"contract_name"`
-	RecurringID              string      `xml:"recurring_id"`
-	RecurringDeductionPeriod string      `xml:"recurring_deduction_period"`
-	RecurringDeductionTime   string      `xml:"recurring_deduction_time"`
-	Note                     string      `xml:"note"`
-	TokenID                  string      `xml:"token_id"`
-	Connector                string      `xml:"connector"`
-	ThreeDSResult            string      `xml:"threeds_result"`
-	RiskAction               string      `xml:"risk_action"`
-	RiskScore                string      `xml:"risk_score"`
-	RiskReasons              RiskReasons `xml:"risk_reasons"`
+	TransactionID            string `xml:"transaction_id"`
+	Card                     string `xml:"card"`
+	OrderStatus              string `xml:"order_status"`
+	ResultInfo               string `xml:"result_info"`
+	ContractName             string `xml:"contract_name"`
+	RecurringID              string `xml:"recurring_id"`
+	RecurringDeductionPeriod string `xml:"recurring_deduction_period"`
+	RecurringDeductionTime   string `xml:"recurring_deduction_time"`
+	Note                     string `xml:"note"`
+	// Custom is the merchant's free field, echoed beside note, the other
+	// merchant data the answer carries (issue 29; not in the interface's
+	// list of the answer's elements).
+	Custom        string      `xml:"custom"`
+	TokenID       string      `xml:"token_id"`
+	Connector     string      `xml:"connector"`
+	ThreeDSResult string      `xml:"threeds_result"`
+	RiskAction    string      `xml:"risk_action"`
+	RiskScore     string      `xml:"risk_score"`
+	RiskReasons   RiskReasons `xml:"risk_reasons"`
 	// IssuerURL is where the shopper completes a 3-D Secure challenge.
 	IssuerURL      string `xml:"issuer_url,omitempty"`
 	EncryptionData string `xml:"encryption_data"`
 }
 
+// RiskReasons are the risk rules' verdicts. In the XML answer each rule is
+// a name and a status, both direct children of risk_reasons, one rule after
+// the other, as the interface shows them (MarshalXML).
 type RiskReasons struct {
-	Reasons []RiskReason `xml:"reason"`
+	Reasons []RiskReason
 }
 
+// RiskReason is one rule's verdict.
 type RiskReason struct {
 	Name   string `xml:"name"`
 	Status string `xml:"status"`
+}
+
+// MarshalXML writes the reasons as name and status pairs directly under
+// risk_reasons.
+func (r RiskReasons) MarshalXML(e *xml.Encoder, start xml.StartElement) error {
+	if err := e.EncodeToken(start); err != nil {
+		return err
+	}
+	for _, x := range r.Reasons {
+		if err := e.EncodeElement(x.Name, xml.StartElement{Name: xml.Name{Local: "name"}}); err != nil {
+			return err
+		}
+		if err := e.EncodeElement(x.Status, xml.StartElement{Name: xml.Name{Local: "status"}}); err != nil {
+			return err
+		}
+	}
+	return e.EncodeToken(start.End())
+}
+
+// UnmarshalXML reads name and status pairs back: each name starts a rule,
+// the status after it is that rule's.
+func (r *RiskReasons) UnmarshalXML(d *xml.Decoder, start xml.StartElement) error {
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			var v string
+			if err := d.DecodeElement(&v, &t); err != nil {
+				return err
+			}
+			switch t.Name.Local {
+			case "name":
+				r.Reasons = append(r.Reasons, RiskReason{Name: v})
+			case "status":
+				if len(r.Reasons) == 0 {
+					r.Reasons = append(r.Reasons, RiskReason{})
+				}
+				r.Reasons[len(r.Reasons)-1].Status = v
+			}
+		case xml.EndElement:
+			return nil
+		}
+	}
 }
 
 // paymentResult is what the answer's encryption_data covers.
@@ -144,6 +198,7 @@ func OrderRespon(o *models.Order) *Respon {
 		OrderStatus:   strconv.Itoa(int(o.OrderStatus)),
 		ResultInfo:    codes.Code{ID: o.ResultCode, Message: o.ResultMessage}.String(),
 		Note:          o.Details.Note,
+		Custom:        o.Details.Custom,
 		Connector:     o.Connector,
 		ThreeDSResult: o.ThreeDSResult,
 		RiskAction:    o.RiskAction,

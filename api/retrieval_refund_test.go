@@ -190,13 +190,28 @@ func TestRetrievalRefundSelection(t *testing.T) {
 	}
 	a1 := QueriedRefund{TransactionID: txA, OrderNo: "ORD-984", Currency: "USD", RefundAmount: "30.50", RefundReason: "damaged",
 		RefundStatus: "1", RefundMessage: "0000:Success", RefundReference: "re_1", RefundReferenceID: txA + "-01",
-		RefundDate: "20260614213005", SettledDate: "20260615080000"}
+		RefundDate: "20260614213005", SettledDate: "20260615080000", QueryResult: "1"}
 	a2 := QueriedRefund{TransactionID: txA, OrderNo: "ORD-984", Currency: "USD", RefundAmount: "1.00",
 		RefundStatus: "-1", RefundMessage: "0001:Pending at the acquirer", RefundReference: "re_2", RefundReferenceID: txA + "-02",
-		RefundDate: "20260614213005"}
+		RefundDate: "20260614213005", QueryResult: "1"}
 	b1 := QueriedRefund{TransactionID: txB, OrderNo: "ORD-985", Currency: "JPY", RefundAmount: "1500", RefundReason: "late",
 		RefundStatus: "0", RefundMessage: "C0001:Acquirer error", RefundReferenceID: txB + "-01",
-		RefundDate: "20260614213005", SettledDate: "20260615080000"}
+		RefundDate: "20260614213005", SettledDate: "20260615080000", QueryResult: "1"}
+	// An id named and not found is answered with an entry that says so,
+	// as the order query answers query_result 0 (issue 29).
+	noTrade := func(tx string) QueriedRefund {
+		return QueriedRefund{TransactionID: tx, QueryResult: "0", RefundMessage: "I0031:Refund not found"}
+	}
+	noID := func(id string) QueriedRefund {
+		return QueriedRefund{RefundReferenceID: id, QueryResult: "0", RefundMessage: "I0031:Refund not found"}
+	}
+	var hundred []QueriedRefund
+	for _, tx := range strings.Split(numberedList("1379868670095785", 50), ",") {
+		hundred = append(hundred, noTrade(tx))
+	}
+	for _, id := range strings.Split(numberedList(txA+"-", 50), ",") {
+		hundred = append(hundred, noID(id))
+	}
 	cases := []struct {
 		name       string
 		trades     string
@@ -209,10 +224,12 @@ func TestRetrievalRefundSelection(t *testing.T) {
 		{name: "by refund id", refundIDs: txB + "-01", wantIDs: []string{txB + "-01"}, want: []QueriedRefund{b1}},
 		{name: "both, padded", trades: " " + txB + " , ", refundIDs: txA + "-02 ,," + txA + "-01",
 			wantTrades: []string{txB}, wantIDs: []string{txA + "-02", txA + "-01"}, want: []QueriedRefund{a1, a2, b1}},
-		{name: "another account's refund is not found", trades: txOther, wantTrades: []string{txOther}, want: []QueriedRefund{}},
+		{name: "another account's refund is not found", trades: txOther, wantTrades: []string{txOther}, want: []QueriedRefund{noTrade(txOther)}},
+		{name: "a refund id not found beside one found", refundIDs: txB + "-01," + txB + "-02", wantIDs: []string{txB + "-01", txB + "-02"},
+			want: []QueriedRefund{b1, noID(txB + "-02")}},
 		{name: "100 together", trades: numberedList("1379868670095785", 50), refundIDs: numberedList(txA+"-", 50),
 			wantTrades: strings.Split(numberedList("1379868670095785", 50), ","),
-			wantIDs:    strings.Split(numberedList(txA+"-", 50), ","), want: []QueriedRefund{}},
+			wantIDs:    strings.Split(numberedList(txA+"-", 50), ","), want: hundred},
 	}
 	for _, c := range cases {
 		for _, ct := range []string{ctForm, ctJSON} {

@@ -50,11 +50,17 @@ func TestRetrievalTransRefuses(t *testing.T) {
 			mutate: func(f fields) { f["merchant_id"], f["account_id"] = " ", " "; f.signWith(testSignKey, querySig) },
 		},
 		{
-			name: "I0001 no selection", wantCode: codes.MissingField,
-			mutate: func(f fields) { delete(f, "orders") },
+			name: "I0001 start_time without end_time", wantCode: codes.MissingField,
+			mutate: func(f fields) { delete(f, "orders"); f["start_time"] = "20260614000000" },
 		},
 		{
-			name: "I0001 time window the wrong way round", wantCode: codes.MissingField,
+			// A query of the orders as they changed takes back only the
+			// cursor it was given.
+			name: "I0008 a cursor not ours", wantCode: codes.InvalidField,
+			mutate: func(f fields) { delete(f, "orders"); f["cursor"] = "1379868670095785984" },
+		},
+		{
+			name: "I0008 time window the wrong way round", wantCode: codes.InvalidField,
 			mutate: func(f fields) {
 				delete(f, "orders")
 				f["start_time"], f["end_time"] = "20260615000000", "20260614000000"
@@ -177,5 +183,46 @@ func TestRetrievalTransAccountLoadError(t *testing.T) {
 	}
 	if got := codes.Parse(resp.ReturnMessage).ID; got != codes.SystemError.ID || resp.ReturnStatus != "0" {
 		t.Errorf("answer = %s %q, want 0 %s", resp.ReturnStatus, resp.ReturnMessage, codes.SystemError.ID)
+	}
+}
+
+// TestQueryAddressBehindLoadBalancer: the query's allow-list (interface,
+// Authentication 4: "usable only from IP addresses registered beforehand")
+// reads the client's address from X-Forwarded-For only when the TCP peer
+// is a load balancer the deployment trusts; anyone else's header is
+// ignored.
+func TestQueryAddressBehindLoadBalancer(t *testing.T) {
+	const balancer = "10.1.2.3"
+	tests := []struct {
+		name      string
+		trusted   []string
+		peer, xff string
+		allowed   bool
+	}{
+		{"no balancer trusted: the peer", nil, testQueryIP, "", true},
+		{"no balancer trusted: a header ignored", nil, "203.0.113.9", testQueryIP, false},
+		{"a trusted balancer forwards the registered address", []string{balancer}, balancer, testQueryIP, true},
+		{"a trusted range forwards it", []string{"10.1.0.0/16"}, balancer, testQueryIP, true},
+		{"a trusted balancer forwards another address", []string{balancer}, balancer, "203.0.113.9", false},
+		{"the client's own header before the balancer's is not believed", []string{balancer}, balancer, testQueryIP + ", 203.0.113.9", false},
+		{"an untrusted peer's header is not believed", []string{balancer}, "203.0.113.9", testQueryIP, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newTestEnv(t)
+			env.srv.TrustedProxies = tc.trusted
+			env.handler = env.srv.Handler()
+			req := newPost(t, "/v1/retrievalTrans", ctForm, validQuery().form(t), tc.peer+":40000")
+			if tc.xff != "" {
+				req.Header.Set("X-Forwarded-For", tc.xff)
+			}
+			rec := serve(env, req)
+			// Past the allow-list the test server has no record and answers
+			// a system error; before it, I0014.
+			refused := strings.Contains(rec.Body.String(), codes.IPNotAllowed.ID)
+			if refused == tc.allowed {
+				t.Errorf("answer %d %s; want allowed %t", rec.Code, rec.Body.String(), tc.allowed)
+			}
+		})
 	}
 }

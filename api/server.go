@@ -45,6 +45,9 @@ type Server struct {
 	NotifySchedule notify.Schedule
 	// PublicURL is the gateway's address as browsers and providers see it.
 	PublicURL string
+	// TrustedProxies are the load balancers (IPs or CIDRs) whose
+	// X-Forwarded-For gives the client's address; none: the TCP peer.
+	TrustedProxies []string
 	// SessionKey signs hosted payment sessions (api/payments) and keys the
 	// replay store's hashes.
 	SessionKey []byte
@@ -98,9 +101,17 @@ func (s *Server) Handler() http.Handler {
 	}
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
-	// Client addresses come from the connection only: a header set by the
-	// caller must not get around the query IP allow-list.
-	_ = r.SetTrustedProxies(nil)
+	// Client addresses come from the connection, unless it comes from a
+	// load balancer the deployment trusts (TrustedProxies): then from the
+	// X-Forwarded-For that balancer wrote, read from the right up to the
+	// first address it does not trust. A header set by anyone else must
+	// not get around the query IP allow-list.
+	r.RemoteIPHeaders = []string{"X-Forwarded-For"}
+	if err := r.SetTrustedProxies(s.TrustedProxies); err != nil {
+		// The configuration checks the list; a hand-made one that is
+		// wrong trusts nobody.
+		_ = r.SetTrustedProxies(nil)
+	}
 	r.Use(s.logRequests, s.recoverPanics)
 	// Body limit and security headers on every answer (edge.go).
 	r.Use(s.edge)

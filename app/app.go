@@ -370,6 +370,7 @@ func (g *Gateway) APIHandler() http.Handler {
 
 		NotifySchedule: g.Config.NotifySchedule,
 		PublicURL:      strings.TrimSuffix(g.Config.Edge.PublicURL, "/"),
+		TrustedProxies: g.Config.Edge.TrustedProxies,
 		SessionKey:     g.sessionKey(),
 		IDs:            g.ids,
 		FormOrigins:    formOrigins(g.Config), // The simulated ACS and APM pages live there.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -209,6 +210,13 @@ func FromEnv() (Config, error) {
 		} else {
 			c.Worker.PersonalDataRetentionDays = n
 		}
+	}
+	if v := os.Getenv("PAYGATE_TRUSTED_PROXIES"); v != "" {
+		proxies, err := parseTrustedProxies(v)
+		if err != nil {
+			fail("PAYGATE_TRUSTED_PROXIES", err)
+		}
+		c.Edge.TrustedProxies = proxies
 	}
 	switch v := os.Getenv("PAYGATE_LIVE_SIMULATORS"); v {
 	case "", "allow":
@@ -442,6 +450,29 @@ type EdgeConfig struct {
 	AdminToken string
 	// Codec is the Temporal UI's codec endpoint (codec.go).
 	Codec CodecConfig
+	// TrustedProxies are the load balancers' addresses (IPs or CIDRs,
+	// PAYGATE_TRUSTED_PROXIES) whose X-Forwarded-For the API believes for
+	// the client's address; none believes the TCP peer alone.
+	TrustedProxies []string
+}
+
+// parseTrustedProxies reads a comma-separated list of IP addresses and CIDR
+// ranges.
+func parseTrustedProxies(spec string) ([]string, error) {
+	var out []string
+	for _, p := range strings.Split(spec, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if _, err := netip.ParsePrefix(p); err != nil {
+			if _, err := netip.ParseAddr(p); err != nil {
+				return nil, fmt.Errorf("%w: %q is neither an IP address nor a CIDR range", ErrMalformed, p)
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // DefaultHTTPAddr is where the API listens by default.

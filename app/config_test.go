@@ -28,7 +28,7 @@ var envVars = []string{
 	"PAYGATE_WORKER_WORKFLOW_SLOTS", "PAYGATE_WORKER_ACTIVITY_SLOTS", "PAYGATE_WORKER_LOCAL_ACTIVITY_SLOTS",
 	"PAYGATE_METRICS_ADDR", "PAYGATE_SIMULATOR_DATA", "PAYGATE_SIMULATOR_PUBLIC_URL", "PAYGATE_SIMULATOR_CALLBACK_VIA",
 	"PAYGATE_CODEC_TOKEN", "PAYGATE_CODEC_CORS_ORIGIN", "PAYGATE_TEMPORAL_UI_URL", "TEST_RAIL_URL", "PAYGATE_LIVE_SIMULATORS",
-	"STRIPE_SECRET_KEY", "STRIPE_API_URL", "STRIPE_WEBHOOK_SECRET",
+	"STRIPE_SECRET_KEY", "STRIPE_API_URL", "STRIPE_WEBHOOK_SECRET", "PAYGATE_TRUSTED_PROXIES",
 }
 
 // clearEnv empties every variable FromEnv reads for the test's duration.
@@ -181,6 +181,14 @@ func TestFromEnv(t *testing.T) {
 		{name: "live simulators neither allowed nor forbidden", env: map[string]string{"PAYGATE_LIVE_SIMULATORS": "maybe"},
 			bad: []string{"PAYGATE_LIVE_SIMULATORS"}},
 		{name: "test rail URL relative", env: map[string]string{"TEST_RAIL_URL": "/rail"}, bad: []string{"TEST_RAIL_URL"}},
+		{name: "trusted load balancers", env: map[string]string{"PAYGATE_TRUSTED_PROXIES": "10.0.0.5, 192.168.0.0/16,,fd00::/8"},
+			check: func(t *testing.T, c Config) {
+				if strings.Join(c.Edge.TrustedProxies, " ") != "10.0.0.5 192.168.0.0/16 fd00::/8" {
+					t.Errorf("trusted proxies %q", c.Edge.TrustedProxies)
+				}
+			}},
+		{name: "a trusted proxy that is no address", env: map[string]string{"PAYGATE_TRUSTED_PROXIES": "10.0.0.5,lb.internal"},
+			bad: []string{"PAYGATE_TRUSTED_PROXIES"}},
 		{name: "every problem at once", env: map[string]string{
 			"ACQUIRER_TIMEOUT": "x", "PAYGATE_NOTIFY_SCHEDULE": "x", "PAYGATE_NODE_ID": "x", "PAYGATE_NOTIFY_ALLOW_PRIVATE": "x",
 		}, bad: []string{"ACQUIRER_TIMEOUT", "PAYGATE_NOTIFY_SCHEDULE", "PAYGATE_NODE_ID", "PAYGATE_NOTIFY_ALLOW_PRIVATE"}},

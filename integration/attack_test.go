@@ -213,13 +213,20 @@ func TestTenantIsolation(t *testing.T) {
 				"trades":          paidTx}
 			_, b := post(t, "/v1/retrievalRefund", formType, form(body))
 			var rr struct {
-				ReturnStatus string            `json:"return_status"`
-				RefundList   []json.RawMessage `json:"refund_list"`
+				ReturnStatus string `json:"return_status"`
+				RefundList   []struct {
+					TransactionID string `json:"transaction_id"`
+					RefundAmount  string `json:"refund_amount"`
+					QueryResult   string `json:"query_result"`
+				} `json:"refund_list"`
 			}
 			if err := json.Unmarshal(b, &rr); err != nil {
 				t.Fatalf("%s", b)
 			}
-			if len(rr.RefundList) != 0 {
+			// The id comes back as not found, as one nobody has would: the
+			// answer tells the intruder nothing.
+			if len(rr.RefundList) != 1 || rr.RefundList[0].QueryResult != "0" || rr.RefundList[0].RefundAmount != "" ||
+				rr.RefundList[0].TransactionID != paidTx {
 				successes++
 				t.Errorf("refund query saw another tenant's refunds: %s", b)
 			}

@@ -72,8 +72,8 @@ func TestAuthoriseCardOutcomes(t *testing.T) {
 			if r.Amount != "12.34" || r.Currency != "USD" || r.OrderNo != orderNo {
 				t.Errorf("amount, currency, order_no = %q %q %q", r.Amount, r.Currency, r.OrderNo)
 			}
-			if r.Connector != "sim-acquirer" || r.RiskAction != "ACCEPT" || r.RiskScore != "0" || len(r.RiskReasons) != len(risk.Rules()) {
-				t.Errorf("connector, risk = %q %q %q %v", r.Connector, r.RiskAction, r.RiskScore, r.RiskReasons)
+			if r.Connector != "sim-acquirer" || r.RiskAction != "ACCEPT" || r.RiskScore != "0" || len(r.RiskReasons.Reasons) != len(risk.Rules()) {
+				t.Errorf("connector, risk = %q %q %q %v", r.Connector, r.RiskAction, r.RiskScore, r.RiskReasons.Reasons)
 			}
 			checkResultSignature(t, r, tc.creds.SignKey)
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/signing"
 )
@@ -36,11 +37,9 @@ type respon struct {
 	RiskAction               string `xml:"risk_action"`
 	IssuerURL                string `xml:"issuer_url"`
 	RiskScore                string `xml:"risk_score"`
-	RiskReasons              []struct {
-		Name   string `xml:"name"`
-		Status string `xml:"status"`
-	} `xml:"risk_reasons>reason"`
-	EncryptionData string `xml:"encryption_data"`
+	// RiskReasons reads the name and status pairs under risk_reasons.
+	RiskReasons    api.RiskReasons `xml:"risk_reasons"`
+	EncryptionData string          `xml:"encryption_data"`
 }
 
 var orderSeq atomic.Int64

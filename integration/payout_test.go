@@ -153,7 +153,7 @@ func TestPayoutCompletes(t *testing.T) {
 	}
 	// SWIFT USD: 2.00 + 0.25% of 4,000.00 = 12.00, paid by the payer.
 	want := map[string]any{
-		"status": "COMPLETED", "failure_type": "", "fee_currency": "USD", "payer_id": creds.AccountID,
+		"status": "COMPLETED", "failure_type": "UNKNOWN", "fee_currency": "USD", "payer_id": creds.AccountID,
 		"amount_beneficiary_receives": 4000.0, "amount_payer_pays": 4012.0, "fee_amount": 12.0, "request_id": rid,
 	}
 	for k, v := range want {
@@ -235,7 +235,7 @@ func TestPayoutFindableAndNotified(t *testing.T) {
 				completed[k] = v
 			}
 			completed.Set("status", "COMPLETED")
-			completed.Set("failure_type", "")
+			completed.Set("failure_type", "UNKNOWN")
 			if signing.VerifyPayoutResult(creds.SignKey, sig, completed.Get) ||
 				signing.Verify(creds.SignKey, sig, creds.MerchantID, creds.AccountID, rid, "USD", "20.00") {
 				t.Errorf("the FAILED notification's signature also fits COMPLETED or the request")

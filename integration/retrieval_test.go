@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,7 +156,8 @@ func TestRetrievalTransRefusals(t *testing.T) {
 		{"bad signature", env.auto, map[string]string{"encryption_data": strings.Repeat("0", 64), "orders": "x"}, "I0013:Signature verification failed"},
 		{"IP not registered", closed, map[string]string{"orders": "x"}, "I0014:Caller IP address not registered for queries: 127.0.0.1"},
 		{"101 orders", env.auto, map[string]string{"orders": strings.Join(many, ",")}, "I0015:Too many orders in one request: at most 100 orders and trades together"},
-		{"no selection", env.auto, nil, "I0001:Missing required field: orders, trades, or start_time and end_time (yyyyMMddHHmmss)"},
+		{"a window without its end", env.auto, map[string]string{"start_time": "20260101000000"}, "I0001:Missing required field: start_time and end_time together (yyyyMMddHHmmss)"},
+		{"a cursor not ours", env.auto, map[string]string{"cursor": "c12-34"}, "I0008:Invalid field value: cursor: pass back next_cursor as it came"},
 		{"unknown account", merchant.Credentials{MerchantID: "1", AccountID: "2", SignKey: "k"}, map[string]string{"orders": "x"}, "I0002:Unknown or inactive merchant account"},
 	}
 	for _, tc := range tests {
@@ -165,6 +167,69 @@ func TestRetrievalTransRefusals(t *testing.T) {
 				t.Errorf("HTTP %d %q %q (%d orders), want 200 0 %q", status, r.ReturnStatus, r.ReturnMessage, len(r.OrdersList), tc.message)
 			}
 		})
+	}
+}
+
+// TestRetrievalTransChanges follows the interface's Query transactions:
+// with merchant_id, account_id and encryption_data alone it answers the
+// orders "to synchronise order status into a merchant's system": the
+// account's latest changed orders, oldest change first, with a cursor; the
+// cursor passed back answers only what changed since, and where nothing
+// did, the same cursor again.
+func TestRetrievalTransChanges(t *testing.T) {
+	t.Parallel()
+	creds, err := env.gw.Accounts.Create(context.Background(), merchant.NewAccount{Mode: testmode.Test,
+		MerchantID: "10088", CaptureMode: models.CaptureAuto, Currencies: []string{"USD"}, AllowedQueryIPs: []string{"127.0.0.1"},
+		Risk: quietRisk,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txs, nos []string
+	for _, amount := range []string{"10.00", "11.00", "12.00"} {
+		tx, no := paidOrder(t, creds, amount)
+		txs, nos = append(txs, tx), append(nos, no)
+	}
+	// The orders' records are written beside the answers; wait until the
+	// three are paid there.
+	var first queryResponse
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, first = query(t, creds, nil)
+		if len(first.OrdersList) == 3 && first.OrdersList[0].PaymentStatus == "3000" && first.OrdersList[1].PaymentStatus == "3000" &&
+			first.OrdersList[2].PaymentStatus == "3000" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the changes query answered %+v", first)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	got := []string{first.OrdersList[0].TransactionID, first.OrdersList[1].TransactionID, first.OrdersList[2].TransactionID}
+	// The records are written beside the answers, so two orders made a
+	// moment apart may have changed last in either order.
+	slices.Sort(got)
+	if strings.Join(got, ",") != strings.Join(txs, ",") || first.ReturnStatus != "1" || first.NextCursor == "" {
+		t.Fatalf("changed orders %v (cursor %q), want %v", got, first.NextCursor, txs)
+	}
+	_, none := query(t, creds, map[string]string{"cursor": first.NextCursor})
+	if none.ReturnStatus != "1" || len(none.OrdersList) != 0 || none.NextCursor != first.NextCursor {
+		t.Errorf("nothing changed: %d orders, cursor %q; want none and %q", len(none.OrdersList), none.NextCursor, first.NextCursor)
+	}
+	_, r := batch(t, creds, "/v1/refund", "refund_orders", []batchEntry{with(ref(txs[0], nos[0], "10.00"), "refund_amount", "1.00")})
+	if r.ReturnStatus != "1" {
+		t.Fatalf("refund: %+v", r)
+	}
+	deadline = time.Now().Add(30 * time.Second)
+	for {
+		_, since := query(t, creds, map[string]string{"cursor": first.NextCursor})
+		if len(since.OrdersList) == 1 && since.OrdersList[0].TransactionID == txs[0] && since.NextCursor != first.NextCursor {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the refund the changes since answered %+v", since)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

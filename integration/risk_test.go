@@ -56,7 +56,7 @@ func riskOrder(t *testing.T, creds merchant.Credentials, pan string, change func
 // hits are the reasons of a risk result that are not ACCEPT, by rule name.
 func hits(r respon) map[string]string {
 	out := map[string]string{}
-	for _, reason := range r.RiskReasons {
+	for _, reason := range r.RiskReasons.Reasons {
 		if reason.Status != risk.Accept {
 			out[reason.Name] = reason.Status
 		}
@@ -69,7 +69,7 @@ func hits(r respon) map[string]string {
 func checkReasonsInOrder(t *testing.T, r respon) {
 	t.Helper()
 	var names []string
-	for _, reason := range r.RiskReasons {
+	for _, reason := range r.RiskReasons.Reasons {
 		names = append(names, reason.Name)
 	}
 	if !reflect.DeepEqual(names, risk.Rules()) {

@@ -3,7 +3,11 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +17,8 @@ import (
 	"github.com/paygate/paygate/internal/domain/subscription"
 	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
+	"go.temporal.io/api/workflowservice/v1"
 )
 
 // subscriptionAccount is an account of its own, so that its cards and
@@ -259,6 +265,42 @@ func TestCancelRightAfterTheFirstPayment(t *testing.T) {
 	}
 }
 
+// TestSubscriptionsFindableBySearchAttributes is what ops do in the
+// Temporal UI (issue 29): find a subscription by its merchant, account and
+// recurring_id, and see it active, then cancelled.
+func TestSubscriptionsFindableBySearchAttributes(t *testing.T) {
+	t.Parallel()
+	creds := subscriptionAccount(t)
+	first := startSubscription(t, creds, "60")
+	find := func(status int) {
+		t.Helper()
+		q := fmt.Sprintf("MerchantId = '%s' AND AccountId = '%s' AND RecurringId = '%s' AND SubscriptionStatus = %d",
+			creds.MerchantID, creds.AccountID, first.RecurringID, status)
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			resp, err := env.temporal.ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default", Query: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Executions) > 0 {
+				if got := resp.Executions[0].Execution.WorkflowId; got != workflows.SubscriptionWorkflowID(creds.MerchantID, first.RecurringID) {
+					t.Errorf("found workflow %s", got)
+				}
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("no subscription found by %s", q)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	find(1)
+	if ack := cancelSubscription(t, creds, first.RecurringID); ack.RecurringStatus != "0" {
+		t.Fatalf("cancel: %+v", ack)
+	}
+	find(0)
+}
+
 // TestDeletedCardEndsItsSubscription: once the merchant deletes the stored
 // card, the subscription's next charge is refused I0025 without reaching
 // the acquirer, and the subscription is suspended at once: no dunning
@@ -303,5 +345,43 @@ func TestDeletedCardEndsItsSubscription(t *testing.T) {
 		if c.Reference == last.TransactionID {
 			t.Errorf("the charge on the deleted card reached the acquirer: %+v", c)
 		}
+	}
+}
+
+// TestHostedPaymentStartsItsSubscription follows the interface's Payment
+// order, whose hosted request takes subscription as the direct one does
+// (issue 29): the subscription starts once the shopper has paid on the
+// page, on the card the page kept, and charges as a direct payment's does.
+func TestHostedPaymentStartsItsSubscription(t *testing.T) {
+	t.Parallel()
+	creds := subscriptionAccount(t)
+	orderNo := newOrderNo(t)
+	req := checkoutOrder(creds, orderNo)
+	req.Set("subscription", `{"contract_name":"Hosted","contract_amount":"5.00","interval":"second","interval_count":"2","billing_cycle":"3"}`)
+	session := openCheckout(t, req)
+	resp, _ := browse(t, http.MethodPost, env.api.URL+"/v1/checkout/pay", url.Values{
+		"session": {session}, "card_holder": {"Ada Lovelace"}, "card_number": {"4242424242424242"},
+		"expiry_month": {"12"}, "expiry_year": {"2031"}, "security_code": {"739"},
+	})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("pay: HTTP %d", resp.StatusCode)
+	}
+	o, err := models.FindOrderByNo(context.Background(), env.gw.DB, creds.AccountID, orderNo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recurringID := "R" + o.TransactionID
+	waitForCharges(t, recurringID, 2)
+	for _, c := range chargeOrders(t, recurringID) {
+		if c.Amount != 500 || c.TokenID == "" {
+			t.Errorf("charge %s: amount %d, token %q", c.OrderNo, c.Amount, c.TokenID)
+		}
+	}
+	// A subscription the hosted request gets wrong is refused on the
+	// merchant's request, before any page.
+	bad := checkoutOrder(creds, newOrderNo(t))
+	bad.Set("subscription", `{"contract_name":"Hosted","contract_amount":"5.00","interval":"fortnight","interval_count":"1"}`)
+	if _, page := browse(t, http.MethodPost, env.api.URL+"/v1/checkout", bad); !strings.Contains(page, "I0008:") {
+		t.Errorf("a bad subscription's page:\n%.300s", page)
 	}
 }

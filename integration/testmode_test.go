@@ -105,7 +105,7 @@ func TestRiskTestValues(t *testing.T) {
 					t.Errorf("payment %d: order_status %s %s, want %s %s", i+1, r.OrderStatus, r.ResultInfo, tc.wantStatus[i], tc.wantResults[i])
 				}
 				if tc.email != testmode.EmailVelocity && !hasHit(r, risk.RuleTestValue) {
-					t.Errorf("payment %d: risk reasons %v lack the test value", i+1, r.RiskReasons)
+					t.Errorf("payment %d: risk reasons %v lack the test value", i+1, r.RiskReasons.Reasons)
 				}
 			}
 		})
@@ -121,7 +121,7 @@ func TestRiskTestValues(t *testing.T) {
 }
 
 func hasHit(r respon, rule string) bool {
-	for _, reason := range r.RiskReasons {
+	for _, reason := range r.RiskReasons.Reasons {
 		if reason.Name == rule && reason.Status != risk.Accept {
 			return true
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -255,4 +256,32 @@ func AttachCard(ctx context.Context, db *gorm.DB, transactionID string, c OrderC
 		return fmt.Errorf("attach card to %s: %w", transactionID, err)
 	}
 	return nil
+}
+
+// OrderChange is a place in an account's orders taken in the order they
+// last changed: the change's time and, among orders changed at the same
+// time, the transaction id.
+type OrderChange struct {
+	At            time.Time
+	TransactionID string
+}
+
+// FindOrdersChanged lists an account's orders in the order they last
+// changed: those changed after after, oldest change first, at most limit;
+// with after nil, the limit most recently changed, still oldest first.
+func FindOrdersChanged(ctx context.Context, db *gorm.DB, merchantID, accountID string, after *OrderChange, limit int) ([]Order, error) {
+	var orders []Order
+	q := db.WithContext(ctx).Where("merchant_id = ? AND account_id = ?", merchantID, accountID)
+	if after != nil {
+		q = q.Where("(updated_at, transaction_id) > (?, ?)", after.At, after.TransactionID).Order("updated_at, transaction_id")
+	} else {
+		q = q.Order("updated_at DESC, transaction_id DESC")
+	}
+	if err := q.Limit(limit).Find(&orders).Error; err != nil {
+		return nil, fmt.Errorf("find changed orders: %w", err)
+	}
+	if after == nil {
+		slices.Reverse(orders)
+	}
+	return orders, nil
 }

@@ -125,13 +125,15 @@ type RiskReason struct {
 // Order is the record of one payment order. The workflow writes it; the API
 // only reads it.
 type Order struct {
-	TransactionID string `gorm:"primaryKey;size:19;index:idx_orders_merchant_created,priority:3,sort:desc"`
+	TransactionID string `gorm:"primaryKey;size:19;index:idx_orders_merchant_created,priority:3,sort:desc;index:idx_orders_account_updated,priority:3"`
 	WorkflowID    string `gorm:"size:300;not null;uniqueIndex"`
 	// The console lists a merchant's orders newest first
 	// (idx_orders_merchant_created).
 	MerchantID string `gorm:"size:32;not null;index;index:idx_orders_merchant_created,priority:1"`
-	AccountID  string `gorm:"size:32;not null;uniqueIndex:idx_orders_account_order_no,priority:1"`
-	OrderNo    string `gorm:"size:64;not null;uniqueIndex:idx_orders_account_order_no,priority:2"`
+	// A query without a selection reads the account's orders in the order
+	// they changed (idx_orders_account_updated).
+	AccountID string `gorm:"size:32;not null;uniqueIndex:idx_orders_account_order_no,priority:1;index:idx_orders_account_updated,priority:1"`
+	OrderNo   string `gorm:"size:64;not null;uniqueIndex:idx_orders_account_order_no,priority:2"`
 
 	Currency string `gorm:"size:3;not null"`
 	Amount   int64  `gorm:"not null"`
@@ -198,7 +200,7 @@ type Order struct {
 	StateVersion int64 `gorm:"not null;default:0"`
 
 	CreatedAt time.Time `gorm:"index;index:idx_orders_merchant_created,priority:2,sort:desc"`
-	UpdatedAt time.Time
+	UpdatedAt time.Time `gorm:"index:idx_orders_account_updated,priority:2"`
 }
 
 // VaultCard is one tokenised card. Everything that is card data is sealed with

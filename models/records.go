@@ -98,3 +98,8 @@ func (r Records) FindRefunds(ctx context.Context, merchantID, accountID string, 
 func (r Records) FindSubscription(ctx context.Context, merchantID, accountID, recurringID string) (*Subscription, error) {
 	return FindSubscription(ctx, r.DB, merchantID, accountID, recurringID)
 }
+
+// FindOrdersChanged is models.FindOrdersChanged over the records' database.
+func (r Records) FindOrdersChanged(ctx context.Context, merchantID, accountID string, after *OrderChange, limit int) ([]Order, error) {
+	return FindOrdersChanged(ctx, r.DB, merchantID, accountID, after, limit)
+}

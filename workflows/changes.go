@@ -28,4 +28,7 @@ const (
 	// neither way keeps the money reserved; runs that met it before
 	// released the money, and replay that.
 	changePayoutUnknownSubmission = "payout-unknown-submission"
+	// changeSubscriptionSearch: subscriptions show their status as a search
+	// attribute (SubscriptionStatus); runs begun before replay without it.
+	changeSubscriptionSearch = "subscription-search-status"
 )

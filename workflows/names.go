@@ -75,6 +75,10 @@ var (
 	// on to another.
 	SearchConnector = temporal.NewSearchAttributeKeyKeyword("Connector")
 
+	// Subscriptions are found by MerchantId and AccountId too, and by these.
+	SearchRecurringID        = temporal.NewSearchAttributeKeyKeyword("RecurringId")
+	SearchSubscriptionStatus = temporal.NewSearchAttributeKeyInt64("SubscriptionStatus")
+
 	// Payouts are found by MerchantId and AccountId too, and by these.
 	SearchRequestID    = temporal.NewSearchAttributeKeyKeyword("RequestId")
 	SearchPayoutStatus = temporal.NewSearchAttributeKeyKeyword("PayoutStatus")
@@ -93,6 +97,10 @@ var SearchAttributeTypes = map[string]string{
 	"RequestId":     "Keyword",
 	"PayoutStatus":  "Keyword",
 	"FailureType":   "Keyword",
+	"RecurringId":   "Keyword",
+	// SubscriptionStatus is recurring_status: 1 active, 0 cancelled, and
+	// the rest (internal/domain/subscription).
+	"SubscriptionStatus": "Int",
 }
 
 // OrderWorkflowID is the id of an order's workflow. It makes a second order

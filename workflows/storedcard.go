@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
@@ -78,6 +79,14 @@ func (w *orderWorkflow) startSubscription(ctx workflow.Context) {
 		WorkflowID:            id,
 		ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		// Ops find a subscription in the Temporal UI by its merchant,
+		// account and recurring_id, and see its status.
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			SearchMerchantID.ValueSet(w.in.MerchantID),
+			SearchAccountID.ValueSet(w.in.AccountID),
+			SearchRecurringID.ValueSet(recurringID),
+			SearchSubscriptionStatus.ValueSet(int64(subscription.Active)),
+		),
 	})
 	child := workflow.ExecuteChildWorkflow(cctx, SubscriptionWorkflowType, in)
 	// Waiting for the start is what makes the child outlive this order.

@@ -344,9 +344,26 @@ func (w *subscriptionWorkflow) record(ctx workflow.Context) error {
 		in.NextChargeAt = &next
 	}
 	err := workflow.ExecuteLocalActivity(lctx, a.UpdateSubscription, in).Get(ctx, nil)
+	w.showStatus(ctx)
 	if errorType(err) == activities.ErrTypeRecordRejected {
 		workflow.GetLogger(ctx).Error("subscription progress not recorded", "recurring_id", w.in.RecurringID, "error", err)
 		return nil
 	}
 	return err
+}
+
+// showStatus keeps the SubscriptionStatus search attribute at the
+// subscription's status, for ops in the Temporal UI; runs begun before it
+// replay without.
+func (w *subscriptionWorkflow) showStatus(ctx workflow.Context) {
+	if workflow.GetVersion(ctx, changeSubscriptionSearch, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return
+	}
+	current, _ := workflow.GetTypedSearchAttributes(ctx).GetInt64(SearchSubscriptionStatus)
+	if current == int64(w.state.Status) {
+		return
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, SearchSubscriptionStatus.ValueSet(int64(w.state.Status))); err != nil {
+		workflow.GetLogger(ctx).Warn("subscription search attribute", "recurring_id", w.in.RecurringID, "error", err)
+	}
 }

@@ -34,7 +34,7 @@ func (h *Handler) authoriseCard(m *api.Merchant, req *authoriseRequest) {
 	if !ok {
 		return
 	}
-	terms, code := h.subscriptionTerms(req, amount)
+	terms, code := h.subscriptionTerms(req.Subscription, amount)
 	if code != nil {
 		m.Refuse(*code)
 		return
@@ -81,7 +81,7 @@ func (h *Handler) authoriseCard(m *api.Merchant, req *authoriseRequest) {
 // request proved.
 func (h *Handler) answerPayment(m *api.Merchant, req *authoriseRequest, res workflows.PaymentResult) {
 	r := api.ResultRespon(res)
-	r.Note = req.Note
+	r.Note, r.Custom = req.Note, req.Custom
 	r.Sign(m.Key())
 	api.RenderXML(m.GinContext(), http.StatusOK, r, res.ResultCode)
 }

@@ -85,7 +85,15 @@ func (h *Handler) startCheckout(m *api.Merchant, req *checkoutRequest) {
 	if !ok {
 		return
 	}
-	in := h.orderInput(m.Account(), newOrder{details: req.Details, amount: amount, kind: order.KindCheckout})
+	// A hosted payment may start a subscription, as a direct one does
+	// (interface, Payment order): it starts once the shopper has paid, on
+	// the card the page kept.
+	terms, code := h.subscriptionTerms(req.Subscription, amount)
+	if code != nil {
+		m.Refuse(*code)
+		return
+	}
+	in := h.orderInput(m.Account(), newOrder{details: req.Details, amount: amount, kind: order.KindCheckout, subscription: terms})
 	res, err := h.placeOrder(c.Request.Context(), in)
 	switch {
 	case errors.Is(err, flows.ErrOrderMismatch):

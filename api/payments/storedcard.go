@@ -73,11 +73,11 @@ func (h *Handler) storedCardRef(ctx context.Context, merchantID, accountID, toke
 }
 
 // subscriptionTerms validates the subscription a payment carries, if any.
-func (h *Handler) subscriptionTerms(req *authoriseRequest, amount money.Amount) (*subscription.Terms, *codes.Code) {
-	if req.Subscription == nil {
+func (h *Handler) subscriptionTerms(sub *order.Subscription, amount money.Amount) (*subscription.Terms, *codes.Code) {
+	if sub == nil {
 		return nil, nil
 	}
-	terms, err := subscription.Parse(*req.Subscription, amount, h.Gate.Now(), h.TestIntervals)
+	terms, err := subscription.Parse(*sub, amount, h.Gate.Now(), h.TestIntervals)
 	if err != nil {
 		var fe *subscription.FieldError
 		c := codes.InvalidField.With("subscription")

@@ -336,7 +336,7 @@ func PayoutAnswer(p *models.Payout) (map[string]any, error) {
 	// the gateway.
 	body["payer_id"] = p.AccountID
 	body["status"] = p.Status
-	body["failure_type"] = p.FailureType
+	body["failure_type"] = payout.FailureType(p.FailureType).Shown()
 	body["failure_reason"] = p.FailureReason
 	body["encryption_data"] = ""
 	return body, nil

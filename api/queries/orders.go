@@ -2,6 +2,7 @@ package queries
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/models"
 )
 
 // maxQueryOrders is the most orders one query may name or return.
@@ -39,8 +41,9 @@ func (r *retrievalRequest) Signature() string { return r.EncryptionData }
 // SignedValues are the query recipe's: the ids alone (docs/design.md §3).
 func (r *retrievalRequest) SignedValues() []string { return []string{r.MerchantID, r.AccountID} }
 
-// retrievalTrans answers the orders a query names (orders, trades) or, with
-// neither, a page of the orders of a time window.
+// retrievalTrans answers the orders a query names (orders, trades); with
+// neither, a page of the orders of a time window; with no window either,
+// the orders as they last changed, from a cursor on (or the latest 100).
 func (h *Handler) retrievalTrans(c *gin.Context) {
 	var req retrievalRequest
 	m, ok := h.Gate.AcceptMerchant(c, api.QueryAnswers, &req)
@@ -65,11 +68,15 @@ func (h *Handler) retrievalTrans(c *gin.Context) {
 	})
 }
 
-// querySelection is what a query asks for: the orders it names, or, when
-// it names none, a page of the orders created in [from, to).
+// querySelection is what a query asks for: the orders it names; or, when
+// it names none, a page of the orders created in [from, to); or, with no
+// window either, the orders in the order they last changed (changes), after
+// the change a cursor names or the latest 100.
 type querySelection struct {
 	orderNos, trades []string
 	from, to         time.Time
+	changes          bool
+	after            *models.OrderChange
 }
 
 func (q querySelection) named() bool { return len(q.orderNos)+len(q.trades) > 0 }
@@ -84,12 +91,45 @@ func (r *retrievalRequest) selection() (querySelection, *codes.Code) {
 	if sel.named() {
 		return sel, nil
 	}
+	if strings.TrimSpace(r.StartTime) == "" && strings.TrimSpace(r.EndTime) == "" {
+		// Interface, Query transactions: the request names merchant_id,
+		// account_id and encryption_data only, "used to synchronise order
+		// status into a merchant's system".
+		sel.changes = true
+		if c := strings.TrimSpace(r.Cursor); c != "" {
+			after, ok := parseChangeCursor(c)
+			if !ok {
+				return fail(codes.InvalidField.With("cursor: pass back next_cursor as it came"))
+			}
+			sel.after = &after
+		}
+		return sel, nil
+	}
+	if strings.TrimSpace(r.StartTime) == "" || strings.TrimSpace(r.EndTime) == "" {
+		return fail(codes.MissingField.With("start_time and end_time together (yyyyMMddHHmmss)"))
+	}
 	from, to, ok := parseWindow(r.StartTime, r.EndTime)
 	if !ok {
-		return fail(codes.MissingField.With("orders, trades, or start_time and end_time (yyyyMMddHHmmss)"))
+		return fail(codes.InvalidField.With("start_time and end_time (yyyyMMddHHmmss, start before end)"))
 	}
 	sel.from, sel.to = from, to
 	return sel, nil
+}
+
+// changeCursor names the place after an order's last change: "c", the
+// change's time in microseconds since 1970 (UTC), "-", the transaction id.
+func changeCursor(o models.Order) string {
+	return "c" + strconv.FormatInt(o.UpdatedAt.UnixMicro(), 10) + "-" + o.TransactionID
+}
+
+func parseChangeCursor(c string) (models.OrderChange, bool) {
+	rest, ok := strings.CutPrefix(c, "c")
+	micros, tx, ok2 := strings.Cut(rest, "-")
+	n, err := strconv.ParseInt(micros, 10, 64)
+	if !ok || !ok2 || err != nil || n < 0 || len(tx) != 19 || strings.Trim(tx, "0123456789") != "" {
+		return models.OrderChange{}, false
+	}
+	return models.OrderChange{At: time.UnixMicro(n).UTC(), TransactionID: tx}, true
 }
 
 func splitList(s string) []string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/paygate/paygate/api"
@@ -73,9 +74,20 @@ func (h *Handler) queryOrders(ctx context.Context, req *retrievalRequest, sel qu
 	var orders []models.Order
 	var next string
 	var err error
-	if sel.named() {
+	switch {
+	case sel.named():
 		orders, err = h.Gate.Records.FindOrders(ctx, req.MerchantID, req.AccountID, sel.orderNos, sel.trades)
-	} else {
+	case sel.changes:
+		orders, err = h.Gate.Records.FindOrdersChanged(ctx, req.MerchantID, req.AccountID, sel.after, maxQueryOrders)
+		// The cursor always says where to read on from: after the last
+		// order answered, or where the merchant was when nothing changed.
+		switch {
+		case len(orders) > 0:
+			next = changeCursor(orders[len(orders)-1])
+		case sel.after != nil:
+			next = strings.TrimSpace(req.Cursor)
+		}
+	default:
 		orders, err = h.Gate.Records.FindOrdersBetween(ctx, req.MerchantID, req.AccountID, sel.from, sel.to, req.Cursor, maxQueryOrders+1)
 		if len(orders) > maxQueryOrders {
 			orders = orders[:maxQueryOrders]

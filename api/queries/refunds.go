@@ -65,8 +65,25 @@ func (h *Handler) retrievalRefund(c *gin.Context) {
 		return
 	}
 	list := make([]api.QueriedRefund, 0, len(refunds))
+	foundTrade, foundID := map[string]bool{}, map[string]bool{}
 	for i := range refunds {
 		list = append(list, toQueriedRefund(&refunds[i]))
+		foundTrade[refunds[i].TransactionID], foundID[refunds[i].RefundReferenceID] = true, true
+	}
+	// An id the query named and nothing answers gets an entry that says so,
+	// as the order query answers an order it cannot find.
+	notFound := codes.RefundNotFound.String()
+	for _, t := range trades {
+		if !foundTrade[t] {
+			list = append(list, api.QueriedRefund{TransactionID: t, QueryResult: queryNotFound, RefundMessage: notFound})
+			foundTrade[t] = true
+		}
+	}
+	for _, id := range refundIDs {
+		if !foundID[id] {
+			list = append(list, api.QueriedRefund{RefundReferenceID: id, QueryResult: queryNotFound, RefundMessage: notFound})
+			foundID[id] = true
+		}
 	}
 	c.Set(api.ContextResultCode, codes.OK.ID)
 	c.JSON(http.StatusOK, api.RefundQueryAnswer{
@@ -102,6 +119,7 @@ func toQueriedRefund(r *models.Refund) api.QueriedRefund {
 		RefundReference:   r.AcquirerRef,
 		RefundReferenceID: r.RefundReferenceID,
 		RefundDate:        r.CreatedAt.UTC().Format(dateFormat),
+		QueryResult:       queryFound,
 	}
 	if r.ResultCode != "" {
 		q.RefundMessage = codes.Code{ID: r.ResultCode, Message: r.ResultMessage}.String()

@@ -95,6 +95,12 @@ var (
 	// LiveAccountSimulator refuses a live account's order routed to a
 	// simulated connector where the deployment forbids that.
 	LiveAccountSimulator = Code{"I0030", "Simulator not allowed for a live account"}
+	// RefundNotFound answers, in a refund query, a transaction id with no
+	// refund or a refund_reference_id the account has no refund under.
+	RefundNotFound = Code{"I0031", "Refund not found"}
+	// TooManyRefunds refuses a refund past an order's 99th: the interface's
+	// refund_reference_id has two digits after the transaction id.
+	TooManyRefunds = Code{"I0032", "An order takes at most 99 refunds"}
 
 	RiskReview          = Code{"R0000", "Held for risk review"}
 	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
@@ -140,6 +146,7 @@ func All() []Code {
 		PaymentTypeConflict, BadSignature, IPNotAllowed, TooManyOrders, OrderNotFound,
 		UnsupportedMethod, InvalidState, OrderMismatch, IdempotencyConflict, RequestInProgress, PayoutMismatch, PayoutNotFound,
 		TokenNotFound, TokenDeleted, SubscriptionNotFound, TestCardOnLive, TestAccountConnector, CompatibleRefundLimit, LiveAccountSimulator,
+		RefundNotFound, TooManyRefunds,
 		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
 		RiskCountryMismatch, RiskTestValue,
 		ConnectorError, ThreeDSNotAvailable,

@@ -34,7 +34,14 @@ type Standing struct {
 	Entry  Entry // the order's own transaction id, order_no, currency and amount
 	Status status.Payment
 	Ledger Ledger
+	// Refunds is how many refunds the order has been asked for.
+	Refunds int
 }
+
+// MaxRefunds is the most refunds one order takes: refund_reference_id is
+// the transaction id, a hyphen and two digits (interface, Batch order
+// entries), so the 100th would need a third.
+const MaxRefunds = 99
 
 // The checks below answer nil to admit an operation, or the result code,
 // with its detail, that refuses it.
@@ -123,6 +130,9 @@ func (s Standing) CheckRefund(e Entry, amount int64) *codes.Code {
 	}
 	if amount > s.Ledger.Refundable() {
 		return refusal(codes.InvalidAmount, fmt.Sprintf("refund_amount exceeds the refundable %d minor units", s.Ledger.Refundable()))
+	}
+	if s.Refunds >= MaxRefunds {
+		return refusal(codes.TooManyRefunds, fmt.Sprintf("the order has had %d", s.Refunds))
 	}
 	return nil
 }

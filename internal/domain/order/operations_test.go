@@ -35,6 +35,10 @@ func TestOperationChecks(t *testing.T) {
 	paid := standing(status.Paid, Ledger{Authorised: 5000, Captured: 4000})
 	partly := standing(status.PartiallyRefunded, Ledger{Authorised: 5000, Captured: 4000, Refunded: 1000, RefundPending: 500})
 	held := standing(status.HeldForReview, Ledger{})
+	// Interface, Batch order entries: refund_reference_id is
+	// <transaction_id>-<two digits>.
+	refunded98, refunded99 := partly, partly
+	refunded98.Refunds, refunded99.Refunds = 98, 99
 	tests := []struct {
 		name string
 		got  *codes.Code
@@ -66,6 +70,8 @@ func TestOperationChecks(t *testing.T) {
 		{"refund what is left, pending refunds counted", partly.CheckRefund(self, 2500), ""},
 		{"refund past what is pending", partly.CheckRefund(self, 2501), "I0003:Invalid amount: refund_amount exceeds the refundable 2500 minor units"},
 		{"refund nothing", paid.CheckRefund(self, 0), "I0003:Invalid amount: refund_amount must be greater than zero"},
+		{"the 99th refund", refunded98.CheckRefund(self, 1), ""},
+		{"the 100th refund", refunded99.CheckRefund(self, 1), "I0032:An order takes at most 99 refunds: the order has had 99"},
 		{"refund an authorised order", authorised.CheckRefund(self, 100), "I0018:Operation not allowed in the order's current state: order is authorised (2000)"},
 		{"refund another order", paid.CheckRefund(other(func(e *Entry) { e.OrderNo = "X" }), 100), "I0019:Entry does not match the order: order_no"},
 	}

@@ -153,7 +153,7 @@ func (s State) Carried(keepNotifications int) State {
 // Standing is the state as the operation rules (operations.go) see it,
 // with the order's own identity from its request.
 func (s State) Standing(own Entry) Standing {
-	return Standing{Entry: own, Status: s.Status, Ledger: s.Ledger}
+	return Standing{Entry: own, Status: s.Status, Ledger: s.Ledger, Refunds: s.RefundSeq}
 }
 
 // CheckMove returns nil when the order may move to payment_status to: the

@@ -76,7 +76,7 @@ func (s State) NotificationFields(in Instruction, n Notice) notify.Fields {
 		"transaction_id":       n.TransactionID,
 		"short_reference_id":   n.ShortReferenceID,
 		"status":               string(s.Status),
-		"failure_type":         string(s.FailureType),
+		"failure_type":         s.FailureType.Shown(),
 		"failure_reason":       s.FailureReason,
 	}
 	if ch := s.Charges; ch != nil {

@@ -75,8 +75,10 @@ func TestNotificationFields(t *testing.T) {
 		state State
 		want  notify.Fields
 	}{
+		// Interface, Payout response fields: failure_type, "UNKNOWN
+		// occurs", in the sample of a COMPLETED payout.
 		{"completed", State{Status: StatusCompleted, Charges: charges}, common(map[string]string{
-			"status": "COMPLETED", "failure_type": "", "failure_reason": "",
+			"status": "COMPLETED", "failure_type": "UNKNOWN", "failure_reason": "",
 			"amount_beneficiary_receives": "100.00", "amount_payer_pays": "112.50", "fee_amount": "2.50", "fee_currency": "USD"})},
 		{"failed before pricing", State{}.Failed(FailureQuoteUnavailable, ""), common(map[string]string{
 			"status": "FAILED", "failure_type": "QUOTE_UNAVAILABLE", "failure_reason": "No exchange rate or fee is configured for this payout",

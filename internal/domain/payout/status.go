@@ -95,6 +95,16 @@ func Rerun(s Status) (Status, error) {
 // the rest is ours.
 type FailureType string
 
+// Shown is the failure_type a payout's answers and notifications carry: the
+// failure's, or UNKNOWN for a payout that has not failed, as the
+// interface's sample of a completed payout shows it.
+func (f FailureType) Shown() string {
+	if f == "" {
+		return string(FailureUnknown)
+	}
+	return string(f)
+}
+
 // The failure types.
 const (
 	// FailureInsufficientFunds: the deposit account's available balance was
