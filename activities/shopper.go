@@ -29,6 +29,8 @@ type ThreeDSInput struct {
 	Currency       string
 	Reference      string
 	ReturnURL      string // where the ACS sends the shopper's browser back
+	// Browser is the shopper's browser and device, from the order.
+	Browser connector.Browser `json:",omitzero"`
 }
 
 // ThreeDSOutcome is the authentication: done (frictionless) or a challenge.
@@ -61,6 +63,7 @@ func (a *Activities) Authenticate3DS(ctx context.Context, in ThreeDSInput) (Thre
 		Currency:       in.Currency,
 		Reference:      in.Reference,
 		ReturnURL:      in.ReturnURL,
+		Browser:        in.Browser,
 	})
 	if err != nil {
 		return ThreeDSOutcome{}, acquirerError("3-D Secure "+in.Reference, err)

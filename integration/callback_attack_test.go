@@ -20,6 +20,7 @@ import (
 	"github.com/paygate/paygate/app"
 	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
 	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/dev/simulator"
 	"github.com/paygate/paygate/workflows"
 )
 
@@ -372,5 +373,31 @@ func TestCallbackBodiesAreBounded(t *testing.T) {
 				t.Errorf("HTTP %d, want 413", code)
 			}
 		})
+	}
+}
+
+// TestThreeDSCarriesTheBrowser follows the interface's Payment order: the
+// shopper's browser and device fields (os, browser, browser_lang,
+// time_zone, resolution, color_depth, user_agent, challenge_window_size,
+// shopper_ip) reach the 3-D Secure authentication request the ACS weighs
+// (issue 29), not only the record.
+func TestThreeDSCarriesTheBrowser(t *testing.T) {
+	t.Parallel()
+	creds := env.auto
+	f := cardOrder(creds, newOrderNo(t), "4000000000003220")
+	f["open3d"] = "do3DS"
+	for k, v := range map[string]string{"os": "iOS 18", "browser": "Safari", "browser_lang": "en-GB", "time_zone": "-60",
+		"resolution": "1170x2532", "color_depth": "24", "user_agent": "Mozilla/5.0 (iPhone)", "challenge_window_size": "05"} {
+		f[k] = v
+	}
+	_, r := authorise(t, signCard(f, creds.SignKey))
+	if r.OrderStatus != "-1" {
+		t.Fatalf("first answer: %s %s", r.OrderStatus, r.ResultInfo)
+	}
+	au, ok := env.sim.AuthenticationOf(r.TransactionID)
+	want := simulator.Browser{Language: "en-GB", UserAgent: "Mozilla/5.0 (iPhone)", TimeZone: "-60", ScreenResolution: "1170x2532",
+		ColorDepth: "24", ChallengeWindowSize: "05", IP: "203.0.113.7", OS: "iOS 18", Name: "Safari"}
+	if !ok || au.Browser == nil || *au.Browser != want {
+		t.Errorf("the ACS got %+v, want %+v", au.Browser, want)
 	}
 }

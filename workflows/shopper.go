@@ -119,6 +119,7 @@ func (w *orderWorkflow) authenticate(ctx workflow.Context) (PaymentResult, error
 			Currency:       w.in.Currency,
 			Reference:      w.in.TransactionID,
 			ReturnURL:      w.in.PublicURL + "/v1/3ds/callback",
+			Browser:        browserOf(w.in.Details),
 		}).Get(ctx, &out)
 	if err != nil {
 		workflow.GetLogger(ctx).Error("3-D Secure authentication failed", "error", err)
@@ -467,4 +468,16 @@ func (w *orderWorkflow) shopperCancel(ctx workflow.Context, _ struct{}) (Payment
 		return PaymentResult{}, err
 	}
 	return res, nil
+}
+
+// browserOf is the shopper's browser and device as the payment order gives
+// them (interface, Payment order: os, browser, browser_lang, time_zone,
+// resolution, color_depth, user_agent, challenge_window_size, shopper_ip):
+// they exist for the 3-D Secure authentication.
+func browserOf(d order.Details) connector.Browser {
+	return connector.Browser{
+		Language: d.BrowserLang, UserAgent: d.UserAgent, TimeZone: d.TimeZone.String(), ScreenResolution: d.Resolution,
+		ColorDepth: d.ColorDepth.String(), ChallengeWindowSize: d.ChallengeWindowSize.String(), IP: d.ShopperIP,
+		OS: d.OS, Name: d.Browser,
+	}
 }

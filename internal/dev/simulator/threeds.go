@@ -38,6 +38,24 @@ type authenticationRequest struct {
 	Currency       string `json:"currency"`
 	Reference      string `json:"reference"`
 	ReturnURL      string `json:"return_url"`
+	// Browser is the shopper's browser and device, which a real ACS weighs
+	// and lays its challenge out by; the simulator keeps it and shows it
+	// back in the authentication.
+	Browser *Browser `json:"browser,omitempty"`
+}
+
+// Browser is the shopper's browser and device as an authentication
+// request carries them.
+type Browser struct {
+	Language            string `json:"language,omitempty"`
+	UserAgent           string `json:"user_agent,omitempty"`
+	TimeZone            string `json:"time_zone,omitempty"`
+	ScreenResolution    string `json:"screen_resolution,omitempty"`
+	ColorDepth          string `json:"color_depth,omitempty"`
+	ChallengeWindowSize string `json:"challenge_window_size,omitempty"`
+	IP                  string `json:"ip,omitempty"`
+	OS                  string `json:"os,omitempty"`
+	Name                string `json:"name,omitempty"`
 }
 
 // fingerprinted is the request as its idempotency fingerprint covers it
@@ -55,6 +73,8 @@ type Authentication struct {
 	CAVV             string `json:"cavv"`
 	DSTransID        string `json:"ds_trans_id"`
 	ACSURL           string `json:"acs_url"`
+	// Browser is what the request said of the shopper's browser.
+	Browser *Browser `json:"browser,omitempty"`
 }
 
 // authentication is the simulator's record of an authentication. It keeps
@@ -100,6 +120,7 @@ func (s *Server) createAuthentication(req authenticationRequest, base string) Au
 		Authentication: Authentication{
 			AuthenticationID: newID("au_"),
 			DSTransID:        newUUID(),
+			Browser:          req.Browser,
 		},
 		idempotencyKey: req.IdempotencyKey,
 		reference:      req.Reference,
@@ -330,4 +351,17 @@ func newUUID() string {
 	b[8] = b[8]&0x3f | 0x80
 	h := hex.EncodeToString(b)
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// AuthenticationOf returns the authentication made for a charge reference
+// (the gateway's transaction id), for tests.
+func (s *Server) AuthenticationOf(reference string) (Authentication, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.auths {
+		if a.reference == reference {
+			return a.Authentication, true
+		}
+	}
+	return Authentication{}, false
 }

@@ -203,6 +203,25 @@ type AuthenticationRequest struct {
 	Currency       string
 	Reference      string
 	ReturnURL      string // where the ACS sends the shopper's browser back
+	// Browser is the shopper's browser and device as the merchant sent
+	// them: the data an ACS weighs for a frictionless authentication and
+	// lays its challenge out by.
+	Browser Browser
+}
+
+// Browser is the shopper's browser and device for 3-D Secure, as the
+// payment order's fields give them (browser_lang, user_agent, time_zone,
+// resolution, color_depth, challenge_window_size, shopper_ip, os, browser).
+type Browser struct {
+	Language            string `json:"language,omitempty"`
+	UserAgent           string `json:"user_agent,omitempty"`
+	TimeZone            string `json:"time_zone,omitempty"`
+	ScreenResolution    string `json:"screen_resolution,omitempty"`
+	ColorDepth          string `json:"color_depth,omitempty"`
+	ChallengeWindowSize string `json:"challenge_window_size,omitempty"`
+	IP                  string `json:"ip,omitempty"`
+	OS                  string `json:"os,omitempty"`
+	Name                string `json:"name,omitempty"`
 }
 
 // String describes r without card data.

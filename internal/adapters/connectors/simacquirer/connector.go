@@ -127,7 +127,7 @@ func (c *Connector) GetRefund(ctx context.Context, refundID string) (connector.R
 
 // Authenticate starts 3-D Secure for a card.
 func (c *Connector) Authenticate(ctx context.Context, req connector.AuthenticationRequest) (connector.Authentication, error) {
-	au, err := c.client.Authenticate(ctx, AuthenticationRequest{
+	ar := AuthenticationRequest{
 		IdempotencyKey: req.IdempotencyKey,
 		CardNumber:     req.Card.Number,
 		ExpiryMonth:    req.Card.ExpiryMonth,
@@ -136,7 +136,12 @@ func (c *Connector) Authenticate(ctx context.Context, req connector.Authenticati
 		Currency:       req.Currency,
 		Reference:      req.Reference,
 		ReturnURL:      req.ReturnURL,
-	})
+	}
+	if req.Browser != (connector.Browser{}) {
+		b := req.Browser
+		ar.Browser = &b
+	}
+	au, err := c.client.Authenticate(ctx, ar)
 	if err != nil {
 		return connector.Authentication{}, err
 	}

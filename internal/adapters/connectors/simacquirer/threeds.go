@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+
+	"github.com/paygate/paygate/internal/domain/connector"
 )
 
 // 3-D Secure authentication statuses.
@@ -37,6 +39,8 @@ type AuthenticationRequest struct {
 	Currency       string `json:"currency"`
 	Reference      string `json:"reference"`
 	ReturnURL      string `json:"return_url"`
+	// Browser is the shopper's browser and device.
+	Browser *connector.Browser `json:"browser,omitempty"`
 }
 
 // String describes r without card data.
@@ -63,14 +67,15 @@ func (r AuthenticationRequest) LogValue() slog.Value {
 // authenticationWire is the wire form of an AuthenticationRequest; it is
 // only ever marshalled straight into a request body.
 type authenticationWire struct {
-	IdempotencyKey string `json:"idempotency_key"`
-	CardNumber     string `json:"card_number"`
-	ExpiryMonth    string `json:"expiry_month"`
-	ExpiryYear     string `json:"expiry_year"`
-	Amount         int64  `json:"amount"`
-	Currency       string `json:"currency"`
-	Reference      string `json:"reference"`
-	ReturnURL      string `json:"return_url"`
+	IdempotencyKey string             `json:"idempotency_key"`
+	CardNumber     string             `json:"card_number"`
+	ExpiryMonth    string             `json:"expiry_month"`
+	ExpiryYear     string             `json:"expiry_year"`
+	Amount         int64              `json:"amount"`
+	Currency       string             `json:"currency"`
+	Reference      string             `json:"reference"`
+	ReturnURL      string             `json:"return_url"`
+	Browser        *connector.Browser `json:"browser,omitempty"`
 }
 
 // Authentication is the state of a 3-D Secure authentication. When Status is

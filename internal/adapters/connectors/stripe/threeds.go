@@ -39,6 +39,8 @@ const ChallengeOrigin = "https://hooks.stripe.com"
 const callbackConnector = "stripe"
 
 // Authenticate starts the card's authentication at Stripe (see above).
+// req.Browser is not sent: Stripe takes no browser data through its API
+// and collects it on its own authentication page.
 func (c *Client) Authenticate(ctx context.Context, req connector.AuthenticationRequest) (connector.Authentication, error) {
 	what := "3-D Secure " + req.IdempotencyKey
 	if req.IdempotencyKey == "" || req.Reference == "" {
