@@ -32,6 +32,8 @@ type RiskInput struct {
 	ShopperEmail   string
 	ShopperIP      string
 	BillingCountry string
+	// DeviceFingerprint is the order's device_fingerprint.
+	DeviceFingerprint string
 }
 
 // ErrTypeInvalidRiskInput marks a risk check the workflow asked for without
@@ -81,6 +83,7 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 		Card:                 velocityWindow(cfg.CardVelocity, card, now),
 		Email:                velocityWindow(cfg.EmailVelocity, email, now),
 		IP:                   velocityWindow(cfg.IPVelocity, ip, now),
+		Device:               velocityWindow(cfg.DeviceVelocity, in.DeviceFingerprint, now),
 	})
 	if err != nil {
 		return risk.Result{}, fmt.Errorf("risk check: %w", err)
@@ -97,6 +100,7 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 		CardOrders:     counts.Card,
 		EmailOrders:    counts.Email,
 		IPOrders:       counts.IP,
+		DeviceOrders:   counts.Device,
 	})
 	if test {
 		switch {

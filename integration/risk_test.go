@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -281,7 +282,7 @@ func TestRiskVelocity(t *testing.T) {
 					}
 					continue
 				}
-				checkRejected(t, creds, f, r, "R0004:Too many payments with the same card, email or IP address")
+				checkRejected(t, creds, f, r, "R0004:Too many payments with the same card, email, IP address or device")
 				if want := map[string]string{tc.rule: risk.Reject}; r.RiskScore != "100" || !reflect.DeepEqual(hits(r), want) {
 					t.Errorf("order 3: risk = %s %s %v; want REJECT 100 %v", r.RiskAction, r.RiskScore, hits(r), want)
 				}
@@ -350,12 +351,17 @@ func TestCountVelocity(t *testing.T) {
 	now := time.Now()
 	insert := func(txID, accountID, card, email, ip string, age time.Duration) {
 		t.Helper()
+		// Every order with an email comes from one device (issue 29).
+		device := ""
+		if email != "" {
+			device = "dev-" + strings.ToLower(strings.TrimSpace(email))
+		}
 		err := env.gw.DB.Create(&models.Order{
 			TransactionID: txID, WorkflowID: "velocity/" + accountID + "/" + txID, MerchantID: "30002",
 			AccountID: accountID, OrderNo: "V-" + txID, Currency: "USD", Amount: 100,
 			PaymentStatus: 6000, OrderStatus: 0, ResultCode: "A0001", ResultMessage: "Declined", CaptureMode: models.CaptureAuto,
 			CardFingerprint: card, RequestFingerprint: "x",
-			Details: order.Details{ShopperEmail: email, ShopperIP: ip}, CreatedAt: now.Add(-age),
+			Details: order.Details{ShopperEmail: email, ShopperIP: ip, DeviceFingerprint: device}, CreatedAt: now.Add(-age),
 		}).Error
 		if err != nil {
 			t.Fatal(err)
@@ -384,6 +390,12 @@ func TestCountVelocity(t *testing.T) {
 				Email: models.VelocityWindow{Value: "a@example.com", Since: hour},
 				IP:    models.VelocityWindow{Value: "192.0.2.1", Since: hour}},
 			want: models.VelocityCounts{Card: 2, Email: 3, IP: 3},
+		},
+		{
+			name: "by device, in its window",
+			q: models.VelocityQuery{AccountID: account, ExcludeTransactionID: id(1),
+				Device: models.VelocityWindow{Value: "dev-a@example.com", Since: hour}},
+			want: models.VelocityCounts{Device: 3},
 		},
 		{
 			name: "nothing left out",

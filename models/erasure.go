@@ -191,7 +191,7 @@ func eraseOrder(ctx context.Context, tx *gorm.DB, o *Order, now time.Time) (stor
 	}
 	err = tx.WithContext(ctx).Model(&Order{}).Where("transaction_id = ?", o.TransactionID).UpdateColumns(map[string]any{
 		"details": string(details), "personal_key_id": "", "personal_sealed": nil,
-		"shopper_email_hash": "", "shopper_ip_hash": "", "shopper_email": "", "shopper_ip": "",
+		"shopper_email_hash": "", "shopper_ip_hash": "", "device_fingerprint_hash": "", "shopper_email": "", "shopper_ip": "",
 		"card_token": "", "personal_erased_at": now,
 	}).Error
 	if err != nil {
@@ -335,7 +335,8 @@ func (o *Order) sealedColumns() (string, any, map[string]any, error) {
 	}
 	return "transaction_id = ?", o.TransactionID, map[string]any{
 		"details": string(details), "personal_key_id": o.PersonalKeyID, "personal_sealed": o.PersonalSealed,
-		"shopper_email_hash": o.ShopperEmailHash, "shopper_ip_hash": o.ShopperIPHash, "shopper_email": "", "shopper_ip": "",
+		"shopper_email_hash": o.ShopperEmailHash, "shopper_ip_hash": o.ShopperIPHash, "device_fingerprint_hash": o.DeviceFingerprintHash,
+		"shopper_email": "", "shopper_ip": "",
 	}, nil
 }
 

@@ -163,6 +163,9 @@ type Order struct {
 	// checks count and the console searches by.
 	ShopperEmailHash string `gorm:"size:64;not null;default:'';index"`
 	ShopperIPHash    string `gorm:"size:64;not null;default:'';index"`
+	// DeviceFingerprintHash is the keyed hash of the order's
+	// device_fingerprint, for the device velocity rule.
+	DeviceFingerprintHash string `gorm:"size:64;not null;default:'';index"`
 	// LegacyShopperEmail and LegacyShopperIP held the email and address in
 	// clear before they were sealed; new rows leave them empty, and
 	// SealLegacyOrders empties the old ones.

@@ -39,6 +39,8 @@ const personalDataPlugin = "paygate:personal-data"
 const (
 	HashEmail = "email"
 	HashIP    = "ip"
+	// HashDevice is the kind of a device fingerprint's hash.
+	HashDevice = "device"
 )
 
 // ErrNotProtected is returned when personal data is written or searched
@@ -189,6 +191,7 @@ func (o *Order) sealPersonal(p *PersonalData) error {
 	o.PersonalKeyID, o.PersonalSealed = id, sealed
 	o.ShopperEmailHash = p.Hash(HashEmail, personal.ShopperEmail)
 	o.ShopperIPHash = p.Hash(HashIP, personal.ShopperIP)
+	o.DeviceFingerprintHash = p.Hash(HashDevice, personal.DeviceFingerprint)
 	o.LegacyShopperEmail, o.LegacyShopperIP = "", ""
 	return nil
 }

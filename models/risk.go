@@ -25,11 +25,12 @@ type VelocityQuery struct {
 	Card                 VelocityWindow // by card fingerprint
 	Email                VelocityWindow // by shopper email, exactly as sent
 	IP                   VelocityWindow // by shopper IP
+	Device               VelocityWindow // by device fingerprint
 }
 
 // VelocityCounts are the answers to a VelocityQuery.
 type VelocityCounts struct {
-	Card, Email, IP int
+	Card, Email, IP, Device int
 }
 
 // CountVelocity counts, in one query, the account's other orders created
@@ -42,8 +43,9 @@ func CountVelocity(ctx context.Context, db *gorm.DB, q VelocityQuery) (VelocityC
 		return out, err
 	}
 	// Emails and addresses are stored as keyed hashes only.
-	email, ip := q.Email, q.IP
+	email, ip, device := q.Email, q.IP, q.Device
 	email.Value, ip.Value = pd.Hash(HashEmail, email.Value), pd.Hash(HashIP, ip.Value)
+	device.Value = pd.Hash(HashDevice, device.Value)
 	parts := []struct {
 		column string
 		w      VelocityWindow
@@ -52,6 +54,7 @@ func CountVelocity(ctx context.Context, db *gorm.DB, q VelocityQuery) (VelocityC
 		{"card_fingerprint", q.Card, &out.Card},
 		{"shopper_email_hash", email, &out.Email},
 		{"shopper_ip_hash", ip, &out.IP},
+		{"device_fingerprint_hash", device, &out.Device},
 	}
 	var (
 		selects, conds []string

@@ -526,6 +526,8 @@ func (w *orderWorkflow) riskInput() activities.RiskInput {
 		ShopperEmail:    in.Details.ShopperEmail,
 		ShopperIP:       in.Details.ShopperIP,
 		BillingCountry:  in.Details.BillingCountry,
+		// The device feeds the device velocity rule (issue 29).
+		DeviceFingerprint: in.Details.DeviceFingerprint,
 	}
 }
 

@@ -106,7 +106,7 @@ var (
 	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
 	RiskBlockedCard     = Code{"R0002", "Card is blocked"}
 	RiskRejected        = Code{"R0003", "Rejected by risk rules"}
-	RiskVelocity        = Code{"R0004", "Too many payments with the same card, email or IP address"}
+	RiskVelocity        = Code{"R0004", "Too many payments with the same card, email, IP address or device"}
 	RiskBlockedBIN      = Code{"R0005", "Card range is blocked"}
 	RiskBlockedCountry  = Code{"R0006", "Billing or card country is blocked"}
 	RiskCountryMismatch = Code{"R0007", "Billing country does not match the card's country"}

@@ -15,7 +15,7 @@ func CodeFor(rule string) codes.Code {
 		return codes.RiskBlockedBIN
 	case RuleBlockedCountry:
 		return codes.RiskBlockedCountry
-	case RuleCardVelocity, RuleEmailVelocity, RuleIPVelocity:
+	case RuleCardVelocity, RuleEmailVelocity, RuleIPVelocity, RuleDeviceVelocity:
 		return codes.RiskVelocity
 	case RuleCountryMismatch:
 		return codes.RiskCountryMismatch

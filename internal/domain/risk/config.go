@@ -30,6 +30,9 @@ var (
 	DefaultCardVelocity  = Velocity{Max: 5, Window: Duration(10 * time.Minute), Score: 50}
 	DefaultEmailVelocity = Velocity{Max: 10, Window: Duration(time.Hour), Score: 40}
 	DefaultIPVelocity    = Velocity{Max: 20, Window: Duration(time.Hour), Score: 30}
+	// DefaultDeviceVelocity: a device is one shopper's more surely than
+	// an address (shared behind a carrier's NAT), less than a card.
+	DefaultDeviceVelocity = Velocity{Max: 10, Window: Duration(time.Hour), Score: 40}
 )
 
 // Config is an account's risk settings. It is stored as JSON with the
@@ -44,6 +47,8 @@ type Config struct {
 	CardVelocity  Velocity `json:"card_velocity"`
 	EmailVelocity Velocity `json:"email_velocity"`
 	IPVelocity    Velocity `json:"ip_velocity"`
+	// DeviceVelocity limits the orders of one device (device_fingerprint).
+	DeviceVelocity Velocity `json:"device_velocity,omitzero"`
 
 	// BlockedBINs are card number prefixes (the first one to six digits)
 	// whose cards are rejected.
@@ -83,6 +88,7 @@ func (c Config) WithDefaults() Config {
 	c.CardVelocity = c.CardVelocity.withDefaults(DefaultCardVelocity)
 	c.EmailVelocity = c.EmailVelocity.withDefaults(DefaultEmailVelocity)
 	c.IPVelocity = c.IPVelocity.withDefaults(DefaultIPVelocity)
+	c.DeviceVelocity = c.DeviceVelocity.withDefaults(DefaultDeviceVelocity)
 	if c.CountryMismatchScore == 0 {
 		c.CountryMismatchScore = DefaultCountryMismatchScore
 	}
@@ -117,7 +123,8 @@ func (c Config) Validate() error {
 	for _, v := range []struct {
 		name string
 		v    Velocity
-	}{{"card_velocity", c.CardVelocity}, {"email_velocity", c.EmailVelocity}, {"ip_velocity", c.IPVelocity}} {
+	}{{"card_velocity", c.CardVelocity}, {"email_velocity", c.EmailVelocity}, {"ip_velocity", c.IPVelocity},
+		{"device_velocity", c.DeviceVelocity}} {
 		if v.v.Max < 0 || v.v.Window < 0 || (v.v.Score < 0 && v.v.Score != Off) {
 			return fmt.Errorf("%w: %s: max, window and score must not be negative (score %d turns the rule off)", ErrInvalidConfig, v.name, Off)
 		}

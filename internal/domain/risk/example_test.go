@@ -26,7 +26,7 @@ func ExampleEvaluate() {
 		}
 	}
 	// Output:
-	// REVIEW 60 ip_velocity R0004:Too many payments with the same card, email or IP address
+	// REVIEW 60 ip_velocity R0004:Too many payments with the same card, email, IP address or device
 	// ip_velocity REVIEW
 	// country_mismatch REVIEW
 }

@@ -53,6 +53,7 @@ const (
 	RuleCardVelocity    = "card_velocity"
 	RuleEmailVelocity   = "email_velocity"
 	RuleIPVelocity      = "ip_velocity"
+	RuleDeviceVelocity  = "device_velocity"
 	RuleCountryMismatch = "country_mismatch"
 )
 
@@ -60,7 +61,7 @@ const (
 func Rules() []string {
 	return []string{
 		RuleAmountLimit, RuleBlockedCard, RuleBlockedBIN, RuleBlockedCountry,
-		RuleCardVelocity, RuleEmailVelocity, RuleIPVelocity, RuleCountryMismatch,
+		RuleCardVelocity, RuleEmailVelocity, RuleIPVelocity, RuleDeviceVelocity, RuleCountryMismatch,
 	}
 }
 
@@ -83,6 +84,9 @@ type Facts struct {
 	CardOrders  int
 	EmailOrders int
 	IPOrders    int
+	// DeviceOrders counts the account's other orders from the same device
+	// (device_fingerprint) within the device velocity rule's window.
+	DeviceOrders int
 }
 
 // Reason is one rule's verdict: ACCEPT when it did not hit, REJECT when it
@@ -153,6 +157,7 @@ func Evaluate(cfg Config, f Facts) Result {
 	check(RuleCardVelocity, tooFast(cfg.CardVelocity, f.CardOrders), cfg.CardVelocity.Score)
 	check(RuleEmailVelocity, tooFast(cfg.EmailVelocity, f.EmailOrders), cfg.EmailVelocity.Score)
 	check(RuleIPVelocity, tooFast(cfg.IPVelocity, f.IPOrders), cfg.IPVelocity.Score)
+	check(RuleDeviceVelocity, tooFast(cfg.DeviceVelocity, f.DeviceOrders), cfg.DeviceVelocity.Score)
 	check(RuleCountryMismatch, f.BillingCountry != "" && f.CardCountry != "" && f.BillingCountry != f.CardCountry,
 		cfg.CountryMismatchScore)
 

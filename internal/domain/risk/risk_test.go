@@ -146,6 +146,25 @@ func TestEvaluate(t *testing.T) {
 			want:  Result{Action: Accept, Score: 0, Reasons: reasons()},
 		},
 		{
+			// Interface, Payment order: device_fingerprint feeds the risk
+			// engine (issue 29).
+			name:  "device velocity at its limit scores but accepts",
+			facts: with(func(f *Facts) { f.DeviceOrders = 10 }),
+			want: Result{Action: Accept, Score: 40, Rule: RuleDeviceVelocity,
+				Reasons: reasons(Reason{RuleDeviceVelocity, Review})},
+		},
+		{
+			name:  "device velocity one under the limit",
+			facts: with(func(f *Facts) { f.DeviceOrders = 9 }),
+			want:  Result{Action: Accept, Score: 0, Reasons: reasons()},
+		},
+		{
+			name:  "device and IP velocity together are reviewed",
+			facts: with(func(f *Facts) { f.DeviceOrders, f.IPOrders = 10, 20 }),
+			want: Result{Action: Review, Score: 70, Rule: RuleDeviceVelocity,
+				Reasons: reasons(Reason{RuleIPVelocity, Review}, Reason{RuleDeviceVelocity, Review})},
+		},
+		{
 			name:  "email and IP velocity together are reviewed",
 			facts: with(func(f *Facts) { f.EmailOrders, f.IPOrders = 10, 20 }),
 			want: Result{Action: Review, Score: 70, Rule: RuleEmailVelocity,
@@ -259,7 +278,7 @@ func TestEvaluate(t *testing.T) {
 
 func TestRulesAreReportedInOrder(t *testing.T) {
 	want := []string{"amount_limit", "blocked_card", "blocked_bin", "blocked_country",
-		"card_velocity", "email_velocity", "ip_velocity", "country_mismatch"}
+		"card_velocity", "email_velocity", "ip_velocity", "device_velocity", "country_mismatch"}
 	if got := Rules(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Rules() = %v, want %v", got, want)
 	}
