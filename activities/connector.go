@@ -39,6 +39,8 @@ type AuthoriseInput struct {
 	// that is down is said at once (ErrTypeAcquirerDown) rather than tried
 	// again here.
 	Failover bool `json:",omitempty"`
+	// Installments is the number of monthly installments, 0 for none.
+	Installments int `json:",omitempty"`
 }
 
 // ChargeOutcome is the acquirer's answer to a charge.
@@ -110,6 +112,7 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 		Capture:          in.Capture,
 		ThreeDS:          threeDSOf(in.ThreeDS),
 		StoredCredential: in.StoredCredential,
+		Installments:     in.Installments,
 	})
 	if a.Health != nil {
 		// A decline is an answer: only a connector down or silent counts
@@ -133,7 +136,8 @@ func threeDSOf(d *ThreeDSData) *connector.ThreeDSData {
 	if d == nil {
 		return nil
 	}
-	return &connector.ThreeDSData{AuthenticationID: d.AuthenticationID, ECI: d.ECI, CAVV: d.CAVV}
+	return &connector.ThreeDSData{AuthenticationID: d.AuthenticationID, ECI: d.ECI, CAVV: d.CAVV,
+		External: d.External, XID: d.XID, DSTransID: d.DSTransID}
 }
 
 // InquireInput asks the acquirer what became of a charge attempt.

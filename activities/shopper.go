@@ -17,6 +17,12 @@ type ThreeDSData struct {
 	AuthenticationID string
 	ECI              string
 	CAVV             string
+	// External, XID and DSTransID: the merchant's own 3-D Secure server's
+	// result (mpi_info). Empty in histories from before, which replay the
+	// same.
+	External  bool   `json:",omitempty"`
+	XID       string `json:",omitempty"`
+	DSTransID string `json:",omitempty"`
 }
 
 // ThreeDSInput asks the directory server whether the card needs a challenge.

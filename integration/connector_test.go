@@ -336,3 +336,57 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestMerchantThreeDSAndInstallments follows the interface's Payment order
+// (additional_information[].mpi_info: eci, cavv, xid, dsTransID; and
+// installments, issue 29): the acquirer that takes them gets them (the
+// challenge card is charged on the merchant's own authentication, in three
+// installments, with no 3-D Secure of ours); an account whose connector
+// cannot is refused I0033 before anything is charged; a malformed result
+// is I0008.
+func TestMerchantThreeDSAndInstallments(t *testing.T) {
+	t.Parallel()
+	const mpi = `[{"mpi_info":{"eci":"05","cavv":"AAABBEg0VhI0VniQEjRWAAAAAAA=","dsTransID":"f25084f0-5b16-4c0a-ae5d-b24808a95e4b"}}]`
+	tests := []struct {
+		name         string
+		creds        merchant.Credentials
+		mpi, install string
+		want         string
+	}{
+		{"sim-acquirer takes both", env.auto, mpi, "3", "0000:Success"},
+		{"sim-bank takes no mpi_info", bankAccount(t, models.CaptureAuto), mpi, "", "I0033:The connector does not take this payment's options: sim-bank does not take a 3-D Secure result of the merchant's own (mpi_info)"},
+		{"sim-bank takes no installments", bankAccount(t, models.CaptureAuto), "", "6", "I0033:The connector does not take this payment's options: sim-bank does not take installments"},
+		{"an eci of one digit", env.auto, `[{"mpi_info":{"eci":"5","cavv":"AAAB"}}]`, "", "I0008:Invalid field value: additional_information.mpi_info.eci must be two digits"},
+		{"one installment is none, 61 too many", env.auto, "", "61", "I0008:Invalid field value: installments must be a number of monthly payments from 2 to 60"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			orderNo := newOrderNo(t)
+			f := cardOrder(tc.creds, orderNo, "4000000000003220") // the challenge card
+			if tc.mpi != "" {
+				f["additional_information"] = tc.mpi
+			}
+			if tc.install != "" {
+				f["installments"] = tc.install
+			}
+			_, r := authorise(t, signCard(f, tc.creds.SignKey))
+			if r.ResultInfo != tc.want {
+				t.Fatalf("answer %s %s, want %s", r.OrderStatus, r.ResultInfo, tc.want)
+			}
+			if tc.want != "0000:Success" {
+				if _, err := models.FindOrderByNo(context.Background(), env.gw.DB, tc.creds.AccountID, orderNo); err == nil {
+					t.Error("a refused payment was recorded")
+				}
+				return
+			}
+			for _, c := range env.sim.Charges() {
+				if c.Reference == r.TransactionID && (!c.ThreeDS || c.Installments != 3) {
+					t.Errorf("the acquirer's charge: three_ds %t, installments %d", c.ThreeDS, c.Installments)
+				}
+			}
+			if _, ok := env.sim.AuthenticationOf(r.TransactionID); ok {
+				t.Error("the gateway ran a 3-D Secure of its own beside the merchant's")
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 	"time"
@@ -64,6 +65,11 @@ type OrderInput struct {
 	// Subscription, on a first payment that carries one, holds its
 	// validated terms: the approved payment starts the subscription.
 	Subscription *subscription.Terms `json:",omitempty"`
+	// ExternalThreeDS is the merchant's own 3-D Secure result (mpi_info):
+	// the charge carries it, and the gateway runs no authentication of its
+	// own. Installments is the number of monthly installments, 0 for none.
+	ExternalThreeDS *ThreeDSData `json:",omitempty"`
+	Installments    int          `json:",omitempty"`
 	// Recurring marks the order as a charge of a subscription.
 	Recurring *RecurringCharge `json:",omitempty"`
 
@@ -781,7 +787,8 @@ func (w *orderWorkflow) chargeAt(ctx workflow.Context, conn string, failover boo
 			Amount:         in.Amount,
 			Currency:       in.Currency,
 			Capture:        in.CaptureMode == capture.Auto,
-			ThreeDS:        threeDSData(w.st.ThreeDS.Data),
+			ThreeDS:        cmp.Or(threeDSData(w.st.ThreeDS.Data), in.ExternalThreeDS),
+			Installments:   in.Installments,
 			// Set only for stored cards, so older histories replay the same.
 			StoredCredential: w.st.Card.Stored,
 			TokenID:          w.st.Card.TokenID,
@@ -832,6 +839,9 @@ func (w *orderWorkflow) chargeAt(ctx workflow.Context, conn string, failover boo
 	// Never answered, and never found: it may still have charged.
 	return activities.ChargeOutcome{}, codes.ConnectorError, routing.Unknown, nil
 }
+
+// ThreeDSData is a 3-D Secure result as an order's charge carries it.
+type ThreeDSData = activities.ThreeDSData
 
 // threeDSData is the authentication a charge carries, as the activity
 // takes it.

@@ -39,6 +39,11 @@ func (h *Handler) authoriseCard(m *api.Merchant, req *authoriseRequest) {
 		m.Refuse(*code)
 		return
 	}
+	opts, code := h.readCardOptions(&req.Details, m.Account())
+	if code != nil {
+		m.Refuse(*code)
+		return
+	}
 	if req.paysWithToken() {
 		h.authoriseStoredCard(m, req, amount, terms)
 		return
@@ -56,7 +61,7 @@ func (h *Handler) authoriseCard(m *api.Merchant, req *authoriseRequest) {
 		return
 	}
 	in := h.orderInput(m.Account(), newOrder{details: req.Details, amount: amount, kind: order.KindCard,
-		card: h.cardRef(token, pan), subscription: terms})
+		card: h.cardRef(token, pan), subscription: terms, options: opts})
 	res, err := h.placeOrder(ctx, in)
 	switch {
 	case errors.Is(err, flows.ErrOrderMismatch):

@@ -29,6 +29,9 @@ type newOrder struct {
 	apm *workflows.APMOrder
 	// subscription is the validated subscription a first payment starts.
 	subscription *subscription.Terms
+	// options are a direct card payment's external 3-D Secure result and
+	// installments.
+	options cardOptions
 }
 
 // orderInput is the workflow input of a new order of account. Direct card,
@@ -56,6 +59,12 @@ func (h *Handler) orderInput(account *merchant.Account, o newOrder) workflows.Or
 		Connector:    account.Connector,
 		Subscription: o.subscription,
 		Shape:        workflows.CurrentOrderShape,
+		// The merchant's own 3-D Secure result replaces ours.
+		ExternalThreeDS: o.options.threeDS,
+		Installments:    o.options.installments,
+	}
+	if in.ExternalThreeDS != nil {
+		in.ThreeDS = false
 	}
 	if !account.Routing.Empty() {
 		plan := account.Routing.Plan(paymentOf(in, o), account.Connector)

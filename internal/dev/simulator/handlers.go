@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -55,6 +56,8 @@ type chargeRequest struct {
 	// Stored marks a charge of a card the merchant keeps: it comes without
 	// a CVV, as card-on-file charges do.
 	Stored bool `json:"stored_credential,omitempty"`
+	// Installments is the number of monthly installments, 0 for none.
+	Installments int `json:"installments,omitempty"`
 }
 
 // fingerprinted is the request as its idempotency fingerprint covers it: the
@@ -79,6 +82,22 @@ type threeDSData struct {
 	AuthenticationID string `json:"authentication_id"`
 	ECI              string `json:"eci"`
 	CAVV             string `json:"cavv"`
+	// External is a result the merchant's own 3-D Secure server produced:
+	// the simulator takes it when its ECI says authenticated or attempted
+	// and a CAVV is there, as an acquirer passes it to the scheme.
+	External  bool   `json:"external,omitempty"`
+	XID       string `json:"xid,omitempty"`
+	DSTransID string `json:"ds_trans_id,omitempty"`
+}
+
+// externalECIs are the ECIs of an authenticated or attempted 3-D Secure
+// (Visa 05, 06; Mastercard 02, 01).
+var externalECIs = []string{"05", "06", "02", "01"}
+
+// validExternal reports whether an external 3-D Secure result is one the
+// simulator takes.
+func validExternal(d threeDSData) bool {
+	return d.External && d.CAVV != "" && slices.Contains(externalECIs, d.ECI)
 }
 
 type captureRequest struct {
@@ -148,8 +167,9 @@ func (s *Server) createCharge(req chargeRequest) Charge {
 		CardLast4:      req.CardNumber[len(req.CardNumber)-4:],
 		CreatedAt:      s.now(),
 	}
-	authenticated := req.ThreeDS != nil && s.validThreeDS(req.CardNumber, *req.ThreeDS)
+	authenticated := req.ThreeDS != nil && (validExternal(*req.ThreeDS) || !req.ThreeDS.External && s.validThreeDS(req.CardNumber, *req.ThreeDS))
 	c.ThreeDS = authenticated
+	c.Installments = req.Installments
 	d, declined := declines[req.CardNumber]
 	switch {
 	case req.CardNumber == cardChallenge && !authenticated:
@@ -405,6 +425,9 @@ func validateCharge(req chargeRequest) error {
 	if err := validateCardRequest(req.IdempotencyKey, req.Reference, req.CardNumber, req.ExpiryMonth, req.ExpiryYear,
 		req.Amount, req.Currency); err != nil {
 		return err
+	}
+	if req.Installments < 0 || req.Installments == 1 || req.Installments > 60 {
+		return errors.New("installments must be 2 to 60, or none")
 	}
 	if req.Stored && req.CVV == "" {
 		return nil

@@ -91,22 +91,25 @@ type Options struct {
 // Charge is the acquirer's record of one charge attempt that reached a
 // decision. It holds no card number or CVV.
 type Charge struct {
-	ChargeID       string    `json:"charge_id"`
-	IdempotencyKey string    `json:"idempotency_key"`
-	Reference      string    `json:"reference"`
-	Status         string    `json:"status"`
-	DeclineCode    string    `json:"decline_code"`
-	Message        string    `json:"message"`
-	AuthCode       string    `json:"auth_code"`
-	Amount         int64     `json:"amount"`
-	Currency       string    `json:"currency"`
-	CapturedAmount int64     `json:"captured_amount"`
-	RefundedAmount int64     `json:"refunded_amount"`
-	Voided         bool      `json:"voided"`
-	CardBIN        string    `json:"card_bin"`
-	CardLast4      string    `json:"card_last4"`
-	ThreeDS        bool      `json:"three_ds"`
-	CreatedAt      time.Time `json:"created_at"`
+	ChargeID       string `json:"charge_id"`
+	IdempotencyKey string `json:"idempotency_key"`
+	Reference      string `json:"reference"`
+	Status         string `json:"status"`
+	DeclineCode    string `json:"decline_code"`
+	Message        string `json:"message"`
+	AuthCode       string `json:"auth_code"`
+	Amount         int64  `json:"amount"`
+	Currency       string `json:"currency"`
+	CapturedAmount int64  `json:"captured_amount"`
+	RefundedAmount int64  `json:"refunded_amount"`
+	Voided         bool   `json:"voided"`
+	CardBIN        string `json:"card_bin"`
+	CardLast4      string `json:"card_last4"`
+	ThreeDS        bool   `json:"three_ds"`
+	// Installments is the number of monthly installments the charge is
+	// paid in, 0 for none.
+	Installments int       `json:"installments,omitempty"`
+	CreatedAt    time.Time `json:"created_at"`
 	// CapturedAt is when the charge was captured (a sale: when it was
 	// made); zero before. Its settlement day follows from it.
 	CapturedAt time.Time `json:"captured_at,omitzero"`

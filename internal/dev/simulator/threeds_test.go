@@ -300,16 +300,22 @@ func TestChargeWithThreeDS(t *testing.T) {
 		{"challenge card authenticated", cardChallenge, &passed, StatusApproved, "", true},
 		{"challenge card without eci", cardChallenge, &threeDSData{AuthenticationID: passed.AuthenticationID, CAVV: passed.CAVV}, StatusApproved, "", true},
 		{"challenge card forged cavv", cardChallenge, &forged, StatusDeclined, "authentication_required", false},
-		{"challenge card wrong eci", cardChallenge, &threeDSData{passed.AuthenticationID, "07", passed.CAVV}, StatusDeclined, "authentication_required", false},
+		{"challenge card wrong eci", cardChallenge, &threeDSData{AuthenticationID: passed.AuthenticationID, ECI: "07", CAVV: passed.CAVV}, StatusDeclined, "authentication_required", false},
 		{"challenge card failed challenge", cardChallenge, &threeDSData{AuthenticationID: failedAuth.AuthenticationID}, StatusDeclined, "authentication_required", false},
 		{"challenge card pending challenge", cardChallenge, &threeDSData{AuthenticationID: pending.AuthenticationID}, StatusDeclined, "authentication_required", false},
 		{"challenge card with another card's authentication", cardChallenge, &visa3DS, StatusDeclined, "authentication_required", false},
 		{"visa without 3ds", cardVisa, nil, StatusApproved, "", false},
 		{"visa frictionless", cardVisa, &visa3DS, StatusApproved, "", true},
-		{"visa unknown authentication", cardVisa, &threeDSData{"au_nope", "05", visa3DS.CAVV}, StatusDeclined, "authentication_failed", false},
+		{"visa unknown authentication", cardVisa, &threeDSData{AuthenticationID: "au_nope", ECI: "05", CAVV: visa3DS.CAVV}, StatusDeclined, "authentication_failed", false},
 		{"visa with the challenge card's authentication", cardVisa, &passed, StatusDeclined, "authentication_failed", false},
 		{"declining card with empty 3ds", "4000000000000002", &threeDSData{}, StatusDeclined, "authentication_failed", false},
 		{"declining card keeps its decline", "4000000000000002", &honor3DS, StatusDeclined, "do_not_honor", true},
+		// The merchant's own 3-D Secure server's result (issue 29).
+		{"challenge card, the merchant's own authentication", cardChallenge,
+			&threeDSData{External: true, ECI: "05", CAVV: "AAABBEg0VhI0VniQEjRWAAAAAAA=", DSTransID: "f25084f0-5b16-4c0a-ae5d-b24808a95e4b"}, StatusApproved, "", true},
+		{"visa, the merchant's own attempt", cardVisa, &threeDSData{External: true, ECI: "06", CAVV: "AAABBEg0VhI0VniQEjRWAAAAAAA=", XID: "MDAwMDAwMDAwMDAwMDAwMDAwMDE="}, StatusApproved, "", true},
+		{"the merchant's own, not authenticated", cardVisa, &threeDSData{External: true, ECI: "07", CAVV: "x"}, StatusDeclined, "authentication_failed", false},
+		{"the merchant's own, no cavv", cardVisa, &threeDSData{External: true, ECI: "05"}, StatusDeclined, "authentication_failed", false},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -329,5 +335,34 @@ func TestChargeWithThreeDS(t *testing.T) {
 		if b := mustJSON(t, c); strings.Contains(string(b), cardChallenge) || strings.Contains(string(b), cardVisa) {
 			t.Errorf("stored charge holds the card number: %s", b)
 		}
+	}
+}
+
+// TestChargeInInstallments: a charge in installments keeps their number;
+// one or more than 60 is refused.
+func TestChargeInInstallments(t *testing.T) {
+	srv, ts := newTestServer(t, Options{})
+	tests := []struct {
+		name   string
+		n      int
+		status int
+	}{
+		{"three", 3, http.StatusOK},
+		{"none", 0, http.StatusOK},
+		{"one is no installments", 1, http.StatusBadRequest},
+		{"over 60", 61, http.StatusBadRequest},
+		{"negative", -2, http.StatusBadRequest},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := chargeBody("inst-"+string(rune('a'+i)), cardVisa, 12000, true)
+			body.Installments = tt.n
+			if a := call(t, http.MethodPost, ts.URL+"/v1/charges", body); a.status != tt.status {
+				t.Fatalf("status = %d, want %d; body %s", a.status, tt.status, a.body)
+			}
+		})
+	}
+	if got := srv.Charges(); len(got) != 2 || got[0].Installments != 3 || got[1].Installments != 0 {
+		t.Errorf("charges %+v, want installments 3 then none", got)
 	}
 }

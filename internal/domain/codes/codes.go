@@ -101,6 +101,10 @@ var (
 	// TooManyRefunds refuses a refund past an order's 99th: the interface's
 	// refund_reference_id has two digits after the transaction id.
 	TooManyRefunds = Code{"I0032", "An order takes at most 99 refunds"}
+	// ConnectorCannot refuses a payment that carries what a connector it
+	// may be charged at does not take (the merchant's own 3-D Secure
+	// result, installments).
+	ConnectorCannot = Code{"I0033", "The connector does not take this payment's options"}
 
 	RiskReview          = Code{"R0000", "Held for risk review"}
 	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
@@ -146,7 +150,7 @@ func All() []Code {
 		PaymentTypeConflict, BadSignature, IPNotAllowed, TooManyOrders, OrderNotFound,
 		UnsupportedMethod, InvalidState, OrderMismatch, IdempotencyConflict, RequestInProgress, PayoutMismatch, PayoutNotFound,
 		TokenNotFound, TokenDeleted, SubscriptionNotFound, TestCardOnLive, TestAccountConnector, CompatibleRefundLimit, LiveAccountSimulator,
-		RefundNotFound, TooManyRefunds,
+		RefundNotFound, TooManyRefunds, ConnectorCannot,
 		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
 		RiskCountryMismatch, RiskTestValue,
 		ConnectorError, ThreeDSNotAvailable,

@@ -90,6 +90,9 @@ type ChargeRequest struct {
 	// token, a subscription's charge): the card has no security code any
 	// more, and acquirers take such charges without one.
 	StoredCredential bool
+	// Installments is the number of monthly installments the shopper pays
+	// in (installments), 0 for none.
+	Installments int
 }
 
 // String describes r without card data.
@@ -193,6 +196,12 @@ type ThreeDSData struct {
 	AuthenticationID string
 	ECI              string
 	CAVV             string
+	// External marks a result the merchant's own 3-D Secure server (MPI)
+	// produced (additional_information.mpi_info): no authentication of the
+	// connector's names it, and XID and DSTransID identify it instead.
+	External  bool
+	XID       string
+	DSTransID string
 }
 
 // AuthenticationRequest starts a 3-D Secure authentication of a card.

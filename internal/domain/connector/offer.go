@@ -13,6 +13,11 @@ type Offer struct {
 	// APMs are the alternative payment methods, as apm.Methods names them
 	// ("PIX", ...), the connector takes; none for a card-only acquirer.
 	APMs []string
+	// ExternalThreeDS: the connector takes a 3-D Secure result the
+	// merchant's own server produced (mpi_info). Installments: it takes
+	// a payment in monthly installments.
+	ExternalThreeDS bool
+	Installments    bool
 }
 
 // Merge is what several connectors take together: each brand and method

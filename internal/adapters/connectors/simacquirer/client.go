@@ -96,6 +96,8 @@ type ChargeRequest struct {
 	ThreeDS *ThreeDSData `json:"three_ds,omitempty"`
 	// Stored marks a charge of a stored card, made without a CVV.
 	Stored bool `json:"stored_credential,omitempty"`
+	// Installments is the number of monthly installments, 0 for none.
+	Installments int `json:"installments,omitempty"`
 }
 
 // String describes r without card data.
@@ -140,6 +142,7 @@ type chargeWire struct {
 	Capture        bool         `json:"capture"`
 	ThreeDS        *ThreeDSData `json:"three_ds,omitempty"`
 	Stored         bool         `json:"stored_credential,omitempty"`
+	Installments   int          `json:"installments,omitempty"`
 }
 
 // Charge is the acquirer's record of a charge. It holds no card number.

@@ -54,7 +54,8 @@ func (c *Connector) Name() string { return Name }
 func (c *Connector) Charge(ctx context.Context, req connector.ChargeRequest) (connector.Charge, error) {
 	var threeDS *ThreeDSData
 	if d := req.ThreeDS; d != nil {
-		threeDS = &ThreeDSData{AuthenticationID: d.AuthenticationID, ECI: d.ECI, CAVV: d.CAVV}
+		threeDS = &ThreeDSData{AuthenticationID: d.AuthenticationID, ECI: d.ECI, CAVV: d.CAVV,
+			External: d.External, XID: d.XID, DSTransID: d.DSTransID}
 	}
 	ch, err := c.client.Charge(ctx, ChargeRequest{
 		IdempotencyKey: req.IdempotencyKey,
@@ -68,6 +69,7 @@ func (c *Connector) Charge(ctx context.Context, req connector.ChargeRequest) (co
 		Capture:        req.Capture,
 		ThreeDS:        threeDS,
 		Stored:         req.StoredCredential,
+		Installments:   req.Installments,
 	})
 	if err != nil {
 		return connector.Charge{}, err

@@ -17,5 +17,5 @@ var apms = []string{"IDEAL", "OXXO", "PIX"}
 // gateway recognises (the simulator decides by card number, not by brand)
 // and the APMs its provider runs.
 func (c *Connector) Offer() connector.Offer {
-	return connector.Offer{CardBrands: card.Brands(), APMs: slices.Clone(apms)}
+	return connector.Offer{CardBrands: card.Brands(), APMs: slices.Clone(apms), ExternalThreeDS: true, Installments: true}
 }

@@ -26,6 +26,11 @@ type ThreeDSData struct {
 	AuthenticationID string `json:"authentication_id"`
 	ECI              string `json:"eci"`
 	CAVV             string `json:"cavv"`
+	// External, XID and DSTransID carry a result the merchant's own 3-D
+	// Secure server produced.
+	External  bool   `json:"external,omitempty"`
+	XID       string `json:"xid,omitempty"`
+	DSTransID string `json:"ds_trans_id,omitempty"`
 }
 
 // AuthenticationRequest starts a 3-D Secure authentication of a card. Its

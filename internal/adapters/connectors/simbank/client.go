@@ -105,6 +105,11 @@ func (c *Client) Charge(ctx context.Context, req connector.ChargeRequest) (conne
 		// liability shift the merchant asked for.
 		return connector.Charge{}, fmt.Errorf("%s: %w: 3-D Secure", what, connector.ErrUnsupported)
 	}
+	if req.Installments > 0 {
+		// The bank pays out at once; splitting the shopper's payment is not
+		// something it does.
+		return connector.Charge{}, fmt.Errorf("%s: %w: installments", what, connector.ErrUnsupported)
+	}
 	amount, err := decimal(what, req.Amount, req.Currency)
 	if err != nil {
 		return connector.Charge{}, err

@@ -179,12 +179,15 @@ func TestChargeRefusedBeforeSending(t *testing.T) {
 	srv, c := newEnv(t, bank.Options{}, 0)
 	withThreeDS := chargeReq("pre-3ds", cardVisa, 100, "USD", true)
 	withThreeDS.ThreeDS = &connector.ThreeDSData{AuthenticationID: "au_1", ECI: "05", CAVV: "AAAB"}
+	inInstallments := chargeReq("pre-inst", cardVisa, 100, "USD", true)
+	inInstallments.Installments = 3
 	tests := []struct {
 		name string
 		req  connector.ChargeRequest
 		want error
 	}{
 		{"3-D Secure data", withThreeDS, connector.ErrUnsupported},
+		{"installments", inInstallments, connector.ErrUnsupported},
 		{"no idempotency key", chargeReq("", cardVisa, 100, "USD", true), connector.ErrRejected},
 		{"a currency without a known exponent", chargeReq("pre-bhd", cardVisa, 100, "BHD", true), connector.ErrRejected},
 		{"a zero amount", chargeReq("pre-zero", cardVisa, 0, "USD", true), connector.ErrRejected},

@@ -126,7 +126,7 @@ func (c *Client) Name() string { return Name }
 // Offer is what Stripe takes through this connector: cards of every brand
 // the gateway recognises (with Stripe's 3-D Secure, threeds.go); no APMs.
 func (c *Client) Offer() connector.Offer {
-	return connector.Offer{CardBrands: card.Brands()}
+	return connector.Offer{CardBrands: card.Brands(), ExternalThreeDS: true, Installments: true}
 }
 
 // Charge authorises (capture_method manual) or sells (automatic) a card
@@ -138,7 +138,7 @@ func (c *Client) Charge(ctx context.Context, req connector.ChargeRequest) (conne
 	if req.IdempotencyKey == "" {
 		return connector.Charge{}, fmt.Errorf("%s: %w: empty idempotency key", what, connector.ErrRejected)
 	}
-	if req.ThreeDS != nil {
+	if req.ThreeDS != nil && !req.ThreeDS.External {
 		return c.chargeAuthenticated(ctx, what, req)
 	}
 	pm, err := c.paymentMethod(ctx, what, req.IdempotencyKey, req.Card)
@@ -161,12 +161,49 @@ func (c *Client) Charge(ctx context.Context, req connector.ChargeRequest) (conne
 		ErrorOnRequiresAction: stripego.Bool(true),
 		Metadata:              map[string]string{metaReference: req.Reference, metaKey: req.IdempotencyKey},
 	}
+	if card := cardOptions(req); card != nil {
+		params.PaymentMethodOptions = &stripego.PaymentIntentCreatePaymentMethodOptionsParams{Card: card}
+	}
 	params.SetIdempotencyKey(req.IdempotencyKey)
 	pi, err := c.api.V1PaymentIntents.Create(ctx, params)
 	if err != nil {
 		return declinedOr(ctx, what, err)
 	}
 	return chargeOf(what, pi)
+}
+
+// cardOptions are a charge's card options at Stripe: the merchant's own
+// 3-D Secure result, passed as a third party's authentication, and
+// installments as a fixed count of monthly payments; nil for neither.
+func cardOptions(req connector.ChargeRequest) *stripego.PaymentIntentCreatePaymentMethodOptionsCardParams {
+	var card *stripego.PaymentIntentCreatePaymentMethodOptionsCardParams
+	if d := req.ThreeDS; d != nil && d.External {
+		card = &stripego.PaymentIntentCreatePaymentMethodOptionsCardParams{ThreeDSecure: &stripego.PaymentIntentCreatePaymentMethodOptionsCardThreeDSecureParams{
+			Cryptogram: stripego.String(d.CAVV), ElectronicCommerceIndicator: stripego.String(d.ECI),
+			TransactionID: stripego.String(cmp.Or(d.DSTransID, d.XID)), Version: stripego.String(threeDSVersion(d)),
+		}}
+	}
+	if req.Installments > 0 {
+		if card == nil {
+			card = &stripego.PaymentIntentCreatePaymentMethodOptionsCardParams{}
+		}
+		card.Installments = &stripego.PaymentIntentCreatePaymentMethodOptionsCardInstallmentsParams{
+			Enabled: stripego.Bool(true),
+			Plan: &stripego.PaymentIntentCreatePaymentMethodOptionsCardInstallmentsPlanParams{
+				Count: stripego.Int64(int64(req.Installments)), Interval: stripego.String("month"), Type: stripego.String("fixed_count"),
+			},
+		}
+	}
+	return card
+}
+
+// threeDSVersion is the protocol of an external result: 2 when it has a
+// directory server transaction id, 1 (XID) otherwise.
+func threeDSVersion(d *connector.ThreeDSData) string {
+	if d.DSTransID != "" {
+		return "2.2.0"
+	}
+	return "1.0.2"
 }
 
 // paymentMethod makes a PaymentMethod of the card, under the operation's

@@ -134,6 +134,25 @@ func TestAgainstStripeMock(t *testing.T) {
 		call func() error
 		want []want
 	}{
+		{"the merchant's own 3-D Secure, in installments", func() error {
+			_, err := c.Charge(ctx, connector.ChargeRequest{IdempotencyKey: "order/2/charge/1", Reference: "1379868670095785985",
+				Card: visa, Amount: 60000, Currency: "MXN", Capture: true, Installments: 3,
+				ThreeDS: &connector.ThreeDSData{External: true, ECI: "05", CAVV: "AAABBEg0VhI0VniQEjRWAAAAAAA=",
+					DSTransID: "f25084f0-5b16-4c0a-ae5d-b24808a95e4b"}})
+			return err
+		}, []want{
+			{"POST", "/v1/payment_methods", "order/2/charge/1/pm", nil},
+			{"POST", "/v1/payment_intents", "order/2/charge/1", map[string]string{
+				"payment_method_options[card][three_d_secure][cryptogram]":                    "AAABBEg0VhI0VniQEjRWAAAAAAA=",
+				"payment_method_options[card][three_d_secure][electronic_commerce_indicator]": "05",
+				"payment_method_options[card][three_d_secure][transaction_id]":                "f25084f0-5b16-4c0a-ae5d-b24808a95e4b",
+				"payment_method_options[card][three_d_secure][version]":                       "2.2.0",
+				"payment_method_options[card][installments][enabled]":                         "true",
+				"payment_method_options[card][installments][plan][count]":                     "3",
+				"payment_method_options[card][installments][plan][interval]":                  "month",
+				"payment_method_options[card][installments][plan][type]":                      "fixed_count",
+			}},
+		}},
 		{"authorise", func() error {
 			_, err := c.Charge(ctx, connector.ChargeRequest{IdempotencyKey: "order/1/charge/1", Reference: "1379868670095785984",
 				Card: visa, Amount: 1234, Currency: "USD"})
