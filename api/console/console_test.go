@@ -2,17 +2,13 @@ package console
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -20,55 +16,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/internal/dev/testdb"
+
 	"gorm.io/gorm"
 
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/password"
 	"github.com/paygate/paygate/internal/adapters/payoutrerun"
 	"github.com/paygate/paygate/internal/adapters/redeliver"
-	"github.com/paygate/paygate/internal/dev/devenv"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
-	"github.com/paygate/paygate/models/migrations"
 	"github.com/paygate/paygate/workflows"
 )
 
 // testDB is a fresh, migrated database, dropped when the test ends.
-func testDB(t testing.TB) *gorm.DB {
-	t.Helper()
-	ctx := t.Context()
-	logger := slog.New(slog.DiscardHandler)
-	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join("..", "..", ".data", "postgres")}, logger)
-	if err != nil {
-		t.Skipf("no postgres server: %v", err)
-	}
-	t.Cleanup(func() { _ = pg.Stop() })
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "paygate_console_" + hex.EncodeToString(b)
-	if err := devenv.CreateDatabase(ctx, pg.AdminURL, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = devenv.DropDatabase(context.Background(), pg.AdminURL, name) })
-	db, err := models.Open(ctx, pg.DatabaseURL(name), logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := models.ProtectForTest(db); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if sqlDB, err := db.DB(); err == nil {
-			_ = sqlDB.Close()
-		}
-	})
-	sqlDB, _ := db.DB()
-	if _, err := migrations.Up(ctx, sqlDB, nil); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
+func testDB(t testing.TB) *gorm.DB { return testdb.Open(t, "paygate_console_") }
 
 // fakeOps records the operations the console sends to order workflows.
 type fakeOps struct {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -110,7 +111,7 @@ func (s *Server) exceptionFilter(q url.Values) (models.ReconExceptionFilter, err
 	if f.Status == "" {
 		f.Status = models.ReconOpen
 	}
-	if !strings.Contains(strings.Join(reconStatuses, ","), f.Status) || strings.Contains(f.Status, ",") {
+	if !slices.Contains(reconStatuses, f.Status) {
 		return f, errors.New("unknown status")
 	}
 	if q.Get("from") != "" || q.Get("to") != "" || q.Get("connector") != "" {

@@ -71,6 +71,16 @@ func runMerchantRouting(ctx context.Context, verb string, args []string, stdout 
 // readRules reads rules from a JSON file, refusing fields it does not know
 // (a misspelt condition would otherwise hold for every payment).
 func readRules(path string) (routing.Rules, error) {
+	var rules routing.Rules
+	if err := readStrictJSON(path, &rules); err != nil {
+		return routing.Rules{}, fmt.Errorf("rules in %s: %w", path, err)
+	}
+	return rules, nil
+}
+
+// readStrictJSON decodes a JSON file ("-": standard input) into v, refusing
+// fields v does not have.
+func readStrictJSON(path string, v any) error {
 	var raw []byte
 	var err error
 	if path == "-" {
@@ -79,13 +89,9 @@ func readRules(path string) (routing.Rules, error) {
 		raw, err = os.ReadFile(path)
 	}
 	if err != nil {
-		return routing.Rules{}, fmt.Errorf("read rules: %w", err)
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	var rules routing.Rules
-	if err := dec.Decode(&rules); err != nil {
-		return routing.Rules{}, fmt.Errorf("rules in %s: %w", path, err)
-	}
-	return rules, nil
+	return dec.Decode(v)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 
 	"github.com/paygate/paygate/app"
 	"github.com/paygate/paygate/internal/adapters/merchant"
@@ -41,20 +39,8 @@ func runMerchantSettlement(ctx context.Context, verb string, args []string, stdo
 		if *file == "" {
 			return errors.New("-file is required: the settings as JSON")
 		}
-		var raw []byte
-		var err error
-		if *file == "-" {
-			raw, err = io.ReadAll(os.Stdin)
-		} else {
-			raw, err = os.ReadFile(*file)
-		}
-		if err != nil {
-			return err
-		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
 		// A misspelt field would otherwise leave a setting silently unset.
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&set); err != nil {
+		if err := readStrictJSON(*file, &set); err != nil {
 			return fmt.Errorf("read %s: %w", *file, err)
 		}
 	}

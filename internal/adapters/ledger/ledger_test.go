@@ -2,66 +2,23 @@ package ledger_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"log/slog"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/paygate/paygate/internal/dev/testdb"
+
 	"gorm.io/gorm"
 
 	"github.com/paygate/paygate/internal/adapters/ledger"
-	"github.com/paygate/paygate/internal/dev/devenv"
 	"github.com/paygate/paygate/models"
-	"github.com/paygate/paygate/models/migrations"
 )
 
-// testDB returns a migrated database of its own on a real Postgres server
-// (DATABASE_URL, 127.0.0.1:5432 or the dev cluster under .data/), dropped
-// when the test ends.
-func testDB(t testing.TB) *gorm.DB {
-	t.Helper()
-	ctx := t.Context()
-	logger := slog.New(slog.DiscardHandler)
-	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join("..", "..", "..", ".data", "postgres")}, logger)
-	if err != nil {
-		t.Skipf("no postgres server: %v", err)
-	}
-	t.Cleanup(func() { _ = pg.Stop() })
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "paygate_ledger_" + hex.EncodeToString(b)
-	if err := devenv.CreateDatabase(ctx, pg.AdminURL, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := devenv.DropDatabase(context.Background(), pg.AdminURL, name); err != nil {
-			t.Errorf("drop %s: %v", name, err)
-		}
-	})
-	db, err := models.Open(ctx, pg.DatabaseURL(name), logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := models.ProtectForTest(db); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if sqlDB, err := db.DB(); err == nil {
-			_ = sqlDB.Close()
-		}
-	})
-	if sqlDB, err := db.DB(); err != nil {
-		t.Fatal(err)
-	} else if _, err := migrations.Up(ctx, sqlDB, nil); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
+// testDB returns a migrated database of its own, dropped when the test
+// ends.
+func testDB(t testing.TB) *gorm.DB { return testdb.Open(t, "paygate_ledger_") }
 
 const (
 	merchantID = "M1"

@@ -66,7 +66,7 @@ type Planner struct {
 // when that reaches the minimum. A payout already made for the day (its
 // request id is the account's and the day's) is not planned again.
 func (p *Planner) Due(ctx context.Context, day time.Time) (Plan, error) {
-	day = time.Date(day.UTC().Year(), day.UTC().Month(), day.UTC().Day(), 0, 0, 0, 0, time.UTC)
+	day = day.UTC().Truncate(24 * time.Hour)
 	var accounts []models.Account
 	if err := p.DB.WithContext(ctx).Where("payout_schedule IS NOT NULL AND active").Order("merchant_id, id").
 		Find(&accounts).Error; err != nil {

@@ -1,62 +1,21 @@
 package payoutschedule_test
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"log/slog"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paygate/paygate/internal/dev/testdb"
 
 	"gorm.io/gorm"
 
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/payoutschedule"
-	"github.com/paygate/paygate/internal/dev/devenv"
 	"github.com/paygate/paygate/internal/domain/payout"
 	"github.com/paygate/paygate/models"
-	"github.com/paygate/paygate/models/migrations"
 )
 
-func testDB(t *testing.T) *gorm.DB {
-	t.Helper()
-	ctx := t.Context()
-	logger := slog.New(slog.DiscardHandler)
-	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join("..", "..", "..", ".data", "postgres")}, logger)
-	if err != nil {
-		t.Skipf("no postgres server: %v", err)
-	}
-	t.Cleanup(func() { _ = pg.Stop() })
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "paygate_sched_" + hex.EncodeToString(b)
-	if err := devenv.CreateDatabase(ctx, pg.AdminURL, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = devenv.DropDatabase(context.Background(), pg.AdminURL, name) })
-	db, err := models.Open(ctx, pg.DatabaseURL(name), logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := models.ProtectForTest(db); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if s, err := db.DB(); err == nil {
-			_ = s.Close()
-		}
-	})
-	s, err := db.DB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := migrations.Up(ctx, s, nil); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
+func testDB(t *testing.T) *gorm.DB { return testdb.Open(t, "paygate_sched_") }
 
 type seqIDs struct{ n int }
 

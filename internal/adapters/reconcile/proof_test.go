@@ -2,17 +2,16 @@ package reconcile_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/paygate/paygate/internal/dev/testdb"
 
 	"go.temporal.io/sdk/testsuite"
 	"gorm.io/gorm"
@@ -21,60 +20,18 @@ import (
 	"github.com/paygate/paygate/internal/adapters/connectors/simacquirer"
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/reconcile"
-	"github.com/paygate/paygate/internal/dev/devenv"
 	sim "github.com/paygate/paygate/internal/dev/simulator"
 	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/recon"
 	"github.com/paygate/paygate/internal/domain/refund"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
-	"github.com/paygate/paygate/models/migrations"
 	"github.com/paygate/paygate/workflows"
 )
 
-// testDB returns a migrated database of its own on a real Postgres server,
-// dropped when the test ends.
-func testDB(t testing.TB) *gorm.DB {
-	t.Helper()
-	ctx := t.Context()
-	logger := slog.New(slog.DiscardHandler)
-	pg, err := devenv.EnsurePostgres(ctx, devenv.PostgresOptions{DataDir: filepath.Join("..", "..", "..", ".data", "postgres")}, logger)
-	if err != nil {
-		t.Skipf("no postgres server: %v", err)
-	}
-	t.Cleanup(func() { _ = pg.Stop() })
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	name := "paygate_recon_" + hex.EncodeToString(b)
-	if err := devenv.CreateDatabase(ctx, pg.AdminURL, name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := devenv.DropDatabase(context.Background(), pg.AdminURL, name); err != nil {
-			t.Errorf("drop %s: %v", name, err)
-		}
-	})
-	db, err := models.Open(ctx, pg.DatabaseURL(name), logger)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := models.ProtectForTest(db); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if sqlDB, err := db.DB(); err == nil {
-			_ = sqlDB.Close()
-		}
-	})
-	sqlDB, err := db.DB()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := migrations.Up(ctx, sqlDB, nil); err != nil {
-		t.Fatal(err)
-	}
-	return db
-}
+// testDB returns a migrated database of its own, dropped when the test
+// ends.
+func testDB(t testing.TB) *gorm.DB { return testdb.Open(t, "paygate_recon_") }
 
 const (
 	proofMerchant = "M-RECON"

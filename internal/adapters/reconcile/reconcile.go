@@ -322,11 +322,6 @@ func posting(id int64, reference string, err error) (models.ReconPosting, error)
 	}
 }
 
-// postItem posts one item and records what became of it.
-func (s *Service) postItem(ctx context.Context, c Connector, it models.ReconItem, pricing map[[2]string]recon.Pricing) error {
-	return s.postPage(ctx, c, []models.ReconItem{it}, pricing)
-}
-
 // lineRef names a report line across runs: connector, day and number.
 func lineRef(it models.ReconItem) string {
 	return it.Connector + "/" + it.Day.Format(time.DateOnly) + "/" + strconv.Itoa(it.LineNo)
@@ -423,7 +418,7 @@ func (s *Service) Act(ctx context.Context, id int64, action recon.Action, note, 
 	if err != nil {
 		return it, err
 	}
-	if err := s.postItem(ctx, c, it, map[[2]string]recon.Pricing{}); err != nil {
+	if err := s.postPage(ctx, c, []models.ReconItem{it}, map[[2]string]recon.Pricing{}); err != nil {
 		return it, err
 	}
 	if err := models.CountReconPosting(ctx, s.DB, it.Connector, it.Day); err != nil {
