@@ -45,6 +45,20 @@ type APMConnector interface {
 	GetAPMPayment(ctx context.Context, id string) (connector.APMPayment, error)
 }
 
+// APMCanceller is an APM connector whose provider can call off a payment
+// the shopper has not completed; it returns the payment as it then stands.
+type APMCanceller interface {
+	CancelAPMPayment(ctx context.Context, id string) (connector.APMPayment, error)
+}
+
+// AuthenticationCanceller is a 3-D Secure connector whose authentication
+// holds something at the acquirer until it ends (Stripe's PaymentIntent,
+// which authorises once the shopper passes the challenge), and which can
+// call it off. Connectors whose authentications hold nothing need not.
+type AuthenticationCanceller interface {
+	CancelAuthentication(ctx context.Context, id string) error
+}
+
 // Connectors finds a connector by the name an order carries; an empty name
 // asks for the default (internal/adapters/connectors.Registry).
 type Connectors interface {
@@ -127,4 +141,7 @@ const (
 	// ErrTypeTransactionIDConflict: the order's transaction id is already
 	// another order's, so the order cannot be recorded under it.
 	ErrTypeTransactionIDConflict = "TransactionIDConflict"
+	// ErrTypeCannotCancel: the connector cannot call off a pending
+	// payment; the order keeps waiting.
+	ErrTypeCannotCancel = "CannotCancel"
 )

@@ -85,10 +85,10 @@ func (a *Activities) DeliverNotification(ctx context.Context, in DeliverInput) (
 	for k, v := range n.Fields {
 		fields[k] = v
 	}
-	switch n.NotifyType {
-	case notify.TypeSettlement:
+	switch {
+	case notify.HeadersOnly(n.NotifyType):
 		// Signed by the webhook signature headers alone (notify.Sign).
-	case NotifyTypePayout:
+	case n.NotifyType == NotifyTypePayout:
 		// A payout notification is signed with the payout result recipe:
 		// the payout recipe (docs/design.md §3) and then what became of it.
 		fields["encryption_data"] = signing.SignPayoutResult(account.SignKey(), fields.Get)

@@ -199,6 +199,47 @@ func (a *Activities) GetAPMPayment(ctx context.Context, in APMStatusInput) (APMO
 	return APMOutcome{PaymentID: p.ID, Status: p.Status, RedirectURL: p.RedirectURL}, nil
 }
 
+// CancelAPMPayment calls off the order's payment at the APM provider, for
+// the merchant's cancel of a pending order, and returns it as it then
+// stands. A connector whose provider cannot cancel refuses it
+// (ErrTypeCannotCancel): the order keeps waiting.
+func (a *Activities) CancelAPMPayment(ctx context.Context, in APMStatusInput) (APMOutcome, error) {
+	conn, err := a.apmConnector(in.Connector)
+	if err != nil {
+		return APMOutcome{}, err
+	}
+	c, ok := conn.(APMCanceller)
+	if !ok {
+		return APMOutcome{}, temporal.NewNonRetryableApplicationError(conn.Name()+" cannot cancel a pending APM payment",
+			ErrTypeCannotCancel, nil)
+	}
+	p, err := c.CancelAPMPayment(ctx, in.PaymentID)
+	if err != nil {
+		return APMOutcome{}, acquirerError("cancel APM payment "+in.PaymentID, err)
+	}
+	return APMOutcome{PaymentID: p.ID, Status: p.Status, RedirectURL: p.RedirectURL}, nil
+}
+
+// CancelAuthentication calls off the order's 3-D Secure authentication at
+// connectors whose authentication holds something (AuthenticationCanceller),
+// for the merchant's cancel of an order waiting at the challenge. At the
+// others it does nothing: their authentication charges nothing, and the
+// order no longer waits for it.
+func (a *Activities) CancelAuthentication(ctx context.Context, in ThreeDSStatusInput) error {
+	conn, err := a.connector(in.Connector)
+	if err != nil {
+		return err
+	}
+	c, ok := conn.(AuthenticationCanceller)
+	if !ok {
+		return nil
+	}
+	if err := c.CancelAuthentication(ctx, in.AuthenticationID); err != nil {
+		return acquirerError("cancel authentication "+in.AuthenticationID, err)
+	}
+	return nil
+}
+
 // AttachCardInput is the card a shopper gave on the payment page.
 type AttachCardInput struct {
 	TransactionID   string

@@ -9,6 +9,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/internal/domain/subscription"
 	"github.com/paygate/paygate/models"
@@ -64,13 +65,39 @@ type UpdateSubscriptionInput struct {
 	FailedAttempts int
 	NextChargeAt   *time.Time
 	At             time.Time
+	// Plan is what the merchant changed; nil while nothing was.
+	Plan *subscription.Plan `json:",omitempty"`
+	// Change is the merchant's change that made this progress, if one did.
+	Change *SubscriptionChangeEntry `json:",omitempty"`
 }
 
-// UpdateSubscription records a subscription's progress.
+// SubscriptionChangeEntry is a merchant's change of a subscription, as its
+// record keeps it.
+type SubscriptionChangeEntry struct {
+	Seq    int
+	Action string
+	// Amount is what the next charge charges after the change.
+	Amount money.Amount
+}
+
+// UpdateSubscription records a subscription's progress, and the change
+// that made it.
 func (a *Activities) UpdateSubscription(ctx context.Context, in UpdateSubscriptionInput) error {
-	return storeError(a.Records.UpdateSubscription(ctx, in.RecurringID, models.SubscriptionUpdate{
+	u := models.SubscriptionUpdate{
 		Status: in.Status, Charges: in.Charges, FailedAttempts: in.FailedAttempts, NextChargeAt: in.NextChargeAt, At: in.At,
-	}))
+	}
+	if in.Plan != nil {
+		plan, err := json.Marshal(in.Plan)
+		if err != nil {
+			return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRecordRejected, err)
+		}
+		u.Plan = plan
+	}
+	if c := in.Change; c != nil {
+		u.Change = &models.SubscriptionChange{Seq: c.Seq, Action: c.Action, Status: in.Status,
+			Amount: c.Amount.Minor, Currency: c.Amount.Currency, NextChargeAt: in.NextChargeAt, At: in.At}
+	}
+	return storeError(a.Records.UpdateSubscription(ctx, in.RecurringID, u))
 }
 
 // FindChargeOrderInput names a subscription's charge order.

@@ -401,3 +401,63 @@ func TestThreeDSCarriesTheBrowser(t *testing.T) {
 		t.Errorf("the ACS got %+v, want %+v", au.Browser, want)
 	}
 }
+
+// TestCancelPendingOrders follows the interface's cancel as issue 29 reads
+// it: "Cancel of an order still pending at the acquirer, as far as the
+// connector allows". The merchant cancels an APM payment at the provider
+// and a card payment at its 3-D Secure challenge; each ends 6000 A0009
+// with nothing charged, and the shopper who comes back afterwards pays
+// nothing.
+func TestCancelPendingOrders(t *testing.T) {
+	t.Parallel()
+	apmCreds, cardCreds := apmAccount(t), env.auto
+	tests := []struct {
+		name  string
+		creds merchant.Credentials
+		start func(orderNo string) (txID, currency, amount string, shopperReturns func())
+	}{
+		{"PIX waiting at the provider", apmCreds, func(orderNo string) (string, string, string, func()) {
+			a := authoriseAPM(t, signAPM(apmOrder(apmCreds, orderNo, "PIX", "BRL", "BR"), apmCreds.SignKey))
+			if a.OrderStatus != "-1" {
+				t.Fatalf("APM answer: %+v", a)
+			}
+			paymentID := a.IssuerURL[strings.LastIndex(a.IssuerURL, "/")+1:]
+			return a.TransactionID, "BRL", "100.00", func() {
+				browse(t, http.MethodPost, a.IssuerURL+"/pay", url.Values{})
+				if p, _ := env.sim.APMPayment(paymentID); p.Status != "cancelled" {
+					t.Errorf("the provider's payment after the shopper paid: %s, want cancelled", p.Status)
+				}
+			}
+		}},
+		{"card at its 3-D Secure challenge", cardCreds, func(orderNo string) (string, string, string, func()) {
+			r, _ := threeDSOrder(t, cardCreds, orderNo)
+			return r.TransactionID, "USD", "12.34", func() {
+				browse(t, http.MethodPost, env.api.URL+"/v1/3ds/callback", passChallenge(t, r.IssuerURL, "123456"))
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			orderNo := newOrderNo(t)
+			txID, currency, amount, shopperReturns := tc.start(orderNo)
+			_, b := batch(t, tc.creds, "/v1/cancel", "cancel_orders", []batchEntry{
+				{"transaction_id": txID, "order_no": orderNo, "currency": currency, "amount": amount}})
+			if len(b.Entries) != 1 || b.Entries[0]["cancel_status"] != "1" {
+				t.Fatalf("cancel answered %+v", b.Entries)
+			}
+			waitQueriedStatus(t, tc.creds, orderNo, "6000")
+			if o := findOrder(t, tc.creds.AccountID, orderNo); o.ResultCode != "A0009" || o.CapturedAmount != 0 {
+				t.Errorf("record: %s captured %d, want A0009 and nothing", o.ResultCode, o.CapturedAmount)
+			}
+			shopperReturns()
+			if got := queriedStatus(t, tc.creds, orderNo); got != "6000" {
+				t.Errorf("after the shopper came back: payment_status %s, want 6000", got)
+			}
+			for _, c := range env.sim.Charges() {
+				if c.Reference == txID {
+					t.Errorf("charged at the acquirer after the cancel: %+v", c)
+				}
+			}
+		})
+	}
+}

@@ -170,3 +170,24 @@ func TestRecordHistoriesRecon(t *testing.T) {
 	}
 	saveHistory(t, "scheduled-payouts", sp.GetID())
 }
+
+// TestRecordHistoriesSubscriptionChanges records a subscription the
+// merchant paused, amended and resumed before cancelling it.
+func TestRecordHistoriesSubscriptionChanges(t *testing.T) {
+	if os.Getenv("PAYGATE_RECORD_HISTORIES") == "" {
+		t.Skip("set PAYGATE_RECORD_HISTORIES=1 to record workflow histories")
+	}
+	sub := subscriptionAccount(t)
+	first := startSubscription(t, sub, "2")
+	waitForCharges(t, first.RecurringID, 1)
+	for _, c := range [][2]string{{"pause", ""}, {"update", "6.00"}, {"resume", ""}} {
+		if a := changeSubscription(t, sub, first.RecurringID, c[0], c[1], ""); a.ResultInfo != "0000:Success" {
+			t.Fatalf("%s: %+v", c[0], a)
+		}
+	}
+	waitForCharges(t, first.RecurringID, 2)
+	if ack := cancelSubscription(t, sub, first.RecurringID); ack.RecurringStatus != "0" {
+		t.Fatalf("cancel: %+v", ack)
+	}
+	saveHistory(t, "subscription-changed", workflows.SubscriptionWorkflowID(sub.MerchantID, first.RecurringID))
+}

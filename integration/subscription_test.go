@@ -116,7 +116,16 @@ func TestStoredCards(t *testing.T) {
 // `every` seconds and returns the answer.
 func startSubscription(t *testing.T, creds merchant.Credentials, every string) respon {
 	t.Helper()
-	f := signCard(cardOrder(creds, newOrderNo(t), "4242424242424242"), creds.SignKey)
+	return startSubscriptionNotifying(t, creds, every, env.sink.URL+"/notify")
+}
+
+// startSubscriptionNotifying is startSubscription with the first payment's
+// notify_url, where the subscription's notifications go too.
+func startSubscriptionNotifying(t *testing.T, creds merchant.Credentials, every, notifyURL string) respon {
+	t.Helper()
+	o := cardOrder(creds, newOrderNo(t), "4242424242424242")
+	o["notify_url"] = notifyURL
+	f := signCard(o, creds.SignKey)
 	body := map[string]any{}
 	for k, v := range f {
 		body[k] = v
@@ -383,5 +392,137 @@ func TestHostedPaymentStartsItsSubscription(t *testing.T) {
 	bad.Set("subscription", `{"contract_name":"Hosted","contract_amount":"5.00","interval":"fortnight","interval_count":"1"}`)
 	if _, page := browse(t, http.MethodPost, env.api.URL+"/v1/checkout", bad); !strings.Contains(page, "I0008:") {
 		t.Errorf("a bad subscription's page:\n%.300s", page)
+	}
+}
+
+// subscriptionAnswer is the answer of POST /v1/subscription.
+type subscriptionAnswer struct {
+	RecurringStatus          string `json:"recurring_status"`
+	Charges                  int    `json:"charges"`
+	ContractAmount           string `json:"contract_amount"`
+	Currency                 string `json:"currency"`
+	RecurringDeductionPeriod string `json:"recurring_deduction_period"`
+	RecurringDeductionTime   string `json:"recurring_deduction_time"`
+	ResultInfo               string `json:"result_info"`
+	EncryptionData           string `json:"encryption_data"`
+}
+
+// changeSubscription posts a signed POST /v1/subscription.
+func changeSubscription(t *testing.T, creds merchant.Credentials, recurringID, action, amount, next string) subscriptionAnswer {
+	t.Helper()
+	body := jsonBody(t, map[string]string{"merchant_id": creds.MerchantID, "account_id": creds.AccountID,
+		"recurring_id": recurringID, "action": action, "contract_amount": amount, "recurring_deduction_time": next,
+		"encryption_data": signing.Sign(creds.SignKey, creds.MerchantID, creds.AccountID, recurringID, action, amount, next)})
+	_, b := post(t, "/v1/subscription", "application/json", body)
+	var a subscriptionAnswer
+	if err := json.Unmarshal(b, &a); err != nil {
+		t.Fatalf("%s answer: %s", action, b)
+	}
+	if a.ResultInfo == "0000:Success" {
+		want := signing.SignUpper(creds.SignKey, creds.MerchantID, creds.AccountID, recurringID, a.RecurringStatus, a.ResultInfo)
+		if a.EncryptionData != want {
+			t.Errorf("%s answer signature %q, want %q", action, a.EncryptionData, want)
+		}
+	}
+	return a
+}
+
+// TestSubscriptionPausedAmendedResumed follows the interface's subscription
+// lines (issue 29): "signed endpoints to fetch a subscription and to pause,
+// resume and change its amount or next date (recorded, notified)". A paused
+// subscription charges nothing; amended while paused, it charges the new
+// amount once resumed; each change is recorded in order and notified, and
+// an ended subscription refuses changes.
+func TestSubscriptionPausedAmendedResumed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for real charges")
+	}
+	t.Parallel()
+	creds := subscriptionAccount(t)
+	rc := newReceiver(creds.SignKey, 0)
+	srv := newReceiverServer(t, rc)
+	first := startSubscriptionNotifying(t, creds, "2", srv.URL+"/hooks")
+	waitForCharges(t, first.RecurringID, 1)
+
+	paused := changeSubscription(t, creds, first.RecurringID, "pause", "", "")
+	if paused.ResultInfo != "0000:Success" || paused.RecurringStatus != "4" || paused.RecurringDeductionTime != "" {
+		t.Fatalf("pause answered %+v", paused)
+	}
+	before := len(chargeOrders(t, first.RecurringID))
+	// Two intervals and more pass: nothing may be charged meanwhile.
+	time.Sleep(5 * time.Second)
+	if n := len(chargeOrders(t, first.RecurringID)); n != before {
+		t.Fatalf("%d charge orders while paused, %d before", n, before)
+	}
+	amended := changeSubscription(t, creds, first.RecurringID, "update", "7.00", "")
+	if amended.ResultInfo != "0000:Success" || amended.RecurringStatus != "4" || amended.ContractAmount != "7.00" || amended.Currency != "USD" {
+		t.Fatalf("update answered %+v", amended)
+	}
+	resumed := changeSubscription(t, creds, first.RecurringID, "resume", "", "")
+	if resumed.ResultInfo != "0000:Success" || resumed.RecurringStatus != "1" || resumed.RecurringDeductionTime == "" {
+		t.Fatalf("resume answered %+v", resumed)
+	}
+	waitForCharges(t, first.RecurringID, before+1)
+	if got := chargeOrders(t, first.RecurringID); got[before].Amount != 700 || got[before].RecurringCycle != before+2 {
+		t.Errorf("first charge after the resume: cycle %d amount %d, want cycle %d amount 700", got[before].RecurringCycle, got[before].Amount, before+2)
+	}
+	// The subscription records a charge once its order has told it: the
+	// order's record comes first.
+	fetched := changeSubscription(t, creds, first.RecurringID, "query", "", "")
+	for deadline := time.Now().Add(10 * time.Second); fetched.Charges < before+2 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		fetched = changeSubscription(t, creds, first.RecurringID, "query", "", "")
+	}
+	if fetched.RecurringStatus != "1" || fetched.ContractAmount != "7.00" || fetched.RecurringDeductionPeriod != "2 second" || fetched.Charges < before+2 {
+		t.Errorf("query answered %+v", fetched)
+	}
+
+	if ack := cancelSubscription(t, creds, first.RecurringID); ack.RecurringStatus != "0" {
+		t.Fatalf("cancel: %+v", ack)
+	}
+	if again := changeSubscription(t, creds, first.RecurringID, "resume", "", ""); again.ResultInfo != "I0034:Subscription has ended" {
+		t.Errorf("resume after the cancel answered %+v", again)
+	}
+
+	changes, err := models.SubscriptionChanges(context.Background(), env.gw.DB, first.RecurringID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		action string
+		status int
+		amount int64
+	}{{"pause", 4, 500}, {"amend", 4, 700}, {"resume", 1, 700}}
+	if len(changes) != len(want) {
+		t.Fatalf("%d changes recorded: %+v", len(changes), changes)
+	}
+	for i, w := range want {
+		if c := changes[i]; c.Seq != i+1 || c.Action != w.action || c.Status != w.status || c.Amount != w.amount || c.Currency != "USD" {
+			t.Errorf("change %d = %+v, want %s status %d amount %d", i+1, c, w.action, w.status, w.amount)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for i, w := range want {
+		id := fmt.Sprintf("%s-s%02d", first.RecurringID, i+1)
+		for rc.processedCount(id) == 0 {
+			if time.Now().After(deadline) {
+				var rows []models.Notification
+				env.gw.DB.Where("transaction_id = ?", first.TransactionID).Find(&rows)
+				t.Fatalf("notification %s never arrived; recorded: %+v", id, rows)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		rc.mu.Lock()
+		f := rc.fields[id]
+		rc.mu.Unlock()
+		if f.Get("notify_type") != "subscription" || f.Get("change") != w.action || f.Get("recurring_status") != strconv.Itoa(w.status) ||
+			f.Get("recurring_id") != first.RecurringID || f.Get("encryption_data") != "" {
+			t.Errorf("notification %s = %v", id, f)
+		}
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if len(rc.bad) > 0 {
+		t.Errorf("notifications refused by the receiver: %v", rc.bad)
 	}
 }

@@ -37,8 +37,24 @@ type Subscription struct {
 	Charges        int `gorm:"not null;default:1"`
 	FailedAttempts int `gorm:"not null;default:0"`
 	NextChargeAt   *time.Time
-	CreatedAt      time.Time `gorm:"not null"`
-	UpdatedAt      time.Time `gorm:"not null"`
+	// Plan is what the merchant changed since it began (subscription.Plan,
+	// JSON); nil when nothing was.
+	Plan      []byte    `gorm:"type:jsonb"`
+	CreatedAt time.Time `gorm:"not null"`
+	UpdatedAt time.Time `gorm:"not null"`
+}
+
+// SubscriptionChange is one change a merchant made to a subscription
+// (pause, resume, amend) and how it stood after it.
+type SubscriptionChange struct {
+	RecurringID  string `gorm:"primaryKey;size:32"`
+	Seq          int    `gorm:"primaryKey;autoIncrement:false"`
+	Action       string `gorm:"size:16;not null"`
+	Status       int    `gorm:"not null"`
+	Amount       int64  `gorm:"not null"`
+	Currency     string `gorm:"size:3;not null"`
+	NextChargeAt *time.Time
+	At           time.Time `gorm:"not null"`
 }
 
 // ErrSubscriptionNotFound: no subscription of the account has that id.
@@ -60,18 +76,47 @@ type SubscriptionUpdate struct {
 	FailedAttempts int
 	NextChargeAt   *time.Time
 	At             time.Time
+	// Plan, when set, replaces the recorded plan.
+	Plan []byte
+	// Change, when set, is the merchant's change that made this progress;
+	// it is kept once however often the write is retried.
+	Change *SubscriptionChange
 }
 
-// UpdateSubscription writes a subscription's progress.
+// UpdateSubscription writes a subscription's progress, and the change that
+// made it, in one transaction.
 func UpdateSubscription(ctx context.Context, db *gorm.DB, recurringID string, u SubscriptionUpdate) error {
-	err := db.WithContext(ctx).Model(&Subscription{}).Where("recurring_id = ?", recurringID).Updates(map[string]any{
+	set := map[string]any{
 		"status": u.Status, "charges": u.Charges, "failed_attempts": u.FailedAttempts,
 		"next_charge_at": u.NextChargeAt, "updated_at": u.At,
-	}).Error
+	}
+	if u.Plan != nil {
+		set["plan"] = u.Plan
+	}
+	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&Subscription{}).Where("recurring_id = ?", recurringID).Updates(set).Error; err != nil {
+			return err
+		}
+		if u.Change == nil {
+			return nil
+		}
+		u.Change.RecurringID = recurringID
+		return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(u.Change).Error
+	})
 	if err != nil {
 		return fmt.Errorf("update subscription %s: %w", recurringID, err)
 	}
 	return nil
+}
+
+// SubscriptionChanges returns the changes made to a subscription, oldest
+// first.
+func SubscriptionChanges(ctx context.Context, db *gorm.DB, recurringID string) ([]SubscriptionChange, error) {
+	var out []SubscriptionChange
+	if err := db.WithContext(ctx).Where("recurring_id = ?", recurringID).Order("seq").Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("subscription changes %s: %w", recurringID, err)
+	}
+	return out, nil
 }
 
 // FindSubscription returns the account's subscription recurringID.

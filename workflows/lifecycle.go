@@ -10,6 +10,7 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/refund"
 	"github.com/paygate/paygate/internal/domain/status"
@@ -205,7 +206,17 @@ func (w *orderWorkflow) registerOperations(ctx workflow.Context) error {
 // standing is what the operation rules (internal/domain/order) need of the
 // order now.
 func (w *orderWorkflow) standing() order.Standing {
-	return w.st.Standing(order.Entry{TransactionID: w.in.TransactionID, OrderNo: w.in.OrderNo, Currency: w.in.Currency, Amount: w.in.Amount})
+	s := w.st.Standing(order.Entry{TransactionID: w.in.TransactionID, OrderNo: w.in.OrderNo, Currency: w.in.Currency, Amount: w.in.Amount})
+	s.AwaitsShopper = w.awaitsShopper()
+	return s
+}
+
+// awaitsShopper reports whether the order is pending for its shopper: at
+// the 3-D Secure challenge, at the APM provider, or, on the payment page,
+// for a card.
+func (w *orderWorkflow) awaitsShopper() bool {
+	return w.st.Status == status.Pending &&
+		(w.st.ThreeDS.Awaiting || w.st.APM.Awaiting || w.in.Kind == KindCheckout && w.st.Card.Token == "")
 }
 
 // refused is the error a validator rejects an entry with, when a rule
@@ -263,6 +274,9 @@ func (w *orderWorkflow) cancel(ctx workflow.Context, req CancelRequest) (Operati
 	if err := w.validateCancel(ctx, req); err != nil {
 		return refusedResult(err, w.st.Status), nil
 	}
+	if w.st.Status == status.Pending {
+		return w.cancelPending(ctx)
+	}
 	if w.st.Status == status.HeldForReview {
 		// Nothing was authorised yet.
 		if _, err := w.reject(ctx); err != nil {
@@ -278,6 +292,53 @@ func (w *orderWorkflow) cancel(ctx workflow.Context, req CancelRequest) (Operati
 	}
 	if err := w.carryOut(ctx)(w.st.Voided()); err != nil {
 		return w.stepFailed(err)
+	}
+	return w.done(), nil
+}
+
+// cancelPending cancels an order waiting for its shopper, as far as its
+// connector allows: an APM payment is called off at the provider (one the
+// shopper paid first is settled paid, and the cancel refused); a 3-D
+// Secure authentication that holds something at the acquirer is called
+// off. The order then fails A0009 with nothing charged, and a later word
+// of the shopper's is no longer awaited.
+func (w *orderWorkflow) cancelPending(ctx workflow.Context) (OperationResult, error) {
+	actx := workflow.WithLocalActivityOptions(ctx, acquirerOpOptions)
+	switch {
+	case w.st.APM.Awaiting:
+		var out activities.APMOutcome
+		err := workflow.ExecuteLocalActivity(actx, a.CancelAPMPayment,
+			activities.APMStatusInput{Connector: w.connectorName(), PaymentID: w.st.APM.PaymentID}).Get(ctx, &out)
+		if errorType(err) == activities.ErrTypeCannotCancel {
+			c := codes.PendingNotCancellable
+			return OperationResult{Status: EntryRefused, ResultCode: c.ID, ResultMessage: c.Message, PaymentStatus: w.st.Status}, nil
+		}
+		if err != nil {
+			return w.acquirerFailed(ctx, err)
+		}
+		if out.Status == connector.APMSucceeded {
+			if err := w.apmSettle(ctx, out.PaymentID, out.Status); err != nil {
+				return w.stepFailed(err)
+			}
+			c := codes.InvalidState.With("the shopper paid before the cancel reached the provider")
+			return OperationResult{Status: EntryRefused, ResultCode: c.ID, ResultMessage: c.Message, PaymentStatus: w.st.Status}, nil
+		}
+	case w.st.ThreeDS.Awaiting:
+		err := workflow.ExecuteLocalActivity(actx, a.CancelAuthentication,
+			activities.ThreeDSStatusInput{Connector: w.connectorName(), AuthenticationID: w.st.ThreeDS.AuthenticationID}).Get(ctx, nil)
+		if err != nil {
+			return w.acquirerFailed(ctx, err)
+		}
+	}
+	next, step := w.st.MerchantCancelled()
+	w.st = next
+	res, err := w.finish(ctx, activities.FinishOrderInput{PaymentStatus: step.Status}, step.Code, w.st.Card.Token != "")
+	if err != nil {
+		return w.stepFailed(err)
+	}
+	w.st.Result = &res
+	if err := w.notify(ctx, NotifyCancel, step.Code, nil); err != nil {
+		return OperationResult{}, err
 	}
 	return w.done(), nil
 }

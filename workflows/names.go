@@ -29,6 +29,13 @@ const (
 	// UpdateCancelSubscription cancels a subscription; it is answered once
 	// no charge can follow.
 	UpdateCancelSubscription = "cancel-subscription"
+	// UpdatePauseSubscription, UpdateResumeSubscription and
+	// UpdateAmendSubscription pause, resume and amend a subscription; each
+	// is answered once the change is recorded, with the subscription's
+	// state.
+	UpdatePauseSubscription  = "pause-subscription"
+	UpdateResumeSubscription = "resume-subscription"
+	UpdateAmendSubscription  = "amend-subscription"
 	// SignalSubscriptionCharge carries a charge order's result to its
 	// subscription.
 	SignalSubscriptionCharge = "subscription-charge"

@@ -474,3 +474,91 @@ func TestHostedPagePay(t *testing.T) {
 		t.Errorf("notifications = %+v, want one with card %s", acq.notes, card.Masked)
 	}
 }
+
+// TestCancelPendingOrder follows the interface's cancel as issue 29 reads
+// it: "Cancel of an order still pending at the acquirer, as far as the
+// connector allows". An order waiting for its shopper is cancelled (6000,
+// A0009, nothing charged) once its connector has called off what it holds;
+// a provider whose shopper paid first leaves the order paid; a connector
+// that cannot cancel leaves it waiting (I0035).
+func TestCancelPendingOrder(t *testing.T) {
+	cannot := temporal.NewNonRetryableApplicationError("cannot", activities.ErrTypeCannotCancel, nil)
+	checkout := func() workflows.OrderInput {
+		in := orderInput("auto")
+		in.Kind = workflows.KindCheckout
+		in.Card = workflows.CardRef{}
+		return in
+	}
+	tests := []struct {
+		name       string
+		in         func() workflows.OrderInput
+		acq        *acquirer
+		apmCancel  func() (activities.APMOutcome, error)
+		wantStatus int
+		wantCode   string
+		final      status.Payment
+		finalCode  string
+		apmCancels int
+		authCancel int
+	}{
+		{"APM pending at the provider: called off there", apmInput, &acquirer{risk: accepted, apmStatus: "pending"},
+			func() (activities.APMOutcome, error) { return activities.APMOutcome{PaymentID: "ap_1", Status: "cancelled"}, nil },
+			workflows.EntryDone, "0000", status.Failed, "A0009", 1, 0},
+		{"APM the shopper paid first: the order is paid, the cancel refused", apmInput, &acquirer{risk: accepted, apmStatus: "pending"},
+			func() (activities.APMOutcome, error) { return activities.APMOutcome{PaymentID: "ap_1", Status: "succeeded"}, nil },
+			workflows.EntryRefused, "I0018", status.Paid, "0000", 1, 0},
+		{"APM whose provider cannot cancel: the order waits on", apmInput, &acquirer{risk: accepted, apmStatus: "pending"},
+			func() (activities.APMOutcome, error) { return activities.APMOutcome{}, cannot },
+			workflows.EntryRefused, "I0035", status.Expired, "A0008", 1, 0},
+		{"3-D Secure challenge: the authentication called off", threeDSInput, &acquirer{risk: accepted, threeDS: challenge}, nil,
+			workflows.EntryDone, "0000", status.Failed, "A0009", 0, 1},
+		{"payment page without a card: nothing at the connector", checkout, &acquirer{risk: accepted}, nil,
+			workflows.EntryDone, "0000", status.Failed, "A0009", 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t, tc.acq)
+			withACS(env, &acs{})
+			var apmCancels, authCancels int
+			env.OnActivity(acts.CancelAPMPayment, mock.Anything, mock.Anything).Return(
+				func(context.Context, activities.APMStatusInput) (activities.APMOutcome, error) {
+					apmCancels++
+					return tc.apmCancel()
+				}).Maybe()
+			env.OnActivity(acts.CancelAuthentication, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in activities.ThreeDSStatusInput) error {
+					if in.AuthenticationID != "au_1" {
+						t.Errorf("called off %q, want au_1", in.AuthenticationID)
+					}
+					authCancels++
+					return nil
+				}).Maybe()
+			var got workflows.OperationResult
+			env.RegisterDelayedCallback(func() {
+				env.UpdateWorkflow(workflows.UpdateCancel, "", &testsuite.TestUpdateCallback{
+					OnAccept: func() {},
+					OnReject: func(err error) { t.Errorf("cancel rejected: %v", err) },
+					OnComplete: func(v any, err error) {
+						if err != nil {
+							t.Errorf("cancel: %v", err)
+						}
+						got, _ = v.(workflows.OperationResult)
+					},
+				}, workflows.CancelRequest{Entry: entry})
+			}, time.Minute)
+			run(t, env, tc.in())
+			if got.Status != tc.wantStatus || got.ResultCode != tc.wantCode {
+				t.Errorf("cancel answered %d %s (%s), want %d %s", got.Status, got.ResultCode, got.ResultMessage, tc.wantStatus, tc.wantCode)
+			}
+			st := finalState(t, env)
+			if st.PaymentStatus != tc.final || st.Result == nil || st.Result.ResultCode != tc.finalCode {
+				t.Errorf("final: %v %+v, want %v %s", st.PaymentStatus, st.Result, tc.final, tc.finalCode)
+			}
+			if apmCancels != tc.apmCancels || authCancels != tc.authCancel || len(tc.acq.auths) != 0 {
+				t.Errorf("APM cancels %d, authentication cancels %d, charges %d; want %d, %d, 0",
+					apmCancels, authCancels, len(tc.acq.auths), tc.apmCancels, tc.authCancel)
+			}
+		})
+	}
+}
+

@@ -3,6 +3,7 @@ package workflows
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -53,7 +54,16 @@ type SubscriptionProgress struct {
 	Charges int
 	// Recorded is set once the subscription's record exists.
 	Recorded bool
+	// Plan is what the merchant changed, and Paused whether it is paused.
+	Plan   subscription.Plan `json:",omitzero"`
+	Paused bool              `json:",omitempty"`
+	// Tried counts the charge orders made for the cycle now due.
+	Tried int `json:",omitempty"`
 }
+
+// SubscriptionAmendment is a merchant's change of a subscription's amount
+// or next charge date (UpdateAmendSubscription).
+type SubscriptionAmendment = subscription.Amendment
 
 // SubscriptionChargeResult is a charge order's result, signalled to its
 // subscription (SignalSubscriptionCharge).
@@ -74,7 +84,13 @@ type subscriptionWorkflow struct {
 	state     SubscriptionState
 	cancelled bool
 	charging  bool
-	results   workflow.ReceiveChannel
+	// rescheduled is set when a merchant's change moved the cycle now
+	// waited for; the wait starts over from the new plan.
+	rescheduled bool
+	// writing is set while the record is written, so the run's writes
+	// and a change's never overtake one another.
+	writing bool
+	results workflow.ReceiveChannel
 }
 
 // Subscription charges a subscription's billing cycles. Each charge is an
@@ -92,6 +108,10 @@ func Subscription(ctx workflow.Context, in SubscriptionInput) (SubscriptionState
 	}
 	w := &subscriptionWorkflow{in: in, results: workflow.GetSignalChannel(ctx, SignalSubscriptionCharge),
 		state: subscription.Start(in.RecurringID, in.Progress.Cycle, in.Progress.Charges)}
+	w.state.Plan, w.state.Tried = in.Progress.Plan, in.Progress.Tried
+	if in.Progress.Paused {
+		w.state.Status = subscription.Paused
+	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return w.state, err
 	}
@@ -105,7 +125,7 @@ func Subscription(ctx workflow.Context, in SubscriptionInput) (SubscriptionState
 			return w.continueAsNew(ctx)
 		}
 		next := w.state.Cycle + 1
-		if in.Terms.Ended(in.FirstPaid, next) {
+		if w.state.Plan.Ended(in.Terms, in.FirstPaid, next) {
 			return w.end(ctx, subscription.Finished)
 		}
 		done, err := w.chargeCycle(ctx, next)
@@ -123,7 +143,7 @@ func (w *subscriptionWorkflow) registerHandlers(ctx workflow.Context) error {
 	if err != nil {
 		return err
 	}
-	return workflow.SetUpdateHandler(ctx, UpdateCancelSubscription, func(ctx workflow.Context) (SubscriptionState, error) {
+	err = workflow.SetUpdateHandler(ctx, UpdateCancelSubscription, func(ctx workflow.Context) (SubscriptionState, error) {
 		// From here on no charge starts; one already under way is let
 		// finish, and the answer waits for it and for the record.
 		w.cancelled = true
@@ -132,12 +152,60 @@ func (w *subscriptionWorkflow) registerHandlers(ctx workflow.Context) error {
 		}
 		if next, changed := w.state.Cancel(); changed {
 			w.state = next
-			if err := w.record(ctx); err != nil {
+			if err := w.record(ctx, ""); err != nil {
 				return w.state, err
 			}
 		}
 		return w.state, nil
 	})
+	if err != nil {
+		return err
+	}
+	err = workflow.SetUpdateHandler(ctx, UpdatePauseSubscription, func(ctx workflow.Context) (SubscriptionState, error) {
+		return w.change(ctx, changePause, func() (SubscriptionState, bool) { return w.state.Pause() })
+	})
+	if err != nil {
+		return err
+	}
+	err = workflow.SetUpdateHandler(ctx, UpdateResumeSubscription, func(ctx workflow.Context) (SubscriptionState, error) {
+		return w.change(ctx, changeResume, func() (SubscriptionState, bool) {
+			return w.state.Resume(w.in.Terms, w.in.FirstPaid, workflow.Now(ctx))
+		})
+	})
+	if err != nil {
+		return err
+	}
+	return workflow.SetUpdateHandler(ctx, UpdateAmendSubscription, func(ctx workflow.Context, a SubscriptionAmendment) (SubscriptionState, error) {
+		return w.change(ctx, changeAmend, func() (SubscriptionState, bool) {
+			return w.state.Amend(w.in.Terms, w.in.FirstPaid, a)
+		})
+	})
+}
+
+// The merchant's changes, as recorded and notified.
+const (
+	changePause  = "pause"
+	changeResume = "resume"
+	changeAmend  = "amend"
+)
+
+// change applies a merchant's change once no charge is under way, records
+// it and notifies the merchant. A change that changes nothing (pausing a
+// paused subscription) answers the state as it is.
+func (w *subscriptionWorkflow) change(ctx workflow.Context, action string, apply func() (SubscriptionState, bool)) (SubscriptionState, error) {
+	if err := workflow.Await(ctx, func() bool { return !w.charging }); err != nil {
+		return w.state, err
+	}
+	next, changed := apply()
+	if !changed {
+		return w.state, nil
+	}
+	w.state, w.rescheduled = next, true
+	if err := w.record(ctx, action); err != nil {
+		return w.state, err
+	}
+	w.notifyChange(ctx, action)
+	return w.state, nil
 }
 
 // chargeCycle waits for the cycle's due date and charges it, retrying on
@@ -147,9 +215,21 @@ func (w *subscriptionWorkflow) chargeCycle(ctx workflow.Context, cycle int) (boo
 	if w.cancelled {
 		return true, w.ended(ctx)
 	}
-	due := w.in.Terms.Due(w.in.FirstPaid, cycle)
+	if w.state.Status == subscription.Paused {
+		// Nothing is charged until the merchant resumes or cancels; the
+		// resumed plan is then read afresh.
+		if err := workflow.Await(ctx, func() bool { return w.cancelled || w.state.Status != subscription.Paused }); err != nil {
+			return false, err
+		}
+		if w.cancelled {
+			return true, w.ended(ctx)
+		}
+		return false, nil
+	}
+	w.rescheduled = false
+	due := w.state.Plan.Due(w.in.Terms, w.in.FirstPaid, cycle)
 	w.state = w.state.CycleDue(due)
-	if err := w.record(ctx); err != nil {
+	if err := w.record(ctx, ""); err != nil {
 		return false, err
 	}
 	offsets := w.in.Terms.DunningOffsets(w.dunning())
@@ -157,8 +237,11 @@ func (w *subscriptionWorkflow) chargeCycle(ctx workflow.Context, cycle int) (boo
 		if w.waitUntil(ctx, subscription.AttemptAt(due, offsets, attempt)) {
 			return true, w.ended(ctx)
 		}
+		if w.rescheduled || w.state.Status == subscription.Paused {
+			return false, nil
+		}
 		w.charging = true
-		res, err := w.charge(ctx, cycle, attempt)
+		res, err := w.charge(ctx, cycle, w.state.Tried)
 		w.charging = false
 		if err != nil {
 			return false, err
@@ -172,7 +255,7 @@ func (w *subscriptionWorkflow) chargeCycle(ctx workflow.Context, cycle int) (boo
 			_, err := w.end(ctx, subscription.Suspended)
 			return true, err
 		}
-		if err := w.record(ctx); err != nil {
+		if err := w.record(ctx, ""); err != nil {
 			return false, err
 		}
 	}
@@ -185,13 +268,15 @@ func (w *subscriptionWorkflow) dunning() []time.Duration {
 	return subscription.DefaultDunning
 }
 
-// waitUntil sleeps until at, or until a cancel arrives; it reports whether
-// the subscription was cancelled.
+// waitUntil sleeps until at, or until a cancel or a merchant's change
+// arrives; it reports whether the subscription was cancelled.
 func (w *subscriptionWorkflow) waitUntil(ctx workflow.Context, at time.Time) bool {
 	if d := at.Sub(workflow.Now(ctx)); d > 0 {
 		// Its only error is the workflow's own cancellation, which ends
-		// the wait as well; what follows reads the flag either way.
-		_, _ = workflow.AwaitWithTimeout(ctx, d, func() bool { return w.cancelled })
+		// the wait as well; what follows reads the flags either way.
+		_, _ = workflow.AwaitWithTimeout(ctx, d, func() bool {
+			return w.cancelled || w.rescheduled || w.state.Status == subscription.Paused
+		})
 	}
 	return w.cancelled
 }
@@ -208,7 +293,7 @@ func (w *subscriptionWorkflow) end(ctx workflow.Context, st subscription.Status)
 		return w.state, w.ended(ctx)
 	}
 	w.state = w.state.Ended(st)
-	if err := w.record(ctx); err != nil {
+	if err := w.record(ctx, ""); err != nil {
 		return w.state, err
 	}
 	return w.state, w.ended(ctx)
@@ -223,7 +308,8 @@ func (w *subscriptionWorkflow) continueAsNew(ctx workflow.Context) (Subscription
 		return w.state, nil
 	}
 	next := w.in
-	next.Progress = SubscriptionProgress{Cycle: w.state.Cycle, Charges: w.state.Charges, Recorded: true}
+	next.Progress = SubscriptionProgress{Cycle: w.state.Cycle, Charges: w.state.Charges, Recorded: true,
+		Plan: w.state.Plan, Paused: w.state.Status == subscription.Paused, Tried: w.state.Tried}
 	return w.state, workflow.NewContinueAsNewError(ctx, SubscriptionWorkflowType, next)
 }
 
@@ -236,7 +322,7 @@ func (w *subscriptionWorkflow) charge(ctx workflow.Context, cycle, attempt int) 
 		return SubscriptionChargeResult{}, err
 	}
 	orderNo := ChargeOrderNo(w.in.RecurringID, cycle, attempt)
-	amount := w.in.Terms.AmountOf(cycle)
+	amount := w.state.Plan.AmountOf(w.in.Terms, cycle)
 	details := w.in.Details
 	details.OrderNo = orderNo
 	details.Amount = order.Text(amount.String())
@@ -333,15 +419,29 @@ func (w *subscriptionWorkflow) recordStart(ctx workflow.Context) error {
 	return nil
 }
 
-// record writes the subscription's progress. A write the record refuses
-// for its values is logged: the workflow goes on charging as its terms say.
-func (w *subscriptionWorkflow) record(ctx workflow.Context) error {
+// record writes the subscription's progress, and the merchant's change
+// (action) that made it when one did. A write the record refuses for its
+// values is logged: the workflow goes on charging as its terms say.
+func (w *subscriptionWorkflow) record(ctx workflow.Context, action string) error {
+	if err := workflow.Await(ctx, func() bool { return !w.writing }); err != nil {
+		return err
+	}
+	w.writing = true
+	defer func() { w.writing = false }()
 	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
 	in := activities.UpdateSubscriptionInput{RecurringID: w.in.RecurringID, Status: int(w.state.Status),
 		Charges: w.state.Charges, FailedAttempts: w.state.Attempts, At: workflow.Now(ctx)}
 	if !w.state.Next.IsZero() {
 		next := w.state.Next
 		in.NextChargeAt = &next
+	}
+	if w.state.Plan.Changes > 0 {
+		plan := w.state.Plan
+		in.Plan = &plan
+	}
+	if action != "" {
+		in.Change = &activities.SubscriptionChangeEntry{Seq: w.state.Plan.Changes, Action: action,
+			Amount: w.state.NextAmount(w.in.Terms)}
 	}
 	err := workflow.ExecuteLocalActivity(lctx, a.UpdateSubscription, in).Get(ctx, nil)
 	w.showStatus(ctx)
@@ -365,5 +465,47 @@ func (w *subscriptionWorkflow) showStatus(ctx workflow.Context) {
 	}
 	if err := workflow.UpsertTypedSearchAttributes(ctx, SearchSubscriptionStatus.ValueSet(int64(w.state.Status))); err != nil {
 		workflow.GetLogger(ctx).Warn("subscription search attribute", "recurring_id", w.in.RecurringID, "error", err)
+	}
+}
+
+// notifyChange tells the merchant's notify_url of a change it made: it is
+// recorded, then delivered by a Redeliver child that outlives this run on
+// the orders' durable schedule. A notification that cannot be recorded is
+// logged; the change itself stands.
+func (w *subscriptionWorkflow) notifyChange(ctx workflow.Context, action string) {
+	if w.in.Details.NotifyURL == "" {
+		return
+	}
+	id := fmt.Sprintf("%s-s%02d", w.in.RecurringID, w.state.Plan.Changes)
+	amount := w.state.NextAmount(w.in.Terms)
+	next := ""
+	if !w.state.Next.IsZero() {
+		next = w.state.Next.UTC().Format(subscription.AnswerTimeLayout)
+	}
+	fields := map[string]string{
+		notify.NotifyTypeField: notify.TypeSubscription, "notify_id": id,
+		"merchant_id": w.in.MerchantID, "account_id": w.in.AccountID, "recurring_id": w.in.RecurringID,
+		"contract_name": w.in.Terms.ContractName, "change": action,
+		"recurring_status": strconv.Itoa(int(w.state.Status)), "charges": strconv.Itoa(w.state.Charges),
+		"contract_amount": amount.String(), "currency": amount.Currency, "recurring_deduction_time": next,
+	}
+	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	err := workflow.ExecuteLocalActivity(lctx, a.RecordNotification, activities.RecordNotificationInput{
+		NotifyID: id, TransactionID: w.in.FirstTransactionID, MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
+		Seq: w.state.Plan.Changes, Type: notify.TypeSubscription, URL: w.in.Details.NotifyURL, Fields: fields,
+	}).Get(ctx, nil)
+	if err != nil {
+		workflow.GetLogger(ctx).Error("subscription notification not recorded", "recurring_id", w.in.RecurringID, "error", err)
+		return
+	}
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID:        "notify/" + id,
+		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
+	})
+	child := workflow.ExecuteChildWorkflow(cctx, RedeliverWorkflowType,
+		RedeliverInput{NotifyIDs: []string{id}, Schedule: w.in.NotifySchedule})
+	// Waiting for the child to start is what makes it survive this run.
+	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Error("subscription notification not started", "recurring_id", w.in.RecurringID, "error", err)
 	}
 }

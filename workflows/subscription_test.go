@@ -305,3 +305,202 @@ func TestSubscriptionContinuesAsNew(t *testing.T) {
 		t.Error("a continued run recorded the subscription again")
 	}
 }
+
+// subscriptionChange is a merchant's change sent to a subscription under
+// test, after the first payment.
+type subscriptionChange struct {
+	after  time.Duration
+	update string
+	amend  workflows.SubscriptionAmendment
+}
+
+// TestSubscriptionChanges follows the interface's subscription lines as
+// docs/decisions.md reads them: "signed endpoints to ... pause, resume and
+// change its amount or next date (recorded, notified)". Dates that pass
+// while paused are skipped, billing_cycle still counts charges, and a
+// changed date starts a failing cycle over without reusing an order_no.
+func TestSubscriptionChanges(t *testing.T) {
+	day := 24 * time.Hour
+	at := func(m time.Month, d int) time.Time { return time.Date(2027, m, d, 10, 0, 0, 0, time.UTC) }
+	four := subscription.Terms{ContractName: "Gold", Amount: usd(1000), PromoAmount: usd(100), Interval: subscription.Month,
+		IntervalCount: 1, BillingCycles: 4}
+	tests := []struct {
+		name        string
+		decline     func(cycle, attempt int) bool
+		changes     []subscriptionChange
+		wantCharges []charge
+		// wantNotices are the notifications' change and recurring_status.
+		wantNotices [][2]string
+		wantStatus  subscription.Status
+	}{
+		{
+			name: "paused over two dates: they are skipped, and three charges still follow",
+			changes: []subscriptionChange{
+				{after: 10 * day, update: workflows.UpdatePauseSubscription},
+				{after: 70 * day, update: workflows.UpdateResumeSubscription},
+			},
+			wantCharges: []charge{
+				{cycle: 2, at: at(4, 30), amount: 1000, approved: true, orderNo: "R1-c2"},
+				{cycle: 3, at: at(5, 31), amount: 1000, approved: true, orderNo: "R1-c3"},
+				{cycle: 4, at: at(6, 30), amount: 1000, approved: true, orderNo: "R1-c4"},
+			},
+			wantNotices: [][2]string{{"pause", "4"}, {"resume", "1"}},
+			wantStatus:  subscription.Finished,
+		},
+		{
+			name: "paused twice over: the second pause changes nothing",
+			changes: []subscriptionChange{
+				{after: 10 * day, update: workflows.UpdatePauseSubscription},
+				{after: 11 * day, update: workflows.UpdatePauseSubscription},
+				{after: 12 * day, update: workflows.UpdateResumeSubscription},
+			},
+			wantCharges: []charge{
+				{cycle: 2, at: at(2, 28), amount: 1000, approved: true, orderNo: "R1-c2"},
+				{cycle: 3, at: at(3, 31), amount: 1000, approved: true, orderNo: "R1-c3"},
+				{cycle: 4, at: at(4, 30), amount: 1000, approved: true, orderNo: "R1-c4"},
+			},
+			wantNotices: [][2]string{{"pause", "4"}, {"resume", "1"}},
+			wantStatus:  subscription.Finished,
+		},
+		{
+			name: "amount and date amended: every later charge follows both",
+			changes: []subscriptionChange{
+				{after: 10 * day, update: workflows.UpdateAmendSubscription,
+					amend: workflows.SubscriptionAmendment{Amount: usd(2500), Next: at(3, 15)}},
+			},
+			wantCharges: []charge{
+				{cycle: 2, at: at(3, 15), amount: 2500, approved: true, orderNo: "R1-c2"},
+				{cycle: 3, at: at(4, 15), amount: 2500, approved: true, orderNo: "R1-c3"},
+				{cycle: 4, at: at(5, 15), amount: 2500, approved: true, orderNo: "R1-c4"},
+			},
+			wantNotices: [][2]string{{"amend", "1"}},
+			wantStatus:  subscription.Finished,
+		},
+		{
+			name:    "date amended during a retry: the cycle starts over there under a new order_no",
+			decline: func(cycle, attempt int) bool { return cycle == 2 && attempt == 0 },
+			changes: []subscriptionChange{
+				{after: 28*day + 6*time.Hour, update: workflows.UpdateAmendSubscription,
+					amend: workflows.SubscriptionAmendment{Next: at(3, 10)}},
+			},
+			wantCharges: []charge{
+				{cycle: 2, at: at(2, 28), amount: 1000, orderNo: "R1-c2"},
+				{cycle: 2, attempt: 1, at: at(3, 10), amount: 1000, approved: true, orderNo: "R1-c2-r1"},
+				{cycle: 3, at: at(4, 10), amount: 1000, approved: true, orderNo: "R1-c3"},
+				{cycle: 4, at: at(5, 10), amount: 1000, approved: true, orderNo: "R1-c4"},
+			},
+			wantNotices: [][2]string{{"amend", "1"}},
+			wantStatus:  subscription.Finished,
+		},
+		{
+			name: "cancelled while paused: nothing more is charged",
+			changes: []subscriptionChange{
+				{after: 10 * day, update: workflows.UpdatePauseSubscription},
+				{after: 40 * day, update: workflows.UpdateCancelSubscription},
+			},
+			wantNotices: [][2]string{{"pause", "4"}},
+			wantStatus:  subscription.Cancelled,
+		},
+		{
+			name: "resumed without a pause: nothing changes, nothing is notified",
+			changes: []subscriptionChange{
+				{after: 10 * day, update: workflows.UpdateResumeSubscription},
+			},
+			wantCharges: []charge{
+				{cycle: 2, at: at(2, 28), amount: 1000, approved: true, orderNo: "R1-c2"},
+				{cycle: 3, at: at(3, 31), amount: 1000, approved: true, orderNo: "R1-c3"},
+				{cycle: 4, at: at(4, 30), amount: 1000, approved: true, orderNo: "R1-c4"},
+			},
+			wantStatus: subscription.Finished,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := &billing{decline: tt.decline}
+			env := newSubscriptionEnv(t, b)
+			env.SetStartTime(firstPaid)
+			var (
+				mu      sync.Mutex
+				notices []map[string]string
+				answers []workflows.SubscriptionState
+			)
+			env.OnActivity(acts.RecordNotification, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in activities.RecordNotificationInput) error {
+					mu.Lock()
+					defer mu.Unlock()
+					notices = append(notices, in.Fields)
+					return nil
+				}).Maybe()
+			env.RegisterWorkflowWithOptions(func(workflow.Context, workflows.RedeliverInput) (workflows.RedeliverResult, error) {
+				return workflows.RedeliverResult{}, nil
+			}, workflow.RegisterOptions{Name: workflows.RedeliverWorkflowType})
+			for _, c := range tt.changes {
+				env.RegisterDelayedCallback(func() {
+					var args []any
+					if c.update == workflows.UpdateAmendSubscription {
+						args = append(args, c.amend)
+					}
+					env.UpdateWorkflow(c.update, "", &testsuite.TestUpdateCallback{
+						OnReject: func(err error) { t.Errorf("%s rejected: %v", c.update, err) },
+						OnAccept: func() {},
+						OnComplete: func(v any, err error) {
+							if err != nil {
+								t.Errorf("%s: %v", c.update, err)
+								return
+							}
+							answers = append(answers, v.(workflows.SubscriptionState))
+						},
+					}, args...)
+				}, c.after)
+			}
+			in := subscriptionInput(four)
+			in.Terms.PromotionCycles = 0
+			in.Terms.PromoAmount = usd(1000)
+			in.Details.NotifyURL = "https://merchant.example/notify"
+			env.ExecuteWorkflow(workflows.SubscriptionWorkflowType, in)
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatalf("workflow error: %v", err)
+			}
+			var state workflows.SubscriptionState
+			if err := env.GetWorkflowResult(&state); err != nil {
+				t.Fatal(err)
+			}
+			if state.Status != tt.wantStatus {
+				t.Errorf("status = %d, want %d", state.Status, tt.wantStatus)
+			}
+			if len(answers) != len(tt.changes) {
+				t.Errorf("%d changes answered, want %d", len(answers), len(tt.changes))
+			}
+			if len(b.charges) != len(tt.wantCharges) {
+				t.Fatalf("%d charges, want %d: %+v", len(b.charges), len(tt.wantCharges), b.charges)
+			}
+			for i, want := range tt.wantCharges {
+				if got := b.charges[i]; got != want {
+					t.Errorf("charge %d = %+v, want %+v", i, got, want)
+				}
+			}
+			if len(notices) != len(tt.wantNotices) {
+				t.Fatalf("%d notifications, want %d: %v", len(notices), len(tt.wantNotices), notices)
+			}
+			for i, want := range tt.wantNotices {
+				n := notices[i]
+				if n["change"] != want[0] || n["recurring_status"] != want[1] || n["notify_type"] != "subscription" ||
+					n["notify_id"] != fmt.Sprintf("R1-s%02d", i+1) || n["recurring_id"] != "R1" {
+					t.Errorf("notification %d = %v, want change %s status %s", i, n, want[0], want[1])
+				}
+			}
+			changes := 0
+			for _, u := range b.updates {
+				if u.Change != nil {
+					changes++
+					if u.Change.Seq != changes || u.Plan == nil || u.Plan.Changes != changes {
+						t.Errorf("recorded change %d = %+v plan %+v", changes, u.Change, u.Plan)
+					}
+				}
+			}
+			if changes != len(tt.wantNotices) {
+				t.Errorf("%d changes recorded, want %d", changes, len(tt.wantNotices))
+			}
+		})
+	}
+}

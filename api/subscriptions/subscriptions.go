@@ -1,11 +1,14 @@
 // Package subscriptions is the recurring capability of the merchant API:
-// POST /v1/cancelsubscription, and POST /v1/token/delete for the stored
-// cards that subscriptions and later payments charge.
+// POST /v1/cancelsubscription, POST /v1/subscription to read, pause,
+// resume and amend one, and POST /v1/token/delete for the stored cards that
+// subscriptions and later payments charge.
 package subscriptions
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -29,33 +32,42 @@ type Handler struct {
 	// Gate is the merchant API: its authenticated-request step, and the
 	// record and logger it holds.
 	Gate *api.Server
-	// Canceller cancels subscriptions; nil refuses cancels.
-	Canceller Canceller
+	// Workflows cancels, pauses, resumes and amends subscriptions; nil
+	// refuses them.
+	Workflows Workflows
 }
 
-// New is the subscription capability of gate, cancelling with canceller.
-func New(gate *api.Server, canceller Canceller) *Handler {
-	return &Handler{Gate: gate, Canceller: canceller}
+// New is the subscription capability of gate, changing subscriptions
+// through flows.
+func New(gate *api.Server, flows Workflows) *Handler {
+	return &Handler{Gate: gate, Workflows: flows}
 }
 
 // Routes puts the subscription routes on the merchant API's /v1 group.
 func (h *Handler) Routes(v1 gin.IRoutes) {
 	v1.POST("/cancelsubscription", h.cancelSubscription)
+	v1.POST("/subscription", h.subscription)
 	v1.POST("/token/delete", h.deleteToken)
 }
 
-// The cancel and the token deletion require encryption_data.
+// The subscription operations and the token deletion require
+// encryption_data.
 var (
 	_ api.EncryptionDataRequired = (*cancelSubscriptionRequest)(nil)
+	_ api.EncryptionDataRequired = (*subscriptionRequest)(nil)
 	_ api.EncryptionDataRequired = (*deleteTokenRequest)(nil)
 )
 
-// Canceller cancels subscription workflows (flows.TemporalSubscriptions).
-type Canceller interface {
-	// Cancel cancels the subscription's workflow and returns its state
-	// once no charge can follow; flows.ErrSubscriptionClosed when the workflow
-	// has ended (its record tells how).
+// Workflows changes subscription workflows (flows.TemporalSubscriptions).
+// Each returns the subscription's state once the change is recorded, or
+// flows.ErrSubscriptionClosed when the workflow has ended (its record
+// tells how).
+type Workflows interface {
+	// Cancel returns once no charge can follow.
 	Cancel(ctx context.Context, merchantID, recurringID string) (workflows.SubscriptionState, error)
+	Pause(ctx context.Context, merchantID, recurringID string) (workflows.SubscriptionState, error)
+	Resume(ctx context.Context, merchantID, recurringID string) (workflows.SubscriptionState, error)
+	Amend(ctx context.Context, merchantID, recurringID string, a workflows.SubscriptionAmendment) (workflows.SubscriptionState, error)
 }
 
 // recurringIDPattern is the shape of the recurring_ids the gateway hands
@@ -89,8 +101,8 @@ func (r *cancelSubscriptionRequest) SignedValues() []string {
 
 func (r *cancelSubscriptionRequest) RequiresEncryptionData() {}
 
-// subscriptionAnswer is the answer of a cancel: the subscription as it
-// stands once no charge can follow.
+// subscriptionAnswer is the subscription as it stands: the answer of a
+// cancel once no charge can follow, and of POST /v1/subscription.
 type subscriptionAnswer struct {
 	MerchantID      string `json:"merchant_id"`
 	AccountID       string `json:"account_id"`
@@ -98,9 +110,54 @@ type subscriptionAnswer struct {
 	ContractName    string `json:"contract_name"`
 	RecurringStatus string `json:"recurring_status"`
 	// Charges counts the successful charges, the first payment included.
-	Charges        int    `json:"charges"`
-	ResultInfo     string `json:"result_info"`
-	EncryptionData string `json:"encryption_data"`
+	Charges int `json:"charges"`
+	// ContractAmount and Currency are what the next charge charges.
+	ContractAmount string `json:"contract_amount"`
+	Currency       string `json:"currency"`
+	// RecurringDeductionPeriod is the interval ("1 month");
+	// RecurringDeductionTime the next charge (UTC), "" when none is due
+	// (ended or paused).
+	RecurringDeductionPeriod string `json:"recurring_deduction_period"`
+	RecurringDeductionTime   string `json:"recurring_deduction_time"`
+	ResultInfo               string `json:"result_info"`
+	EncryptionData           string `json:"encryption_data"`
+}
+
+// answer answers the subscription's record, signed with key over
+// merchant_id, account_id, recurring_id, recurring_status and result_info.
+func (h *Handler) answer(c *gin.Context, key string, sub *models.Subscription) {
+	a := subscriptionAnswer{MerchantID: sub.MerchantID, AccountID: sub.AccountID, RecurringID: sub.RecurringID,
+		ContractName: sub.ContractName, RecurringStatus: strconv.Itoa(sub.Status), Charges: sub.Charges,
+		RecurringDeductionPeriod: sub.Period, ResultInfo: codes.OK.String()}
+	if terms, plan, err := termsOf(sub); err == nil {
+		amount := plan.AmountOf(terms, sub.Charges+1)
+		a.ContractAmount, a.Currency = amount.String(), amount.Currency
+	} else {
+		h.Gate.Logger.Error("subscription terms", "recurring_id", sub.RecurringID, "error", err)
+	}
+	if sub.NextChargeAt != nil && !subscription.Status(sub.Status).Final() {
+		a.RecurringDeductionTime = sub.NextChargeAt.UTC().Format(subscription.AnswerTimeLayout)
+	}
+	a.EncryptionData = signing.SignUpper(key, a.MerchantID, a.AccountID, a.RecurringID, a.RecurringStatus, a.ResultInfo)
+	c.Set(api.ContextResultCode, codes.OK.ID)
+	c.JSON(http.StatusOK, a)
+}
+
+// termsOf reads the terms and the plan a subscription's record keeps.
+func termsOf(sub *models.Subscription) (subscription.Terms, subscription.Plan, error) {
+	var (
+		terms subscription.Terms
+		plan  subscription.Plan
+	)
+	if err := json.Unmarshal(sub.Terms, &terms); err != nil {
+		return terms, plan, fmt.Errorf("terms of %s: %w", sub.RecurringID, err)
+	}
+	if len(sub.Plan) > 0 {
+		if err := json.Unmarshal(sub.Plan, &plan); err != nil {
+			return terms, plan, fmt.Errorf("plan of %s: %w", sub.RecurringID, err)
+		}
+	}
+	return terms, plan, nil
 }
 
 // cancelSubscription handles POST /v1/cancelsubscription. The answer comes
@@ -121,7 +178,7 @@ func (h *Handler) cancelSubscription(c *gin.Context) {
 		m.Refuse(codes.SubscriptionNotFound)
 		return
 	}
-	if h.Gate.Records == nil || h.Canceller == nil {
+	if h.Gate.Records == nil || h.Workflows == nil {
 		m.Refuse(codes.SystemError)
 		return
 	}
@@ -135,8 +192,8 @@ func (h *Handler) cancelSubscription(c *gin.Context) {
 		m.Refuse(codes.SystemError)
 		return
 	}
-	if subscription.Status(sub.Status) == subscription.Active {
-		if _, err := h.Canceller.Cancel(ctx, req.MerchantID, req.RecurringID); err != nil && !errors.Is(err, flows.ErrSubscriptionClosed) {
+	if subscription.Status(sub.Status).Open() {
+		if _, err := h.Workflows.Cancel(ctx, req.MerchantID, req.RecurringID); err != nil && !errors.Is(err, flows.ErrSubscriptionClosed) {
 			h.Gate.Logger.Error("cancel subscription", "recurring_id", req.RecurringID, "error", err)
 			m.Refuse(codes.SystemError)
 			return
@@ -149,12 +206,7 @@ func (h *Handler) cancelSubscription(c *gin.Context) {
 			return
 		}
 	}
-	a := subscriptionAnswer{MerchantID: sub.MerchantID, AccountID: sub.AccountID, RecurringID: sub.RecurringID,
-		ContractName: sub.ContractName, RecurringStatus: strconv.Itoa(sub.Status), Charges: sub.Charges,
-		ResultInfo: codes.OK.String()}
-	a.EncryptionData = signing.SignUpper(m.Key(), a.MerchantID, a.AccountID, a.RecurringID, a.RecurringStatus, a.ResultInfo)
-	c.Set(api.ContextResultCode, codes.OK.ID)
-	c.JSON(http.StatusOK, a)
+	h.answer(c, m.Key(), sub)
 }
 
 // subscriptionRecordWait bounds how long a cancel waits for the record of a

@@ -59,7 +59,8 @@ func TestREADMEExamplesAsWritten(t *testing.T) {
 		{"payout", []string{`"status":"COMPLETED"`, `"fee_amount":5.00`, `"amount_payer_pays":105.00`}},
 		{"stored card", []string{"<result_info>0000:Success</result_info>", "<token_id>"}},
 		{"token delete", []string{"0000"}},
-		{"subscription cancel", []string{`"recurring_status":"0"`}},
+		{"subscription changes and cancel", []string{`"recurring_status":"4"`, `"contract_amount":"7.50"`,
+			`"recurring_status":"1"`, `"recurring_status":"0"`}},
 		{"optimise", []string{"payment_methods", "0000:Success"}},
 		{"merchant create", []string{`"merchant_id"`, `"mode": "live"`}},
 	}

@@ -148,6 +148,31 @@ func (s *Server) handleGetAPMPayment(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, p.APMPayment)
 }
 
+// handleCancelAPMPayment is the merchant's side calling off a payment the
+// shopper has not completed: a pending payment is cancelled, with no
+// callback (the caller asked for it), and the shopper can no longer pay
+// it. It answers the payment as it then stands, so a payment the shopper
+// completed first answers succeeded.
+func (s *Server) handleCancelAPMPayment(w http.ResponseWriter, r *http.Request) {
+	info := infoFrom(r.Context())
+	s.mu.Lock()
+	p, ok := s.apmPayments[r.PathValue("id")]
+	if !ok {
+		s.mu.Unlock()
+		info.outcome = "not_found"
+		writeError(w, http.StatusNotFound, "not_found", "no such payment")
+		return
+	}
+	if p.Status == APMPending {
+		p.Status = APMCancelled
+	}
+	out := p.APMPayment
+	s.mu.Unlock()
+	info.idempotencyKey = out.IdempotencyKey
+	info.outcome = "apm_cancel_" + out.Status
+	writeJSON(w, http.StatusOK, out)
+}
+
 // APMPayment returns a copy of the payment with id.
 func (s *Server) APMPayment(id string) (APMPayment, bool) {
 	p, ok := s.apmPayment(id)

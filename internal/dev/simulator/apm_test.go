@@ -197,6 +197,42 @@ func TestAPMCancelAndFinalStates(t *testing.T) {
 	}
 }
 
+// TestAPMCancelByTheMerchant: POST /v1/apm/payments/{id}/cancel calls off
+// a pending payment without a callback, after which the shopper cannot pay
+// it; a payment the shopper completed first answers as it stands.
+func TestAPMCancelByTheMerchant(t *testing.T) {
+	srv, ts := newTestServer(t, Options{})
+	rc, receiver := newReceiver(t, http.StatusOK)
+	pending := createAPM(t, ts.URL, apmBody("apm-merchant-cancel", "PIX", "BRL", "BR", receiver.URL))
+	paid := createAPM(t, ts.URL, apmBody("apm-merchant-cancel-paid", "PIX", "BRL", "BR", receiver.URL))
+	postForm(t, paid.RedirectURL+"/pay", nil)
+	tests := []struct {
+		name, id, want string
+	}{
+		{"a pending payment is cancelled", pending.PaymentID, APMCancelled},
+		{"cancelled again: the same", pending.PaymentID, APMCancelled},
+		{"a paid payment stays paid", paid.PaymentID, APMSucceeded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := decode[APMPayment](t, call(t, http.MethodPost, ts.URL+"/v1/apm/payments/"+tt.id+"/cancel", nil))
+			if got.Status != tt.want || got.PaymentID != tt.id {
+				t.Errorf("answer = %+v, want %s", got, tt.want)
+			}
+		})
+	}
+	postForm(t, pending.RedirectURL+"/pay", nil)
+	if got, _ := srv.APMPayment(pending.PaymentID); got.Status != APMCancelled {
+		t.Errorf("paid after the merchant's cancel: %s", got.Status)
+	}
+	if n := len(rc.callbacks()); n != 1 {
+		t.Errorf("%d callbacks, want the paid payment's only", n)
+	}
+	if a := call(t, http.MethodPost, ts.URL+"/v1/apm/payments/ap_none/cancel", nil); a.status != http.StatusNotFound {
+		t.Errorf("cancel of an unknown payment = %d, want 404", a.status)
+	}
+}
+
 func TestAPMCallbackFailures(t *testing.T) {
 	srv, ts := newTestServer(t, Options{})
 	redirecting := httptest.NewServer(http.RedirectHandler("http://127.0.0.1:1/elsewhere", http.StatusTemporaryRedirect))

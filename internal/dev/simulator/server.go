@@ -246,6 +246,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /v1/apm/methods", s.handleAPMMethods)
 	mux.HandleFunc("POST /v1/apm/payments", s.handleCreateAPMPayment)
 	mux.HandleFunc("GET /v1/apm/payments/{id}", s.handleGetAPMPayment)
+	mux.HandleFunc("POST /v1/apm/payments/{id}/cancel", s.handleCancelAPMPayment)
 	mux.HandleFunc("GET /apm/{id}", s.handleAPMPage)
 	mux.HandleFunc("POST /apm/{id}/pay", s.handleAPMPay)
 	mux.HandleFunc("POST /apm/{id}/cancel", s.handleAPMCancel)

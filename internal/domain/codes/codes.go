@@ -105,6 +105,13 @@ var (
 	// may be charged at does not take (the merchant's own 3-D Secure
 	// result, installments).
 	ConnectorCannot = Code{"I0033", "The connector does not take this payment's options"}
+	// SubscriptionEnded refuses a pause, resume or amendment of a
+	// subscription that has ended (cancelled, finished or suspended).
+	SubscriptionEnded = Code{"I0034", "Subscription has ended"}
+	// PendingNotCancellable refuses the cancel of a pending order whose
+	// connector cannot call off what it holds (an APM payment its provider
+	// cannot cancel): the order ends as the shopper or its window ends it.
+	PendingNotCancellable = Code{"I0035", "The connector cannot cancel this payment while it is pending"}
 
 	RiskReview          = Code{"R0000", "Held for risk review"}
 	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
@@ -139,6 +146,9 @@ var (
 	AuthorisationExpired = Code{"A0006", "Authorisation expired before capture"}
 	ShopperCancelled     = Code{"A0007", "Cancelled by the shopper"}
 	SessionExpired       = Code{"A0008", "The shopper did not complete the payment in time"}
+	// MerchantCancelled ends a pending order its merchant cancelled
+	// before the shopper paid.
+	MerchantCancelled = Code{"A0009", "Cancelled by the merchant before payment"}
 )
 
 // All lists the table in order, for documentation and tests.
@@ -150,12 +160,13 @@ func All() []Code {
 		PaymentTypeConflict, BadSignature, IPNotAllowed, TooManyOrders, OrderNotFound,
 		UnsupportedMethod, InvalidState, OrderMismatch, IdempotencyConflict, RequestInProgress, PayoutMismatch, PayoutNotFound,
 		TokenNotFound, TokenDeleted, SubscriptionNotFound, TestCardOnLive, TestAccountConnector, CompatibleRefundLimit, LiveAccountSimulator,
-		RefundNotFound, TooManyRefunds, ConnectorCannot,
+		RefundNotFound, TooManyRefunds, ConnectorCannot, SubscriptionEnded, PendingNotCancellable,
 		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
 		RiskCountryMismatch, RiskTestValue,
 		ConnectorError, ThreeDSNotAvailable,
 		SystemError, RecordRejected, TransactionIDConflict,
 		AcquirerTimeout,
 		Declined, InsufficientFunds, ExpiredCard, WrongCVV, ThreeDSFailed, AuthorisationExpired, ShopperCancelled, SessionExpired,
+		MerchantCancelled,
 	}
 }

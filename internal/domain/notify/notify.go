@@ -31,7 +31,16 @@ const (
 	// it on a day. It carries no encryption_data: its fields are the
 	// gateway's own, and the webhook signature headers sign its body.
 	TypeSettlement = "settlement"
+	// TypeSubscription tells a merchant that a subscription was paused,
+	// resumed or amended. Like a settlement notification it carries no
+	// encryption_data: the merchant asked for the change, and the webhook
+	// signature headers sign what became of it.
+	TypeSubscription = "subscription"
 )
+
+// HeadersOnly reports whether notifications of notify_type typ carry no
+// encryption_data and are signed by the webhook headers alone.
+func HeadersOnly(typ string) bool { return typ == TypeSettlement || typ == TypeSubscription }
 
 // The kinds of an order's notifications (notify_type). They travel in
 // notifications and the record, so they must never change.

@@ -31,6 +31,9 @@ var (
 	ErrStaleTimestamp    = errors.New("notify: webhook timestamp outside the tolerance")
 	ErrBadSignature      = errors.New("notify: no webhook signature matches")
 	ErrBadEncryptionData = errors.New("notify: encryption_data does not match the payment result")
+	// ErrHeadersOnly: the notification's kind carries no encryption_data
+	// (HeadersOnly); only its webhook headers can prove it.
+	ErrHeadersOnly = errors.New("notify: this notification is signed by its webhook headers alone")
 )
 
 // webhookMAC returns HMAC-SHA256(key, id + "." + timestamp + "." + body).
@@ -181,6 +184,9 @@ func VerifyBody(key string, body []byte) error {
 			return fmt.Errorf("%w: field %s appears %d times", ErrBadEncryptionData, name, len(vs))
 		}
 	}
+	if HeadersOnly(v.Get(NotifyTypeField)) {
+		return fmt.Errorf("%w (notify_type %s)", ErrHeadersOnly, v.Get(NotifyTypeField))
+	}
 	got := strings.TrimSpace(v.Get(EncryptionDataField))
 	if got == "" {
 		return fmt.Errorf("%w: no %s field", ErrBadEncryptionData, EncryptionDataField)
@@ -203,5 +209,8 @@ func Verify(key string, h HeaderReader, body []byte, now time.Time, tolerance ti
 	if err := VerifyHeaders(key, h, body, now, tolerance); err != nil {
 		return err
 	}
-	return VerifyBody(key, body)
+	if err := VerifyBody(key, body); err != nil && !errors.Is(err, ErrHeadersOnly) {
+		return err
+	}
+	return nil
 }

@@ -222,6 +222,39 @@ func TestVerify(t *testing.T) {
 	}
 }
 
+// TestVerifyHeadersOnly: settlement and subscription notifications carry
+// no encryption_data; their webhook headers alone prove them, and the body
+// alone proves nothing.
+func TestVerifyHeadersOnly(t *testing.T) {
+	now := time.Unix(1767225600, 0)
+	tests := []struct {
+		name    string
+		typ     string
+		headers bool
+		want    error
+	}{
+		{"settlement with its headers", TypeSettlement, true, nil},
+		{"subscription with its headers", TypeSubscription, true, nil},
+		{"subscription without headers", TypeSubscription, false, ErrMissingHeaders},
+		{"a payment without encryption_data", TypePayment, true, ErrBadEncryptionData},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			body := Body(Fields{"notify_type": tc.typ, "notify_id": "R1-s01", "merchant_id": "10086", "recurring_status": "4"})
+			var h HeaderReader = http.Header{}
+			if tc.headers {
+				h = Sign(testKey, "R1-s01", now, body)
+			}
+			if err := Verify(testKey, h, body, now, 0); !errors.Is(err, tc.want) {
+				t.Errorf("Verify = %v, want %v", err, tc.want)
+			}
+			if err := VerifyBody(testKey, body); tc.typ != TypePayment && !errors.Is(err, ErrHeadersOnly) {
+				t.Errorf("VerifyBody = %v, want ErrHeadersOnly", err)
+			}
+		})
+	}
+}
+
 // payoutFields is a payout notification's fields without encryption_data.
 func payoutFields(status string) Fields {
 	return Fields{"notify_type": TypePayout, "notify_id": "1234567890123456789-r01", "merchant_id": "10086",

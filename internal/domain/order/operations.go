@@ -36,6 +36,10 @@ type Standing struct {
 	Ledger Ledger
 	// Refunds is how many refunds the order has been asked for.
 	Refunds int
+	// AwaitsShopper is set while a pending order waits for its shopper:
+	// at the 3-D Secure challenge, at the APM provider, or for a card on
+	// the payment page.
+	AwaitsShopper bool
 }
 
 // MaxRefunds is the most refunds one order takes: refund_reference_id is
@@ -100,10 +104,19 @@ func (s Standing) CaptureAmount(amount int64) int64 {
 	return amount
 }
 
-// CheckCancel admits cancelling an order authorised or held for review.
+// CheckCancel admits cancelling an order authorised or held for review,
+// or pending while it waits for its shopper (nothing is charged yet, and
+// the connector calls off what it holds). A pending order that waits for
+// no shopper is at the acquirer, whose answer comes first.
 func (s Standing) CheckCancel(e Entry) *codes.Code {
 	if r := s.matches(e); r != nil {
 		return r
+	}
+	if s.Status == status.Pending && s.AwaitsShopper {
+		return nil
+	}
+	if s.Status == status.Pending {
+		return refusal(codes.InvalidState, "order is pending (1000) at the acquirer; cancel it once it has answered")
 	}
 	return s.in(status.Authorised, status.HeldForReview)
 }

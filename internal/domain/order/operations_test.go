@@ -35,6 +35,9 @@ func TestOperationChecks(t *testing.T) {
 	paid := standing(status.Paid, Ledger{Authorised: 5000, Captured: 4000})
 	partly := standing(status.PartiallyRefunded, Ledger{Authorised: 5000, Captured: 4000, Refunded: 1000, RefundPending: 500})
 	held := standing(status.HeldForReview, Ledger{})
+	pending := standing(status.Pending, Ledger{})
+	waiting := pending
+	waiting.AwaitsShopper = true
 	// Interface, Batch order entries: refund_reference_id is
 	// <transaction_id>-<two digits>.
 	refunded98, refunded99 := partly, partly
@@ -61,6 +64,11 @@ func TestOperationChecks(t *testing.T) {
 		{"cancel an authorised order", authorised.CheckCancel(self), ""},
 		{"cancel a held order", held.CheckCancel(self), ""},
 		{"cancel a paid order", paid.CheckCancel(self), "I0018:Operation not allowed in the order's current state: order is paid (3000)"},
+		// Interface, Cancel: an order still pending, as far as the
+		// connector allows (issue 29).
+		{"cancel a pending order waiting for its shopper", waiting.CheckCancel(self), ""},
+		{"cancel a pending order at the acquirer", pending.CheckCancel(self),
+			"I0018:Operation not allowed in the order's current state: order is pending (1000) at the acquirer; cancel it once it has answered"},
 
 		{"review a held order", held.CheckReview(self), ""},
 		{"review an authorised order", authorised.CheckReview(self), "I0018:Operation not allowed in the order's current state: order is authorised (2000)"},

@@ -151,6 +151,15 @@ func (s State) ShopperLapsed() (State, Step) {
 	return s, Step{Next: FinishPayment, Status: status.Expired, Code: codes.SessionExpired}
 }
 
+// MerchantCancelled is the order its merchant cancelled while it waited for
+// its shopper, once the connector called off what it held: the payment
+// fails (A0009) and nothing was charged. A later word of the shopper's is
+// awaited no more.
+func (s State) MerchantCancelled() (State, Step) {
+	s.ThreeDS.Awaiting, s.APM.Awaiting = false, false
+	return s, Step{Next: FinishPayment, Status: status.Failed, Code: codes.MerchantCancelled}
+}
+
 // ShopperLeft is the order whose shopper left the payment page or the
 // provider: the payment fails (A0007).
 func (s State) ShopperLeft() (State, Step) {

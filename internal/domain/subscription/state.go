@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/money"
 )
 
 // ChargeResult is the result of one charge of a subscription: an order of
@@ -28,12 +29,19 @@ type State struct {
 	Cycle int
 	// Charges counts successful charges, the first payment included.
 	Charges int
-	// Attempts is the failed attempts of the cycle now due.
+	// Attempts is the failed attempts of the cycle now due, since its
+	// date was last set.
 	Attempts int
+	// Tried counts the charge orders made for the cycle now due, however
+	// often its date moved: the next one is numbered Tried, so no two
+	// share an order_no.
+	Tried int `json:",omitempty"`
 	// Next is when the next charge is made; zero once none will be.
 	Next time.Time
 	// History lists the charges of the workflow's run, newest last.
 	History []ChargeResult
+	// Plan is what the merchant changed since it began.
+	Plan Plan
 }
 
 // Start is the state of a subscription whose last successful cycle is
@@ -86,10 +94,10 @@ const (
 func (s State) Charged(cycle, attempt int, res ChargeResult, due time.Time, offsets []time.Duration) (State, Step) {
 	s.History = append(append([]ChargeResult(nil), s.History...), res)
 	if res.Approved {
-		s.Cycle, s.Charges, s.Attempts = cycle, s.Charges+1, 0
+		s.Cycle, s.Charges, s.Attempts, s.Tried = cycle, s.Charges+1, 0, 0
 		return s, NextCycle
 	}
-	s.Attempts = attempt + 1
+	s.Attempts, s.Tried = attempt+1, s.Tried+1
 	if res.ResultCode == codes.TokenDeleted.ID || attempt >= len(offsets) {
 		// A deleted card can never be charged again; retrying would only
 		// fail again.
@@ -109,8 +117,68 @@ func (s State) Ended(st Status) State {
 // Cancel is the subscription a merchant cancelled, and whether that changed
 // it: one already ended stays as it ended.
 func (s State) Cancel() (State, bool) {
-	if s.Status != Active {
+	if s.Status.Final() {
 		return s, false
 	}
 	return s.Ended(Cancelled), true
 }
+
+// Pause is the subscription a merchant paused, and whether that changed it:
+// only an active one pauses. A paused subscription has no next charge date
+// until it is resumed.
+func (s State) Pause() (State, bool) {
+	if s.Status != Active {
+		return s, false
+	}
+	s.Status, s.Next, s.Attempts = Paused, time.Time{}, 0
+	s.Plan.Changes++
+	return s, true
+}
+
+// Resume is the subscription a merchant resumed at now, and whether that
+// changed it: only a paused one resumes. The dates that passed while it was
+// paused are skipped, not charged late; its next charge falls on the
+// schedule's first date not before now.
+func (s State) Resume(t Terms, firstPaid, now time.Time) (State, bool) {
+	if s.Status != Paused {
+		return s, false
+	}
+	s.Status, s.Attempts = Active, 0
+	s.Plan = s.Plan.resumed(t, firstPaid, s.Cycle+1, now)
+	s.Plan.Changes++
+	s.Next = s.Plan.Due(t, firstPaid, s.Cycle+1)
+	return s, true
+}
+
+// Amend is the subscription with a merchant's amendment, and whether that
+// changed it: an ended one stays as it ended. A new amount is charged from
+// the next charge on; a new date is the next charge's, and later charges
+// follow it by the interval. A charge being retried starts over on the new
+// date. A paused subscription keeps its new terms for when it resumes.
+func (s State) Amend(t Terms, firstPaid time.Time, a Amendment) (State, bool) {
+	if s.Status.Final() || a.Empty() {
+		return s, false
+	}
+	next := s.Cycle + 1
+	// The same amendment again (a merchant's retry) changes nothing.
+	sameAmount := a.Amount.Minor == 0 || s.Plan.Amount == a.Amount && s.Plan.AmountFrom <= next
+	sameDate := a.Next.IsZero() || s.Plan.Anchor.Equal(a.Next) && s.Plan.AnchorCycle == next && s.Plan.Skip == 0
+	if sameAmount && sameDate {
+		return s, false
+	}
+	if a.Amount.Minor > 0 {
+		s.Plan.Amount, s.Plan.AmountFrom = a.Amount, next
+	}
+	if !a.Next.IsZero() {
+		s.Plan.Anchor, s.Plan.AnchorCycle, s.Plan.Skip = a.Next, next, 0
+		s.Attempts = 0
+		if s.Status == Active {
+			s.Next = s.Plan.Due(t, firstPaid, next)
+		}
+	}
+	s.Plan.Changes++
+	return s, true
+}
+
+// NextAmount is what the next charge will charge.
+func (s State) NextAmount(t Terms) money.Amount { return s.Plan.AmountOf(t, s.Cycle+1) }

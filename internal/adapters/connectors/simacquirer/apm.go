@@ -78,6 +78,18 @@ func (c *Client) CreateAPMPayment(ctx context.Context, req APMRequest) (APMPayme
 	return out, err
 }
 
+// CancelAPMPayment calls off a pending APM payment and returns it as it
+// then stands: cancelled, or succeeded when the shopper paid first.
+func (c *Client) CancelAPMPayment(ctx context.Context, id string) (APMPayment, error) {
+	what := "cancel apm payment " + id
+	if id == "" {
+		return APMPayment{}, fmt.Errorf("cancel apm payment: %w: empty payment id", ErrRejected)
+	}
+	var out APMPayment
+	err := c.do(ctx, what, http.MethodPost, "/v1/apm/payments/"+url.PathEscape(id)+"/cancel", nil, &out)
+	return out, err
+}
+
 // GetAPMPayment returns the APM payment with id.
 func (c *Client) GetAPMPayment(ctx context.Context, id string) (APMPayment, error) {
 	what := "get apm payment " + id

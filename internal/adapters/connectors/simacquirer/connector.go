@@ -188,6 +188,16 @@ func (c *Connector) GetAPMPayment(ctx context.Context, id string) (connector.APM
 	return apmPaymentOf(p), nil
 }
 
+// CancelAPMPayment calls off a payment the shopper has not completed at
+// the APM provider, and returns it as it then stands.
+func (c *Connector) CancelAPMPayment(ctx context.Context, id string) (connector.APMPayment, error) {
+	p, err := c.client.CancelAPMPayment(ctx, id)
+	if err != nil {
+		return connector.APMPayment{}, err
+	}
+	return apmPaymentOf(p), nil
+}
+
 // ReadThreeDSResult reads the challenge result the ACS had the shopper's
 // browser post: the authentication and the order it names, once the form
 // carries the ACS's signature. It proves only who sent the result: the order

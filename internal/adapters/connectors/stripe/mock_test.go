@@ -204,6 +204,9 @@ func TestAgainstStripeMock(t *testing.T) {
 				"payment_method_options[card][request_three_d_secure]": "any",
 				"return_url": "https://pay.example/v1/3ds/callback?connector=stripe&reference=1379868670095785984&signature=" + c.sign("1379868670095785984")}},
 		}},
+		{"3-D Secure called off", func() error {
+			return c.CancelAuthentication(ctx, "pi_1")
+		}, []want{{"POST", "/v1/payment_intents/pi_1/cancel", "cancel-authentication:pi_1", nil}}},
 		{"3-D Secure state", func() error {
 			_, err := c.GetAuthentication(ctx, "pi_1")
 			return err

@@ -88,6 +88,27 @@ func (c *Client) GetAuthentication(ctx context.Context, id string) (connector.Au
 	return authenticationOf(what, pi)
 }
 
+// CancelAuthentication cancels the authentication's PaymentIntent, for the
+// merchant's cancel of an order waiting at the challenge: a shopper who
+// passes the challenge afterwards is not authorised. One already cancelled
+// is left as it is.
+func (c *Client) CancelAuthentication(ctx context.Context, id string) error {
+	what := "cancel 3-D Secure " + id
+	if id == "" {
+		return fmt.Errorf("%s: %w: empty id", what, connector.ErrRejected)
+	}
+	params := &stripego.PaymentIntentCancelParams{}
+	params.SetIdempotencyKey("cancel-authentication:" + id)
+	_, err := c.api.V1PaymentIntents.Cancel(ctx, id, params)
+	if err == nil {
+		return nil
+	}
+	if pi, gerr := c.api.V1PaymentIntents.Retrieve(ctx, id, nil); gerr == nil && pi.Status == stripego.PaymentIntentStatusCanceled {
+		return nil
+	}
+	return errorOf(ctx, what, err)
+}
+
 // authenticationOf maps a PaymentIntent onto an authentication: waiting
 // for the shopper at its redirect_to_url, authenticated once Stripe
 // authorised it, failed when the attempt failed. One still processing is
