@@ -240,6 +240,17 @@ func (a *Activities) CancelAuthentication(ctx context.Context, in ThreeDSStatusI
 	return nil
 }
 
+// AttachPaymentMethodInput is the APM a shopper chose on the payment page.
+type AttachPaymentMethodInput struct {
+	TransactionID string
+	Method        string
+}
+
+// AttachPaymentMethod records the APM the shopper chose on the order.
+func (a *Activities) AttachPaymentMethod(ctx context.Context, in AttachPaymentMethodInput) error {
+	return storeError(a.Records.AttachPaymentMethod(ctx, in.TransactionID, in.Method))
+}
+
 // AttachCardInput is the card a shopper gave on the payment page.
 type AttachCardInput struct {
 	TransactionID   string

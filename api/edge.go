@@ -31,6 +31,7 @@ var pageRoutes = map[string]bool{
 	"/v1/checkout":        true,
 	"/v1/checkout/pay":    true,
 	"/v1/checkout/cancel": true,
+	"/v1/checkout/apm":    true,
 	"/v1/3ds/callback":    false,
 }
 

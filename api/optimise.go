@@ -2,8 +2,13 @@ package api
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/paygate/paygate/internal/adapters/merchant"
 
 	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/optimise"
@@ -82,3 +87,50 @@ var OptimiseAnswers = AnswerFormat{Render: func(_ *Server, c *gin.Context, r Ref
 	c.JSON(r.HTTPStatus, OptimiseAnswer{MerchantID: r.Echo.MerchantID, AccountID: r.Echo.AccountID,
 		PaymentMethods: []OptimisedMethod{}, ResultInfo: r.Code.String()})
 }}
+
+// ErrNoRanking: the deployment cannot rank payment methods (no connector
+// offers or order tallies configured, or a connector of the account is not
+// run here).
+var ErrNoRanking = errors.New("payment methods cannot be ranked")
+
+// MethodRanking is the account's payment methods for a currency and
+// country, best first, and the tallies they were ranked by.
+type MethodRanking struct {
+	Connectors []string
+	Methods    []optimise.Ranked
+	Tallies    []optimise.Tally
+}
+
+// RankMethods ranks the payment methods the account's connectors (its own
+// and those its routing names) take for currency and country by how the
+// account's own orders in that currency fared since now less
+// optimise.Window: what /v1/optimise answers and the payment page offers.
+func (s *Server) RankMethods(ctx context.Context, account *merchant.Account, currency, country string, now time.Time) (MethodRanking, error) {
+	if s.Offers == nil {
+		return MethodRanking{}, fmt.Errorf("%w: no connector offers", ErrNoRanking)
+	}
+	tallies := s.Tallies
+	if tallies == nil && s.Records != nil {
+		tallies = s.Records
+	}
+	if tallies == nil {
+		return MethodRanking{}, fmt.Errorf("%w: no order tallies", ErrNoRanking)
+	}
+	names := append([]string{account.Connector}, account.Routing.Connectors()...)
+	offers := make([]connector.Offer, 0, len(names))
+	for _, name := range names {
+		c, err := s.Offers.Get(name)
+		if err != nil {
+			return MethodRanking{}, fmt.Errorf("%w: connector %q: %v", ErrNoRanking, name, err)
+		}
+		offers = append(offers, c.Offer())
+	}
+	counts, err := tallies.MethodTallies(ctx, models.MethodTallyQuery{
+		AccountID: account.ID, Currency: currency, Since: now.Add(-optimise.Window),
+	})
+	if err != nil {
+		return MethodRanking{}, err
+	}
+	ranked := optimise.Rank(optimise.Candidates(connector.Merge(offers...), currency, country), counts)
+	return MethodRanking{Connectors: names, Methods: ranked, Tallies: counts}, nil
+}

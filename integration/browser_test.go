@@ -129,6 +129,17 @@ type testShop struct {
 type shopOrder struct {
 	lang    string // default_lang
 	threeDS bool   // open3d=do3DS
+	// currency is the order's (shopCurrency when empty); country its
+	// billing_country (none when empty).
+	currency, country string
+}
+
+// orderCurrency is the currency the shop asks for.
+func (o shopOrder) orderCurrency() string {
+	if o.currency == "" {
+		return shopCurrency
+	}
+	return o.currency
 }
 
 func newTestShop(t *testing.T, creds merchant.Credentials) *testShop {
@@ -153,6 +164,12 @@ func (s *testShop) pageURL(orderNo string, o shopOrder) string {
 	if o.threeDS {
 		q.Set("open3d", "do3DS")
 	}
+	if o.currency != "" {
+		q.Set("currency", o.currency)
+	}
+	if o.country != "" {
+		q.Set("country", o.country)
+	}
 	u := s.srv.URL + "/shop/" + url.PathEscape(orderNo)
 	if len(q) > 0 {
 		u += "?" + q.Encode()
@@ -170,7 +187,7 @@ func (s *testShop) checkoutFields(orderNo string, o shopOrder) url.Values {
 		"merchant_id":   {s.creds.MerchantID},
 		"account_id":    {s.creds.AccountID},
 		"order_no":      {orderNo},
-		"currency":      {shopCurrency},
+		"currency":      {o.orderCurrency()},
 		"amount":        {shopAmount},
 		"return_url":    {s.srv.URL + "/return"},
 		"cancel_url":    {s.srv.URL + "/cancel"},
@@ -183,6 +200,9 @@ func (s *testShop) checkoutFields(orderNo string, o shopOrder) url.Values {
 	}
 	if o.threeDS {
 		v.Set("open3d", "do3DS")
+	}
+	if o.country != "" {
+		v.Set("billing_country", o.country)
 	}
 	v.Set("encryption_data", signing.Sign(s.creds.SignKey, v.Get("merchant_id"), v.Get("account_id"),
 		orderNo, v.Get("currency"), v.Get("amount"), v.Get("return_url")))
@@ -234,13 +254,14 @@ dt{font-weight:600}dd{margin:0;word-break:break-all;font-family:monospace}
 
 func (s *testShop) productPage(w http.ResponseWriter, r *http.Request) {
 	orderNo := r.PathValue("order_no")
-	o := shopOrder{lang: r.URL.Query().Get("lang"), threeDS: r.URL.Query().Get("open3d") == "do3DS"}
+	q := r.URL.Query()
+	o := shopOrder{lang: q.Get("lang"), threeDS: q.Get("open3d") == "do3DS", currency: q.Get("currency"), country: q.Get("country")}
 	fields := s.checkoutFields(orderNo, o)
 	var data struct {
 		OrderNo, Amount, Currency, Action string
 		Fields                            []shopField
 	}
-	data.OrderNo, data.Amount, data.Currency = orderNo, shopAmount, shopCurrency
+	data.OrderNo, data.Amount, data.Currency = orderNo, shopAmount, o.orderCurrency()
 	data.Action = env.api.URL + "/v1/checkout"
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		data.Fields = append(data.Fields, shopField{k, fields.Get(k)})
@@ -441,6 +462,62 @@ type browserCase struct {
 	cardLast string            // the last four digits the ACS page shows
 }
 
+// TestBrowserHostedAPM follows the interface as issue 29 reads it: "the
+// payment page offers the methods the account's connectors take for the
+// order's currency and country, ranked as /v1/optimise ranks them, and
+// completes PIX, OXXO and iDEAL there as the direct path does". A shopper
+// paying BRL from Brazil sees the card and PIX (not OXXO or iDEAL), types
+// the tax id the order lacks, pays at the provider and lands on the shop
+// with the signed result; the record names PIX.
+func TestBrowserHostedAPM(t *testing.T) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	browserCtx := startBrowser(t)
+	shop := newTestShop(t, apmAccount(t))
+	sh := shot{t: t, root: root, name: "hosted-pix"}
+	ctx := openTab(t, browserCtx, sh)
+	orderNo := newOrderNo(t)
+	openPaymentPage(t, ctx, shop, sh, orderNo, shopOrder{currency: "BRL", country: "BR"})
+
+	methods, err := evalJS[[]string](ctx, `Array.from(document.querySelectorAll("#methods > li")).map(function (li) { return li.dataset.method; })`)
+	if err != nil || !slices.Equal(methods, []string{"CARD", "PIX"}) {
+		t.Fatalf("the page offers %q (%v), want CARD then PIX (no orders yet: by name)", methods, err)
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.ID("document-PIX"), "12345678901"),
+		chromedp.Click(chromedp.ID("pay-PIX")),
+		chromedp.WaitVisible(chromedp.ID("apm-pay")),
+	); err != nil {
+		t.Fatalf("choose PIX: %v", err)
+	}
+	if loc, err := chromedp.Run(ctx, chromedp.Location()); err != nil || !strings.HasPrefix(loc, env.simHTTP.URL+"/apm/") {
+		t.Errorf("the shopper is at %q (%v), want the provider's page", loc, err)
+	}
+	sh.take(ctx, "provider")
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("apm-pay"))); err != nil {
+		t.Fatalf("pay at the provider: %v", err)
+	}
+	if _, err := waitLocation(ctx, shop.srv.URL+"/return"); err != nil {
+		t.Fatalf("the shopper did not come back to the shop: %v", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("result-query"))); err != nil {
+		t.Fatalf("the shop's return page: %v", err)
+	}
+	for id, want := range map[string]string{"q-order_status": "1", "q-result_info": "0000:Success", "q-currency": "BRL", "q-order_no": orderNo} {
+		if got, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID(id))); err != nil || strings.TrimSpace(got) != want {
+			t.Errorf("#%s = %q (%v), want %s", id, got, err, want)
+		}
+	}
+	if st := waitPaymentStatus(t, shop.creds.AccountID, orderNo); st != 3000 {
+		t.Errorf("payment_status %d, want 3000", st)
+	}
+	if o := findOrder(t, shop.creds.AccountID, orderNo); o.Details.PaymentMethod != "PIX" || o.CardToken != "" {
+		t.Errorf("record: payment_method %q card %q, want PIX and no card", o.Details.PaymentMethod, o.CardToken)
+	}
+}
+
 func TestBrowserHostedCheckout(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
@@ -526,8 +603,8 @@ func openPaymentPage(t *testing.T, ctx context.Context, shop *testShop, sh shot,
 		t.Errorf("#amount = %q (%v), want %s", amount, err, shopAmount)
 	}
 	currency, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("currency")))
-	if err != nil || strings.TrimSpace(currency) != shopCurrency {
-		t.Errorf("#currency = %q (%v), want %s", currency, err, shopCurrency)
+	if err != nil || strings.TrimSpace(currency) != o.orderCurrency() {
+		t.Errorf("#currency = %q (%v), want %s", currency, err, o.orderCurrency())
 	}
 	if orderText, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("order-no"))); err != nil || strings.TrimSpace(orderText) != orderNo {
 		t.Errorf("#order-no = %q (%v), want %s", orderText, err, orderNo)

@@ -258,6 +258,19 @@ func AttachCard(ctx context.Context, db *gorm.DB, transactionID string, c OrderC
 	return nil
 }
 
+// AttachPaymentMethod records, on a hosted order, the alternative payment
+// method the shopper chose on the payment page, where a direct APM order
+// has it from its request (details.payment_method): the query shows it and
+// the optimisation counts the order under it.
+func AttachPaymentMethod(ctx context.Context, db *gorm.DB, transactionID, method string) error {
+	err := db.WithContext(ctx).Model(&Order{}).Where("transaction_id = ?", transactionID).
+		Update("details", gorm.Expr("jsonb_set(details, '{payment_method}', to_jsonb(?::text))", method)).Error
+	if err != nil {
+		return fmt.Errorf("attach payment method to %s: %w", transactionID, err)
+	}
+	return nil
+}
+
 // OrderChange is a place in an account's orders taken in the order they
 // last changed: the change's time and, among orders changed at the same
 // time, the transaction id.

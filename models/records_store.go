@@ -87,6 +87,10 @@ func (r Records) AttachCard(ctx context.Context, transactionID string, c OrderCa
 	return AttachCard(ctx, r.DB, transactionID, c)
 }
 
+func (r Records) AttachPaymentMethod(ctx context.Context, transactionID, method string) error {
+	return AttachPaymentMethod(ctx, r.DB, transactionID, method)
+}
+
 func (r Records) InsertOrder(ctx context.Context, o *Order) (existing string, err error) {
 	return InsertOrder(ctx, r.DB, o)
 }

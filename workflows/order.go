@@ -507,7 +507,8 @@ func (w *orderWorkflow) checkAndCharge(ctx workflow.Context, checked *risk.Resul
 		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: step.Status}, step.Code, step.Status != status.HeldForReview)
 	}
 	switch {
-	case in.Kind == KindAPM:
+	case in.Kind == KindAPM || in.APM != nil:
+		// A direct APM order, or a hosted one whose shopper chose an APM.
 		w.listenToShopper()
 		return w.startAPM(ctx)
 	case in.ThreeDS:

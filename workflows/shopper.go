@@ -33,6 +33,9 @@ const (
 	SignalAPMResult = "apm-result"
 	// UpdatePay gives a checkout order the shopper's card.
 	UpdatePay = "pay"
+	// UpdatePayAPM starts a checkout order's payment with the alternative
+	// payment method the shopper chose on the payment page.
+	UpdatePayAPM = "pay-apm"
 	// UpdateShopperCancel is the shopper leaving the hosted page.
 	UpdateShopperCancel = "shopper-cancel"
 )
@@ -93,6 +96,12 @@ var providerInquiryOptions = workflow.ActivityOptions{
 // PayRequest is the card the shopper gave on the payment page.
 type PayRequest struct {
 	Card CardRef
+}
+
+// PayAPMRequest is the alternative payment method the shopper chose on the
+// payment page, with what its provider needs.
+type PayAPMRequest struct {
+	APM APMOrder
 }
 
 // awaitShopper records the order as waiting for the shopper (1000,
@@ -345,7 +354,7 @@ func (w *orderWorkflow) shopperLapsed(ctx workflow.Context) error {
 
 // shopperWindow is how long the order waits for its shopper.
 func (w *orderWorkflow) shopperWindow() time.Duration {
-	if w.in.Kind == KindAPM {
+	if w.in.Kind == KindAPM || w.in.APM != nil {
 		return max(w.in.Windows.APM, 0)
 	}
 	return max(w.in.Windows.Session, 0)
@@ -369,6 +378,12 @@ func (w *orderWorkflow) registerShopperHandlers(ctx workflow.Context) error {
 			}
 			return nil
 		},
+	})
+	if err != nil {
+		return err
+	}
+	err = workflow.SetUpdateHandlerWithOptions(ctx, UpdatePayAPM, w.payAPMFromPage, workflow.UpdateHandlerOptions{
+		Validator: func(ctx workflow.Context, req PayAPMRequest) error { return w.validatePayAPM(req) },
 	})
 	if err != nil {
 		return err
@@ -433,6 +448,51 @@ func (w *orderWorkflow) payFromPage(ctx workflow.Context, req PayRequest) (Payme
 	if err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.AttachCard,
 		activities.AttachCardInput{TransactionID: w.in.TransactionID, CardMasked: w.st.Card.Masked, CardBrand: w.st.Card.Brand,
 			CardToken: w.st.Card.Token, CardFingerprint: w.st.Card.Fingerprint}).Get(ctx, nil); err != nil {
+		return PaymentResult{}, err
+	}
+	res, err := w.checkAndCharge(ctx, nil)
+	if err != nil {
+		return PaymentResult{}, err
+	}
+	w.st.Result = &res
+	if w.st.Status != status.Pending && w.st.Status != status.HeldForReview {
+		if err := w.notify(ctx, NotifyPayment, res.Code(), nil); err != nil {
+			return PaymentResult{}, err
+		}
+	}
+	return res, nil
+}
+
+// validatePayAPM admits an APM for a checkout order still waiting for the
+// shopper's choice: no card given, no APM started, and no card to keep (a
+// subscription or token_flag needs a card).
+func (w *orderWorkflow) validatePayAPM(req PayAPMRequest) error {
+	switch {
+	case w.in.Kind != KindCheckout || w.st.Status != status.Pending || w.st.Card.Token != "" || w.in.APM != nil:
+		return refuse(codes.InvalidState, "the order is not waiting for the shopper's choice")
+	case w.keepsCard():
+		return refuse(codes.InvalidState, "the order keeps a card and takes cards only")
+	case req.APM.Method == "":
+		return refuse(codes.MissingField, "payment_method")
+	}
+	return nil
+}
+
+// payAPMFromPage starts the order's payment with the APM the shopper chose
+// on the payment page, as a direct APM order does: the risk rules, then
+// the payment at the provider, where the shopper is sent next.
+func (w *orderWorkflow) payAPMFromPage(ctx workflow.Context, req PayAPMRequest) (PaymentResult, error) {
+	if err := w.lock.Lock(ctx); err != nil {
+		return PaymentResult{}, err
+	}
+	defer w.lock.Unlock()
+	if err := w.validatePayAPM(req); err != nil {
+		return PaymentResult{}, err
+	}
+	method := req.APM
+	w.in.APM = &method
+	if err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.AttachPaymentMethod,
+		activities.AttachPaymentMethodInput{TransactionID: w.in.TransactionID, Method: method.Method}).Get(ctx, nil); err != nil {
 		return PaymentResult{}, err
 	}
 	res, err := w.checkAndCharge(ctx, nil)

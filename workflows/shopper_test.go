@@ -502,10 +502,14 @@ func TestCancelPendingOrder(t *testing.T) {
 		authCancel int
 	}{
 		{"APM pending at the provider: called off there", apmInput, &acquirer{risk: accepted, apmStatus: "pending"},
-			func() (activities.APMOutcome, error) { return activities.APMOutcome{PaymentID: "ap_1", Status: "cancelled"}, nil },
+			func() (activities.APMOutcome, error) {
+				return activities.APMOutcome{PaymentID: "ap_1", Status: "cancelled"}, nil
+			},
 			workflows.EntryDone, "0000", status.Failed, "A0009", 1, 0},
 		{"APM the shopper paid first: the order is paid, the cancel refused", apmInput, &acquirer{risk: accepted, apmStatus: "pending"},
-			func() (activities.APMOutcome, error) { return activities.APMOutcome{PaymentID: "ap_1", Status: "succeeded"}, nil },
+			func() (activities.APMOutcome, error) {
+				return activities.APMOutcome{PaymentID: "ap_1", Status: "succeeded"}, nil
+			},
 			workflows.EntryRefused, "I0018", status.Paid, "0000", 1, 0},
 		{"APM whose provider cannot cancel: the order waits on", apmInput, &acquirer{risk: accepted, apmStatus: "pending"},
 			func() (activities.APMOutcome, error) { return activities.APMOutcome{}, cannot },
@@ -562,3 +566,82 @@ func TestCancelPendingOrder(t *testing.T) {
 	}
 }
 
+// TestHostedPageAPM follows the interface as issue 29 reads it: "the
+// payment page offers the methods the account's connectors take ... and
+// completes PIX, OXXO and iDEAL there as the direct path does". The APM
+// the shopper chose starts at the provider; its result settles the order.
+// An order that keeps a card takes cards only.
+func TestHostedPageAPM(t *testing.T) {
+	checkout := func(mut func(*workflows.OrderInput)) func() workflows.OrderInput {
+		return func() workflows.OrderInput {
+			in := orderInput("auto")
+			in.Kind = workflows.KindCheckout
+			in.Card = workflows.CardRef{}
+			in.PublicURL = "https://gw.example"
+			if mut != nil {
+				mut(&in)
+			}
+			return in
+		}
+	}
+	pix := workflows.PayAPMRequest{APM: workflows.APMOrder{Method: "PIX", Country: "BR", Document: "12345678901",
+		ReturnURL: "https://gw.example/v1/checkout/apm/return?session=s"}}
+	tests := []struct {
+		name      string
+		in        func() workflows.OrderInput
+		apmStatus connector.APMStatus
+		rejected  bool
+		final     status.Payment
+		code      string
+		created   int
+	}{
+		{"PIX chosen and paid at the provider", checkout(nil), "succeeded", false, status.Paid, "0000", 1},
+		{"PIX chosen and left at the provider: expires after the APM window", checkout(nil), "pending", false, status.Expired, "A0008", 1},
+		{"an order that keeps its card takes no APM", checkout(func(in *workflows.OrderInput) { in.Details.TokenFlag = "YES" }),
+			"succeeded", true, status.Expired, "A0008", 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			acq := &acquirer{risk: accepted, apmStatus: tc.apmStatus}
+			env := newEnv(t, acq)
+			withACS(env, &acs{})
+			env.OnActivity(acts.AttachPaymentMethod, mock.Anything, mock.Anything).Return(nil).Maybe()
+			var answer workflows.PaymentResult
+			var rejected error
+			env.RegisterDelayedCallback(func() {
+				env.UpdateWorkflow(workflows.UpdatePayAPM, "", &testsuite.TestUpdateCallback{
+					OnAccept: func() {},
+					OnReject: func(err error) { rejected = err },
+					OnComplete: func(v any, err error) {
+						if err != nil {
+							t.Errorf("pay-apm: %v", err)
+						}
+						answer, _ = v.(workflows.PaymentResult)
+					},
+				}, pix)
+			}, time.Minute)
+			if tc.apmStatus == "succeeded" {
+				env.RegisterDelayedCallback(func() {
+					env.SignalWorkflow(workflows.SignalAPMResult, workflows.APMResult{PaymentID: "ap_1"})
+				}, time.Hour)
+			}
+			run(t, env, tc.in())
+			if (rejected != nil) != tc.rejected {
+				t.Fatalf("rejected = %v, want %v", rejected, tc.rejected)
+			}
+			if !tc.rejected && (answer.OrderStatus != status.OrderPending || answer.IssuerURL != "http://provider/apm/ap_1") {
+				t.Errorf("pay-apm answered %+v, want the provider's page", answer)
+			}
+			st := finalState(t, env)
+			if st.PaymentStatus != tc.final || st.Result == nil || st.Result.ResultCode != tc.code {
+				t.Errorf("final: %v %+v, want %v %s", st.PaymentStatus, st.Result, tc.final, tc.code)
+			}
+			if len(acq.apmCreated) != tc.created {
+				t.Fatalf("%d APM payments created, want %d", len(acq.apmCreated), tc.created)
+			}
+			if tc.created > 0 && (acq.apmCreated[0].Method != "PIX" || acq.apmCreated[0].ReturnURL != pix.APM.ReturnURL || acq.apmCreated[0].Amount != amount) {
+				t.Errorf("APM payment = %+v", acq.apmCreated[0])
+			}
+		})
+	}
+}

@@ -15,7 +15,7 @@ import (
 // keepsCard reports whether an approved payment of this order keeps its
 // card: the merchant asked (token_flag=YES) or a subscription needs it.
 func (w *orderWorkflow) keepsCard() bool {
-	if w.in.Kind == KindAPM {
+	if w.in.Kind == KindAPM || w.in.APM != nil {
 		return false
 	}
 	return strings.EqualFold(w.in.Details.TokenFlag, "YES") || w.in.Subscription != nil

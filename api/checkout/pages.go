@@ -213,7 +213,26 @@ type PaymentPageData struct {
 	PayAction, CancelAction string // "/v1/checkout/pay", "/v1/checkout/cancel"
 	Error                   string // a server-side message shown above the form, already translated
 	Brands                  []string
+	// Methods are the ways to pay the page offers, best first as
+	// /v1/optimise ranks them: the card form and each alternative payment
+	// method, which posts to APMAction. Without any, the page offers the
+	// card alone.
+	Methods   []PageMethod
+	APMAction string // "/v1/checkout/apm"
 }
+
+// PageMethod is one way to pay on the payment page.
+type PageMethod struct {
+	// Name is CARD or the APM's name (PIX, OXXO, IDEAL).
+	Name string
+	// AskDocument and Banks say what the APM needs that the order lacks:
+	// the shopper's tax id, and a choice of bank (iDEAL).
+	AskDocument bool
+	Banks       []string
+}
+
+// IsCard reports whether the method is the card form.
+func (m PageMethod) IsCard() bool { return m.Name == "CARD" }
 
 // paymentPage adds the select options to the payment page's data.
 type paymentPage struct {

@@ -135,6 +135,12 @@ func (t *TemporalOrders) Pay(ctx context.Context, workflowID string, req workflo
 	return t.update(ctx, workflowID, workflows.UpdatePay, req)
 }
 
+// PayAPM starts a checkout order's payment with the APM the shopper chose
+// and waits for where the shopper goes next.
+func (t *TemporalOrders) PayAPM(ctx context.Context, workflowID string, req workflows.PayAPMRequest) (workflows.PaymentResult, error) {
+	return t.update(ctx, workflowID, workflows.UpdatePayAPM, req)
+}
+
 // CancelCheckout ends a checkout the shopper left.
 func (t *TemporalOrders) CancelCheckout(ctx context.Context, workflowID string) (workflows.PaymentResult, error) {
 	return t.update(ctx, workflowID, workflows.UpdateShopperCancel, struct{}{})

@@ -4,6 +4,7 @@
 package methods
 
 import (
+	"errors"
 	"net/http"
 	"net/mail"
 	"strconv"
@@ -12,14 +13,12 @@ import (
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/codes"
-	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/country"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/optimise"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/signing"
-	"github.com/paygate/paygate/models"
 )
 
 // Handler serves the optimise route.
@@ -138,29 +137,22 @@ func (h *Handler) optimise(c *gin.Context) {
 		m.Refuse(risk.CodeFor(verdict.Rule))
 		return
 	}
-	connectors := append([]string{m.Account().Connector}, m.Account().Routing.Connectors()...)
-	offer, ok := h.connectorOffer(m.Account(), connectors)
-	if !ok {
-		m.Refuse(codes.SystemError)
+	ranking, err := h.Gate.RankMethods(c.Request.Context(), m.Account(), cur, q.country, h.Gate.Now())
+	if errors.Is(err, api.ErrNoRanking) {
+		h.Gate.Logger.Error("optimise: cannot rank", "account_id", m.Account().ID, "error", err)
+		code := codes.SystemError
+		if h.Gate.Offers != nil && h.Gate.Tallies == nil && h.Gate.Records == nil {
+			code = code.With("optimise is not configured")
+		}
+		m.Refuse(code)
 		return
 	}
-	tallies := h.Gate.Tallies
-	if tallies == nil && h.Gate.Records != nil {
-		tallies = h.Gate.Records
-	}
-	if tallies == nil {
-		m.Refuse(codes.SystemError.With("optimise is not configured"))
-		return
-	}
-	counts, err := tallies.MethodTallies(c.Request.Context(), models.MethodTallyQuery{
-		AccountID: m.Account().ID, Currency: cur, Since: h.Gate.Now().Add(-optimise.Window),
-	})
 	if err != nil {
 		h.Gate.Logger.Error("optimise: count orders by method", "account_id", m.Account().ID, "error", err)
 		m.Refuse(codes.SystemError)
 		return
 	}
-	ranked := optimise.Rank(optimise.Candidates(offer, cur, q.country), counts)
+	ranked, connectors, counts := ranking.Methods, ranking.Connectors, ranking.Tallies
 	a := api.OptimiseAnswer{
 		MerchantID: m.Account().MerchantID, AccountID: m.Account().ID, RequestID: q.requestID,
 		Currency: cur, Amount: q.amount.String(), Country: q.country, WindowDays: optimise.WindowDays,
@@ -187,25 +179,4 @@ func (h *Handler) optimise(c *gin.Context) {
 	a.EncryptionData = signing.SignOptimiseResult(m.Key(), signed)
 	c.Set(api.ContextResultCode, codes.OK.ID)
 	c.JSON(http.StatusOK, a)
-}
-
-// connectorOffer is what the account's connectors take together (its own,
-// and a routed account's every other); false (logged) when the deployment
-// does not run one of them or nothing tells.
-func (h *Handler) connectorOffer(account *merchant.Account, names []string) (connector.Offer, bool) {
-	if h.Gate.Offers == nil {
-		h.Gate.Logger.Error("optimise: no connector offers configured")
-		return connector.Offer{}, false
-	}
-	var offers []connector.Offer
-	for _, name := range names {
-		c, err := h.Gate.Offers.Get(name)
-		if err != nil {
-			h.Gate.Logger.Error("optimise: a connector of the account is not configured", "account_id", account.ID,
-				"connector", name, "error", err)
-			return connector.Offer{}, false
-		}
-		offers = append(offers, c.Offer())
-	}
-	return connector.Merge(offers...), true
 }

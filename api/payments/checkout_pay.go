@@ -56,7 +56,7 @@ func (h *Handler) checkoutPay(c *gin.Context) {
 		problem = "test_card_live"
 	}
 	if problem != "" {
-		h.renderPayment(c, o, account.Name, checkout.Message(lang, problem))
+		h.renderPayment(c, o, account, checkout.Message(lang, problem))
 		return
 	}
 	// Each submit seals the card under a scope of its own, so that a
@@ -83,7 +83,7 @@ func (h *Handler) checkoutPay(c *gin.Context) {
 			h.forgetToken(c, token, created)
 		}
 		h.Gate.Logger.Warn("checkout pay", "transaction_id", o.TransactionID, "error", err)
-		h.renderPayment(c, o, account.Name, checkout.Message(lang, "payment_failed"))
+		h.renderPayment(c, o, account, checkout.Message(lang, "payment_failed"))
 		return
 	}
 	if res.OrderStatus == status.OrderPending && res.IssuerURL != "" {

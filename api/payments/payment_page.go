@@ -7,6 +7,7 @@ import (
 
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/checkout"
+	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/status"
@@ -22,19 +23,19 @@ func (h *Handler) paymentPage(m *api.Merchant, req *checkoutRequest) {
 		m.Refuse(codes.OrderNotFound)
 		return
 	}
-	h.renderPayment(m.GinContext(), o, m.Account().Name, "")
+	h.renderPayment(m.GinContext(), o, m.Account(), "")
 }
 
 // renderPayment answers the payment page of o, with errorText when the
 // shopper's card was refused; an order that no longer waits for a card
 // gets a message instead.
-func (h *Handler) renderPayment(c *gin.Context, o *models.Order, merchantName, errorText string) {
+func (h *Handler) renderPayment(c *gin.Context, o *models.Order, account *merchant.Account, errorText string) {
 	lang := o.Details.DefaultLang
 	switch {
 	case o.PaymentStatus == status.Expired:
 		h.Gate.ShopperMessage(c, http.StatusOK, lang, "session_expired", codes.SessionExpired)
 		return
-	case o.PaymentStatus != status.Pending || o.CardToken != "":
+	case o.PaymentStatus != status.Pending || o.CardToken != "" || o.Details.PaymentMethod != "":
 		h.Gate.ShopperMessage(c, http.StatusOK, lang, "payment_failed", codes.InvalidState.With("the order is not waiting for a payment"))
 		return
 	}
@@ -43,7 +44,7 @@ func (h *Handler) renderPayment(c *gin.Context, o *models.Order, merchantName, e
 	err := checkout.RenderPaymentPage(c.Writer, checkout.PaymentPageData{
 		Lang:         lang,
 		Session:      h.sessionFor(o.TransactionID),
-		MerchantName: merchantName,
+		MerchantName: account.Name,
 		OrderNo:      o.OrderNo,
 		Amount:       money.FromMinor(o.Amount, o.Currency).String(),
 		Currency:     o.Currency,
@@ -52,6 +53,8 @@ func (h *Handler) renderPayment(c *gin.Context, o *models.Order, merchantName, e
 		CancelAction: "/v1/checkout/cancel",
 		Error:        errorText,
 		Brands:       []string{"visa", "mastercard", "amex"},
+		Methods:      h.pageMethods(c.Request.Context(), account, o),
+		APMAction:    "/v1/checkout/apm",
 	})
 	if err != nil {
 		h.Gate.Logger.Error("render payment page", "error", err)

@@ -57,6 +57,8 @@ func (h *Handler) Routes(v1 gin.IRoutes) {
 	v1.POST("/checkout", h.checkoutPage)
 	v1.POST("/checkout/pay", h.checkoutPay)
 	v1.POST("/checkout/cancel", h.checkoutCancel)
+	v1.POST("/checkout/apm", h.checkoutAPM)
+	v1.GET("/checkout/apm/return", h.checkoutAPMReturn)
 	v1.POST("/3ds/callback", h.threeDSCallback)
 	// Stripe sends the shopper back from its 3-D Secure page by GET.
 	v1.GET("/3ds/callback", h.threeDSCallback)

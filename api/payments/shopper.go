@@ -23,6 +23,7 @@ type ShopperFlows interface {
 	SignalAPM(ctx context.Context, workflowID string, r workflows.APMResult) error
 	State(ctx context.Context, workflowID string) (workflows.OrderState, error)
 	Pay(ctx context.Context, workflowID string, req workflows.PayRequest) (workflows.PaymentResult, error)
+	PayAPM(ctx context.Context, workflowID string, req workflows.PayAPMRequest) (workflows.PaymentResult, error)
 	CancelCheckout(ctx context.Context, workflowID string) (workflows.PaymentResult, error)
 }
 
