@@ -95,6 +95,7 @@ var replayRoutes = map[string]replayRoute{
 	"/v1/token/delete":       {answers: JSONAnswers},
 	"/v1/cancelsubscription": {answers: JSONAnswers},
 	"/v1/subscription":       {answers: JSONAnswers},
+	"/v1/dispute":            {answers: JSONAnswers},
 }
 
 // keptBody is the request body the replay guard kept for the strong

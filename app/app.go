@@ -32,6 +32,7 @@ import (
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/admin"
 	"github.com/paygate/paygate/api/console"
+	"github.com/paygate/paygate/api/disputes"
 	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/api/methods"
 	"github.com/paygate/paygate/api/operations"
@@ -355,7 +356,8 @@ func (g *Gateway) APIHandler() http.Handler {
 		Records: models.ConsoleRecords{DB: g.DB}, Ledger: ledger.New(g.DB), Orders: orders, Reruns: g.PayoutReruns(), Redeliver: redeliver.New(g.Temporal, g.DB), Keys: g.Accounts,
 		NotifySchedule: g.Config.NotifySchedule, TemporalUIURL: g.Config.Telemetry.TemporalUIURL, Namespace: g.Config.TemporalNamespace,
 		SecureCookies: strings.HasPrefix(g.Config.Edge.PublicURL, "https://"), SignInKey: g.consoleSignInKey(),
-		Recon:  &reconcile.Service{DB: g.DB, Ledger: ledger.New(g.DB), Connectors: settlements},
+		Recon:    &reconcile.Service{DB: g.DB, Ledger: ledger.New(g.DB), Connectors: settlements},
+		Disputes: models.Records{DB: g.DB}, DisputeRateWarning: g.Config.DisputeRateWarning,
 		Logger: g.Logger.With("component", "console"),
 	}
 	consoleHandler := cons.Handler()
@@ -384,10 +386,11 @@ func (g *Gateway) APIHandler() http.Handler {
 	s.Capabilities = []api.Capability{
 		&payments.Handler{Gate: s, Orders: orders, Shopper: orders, Vault: g.Vault, Callbacks: callbacks,
 			TestIntervals: g.Config.SubscriptionTestIntervals, ForbidLiveSimulators: g.Config.Connectors.ForbidLiveSimulators,
-			TestConnector: g.Config.TestConnector},
+			TestConnector: g.Config.TestConnector, Disputes: &flows.TemporalDisputes{Client: g.Temporal}},
 		operations.New(s, orders),
 		payouts.New(s, &flows.TemporalPayouts{Client: g.Temporal}),
 		subscriptions.New(s, &flows.TemporalSubscriptions{Client: g.Temporal}),
+		disputes.New(s, models.Records{DB: g.DB}, &flows.TemporalDisputes{Client: g.Temporal}),
 		methods.New(s),
 		queries.New(s),
 	}
@@ -541,7 +544,10 @@ func (g *Gateway) NewWorker() (sdkworker.Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return worker.New(g.Temporal, worker.Activities{Orders: acts, Payouts: pacts, Ledger: g.LedgerActivities(), Recon: racts},
+	dacts := &activities.DisputeActivities{Connectors: acts.Connectors, Records: models.Records{DB: g.DB}, Ledger: ledger.New(g.DB),
+		Logger: g.Logger.With("component", "disputes")}
+	return worker.New(g.Temporal, worker.Activities{Orders: acts, Payouts: pacts, Ledger: g.LedgerActivities(), Recon: racts,
+		Disputes: dacts},
 		g.Config.Worker.Tuning.apply), nil
 }
 

@@ -67,6 +67,11 @@ type Config struct {
 	// SubscriptionTestIntervals admits the subscription intervals "second"
 	// and "minute": for local development and tests only.
 	SubscriptionTestIntervals bool
+	// DisputeRateWarning is the dispute rate, in basis points of a
+	// merchant's payments over 30 days, above which the console warns ops
+	// (PAYGATE_DISPUTE_RATE_WARNING_BP; console.DefaultDisputeRateWarning
+	// when 0).
+	DisputeRateWarning int
 	// parsedKeys keeps FromEnv's parse of Keyring for CheckSecrets and
 	// Open (keyring).
 	parsedKeys parsedKeyring
@@ -210,6 +215,13 @@ func FromEnv() (Config, error) {
 		} else {
 			c.Worker.PersonalDataRetentionDays = n
 		}
+	}
+	if v := os.Getenv("PAYGATE_DISPUTE_RATE_WARNING_BP"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 10000 {
+			fail("PAYGATE_DISPUTE_RATE_WARNING_BP", fmt.Errorf("%w: want basis points from 1 to 10000 (90 is 0.9%%)", ErrMalformed))
+		}
+		c.DisputeRateWarning = n
 	}
 	if v := os.Getenv("PAYGATE_TRUSTED_PROXIES"); v != "" {
 		proxies, err := parseTrustedProxies(v)

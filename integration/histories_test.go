@@ -191,3 +191,19 @@ func TestRecordHistoriesSubscriptionChanges(t *testing.T) {
 	}
 	saveHistory(t, "subscription-changed", workflows.SubscriptionWorkflowID(sub.MerchantID, first.RecurringID))
 }
+
+// TestRecordHistoriesDispute records a dispute raised, held and won.
+func TestRecordHistoriesDispute(t *testing.T) {
+	if os.Getenv("PAYGATE_RECORD_HISTORIES") == "" {
+		t.Skip("set PAYGATE_RECORD_HISTORIES=1 to record workflow histories")
+	}
+	creds := subscriptionAccount(t)
+	_, paid := authorise(t, signCard(cardOrder(creds, newOrderNo(t), "4242424242424242"), creds.SignKey))
+	raised := simDispute(t, "/_sim/disputes", map[string]any{"reference": paid.TransactionID,
+		"callback_url": env.api.URL + "/v1/disputes/callback"})
+	id := "sim-acquirer:" + raised.DisputeID
+	waitDispute(t, creds, id, "needs_response")
+	simDispute(t, "/_sim/disputes/"+raised.DisputeID+"/decide", map[string]any{"outcome": "won"})
+	waitDispute(t, creds, id, "won")
+	saveHistory(t, "dispute-won", workflows.DisputeWorkflowID("sim-acquirer", raised.DisputeID))
+}

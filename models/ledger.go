@@ -41,6 +41,13 @@ const (
 	// LedgerWriteOff is what finance wrote off: a loss runs below zero, a
 	// gain (money settled that nothing here owed) above.
 	LedgerWriteOff = "write_off"
+	// LedgerDisputeHold is the merchant's money a dispute holds (the
+	// disputed amount and its fee) until its outcome releases or takes it.
+	LedgerDisputeHold = "dispute_hold"
+	// LedgerDisputeDebt is what a dispute's hold took beyond the
+	// merchant's available funds: the merchant owes it, so it runs below
+	// zero.
+	LedgerDisputeDebt = "dispute_debt"
 )
 
 // Kinds of journal entry, as the journal_entries.kind column holds them.
@@ -57,6 +64,11 @@ const (
 	// EntryWriteOff is finance writing off a settlement line nothing here
 	// owed (a duplicate, an unknown transaction).
 	EntryWriteOff = "write_off"
+	// EntryDisputeHold, EntryDisputeRelease and EntryDisputeLost are a
+	// dispute's hold, its release when won, and its loss.
+	EntryDisputeHold    = "dispute_hold"
+	EntryDisputeRelease = "dispute_release"
+	EntryDisputeLost    = "dispute_lost"
 )
 
 // Statuses of a payout reservation.
@@ -75,8 +87,8 @@ type LedgerAccount struct {
 	MerchantID string `gorm:"size:32;not null;uniqueIndex:idx_ledger_accounts_key,priority:1"`
 	AccountID  string `gorm:"size:32;not null;uniqueIndex:idx_ledger_accounts_key,priority:2"`
 	Currency   string `gorm:"size:3;not null;uniqueIndex:idx_ledger_accounts_key,priority:3"`
-	Kind       string `gorm:"size:32;not null;uniqueIndex:idx_ledger_accounts_key,priority:4;check:ledger_accounts_kind_check,kind IN ('deposit','reserved','acquirer_clearing','rail_clearing','fee_income','operator_funding','pending','settlement_cash','fee_expense','write_off')"`
-	Balance    int64  `gorm:"not null;default:0;check:ledger_accounts_balance_check,kind NOT IN ('deposit','reserved','pending') OR balance >= 0"`
+	Kind       string `gorm:"size:32;not null;uniqueIndex:idx_ledger_accounts_key,priority:4;check:ledger_accounts_kind_check,kind IN ('deposit','reserved','acquirer_clearing','rail_clearing','fee_income','operator_funding','pending','settlement_cash','fee_expense','write_off','dispute_hold','dispute_debt')"`
+	Balance    int64  `gorm:"not null;default:0;check:ledger_accounts_balance_check,kind NOT IN ('deposit','reserved','pending','dispute_hold') OR balance >= 0"`
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 }
@@ -86,7 +98,7 @@ type LedgerAccount struct {
 // posted it, so an operation repeated posts nothing more.
 type JournalEntry struct {
 	ID         int64  `gorm:"primaryKey"`
-	Kind       string `gorm:"size:16;not null;check:journal_entries_kind_check,kind IN ('order_paid','refund','topup','reserve','settle','release','settlement','write_off')"`
+	Kind       string `gorm:"size:16;not null;check:journal_entries_kind_check,kind IN ('order_paid','refund','topup','reserve','settle','release','settlement','write_off','dispute_hold','dispute_release','dispute_lost')"`
 	Reference  string `gorm:"size:255;not null;uniqueIndex"`
 	MerchantID string `gorm:"size:32;not null;index:idx_journal_entries_owner,priority:1"`
 	AccountID  string `gorm:"size:32;not null;index:idx_journal_entries_owner,priority:2"`

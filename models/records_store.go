@@ -114,3 +114,29 @@ func (r Records) RecordSubscription(ctx context.Context, s *Subscription) error 
 func (r Records) UpdateSubscription(ctx context.Context, recurringID string, u SubscriptionUpdate) error {
 	return UpdateSubscription(ctx, r.DB, recurringID, u)
 }
+
+func (r Records) SaveDispute(ctx context.Context, d *Dispute) error { return SaveDispute(ctx, r.DB, d) }
+
+func (r Records) FindDispute(ctx context.Context, merchantID, accountID, id string) (*Dispute, error) {
+	return FindDispute(ctx, r.DB, merchantID, accountID, id)
+}
+
+func (r Records) ListDisputes(ctx context.Context, merchantID, accountID string, limit int) ([]Dispute, error) {
+	return ListDisputes(ctx, r.DB, merchantID, accountID, limit)
+}
+
+func (r Records) AddDisputeEvidence(ctx context.Context, e *DisputeEvidence) error {
+	return AddDisputeEvidence(ctx, r.DB, e)
+}
+
+func (r Records) DisputeEvidenceOf(ctx context.Context, disputeID string) ([]DisputeEvidence, error) {
+	return DisputeEvidenceOf(ctx, r.DB, disputeID)
+}
+
+func (r Records) ConsoleDisputes(ctx context.Context, merchantID string, limit int) ([]Dispute, error) {
+	return ConsoleDisputes(ctx, r.DB, merchantID, limit)
+}
+
+func (r Records) DisputeRates(ctx context.Context, since time.Time) ([]DisputeRate, error) {
+	return DisputeRates(ctx, r.DB, since)
+}

@@ -14,10 +14,11 @@ import (
 
 // Activities are the activity structs of every workflow the gateway runs.
 type Activities struct {
-	Orders  *activities.Activities
-	Payouts *activities.PayoutActivities
-	Ledger  *activities.LedgerActivities
-	Recon   *activities.ReconActivities
+	Orders   *activities.Activities
+	Payouts  *activities.PayoutActivities
+	Ledger   *activities.LedgerActivities
+	Recon    *activities.ReconActivities
+	Disputes *activities.DisputeActivities
 }
 
 // Register puts every workflow and every activity on r: the order, its
@@ -30,6 +31,7 @@ func Register(r sdkworker.Registry, acts Activities) {
 	r.RegisterActivity(acts.Payouts)
 	r.RegisterActivity(acts.Ledger)
 	r.RegisterActivity(acts.Recon)
+	r.RegisterActivity(acts.Disputes)
 }
 
 // WorkflowRegistry is where workflows are registered: a worker, or the
@@ -49,6 +51,7 @@ func RegisterWorkflows(r WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(workflows.ReconcileDay, workflow.RegisterOptions{Name: workflows.ReconcileDayWorkflowType})
 	r.RegisterWorkflowWithOptions(workflows.ReconcileDue, workflow.RegisterOptions{Name: workflows.ReconcileDueWorkflowType})
 	r.RegisterWorkflowWithOptions(workflows.ScheduledPayouts, workflow.RegisterOptions{Name: workflows.ScheduledPayoutsWorkflowType})
+	r.RegisterWorkflowWithOptions(workflows.Dispute, workflow.RegisterOptions{Name: workflows.DisputeWorkflowType})
 }
 
 // WorkflowTaskPollers is the worker's default number of workflow-task

@@ -57,16 +57,16 @@ func (r *registry) RegisterActivity(a any) { r.activities = append(r.activities,
 func TestRegisterPutsEverything(t *testing.T) {
 	var r registry
 	acts := Activities{Orders: &activities.Activities{}, Payouts: &activities.PayoutActivities{}, Ledger: &activities.LedgerActivities{},
-		Recon: &activities.ReconActivities{}}
+		Recon: &activities.ReconActivities{}, Disputes: &activities.DisputeActivities{}}
 	Register(&r, acts)
 	want := []string{workflows.OrderWorkflowType, workflows.RedeliverWorkflowType, workflows.SubscriptionWorkflowType,
 		workflows.PayoutWorkflowType, workflows.PersonalDataWorkflowType, workflows.ReconcileDayWorkflowType, workflows.ReconcileDueWorkflowType,
-		workflows.ScheduledPayoutsWorkflowType}
+		workflows.ScheduledPayoutsWorkflowType, workflows.DisputeWorkflowType}
 	if !slices.Equal(r.workflows, want) {
 		t.Errorf("workflows %v, want %v", r.workflows, want)
 	}
-	if len(r.activities) != 4 || r.activities[0] != any(acts.Orders) || r.activities[1] != any(acts.Payouts) ||
-		r.activities[2] != any(acts.Ledger) || r.activities[3] != any(acts.Recon) {
-		t.Errorf("activities %v, want the order, payout, ledger and reconciliation activities", r.activities)
+	if len(r.activities) != 5 || r.activities[0] != any(acts.Orders) || r.activities[1] != any(acts.Payouts) ||
+		r.activities[2] != any(acts.Ledger) || r.activities[3] != any(acts.Recon) || r.activities[4] != any(acts.Disputes) {
+		t.Errorf("activities %v, want the order, payout, ledger, reconciliation and dispute activities", r.activities)
 	}
 }

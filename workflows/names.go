@@ -36,6 +36,19 @@ const (
 	UpdatePauseSubscription  = "pause-subscription"
 	UpdateResumeSubscription = "resume-subscription"
 	UpdateAmendSubscription  = "amend-subscription"
+	// DisputeWorkflowType follows one dispute from the acquirer's first
+	// word to its outcome. Its id is DisputeWorkflowID.
+	DisputeWorkflowType = "Dispute"
+	// SignalDisputeWord wakes a dispute: its acquirer says it moved, and
+	// the dispute asks the acquirer.
+	SignalDisputeWord = "dispute-word"
+	// UpdateDisputeEvidence sends the merchant's recorded evidence;
+	// UpdateAcceptDispute gives the dispute up. Each is answered with the
+	// dispute's state.
+	UpdateDisputeEvidence = "dispute-evidence"
+	UpdateAcceptDispute   = "accept-dispute"
+	// QueryDisputeState returns the dispute's state for ops.
+	QueryDisputeState = "dispute-state"
 	// SignalSubscriptionCharge carries a charge order's result to its
 	// subscription.
 	SignalSubscriptionCharge = "subscription-charge"
@@ -90,6 +103,13 @@ var (
 	SearchRequestID    = temporal.NewSearchAttributeKeyKeyword("RequestId")
 	SearchPayoutStatus = temporal.NewSearchAttributeKeyKeyword("PayoutStatus")
 	SearchFailureType  = temporal.NewSearchAttributeKeyKeyword("FailureType")
+
+	// Disputes are found by MerchantId, AccountId and TransactionId too,
+	// and by these.
+	SearchDisputeID = temporal.NewSearchAttributeKeyKeyword("DisputeId")
+	// DisputeStatus is dispute.Status.Code: a namespace takes only ten
+	// keyword attributes, and DisputeId is the tenth.
+	SearchDisputeStatus = temporal.NewSearchAttributeKeyInt64("DisputeStatus")
 )
 
 // SearchAttributeTypes lists the custom search attributes with the type names
@@ -108,6 +128,8 @@ var SearchAttributeTypes = map[string]string{
 	// SubscriptionStatus is recurring_status: 1 active, 0 cancelled, and
 	// the rest (internal/domain/subscription).
 	"SubscriptionStatus": "Int",
+	"DisputeId":          "Keyword",
+	"DisputeStatus":      "Int",
 }
 
 // OrderWorkflowID is the id of an order's workflow. It makes a second order
@@ -130,4 +152,10 @@ func RecurringID(firstTransactionID string) string { return "R" + firstTransacti
 // idempotency key at the rail.
 func PayoutWorkflowID(merchantID, requestID string) string {
 	return "payout/" + merchantID + "/" + requestID
+}
+
+// DisputeWorkflowID is the id of a dispute's workflow: one per connector
+// and the connector's dispute id.
+func DisputeWorkflowID(connector, disputeID string) string {
+	return "dispute/" + connector + "/" + disputeID
 }

@@ -89,6 +89,11 @@ type Server struct {
 	Keys      KeyRotator
 	// Recon is the settlement reconciliation finance reads and acts on.
 	Recon Reconciliation
+	// Disputes is the record of disputes; nil leaves the disputes page
+	// failing. DisputeRateWarning is the rate, in basis points, above
+	// which ops are warned (DefaultDisputeRateWarning when 0).
+	Disputes           DisputeBook
+	DisputeRateWarning int
 	// NotifySchedule is the retry schedule of resent notifications.
 	NotifySchedule notify.Schedule
 	// TemporalUIURL links orders and payouts to their workflows; empty
@@ -187,6 +192,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /console/statement.csv", s.signedIn(s.roles(s.statementCSV, models.RoleFinance, models.RoleOps, models.RoleMerchant)))
 
 	mux.HandleFunc("GET /console/stuck", s.signedIn(s.roles(s.stuck, models.RoleOps)))
+	mux.HandleFunc("GET /console/disputes", s.signedIn(s.roles(s.disputesPage, models.RoleMerchant, models.RoleOps)))
 	mux.HandleFunc("POST /console/notifications/resend", s.signedIn(s.roles(s.form(s.resend), models.RoleOps)))
 	return s.headers(mux)
 }

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
@@ -47,6 +48,8 @@ type pageData struct {
 	ReconItems   []models.ReconItem
 	Statuses     []string
 	Statement    []models.StatementLine
+	Disputes     []disputeRow
+	Rates        []rateRow
 }
 
 // render writes a page in the request's language.
@@ -112,6 +115,7 @@ var funcs = template.FuncMap{
 	"authorised": func(o *models.Order) bool { return o.PaymentStatus == status.Authorised },
 	"held":       func(o *models.Order) bool { return o.PaymentStatus == status.HeldForReview },
 	"decimal":    func(minor int64, currency string) string { return money.FromMinor(minor, currency).String() },
+	"bp":         func(bp int64) string { return fmt.Sprintf("%d.%02d%%", bp/100, bp%100) },
 }
 
 // t is a label in lang; English when Spanish lacks it, the key when both do.
@@ -165,6 +169,10 @@ var en = map[string]string{
 	"status_cancelled": "cancelled", "status_failed": "failed", "status_expired": "expired", "back": "Back",
 	"ev_created": "Order created", "ev_final": "Latest status", "ev_status": "Status", "ev_refund": "Refund", "ev_notify": "Notification attempt", "ev_charge": "Charge at",
 	"rerun_started": "The re-run is under way.", "progress": "Progress", "total": "Total", "started": "Started", "skipped": "Skipped",
+	"disputes": "Disputes", "dispute": "Dispute", "stage": "Stage", "deadline": "Evidence due by", "due_soon": "due within 48 hours",
+	"disputes_text": "Cardholders' disputes, those waiting for the merchant's evidence first, nearest deadline first.",
+	"dispute_rates": "Dispute rate per merchant, last 30 days", "payments_30d": "Payments", "rate": "Rate",
+	"rate_warning": "above the warning threshold",
 }
 
 var es = map[string]string{
@@ -209,4 +217,8 @@ var es = map[string]string{
 	"ev_created": "Pedido creado", "ev_final": "Último estado", "ev_status": "Estado", "ev_refund": "Reembolso",
 	"ev_notify": "Intento de notificación", "ev_charge": "Cargo en", "rerun_started": "El reintento está en marcha.", "progress": "Progreso",
 	"total": "Total", "started": "Iniciados", "skipped": "Omitidos",
+	"disputes": "Disputas", "dispute": "Disputa", "stage": "Etapa", "deadline": "Pruebas hasta", "due_soon": "vence en menos de 48 horas",
+	"disputes_text": "Disputas de titulares, primero las que esperan pruebas del comercio, la fecha límite más próxima primero.",
+	"dispute_rates": "Tasa de disputas por comercio, últimos 30 días", "payments_30d": "Pagos", "rate": "Tasa",
+	"rate_warning": "por encima del umbral de aviso",
 }

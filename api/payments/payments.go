@@ -35,6 +35,9 @@ type Handler struct {
 	// Orders places orders; Shopper runs the shopper's side of them.
 	Orders  Orders
 	Shopper ShopperFlows
+	// Disputes wakes disputes' workflows (flows.TemporalDisputes); nil
+	// refuses dispute callbacks.
+	Disputes DisputeFlows
 	// Vault seals the cards payments carry.
 	Vault CardVault
 	// Callbacks check what the connectors' 3-D Secure ACS and APM providers
@@ -63,6 +66,7 @@ func (h *Handler) Routes(v1 gin.IRoutes) {
 	// Stripe sends the shopper back from its 3-D Secure page by GET.
 	v1.GET("/3ds/callback", h.threeDSCallback)
 	v1.POST("/apm/callback", h.apmCallback)
+	v1.POST("/disputes/callback", h.disputeCallback)
 	// A connector's provider events (Stripe's webhooks).
 	v1.POST("/webhooks/:connector", h.webhook)
 }

@@ -61,6 +61,7 @@ func TestREADMEExamplesAsWritten(t *testing.T) {
 		{"token delete", []string{"0000"}},
 		{"subscription changes and cancel", []string{`"recurring_status":"4"`, `"contract_amount":"7.50"`,
 			`"recurring_status":"1"`, `"recurring_status":"0"`}},
+		{"disputes", []string{`"disputes":[]`, "0000:Success"}},
 		{"optimise", []string{"payment_methods", "0000:Success"}},
 		{"merchant create", []string{`"merchant_id"`, `"mode": "live"`}},
 	}

@@ -20,6 +20,9 @@ const (
 	// RulePending: the merchant's pending money is not what the captures
 	// the acquirer has not settled left after their refunds.
 	RulePending = "pending_not_open_captures"
+	// RuleDisputeHold: the money disputes hold is not what the disputes
+	// neither released nor taken hold.
+	RuleDisputeHold = "dispute_hold_not_open_disputes"
 )
 
 // Violation is one invariant the ledger breaks.
@@ -62,6 +65,13 @@ open_clearing AS (
     (entry_kind = 'refund' AND refund_settled NOT IN (SELECT reference FROM settled)))
   GROUP BY merchant_id, account_id, currency
 ),
+open_holds AS (
+  SELECT merchant_id, account_id, currency, sum(amount) AS amount FROM lines
+  WHERE kind = 'dispute_hold' AND entry_kind = 'dispute_hold'
+    AND regexp_replace(reference, '/held$', '/released') NOT IN (SELECT reference FROM journal_entries)
+    AND regexp_replace(reference, '/held$', '/taken') NOT IN (SELECT reference FROM journal_entries)
+  GROUP BY merchant_id, account_id, currency
+),
 open_pending AS (
   SELECT merchant_id, account_id, currency, sum(amount) AS amount FROM lines
   WHERE kind = 'pending' AND entry_kind IN ('order_paid','refund') AND capture_settled NOT IN (SELECT reference FROM settled)
@@ -77,7 +87,7 @@ FROM ledger_accounts a LEFT JOIN journal_lines l ON l.ledger_account_id = a.id
 GROUP BY a.id HAVING a.balance <> coalesce(sum(l.amount), 0)
 UNION ALL
 SELECT 'negative_balance', merchant_id, account_id, currency, kind || ' balance ' || balance
-FROM ledger_accounts WHERE kind IN ('pending','deposit','reserved') AND balance < 0
+FROM ledger_accounts WHERE kind IN ('pending','deposit','reserved','dispute_hold') AND balance < 0
 UNION ALL
 SELECT 'receivable_not_open_captures', b.merchant_id, b.account_id, b.currency,
        'acquirer clearing ' || coalesce(b.clearing, 0) || ', open captures and refunds ' || coalesce(o.amount, 0)
@@ -88,6 +98,11 @@ SELECT 'pending_not_open_captures', b.merchant_id, b.account_id, b.currency,
        'pending ' || coalesce(b.pending, 0) || ', open captures less their refunds ' || coalesce(o.amount, 0)
 FROM balances b LEFT JOIN open_pending o USING (merchant_id, account_id, currency)
 WHERE coalesce(b.pending, 0) <> coalesce(o.amount, 0)
+UNION ALL
+SELECT 'dispute_hold_not_open_disputes', a.merchant_id, a.account_id, a.currency,
+       'dispute hold ' || a.balance || ', open disputes ' || coalesce(o.amount, 0)
+FROM ledger_accounts a LEFT JOIN open_holds o USING (merchant_id, account_id, currency)
+WHERE a.kind = 'dispute_hold' AND a.balance <> coalesce(o.amount, 0)
 ORDER BY 1, 2, 3, 4, 5`
 
 // Check reads the whole ledger and returns every invariant it breaks:

@@ -156,6 +156,7 @@ type Server struct {
 	timers       map[string]*time.Timer
 	auths        map[string]*authentication
 	apmPayments  map[string]*apmPayment
+	disputes     map[string]*Dispute
 	closed       bool
 
 	done      chan struct{}
@@ -250,6 +251,11 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /apm/{id}", s.handleAPMPage)
 	mux.HandleFunc("POST /apm/{id}/pay", s.handleAPMPay)
 	mux.HandleFunc("POST /apm/{id}/cancel", s.handleAPMCancel)
+	mux.HandleFunc("GET /v1/disputes/{id}", s.handleGetDispute)
+	mux.HandleFunc("POST /v1/disputes/{id}/evidence", s.handleDisputeEvidence)
+	mux.HandleFunc("POST /v1/disputes/{id}/accept", s.handleAcceptDispute)
+	mux.HandleFunc("POST /_sim/disputes", s.devOnly(s.handleRaiseDispute))
+	mux.HandleFunc("POST /_sim/disputes/{id}/decide", s.devOnly(s.handleDecideDispute))
 	return s.logRequests(mux)
 }
 

@@ -112,6 +112,11 @@ var (
 	// connector cannot call off what it holds (an APM payment its provider
 	// cannot cancel): the order ends as the shopper or its window ends it.
 	PendingNotCancellable = Code{"I0035", "The connector cannot cancel this payment while it is pending"}
+	// DisputeNotFound: the account has no dispute with that dispute_id.
+	DisputeNotFound = Code{"I0036", "Dispute not found"}
+	// DisputeNotAnswerable refuses evidence or an acceptance of a dispute
+	// that does not wait for the merchant's answer.
+	DisputeNotAnswerable = Code{"I0037", "The dispute does not wait for an answer"}
 
 	RiskReview          = Code{"R0000", "Held for risk review"}
 	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
@@ -161,6 +166,7 @@ func All() []Code {
 		UnsupportedMethod, InvalidState, OrderMismatch, IdempotencyConflict, RequestInProgress, PayoutMismatch, PayoutNotFound,
 		TokenNotFound, TokenDeleted, SubscriptionNotFound, TestCardOnLive, TestAccountConnector, CompatibleRefundLimit, LiveAccountSimulator,
 		RefundNotFound, TooManyRefunds, ConnectorCannot, SubscriptionEnded, PendingNotCancellable,
+		DisputeNotFound, DisputeNotAnswerable,
 		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
 		RiskCountryMismatch, RiskTestValue,
 		ConnectorError, ThreeDSNotAvailable,

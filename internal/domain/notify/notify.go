@@ -36,11 +36,18 @@ const (
 	// encryption_data: the merchant asked for the change, and the webhook
 	// signature headers sign what became of it.
 	TypeSubscription = "subscription"
+	// TypeDispute tells a merchant of a dispute of one of its payments:
+	// raised, reminded of its deadline, moved, decided. Its fields are the
+	// gateway's and the acquirer's, so like the settlement notification it
+	// carries no encryption_data; the webhook headers sign it.
+	TypeDispute = "dispute"
 )
 
 // HeadersOnly reports whether notifications of notify_type typ carry no
 // encryption_data and are signed by the webhook headers alone.
-func HeadersOnly(typ string) bool { return typ == TypeSettlement || typ == TypeSubscription }
+func HeadersOnly(typ string) bool {
+	return typ == TypeSettlement || typ == TypeSubscription || typ == TypeDispute
+}
 
 // The kinds of an order's notifications (notify_type). They travel in
 // notifications and the record, so they must never change.

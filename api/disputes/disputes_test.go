@@ -1,0 +1,157 @@
+package disputes
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/api/apitest"
+	"github.com/paygate/paygate/api/flows"
+	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
+)
+
+const (
+	merchantID = apitest.MerchantID
+	accountID  = apitest.AccountID
+	signKey    = apitest.SignKey
+	disputeID  = "sim-acquirer:dp_1"
+)
+
+// records holds one dispute of the test account and keeps the evidence.
+type records struct {
+	d        models.Dispute
+	evidence []*models.DisputeEvidence
+}
+
+func (r *records) ListDisputes(context.Context, string, string, int) ([]models.Dispute, error) {
+	return []models.Dispute{r.d}, nil
+}
+
+func (r *records) FindDispute(_ context.Context, m, a, id string) (*models.Dispute, error) {
+	if m != merchantID || a != accountID || id != disputeID {
+		return nil, models.ErrDisputeNotFound
+	}
+	d := r.d
+	return &d, nil
+}
+
+func (r *records) AddDisputeEvidence(_ context.Context, e *models.DisputeEvidence) error {
+	r.evidence = append(r.evidence, e)
+	return nil
+}
+
+// answers is the dispute's workflow under test.
+type answers struct {
+	r       *records
+	updates []string
+	refuse  bool
+}
+
+func (a *answers) Answer(_ context.Context, _, _, update string) (workflows.DisputeState, error) {
+	if a.refuse {
+		return workflows.DisputeState{}, flows.ErrDisputeNotAnswerable
+	}
+	a.updates = append(a.updates, update)
+	a.r.d.Status = "under_review"
+	if update == workflows.UpdateAcceptDispute {
+		a.r.d.Status = "accepted"
+	}
+	return workflows.DisputeState{}, nil
+}
+
+func served(r *records, a *answers) http.Handler {
+	gate := apitest.Gate(apitest.Accounts{}, nil)
+	gate.Capabilities = []api.Capability{New(gate, r, a)}
+	return gate.Handler()
+}
+
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// TestDispute follows issue 30: "signed endpoints to list and fetch
+// disputes, to submit evidence (text fields and files, size- and
+// type-checked, stored encrypted, never in workflow history) and to
+// accept a dispute". Each refusal has its exact code.
+func TestDispute(t *testing.T) {
+	due := time.Date(2027, 3, 8, 9, 0, 0, 0, time.UTC)
+	open := models.Dispute{ID: disputeID, Connector: "sim-acquirer", ConnectorRef: "dp_1", MerchantID: merchantID,
+		AccountID: accountID, TransactionID: "1379868670095785984", OrderNo: "ORD-1", Currency: "USD", Amount: 5000, Fee: 1500,
+		Stage: "chargeback", Status: "needs_response", EvidenceDue: &due, Reason: "fraudulent"}
+	reviewed := open
+	reviewed.Status = "under_review"
+	text := `[{"name":"receipt","text":"delivered on 2 March, signed for"}]`
+	png := `[{"name":"proof.png","content_type":"image/png","content_base64":"` +
+		base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n0000IHDR")) + `"}]`
+	lie := `[{"name":"contract.pdf","content_type":"application/pdf","content_base64":"` +
+		base64.StdEncoding.EncodeToString([]byte("plain words, no PDF")) + `"}]`
+	tests := []struct {
+		name, action, id, evidence, sum string
+		d                               models.Dispute
+		refuse                          bool
+		want, status                    string
+		updates, stored                 int
+	}{
+		{"list", "list", "", "", "", open, false, "0000:Success", "needs_response", 0, 0},
+		{"query", "query", disputeID, "", "", open, false, "0000:Success", "needs_response", 0, 0},
+		{"text evidence", "evidence", disputeID, text, digest(text), open, false, "0000:Success", "under_review", 1, 1},
+		{"a PNG", "evidence", disputeID, png, digest(png), open, false, "0000:Success", "under_review", 1, 1},
+		{"accept", "accept", disputeID, "", "", open, false, "0000:Success", "accepted", 1, 0},
+		{"missing action", "", disputeID, "", "", open, false, "I0001:Missing required field: action", "", 0, 0},
+		{"unknown action", "win", disputeID, "", "", open, false, "I0008:Invalid field value: action must be list, query, evidence or accept", "", 0, 0},
+		{"query without an id", "query", "", "", "", open, false, "I0001:Missing required field: dispute_id", "", 0, 0},
+		{"another account's dispute", "query", "sim-acquirer:dp_2", "", "", open, false, "I0036:Dispute not found", "", 0, 0},
+		{"evidence without its digest", "evidence", disputeID, text, "", open, false,
+			"I0008:Invalid field value: evidence_sha256 must be the hex SHA-256 of the evidence as sent", "", 0, 0},
+		{"a PDF that is not one", "evidence", disputeID, lie, digest(lie), open, false,
+			"I0008:Invalid field value: evidence[0].content_type must be application/pdf, image/png, image/jpeg or text/plain, and the content that type", "", 0, 0},
+		{"evidence under review", "evidence", disputeID, text, digest(text), reviewed, false,
+			"I0037:The dispute does not wait for an answer: it is under_review", "", 0, 0},
+		{"the workflow refuses: past its deadline", "accept", disputeID, "", "", open, true,
+			"I0037:The dispute does not wait for an answer", "", 0, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &records{d: tc.d}
+			a := &answers{r: r, refuse: tc.refuse}
+			body := map[string]any{"merchant_id": merchantID, "account_id": accountID, "dispute_id": tc.id, "action": tc.action,
+				"evidence_sha256": tc.sum,
+				"encryption_data": signing.Sign(signKey, merchantID, accountID, tc.id, tc.action, tc.sum)}
+			if tc.evidence != "" {
+				body["evidence"] = rawJSON(tc.evidence)
+			}
+			var out struct {
+				Disputes []struct {
+					DisputeID, Status, Amount, Fee, EvidenceDueBy string `json:",omitempty"`
+				} `json:"disputes"`
+				ResultInfo     string `json:"result_info"`
+				EncryptionData string `json:"encryption_data"`
+			}
+			apitest.PostJSON(t, served(r, a), "/v1/dispute", body, "", &out)
+			if out.ResultInfo != tc.want || len(a.updates) != tc.updates || len(r.evidence) != tc.stored {
+				t.Fatalf("result_info %q, %d updates, %d pieces stored; want %q, %d, %d", out.ResultInfo, len(a.updates),
+					len(r.evidence), tc.want, tc.updates, tc.stored)
+			}
+			if tc.want != "0000:Success" {
+				return
+			}
+			if len(out.Disputes) != 1 || out.Disputes[0].Status != tc.status {
+				t.Fatalf("disputes %+v, want one %s", out.Disputes, tc.status)
+			}
+			if want := signing.SignUpper(signKey, merchantID, accountID, disputeID, tc.status, "0000:Success"); out.EncryptionData != want {
+				t.Errorf("signature %s, want %s", out.EncryptionData, want)
+			}
+		})
+	}
+}
+
+type rawJSON = json.RawMessage

@@ -1,0 +1,63 @@
+package flows
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/paygate/paygate/workflows"
+)
+
+// TemporalDisputes wakes disputes' workflows.
+type TemporalDisputes struct {
+	Client client.Client
+}
+
+// Word wakes the dispute's workflow, starting it on the acquirer's first
+// word: one workflow per connector and dispute id, never started twice. A
+// word for a dispute whose workflow has ended changes nothing.
+func (t *TemporalDisputes) Word(ctx context.Context, connector, disputeID string) error {
+	id := workflows.DisputeWorkflowID(connector, disputeID)
+	_, err := t.Client.SignalWithStartWorkflow(ctx, id, workflows.SignalDisputeWord, nil, client.StartWorkflowOptions{
+		ID: id, TaskQueue: workflows.TaskQueue, WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+	}, workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: connector, DisputeID: disputeID})
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("wake dispute %s: %w", id, err)
+	}
+	return nil
+}
+
+// ErrDisputeNotAnswerable: the dispute does not wait for the merchant's
+// answer (it is under review, decided, or its workflow has ended).
+var ErrDisputeNotAnswerable = errors.New("the dispute does not wait for an answer")
+
+// Answer sends the merchant's answer (workflows.UpdateDisputeEvidence or
+// UpdateAcceptDispute) and waits for the dispute's state after it.
+func (t *TemporalDisputes) Answer(ctx context.Context, connector, disputeID, update string) (workflows.DisputeState, error) {
+	h, err := t.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID: workflows.DisputeWorkflowID(connector, disputeID), UpdateName: update,
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	var st workflows.DisputeState
+	if err == nil {
+		err = h.Get(ctx, &st)
+	}
+	var notFound *serviceerror.NotFound
+	var appErr *temporal.ApplicationError
+	switch {
+	case errors.As(err, &notFound), errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeEntryRefused:
+		return st, ErrDisputeNotAnswerable
+	case err != nil:
+		return st, fmt.Errorf("%s %s: %w", update, disputeID, err)
+	}
+	return st, nil
+}

@@ -1,0 +1,200 @@
+package integration
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/app"
+	"github.com/paygate/paygate/internal/adapters/ledger"
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/dev/simulator"
+	"github.com/paygate/paygate/internal/domain/signing"
+	"github.com/paygate/paygate/models"
+	"github.com/paygate/paygate/workflows"
+)
+
+// simDispute asks the simulated acquirer, as its test rig, for path with
+// body and returns the dispute it answers.
+func simDispute(t *testing.T, path string, body any) simulator.Dispute {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest(http.MethodPost, env.simHTTP.URL+path, bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+app.DefaultProviderSecret)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var d simulator.Dispute
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&d) != nil {
+		t.Fatalf("%s: HTTP %d", path, resp.StatusCode)
+	}
+	return d
+}
+
+// waitDispute waits until the dispute's record has status.
+func waitDispute(t *testing.T, creds merchant.Credentials, id, status string) *models.Dispute {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		d, err := models.FindDispute(context.Background(), env.gw.DB, creds.MerchantID, creds.AccountID, id)
+		if err == nil && d.Status == status {
+			return d
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dispute %s is %+v (%v) after 30 s, want %s", id, d, err, status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestDisputeEndToEnd follows issue 30 on the real stack: the simulated
+// acquirer raises a dispute of a paid order and tells the gateway by a
+// signed callback, which starts the dispute's workflow; it asks the
+// acquirer, holds the amount and the 15.00 fee (beyond the deposit, as
+// the merchant's debt), and on the acquirer's decision releases the hold
+// (won) or makes it final (lost). The ledger tells the truth throughout.
+func TestDisputeEndToEnd(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, outcome string
+		want          map[string]int64
+	}{
+		{"won", "won", map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDisputeDebt: 0, models.LedgerDeposit: 0}},
+		{"lost", "lost", map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDisputeDebt: -2734, models.LedgerDeposit: 0,
+			models.LedgerFeeIncome: 1500, models.LedgerSettlementCash: 1234}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			creds := subscriptionAccount(t)
+			_, paid := authorise(t, signCard(cardOrder(creds, newOrderNo(t), "4242424242424242"), creds.SignKey))
+			if paid.ResultInfo != "0000:Success" {
+				t.Fatalf("payment: %+v", paid)
+			}
+			raised := simDispute(t, "/_sim/disputes", map[string]any{"reference": paid.TransactionID, "stage": "chargeback",
+				"reason": "fraudulent", "callback_url": env.api.URL + "/v1/disputes/callback"})
+			id := "sim-acquirer:" + raised.DisputeID
+			d := waitDispute(t, creds, id, "needs_response")
+			if !d.Held || d.Amount != 1234 || d.Fee != 1500 || d.Stage != "chargeback" || d.OrderNo == "" || d.EvidenceDue == nil {
+				t.Fatalf("dispute record %+v", d)
+			}
+			if d.WorkflowID != workflows.DisputeWorkflowID("sim-acquirer", raised.DisputeID) {
+				t.Errorf("workflow %s", d.WorkflowID)
+			}
+			held := ledgerOf(t, creds)
+			if held[models.LedgerDisputeHold] != 2734 || held[models.LedgerDisputeDebt] != -2734 {
+				t.Errorf("held: %v", held)
+			}
+			simDispute(t, "/_sim/disputes/"+raised.DisputeID+"/decide", map[string]any{"outcome": tc.outcome})
+			waitDispute(t, creds, id, tc.outcome)
+			waitLedger(t, creds, tc.want)
+		})
+	}
+}
+
+// ledgerOf is the account's USD ledger balances by kind.
+func ledgerOf(t *testing.T, creds merchant.Credentials) map[string]int64 {
+	t.Helper()
+	var rows []models.LedgerAccount
+	if err := env.gw.DB.Where("merchant_id = ? AND account_id = ? AND currency = 'USD'", creds.MerchantID, creds.AccountID).
+		Find(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, r := range rows {
+		out[r.Kind] = r.Balance
+	}
+	return out
+}
+
+// waitLedger waits until the account's balances are want, then checks the
+// whole ledger's invariants for the account.
+func waitLedger(t *testing.T, creds merchant.Credentials, want map[string]int64) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got := ledgerOf(t, creds)
+		ok := true
+		for k, v := range want {
+			ok = ok && got[k] == v
+		}
+		if ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ledger %v, want %v", got, want)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	v, err := ledger.New(env.gw.DB).Check(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range v {
+		if x.AccountID == creds.AccountID {
+			t.Errorf("ledger check: %+v", x)
+		}
+	}
+}
+
+// TestDisputeEvidenceWins: the merchant answers a dispute with evidence
+// through its signed endpoint; the acquirer decides on it (the simulator's
+// winning words) and the hold is released. The evidence is kept sealed in
+// the record and never appears in the dispute's workflow history.
+func TestDisputeEvidenceWins(t *testing.T) {
+	t.Parallel()
+	creds := subscriptionAccount(t)
+	_, paid := authorise(t, signCard(cardOrder(creds, newOrderNo(t), "4242424242424242"), creds.SignKey))
+	raised := simDispute(t, "/_sim/disputes", map[string]any{"reference": paid.TransactionID, "reason": "product_not_received",
+		"callback_url": env.api.URL + "/v1/disputes/callback"})
+	id := "sim-acquirer:" + raised.DisputeID
+	waitDispute(t, creds, id, "needs_response")
+
+	secret := "tracking 1Z999AA10123456784 " + simulator.WinningEvidence
+	evidence := `[{"name":"tracking","text":"` + secret + `"}]`
+	sum := sha256.Sum256([]byte(evidence))
+	digest := hex.EncodeToString(sum[:])
+	body := `{"merchant_id":"` + creds.MerchantID + `","account_id":"` + creds.AccountID + `","dispute_id":"` + id +
+		`","action":"evidence","evidence":` + evidence + `,"evidence_sha256":"` + digest + `","encryption_data":"` +
+		signing.Sign(creds.SignKey, creds.MerchantID, creds.AccountID, id, "evidence", digest) + `"}`
+	_, b := post(t, "/v1/dispute", "application/json", body)
+	var answer struct {
+		Disputes []struct {
+			Status string `json:"status"`
+		} `json:"disputes"`
+		ResultInfo string `json:"result_info"`
+	}
+	if err := json.Unmarshal(b, &answer); err != nil || answer.ResultInfo != "0000:Success" || len(answer.Disputes) != 1 ||
+		answer.Disputes[0].Status != "won" {
+		t.Fatalf("evidence answered %s", b)
+	}
+	waitLedger(t, creds, map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDisputeDebt: 0})
+
+	var rows []struct{ Sealed []byte }
+	if err := env.gw.DB.Raw("SELECT sealed FROM dispute_evidences WHERE dispute_id = ?", id).Scan(&rows).Error; err != nil || len(rows) != 1 {
+		t.Fatalf("evidence rows %d (%v), want 1", len(rows), err)
+	}
+	if bytes.Contains(rows[0].Sealed, []byte("1Z999AA10123456784")) {
+		t.Error("the evidence is stored in clear")
+	}
+	stored, err := models.DisputeEvidenceOf(context.Background(), env.gw.DB, id)
+	if err != nil || len(stored) != 1 || string(stored[0].Content) != secret {
+		t.Errorf("evidence opened: %+v (%v)", stored, err)
+	}
+	wid := workflows.DisputeWorkflowID("sim-acquirer", raised.DisputeID)
+	all := decryptedPayloads(t, wid)
+	if !strings.Contains(all, raised.DisputeID) {
+		t.Fatalf("the history's payloads do not name the dispute: decoding broken")
+	}
+	if strings.Contains(all, "1Z999AA10123456784") {
+		t.Error("the evidence is in the workflow history")
+	}
+}

@@ -1,0 +1,90 @@
+package dispute
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestCheck: the table of moves, with its refusals.
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		from, to Status
+		ok       bool
+	}{
+		{NeedsResponse, UnderReview, true},
+		{NeedsResponse, Accepted, true},
+		{NeedsResponse, Lost, true},
+		{NeedsResponse, Closed, true},
+		{UnderReview, Won, true},
+		{UnderReview, Lost, true},
+		{UnderReview, NeedsResponse, true},
+		{UnderReview, Closed, true},
+		{UnderReview, Accepted, false},
+		{Won, Lost, false},
+		{Lost, Won, false},
+		{Closed, NeedsResponse, false},
+		{Won, Won, true},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.from)+"→"+string(tc.to), func(t *testing.T) {
+			err := Check(tc.from, tc.to)
+			if (err == nil) != tc.ok || err != nil && !errors.Is(err, ErrIllegalMove) {
+				t.Errorf("Check = %v, want ok %v", err, tc.ok)
+			}
+		})
+	}
+}
+
+// TestMoney: a chargeback holds at once, an inquiry only once it
+// escalates; the outcome releases or takes what is held.
+func TestMoney(t *testing.T) {
+	if !NeedsHold(false, Chargeback) || !NeedsHold(false, PreArbitration) || NeedsHold(false, Inquiry) || NeedsHold(true, Chargeback) {
+		t.Error("NeedsHold: a chargeback holds once, an inquiry never")
+	}
+	tests := []struct {
+		held  bool
+		final Status
+		want  Money
+	}{
+		{true, Won, Release}, {true, Lost, Take}, {true, Accepted, Take}, {false, Closed, Keep}, {false, Lost, Keep},
+	}
+	for _, tc := range tests {
+		if got := Settle(tc.held, tc.final); got != tc.want {
+			t.Errorf("Settle(%v, %s) = %v, want %v", tc.held, tc.final, got, tc.want)
+		}
+	}
+	for cur, want := range map[string]int64{"USD": 1500, "EUR": 1500, "JPY": 15} {
+		if fee, err := Fee(cur); err != nil || fee.Minor != want {
+			t.Errorf("Fee(%s) = %v %v, want %d", cur, fee, err, want)
+		}
+	}
+}
+
+// TestRemindersBefore: 72 and 24 hours before the deadline, those still
+// ahead.
+func TestRemindersBefore(t *testing.T) {
+	due := time.Date(2027, 3, 8, 9, 0, 0, 0, time.UTC)
+	if got := RemindersBefore(due, due.Add(-7*24*time.Hour)); !slices.Equal(got, []time.Time{due.Add(-72 * time.Hour), due.Add(-24 * time.Hour)}) {
+		t.Errorf("a week ahead: %v", got)
+	}
+	if got := RemindersBefore(due, due.Add(-48*time.Hour)); !slices.Equal(got, []time.Time{due.Add(-24 * time.Hour)}) {
+		t.Errorf("two days ahead: %v", got)
+	}
+	if got := RemindersBefore(due, due.Add(-time.Hour)); len(got) != 0 {
+		t.Errorf("an hour ahead: %v", got)
+	}
+}
+
+// TestRead: the acquirer's words, and the ones not understood.
+func TestRead(t *testing.T) {
+	if st, s, ok := Read("chargeback", "needs_response"); !ok || st != Chargeback || s != NeedsResponse {
+		t.Errorf("chargeback needs_response = %s %s %v", st, s, ok)
+	}
+	for _, bad := range [][2]string{{"retrieval", "needs_response"}, {"chargeback", "accepted"}, {"chargeback", "warning"}} {
+		if _, _, ok := Read(bad[0], bad[1]); ok {
+			t.Errorf("Read(%v) understood", bad)
+		}
+	}
+}

@@ -1,0 +1,385 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/dispute"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/notify"
+)
+
+// da runs the dispute activities; workflows call them through it.
+var da *activities.DisputeActivities
+
+// DisputeInput starts a dispute's workflow: the connector and its dispute
+// id, from the acquirer's signed callback.
+type DisputeInput struct {
+	Connector string
+	DisputeID string
+	// NotifySchedule is the retry schedule of the merchant's
+	// notifications (the default when empty).
+	NotifySchedule notify.Schedule
+}
+
+// DisputeState is a dispute as its workflow knows it (QueryDisputeState,
+// and the answer of its updates).
+type DisputeState struct {
+	RecordID      string
+	TransactionID string
+	MerchantID    string
+	AccountID     string
+	Stage         dispute.Stage
+	Status        dispute.Status
+	Amount        money.Amount
+	Fee           int64
+	Reason        string
+	EvidenceDue   time.Time
+	Held          bool
+	Submitted     bool
+	Notices       int
+}
+
+// disputeWorkflow is one dispute's run.
+type disputeWorkflow struct {
+	in     DisputeInput
+	order  activities.DisputedOrder
+	state  DisputeState
+	words  workflow.ReceiveChannel
+	answer string // "evidence" or "accept" once the merchant answered
+	busy   bool
+	create time.Time
+}
+
+// disputeAcquirerOptions: the acquirer is asked until it answers; a refusal
+// of its values is final.
+var disputeAcquirerOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: 30 * time.Second,
+	RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 5 * time.Minute,
+		NonRetryableErrorTypes: []string{activities.ErrTypeDisputeRefused}},
+}
+
+// Dispute follows one dispute from the acquirer's first word to its
+// outcome. Every callback only wakes it (SignalDisputeWord); it asks the
+// acquirer and moves by the domain's table. The disputed money and the
+// fee are held once the acquirer has taken the money back (every stage but
+// an inquiry), released when won and taken when lost or accepted. The
+// merchant is notified of each move and reminded before its evidence
+// deadline; evidence arrives by UpdateDisputeEvidence (read from the
+// record, never carried here), and a deadline passed without it loses the
+// dispute. It never fails because of data: a dispute of no order of ours
+// is logged and ends.
+func Dispute(ctx workflow.Context, in DisputeInput) (DisputeState, error) {
+	w := &disputeWorkflow{in: in, words: workflow.GetSignalChannel(ctx, SignalDisputeWord), create: workflow.Now(ctx)}
+	w.state.RecordID = in.Connector + ":" + in.DisputeID
+	if err := w.registerHandlers(ctx); err != nil {
+		return w.state, err
+	}
+	facts, err := w.ask(ctx)
+	if err != nil {
+		return w.state, nil
+	}
+	actx := workflow.WithActivityOptions(ctx, disputeAcquirerOptions)
+	if err := workflow.ExecuteActivity(actx, da.FindDisputedOrder, facts.Reference).Get(ctx, &w.order); err != nil {
+		return w.state, err
+	}
+	if !w.order.Found {
+		workflow.GetLogger(ctx).Error("dispute of no order of ours", "dispute", w.state.RecordID, "reference", facts.Reference)
+		return w.state, nil
+	}
+	w.state.TransactionID, w.state.MerchantID, w.state.AccountID = w.order.TransactionID, w.order.MerchantID, w.order.AccountID
+	w.state.Amount, w.state.Reason = money.FromMinor(facts.Amount, facts.Currency), facts.Reason
+	if fee, err := dispute.Fee(facts.Currency); err == nil {
+		w.state.Fee = fee.Minor
+	}
+	_ = workflow.UpsertTypedSearchAttributes(ctx, SearchDisputeID.ValueSet(w.state.RecordID),
+		SearchMerchantID.ValueSet(w.state.MerchantID), SearchAccountID.ValueSet(w.state.AccountID),
+		SearchTransactionID.ValueSet(w.state.TransactionID))
+	if err := w.apply(ctx, facts); err != nil {
+		return w.state, err
+	}
+	for !w.state.Status.Final() {
+		if err := w.waitForWord(ctx); err != nil {
+			return w.state, err
+		}
+	}
+	return w.state, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+}
+
+func (w *disputeWorkflow) registerHandlers(ctx workflow.Context) error {
+	if err := workflow.SetQueryHandler(ctx, QueryDisputeState, func() (DisputeState, error) { return w.state, nil }); err != nil {
+		return err
+	}
+	answerable := func(workflow.Context) error {
+		if w.state.Status != dispute.NeedsResponse || w.answer != "" {
+			return temporal.NewApplicationError("the dispute does not wait for an answer", ErrTypeEntryRefused)
+		}
+		return nil
+	}
+	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateDisputeEvidence, func(ctx workflow.Context) (DisputeState, error) {
+		return w.merchantAnswers(ctx, "evidence")
+	}, workflow.UpdateHandlerOptions{Validator: answerable})
+	if err != nil {
+		return err
+	}
+	return workflow.SetUpdateHandlerWithOptions(ctx, UpdateAcceptDispute, func(ctx workflow.Context) (DisputeState, error) {
+		return w.merchantAnswers(ctx, "accept")
+	}, workflow.UpdateHandlerOptions{Validator: answerable})
+}
+
+// merchantAnswers sends the merchant's evidence, or its acceptance, to the
+// acquirer and applies what the acquirer then says.
+func (w *disputeWorkflow) merchantAnswers(ctx workflow.Context, answer string) (DisputeState, error) {
+	if err := workflow.Await(ctx, func() bool { return !w.busy }); err != nil {
+		return w.state, err
+	}
+	if w.state.Status != dispute.NeedsResponse || w.answer != "" {
+		return w.state, temporal.NewApplicationError("the dispute does not wait for an answer", ErrTypeEntryRefused)
+	}
+	w.busy, w.answer = true, answer
+	defer func() { w.busy = false }()
+	actx := workflow.WithActivityOptions(ctx, disputeAcquirerOptions)
+	var facts connector.Dispute
+	var err error
+	if answer == "evidence" {
+		err = workflow.ExecuteActivity(actx, da.SubmitDisputeEvidence, activities.DisputeAnswer{Connector: w.in.Connector,
+			DisputeID: w.in.DisputeID, RecordID: w.state.RecordID}).Get(ctx, &facts)
+		w.state.Submitted = err == nil
+	} else {
+		err = workflow.ExecuteActivity(actx, da.AcceptDispute, activities.DisputeAsk{Connector: w.in.Connector,
+			DisputeID: w.in.DisputeID}).Get(ctx, &facts)
+	}
+	if err != nil {
+		w.answer = ""
+		return w.state, err
+	}
+	return w.state, w.apply(ctx, facts)
+}
+
+// waitForWord waits for the acquirer's next word, the merchant's answer,
+// a reminder or the evidence deadline.
+func (w *disputeWorkflow) waitForWord(ctx workflow.Context) error {
+	status := w.state.Status
+	due := w.state.EvidenceDue
+	var next time.Time
+	reminder := false
+	if status == dispute.NeedsResponse && w.answer == "" && !due.IsZero() {
+		next = due
+		if rs := dispute.RemindersBefore(due, workflow.Now(ctx)); len(rs) > 0 {
+			next, reminder = rs[0], true
+		}
+	}
+	woken := false
+	sel := workflow.NewSelector(ctx)
+	sel.AddReceive(w.words, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil); woken = true })
+	tctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	if !next.IsZero() {
+		sel.AddFuture(workflow.NewTimer(tctx, max(next.Sub(workflow.Now(ctx)), 0)), func(workflow.Future) {})
+	}
+	moved := workflow.NewTimer(tctx, time.Hour) // a word lost on the way: ask again now and then
+	sel.AddFuture(moved, func(workflow.Future) { woken = true })
+	sel.AddFuture(w.changed(tctx, status), func(workflow.Future) {})
+	sel.Select(ctx)
+	switch {
+	case w.state.Status != status || w.state.Status.Final():
+		return nil
+	case woken:
+		facts, err := w.ask(ctx)
+		if err != nil {
+			return err
+		}
+		return w.apply(ctx, facts)
+	case !next.IsZero() && !workflow.Now(ctx).Before(next) && reminder:
+		return w.notify(ctx, "reminder")
+	case !next.IsZero() && !workflow.Now(ctx).Before(next):
+		return w.deadlinePassed(ctx)
+	}
+	return nil
+}
+
+// changed is ready once the dispute's status is no longer status (an
+// update moved it).
+func (w *disputeWorkflow) changed(ctx workflow.Context, status dispute.Status) workflow.Future {
+	f, set := workflow.NewFuture(ctx)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		if workflow.Await(ctx, func() bool { return w.state.Status != status }) == nil {
+			set.Set(nil, nil)
+		}
+	})
+	return f
+}
+
+// deadlinePassed loses a dispute the merchant did not answer in time: the
+// acquirer is told no answer comes.
+func (w *disputeWorkflow) deadlinePassed(ctx workflow.Context) error {
+	if w.answer != "" || w.busy {
+		return nil
+	}
+	w.answer = "none"
+	actx := workflow.WithActivityOptions(ctx, disputeAcquirerOptions)
+	var facts connector.Dispute
+	if err := workflow.ExecuteActivity(actx, da.AcceptDispute, activities.DisputeAsk{Connector: w.in.Connector,
+		DisputeID: w.in.DisputeID}).Get(ctx, &facts); err != nil {
+		workflow.GetLogger(ctx).Warn("the acquirer refused the late dispute's loss; asking it", "dispute", w.state.RecordID, "error", err)
+		if facts, err = w.ask(ctx); err != nil {
+			return err
+		}
+	}
+	return w.apply(ctx, facts)
+}
+
+// ask asks the acquirer where the dispute stands.
+func (w *disputeWorkflow) ask(ctx workflow.Context) (connector.Dispute, error) {
+	actx := workflow.WithActivityOptions(ctx, disputeAcquirerOptions)
+	var facts connector.Dispute
+	err := workflow.ExecuteActivity(actx, da.AskDispute, activities.DisputeAsk{Connector: w.in.Connector, DisputeID: w.in.DisputeID}).Get(ctx, &facts)
+	if err != nil {
+		workflow.GetLogger(ctx).Error("the acquirer refused the dispute inquiry", "dispute", w.state.RecordID, "error", err)
+	}
+	return facts, err
+}
+
+// apply moves the dispute to what the acquirer says, as the table allows:
+// the money held, released or taken, the record written and the merchant
+// notified.
+func (w *disputeWorkflow) apply(ctx workflow.Context, facts connector.Dispute) error {
+	stage, status, ok := dispute.Read(facts.Stage, facts.Status)
+	if !ok {
+		workflow.GetLogger(ctx).Warn("dispute words not understood", "dispute", w.state.RecordID, "stage", facts.Stage, "status", facts.Status)
+		return nil
+	}
+	if (status == dispute.Lost) && w.answer == "accept" {
+		status = dispute.Accepted
+	}
+	from := w.state.Status
+	if from != "" {
+		if err := dispute.Check(from, status); err != nil {
+			workflow.GetLogger(ctx).Warn("dispute move refused", "dispute", w.state.RecordID, "error", err)
+			return nil
+		}
+	}
+	if from == status && w.state.Stage == stage && (status != dispute.NeedsResponse || w.state.EvidenceDue.Equal(facts.EvidenceDue)) {
+		return nil
+	}
+	escalated := w.state.Stage != "" && stage != w.state.Stage
+	w.state.Stage, w.state.Status = stage, status
+	w.state.EvidenceDue = time.Time{}
+	if status == dispute.NeedsResponse {
+		w.state.EvidenceDue = facts.EvidenceDue
+		if escalated {
+			w.answer = "" // a new stage asks for a new answer
+		}
+	}
+	if dispute.NeedsHold(w.state.Held, stage) {
+		if err := w.post(ctx, da.HoldDispute); err != nil {
+			return err
+		}
+		w.state.Held = true
+	}
+	switch dispute.Settle(w.state.Held, status) {
+	case dispute.Release:
+		if err := w.post(ctx, da.ReleaseDispute); err != nil {
+			return err
+		}
+	case dispute.Take:
+		if err := w.post(ctx, da.TakeDispute); err != nil {
+			return err
+		}
+	}
+	if err := w.save(ctx); err != nil {
+		return err
+	}
+	_ = workflow.UpsertTypedSearchAttributes(ctx, SearchDisputeStatus.ValueSet(int64(status.Code())))
+	return w.notify(ctx, string(status))
+}
+
+// disputeLedgerOptions: a ledger step is retried until the database takes
+// it; a refusal of its values is final.
+var disputeLedgerOptions = workflow.ActivityOptions{
+	StartToCloseTimeout: 10 * time.Second,
+	RetryPolicy: &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute,
+		NonRetryableErrorTypes: []string{activities.ErrTypeDisputeRefused}},
+}
+
+// post runs one ledger step (an activity of da) of the dispute's money. A
+// step the ledger refuses for its values is logged for ops: the dispute
+// goes on, as a workflow never fails because of data.
+func (w *disputeWorkflow) post(ctx workflow.Context, step any) error {
+	actx := workflow.WithActivityOptions(ctx, disputeLedgerOptions)
+	err := workflow.ExecuteActivity(actx, step, activities.DisputeMoney{Reference: w.state.RecordID, OrderKey: w.state.TransactionID,
+		MerchantID: w.state.MerchantID, AccountID: w.state.AccountID, Currency: w.state.Amount.Currency,
+		Amount: w.state.Amount.Minor, Fee: w.state.Fee}).Get(ctx, nil)
+	if errorType(err) == activities.ErrTypeDisputeRefused {
+		workflow.GetLogger(ctx).Error("the ledger refused a dispute step", "dispute", w.state.RecordID, "error", err)
+		return nil
+	}
+	return err
+}
+
+// save writes the dispute's record.
+func (w *disputeWorkflow) save(ctx workflow.Context) error {
+	d := activities.DisputeRecord{ID: w.state.RecordID, Connector: w.in.Connector, ConnectorRef: w.in.DisputeID,
+		WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID, TransactionID: w.state.TransactionID,
+		MerchantID: w.state.MerchantID, AccountID: w.state.AccountID, OrderNo: w.order.OrderNo,
+		Currency: w.state.Amount.Currency, Amount: w.state.Amount.Minor, Fee: w.state.Fee, Reason: w.state.Reason,
+		Stage: string(w.state.Stage), Status: string(w.state.Status), Held: w.state.Held,
+		CreatedAt: w.create, UpdatedAt: workflow.Now(ctx)}
+	if !w.state.EvidenceDue.IsZero() {
+		due := w.state.EvidenceDue
+		d.EvidenceDue = &due
+	}
+	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	err := workflow.ExecuteLocalActivity(lctx, da.SaveDispute, d).Get(ctx, nil)
+	if errorType(err) == activities.ErrTypeRecordRejected {
+		workflow.GetLogger(ctx).Error("dispute not recorded", "dispute", w.state.RecordID, "error", err)
+		return nil
+	}
+	return err
+}
+
+// notify records a notification of the dispute (kind: its new status, or
+// "reminder") and hands it to a Redeliver child that outlives this run.
+func (w *disputeWorkflow) notify(ctx workflow.Context, kind string) error {
+	if w.order.NotifyURL == "" {
+		return nil
+	}
+	w.state.Notices++
+	id := fmt.Sprintf("dp-%s-%02d", w.in.DisputeID, w.state.Notices)
+	if len(id) > 40 {
+		id = id[:40]
+	}
+	due := ""
+	if !w.state.EvidenceDue.IsZero() {
+		due = w.state.EvidenceDue.UTC().Format(time.RFC3339)
+	}
+	fields := map[string]string{
+		notify.NotifyTypeField: notify.TypeDispute, "notify_id": id, "event": kind,
+		"merchant_id": w.state.MerchantID, "account_id": w.state.AccountID, "transaction_id": w.state.TransactionID,
+		"order_no": w.order.OrderNo, "dispute_id": w.state.RecordID, "stage": string(w.state.Stage),
+		"status": string(w.state.Status), "reason": w.state.Reason, "currency": w.state.Amount.Currency,
+		"amount": w.state.Amount.String(), "fee": money.FromMinor(w.state.Fee, w.state.Amount.Currency).String(),
+		"evidence_due_by": due,
+	}
+	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	if err := workflow.ExecuteLocalActivity(lctx, da.RecordDisputeNotice, activities.DisputeNotice{NotifyID: id,
+		TransactionID: w.state.TransactionID, MerchantID: w.state.MerchantID, AccountID: w.state.AccountID,
+		OrderNo: w.order.OrderNo, URL: w.order.NotifyURL, Fields: fields}).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Error("dispute notification not recorded", "dispute", w.state.RecordID, "error", err)
+		return nil
+	}
+	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+		WorkflowID: "notify/" + id, ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
+	})
+	child := workflow.ExecuteChildWorkflow(cctx, RedeliverWorkflowType, RedeliverInput{NotifyIDs: []string{id}, Schedule: w.in.NotifySchedule})
+	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Error("dispute notification not started", "dispute", w.state.RecordID, "error", err)
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package workflows_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/dispute"
+	"github.com/paygate/paygate/workflows"
+)
+
+var dacts *activities.DisputeActivities
+
+// issuer is the fake acquirer of a dispute under test: it holds the
+// dispute, changes it as the merchant answers and as the test decides, and
+// counts the ledger's steps and the notifications.
+type issuer struct {
+	mu      sync.Mutex
+	d       connector.Dispute
+	onProof func(*connector.Dispute) // what evidence does
+	ledger  []string
+	notices []string
+	saved   []activities.DisputeRecord
+}
+
+func (is *issuer) set(f func(*connector.Dispute)) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	f(&is.d)
+}
+
+func newDisputeEnv(t *testing.T, is *issuer) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(workflows.Dispute, workflow.RegisterOptions{Name: workflows.DisputeWorkflowType})
+	env.RegisterWorkflowWithOptions(func(workflow.Context, workflows.RedeliverInput) (workflows.RedeliverResult, error) {
+		return workflows.RedeliverResult{}, nil
+	}, workflow.RegisterOptions{Name: workflows.RedeliverWorkflowType})
+	env.RegisterActivity(&activities.DisputeActivities{})
+	snapshot := func() connector.Dispute { is.mu.Lock(); defer is.mu.Unlock(); return is.d }
+	env.OnActivity(dacts.AskDispute, mock.Anything, mock.Anything).Return(
+		func(context.Context, activities.DisputeAsk) (connector.Dispute, error) { return snapshot(), nil }).Maybe()
+	env.OnActivity(dacts.SubmitDisputeEvidence, mock.Anything, mock.Anything).Return(
+		func(context.Context, activities.DisputeAnswer) (connector.Dispute, error) {
+			is.set(func(d *connector.Dispute) {
+				d.Status = "under_review"
+				if is.onProof != nil {
+					is.onProof(d)
+				}
+			})
+			return snapshot(), nil
+		}).Maybe()
+	env.OnActivity(dacts.AcceptDispute, mock.Anything, mock.Anything).Return(
+		func(context.Context, activities.DisputeAsk) (connector.Dispute, error) {
+			is.set(func(d *connector.Dispute) { d.Status = "lost" })
+			return snapshot(), nil
+		}).Maybe()
+	env.OnActivity(dacts.FindDisputedOrder, mock.Anything, mock.Anything).Return(activities.DisputedOrder{Found: true,
+		TransactionID: "1379868670095785984", MerchantID: merchantID, AccountID: accountID, OrderNo: "ORD-1",
+		NotifyURL: "https://shop.example/notify"}, nil).Maybe()
+	env.OnActivity(dacts.SaveDispute, mock.Anything, mock.Anything).Return(func(_ context.Context, d activities.DisputeRecord) error {
+		is.mu.Lock()
+		defer is.mu.Unlock()
+		is.saved = append(is.saved, d)
+		return nil
+	}).Maybe()
+	for name, fn := range map[string]any{"hold": dacts.HoldDispute, "release": dacts.ReleaseDispute, "take": dacts.TakeDispute} {
+		env.OnActivity(fn, mock.Anything, mock.Anything).Return(func(context.Context, activities.DisputeMoney) error {
+			is.mu.Lock()
+			defer is.mu.Unlock()
+			is.ledger = append(is.ledger, name)
+			return nil
+		}).Maybe()
+	}
+	env.OnActivity(dacts.RecordDisputeNotice, mock.Anything, mock.Anything).Return(func(_ context.Context, n activities.DisputeNotice) error {
+		is.mu.Lock()
+		defer is.mu.Unlock()
+		is.notices = append(is.notices, n.Fields["event"])
+		return nil
+	}).Maybe()
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: workflows.DisputeWorkflowID("sim-acquirer", "dp_1"), TaskQueue: workflows.TaskQueue})
+	return env
+}
+
+// disputeStep is something that happens to a dispute under test, after
+// its start.
+type disputeStep struct {
+	after  time.Duration
+	update string                   // the merchant's answer, or
+	issuer func(*connector.Dispute) // the acquirer's move, followed by its callback
+}
+
+// TestDisputePaths follows issue 30's proof: "time-skipping workflow tests
+// for every path (evidence in time, evidence late, no evidence, accepted,
+// won, lost, inquiry that never escalates)". The money is held once the
+// acquirer took it back and released or taken on the outcome; each move is
+// recorded and notified, with reminders before the deadline.
+func TestDisputePaths(t *testing.T) {
+	day := 24 * time.Hour
+	start := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
+	due := start.Add(7 * day)
+	chargeback := connector.Dispute{ID: "dp_1", Reference: "1379868670095785984", Amount: 5000, Currency: "USD",
+		Reason: "fraudulent", Stage: "chargeback", Status: "needs_response", EvidenceDue: due}
+	inquiry := chargeback
+	inquiry.Stage = "inquiry"
+	decide := func(status string) func(*connector.Dispute) { return func(d *connector.Dispute) { d.Status = status } }
+	tests := []struct {
+		name    string
+		first   connector.Dispute
+		proof   func(*connector.Dispute)
+		steps   []disputeStep
+		final   dispute.Status
+		ledger  []string
+		notices []string
+	}{
+		{"evidence in time, won", chargeback, nil, []disputeStep{
+			{after: day, update: workflows.UpdateDisputeEvidence},
+			{after: 3 * day, issuer: decide("won")},
+		}, dispute.Won, []string{"hold", "release"}, []string{"needs_response", "under_review", "won"}},
+		{"evidence in time, lost", chargeback, nil, []disputeStep{
+			{after: day, update: workflows.UpdateDisputeEvidence},
+			{after: 3 * day, issuer: decide("lost")},
+		}, dispute.Lost, []string{"hold", "take"}, []string{"needs_response", "under_review", "lost"}},
+		{"evidence the acquirer decides at once", chargeback, decide("won"), []disputeStep{
+			{after: day, update: workflows.UpdateDisputeEvidence},
+		}, dispute.Won, []string{"hold", "release"}, []string{"needs_response", "won"}},
+		{"no evidence: reminded twice, lost at the deadline", chargeback, nil, nil,
+			dispute.Lost, []string{"hold", "take"}, []string{"needs_response", "reminder", "reminder", "lost"}},
+		{"evidence late: the dispute was lost at the deadline", chargeback, nil, []disputeStep{
+			{after: 8 * day, update: workflows.UpdateDisputeEvidence},
+		}, dispute.Lost, []string{"hold", "take"}, []string{"needs_response", "reminder", "reminder", "lost"}},
+		{"accepted by the merchant", chargeback, nil, []disputeStep{
+			{after: day, update: workflows.UpdateAcceptDispute},
+		}, dispute.Accepted, []string{"hold", "take"}, []string{"needs_response", "accepted"}},
+		{"an inquiry that never escalates", inquiry, nil, []disputeStep{
+			{after: day, update: workflows.UpdateDisputeEvidence},
+			{after: 2 * day, issuer: decide("closed")},
+		}, dispute.Closed, nil, []string{"needs_response", "under_review", "closed"}},
+		{"an inquiry that escalates, then pre-arbitration, then won", inquiry, nil, []disputeStep{
+			{after: day, issuer: func(d *connector.Dispute) { d.Stage, d.EvidenceDue = "chargeback", start.Add(10*day) }},
+			{after: 2 * day, update: workflows.UpdateDisputeEvidence},
+			{after: 3 * day, issuer: func(d *connector.Dispute) {
+				d.Stage, d.Status, d.EvidenceDue = "pre_arbitration", "needs_response", start.Add(12*day)
+			}},
+			{after: 4 * day, update: workflows.UpdateDisputeEvidence},
+			{after: 5 * day, issuer: decide("won")},
+		}, dispute.Won, []string{"hold", "release"},
+			[]string{"needs_response", "needs_response", "under_review", "needs_response", "under_review", "won"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			is := &issuer{d: tc.first, onProof: tc.proof}
+			env := newDisputeEnv(t, is)
+			env.SetStartTime(start)
+			var refused int
+			for _, s := range tc.steps {
+				env.RegisterDelayedCallback(func() {
+					if s.issuer != nil {
+						is.set(s.issuer)
+						env.SignalWorkflow(workflows.SignalDisputeWord, nil)
+						return
+					}
+					env.UpdateWorkflow(s.update, "", &testsuite.TestUpdateCallback{
+						OnAccept:   func() {},
+						OnReject:   func(error) { refused++ },
+						OnComplete: func(any, error) {},
+					})
+				}, s.after)
+			}
+			env.ExecuteWorkflow(workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: "sim-acquirer", DisputeID: "dp_1"})
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatalf("workflow error: %v", err)
+			}
+			var st workflows.DisputeState
+			if err := env.GetWorkflowResult(&st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Status != tc.final || st.Fee != 1500 || st.Amount.Minor != 5000 {
+				t.Errorf("final %s fee %d amount %d, want %s 1500 5000", st.Status, st.Fee, st.Amount.Minor, tc.final)
+			}
+			if !equalStrings(is.ledger, tc.ledger) {
+				t.Errorf("ledger steps %v, want %v", is.ledger, tc.ledger)
+			}
+			if !equalStrings(is.notices, tc.notices) {
+				t.Errorf("notifications %v, want %v", is.notices, tc.notices)
+			}
+			if last := is.saved[len(is.saved)-1]; last.Status != string(tc.final) || last.ID != "sim-acquirer:dp_1" || last.MerchantID != merchantID {
+				t.Errorf("last record %+v", last)
+			}
+			_ = refused // a late answer finds the dispute lost and its workflow closed
+		})
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
