@@ -198,3 +198,63 @@ func TestDisputeEvidenceWins(t *testing.T) {
 		t.Error("the evidence is in the workflow history")
 	}
 }
+
+// simDisputeAfter is how long after its capture the simulator disputes a
+// payment with the dispute test card.
+const simDisputeAfter = 200 * time.Millisecond
+
+// TestDisputeTestCard: "test cards disputed a configurable time after
+// capture": a payment with 4000000000000259 is disputed by the simulated
+// acquirer on its own, and its dispute workflow holds the money.
+func TestDisputeTestCard(t *testing.T) {
+	t.Parallel()
+	creds := subscriptionAccount(t)
+	_, paid := authorise(t, signCard(cardOrder(creds, newOrderNo(t), "4000000000000259"), creds.SignKey))
+	if paid.ResultInfo != "0000:Success" {
+		t.Fatalf("payment: %+v", paid)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var ds []models.Dispute
+		if err := env.gw.DB.Where("transaction_id = ?", paid.TransactionID).Find(&ds).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(ds) == 1 && ds[0].Held && ds[0].Status == "needs_response" && ds[0].Reason == "fraudulent" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("disputes of the test card's payment: %+v", ds)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestDisputeDeadlineAcrossWorkerRestart follows issue 30's "never misses a
+// deadline across worker and server restarts": the worker is stopped while
+// a dispute waits for evidence, its deadline passes with no worker, and the
+// worker started afterwards loses the dispute on the durable timer and
+// makes the hold final.
+func TestDisputeDeadlineAcrossWorkerRestart(t *testing.T) {
+	creds := subscriptionAccount(t)
+	_, paid := authorise(t, signCard(cardOrder(creds, newOrderNo(t), "4242424242424242"), creds.SignKey))
+	raised := simDispute(t, "/_sim/disputes", map[string]any{"reference": paid.TransactionID, "evidence_window_seconds": 4,
+		"callback_url": env.api.URL + "/v1/disputes/callback"})
+	id := "sim-acquirer:" + raised.DisputeID
+	d := waitDispute(t, creds, id, "needs_response")
+
+	env.worker.Stop()
+	// The deadline passes while no worker runs.
+	for time.Now().Before(d.EvidenceDue.Add(time.Second)) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	w, err := env.gw.NewWorker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	env.worker = w
+	waitDispute(t, creds, id, "lost")
+	waitLedger(t, creds, map[string]int64{models.LedgerDisputeHold: 0, models.LedgerFeeIncome: 1500, models.LedgerSettlementCash: 1234})
+}

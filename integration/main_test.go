@@ -130,7 +130,8 @@ func run(m *testing.M) int {
 	defer devenv.DropDatabase(context.Background(), pg.AdminURL, dbName)
 
 	env.sim = simulator.NewServer(simulator.Options{TimeoutDelay: simTimeoutDelay, SettleDelay: simSettleDelay, Logger: logger, EnableFaults: true,
-		Secret: app.DefaultProviderSecret})
+		Secret: app.DefaultProviderSecret, DisputeAfter: simDisputeAfter,
+		DisputeCallbackURL: "http://" + env.api.Listener.Addr().String() + "/v1/disputes/callback"})
 	defer env.sim.Close()
 	env.simHTTP = httptest.NewServer(env.sim.Handler())
 	defer env.simHTTP.Close()

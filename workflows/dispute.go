@@ -193,7 +193,9 @@ func (w *disputeWorkflow) waitForWord(ctx workflow.Context) error {
 	case woken:
 		facts, err := w.ask(ctx)
 		if err != nil {
-			return err
+			// The acquirer refused the inquiry (logged): the dispute
+			// stands as it is and is asked again later.
+			return nil
 		}
 		return w.apply(ctx, facts)
 	case !next.IsZero() && !workflow.Now(ctx).Before(next) && reminder:
@@ -229,7 +231,7 @@ func (w *disputeWorkflow) deadlinePassed(ctx workflow.Context) error {
 		DisputeID: w.in.DisputeID}).Get(ctx, &facts); err != nil {
 		workflow.GetLogger(ctx).Warn("the acquirer refused the late dispute's loss; asking it", "dispute", w.state.RecordID, "error", err)
 		if facts, err = w.ask(ctx); err != nil {
-			return err
+			return nil
 		}
 	}
 	return w.apply(ctx, facts)

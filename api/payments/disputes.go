@@ -72,3 +72,31 @@ func (h *Handler) disputeCallback(c *gin.Context) {
 	}
 	c.JSON(http.StatusOK, gin.H{"ok": true})
 }
+
+// disputeWebhookReader is a connector whose provider's webhook events may
+// name disputes (Stripe's charge.dispute.* events).
+type disputeWebhookReader interface {
+	ReadDisputeWebhook(body []byte, header http.Header) (connector.DisputeCallback, error)
+}
+
+// disputeWebhook wakes the dispute a provider's webhook event names,
+// answering it, and reports whether the event was one; any other event
+// (connector.ErrCallbackIrrelevant, or one the reader refuses) is left to
+// the order webhook, which checks it again.
+func (h *Handler) disputeWebhook(c *gin.Context, name string, dr disputeWebhookReader, body []byte) bool {
+	cb, err := dr.ReadDisputeWebhook(body, c.Request.Header)
+	if err != nil {
+		return false
+	}
+	if h.Disputes == nil {
+		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "disputes are not configured"})
+		return true
+	}
+	if err := h.Disputes.Word(c.Request.Context(), name, cb.DisputeID); err != nil {
+		h.Gate.Logger.Error("wake dispute", "connector", name, "dispute_id", cb.DisputeID, "error", err)
+		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "try again"})
+		return true
+	}
+	c.JSON(http.StatusOK, gin.H{"ok": true})
+	return true
+}

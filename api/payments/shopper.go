@@ -143,6 +143,11 @@ func (h *Handler) webhook(c *gin.Context) {
 		c.JSON(http.StatusBadRequest, gin.H{"error": "unreadable body"})
 		return
 	}
+	if dr, ok := wr.(disputeWebhookReader); ok {
+		if handled := h.disputeWebhook(c, name, dr, body); handled {
+			return
+		}
+	}
 	cb, err := wr.ReadWebhook(body, c.Request.Header)
 	switch {
 	case errors.Is(err, connector.ErrCallbackIrrelevant):

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/paygate/paygate/app"
 	"github.com/paygate/paygate/internal/adapters/merchant"
@@ -172,8 +173,11 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	cfg.Edge.Codec = devCodecConfig(secrets.CodecToken, tp.UIURL())
 	cfg.Telemetry.TemporalUIURL = tp.UIURL()
 
+	// A payment with the dispute test card 4000000000000259 is disputed a
+	// minute after its capture, so the whole dispute can be watched.
 	sim, err := simulator.Open(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.Connectors.ProviderSecret,
-		DataPath: filepath.Join(*dataDir, "acquirer-charges.jsonl")})
+		DataPath: filepath.Join(*dataDir, "acquirer-charges.jsonl"), DisputeAfter: time.Minute,
+		DisputeCallbackURL: cfg.Edge.PublicURL + "/v1/disputes/callback"})
 	if err != nil {
 		railLn.Close()
 		return err

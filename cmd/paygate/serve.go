@@ -115,7 +115,8 @@ func runSimulator(ctx context.Context, logger *slog.Logger) error {
 	// The acquirer simulator keeps its charges in a file across restarts,
 	// so what was really charged can be counted after a crash.
 	sim, err := simulator.Open(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.Connectors.ProviderSecret,
-		DataPath: cfg.Dev.SimulatorDataPath, PublicURL: cfg.Dev.SimulatorPublicURL, CallbackVia: cfg.Dev.SimulatorCallbackVia})
+		DataPath: cfg.Dev.SimulatorDataPath, PublicURL: cfg.Dev.SimulatorPublicURL, CallbackVia: cfg.Dev.SimulatorCallbackVia,
+		DisputeAfter: time.Minute, DisputeCallbackURL: cfg.Edge.PublicURL + "/v1/disputes/callback"})
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 	"time"
@@ -76,7 +77,8 @@ func (r Report) String() string {
 }
 
 // Quiesce waits until no order is pending, no refund or notification is
-// pending and nothing changed for five seconds, or until the deadline.
+// pending and nothing changed (disputes included) for five seconds, or
+// until the deadline.
 func (s *Stack) Quiesce(ctx context.Context, within time.Duration) error {
 	db := s.DB.DB.WithContext(ctx)
 	deadline := time.Now().Add(within)
@@ -91,7 +93,11 @@ func (s *Stack) Quiesce(ctx context.Context, within time.Duration) error {
 		pendingOrders += pendingPayouts
 		db.Model(&models.Order{}).Count(&orders)
 		db.Model(&models.NotificationAttempt{}).Count(&attempts)
-		now := fmt.Sprint(pendingOrders, pendingRefunds, pendingNotices, orders, attempts)
+		// Disputes come a second after their capture: the acquirer's and
+		// the record's count must hold still too.
+		var held int64
+		db.Model(&models.Dispute{}).Where("held").Count(&held)
+		now := fmt.Sprint(pendingOrders, pendingRefunds, pendingNotices, orders, attempts, len(s.Simulator().Disputes()), held)
 		if pendingOrders+pendingRefunds+pendingNotices == 0 && now == last {
 			stable++
 		} else {
@@ -180,7 +186,36 @@ func (s *Stack) Check(ctx context.Context, tr *Traffic) (Report, error) {
 		p.Violations = append(p.Violations, fmt.Sprintf("%d vault cards still hold a sealed CVV", cvv))
 	}
 	rep.Properties = append(rep.Properties, p)
+	var disputes []models.Dispute
+	if err := db.Find(&disputes).Error; err != nil {
+		return rep, err
+	}
+	rep.Properties = append(rep.Properties, disputesHeld(sim.Disputes(), disputes))
 	return rep, nil
+}
+
+// disputesHeld: every dispute the acquirer told the gateway of (its
+// callback answered 200) is recorded, and its money held.
+func disputesHeld(raised []simulator.Dispute, recorded []models.Dispute) Property {
+	p := Property{Name: "every dispute told of is recorded and held"}
+	byRef := map[string]models.Dispute{}
+	for _, d := range recorded {
+		byRef[d.ConnectorRef] = d
+	}
+	for _, d := range raised {
+		if d.CallbackStatus != http.StatusOK {
+			continue
+		}
+		p.Checked++
+		got, ok := byRef[d.DisputeID]
+		switch {
+		case !ok:
+			p.Violations = append(p.Violations, d.DisputeID+": told of, never recorded")
+		case !got.Held:
+			p.Violations = append(p.Violations, d.DisputeID+": recorded "+got.Status+", money not held")
+		}
+	}
+	return p
 }
 
 // paidStatuses are the payment statuses of an order whose charge stands.

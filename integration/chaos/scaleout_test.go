@@ -16,7 +16,7 @@ func TestScaleOut(t *testing.T) {
 	}
 	s := startStackWith(t, Options{APIs: 2, Workers: 2})
 	ctx := context.Background()
-	rep, err := Run(ctx, s, Plan{Rate: 6, Traffic: 20 * time.Second, Seed: 1})
+	rep, err := Run(ctx, s, Plan{Rate: 6, Traffic: 20 * time.Second, Seed: 1, Cards: undisputedCards})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestScaleOut(t *testing.T) {
 
 	// One worker down: the other takes everything.
 	s.KillWorkerN(2)
-	rep, err = Run(ctx, s, Plan{Rate: 4, Traffic: 10 * time.Second, Seed: 2})
+	rep, err = Run(ctx, s, Plan{Rate: 4, Traffic: 10 * time.Second, Seed: 2, Cards: undisputedCards})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -100,7 +100,9 @@ type Stack struct {
 	apis          []*proc
 	workers       []*proc
 	apiURLs       []string
-	next          atomic.Uint64
+	// disputeCallback is where the acquirer simulator tells of disputes.
+	disputeCallback string
+	next            atomic.Uint64
 
 	// DB reads the record for the checks.
 	DB       *app.Gateway
@@ -196,6 +198,7 @@ func Start(ctx context.Context, opts Options) (*Stack, error) {
 	s.simAddr = held.Addr(3)
 	s.simData = filepath.Join(opts.Dir, "acquirer.jsonl")
 	s.simSecret = secret
+	s.disputeCallback = "http://" + held.Addr(4) + "/v1/disputes/callback"
 	if err := s.startSimulator(secret); err != nil {
 		return nil, err
 	}
@@ -321,6 +324,9 @@ func (s *Stack) startSimulator(secret string) error {
 	sim, err := simulator.Open(simulator.Options{
 		DataPath: s.simData, Secret: secret, TimeoutDelay: simTimeoutDelay, SettleDelay: simSettleDelay,
 		SlowCardDelay: simSlowDelay, EnableFaults: true, IgnoreIdempotency: s.opts.IgnoreIdempotency,
+		// The dispute card's captures are disputed a second later, through
+		// the first API (whose address is held for the stack).
+		DisputeAfter: time.Second, DisputeCallbackURL: s.disputeCallback,
 		Logger: slog.New(slog.NewTextHandler(s.opts.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {

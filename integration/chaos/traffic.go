@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,8 +21,13 @@ import (
 )
 
 // The cards of the traffic, in turn: most are approved; the others are the
-// simulator's retryable, timeout, slow and declined cards.
-var trafficCards = []string{
+// simulator's retryable, timeout, slow, declined and disputed cards.
+var trafficCards = append(slices.Clone(undisputedCards), "4000000000000259")
+
+// undisputedCards are the traffic's cards without the dispute card, for
+// plans about something else (scaling out), whose open disputes would only
+// keep the stack busy.
+var undisputedCards = []string{
 	"4242424242424242", "5555555555554444", "4242424242424242", "4000000000000119",
 	"4242424242424242", "4000000000000341", "4000000000000267", "4242424242424242",
 	"4000000000000002", "5555555555554444",

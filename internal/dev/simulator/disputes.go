@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -47,7 +48,10 @@ type Dispute struct {
 	// none of their text, only reads it for the test words.
 	EvidenceCount int       `json:"evidence_count"`
 	CreatedAt     time.Time `json:"created_at"`
-	callbackURL   string
+	// CallbackStatus is the HTTP status the last callback was answered
+	// with, 0 when none came.
+	CallbackStatus int `json:"callback_status"`
+	callbackURL    string
 }
 
 // disputeCallback is the body the acquirer posts when a dispute moves: it
@@ -102,18 +106,53 @@ func (s *Server) handleRaiseDispute(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no captured charge with that charge_id or reference")
 		return
 	}
+	out := s.raise(c, req.Stage, req.Reason, window, req.CallbackURL)
+	s.mu.Unlock()
+	s.tellDispute(r.Context(), out)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// raise opens a dispute of captured charge c; the caller holds s.mu.
+func (s *Server) raise(c *Charge, stage, reason string, window time.Duration, callbackURL string) Dispute {
 	now := s.now()
 	d := &Dispute{DisputeID: newID("dp_"), ChargeID: c.ChargeID, Reference: c.Reference, Amount: c.CapturedAmount - c.RefundedAmount,
-		Currency: c.Currency, Reason: req.Reason, Stage: req.Stage, Status: DisputeNeedsResponse, EvidenceDue: now.Add(window),
-		CreatedAt: now, callbackURL: req.CallbackURL}
+		Currency: c.Currency, Reason: reason, Stage: stage, Status: DisputeNeedsResponse, EvidenceDue: now.Add(window),
+		CreatedAt: now, callbackURL: callbackURL}
 	if s.disputes == nil {
 		s.disputes = map[string]*Dispute{}
 	}
 	s.disputes[d.DisputeID] = d
-	out := *d
-	s.mu.Unlock()
-	s.tellDispute(r.Context(), out)
-	writeJSON(w, http.StatusOK, out)
+	return *d
+}
+
+// DisputeCardBIN and DisputeCardLast4 make the dispute test card
+// (4000000000000259): a capture of it is disputed DisputeAfter later when
+// the simulator is told where to call back (Options).
+const (
+	DisputeCardBIN   = "400000"
+	DisputeCardLast4 = "0259"
+)
+
+// scheduleDispute raises, after the configured delay, a chargeback of a
+// captured charge of the dispute test card; the caller holds s.mu.
+func (s *Server) scheduleDispute(c *Charge) {
+	if s.disputeAfter <= 0 || s.disputeCallbackURL == "" || c.CardBIN != DisputeCardBIN || c.CardLast4 != DisputeCardLast4 ||
+		c.CapturedAmount == 0 || s.closed {
+		return
+	}
+	id := c.ChargeID
+	s.timers["dispute/"+id] = time.AfterFunc(s.disputeAfter, func() {
+		s.mu.Lock()
+		delete(s.timers, "dispute/"+id)
+		ch, ok := s.chargesByID[id]
+		if !ok || s.closed {
+			s.mu.Unlock()
+			return
+		}
+		d := s.raise(ch, DisputeChargeback, "fraudulent", defaultEvidenceWindow, s.disputeCallbackURL)
+		s.mu.Unlock()
+		s.tellDispute(context.Background(), d)
+	})
 }
 
 // handleGetDispute answers a dispute as it stands.
@@ -249,16 +288,39 @@ func (s *Server) tellDispute(ctx context.Context, d Dispute) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callbackTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.callbackURL, bytes.NewReader(body))
+	target := d.callbackURL
+	if s.callbackVia != "" {
+		if u, err := url.Parse(target); err == nil {
+			target = s.callbackVia + u.RequestURI()
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
 		return
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Provider-Signature", sign(s.secret, body))
-	resp, err := s.callbacks.Do(req)
-	if err != nil {
+	code := 0
+	if resp, err := s.callbacks.Do(req); err != nil {
 		s.logger.Warn("dispute callback failed", "dispute_id", d.DisputeID, "error", err)
-		return
+	} else {
+		resp.Body.Close()
+		code = resp.StatusCode
 	}
-	resp.Body.Close()
+	s.mu.Lock()
+	if p, ok := s.disputes[d.DisputeID]; ok {
+		p.CallbackStatus = code
+	}
+	s.mu.Unlock()
+}
+
+// Disputes returns a copy of every dispute, in no particular order.
+func (s *Server) Disputes() []Dispute {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Dispute, 0, len(s.disputes))
+	for _, d := range s.disputes {
+		out = append(out, *d)
+	}
+	return out
 }

@@ -198,6 +198,7 @@ func (s *Server) createCharge(req chargeRequest) Charge {
 	s.chargesByID[c.ChargeID] = c
 	s.chargesByKey[c.IdempotencyKey] = c
 	s.keepCharge(c)
+	s.scheduleDispute(c)
 	return *c
 }
 
@@ -257,6 +258,7 @@ func (s *Server) handleCapture(w http.ResponseWriter, r *http.Request) {
 		c.CapturedAmount = req.Amount
 		c.CapturedAt = s.now()
 		s.keepCharge(c)
+		s.scheduleDispute(c)
 		res := jsonResult(http.StatusOK, *c, true)
 		res.outcome = "captured"
 		return res

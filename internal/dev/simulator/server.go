@@ -86,6 +86,11 @@ type Options struct {
 	// Now is the simulator's clock, time.Now when nil: a test of several
 	// settlement days moves it from day to day.
 	Now func() time.Time
+	// DisputeAfter, with DisputeCallbackURL (the gateway's
+	// /v1/disputes/callback), disputes every capture of the dispute test
+	// card 4000000000000259 that long after it; 0 raises none.
+	DisputeAfter       time.Duration
+	DisputeCallbackURL string
 }
 
 // Charge is the acquirer's record of one charge attempt that reached a
@@ -143,7 +148,10 @@ type Server struct {
 	publicURL    string
 	callbackVia  string
 	enableFaults bool
-	faults       faultState
+
+	disputeAfter       time.Duration
+	disputeCallbackURL string
+	faults             faultState
 
 	mu           sync.Mutex
 	store        *store
@@ -202,6 +210,7 @@ func NewServer(opts Options) *Server {
 		slowDelay:    opts.SlowCardDelay,
 		publicURL:    strings.TrimSuffix(opts.PublicURL, "/"),
 		callbackVia:  strings.TrimSuffix(opts.CallbackVia, "/"),
+		disputeAfter: opts.DisputeAfter, disputeCallbackURL: opts.DisputeCallbackURL,
 		enableFaults: opts.EnableFaults,
 		faults:       faultState{ignoreIdempotency: opts.IgnoreIdempotency},
 		logger:       opts.Logger,

@@ -10,6 +10,7 @@ func TestTestData(t *testing.T) {
 	}{
 		{"the README's card", IsTestCard("4242424242424242"), true},
 		{"the slow card", IsTestCard("4000000000000267"), true},
+		{"the dispute card", IsTestCard("4000000000000259"), true},
 		{"another Luhn-valid Visa", IsTestCard("4111111111111111"), false},
 		{"a test card by BIN and last 4", IsTestCardMasked("424242", "4242"), true},
 		{"the declined card by BIN and last 4", IsTestCardMasked("400000", "0002"), true},

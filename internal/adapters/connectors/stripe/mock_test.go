@@ -207,6 +207,19 @@ func TestAgainstStripeMock(t *testing.T) {
 		{"3-D Secure called off", func() error {
 			return c.CancelAuthentication(ctx, "pi_1")
 		}, []want{{"POST", "/v1/payment_intents/pi_1/cancel", "cancel-authentication:pi_1", nil}}},
+		{"a dispute", func() error {
+			_, err := c.GetDispute(ctx, "dp_1")
+			return err
+		}, []want{{"GET", "/v1/disputes/dp_1", "", nil}}},
+		{"a dispute's evidence", func() error {
+			_, err := c.SubmitDisputeEvidence(ctx, "dp_1", "tracking: delivered")
+			return err
+		}, []want{{"POST", "/v1/disputes/dp_1", "dispute-evidence:dp_1:" + evidenceDigest("tracking: delivered"), map[string]string{"evidence[uncategorized_text]": "tracking: delivered",
+			"submit": "true"}}}},
+		{"a dispute accepted", func() error {
+			_, err := c.AcceptDispute(ctx, "dp_1")
+			return err
+		}, []want{{"POST", "/v1/disputes/dp_1/close", "dispute-accept:dp_1", nil}}},
 		{"3-D Secure state", func() error {
 			_, err := c.GetAuthentication(ctx, "pi_1")
 			return err

@@ -1,0 +1,104 @@
+package payments
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/models"
+)
+
+// disputeReturns is a connector that also reads disputes: a callback or a
+// webhook event whose body starts "dispute " and carries X-Ours names the
+// dispute after the word (its reference after a space, for callbacks).
+type disputeReturns struct{ returns }
+
+func (disputeReturns) ReadDisputeCallback(body []byte, h http.Header) (connector.DisputeCallback, error) {
+	if h.Get("X-Ours") == "" {
+		return connector.DisputeCallback{}, connector.ErrCallbackUnsigned
+	}
+	f := strings.Fields(string(body))
+	if len(f) != 3 || f[0] != "dispute" {
+		return connector.DisputeCallback{}, connector.ErrCallbackMalformed
+	}
+	return connector.DisputeCallback{DisputeID: f[1], Reference: f[2]}, nil
+}
+
+func (disputeReturns) ReadDisputeWebhook(body []byte, h http.Header) (connector.DisputeCallback, error) {
+	if h.Get("X-Ours") == "" {
+		return connector.DisputeCallback{}, connector.ErrCallbackUnsigned
+	}
+	f := strings.Fields(string(body))
+	if len(f) < 2 || f[0] != "dispute" {
+		return connector.DisputeCallback{}, connector.ErrCallbackIrrelevant
+	}
+	return connector.DisputeCallback{DisputeID: f[1]}, nil
+}
+
+func (disputeReturns) ReadWebhook([]byte, http.Header) (connector.ThreeDSCallback, error) {
+	return connector.ThreeDSCallback{}, connector.ErrCallbackIrrelevant
+}
+
+type disputeReaders struct{}
+
+func (disputeReaders) Get(string) (CallbackReader, error) { return disputeReturns{}, nil }
+func (disputeReaders) Names() []string                    { return []string{"sim-acquirer"} }
+
+// woken disputes.
+type words struct{ got []string }
+
+func (w *words) Word(_ context.Context, conn, id string) error {
+	w.got = append(w.got, conn+" "+id)
+	return nil
+}
+
+// paidOrders holds one paid order of sim-acquirer.
+type paidOrders struct{ someOrders }
+
+func (paidOrders) FindOrderByID(_ context.Context, tx string) (*models.Order, error) {
+	if tx != "1379868670095785984" {
+		return nil, models.ErrNotFound
+	}
+	return &models.Order{TransactionID: tx, Connector: "sim-acquirer", PaymentStatus: status.Paid}, nil
+}
+
+// TestDisputeCallbacks: issue 30's "tell us through a signed callback,
+// which, like every callback, only wakes the workflow": a signed dispute
+// callback or webhook event wakes the dispute it names, at the connector
+// of its order; a forged or unknown one wakes nothing.
+func TestDisputeCallbacks(t *testing.T) {
+	tests := []struct {
+		name, path, body string
+		ours             bool
+		want             int
+		woken            []string
+	}{
+		{"callback", "/v1/disputes/callback", "dispute dp_1 1379868670095785984", true, http.StatusOK, []string{"sim-acquirer dp_1"}},
+		{"callback unsigned", "/v1/disputes/callback", "dispute dp_1 1379868670095785984", false, http.StatusUnauthorized, nil},
+		{"callback of an order nobody has", "/v1/disputes/callback", "dispute dp_1 1", true, http.StatusNotFound, nil},
+		{"callback malformed", "/v1/disputes/callback", "dispute", true, http.StatusBadRequest, nil},
+		{"webhook event", "/v1/webhooks/sim-acquirer", "dispute dp_2", true, http.StatusOK, []string{"sim-acquirer dp_2"}},
+		{"webhook event of something else", "/v1/webhooks/sim-acquirer", "payment", true, http.StatusOK, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := handler(nil)
+			w := &words{}
+			h.Callbacks, h.Gate.Records, h.Disputes = disputeReaders{}, paidOrders{}, w
+			req := httptest.NewRequest(http.MethodPost, tc.path, strings.NewReader(tc.body))
+			if tc.ours {
+				req.Header.Set("X-Ours", "1")
+			}
+			rec := httptest.NewRecorder()
+			h.Gate.Handler().ServeHTTP(rec, req)
+			if rec.Code != tc.want || !slices.Equal(w.got, tc.woken) {
+				t.Errorf("answer %d (%s), woken %v; want %d, %v", rec.Code, rec.Body.String(), w.got, tc.want, tc.woken)
+			}
+		})
+	}
+}

@@ -1,0 +1,95 @@
+package stripe
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	stripego "github.com/stripe/stripe-go/v82"
+	"github.com/stripe/stripe-go/v82/webhook"
+
+	"github.com/paygate/paygate/internal/domain/connector"
+)
+
+// TestDisputeOf follows issue 30: "The Stripe connector maps Stripe's
+// dispute events and objects the same way". Stripe's warning_* statuses
+// are an inquiry; the others a chargeback; our reference comes from the
+// PaymentIntent's metadata.
+func TestDisputeOf(t *testing.T) {
+	pi := &stripego.PaymentIntent{ID: "pi_1", Metadata: map[string]string{metaReference: "1379868670095785984"}}
+	due := time.Date(2027, 3, 8, 23, 59, 59, 0, time.UTC)
+	tests := []struct {
+		status       stripego.DisputeStatus
+		stage, state string
+	}{
+		{stripego.DisputeStatusNeedsResponse, "chargeback", "needs_response"},
+		{stripego.DisputeStatusUnderReview, "chargeback", "under_review"},
+		{stripego.DisputeStatusWon, "chargeback", "won"},
+		{stripego.DisputeStatusLost, "chargeback", "lost"},
+		{stripego.DisputeStatusWarningNeedsResponse, "inquiry", "needs_response"},
+		{stripego.DisputeStatusWarningUnderReview, "inquiry", "under_review"},
+		{stripego.DisputeStatusWarningClosed, "inquiry", "closed"},
+	}
+	for _, tc := range tests {
+		t.Run(string(tc.status), func(t *testing.T) {
+			got := disputeOf(&stripego.Dispute{ID: "dp_1", Amount: 5000, Currency: "usd", Reason: "fraudulent", Status: tc.status,
+				PaymentIntent: pi, EvidenceDetails: &stripego.DisputeEvidenceDetails{DueBy: due.Unix()}})
+			want := connector.Dispute{ID: "dp_1", ChargeID: "pi_1", Reference: "1379868670095785984", Amount: 5000, Currency: "USD",
+				Reason: "fraudulent", Stage: tc.stage, Status: tc.state, EvidenceDue: due}
+			if got != want {
+				t.Errorf("disputeOf = %+v, want %+v", got, want)
+			}
+		})
+	}
+}
+
+// TestReadDisputeWebhook: a charge.dispute.* event, signed, names the
+// dispute; any other event is not a dispute's.
+func TestReadDisputeWebhook(t *testing.T) {
+	const secret = "whsec_test_paygate"
+	c, err := New(Config{SecretKey: "sk_test_x", WebhookSecret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	event := func(typ, object string) []byte {
+		return []byte(`{"id":"evt_1","object":"event","type":"` + typ + `","api_version":"2024-06-20","data":{"object":` + object + `}}`)
+	}
+	signed := func(body []byte, key string) http.Header {
+		sp := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: body, Secret: key, Timestamp: time.Now()})
+		return http.Header{"Stripe-Signature": {sp.Header}}
+	}
+	dispute := `{"id":"dp_1","object":"dispute","status":"needs_response"}`
+	tests := []struct {
+		name string
+		body []byte
+		key  string
+		want connector.DisputeCallback
+		err  error
+	}{
+		{"a dispute opened", event("charge.dispute.created", dispute), secret, connector.DisputeCallback{DisputeID: "dp_1"}, nil},
+		{"a dispute closed", event("charge.dispute.closed", dispute), secret, connector.DisputeCallback{DisputeID: "dp_1"}, nil},
+		{"signed with another secret", event("charge.dispute.created", dispute), "whsec_other", connector.DisputeCallback{}, connector.ErrCallbackUnsigned},
+		{"a PaymentIntent's event", event("payment_intent.succeeded", `{"id":"pi_1","object":"payment_intent"}`), secret,
+			connector.DisputeCallback{}, connector.ErrCallbackIrrelevant},
+		{"a dispute event without one", event("charge.dispute.updated", `{"object":"charge"}`), secret,
+			connector.DisputeCallback{}, connector.ErrCallbackMalformed},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := c.ReadDisputeWebhook(tc.body, signed(tc.body, tc.key))
+			if got != tc.want || !errors.Is(err, tc.err) {
+				t.Errorf("ReadDisputeWebhook = %+v, %v; want %+v, %v", got, err, tc.want, tc.err)
+			}
+		})
+	}
+}
+
+// evidenceDigest is the part of an evidence submission's idempotency key
+// its text makes.
+func evidenceDigest(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:8])
+}
