@@ -71,6 +71,7 @@ func (h *Handler) subscription(c *gin.Context) {
 	if !ok {
 		return
 	}
+	var err error
 	ctx := c.Request.Context()
 	switch {
 	case req.RecurringID == "":
@@ -92,14 +93,8 @@ func (h *Handler) subscription(c *gin.Context) {
 		m.Refuse(codes.SystemError)
 		return
 	}
-	sub, err := h.findSubscription(ctx, req.MerchantID, req.AccountID, req.RecurringID)
-	switch {
-	case errors.Is(err, models.ErrSubscriptionNotFound):
-		m.Refuse(codes.SubscriptionNotFound)
-		return
-	case err != nil:
-		h.Gate.Logger.Error("find subscription", "error", err)
-		m.Refuse(codes.SystemError)
+	sub, ok := h.found(m, h.findSubscription)(ctx, req.MerchantID, req.AccountID, req.RecurringID)
+	if !ok {
 		return
 	}
 	if req.Action == actionQuery {

@@ -169,6 +169,7 @@ func (h *Handler) cancelSubscription(c *gin.Context) {
 	if !ok {
 		return
 	}
+	var err error
 	ctx := c.Request.Context()
 	if req.RecurringID == "" {
 		m.Refuse(codes.MissingField.With("recurring_id"))
@@ -182,14 +183,8 @@ func (h *Handler) cancelSubscription(c *gin.Context) {
 		m.Refuse(codes.SystemError)
 		return
 	}
-	sub, err := h.findSubscription(ctx, req.MerchantID, req.AccountID, req.RecurringID)
-	switch {
-	case errors.Is(err, models.ErrSubscriptionNotFound):
-		m.Refuse(codes.SubscriptionNotFound)
-		return
-	case err != nil:
-		h.Gate.Logger.Error("find subscription", "error", err)
-		m.Refuse(codes.SystemError)
+	sub, ok := h.found(m, h.findSubscription)(ctx, req.MerchantID, req.AccountID, req.RecurringID)
+	if !ok {
 		return
 	}
 	if subscription.Status(sub.Status).Open() {
@@ -207,6 +202,24 @@ func (h *Handler) cancelSubscription(c *gin.Context) {
 		}
 	}
 	h.answer(c, m.Key(), sub)
+}
+
+// found wraps a lookup of a subscription so that a missing one is refused
+// I0026 and a failed one S0001 (logged) on m; ok is false once refused.
+func (h *Handler) found(m *api.Merchant, find func(ctx context.Context, merchantID, accountID, recurringID string) (*models.Subscription, error)) func(ctx context.Context, merchantID, accountID, recurringID string) (*models.Subscription, bool) {
+	return func(ctx context.Context, merchantID, accountID, recurringID string) (*models.Subscription, bool) {
+		sub, err := find(ctx, merchantID, accountID, recurringID)
+		switch {
+		case errors.Is(err, models.ErrSubscriptionNotFound):
+			m.Refuse(codes.SubscriptionNotFound)
+			return nil, false
+		case err != nil:
+			h.Gate.Logger.Error("find subscription", "error", err)
+			m.Refuse(codes.SystemError)
+			return nil, false
+		}
+		return sub, true
+	}
 }
 
 // subscriptionRecordWait bounds how long a cancel waits for the record of a
