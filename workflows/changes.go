@@ -31,4 +31,8 @@ const (
 	// changeSubscriptionSearch: subscriptions show their status as a search
 	// attribute (SubscriptionStatus); runs begun before replay without it.
 	changeSubscriptionSearch = "subscription-search-status"
+	// changeFailoverRecorded: a routed order ends its workflow task before
+	// charging the next connector, so a worker that dies cannot leave a
+	// charge there unknown; orders that failed over before replay without.
+	changeFailoverRecorded = "failover-recorded"
 )

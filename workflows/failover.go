@@ -52,8 +52,30 @@ func (w *orderWorkflow) chargeRouted(ctx workflow.Context) (activities.ChargeOut
 		workflow.GetLogger(ctx).Warn("charge goes on to the next connector", "connector", conn, "outcome", class,
 			"next", plan.Next(n+1), "route", plan.Route)
 		why = "after " + conn + ": " + string(class)
+		if err := w.recordBeforeNext(ctx); err != nil {
+			return activities.ChargeOutcome{}, codes.Code{}, err
+		}
 	}
 }
+
+// recordBeforeNext ends the workflow task before the next connector is
+// charged. Local activities reach the history only when their task ends: a
+// worker that died after charging the next connector in the same task would
+// leave that charge unknown to the worker that takes over, which runs this
+// connector's charge again and, answered differently (its breaker closed,
+// a fault passed), stops here with the card charged at both. With the
+// attempt recorded first, the worker that takes over goes on to the next
+// connector too, with the same key.
+func (w *orderWorkflow) recordBeforeNext(ctx workflow.Context) error {
+	if w.version(ctx, changeFailoverRecorded, 1) == workflow.DefaultVersion {
+		return nil
+	}
+	return workflow.Sleep(ctx, failoverRecordPause)
+}
+
+// failoverRecordPause is the timer that ends the task before the next
+// connector: any will do, the shortest costs the payment least.
+const failoverRecordPause = time.Millisecond
 
 // routePassPause is the pause before a routed charge tries its connectors
 // again from the first.

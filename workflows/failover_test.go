@@ -3,6 +3,7 @@ package workflows_test
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -141,8 +142,14 @@ func TestChargeFailover(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			// steps are the charges, by connector, and the 1 ms timers
+			// that end a workflow task, in the order they came.
+			var steps []string
 			acq := &acquirer{risk: accepted,
 				authorise: func(n int) (activities.ChargeOutcome, error) {
+					if n < len(tc.wantCalls) {
+						steps = append(steps, tc.wantCalls[n].connector)
+					}
 					if n >= len(tc.answers) {
 						t.Errorf("charge %d, want %d in all", n+1, len(tc.answers))
 						return activities.ChargeOutcome{}, down()
@@ -157,6 +164,11 @@ func TestChargeFailover(t *testing.T) {
 					return tc.inquiries[n], nil
 				}}
 			env := newEnv(t, acq)
+			env.SetOnTimerScheduledListener(func(_ string, d time.Duration) {
+				if d == time.Millisecond {
+					steps = append(steps, "task ends")
+				}
+			})
 			var upserted []string
 			env.OnUpsertTypedSearchAttributes(mock.Anything).Return(nil).Run(func(args mock.Arguments) {
 				if v, ok := args.Get(0).(temporal.SearchAttributes).GetKeyword(workflows.SearchConnector); ok {
@@ -191,6 +203,13 @@ func TestChargeFailover(t *testing.T) {
 			}
 			if res.ResultCode != tc.wantCode || res.Connector != tc.wantBy {
 				t.Errorf("result %s by %s, want %s by %s", res.ResultCode, res.Connector, tc.wantCode, tc.wantBy)
+			}
+			// A charge at another connector comes only after a task has
+			// ended with the previous attempt in it (recordBeforeNext).
+			for i := 1; i < len(steps); i++ {
+				if steps[i] != "task ends" && steps[i-1] != "task ends" && steps[i] != steps[i-1] {
+					t.Errorf("charged %s right after %s in one workflow task: %v", steps[i], steps[i-1], steps)
+				}
 			}
 			var attempts []string
 			for i, a := range acq.attempts {

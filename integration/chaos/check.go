@@ -97,7 +97,13 @@ func (s *Stack) Quiesce(ctx context.Context, within time.Duration) error {
 		// the record's count must hold still too.
 		var held int64
 		db.Model(&models.Dispute{}).Where("held").Count(&held)
-		now := fmt.Sprint(pendingOrders, pendingRefunds, pendingNotices, orders, attempts, len(s.Simulator().Disputes()), held)
+		raised := s.Simulator().Disputes()
+		for _, d := range raised {
+			if d.CallbackPending {
+				pendingNotices++
+			}
+		}
+		now := fmt.Sprint(pendingOrders, pendingRefunds, pendingNotices, orders, attempts, len(raised), held)
 		if pendingOrders+pendingRefunds+pendingNotices == 0 && now == last {
 			stable++
 		} else {
@@ -194,21 +200,21 @@ func (s *Stack) Check(ctx context.Context, tr *Traffic) (Report, error) {
 	return rep, nil
 }
 
-// disputesHeld: every dispute the acquirer told the gateway of (its
-// callback answered 200) is recorded, and its money held.
+// disputesHeld: every dispute the acquirer raised was taken by the gateway
+// (its callback, sent again while the gateway was down, answered 200), is
+// recorded, and its money held.
 func disputesHeld(raised []simulator.Dispute, recorded []models.Dispute) Property {
-	p := Property{Name: "every dispute told of is recorded and held"}
+	p := Property{Name: "every dispute raised is taken, recorded and held"}
 	byRef := map[string]models.Dispute{}
 	for _, d := range recorded {
 		byRef[d.ConnectorRef] = d
 	}
 	for _, d := range raised {
-		if d.CallbackStatus != http.StatusOK {
-			continue
-		}
 		p.Checked++
 		got, ok := byRef[d.DisputeID]
 		switch {
+		case d.CallbackStatus != http.StatusOK:
+			p.Violations = append(p.Violations, fmt.Sprintf("%s: callback answered %d after %d attempts", d.DisputeID, d.CallbackStatus, d.CallbackAttempts))
 		case !ok:
 			p.Violations = append(p.Violations, d.DisputeID+": told of, never recorded")
 		case !got.Held:

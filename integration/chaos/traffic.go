@@ -21,11 +21,8 @@ import (
 )
 
 // The cards of the traffic, in turn: most are approved; the others are the
-// simulator's retryable, timeout, slow and declined cards. The dispute card
-// (4000000000000259) is left out for now: with it, one run found a routed
-// order charged at both acquirers (docs/reliability.md), and that must be
-// understood before the traffic grows.
-var trafficCards = slices.Clone(undisputedCards)
+// simulator's retryable, timeout, slow, declined and disputed cards.
+var trafficCards = append(slices.Clone(undisputedCards), "4000000000000259")
 
 // undisputedCards are the traffic's cards without the dispute card, for
 // plans about something else (scaling out), whose open disputes would only

@@ -1,13 +1,11 @@
 package simulator
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -275,26 +273,7 @@ func (s *Server) sendCallback(ctx context.Context, callbackURL string, cb apmCal
 	if err != nil {
 		panic("acquirer: marshal callback: " + err.Error())
 	}
-	ctx, cancel := context.WithTimeout(ctx, callbackTimeout)
-	defer cancel()
-	if s.callbackVia != "" {
-		if u, err := url.Parse(callbackURL); err == nil {
-			callbackURL = s.callbackVia + u.RequestURI()
-		}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, callbackURL, bytes.NewReader(body))
-	if err != nil {
-		return 0
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Provider-Signature", sign(s.secret, body))
-	resp, err := s.callbacks.Do(req)
-	if err != nil {
-		s.logger.Warn("apm callback failed", "payment_id", cb.PaymentID, "error", err)
-		return 0
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	return s.postSigned(ctx, callbackURL, body, "apm callback", "payment_id", cb.PaymentID)
 }
 
 // validateAPM checks req and returns the error code and message to answer.

@@ -1,11 +1,9 @@
 package simulator
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 )
@@ -49,9 +47,12 @@ type Dispute struct {
 	EvidenceCount int       `json:"evidence_count"`
 	CreatedAt     time.Time `json:"created_at"`
 	// CallbackStatus is the HTTP status the last callback was answered
-	// with, 0 when none came.
-	CallbackStatus int `json:"callback_status"`
-	callbackURL    string
+	// with, 0 when none came; CallbackAttempts counts the callbacks sent,
+	// and CallbackPending says another will be.
+	CallbackStatus   int  `json:"callback_status"`
+	CallbackAttempts int  `json:"callback_attempts"`
+	CallbackPending  bool `json:"callback_pending"`
+	callbackURL      string
 }
 
 // disputeCallback is the body the acquirer posts when a dispute moves: it
@@ -108,7 +109,10 @@ func (s *Server) handleRaiseDispute(w http.ResponseWriter, r *http.Request) {
 	}
 	out := s.raise(c, req.Stage, req.Reason, window, req.CallbackURL)
 	s.mu.Unlock()
-	s.tellDispute(r.Context(), out)
+	s.tellDispute(r.Context(), out.DisputeID)
+	s.mu.Lock()
+	out = *s.disputes[out.DisputeID]
+	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -122,6 +126,7 @@ func (s *Server) raise(c *Charge, stage, reason string, window time.Duration, ca
 		s.disputes = map[string]*Dispute{}
 	}
 	s.disputes[d.DisputeID] = d
+	s.keepDispute(d)
 	return *d
 }
 
@@ -151,7 +156,7 @@ func (s *Server) scheduleDispute(c *Charge) {
 		}
 		d := s.raise(ch, DisputeChargeback, "fraudulent", defaultEvidenceWindow, s.disputeCallbackURL)
 		s.mu.Unlock()
-		s.tellDispute(context.Background(), d)
+		s.tellDispute(context.Background(), d.DisputeID)
 	})
 }
 
@@ -271,47 +276,76 @@ func (s *Server) changeDispute(w http.ResponseWriter, r *http.Request, change fu
 		writeError(w, code, "invalid_state", msg)
 		return
 	}
+	s.keepDispute(d)
+	s.mu.Unlock()
+	s.tellDispute(r.Context(), d.DisputeID)
+	s.mu.Lock()
 	out := *d
 	s.mu.Unlock()
-	s.tellDispute(r.Context(), out)
 	writeJSON(w, http.StatusOK, out)
 }
 
-// tellDispute posts the signed callback of a dispute's move.
-func (s *Server) tellDispute(ctx context.Context, d Dispute) {
-	if d.callbackURL == "" {
-		return
+// Dispute callbacks that find the gateway unable to take them (no answer,
+// or a 5xx) are sent again, as acquirers do, after a pause that doubles from
+// disputeRetryFirst to disputeRetryMax, for disputeRetryFor at most. A 2xx
+// is the end; so is a 4xx, the gateway's word that it will never take it.
+const (
+	disputeRetryFirst = 250 * time.Millisecond
+	disputeRetryMax   = 10 * time.Second
+	disputeRetryFor   = 24 * time.Hour
+)
+
+// tellDispute posts the signed callback of a dispute's move once and, when
+// the gateway could not take it, goes on trying in the background.
+func (s *Server) tellDispute(ctx context.Context, id string) {
+	if s.callDispute(ctx, id) {
+		go s.retryDispute(id)
 	}
-	body, err := json.Marshal(disputeCallback{DisputeID: d.DisputeID, Reference: d.Reference})
-	if err != nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callbackTimeout)
-	defer cancel()
-	target := d.callbackURL
-	if s.callbackVia != "" {
-		if u, err := url.Parse(target); err == nil {
-			target = s.callbackVia + u.RequestURI()
-		}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
-	if err != nil {
-		return
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Provider-Signature", sign(s.secret, body))
-	code := 0
-	if resp, err := s.callbacks.Do(req); err != nil {
-		s.logger.Warn("dispute callback failed", "dispute_id", d.DisputeID, "error", err)
-	} else {
-		resp.Body.Close()
-		code = resp.StatusCode
-	}
+}
+
+// callDispute sends the dispute's callback once, records the answer and
+// reports whether it should be sent again.
+func (s *Server) callDispute(ctx context.Context, id string) (again bool) {
 	s.mu.Lock()
-	if p, ok := s.disputes[d.DisputeID]; ok {
-		p.CallbackStatus = code
+	d, ok := s.disputes[id]
+	if !ok || d.callbackURL == "" || s.closed {
+		s.mu.Unlock()
+		return false
 	}
+	target, since, cb := d.callbackURL, d.CreatedAt, disputeCallback{DisputeID: d.DisputeID, Reference: d.Reference}
 	s.mu.Unlock()
+	body, err := json.Marshal(cb)
+	if err != nil {
+		panic("acquirer: marshal dispute callback: " + err.Error())
+	}
+	code := s.postSigned(context.WithoutCancel(ctx), target, body, "dispute callback", "dispute_id", id)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d.CallbackStatus = code
+	d.CallbackAttempts++
+	again = (code == 0 || code >= 500) && s.now().Sub(since) < disputeRetryFor
+	d.CallbackPending = again
+	s.keepDispute(d)
+	return again
+}
+
+// retryDispute sends a dispute's callback again until it is taken, given
+// up, or the simulator closes.
+func (s *Server) retryDispute(id string) {
+	pause := disputeRetryFirst
+	for {
+		t := time.NewTimer(pause)
+		select {
+		case <-s.done:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if !s.callDispute(context.Background(), id) {
+			return
+		}
+		pause = min(2*pause, disputeRetryMax)
+	}
 }
 
 // Disputes returns a copy of every dispute, in no particular order.

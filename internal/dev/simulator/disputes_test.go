@@ -6,6 +6,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 )
@@ -95,5 +98,115 @@ func TestDisputeTestCard(t *testing.T) {
 	}
 	if d := decode[Dispute](t, call(t, http.MethodGet, ts.URL+"/v1/disputes/"+body.DisputeID, nil)); d.Amount != 700 {
 		t.Errorf("dispute %+v", d)
+	}
+}
+
+// scriptedReceiver answers callbacks with the statuses of its script in
+// turn, the last one from then on.
+type scriptedReceiver struct {
+	mu     sync.Mutex
+	script []int
+	got    int
+}
+
+func (sr *scriptedReceiver) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	w.WriteHeader(sr.script[min(sr.got, len(sr.script)-1)])
+	sr.got++
+}
+
+// settledCallback waits until the dispute's callback is taken or given up.
+func settledCallback(t *testing.T, srv *Server, id string) Dispute {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		for _, d := range srv.Disputes() {
+			if d.DisputeID == id && !d.CallbackPending {
+				return d
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dispute %s: callback still pending", id)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestDisputeCallbackRetried: a callback the gateway could not take (no
+// answer, a 5xx) is sent again until it is taken; a 4xx is the gateway's
+// final word.
+func TestDisputeCallbackRetried(t *testing.T) {
+	tests := []struct {
+		name         string
+		script       []int
+		wantStatus   int
+		wantAttempts int
+	}{
+		{"taken at once", []int{http.StatusOK}, http.StatusOK, 1},
+		{"down twice, then taken", []int{http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusOK}, http.StatusOK, 3},
+		{"refused for good", []int{http.StatusNotFound, http.StatusOK}, http.StatusNotFound, 1},
+		{"down, then refused", []int{http.StatusInternalServerError, http.StatusUnauthorized}, http.StatusUnauthorized, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, ts := newTestServer(t, Options{})
+			receiver := httptest.NewServer(&scriptedReceiver{script: tt.script})
+			t.Cleanup(receiver.Close)
+			ch := decode[Charge](t, call(t, http.MethodPost, ts.URL+"/v1/charges", chargeBody("retry-1", "4242424242424242", 5000, true)))
+			d := decode[Dispute](t, devCall(t, http.MethodPost, ts.URL+"/_sim/disputes", map[string]any{"reference": ch.Reference, "callback_url": receiver.URL}))
+			if d.CallbackAttempts != 1 || d.CallbackStatus != tt.script[0] {
+				t.Errorf("raised with callback %d after %d attempts, want %d after 1", d.CallbackStatus, d.CallbackAttempts, tt.script[0])
+			}
+			got := settledCallback(t, srv, d.DisputeID)
+			if got.CallbackStatus != tt.wantStatus || got.CallbackAttempts != tt.wantAttempts {
+				t.Errorf("callback %d after %d attempts, want %d after %d", got.CallbackStatus, got.CallbackAttempts, tt.wantStatus, tt.wantAttempts)
+			}
+		})
+	}
+}
+
+// TestDisputesSurviveARestart: disputes are kept in the store; one whose
+// callback the gateway had not taken is sent again after the restart, and
+// a capture of the dispute card not yet disputed is disputed then.
+func TestDisputesSurviveARestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "acquirer.jsonl")
+	down := httptest.NewServer(&scriptedReceiver{script: []int{http.StatusServiceUnavailable}})
+	t.Cleanup(down.Close)
+	first, ts := openAt(t, path, Options{})
+	ch := decode[Charge](t, call(t, http.MethodPost, ts.URL+"/v1/charges", chargeBody("restart-1", "4242424242424242", 5000, true)))
+	d := decode[Dispute](t, devCall(t, http.MethodPost, ts.URL+"/_sim/disputes", map[string]any{"reference": ch.Reference, "callback_url": down.URL}))
+	// The dispute card, captured while nobody is told of disputes.
+	card := decode[Charge](t, call(t, http.MethodPost, ts.URL+"/v1/charges", chargeBody("restart-2", "4000000000000259", 700, true)))
+	ts.Close()
+	first.Close()
+
+	// The gateway is up again at the same address: the callback now goes
+	// through.
+	up := &scriptedReceiver{script: []int{http.StatusOK}}
+	down.Config.Handler = up
+	second, _ := openAt(t, path, Options{DisputeAfter: time.Millisecond, DisputeCallbackURL: down.URL})
+	got := settledCallback(t, second, d.DisputeID)
+	if got.CallbackStatus != http.StatusOK || got.CallbackAttempts < 2 || got.Amount != 5000 || got.Status != DisputeNeedsResponse {
+		t.Errorf("after the restart %+v", got)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var byCard []Dispute
+		for _, d := range second.Disputes() {
+			if d.ChargeID == card.ChargeID {
+				byCard = append(byCard, d)
+			}
+		}
+		if len(byCard) == 1 {
+			if d := settledCallback(t, second, byCard[0].DisputeID); d.CallbackStatus != http.StatusOK || d.Amount != 700 {
+				t.Errorf("the dispute card's dispute %+v", d)
+			}
+			break
+		}
+		if len(byCard) > 1 || time.Now().After(deadline) {
+			t.Fatalf("the dispute card's charge has %d disputes, want 1", len(byCard))
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

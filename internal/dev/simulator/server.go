@@ -8,11 +8,13 @@
 package simulator
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -320,6 +322,33 @@ func (s *Server) Close() {
 		s.mu.Unlock()
 		close(s.done)
 	})
+}
+
+// postSigned posts body, signed with the provider's secret, to target (by
+// way of CallbackVia when set) and returns the answer's HTTP status, or 0
+// when none came; what and the attributes name it in the log.
+func (s *Server) postSigned(ctx context.Context, target string, body []byte, what string, attrs ...any) int {
+	ctx, cancel := context.WithTimeout(ctx, callbackTimeout)
+	defer cancel()
+	if s.callbackVia != "" {
+		if u, err := url.Parse(target); err == nil {
+			target = s.callbackVia + u.RequestURI()
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		s.logger.Warn(what+" has no valid address", append(attrs, "error", err)...)
+		return 0
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Provider-Signature", sign(s.secret, body))
+	resp, err := s.callbacks.Do(req)
+	if err != nil {
+		s.logger.Warn(what+" failed", append(attrs, "error", err)...)
+		return 0
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // requestInfo carries what the log line reports about a request. Handlers

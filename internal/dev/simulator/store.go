@@ -28,12 +28,13 @@ type store struct {
 
 // storeLine is one line of the store.
 type storeLine struct {
-	Type     string    `json:"t"`
-	Secret   string    `json:"secret,omitempty"`
-	Charge   *Charge   `json:"charge,omitempty"`
-	Refund   *Refund   `json:"refund,omitempty"`
-	Idem     *idemLine `json:"idem,omitempty"`
-	Recorded time.Time `json:"at"`
+	Type     string       `json:"t"`
+	Secret   string       `json:"secret,omitempty"`
+	Charge   *Charge      `json:"charge,omitempty"`
+	Refund   *Refund      `json:"refund,omitempty"`
+	Idem     *idemLine    `json:"idem,omitempty"`
+	Dispute  *disputeLine `json:"dispute,omitempty"`
+	Recorded time.Time    `json:"at"`
 }
 
 // idemLine is a finished idempotency key: the answer a repeat gets.
@@ -45,11 +46,20 @@ type idemLine struct {
 	Body        []byte `json:"body"`
 }
 
+// disputeLine is a dispute with the address its callbacks go to.
+type disputeLine struct {
+	Dispute
+	CallbackURL string `json:"callback_url"`
+}
+
 // Open returns a simulator like NewServer that keeps its charges, refunds
 // and finished idempotency keys in opts.DataPath (created if missing) and
 // starts from what the file holds: the same charges, the same answers to
-// repeated keys, pending refunds settling again. Without a DataPath it is
-// NewServer. 3-D Secure authentications and APM payments stay in memory.
+// repeated keys, pending refunds settling again, disputes with their
+// callbacks sent again where the gateway had not taken them, and the dispute
+// card's captures not yet disputed disputed after the set delay. Without a
+// DataPath it is NewServer. 3-D Secure authentications and APM payments
+// stay in memory.
 func Open(opts Options) (*Server, error) {
 	s := NewServer(opts)
 	if opts.DataPath == "" {
@@ -135,6 +145,25 @@ func (s *Server) load(path string) error {
 			s.idem[l.Idem.Scope+"\x00"+l.Idem.Key] = &idemEntry{
 				fingerprint: l.Idem.Fingerprint, done: true, status: l.Idem.Status, body: l.Idem.Body, attempts: 1,
 			}
+		case l.Dispute != nil:
+			d := l.Dispute.Dispute
+			d.callbackURL = l.Dispute.CallbackURL
+			if s.disputes == nil {
+				s.disputes = map[string]*Dispute{}
+			}
+			s.disputes[d.DisputeID] = &d
+		}
+	}
+	disputed := map[string]bool{}
+	for _, d := range s.disputes {
+		disputed[d.ChargeID] = true
+		if d.CallbackPending {
+			go s.retryDispute(d.DisputeID)
+		}
+	}
+	for _, c := range s.charges {
+		if !disputed[c.ChargeID] {
+			s.scheduleDispute(c)
 		}
 	}
 	for _, rf := range s.refunds {
@@ -191,6 +220,16 @@ func (s *Server) keepRefund(rf *Refund) {
 	cp := copyRefund(rf)
 	if err := s.store.append(storeLine{Type: "refund", Refund: &cp}); err != nil {
 		s.logger.Error("acquirer simulator: store refund", "refund_id", rf.RefundID, "error", err)
+	}
+}
+
+// keepDispute records the latest state of a dispute; s.mu is held.
+func (s *Server) keepDispute(d *Dispute) {
+	if s.store == nil {
+		return
+	}
+	if err := s.store.append(storeLine{Type: "dispute", Dispute: &disputeLine{Dispute: *d, CallbackURL: d.callbackURL}}); err != nil {
+		s.logger.Error("acquirer simulator: store dispute", "dispute_id", d.DisputeID, "error", err)
 	}
 }
 
