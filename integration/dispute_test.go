@@ -70,7 +70,7 @@ func TestDisputeEndToEnd(t *testing.T) {
 	}{
 		{"won", "won", map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDisputeDebt: 0, models.LedgerDeposit: 0}},
 		{"lost", "lost", map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDisputeDebt: -2734, models.LedgerDeposit: 0,
-			models.LedgerFeeIncome: 1500, models.LedgerSettlementCash: 1234}},
+			models.LedgerFeeIncome: 1500, models.LedgerDisputeClearing: 1234}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -256,5 +256,5 @@ func TestDisputeDeadlineAcrossWorkerRestart(t *testing.T) {
 	}
 	env.worker = w
 	waitDispute(t, creds, id, "lost")
-	waitLedger(t, creds, map[string]int64{models.LedgerDisputeHold: 0, models.LedgerFeeIncome: 1500, models.LedgerSettlementCash: 1234})
+	waitLedger(t, creds, map[string]int64{models.LedgerDisputeHold: 0, models.LedgerFeeIncome: 1500, models.LedgerDisputeClearing: 1234})
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,15 +30,19 @@ import (
 // settlement day is reconciled by the ReconcileSettlementDay workflow, run
 // twice: forty captures of a day long past at an acquirer simulator of this
 // test's own (its clock on that day, so no other test's orders are in the
-// day), two of them seeded to settle a cent short and never; the first run
-// posts the rest to the ledger, the second finds the same and posts
-// nothing; the ledger's invariants hold. The workflow runs on a task queue
+// day), two of them seeded to settle a cent short and never, two charged
+// back that day; the first run posts the rest to the ledger but for the
+// chargeback whose dispute is not held yet, the second finds the same and
+// posts only that chargeback, once its dispute is held; the disputes'
+// money at the acquirer is in dispute clearing and the ledger's invariants
+// hold. The workflow runs on a task queue
 // of its own, with a worker whose only connector is that simulator.
 func TestReconcileOnTemporal(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	day := time.Date(2020, 3, 2, 10, 0, 0, 0, time.UTC)
-	sim := simulator.NewServer(simulator.Options{Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return day }})
+	const simSecret = "recon-rig"
+	sim := simulator.NewServer(simulator.Options{Logger: slog.New(slog.DiscardHandler), Now: func() time.Time { return day }, Secret: simSecret})
 	simHTTP := httptest.NewServer(sim.Handler())
 	t.Cleanup(simHTTP.Close)
 	conn, err := simacquirer.New(simacquirer.Config{BaseURL: simHTTP.URL, Timeout: 5 * time.Second})
@@ -49,6 +55,9 @@ func TestReconcileOnTemporal(t *testing.T) {
 		t.Fatal(err)
 	}
 	var short, never int64
+	// Two captures are charged back that day; the dispute of one is held
+	// before the first run, the other's only after it (its callback late).
+	disputed := map[int]ledger.DisputeHold{3: {}, 5: {}}
 	for i := range 40 {
 		amount := int64(2000 + i*100)
 		switch i {
@@ -76,6 +85,19 @@ func TestReconcileOnTemporal(t *testing.T) {
 			AccountID: merchantID + "01", Currency: "USD", Amount: amount}); err != nil {
 			t.Fatal(err)
 		}
+		if _, ok := disputed[i]; ok {
+			raiseChargeback(t, simHTTP.URL, simSecret, ch.ID)
+			disputed[i] = ledger.DisputeHold{Reference: simacquirer.Name + ":dp-" + tx, OrderKey: tx, MerchantID: merchantID,
+				AccountID: merchantID + "01", Currency: "USD", Amount: amount, Fee: 1500}
+		}
+	}
+	// The merchant's deposit covers the first dispute's hold.
+	if _, err := l.TopUp(ctx, ledger.TopUp{Reference: "topup-" + merchantID, MerchantID: merchantID, AccountID: merchantID + "01",
+		Currency: "USD", Amount: 10000}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.HoldDispute(ctx, disputed[3]); err != nil {
+		t.Fatal(err)
 	}
 
 	queue := "paygate-recon-" + randomHex(4)
@@ -103,27 +125,60 @@ func TestReconcileOnTemporal(t *testing.T) {
 		return res
 	}
 	first := run()
-	want := map[string]int{"matched": 38, "amount_mismatch": 1, "missing_at_acquirer": 1}
+	// 38 captures and the 2 chargebacks match.
+	want := map[string]int{"matched": 40, "amount_mismatch": 1, "missing_at_acquirer": 1}
 	for class, n := range want {
 		if first.Summary.Classes[class] != n {
 			t.Errorf("classes %v, want %v", first.Summary.Classes, want)
 			break
 		}
 	}
-	if first.Summary.Lines != 39 || first.Summary.Owed != 40 || first.Summary.Exceptions != 2 || first.Posted.Posted != 38 || first.Posted.Unposted != 0 {
+	// The chargeback of the dispute not held yet waits.
+	if first.Summary.Lines != 41 || first.Summary.Owed != 40 || first.Summary.Exceptions != 2 || first.Posted.Posted != 39 || first.Posted.Unposted != 1 {
 		t.Errorf("first run %+v", first)
 	}
 	b, err := l.Balance(ctx, merchantID, merchantID+"01", "USD")
 	if err != nil || b.Pending != short+never {
 		t.Errorf("balance %+v, %v; want pending %d (the short and the never settled)", b, err, short+never)
 	}
+	if _, err := l.HoldDispute(ctx, disputed[5]); err != nil {
+		t.Fatal(err)
+	}
 	entries := countJournal(t, merchantID)
 	again := run()
-	if fmt.Sprint(again.Summary) != fmt.Sprint(first.Summary) || again.Posted != first.Posted || countJournal(t, merchantID) != entries {
+	if fmt.Sprint(again.Summary) != fmt.Sprint(first.Summary) || again.Posted.Posted != 40 || again.Posted.Unposted != 0 ||
+		countJournal(t, merchantID) != entries+1 {
 		t.Errorf("the day again: %+v, first %+v", again, first)
+	}
+	// The acquirer's side of the two disputes: what it took back, owed us
+	// until their outcomes.
+	var clearing int64
+	if err := db.Model(&models.LedgerAccount{}).Where("merchant_id = ? AND kind = ?", merchantID, models.LedgerDisputeClearing).
+		Select("coalesce(sum(balance), 0)").Scan(&clearing).Error; err != nil || clearing != -(disputed[3].Amount+disputed[5].Amount) {
+		t.Errorf("dispute clearing %d, %v; want %d", clearing, err, -(disputed[3].Amount + disputed[5].Amount))
 	}
 	if v, err := l.Check(ctx); err != nil || len(v) != 0 {
 		t.Errorf("ledger check: %+v, %v", v, err)
+	}
+}
+
+// raiseChargeback has the acquirer simulator at base (its secret secret)
+// charge back the capture chargeID, as its test rig does.
+func raiseChargeback(t *testing.T, base, secret, chargeID string) {
+	t.Helper()
+	body := strings.NewReader(`{"charge_id":"` + chargeID + `","stage":"chargeback"}`)
+	req, err := http.NewRequest(http.MethodPost, base+"/_sim/disputes", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+secret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("raise a chargeback of %s: HTTP %d", chargeID, resp.StatusCode)
 	}
 }
 

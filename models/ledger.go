@@ -48,6 +48,11 @@ const (
 	// merchant's available funds: the merchant owes it, so it runs below
 	// zero.
 	LedgerDisputeDebt = "dispute_debt"
+	// LedgerDisputeClearing is the acquirer's side of disputes: below zero
+	// by what it took back on chargebacks and still owes us until the
+	// outcome (a lost dispute's hold pays it; a won one's reinstatement
+	// comes in a later report).
+	LedgerDisputeClearing = "dispute_clearing"
 )
 
 // Kinds of journal entry, as the journal_entries.kind column holds them.
@@ -87,7 +92,7 @@ type LedgerAccount struct {
 	MerchantID string `gorm:"size:32;not null;uniqueIndex:idx_ledger_accounts_key,priority:1"`
 	AccountID  string `gorm:"size:32;not null;uniqueIndex:idx_ledger_accounts_key,priority:2"`
 	Currency   string `gorm:"size:3;not null;uniqueIndex:idx_ledger_accounts_key,priority:3"`
-	Kind       string `gorm:"size:32;not null;uniqueIndex:idx_ledger_accounts_key,priority:4;check:ledger_accounts_kind_check,kind IN ('deposit','reserved','acquirer_clearing','rail_clearing','fee_income','operator_funding','pending','settlement_cash','fee_expense','write_off','dispute_hold','dispute_debt')"`
+	Kind       string `gorm:"size:32;not null;uniqueIndex:idx_ledger_accounts_key,priority:4;check:ledger_accounts_kind_check,kind IN ('deposit','reserved','acquirer_clearing','rail_clearing','fee_income','operator_funding','pending','settlement_cash','fee_expense','write_off','dispute_hold','dispute_debt','dispute_clearing')"`
 	Balance    int64  `gorm:"not null;default:0;check:ledger_accounts_balance_check,kind NOT IN ('deposit','reserved','pending','dispute_hold') OR balance >= 0"`
 	CreatedAt  time.Time
 	UpdatedAt  time.Time

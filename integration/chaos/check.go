@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/paygate/paygate/app"
+	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/dev/railsim"
 	"github.com/paygate/paygate/internal/dev/simbank"
 	"github.com/paygate/paygate/internal/dev/simulator"
@@ -197,6 +198,11 @@ func (s *Stack) Check(ctx context.Context, tr *Traffic) (Report, error) {
 		return rep, err
 	}
 	rep.Properties = append(rep.Properties, disputesHeld(sim.Disputes(), disputes))
+	lp, err := ledgerTrue(ctx, s)
+	if err != nil {
+		return rep, err
+	}
+	rep.Properties = append(rep.Properties, lp)
 	return rep, nil
 }
 
@@ -530,4 +536,26 @@ func payoutsPaidOnce(sent []PayoutReq, payouts []models.Payout, transfers []rail
 		}
 	}
 	return p
+}
+
+// ledgerTrue: the ledger's invariants hold after everything the faults
+// did (ledger.Check: entries balance, balances are their lines, nothing
+// negative that must not be, the receivable, pending money and dispute
+// holds are what the open captures, refunds and disputes say). Checked
+// counts the entries.
+func ledgerTrue(ctx context.Context, s *Stack) (Property, error) {
+	p := Property{Name: "the ledger balances"}
+	var n int64
+	if err := s.DB.DB.WithContext(ctx).Model(&models.JournalEntry{}).Count(&n).Error; err != nil {
+		return p, err
+	}
+	p.Checked = int(n)
+	violations, err := ledger.New(s.DB.DB).Check(ctx)
+	if err != nil {
+		return p, err
+	}
+	for _, v := range violations {
+		p.Violations = append(p.Violations, fmt.Sprintf("%s %s/%s %s: %s", v.Rule, v.MerchantID, v.AccountID, v.Currency, v.Detail))
+	}
+	return p, nil
 }

@@ -42,7 +42,8 @@ func (l *Ledger) PostSettlements(ctx context.Context, batch []Settlement) ([]Set
 		for i, s := range batch {
 			e, err := l.PostSettlement(ctx, s)
 			out[i] = SettlementResult{Reference: e.Reference, Err: err}
-			if err != nil && !errors.Is(err, ErrInsufficientFunds) && !errors.Is(err, ErrNotCredited) && !errors.Is(err, ErrInvalid) {
+			if err != nil && !errors.Is(err, ErrInsufficientFunds) && !errors.Is(err, ErrNotCredited) && !errors.Is(err, ErrInvalid) &&
+				!errors.Is(err, ErrNotDisputed) {
 				return nil, err
 			}
 		}
@@ -124,17 +125,18 @@ func (l *Ledger) postBatch(ctx context.Context, tx *gorm.DB, batch []Settlement,
 		seen[out[i].Reference] = true
 		var lines []line
 		var err error
+		o := owner{s.MerchantID, s.AccountID, s.Currency}
 		if s.Kind == SettleCapture {
 			c, ok := credited[s.OrderKey]
-			lines, err = linesOf(s, c, ok)
+			debt := accounts[o][models.LedgerDisputeDebt]
+			lines, err = linesOf(s, c, ok, debt.Balance+delta[debt.ID])
 		} else {
-			lines, err = linesOf(s, 0, slices.Contains(refunds, "refund/"+s.RefundKey))
+			lines, err = linesOf(s, 0, slices.Contains(refunds, "refund/"+s.RefundKey), 0)
 		}
 		if err != nil {
 			out[i].Err = err
 			continue
 		}
-		o := owner{s.MerchantID, s.AccountID, s.Currency}
 		for _, ln := range lines {
 			delta[accounts[o][ln.kind].ID] += ln.amount
 		}

@@ -78,38 +78,44 @@ func (l *Ledger) HoldDispute(ctx context.Context, h DisputeHold) (Entry, error) 
 	return out, nil
 }
 
-// ReleaseDispute gives a won dispute's hold back: first what it took as
-// debt, then the rest to the deposit. A repeat posts nothing more; a
-// dispute taken already is refused with ErrDisputeClosed.
+// ReleaseDispute gives a won dispute's hold back: first to the merchant's
+// dispute debt, as far as there is any (what the hold took as debt, unless
+// settlements repaid it since), then the rest to the deposit. A repeat
+// posts nothing more; a dispute taken already is refused with
+// ErrDisputeClosed.
 func (l *Ledger) ReleaseDispute(ctx context.Context, reference string) (Entry, error) {
-	return l.closeDispute(ctx, reference, "released", models.EntryDisputeRelease, func(held Entry, total int64) []line {
-		lines := []line{{models.LedgerDisputeHold, -total}}
-		for _, ln := range held.Lines {
-			if ln.AccountKind == models.LedgerDeposit || ln.AccountKind == models.LedgerDisputeDebt {
-				lines = append(lines, line{ln.AccountKind, -ln.Amount})
-			}
-		}
-		return lines
+	return l.closeDispute(ctx, reference, "released", models.EntryDisputeRelease, func(accounts map[string]*models.LedgerAccount, total int64) []line {
+		toDebt := min(max(-accounts[models.LedgerDisputeDebt].Balance, 0), total)
+		m := lineSet{}
+		m.add(models.LedgerDisputeHold, -total)
+		m.add(models.LedgerDisputeDebt, toDebt)
+		m.add(models.LedgerDeposit, total-toDebt)
+		return m.lines()
 	})
 }
 
-// TakeDispute closes a lost (or accepted) dispute's hold: the amount stays
-// with the acquirer, which took it back (settlement cash), and the fee is
-// the gateway's (fee income). A repeat posts nothing more; a dispute
-// released already is refused with ErrDisputeClosed.
+// TakeDispute closes a lost (or accepted) dispute's hold: the amount pays
+// what the acquirer took back on the chargeback (dispute clearing, which
+// its settlement report's chargeback line balances), and the fee is the
+// gateway's (fee income). A repeat posts nothing more; a dispute released
+// already is refused with ErrDisputeClosed.
 func (l *Ledger) TakeDispute(ctx context.Context, reference string, fee int64) (Entry, error) {
-	return l.closeDispute(ctx, reference, "taken", models.EntryDisputeLost, func(held Entry, total int64) []line {
-		lines := []line{{models.LedgerDisputeHold, -total}, {models.LedgerSettlementCash, total - fee}}
-		if fee > 0 {
-			lines = append(lines, line{models.LedgerFeeIncome, fee})
-		}
-		return lines
+	return l.closeDispute(ctx, reference, "taken", models.EntryDisputeLost, func(_ map[string]*models.LedgerAccount, total int64) []line {
+		m := lineSet{}
+		m.add(models.LedgerDisputeHold, -total)
+		m.add(models.LedgerDisputeClearing, total-fee)
+		m.add(models.LedgerFeeIncome, fee)
+		return m.lines()
 	})
 }
+
+// disputeCloseKinds are the accounts a dispute's outcome may move.
+var disputeCloseKinds = []string{models.LedgerDeposit, models.LedgerDisputeDebt, models.LedgerDisputeHold,
+	models.LedgerDisputeClearing, models.LedgerFeeIncome}
 
 // closeDispute posts a dispute's outcome under the lock of its hold
 // account, so that a release and a take racing cannot both go through.
-func (l *Ledger) closeDispute(ctx context.Context, reference, step, kind string, lines func(held Entry, total int64) []line) (Entry, error) {
+func (l *Ledger) closeDispute(ctx context.Context, reference, step, kind string, lines func(accounts map[string]*models.LedgerAccount, total int64) []line) (Entry, error) {
 	other := map[string]string{"released": "taken", "taken": "released"}[step]
 	var out Entry
 	err := l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -127,7 +133,16 @@ func (l *Ledger) closeDispute(ctx context.Context, reference, step, kind string,
 				total, currency = ln.Amount, ln.Currency
 			}
 		}
-		if _, err := l.lockAccounts(tx, held.MerchantID, held.AccountID, currency, []string{models.LedgerDisputeHold}); err != nil {
+		accounts, err := l.lockAccounts(tx, held.MerchantID, held.AccountID, currency, disputeCloseKinds)
+		if err != nil {
+			return err
+		}
+		// A repeat is the entry posted first: a release's lines were read
+		// from the debt, which may have moved since.
+		if prior, err := l.entryByReference(ctx, tx, disputeRef(reference, step)); err == nil {
+			out = prior
+			return nil
+		} else if !errors.Is(err, gorm.ErrRecordNotFound) {
 			return err
 		}
 		if _, err := l.entryByReference(ctx, tx, disputeRef(reference, other)); err == nil {
@@ -137,7 +152,7 @@ func (l *Ledger) closeDispute(ctx context.Context, reference, step, kind string,
 		}
 		e, _, err := l.post(ctx, tx, posting{
 			kind: kind, reference: disputeRef(reference, step), merchantID: held.MerchantID, accountID: held.AccountID,
-			currency: currency, description: "dispute " + reference + " " + step, lines: lines(held, total),
+			currency: currency, description: "dispute " + reference + " " + step, lines: lines(accounts, total),
 		})
 		out = e
 		return err

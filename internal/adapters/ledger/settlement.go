@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"gorm.io/gorm"
 
@@ -20,6 +21,10 @@ const HouseMerchant = "paygate"
 // yet (its posting is still under way), so its settlement cannot be
 // posted; try again later.
 var ErrNotCredited = errors.New("ledger: the order's capture is not posted yet")
+
+// ErrNotDisputed: a chargeback line names an order no dispute of which is
+// held here yet (its callback may still be on its way); try again later.
+var ErrNotDisputed = errors.New("ledger: no dispute of the order is held yet")
 
 // SettlementKind is what an acquirer's settlement line settles.
 type SettlementKind string
@@ -77,8 +82,12 @@ func SettlementReference(s Settlement) string {
 // less the merchant's fee, clears the acquirer's receivable and books the
 // cash, the acquirer's fee and any difference written off. A refund's
 // settlement books the cash the acquirer took back against acquirer
-// clearing. A chargeback takes its amount from the deposit; a fee
-// adjustment is the gateway's cost. The same settlement twice posts once.
+// clearing. A capture's settlement repays the merchant's dispute debt
+// first. A chargeback (the acquirer took a dispute's money back, or gave it
+// back when the dispute was won) posts against dispute clearing: the
+// merchant's money moves only with the dispute's hold, release or take. A
+// fee adjustment is the gateway's cost. The same settlement twice posts
+// once.
 func (l *Ledger) PostSettlement(ctx context.Context, s Settlement) (Entry, error) {
 	ref := SettlementReference(s)
 	if err := checkSettlement(s); err != nil {
@@ -89,10 +98,19 @@ func (l *Ledger) PostSettlement(ctx context.Context, s Settlement) (Entry, error
 		// Every account a settlement may touch is locked first, so that a
 		// refund drawing on pending and this settlement of its capture
 		// cannot both read the order's pending money as it was.
-		if _, err := l.lockAccounts(tx, s.MerchantID, s.AccountID, s.Currency, settlementKinds); err != nil {
+		accounts, err := l.lockAccounts(tx, s.MerchantID, s.AccountID, s.Currency, settlementKinds)
+		if err != nil {
 			return err
 		}
-		lines, err := l.settlementLines(ctx, tx, s)
+		// A repeat is the entry posted first: its lines were read from
+		// balances (the dispute debt) that have moved since.
+		if prior, err := l.entryByReference(ctx, tx, ref); err == nil {
+			out = prior
+			return nil
+		} else if !errors.Is(err, gorm.ErrRecordNotFound) {
+			return err
+		}
+		lines, err := l.settlementLines(ctx, tx, s, accounts[models.LedgerDisputeDebt].Balance)
 		if err != nil {
 			return err
 		}
@@ -123,10 +141,12 @@ func checkSettlement(s Settlement) error {
 
 // settlementKinds are the accounts a settlement may move.
 var settlementKinds = []string{models.LedgerPending, models.LedgerDeposit, models.LedgerAcquirerClearing,
-	models.LedgerSettlementCash, models.LedgerFeeExpense, models.LedgerFeeIncome, models.LedgerWriteOff}
+	models.LedgerSettlementCash, models.LedgerFeeExpense, models.LedgerFeeIncome, models.LedgerWriteOff,
+	models.LedgerDisputeDebt, models.LedgerDisputeClearing}
 
-// settlementLines are the lines of s, read under the accounts' locks.
-func (l *Ledger) settlementLines(ctx context.Context, tx *gorm.DB, s Settlement) ([]line, error) {
+// settlementLines are the lines of s, read under the accounts' locks; debt
+// is the owner's dispute debt balance.
+func (l *Ledger) settlementLines(ctx context.Context, tx *gorm.DB, s Settlement, debt int64) ([]line, error) {
 	var credited int64
 	var posted bool
 	switch s.Kind {
@@ -142,14 +162,23 @@ func (l *Ledger) settlementLines(ctx context.Context, tx *gorm.DB, s Settlement)
 			return nil, fmt.Errorf("find refund %s: %w", s.RefundKey, err)
 		}
 		posted = n > 0
+	case SettleChargeback:
+		var n int64
+		if err := tx.WithContext(ctx).Model(&models.JournalEntry{}).Where("kind = ? AND order_key = ?", models.EntryDisputeHold, s.OrderKey).
+			Count(&n).Error; err != nil {
+			return nil, fmt.Errorf("find disputes of %s: %w", s.OrderKey, err)
+		}
+		posted = n > 0
 	}
-	return linesOf(s, credited, posted)
+	return linesOf(s, credited, posted, debt)
 }
 
 // linesOf are the lines of s. For a capture, credited is what its order
 // left in pending and posted whether its credit is in the ledger; for a
-// refund, posted is whether the refund's debit is.
-func linesOf(s Settlement, credited int64, posted bool) ([]line, error) {
+// refund, posted is whether the refund's debit is; for a chargeback,
+// whether a dispute of its order is held. debt is the owner's dispute debt
+// (zero or below), which a capture's settlement repays first.
+func linesOf(s Settlement, credited int64, posted bool, debt int64) ([]line, error) {
 	m := lineSet{}
 	m.add(models.LedgerSettlementCash, -s.Net)
 	if s.Kind != SettleFeeAdjustment {
@@ -162,7 +191,9 @@ func linesOf(s Settlement, credited int64, posted bool) ([]line, error) {
 		}
 		m.add(models.LedgerAcquirerClearing, s.Owed)
 		m.add(models.LedgerPending, -credited)
-		m.add(models.LedgerDeposit, credited-s.MerchantFee)
+		repay := min(max(-debt, 0), max(credited-s.MerchantFee, 0))
+		m.add(models.LedgerDeposit, credited-s.MerchantFee-repay)
+		m.add(models.LedgerDisputeDebt, repay)
 		m.add(models.LedgerFeeIncome, s.MerchantFee)
 	case SettleRefund:
 		if !posted {
@@ -170,7 +201,10 @@ func linesOf(s Settlement, credited int64, posted bool) ([]line, error) {
 		}
 		m.add(models.LedgerAcquirerClearing, -s.Owed)
 	case SettleChargeback:
-		m.add(models.LedgerDeposit, s.Net+s.Fee)
+		if !posted {
+			return nil, ErrNotDisputed
+		}
+		m.add(models.LedgerDisputeClearing, s.Net+s.Fee)
 	case SettleFeeAdjustment:
 		// The acquirer's correction of its fees is the gateway's cost (or
 		// gain), whatever the merchant's pricing.
@@ -277,10 +311,14 @@ func (m lineSet) sum() int64 {
 	return s
 }
 
-// lines are the set's non-zero lines in the order of settlementKinds.
+// lineOrder is the order of a set's lines: the settlement's accounts, then
+// the dispute hold a dispute's outcome closes.
+var lineOrder = append(slices.Clone(settlementKinds), models.LedgerDisputeHold)
+
+// lines are the set's non-zero lines in lineOrder.
 func (m lineSet) lines() []line {
 	var out []line
-	for _, k := range settlementKinds {
+	for _, k := range lineOrder {
 		if v := m[k]; v != 0 {
 			out = append(out, line{k, v})
 		}

@@ -49,6 +49,14 @@ func TestSettlement(t *testing.T) {
 	settle := func(s ledger.Settlement) step {
 		return func(ctx context.Context, l *ledger.Ledger) error { _, err := l.PostSettlement(ctx, s); return err }
 	}
+	holdOf := func(tx string, amount, fee int64) step {
+		return func(ctx context.Context, l *ledger.Ledger) error {
+			h := hold("sim-acquirer:dp_"+tx, amount, fee)
+			h.OrderKey = tx
+			_, err := l.HoldDispute(ctx, h)
+			return err
+		}
+	}
 	tests := []struct {
 		name    string
 		steps   []step
@@ -107,12 +115,12 @@ func TestSettlement(t *testing.T) {
 			entries: 3,
 		},
 		{
-			name: "a chargeback takes the amount from the deposit, the fee is the gateway's",
-			steps: []step{settle(ledger.Settlement{Kind: ledger.SettleChargeback, OrderKey: "1", MerchantID: merchantID,
+			name: "a chargeback of a held dispute: the acquirer's side, the merchant's money moved by the hold alone",
+			steps: []step{holdOf("1", 2000, 1500), settle(ledger.Settlement{Kind: ledger.SettleChargeback, OrderKey: "1", MerchantID: merchantID,
 				AccountID: accountID, Currency: usd, Net: -2015, Fee: 15, Line: "sim/2026-11-25/7"})},
-			want: map[string]int64{models.LedgerDeposit: 8000, models.LedgerSettlementCash: 2015, models.LedgerFeeExpense: -15,
-				models.LedgerOperatorFunding: -10000},
-			entries: 2,
+			want: map[string]int64{models.LedgerDeposit: 6500, models.LedgerDisputeHold: 3500, models.LedgerSettlementCash: 2015,
+				models.LedgerFeeExpense: -15, models.LedgerDisputeClearing: -2000, models.LedgerOperatorFunding: -10000},
+			entries: 3,
 		},
 		{
 			name:    "a capture's settlement before its credit waits",
@@ -130,9 +138,9 @@ func TestSettlement(t *testing.T) {
 			entries: 2,
 		},
 		{
-			name:    "a chargeback beyond the deposit waits for funds",
+			name:    "a chargeback of an order with no dispute held waits",
 			steps:   []step{settle(ledger.Settlement{Kind: ledger.SettleChargeback, OrderKey: "1", MerchantID: merchantID, AccountID: accountID, Currency: usd, Net: -10016, Fee: 15, Line: "sim/2026-11-25/8"})},
-			wantErr: ledger.ErrInsufficientFunds,
+			wantErr: ledger.ErrNotDisputed,
 			want:    map[string]int64{models.LedgerDeposit: 10000, models.LedgerOperatorFunding: -10000},
 			entries: 1,
 		},
@@ -154,7 +162,8 @@ func TestSettlement(t *testing.T) {
 				}
 				got := balances(t, db)
 				for _, kind := range []string{models.LedgerPending, models.LedgerDeposit, models.LedgerReserved, models.LedgerAcquirerClearing,
-					models.LedgerSettlementCash, models.LedgerFeeExpense, models.LedgerFeeIncome, models.LedgerWriteOff, models.LedgerOperatorFunding} {
+					models.LedgerSettlementCash, models.LedgerFeeExpense, models.LedgerFeeIncome, models.LedgerWriteOff, models.LedgerOperatorFunding,
+					models.LedgerDisputeHold, models.LedgerDisputeDebt, models.LedgerDisputeClearing} {
 					if got[kind] != tc.want[kind] {
 						t.Errorf("round %d: %s balance = %d, want %d", round+1, kind, got[kind], tc.want[kind])
 					}

@@ -104,8 +104,23 @@ func (s *Service) Reconcile(ctx context.Context, connector string, day time.Time
 	if err != nil {
 		return Summary{}, err
 	}
+	// Chargebacks and fee adjustments name orders of any day.
+	var named []string
+	for _, l := range lines {
+		if l.Type == recon.Chargeback || l.Type == recon.FeeAdjustment {
+			named = append(named, l.OrderKey)
+		}
+	}
+	found, err := orderOwners(ctx, s.DB, named)
+	if err != nil {
+		return Summary{}, err
+	}
+	known := make(map[string]bool, len(found))
+	for k := range found {
+		known[k] = true
+	}
 	rep := recon.Reconcile(day.AddDate(0, 0, 1), lines, owed,
-		recon.Config{SettleWithin: time.Duration(c.Terms.Days) * 24 * time.Hour, Fees: c.Terms.Fees})
+		recon.Config{SettleWithin: time.Duration(c.Terms.Days) * 24 * time.Hour, Fees: c.Terms.Fees, Orders: known})
 	items, err := s.items(ctx, connector, day, rep)
 	if err != nil {
 		return Summary{}, err
@@ -223,8 +238,8 @@ const postPage = 500
 
 // Post posts the day's settled money to the ledger: every matched line, and
 // every exception finance wrote off, not posted yet. An item the ledger
-// cannot take yet (the order's capture not posted, a deposit short of a
-// chargeback) keeps its reason and waits for the next run; anything else
+// cannot take yet (the order's capture not posted, a chargeback of an
+// order whose dispute is not held yet) keeps its reason and waits for the next run; anything else
 // stops the run with an error, to be retried. progress, when set, is told
 // each item's id as it is done.
 func (s *Service) Post(ctx context.Context, connector string, day time.Time, progress func(id int64)) (PostSummary, error) {
@@ -314,7 +329,7 @@ func posting(id int64, reference string, err error) (models.ReconPosting, error)
 	switch {
 	case err == nil:
 		return models.ReconPosting{ID: id, Posted: reference}, nil
-	case errors.Is(err, ledger.ErrNotCredited) || errors.Is(err, ledger.ErrInsufficientFunds) ||
+	case errors.Is(err, ledger.ErrNotCredited) || errors.Is(err, ledger.ErrInsufficientFunds) || errors.Is(err, ledger.ErrNotDisputed) ||
 		errors.Is(err, ledger.ErrInvalid) || errors.Is(err, ledger.ErrReferenceConflict):
 		return models.ReconPosting{ID: id, Error: err.Error()}, nil
 	default:

@@ -46,6 +46,11 @@ type Dispute struct {
 	// none of their text, only reads it for the test words.
 	EvidenceCount int       `json:"evidence_count"`
 	CreatedAt     time.Time `json:"created_at"`
+	// DebitedAt is when the acquirer took the disputed amount back (a
+	// chargeback, or an inquiry lost), ReinstatedAt when it gave it back
+	// (won after the debit): each is a line of that day's settlement.
+	DebitedAt    time.Time `json:"debited_at,omitzero"`
+	ReinstatedAt time.Time `json:"reinstated_at,omitzero"`
 	// CallbackStatus is the HTTP status the last callback was answered
 	// with, 0 when none came; CallbackAttempts counts the callbacks sent,
 	// and CallbackPending says another will be.
@@ -126,8 +131,27 @@ func (s *Server) raise(c *Charge, stage, reason string, window time.Duration, ca
 		s.disputes = map[string]*Dispute{}
 	}
 	s.disputes[d.DisputeID] = d
+	s.moveDisputedMoney(d)
 	s.keepDispute(d)
 	return *d
+}
+
+// chargebackFee is what the acquirer charges the merchant account for a
+// chargeback, beside the amount it takes back.
+const chargebackFee = 1500
+
+// moveDisputedMoney marks the acquirer's debit and reinstatement of a
+// dispute's money as its stage and status come to them; the caller holds
+// s.mu. A chargeback (and any later stage) is debited at once; an inquiry
+// only if lost; a won dispute that was debited is given back.
+func (s *Server) moveDisputedMoney(d *Dispute) {
+	now := s.now()
+	if d.DebitedAt.IsZero() && (d.Stage != DisputeInquiry || d.Status == DisputeLost) {
+		d.DebitedAt = now
+	}
+	if d.Status == DisputeWon && !d.DebitedAt.IsZero() && d.ReinstatedAt.IsZero() {
+		d.ReinstatedAt = now
+	}
 }
 
 // DisputeCardBIN and DisputeCardLast4 make the dispute test card
@@ -276,6 +300,7 @@ func (s *Server) changeDispute(w http.ResponseWriter, r *http.Request, change fu
 		writeError(w, code, "invalid_state", msg)
 		return
 	}
+	s.moveDisputedMoney(d)
 	s.keepDispute(d)
 	s.mu.Unlock()
 	s.tellDispute(r.Context(), d.DisputeID)

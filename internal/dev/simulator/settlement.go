@@ -1,13 +1,17 @@
 package simulator
 
 import (
+	"cmp"
 	"net/http"
+	"slices"
 	"time"
 )
 
 // The acquirer's settlement: each day it pays the captures of the day
 // SettlementDays before, less its fee (FeeFixed plus FeeBasisPoints of the
-// gross, rounded half up), and takes back that day's settled refunds. A
+// gross, rounded half up), takes back that day's settled refunds and
+// disputes' chargebacks (the amount and its fee), and gives back the amount
+// of disputes won after their chargeback that day. A
 // capture's amount in minor units seeds a discrepancy by its last two
 // digits, as the test cards seed outcomes:
 //
@@ -36,7 +40,7 @@ type SettlementLine struct {
 	No        int    `json:"no"`
 	Reference string `json:"reference"` // the charge or refund id
 	OrderKey  string `json:"order_key"` // the gateway's reference of the charge
-	Type      string `json:"type"`      // capture or refund
+	Type      string `json:"type"`      // capture, refund or chargeback
 	Gross     int64  `json:"gross"`
 	Fee       int64  `json:"fee"`
 	Net       int64  `json:"net"`
@@ -109,6 +113,29 @@ func (s *Server) Settlement(date time.Time) SettlementReport {
 			ref = c.Reference
 		}
 		add(SettlementLine{Reference: r.RefundID, OrderKey: ref, Type: "refund", Gross: r.Amount, Net: -r.Amount, Currency: r.Currency})
+	}
+	// Disputes: the amount taken back with the chargeback fee, and given
+	// back when won, in the order they happened.
+	type move struct {
+		at time.Time
+		l  SettlementLine
+	}
+	var moves []move
+	for _, d := range s.disputes {
+		if !d.DebitedAt.IsZero() && onDay(d.DebitedAt) {
+			moves = append(moves, move{d.DebitedAt, SettlementLine{Reference: d.DisputeID, OrderKey: d.Reference, Type: "chargeback",
+				Gross: d.Amount, Fee: chargebackFee, Net: -d.Amount - chargebackFee, Currency: d.Currency}})
+		}
+		if !d.ReinstatedAt.IsZero() && onDay(d.ReinstatedAt) {
+			moves = append(moves, move{d.ReinstatedAt, SettlementLine{Reference: d.DisputeID, OrderKey: d.Reference, Type: "chargeback",
+				Gross: -d.Amount, Net: d.Amount, Currency: d.Currency}})
+		}
+	}
+	slices.SortStableFunc(moves, func(a, b move) int {
+		return cmp.Or(a.at.Compare(b.at), cmp.Compare(a.l.Reference, b.l.Reference), cmp.Compare(b.l.Gross, a.l.Gross))
+	})
+	for _, m := range moves {
+		add(m.l)
 	}
 	return rep
 }

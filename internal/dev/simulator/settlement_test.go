@@ -3,6 +3,8 @@ package simulator
 import (
 	"fmt"
 	"maps"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,5 +57,66 @@ func TestSettlementSeedsDiscrepancies(t *testing.T) {
 	}
 	if a := devCall(t, "GET", ts.URL+"/v1/settlements/yesterday", nil); a.status != 400 {
 		t.Errorf("a bad date answered %d", a.status)
+	}
+}
+
+// TestSettlementCarriesChargebacks: a chargeback is taken back (with the
+// chargeback fee) in the report of its day's settlement, an inquiry only
+// once lost, and a chargeback won is given back in the report of the day it
+// was won.
+func TestSettlementCarriesChargebacks(t *testing.T) {
+	day := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	now := day
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	_, ts := newTestServer(t, Options{Now: clock})
+	charge := func(key string, amount int64) Charge {
+		return decode[Charge](t, call(t, "POST", ts.URL+"/v1/charges", chargeBody(key, "4242424242424242", amount, true)))
+	}
+	raise := func(c Charge, stage string) Dispute {
+		return decode[Dispute](t, devCall(t, "POST", ts.URL+"/_sim/disputes", map[string]any{"charge_id": c.ChargeID, "stage": stage}))
+	}
+	decide := func(d Dispute, outcome string) {
+		if a := devCall(t, "POST", ts.URL+"/_sim/disputes/"+d.DisputeID+"/decide", map[string]string{"outcome": outcome}); a.status != 200 {
+			t.Fatalf("decide %s: %d %s", outcome, a.status, a.body)
+		}
+	}
+	won, lost := charge("cb-1", 5000), charge("cb-2", 3000)
+	chargeback, inquiry := raise(won, DisputeChargeback), raise(lost, DisputeInquiry)
+	mu.Lock()
+	now = day.AddDate(0, 0, 1)
+	mu.Unlock()
+	decide(chargeback, DisputeWon)
+	mu.Lock()
+	now = now.Add(time.Minute)
+	mu.Unlock()
+	decide(inquiry, DisputeLost)
+
+	type line struct {
+		typ, ref        string
+		gross, fee, net int64
+	}
+	tests := []struct {
+		name string
+		date time.Time
+		want []line
+	}{
+		{"the day after the captures: both settled, the chargeback taken back with its fee", day.AddDate(0, 0, 1), []line{
+			{"capture", won.ChargeID, 5000, 30 + 145, 5000 - 175}, {"capture", lost.ChargeID, 3000, 30 + 87, 3000 - 117},
+			{"chargeback", chargeback.DisputeID, 5000, 1500, -6500}}},
+		{"the day after the outcomes: the won chargeback given back, the lost inquiry taken", day.AddDate(0, 0, 2), []line{
+			{"chargeback", chargeback.DisputeID, -5000, 0, 5000}, {"chargeback", inquiry.DisputeID, 3000, 1500, -4500}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep := decode[SettlementReport](t, devCall(t, "GET", ts.URL+"/v1/settlements/"+tt.date.Format(time.DateOnly), nil))
+			var got []line
+			for _, l := range rep.Lines {
+				got = append(got, line{l.Type, l.Reference, l.Gross, l.Fee, l.Net})
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("lines\n%+v\nwant\n%+v", got, tt.want)
+			}
+		})
 	}
 }

@@ -82,6 +82,10 @@ type Config struct {
 	// long is missing at the acquirer, one younger is still pending.
 	SettleWithin time.Duration
 	Fees         FeeSchedule
+	// Orders are the orders here that the report's chargebacks and fee
+	// adjustments name, whatever day they were captured: a chargeback
+	// comes weeks after its capture.
+	Orders map[string]bool
 }
 
 // Class is what reconciliation found of a line or an expected settlement.
@@ -162,9 +166,10 @@ type key struct {
 // settlement day) against what is expected. A line matches the expected
 // settlement of its type and reference (or, for an acquirer that gives
 // none, its order key); the first such line settles it and any other is a
-// duplicate. Chargebacks and fee adjustments are the acquirer's own
-// (disputes come later): they are matched to the order they name when it
-// exists here, else missing here.
+// duplicate. Chargebacks (a dispute's debit, or its reinstatement when
+// won) and fee adjustments are the acquirer's own: they are matched to the
+// order they name when it exists here (owed that day or in cfg.Orders),
+// else missing here.
 func Reconcile(dayEnd time.Time, lines []Line, expected []Expected, cfg Config) Report {
 	var rep Report
 	byRef := map[key]int{}
@@ -181,7 +186,7 @@ func Reconcile(dayEnd time.Time, lines []Line, expected []Expected, cfg Config) 
 	sorted := slices.Clone(lines)
 	slices.SortStableFunc(sorted, func(a, b Line) int { return cmp.Compare(a.No, b.No) })
 	for _, l := range sorted {
-		rep.Lines = append(rep.Lines, classify(&rep, l, byRef, byOrder, orders, cfg))
+		rep.Lines = append(rep.Lines, classify(&rep, l, byRef, byOrder, func(k string) bool { return orders[k] || cfg.Orders[k] }, cfg))
 	}
 	for i := range rep.Expected {
 		e := &rep.Expected[i]
@@ -197,10 +202,10 @@ func Reconcile(dayEnd time.Time, lines []Line, expected []Expected, cfg Config) 
 	return rep
 }
 
-func classify(rep *Report, l Line, byRef map[key]int, byOrder map[key][]int, orders map[string]bool, cfg Config) LineResult {
+func classify(rep *Report, l Line, byRef map[key]int, byOrder map[key][]int, known func(string) bool, cfg Config) LineResult {
 	r := LineResult{Line: l, Settles: -1}
 	if l.Type == Chargeback || l.Type == FeeAdjustment {
-		if orders[l.OrderKey] {
+		if known(l.OrderKey) {
 			r.Class, r.Detail = Matched, "the acquirer's own line, of an order here"
 		} else {
 			r.Class, r.Detail = MissingHere, "no order "+l.OrderKey+" here"

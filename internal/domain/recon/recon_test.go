@@ -97,9 +97,17 @@ func TestReconcile(t *testing.T) {
 			[]Line{settled(1, "T1", "ch_1", 1000, "USD"), {No: 2, OrderKey: "T1", Type: Chargeback, Gross: 1000, Net: -1000, Currency: "USD"},
 				{No: 3, OrderKey: "T7", Type: FeeAdjustment, Fee: 15, Net: -15, Currency: "USD"}},
 			[]Class{Matched, Matched, MissingHere}, []Class{Matched}},
+		{"a chargeback weeks after its capture, of an order here, and of one nowhere",
+			nil,
+			[]Line{{No: 1, Reference: "dp_5", OrderKey: "T5", Type: Chargeback, Gross: 1000, Fee: 15, Net: -1015, Currency: "USD"},
+				{No: 2, Reference: "dp_6", OrderKey: "T6", Type: Chargeback, Gross: 1000, Net: -1000, Currency: "USD"}},
+			[]Class{Matched, MissingHere}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			cfg := cfg
+			// T5 was captured on another day.
+			cfg.Orders = map[string]bool{"T5": true}
 			rep := Reconcile(dayEnd, tc.lines, tc.expected, cfg)
 			var lines, exp []Class
 			for _, l := range rep.Lines {
