@@ -113,6 +113,7 @@ func FromEnv() (Config, error) {
 		},
 		Payouts: PayoutsConfig{RailURL: envOr("RAIL_URL", DefaultRailURL)},
 		Worker: WorkerConfig{
+			CacheSize:                 DefaultWorkerCacheSize,
 			VaultSweepEvery:           DefaultVaultSweepEvery,
 			PersonalDataRetentionDays: DefaultPersonalDataRetentionDays,
 		},
@@ -425,6 +426,11 @@ type PayoutsConfig struct {
 	TestRailURL string
 }
 
+// DefaultWorkerCacheSize bounds a worker's cache of workflows: about 200 MB
+// of cached open orders at most, where the SDK's own 10,000 would let a
+// worker grow past 1 GB under steady traffic.
+const DefaultWorkerCacheSize = 2000
+
 // DefaultRailURL is the local rail simulator.
 const DefaultRailURL = "http://127.0.0.1:8092"
 
@@ -433,11 +439,12 @@ type WorkerConfig struct {
 	// Tuning sizes the worker's pollers and slots (temporalclient.go).
 	Tuning WorkerTuning
 	// CacheSize bounds the workflows the worker keeps in memory between
-	// their tasks (the SDK's sticky cache; 10,000 when 0;
-	// PAYGATE_WORKER_CACHE_SIZE). Every paid order stays open for its
-	// refund window, and a cached one holds about 100 KB (three parked
-	// goroutines' stacks), so this bounds the worker's memory; an evicted
-	// order is replayed from its history when an operation next reaches it.
+	// their tasks (the SDK's sticky cache; DefaultWorkerCacheSize unless
+	// PAYGATE_WORKER_CACHE_SIZE says otherwise; the SDK's 10,000 when 0).
+	// Every paid order stays open for its refund window, and a cached one
+	// holds about 100 KB (three parked goroutines' stacks), so this bounds
+	// the worker's memory; an evicted order is replayed from its history
+	// when an operation next reaches it.
 	CacheSize int
 	// VaultSweepEvery is how often a worker drops the sealed security codes
 	// no order needs any more (PAYGATE_VAULT_SWEEP_EVERY; 0 turns it off).

@@ -110,7 +110,12 @@ func TestFromEnv(t *testing.T) {
 		{name: "schedule bad duration", env: map[string]string{"PAYGATE_NOTIFY_SCHEDULE": "initial=soon"}, bad: []string{"PAYGATE_NOTIFY_SCHEDULE"}},
 		{name: "schedule max below initial", env: map[string]string{"PAYGATE_NOTIFY_SCHEDULE": "initial=1h,max=1m"}, bad: []string{"PAYGATE_NOTIFY_SCHEDULE"}},
 		{name: "allow private not a boolean", env: map[string]string{"PAYGATE_NOTIFY_ALLOW_PRIVATE": "yes"}, bad: []string{"PAYGATE_NOTIFY_ALLOW_PRIVATE"}},
-		{name: "worker cache size", env: map[string]string{"PAYGATE_WORKER_CACHE_SIZE": "2000"}, check: func(t *testing.T, c Config) {
+		{name: "worker cache size", env: map[string]string{"PAYGATE_WORKER_CACHE_SIZE": "5000"}, check: func(t *testing.T, c Config) {
+			if c.Worker.CacheSize != 5000 {
+				t.Errorf("WorkerCacheSize = %d, want 5000", c.Worker.CacheSize)
+			}
+		}},
+		{name: "worker cache size bounded by default", env: map[string]string{}, check: func(t *testing.T, c Config) {
 			if c.Worker.CacheSize != 2000 {
 				t.Errorf("WorkerCacheSize = %d, want 2000", c.Worker.CacheSize)
 			}

@@ -40,6 +40,7 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	sweep := fs.String("sweep", "", "open-loop rates to offer after the closed-loop runs, e.g. 10,20,30,40 (requests/s; gateway and floor at each)")
 	sweepTime := fs.Duration("sweep-time", 20*time.Second, "how long each open-loop rate runs")
 	plotFile := fs.String("plot", "", "with -sweep: write an SVG of p50 and p99 latency against offered load to this file")
+	envFile := fs.String("env", ".data/dev.env", "the env file `paygate dev` writes, for the gateway's DATABASE_URL (commits per payment)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -62,18 +63,18 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	// rule of an account that has seen many runs.
 	cardBase := int(time.Now().UnixNano()/1000) % 1_000_000_000_000
 
-	baseline := loadgen.Run(ctx, "baseline: simulator charge, direct", *n, *conc, func(ctx context.Context, i int) error {
-		body, _ := json.Marshal(map[string]any{
-			"idempotency_key": "bench-" + runID + "-" + strconv.Itoa(i), "reference": "bench",
-			"card_number": benchCard(i), "expiry_month": "12", "expiry_year": "2031", "cvv": "739",
-			"amount": 1234, "currency": "USD", "capture": true,
-		})
-		return postExpect(ctx, hc, *simURL+"/v1/charges", "application/json", body, func(b []byte) error {
-			if !bytes.Contains(b, []byte(`"approved"`)) {
-				return fmt.Errorf("not approved: %.120s", b)
-			}
-			return nil
-		})
+	// Each closed-loop run is bracketed by samples of what the stack's
+	// processes spent, so each is reported per request beside the others.
+	probe := newCostProbe(creds.MetricsURL, *envFile)
+	var costs []runCost
+	measured := func(name string, run func() loadgen.Result) loadgen.Result {
+		before := probe.take(ctx, true)
+		r := run()
+		costs = append(costs, runCost{name: name, requests: r.Requests, before: before, after: probe.take(ctx, true)})
+		return r
+	}
+	baseline := measured("baseline", func() loadgen.Result {
+		return loadgen.Run(ctx, "baseline: simulator charge, direct", *n, *conc, baselineCharge(hc, *simURL, runID))
 	})
 	authorise := func(ctx context.Context, i int) error {
 		orderNo := "BENCH-" + runID + "-" + strconv.Itoa(i)
@@ -108,7 +109,9 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 			return nil
 		})
 	}
-	gateway := loadgen.Run(ctx, "gateway: POST /v1/authorise", *n, *conc, authorise)
+	gateway := measured("gateway", func() loadgen.Result {
+		return loadgen.Run(ctx, "gateway: POST /v1/authorise", *n, *conc, authorise)
+	})
 
 	// The floor runs beside the gateway, on the same server and machine in
 	// the same minutes: the ratio to it is what the gateway's own work
@@ -122,7 +125,9 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 		}
 		defer f.Close()
 		floorDo = f.Do
-		floor = loadgen.Run(ctx, "floor: bare workflow, one local activity", *n, *conc, floorDo)
+		floor = measured("floor", func() loadgen.Result {
+			return loadgen.Run(ctx, "floor: bare workflow, one local activity", *n, *conc, floorDo)
+		})
 	}
 
 	fmt.Fprintf(stdout, "machine: %d CPUs, %s/%s, %s; %d requests per run, %d concurrent\n\n",
@@ -143,6 +148,8 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 			gateway.Throughput/baseline.Throughput,
 			float64(gateway.P50)/float64(baseline.P50), float64(gateway.P99)/float64(baseline.P99))
 	}
+	writeCostTable(stdout, costs)
+	writeOwnShare(stdout, costs)
 	for _, r := range []loadgen.Result{baseline, floor, gateway} {
 		if r.Errors > 0 {
 			return fmt.Errorf("%s: %d errors, first: %s", r.Name, r.Errors, r.FirstError)
@@ -356,4 +363,22 @@ func postBatch(ctx context.Context, hc *http.Client, creds demoFile, path, array
 		}
 		return nil
 	})
+}
+
+// baselineCharge is one charge straight at the acquirer simulator: what the
+// acquirer alone costs a payment.
+func baselineCharge(hc *http.Client, simURL, runID string) func(context.Context, int) error {
+	return func(ctx context.Context, i int) error {
+		body, _ := json.Marshal(map[string]any{
+			"idempotency_key": "bench-" + runID + "-" + strconv.Itoa(i), "reference": "bench",
+			"card_number": benchCard(i), "expiry_month": "12", "expiry_year": "2031", "cvv": "739",
+			"amount": 1234, "currency": "USD", "capture": true,
+		})
+		return postExpect(ctx, hc, simURL+"/v1/charges", "application/json", body, func(b []byte) error {
+			if !bytes.Contains(b, []byte(`"approved"`)) {
+				return fmt.Errorf("not approved: %.120s", b)
+			}
+			return nil
+		})
+	}
 }

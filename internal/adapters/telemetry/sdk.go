@@ -27,8 +27,13 @@ var timerBuckets = []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5,
 // a series has none.
 type sdkCollector struct {
 	mu     sync.Mutex
-	series map[string]*sdkSeries // by name and sorted tags
+	series map[seriesKey]*sdkSeries
 }
+
+// seriesKey finds a series by the SDK's own name for it, the suffix of its
+// kind and its handler's tags, so that the SDK's every count finds its
+// series without building a name or sorting tags.
+type seriesKey struct{ name, suffix, tags string }
 
 type sdkSeries struct {
 	name    string // Prometheus name, with its suffix
@@ -41,7 +46,7 @@ type sdkSeries struct {
 	isTimer bool
 }
 
-func newSDKCollector() *sdkCollector { return &sdkCollector{series: map[string]*sdkSeries{}} }
+func newSDKCollector() *sdkCollector { return &sdkCollector{series: map[seriesKey]*sdkSeries{}} }
 
 // Describe sends nothing: the series come and go with the SDK's tags, so
 // the collector is unchecked.
@@ -84,45 +89,48 @@ func (c *sdkCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// get returns the series of name and tags, made on first use.
-func (c *sdkCollector) get(name string, kind prometheus.ValueType, timer bool, tags map[string]string) *sdkSeries {
-	var key strings.Builder
-	key.WriteString(name)
-	for _, k := range slices.Sorted(maps.Keys(tags)) {
-		key.WriteString("\x00" + k + "\x00" + tags[k])
-	}
+// get returns the series of the SDK's name (made a Prometheus name with
+// suffix) and a handler's tags, made on first use.
+func (c *sdkCollector) get(name, suffix string, kind prometheus.ValueType, timer bool, h sdkHandler) *sdkSeries {
+	k := seriesKey{name, suffix, h.tagKey}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s, ok := c.series[key.String()]
+	s, ok := c.series[k]
 	if !ok {
-		s = &sdkSeries{name: name, kind: kind, tags: tags, isTimer: timer}
+		s = &sdkSeries{name: promName(name, suffix), kind: kind, tags: h.tags, isTimer: timer}
 		if timer {
 			s.buckets = make([]uint64, len(timerBuckets))
 		}
-		c.series[key.String()] = s
+		c.series[k] = s
 	}
 	return s
 }
 
-// sdkHandler is the SDK's view of the collector with a tag set.
+// sdkHandler is the SDK's view of the collector with a tag set; tagKey is
+// the tags, sorted, as one string.
 type sdkHandler struct {
-	c    *sdkCollector
-	tags map[string]string
+	c      *sdkCollector
+	tags   map[string]string
+	tagKey string
 }
 
 func (h sdkHandler) WithTags(tags map[string]string) client.MetricsHandler {
 	merged := make(map[string]string, len(h.tags)+len(tags))
 	for k, v := range h.tags {
-		merged[sanitize(k)] = v
+		merged[k] = v
 	}
 	for k, v := range tags {
 		merged[sanitize(k)] = v
 	}
-	return sdkHandler{c: h.c, tags: merged}
+	var key strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(merged)) {
+		key.WriteString("\x00" + k + "\x00" + merged[k])
+	}
+	return sdkHandler{c: h.c, tags: merged, tagKey: key.String()}
 }
 
 func (h sdkHandler) Counter(name string) client.MetricsCounter {
-	s := h.c.get(promName(name, "_total"), prometheus.CounterValue, false, h.tags)
+	s := h.c.get(name, "_total", prometheus.CounterValue, false, h)
 	return counterFunc(func(d int64) {
 		h.c.mu.Lock()
 		s.value += float64(d)
@@ -131,7 +139,7 @@ func (h sdkHandler) Counter(name string) client.MetricsCounter {
 }
 
 func (h sdkHandler) Gauge(name string) client.MetricsGauge {
-	s := h.c.get(promName(name, ""), prometheus.GaugeValue, false, h.tags)
+	s := h.c.get(name, "", prometheus.GaugeValue, false, h)
 	return gaugeFunc(func(v float64) {
 		h.c.mu.Lock()
 		s.value = v
@@ -140,7 +148,7 @@ func (h sdkHandler) Gauge(name string) client.MetricsGauge {
 }
 
 func (h sdkHandler) Timer(name string) client.MetricsTimer {
-	s := h.c.get(promName(name, "_seconds"), prometheus.UntypedValue, true, h.tags)
+	s := h.c.get(name, "_seconds", prometheus.UntypedValue, true, h)
 	return timerFunc(func(d time.Duration) {
 		sec := d.Seconds()
 		h.c.mu.Lock()
@@ -181,8 +189,17 @@ func promName(name, suffix string) string {
 	return n
 }
 
-// sanitize keeps letters, digits and underscores, replacing the rest.
+// sanitize keeps letters, digits and underscores, replacing the rest; a
+// name that needs nothing replaced is returned as it is.
 func sanitize(s string) string {
+	clean := true
+	for i := 0; i < len(s) && clean; i++ {
+		ch := s[i]
+		clean = ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || i > 0 && ch >= '0' && ch <= '9'
+	}
+	if clean {
+		return s
+	}
 	b := []byte(s)
 	for i, ch := range b {
 		ok := ch == '_' || ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || i > 0 && ch >= '0' && ch <= '9'

@@ -25,6 +25,7 @@ type Metrics struct {
 	notifyAttempts *prometheus.CounterVec
 	sigReuses      *prometheus.CounterVec
 	breakers       *prometheus.GaugeVec
+	statements     *prometheus.CounterVec
 	sdk            *sdkCollector
 }
 
@@ -54,17 +55,54 @@ func New(db *gorm.DB) *Metrics {
 			Name: "paygate_connector_breaker_state",
 			Help: "Each connector's circuit breaker in this worker: 1 for the state it is in (closed, open, half_open), 0 for the others. Routed payments skip a connector whose breaker is open.",
 		}, []string{"connector", "state"}),
+		statements: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "paygate_db_statements_total",
+			Help: "SQL statements this process sent to Postgres through gorm, by kind (create, query, update, delete, row, raw): what a payment costs the database.",
+		}, []string{"kind"}),
 		sdk: newSDKCollector(),
 	}
 	m.registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.requests, m.duration, m.notifyAttempts, m.sigReuses, m.breakers, m.sdk,
+		m.requests, m.duration, m.notifyAttempts, m.sigReuses, m.breakers, m.statements, m.sdk,
 	)
 	if db != nil {
 		m.registry.MustRegister(&recordCollector{db: db})
+		m.countStatements(db)
 	}
 	return m
+}
+
+// uncounted marks the context of the scrape's own queries, which are not
+// the work the statement counter measures.
+type uncounted struct{}
+
+// statementCounter is the name of the gorm callbacks that count statements.
+const statementCounter = "paygate:count_statements"
+
+// countStatements counts every statement db sends, after gorm's own step
+// of each kind. A db counted already (a second Metrics on it, in tests)
+// keeps the first's callbacks.
+func (m *Metrics) countStatements(db *gorm.DB) {
+	cb := db.Callback()
+	if cb.Query().Get(statementCounter) != nil {
+		return
+	}
+	count := func(kind string) func(*gorm.DB) {
+		c := m.statements.WithLabelValues(kind)
+		return func(tx *gorm.DB) {
+			if ctx := tx.Statement.Context; ctx == nil || ctx.Value(uncounted{}) == nil {
+				c.Inc()
+			}
+		}
+	}
+	// Registering only fails for a name registered already, checked above.
+	_ = cb.Create().After("gorm:create").Register(statementCounter, count("create"))
+	_ = cb.Query().After("gorm:query").Register(statementCounter, count("query"))
+	_ = cb.Update().After("gorm:update").Register(statementCounter, count("update"))
+	_ = cb.Delete().After("gorm:delete").Register(statementCounter, count("delete"))
+	_ = cb.Row().After("gorm:row").Register(statementCounter, count("row"))
+	_ = cb.Raw().After("gorm:raw").Register(statementCounter, count("raw"))
 }
 
 // ObserveRequest counts one answered API request.
@@ -130,7 +168,7 @@ func (c *recordCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c *recordCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), scrapeQueryTimeout)
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), uncounted{}, true), scrapeQueryTimeout)
 	defer cancel()
 	db := c.db.WithContext(ctx)
 	failed := 0.0

@@ -3,9 +3,12 @@ package telemetry
 import (
 	"io"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paygate/paygate/internal/dev/testdb"
 )
 
 // scrape returns the metrics' text exposition.
@@ -89,5 +92,62 @@ func TestRequestAndNotificationMetrics(t *testing.T) {
 	// Two gateways in one process keep their own counts.
 	if other := scrape(t, New(nil)); strings.Contains(other, "paygate_http_requests_total{") {
 		t.Error("a second Metrics shares the first one's counts")
+	}
+}
+
+// statementCount reads one kind's paygate_db_statements_total.
+func statementCount(t *testing.T, m *Metrics, kind string) int {
+	t.Helper()
+	prefix := `paygate_db_statements_total{kind="` + kind + `"} `
+	for _, line := range strings.Split(scrape(t, m), "\n") {
+		if v, ok := strings.CutPrefix(line, prefix); ok {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return n
+		}
+	}
+	return 0
+}
+
+// TestStatementsCounted: every statement sent through gorm is counted by
+// its kind, once, even with a second Metrics on the same database.
+func TestStatementsCounted(t *testing.T) {
+	db := testdb.Open(t, "telemetry")
+	m := New(db)
+	New(db) // a second gateway on the same pool counts nothing twice
+	type telemetryRow struct {
+		ID int
+		N  int
+	}
+	if err := db.Exec("CREATE TABLE telemetry_rows (id serial PRIMARY KEY, n int NOT NULL)").Error; err != nil {
+		t.Fatal(err)
+	}
+	kinds := []string{"create", "query", "update", "delete", "row", "raw"}
+	before := map[string]int{}
+	for _, k := range kinds {
+		before[k] = statementCount(t, m, k)
+	}
+	r := telemetryRow{N: 1}
+	var got []telemetryRow
+	var n int
+	steps := []error{
+		db.Create(&r).Error,
+		db.Find(&got).Error,
+		db.Model(&r).Update("n", 2).Error,
+		db.Raw("SELECT count(*) FROM telemetry_rows").Row().Scan(&n),
+		db.Exec("UPDATE telemetry_rows SET n = 3").Error,
+		db.Delete(&r).Error,
+	}
+	for i, err := range steps {
+		if err != nil {
+			t.Fatalf("step %d: %v", i+1, err)
+		}
+	}
+	for _, k := range kinds {
+		if d := statementCount(t, m, k) - before[k]; d != 1 {
+			t.Errorf("%s statements: %d, want 1", k, d)
+		}
 	}
 }

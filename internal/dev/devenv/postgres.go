@@ -434,3 +434,20 @@ func Reachable(ctx context.Context, url string) bool {
 	var one int
 	return conn.QueryRow(ctx, "SELECT 1").Scan(&one) == nil
 }
+
+// CommitCount is the transactions the database at databaseURL has ended
+// (committed or rolled back) as its statistics stand: a benchmark's
+// commits per request. The statistics lag a busy backend by up to a second,
+// and this query is one more.
+func CommitCount(ctx context.Context, databaseURL string) (int64, error) {
+	conn, err := pgx.Connect(ctx, databaseURL)
+	if err != nil {
+		return 0, fmt.Errorf("connect to postgres: %w", err)
+	}
+	defer conn.Close(context.Background())
+	var n int64
+	if err := conn.QueryRow(ctx, `SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("read pg_stat_database: %w", err)
+	}
+	return n, nil
+}
