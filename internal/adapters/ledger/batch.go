@@ -168,14 +168,8 @@ func (l *Ledger) postBatch(ctx context.Context, tx *gorm.DB, batch []Settlement,
 	if err := tx.Omit(clause.Associations).CreateInBatches(&rows, 1000).Error; err != nil {
 		return fmt.Errorf("write settlement lines: %w", err)
 	}
-	for id, d := range delta {
-		if d == 0 {
-			continue
-		}
-		if err := tx.Model(&models.LedgerAccount{}).Where("id = ?", id).
-			Updates(map[string]any{"balance": gorm.Expr("balance + ?", d), "updated_at": now}).Error; err != nil {
-			return fmt.Errorf("update balance %d: %w", id, err)
-		}
+	if err := addToBalances(tx, delta, now); err != nil {
+		return fmt.Errorf("update balances: %w", err)
 	}
 	return nil
 }

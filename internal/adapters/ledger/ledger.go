@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -411,16 +412,16 @@ func (l *Ledger) post(ctx context.Context, tx *gorm.DB, p posting) (e Entry, pos
 	if err := tx.Omit(clause.Associations).Create(&lines).Error; err != nil {
 		return Entry{}, false, fmt.Errorf("write journal lines: %w", err)
 	}
+	deltas := make(map[int64]int64, len(p.lines))
 	for _, ln := range p.lines {
-		err := tx.Model(&models.LedgerAccount{}).Where("id = ?", byKind[ln.kind].ID).
-			Updates(map[string]any{"balance": gorm.Expr("balance + ?", ln.amount), "updated_at": now}).Error
-		if err != nil {
-			if checkViolation(err) {
-				// Only reachable if a balance changed without its lock.
-				return Entry{}, false, fmt.Errorf("%w: %s", ErrInsufficientFunds, ln.kind)
-			}
-			return Entry{}, false, fmt.Errorf("update %s balance: %w", ln.kind, err)
+		deltas[byKind[ln.kind].ID] += ln.amount
+	}
+	if err := addToBalances(tx, deltas, now); err != nil {
+		if checkViolation(err) {
+			// Only reachable if a balance changed without its lock.
+			return Entry{}, false, fmt.Errorf("%w: %s", ErrInsufficientFunds, p.kind)
 		}
+		return Entry{}, false, fmt.Errorf("update balances: %w", err)
 	}
 	out := Entry{ID: entry.ID, Kind: p.kind, Reference: p.reference, MerchantID: p.merchantID, AccountID: p.accountID,
 		Description: p.description, CreatedAt: now}
@@ -440,6 +441,31 @@ func (l *Ledger) lockAccounts(tx *gorm.DB, merchantID, accountID, currency strin
 	kinds = slices.Clone(kinds)
 	slices.Sort(kinds)
 	kinds = slices.Compact(kinds)
+	lock := func(onlyIfAll bool) (map[string]*models.LedgerAccount, error) {
+		q := tx.Clauses(clause.Locking{Strength: "UPDATE"}).
+			Where("merchant_id = ? AND account_id = ? AND currency = ? AND kind IN ?", merchantID, accountID, currency, kinds)
+		if onlyIfAll {
+			q = q.Where("(SELECT count(*) FROM ledger_accounts WHERE merchant_id = ? AND account_id = ? AND currency = ? AND kind IN ?) = ?",
+				merchantID, accountID, currency, kinds, len(kinds))
+		}
+		var accounts []models.LedgerAccount
+		if err := q.Order("id").Find(&accounts).Error; err != nil {
+			return nil, fmt.Errorf("lock ledger accounts: %w", err)
+		}
+		byKind := make(map[string]*models.LedgerAccount, len(accounts))
+		for i := range accounts {
+			byKind[accounts[i].Kind] = &accounts[i]
+		}
+		return byKind, nil
+	}
+	// Accounts exist after their merchant's first posting: locking them
+	// is then the only statement. It locks them only when all exist: one
+	// that locked some and then made the others could deadlock with a
+	// posting making the same accounts. Otherwise all are made first, in
+	// kind order, and then locked.
+	if byKind, err := lock(true); err != nil || len(byKind) == len(kinds) {
+		return byKind, err
+	}
 	now := l.now().UTC()
 	rows := make([]models.LedgerAccount, 0, len(kinds))
 	for _, k := range kinds {
@@ -449,17 +475,30 @@ func (l *Ledger) lockAccounts(tx *gorm.DB, merchantID, accountID, currency strin
 	if err := tx.Clauses(clause.OnConflict{DoNothing: true}).Create(&rows).Error; err != nil {
 		return nil, fmt.Errorf("open ledger accounts: %w", err)
 	}
-	var accounts []models.LedgerAccount
-	if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).
-		Where("merchant_id = ? AND account_id = ? AND currency = ? AND kind IN ?", merchantID, accountID, currency, kinds).
-		Order("id").Find(&accounts).Error; err != nil {
-		return nil, fmt.Errorf("lock ledger accounts: %w", err)
+	return lock(false)
+}
+
+// addToBalances adds each account's delta to its balance in one statement.
+func addToBalances(tx *gorm.DB, deltas map[int64]int64, now time.Time) error {
+	ids := slices.Sorted(maps.Keys(deltas))
+	var values strings.Builder
+	args := make([]any, 0, 2*len(ids)+1)
+	args = append(args, now)
+	for _, id := range ids {
+		if deltas[id] == 0 {
+			continue
+		}
+		if values.Len() > 0 {
+			values.WriteString(", ")
+		}
+		values.WriteString("(?::bigint, ?::bigint)")
+		args = append(args, id, deltas[id])
 	}
-	byKind := make(map[string]*models.LedgerAccount, len(accounts))
-	for i := range accounts {
-		byKind[accounts[i].Kind] = &accounts[i]
+	if values.Len() == 0 {
+		return nil
 	}
-	return byKind, nil
+	return tx.Exec(`UPDATE ledger_accounts AS a SET balance = a.balance + v.delta, updated_at = ?
+FROM (VALUES `+values.String()+`) AS v(id, delta) WHERE a.id = v.id`, args...).Error
 }
 
 // balanced checks a posting's lines: at least two, none zero, each account
