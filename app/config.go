@@ -111,7 +111,7 @@ func FromEnv() (Config, error) {
 			AcquirerTimeout: DefaultAcquirerTimeout,
 			ProviderSecret:  os.Getenv("PAYGATE_PROVIDER_SECRET"),
 		},
-		Payouts: PayoutsConfig{RailURL: envOr("RAIL_URL", DefaultRailURL)},
+		Payouts: PayoutsConfig{RailURL: envOr("RAIL_URL", DefaultRailURL), RailCallbackSecret: os.Getenv("PAYGATE_RAIL_CALLBACK_SECRET")},
 		Worker: WorkerConfig{
 			CacheSize:                 DefaultWorkerCacheSize,
 			VaultSweepEvery:           DefaultVaultSweepEvery,
@@ -424,6 +424,11 @@ type PayoutsConfig struct {
 	// otherwise none: a test account's payout is refused rather than sent
 	// to a rail that may be real.
 	TestRailURL string
+	// RailCallbackSecret is the secret the rail signs its callbacks with
+	// (PAYGATE_RAIL_CALLBACK_SECRET). Set, a payout is woken by the rail's
+	// word that its transfer moved and polls the rail rarely; unset, the
+	// callback route is refused and payouts poll as before.
+	RailCallbackSecret string
 }
 
 // DefaultWorkerCacheSize bounds a worker's cache of workflows: about 200 MB

@@ -12,7 +12,7 @@ import (
 // flows.StartPayoutRun, a new run of the payout's own workflow id.
 func (g *Gateway) PayoutReruns() *payoutrerun.Service {
 	start := func(ctx context.Context, p *models.Payout) (string, error) {
-		return flows.StartPayoutRun(ctx, g.Temporal, p, g.Config.NotifySchedule)
+		return flows.StartPayoutRun(ctx, g.Temporal, p, g.Config.NotifySchedule, g.Config.Payouts.RailCallbackSecret != "")
 	}
 	return payoutrerun.New(g.DB, start, g.Logger.With("component", "payout-rerun"))
 }

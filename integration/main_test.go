@@ -144,8 +144,10 @@ func run(m *testing.M) int {
 		return fail(err)
 	}
 	defer os.RemoveAll(railDir)
+	// The rails tell the API when a transfer moves, as under make run.
+	railCallback := "http://" + env.api.Listener.Addr().String() + "/v1/payout/rail-callback"
 	env.rail, err = railsim.NewServer(railsim.Options{Logger: logger, DataPath: filepath.Join(railDir, "rail.jsonl"),
-		SettleDelay: 50 * time.Millisecond})
+		SettleDelay: 50 * time.Millisecond, CallbackURL: railCallback, Secret: railCallbackSecret})
 	if err != nil {
 		return fail(err)
 	}
@@ -153,7 +155,7 @@ func run(m *testing.M) int {
 	env.railHTTP = httptest.NewServer(env.rail.Handler())
 	defer env.railHTTP.Close()
 	env.liveRail, err = railsim.NewServer(railsim.Options{Logger: logger, DataPath: filepath.Join(railDir, "live-rail.jsonl"),
-		SettleDelay: 50 * time.Millisecond})
+		SettleDelay: 50 * time.Millisecond, CallbackURL: railCallback, Secret: railCallbackSecret})
 	if err != nil {
 		return fail(err)
 	}
@@ -195,7 +197,8 @@ func run(m *testing.M) int {
 		NotifyAllowPrivate:        true,
 		SubscriptionTestIntervals: true,
 		NotifySchedule:            notify.Schedule{Initial: 100 * time.Millisecond, Max: time.Second, Horizon: time.Minute},
-		Payouts:                   app.PayoutsConfig{RailURL: env.liveRailHTTP.URL, TestRailURL: env.railHTTP.URL},
+		Payouts: app.PayoutsConfig{RailURL: env.liveRailHTTP.URL, TestRailURL: env.railHTTP.URL,
+			RailCallbackSecret: railCallbackSecret},
 		Edge: app.EdgeConfig{
 			AdminToken: adminToken,
 			Codec:      app.CodecConfig{Token: env.ui.token, CORSOrigins: []string{env.ui.url}},
@@ -356,6 +359,9 @@ var quietRisk = risk.Config{
 
 // adminToken authenticates the tests' calls to the admin API.
 const adminToken = "integration-admin-token"
+
+// railCallbackSecret signs the simulated rails' callbacks.
+const railCallbackSecret = "integration-rail-callback-secret"
 
 func fail(err error) int {
 	fmt.Fprintln(os.Stderr, "integration setup:", err)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
+
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/paygate/paygate/api"
@@ -402,5 +404,40 @@ func TestPayoutIdempotencyKey(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d payouts recorded, want 1", n)
+	}
+}
+
+// TestPayoutWokenByTheRail: the rail's callback wakes a submitted payout,
+// which reads the transfer once and completes, without waiting for its
+// fallback poll: the history holds the rail's word, one read of the
+// transfer, and no timer fired before it.
+func TestPayoutWokenByTheRail(t *testing.T) {
+	creds := payoutAccount(t, 100_000)
+	rid := newRequestID()
+	if status, out := postPayout(t, "/v1/payout", payoutBody(creds, rid, "10.00", ibanCompletes)); status != 200 {
+		t.Fatalf("HTTP %d: %v", status, out)
+	}
+	if out := awaitPayoutStatus(t, creds, rid); out["status"] != "COMPLETED" {
+		t.Fatalf("payout %v", out)
+	}
+	var words, reads, timersFired int
+	it := env.temporal.GetWorkflowHistory(t.Context(), workflows.PayoutWorkflowID(creds.MerchantID, rid), "", false,
+		enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case ev.GetWorkflowExecutionSignaledEventAttributes().GetSignalName() == workflows.SignalPayoutTransferMoved:
+			words++
+		case ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() == "PayoutGetTransfer":
+			reads++
+		case ev.GetEventType() == enumspb.EVENT_TYPE_TIMER_FIRED:
+			timersFired++
+		}
+	}
+	if words != 1 || reads != 1 || timersFired != 0 {
+		t.Errorf("history: %d words of the rail, %d reads of the transfer, %d timers fired; want 1, 1, 0", words, reads, timersFired)
 	}
 }

@@ -49,6 +49,9 @@ const (
 	UpdateAcceptDispute   = "accept-dispute"
 	// QueryDisputeState returns the dispute's state for ops.
 	QueryDisputeState = "dispute-state"
+	// SignalPayoutTransferMoved wakes a payout whose rail said its
+	// transfer moved; the payout then asks the rail.
+	SignalPayoutTransferMoved = "payout-transfer-moved"
 	// SignalSubscriptionCharge carries a charge order's result to its
 	// subscription.
 	SignalSubscriptionCharge = "subscription-charge"

@@ -41,6 +41,10 @@ type PayoutInput struct {
 	// its first run recorded: the re-run sends the rail the same transfer
 	// under the same key, even if the operator's rates or fees changed.
 	Charges *payout.Charges `json:",omitempty"`
+	// RailCallbacks: the rail tells the gateway when a transfer moves
+	// (SignalPayoutTransferMoved), so the payout polls it rarely, as a
+	// fallback. Runs started before callbacks poll as they did.
+	RailCallbacks bool `json:",omitempty"`
 }
 
 // PayoutState is the payout as the workflow knows it (QueryPayoutState and
@@ -76,6 +80,9 @@ var (
 const (
 	payoutPollFirst = 100 * time.Millisecond
 	payoutPollMax   = time.Minute
+	// payoutCallbackPollFirst is the first poll when the rail calls back:
+	// the rail's word is what usually wakes the payout.
+	payoutCallbackPollFirst = 5 * time.Second
 )
 
 // payoutWorkflow is one run's state.
@@ -295,12 +302,19 @@ func isRailRejected(err error) bool {
 }
 
 // poll reads the transfer on a growing durable timer until the rail has
-// decided it.
+// decided it. With rail callbacks the rail's word wakes it sooner; the word
+// is a rumour, so it only makes the payout ask the rail, and the timer,
+// longer then, is the fallback for a word that never comes.
 func (w *payoutWorkflow) poll(ctx workflow.Context, t activities.PayoutTransfer) (activities.PayoutTransfer, error) {
 	rctx := workflow.WithActivityOptions(ctx, payoutRailOptions)
 	wait := payoutPollFirst
+	var moved workflow.ReceiveChannel
+	if w.in.RailCallbacks {
+		wait = payoutCallbackPollFirst
+		moved = workflow.GetSignalChannel(ctx, SignalPayoutTransferMoved)
+	}
 	for t.Status == activities.TransferSubmitted {
-		if err := workflow.Sleep(ctx, wait); err != nil {
+		if err := w.waitForRail(ctx, wait, moved); err != nil {
 			return t, err
 		}
 		wait = min(2*wait, payoutPollMax)
@@ -310,6 +324,29 @@ func (w *payoutWorkflow) poll(ctx workflow.Context, t activities.PayoutTransfer)
 		}
 	}
 	return t, nil
+}
+
+// waitForRail waits for the next poll, or for the rail's word on moved
+// (nil: none comes) when it comes first; every word waiting is taken, as
+// one poll answers them all.
+func (w *payoutWorkflow) waitForRail(ctx workflow.Context, wait time.Duration, moved workflow.ReceiveChannel) error {
+	if moved == nil {
+		return workflow.Sleep(ctx, wait)
+	}
+	tctx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	timer := workflow.NewTimer(tctx, wait)
+	var timerErr error
+	sel := workflow.NewSelector(ctx)
+	sel.AddFuture(timer, func(f workflow.Future) { timerErr = f.Get(ctx, nil) })
+	sel.AddReceive(moved, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })
+	sel.Select(ctx)
+	for moved.ReceiveAsync(nil) {
+	}
+	if timerErr != nil && !temporal.IsCanceledError(timerErr) {
+		return timerErr
+	}
+	return ctx.Err()
 }
 
 // finish ends the payout FAILED: the reservation released when there is

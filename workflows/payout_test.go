@@ -44,6 +44,10 @@ type payoutRail struct {
 	// railModes are the modes the rail calls carried, in order;
 	// startModes those the record's start was given.
 	railModes, startModes []string
+	// clock, when set, is the test's clock: polledAt records when each
+	// read of the transfer came.
+	clock    func() time.Time
+	polledAt []time.Time
 }
 
 func payoutCharges() payout.Charges {
@@ -124,6 +128,9 @@ func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironmen
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			f.railModes = append(f.railModes, in.Mode)
+			if f.clock != nil {
+				f.polledAt = append(f.polledAt, f.clock())
+			}
 			if f.polls > 0 {
 				f.polls--
 				return activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferSubmitted, Attempt: 1}, nil
@@ -366,5 +373,51 @@ func TestPayoutFailureReasonIsTheActivitysOwn(t *testing.T) {
 	}
 	if len(f.released) != 1 {
 		t.Errorf("released %v, want the reservation released", f.released)
+	}
+}
+
+// TestPayoutRailCallbacks: with rail callbacks, the rail's word wakes a
+// submitted payout, which then asks the rail (the word itself decides
+// nothing); without a word it polls at 5 s, then doubling. A payout
+// started before callbacks polls from 100 ms and leaves words alone.
+func TestPayoutRailCallbacks(t *testing.T) {
+	tests := []struct {
+		name      string
+		callbacks bool
+		polls     int             // reads answered "submitted" first
+		words     []time.Duration // when the rail's words come
+		want      []time.Duration // when the transfer is read
+	}{
+		{"the word wakes it before its poll", true, 0, []time.Duration{time.Second}, []time.Duration{time.Second}},
+		{"no word: the fallback poll", true, 0, nil, []time.Duration{5 * time.Second}},
+		{"a second word while the first is being read: one read more", true, 1, []time.Duration{time.Second, time.Second},
+			[]time.Duration{time.Second, time.Second}},
+		{"a word, then the fallback doubled", true, 1, []time.Duration{time.Second}, []time.Duration{time.Second, 11 * time.Second}},
+		{"started before callbacks: polls, words left alone", false, 1, []time.Duration{50 * time.Millisecond},
+			[]time.Duration{100 * time.Millisecond, 300 * time.Millisecond}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true}, polls: tt.polls,
+				outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
+			env := newPayoutEnv(t, f)
+			f.clock = env.Now
+			start := env.Now()
+			for _, at := range tt.words {
+				env.RegisterDelayedCallback(func() { env.SignalWorkflow(workflows.SignalPayoutTransferMoved, nil) }, at)
+			}
+			in := payoutInput()
+			in.RailCallbacks = tt.callbacks
+			if st := runPayout(t, env, in); st.Status != payout.StatusCompleted {
+				t.Fatalf("state %+v", st)
+			}
+			var got []time.Duration
+			for _, at := range f.polledAt {
+				got = append(got, at.Sub(start).Round(10*time.Millisecond))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("transfer read at %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -19,15 +19,36 @@ import (
 	"github.com/paygate/paygate/workflows"
 )
 
-// TemporalPayouts starts payout workflows on Temporal.
+// TemporalPayouts starts payout workflows on Temporal and wakes them.
 type TemporalPayouts struct {
 	Client client.Client
+	// RailCallbacks: the rail calls back when a transfer moves, so the
+	// payouts started here wait for its word (workflows.PayoutInput).
+	RailCallbacks bool
+}
+
+// ErrPayoutNotRunning: no payout workflow runs under the id.
+var ErrPayoutNotRunning = errors.New("no payout runs under this id")
+
+// TransferMoved wakes the payout run under id: its rail says the transfer
+// moved, and the payout asks the rail.
+func (t *TemporalPayouts) TransferMoved(ctx context.Context, id string) error {
+	err := t.Client.SignalWorkflow(ctx, id, "", workflows.SignalPayoutTransferMoved, nil)
+	var nf *serviceerror.NotFound
+	if errors.As(err, &nf) {
+		return ErrPayoutNotRunning
+	}
+	if err != nil {
+		return fmt.Errorf("wake payout %s: %w", id, err)
+	}
+	return nil
 }
 
 // Start starts the payout's first run, or leaves the run already under its
 // workflow id (running or closed) as it is: a repeated request_id never
 // starts a second payout. A re-run is StartPayoutRun's.
 func (t *TemporalPayouts) Start(ctx context.Context, in workflows.PayoutInput) error {
+	in.RailCallbacks = t.RailCallbacks
 	_, err := t.Client.ExecuteWorkflow(ctx, payoutStartOptions(in, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE),
 		workflows.PayoutWorkflowType, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
@@ -107,8 +128,9 @@ func recordedCharges(p *models.Payout, in payout.Instruction) (*payout.Charges, 
 // (completed or in flight) with that error, and returns the run's id. A
 // re-run already running under the id is left alone and its run id
 // returned, so a re-run command killed half-way can be run again safely; a
-// failed run still closing is waited for (awaitFailedRunClosed).
-func StartPayoutRun(ctx context.Context, c client.Client, p *models.Payout, schedule notify.Schedule) (string, error) {
+// failed run still closing is waited for (awaitFailedRunClosed). With
+// railCallbacks the run waits for the rail's word.
+func StartPayoutRun(ctx context.Context, c client.Client, p *models.Payout, schedule notify.Schedule, railCallbacks bool) (string, error) {
 	if _, err := payout.Rerun(payout.Status(p.Status)); err != nil {
 		return "", fmt.Errorf("re-run payout %s: %w", p.ID, err)
 	}
@@ -116,6 +138,7 @@ func StartPayoutRun(ctx context.Context, c client.Client, p *models.Payout, sche
 	if err != nil {
 		return "", err
 	}
+	in.RailCallbacks = railCallbacks
 	if err := awaitFailedRunClosed(ctx, c, in.ID); err != nil {
 		return "", err
 	}

@@ -112,6 +112,10 @@ type Handler struct {
 	Gate *api.Server
 	// Starter starts payouts; nil refuses them as not configured.
 	Starter Starter
+	// Rail wakes a payout on its rail's callback, which RailSecret signs;
+	// without either the callback route is refused.
+	Rail       RailWaker
+	RailSecret string
 }
 
 // New is the payout capability of gate, starting payouts with starter.
@@ -121,6 +125,7 @@ func New(gate *api.Server, starter Starter) *Handler { return &Handler{Gate: gat
 func (h *Handler) Routes(v1 gin.IRoutes) {
 	v1.POST("/payout", h.payout)
 	v1.POST("/payout/query", h.payoutQuery)
+	v1.POST("/payout/rail-callback", h.railCallback)
 }
 
 // payout handles POST /v1/payout.

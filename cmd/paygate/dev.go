@@ -156,9 +156,13 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	cfg.Payouts.RailURL = "http://" + railLn.Addr().String()
 	cfg.Payouts.TestRailURL = cfg.Payouts.RailURL
 	cfg.Connectors.SimBankURL = "http://" + bankLn.Addr().String()
-	// The simulators run in this process and share the local secret.
+	// The simulators run in this process and share the local secret; the
+	// rail simulator signs its callbacks with it too.
 	if cfg.Connectors.ProviderSecret == "" {
 		cfg.Connectors.ProviderSecret = app.DefaultProviderSecret
+	}
+	if cfg.Payouts.RailCallbackSecret == "" {
+		cfg.Payouts.RailCallbackSecret = cfg.Connectors.ProviderSecret
 	}
 	// The Temporal server is on this machine, and our payloads are
 	// encrypted: gzip would only cost CPU on both ends of the connection.
@@ -186,7 +190,8 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	// The payout rail keeps its transfers under .data, so a restarted dev
 	// setup still knows what it paid.
 	railLogger := logger.With("component", "rail-simulator")
-	rail, err := railsim.NewServer(railsim.Options{Logger: railLogger, DataPath: filepath.Join(*dataDir, "rail-transfers.jsonl")})
+	rail, err := railsim.NewServer(railsim.Options{Logger: railLogger, DataPath: filepath.Join(*dataDir, "rail-transfers.jsonl"),
+		CallbackURL: cfg.Edge.PublicURL + "/v1/payout/rail-callback", Secret: cfg.Payouts.RailCallbackSecret})
 	if err != nil {
 		railLn.Close()
 		return err

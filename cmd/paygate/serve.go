@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -128,7 +130,15 @@ func runSimulator(ctx context.Context, logger *slog.Logger) error {
 	// The payout rail simulator runs beside the acquirer's, on its own
 	// address, and keeps its transfers in a file across restarts.
 	railLogger := logger.With("component", "rail-simulator")
-	rail, err := railsim.NewServer(railsim.Options{Logger: railLogger, DataPath: cfg.Dev.RailDataPath})
+	// It tells the API when a transfer moves, where the acquirer's
+	// callbacks go (the API's address on the compose network, else its
+	// public one), signed with the simulators' secret.
+	var railCallback string
+	if base := cmp.Or(cfg.Dev.SimulatorCallbackVia, cfg.Edge.PublicURL); base != "" {
+		railCallback = strings.TrimSuffix(base, "/") + "/v1/payout/rail-callback"
+	}
+	rail, err := railsim.NewServer(railsim.Options{Logger: railLogger, DataPath: cfg.Dev.RailDataPath,
+		CallbackURL: railCallback, Secret: cfg.Connectors.ProviderSecret})
 	if err != nil {
 		simLn.Close()
 		return err

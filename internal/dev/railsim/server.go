@@ -132,6 +132,11 @@ type Options struct {
 	PendingDelay time.Duration
 	// Now is the rail's clock; default time.Now. Tests set it to drive time.
 	Now func() time.Time
+	// CallbackURL, when set, is told (Callback, signed with Secret) when a
+	// transfer's attempt is decided, at its settle time; without it the
+	// rail decides a transfer when it is next read.
+	CallbackURL string
+	Secret      string
 }
 
 // Beneficiary is who a transfer pays. One of IBAN and AccountNumber is
@@ -203,6 +208,11 @@ type Server struct {
 	ids         []string // creation order
 	unavailable map[string]int
 	closed      bool
+
+	callbackURL, secret string
+	client              *http.Client
+	timers              map[string]*time.Timer
+	done                chan struct{}
 }
 
 // NewServer returns a rail configured by opts, with the transfers of
@@ -228,6 +238,12 @@ func NewServer(opts Options) (*Server, error) {
 		byID:         make(map[string]*record),
 		byKey:        make(map[string]*record),
 		unavailable:  make(map[string]int),
+		callbackURL:  opts.CallbackURL,
+		secret:       opts.Secret,
+		client: &http.Client{Timeout: callbackTimeout,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
+		timers: make(map[string]*time.Timer),
+		done:   make(chan struct{}),
 	}
 	if opts.DataPath == "" {
 		return s, nil
@@ -239,6 +255,12 @@ func NewServer(opts Options) (*Server, error) {
 	s.store = st
 	for _, r := range recs {
 		s.put(r)
+	}
+	// Transfers still undecided are decided, and told of, on time.
+	for _, id := range s.ids {
+		if r := s.byID[id]; r.Status == StatusSubmitted {
+			s.scheduleLocked(r)
+		}
 	}
 	opts.Logger.Info("rail simulator loaded transfers", "path", opts.DataPath, "transfers", len(recs))
 	return s, nil
@@ -263,6 +285,11 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closed = true
+	for id, t := range s.timers {
+		t.Stop()
+		delete(s.timers, id)
+	}
+	close(s.done)
 	if s.store != nil {
 		return s.store.close()
 	}

@@ -130,6 +130,7 @@ func (s *Server) submit(key string, req TransferRequest) answer {
 			s.logger.Error("rail simulator: record transfer", "transfer_id", r.ID, "error", err)
 			return storageAnswer()
 		}
+		s.scheduleLocked(next)
 		return transferAnswer(http.StatusAccepted, next, "new_attempt")
 	}
 
@@ -161,6 +162,7 @@ func (s *Server) submit(key string, req TransferRequest) answer {
 		s.logger.Error("rail simulator: record transfer", "transfer_id", r.ID, "error", err)
 		return storageAnswer()
 	}
+	s.scheduleLocked(r)
 	return transferAnswer(http.StatusAccepted, r, "submitted")
 }
 
