@@ -408,9 +408,9 @@ func TestPayoutIdempotencyKey(t *testing.T) {
 }
 
 // TestPayoutWokenByTheRail: the rail's callback wakes a submitted payout,
-// which reads the transfer once and completes, without waiting for its
-// fallback poll: the history holds the rail's word, one read of the
-// transfer, and no timer fired before it.
+// which reads the transfer and completes without waiting for its fallback
+// poll: the history holds the rail's word, a read of the transfer per word
+// at most, and no timer fired.
 func TestPayoutWokenByTheRail(t *testing.T) {
 	creds := payoutAccount(t, 100_000)
 	rid := newRequestID()
@@ -437,7 +437,9 @@ func TestPayoutWokenByTheRail(t *testing.T) {
 			timersFired++
 		}
 	}
-	if words != 1 || reads != 1 || timersFired != 0 {
-		t.Errorf("history: %d words of the rail, %d reads of the transfer, %d timers fired; want 1, 1, 0", words, reads, timersFired)
+	// One word, one read; a callback the rail sent again (the API slow to
+	// answer) is one more word and at most one more read.
+	if words < 1 || reads < 1 || reads > words || timersFired != 0 {
+		t.Errorf("history: %d words of the rail, %d reads of the transfer, %d timers fired; want a read per word at most, no timer", words, reads, timersFired)
 	}
 }

@@ -146,6 +146,10 @@ func TestChaosFailoverBites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole stack")
 	}
+	// It shares the machine with the Temporal restart test, each on a
+	// stack of its own, once the package's other tests are done: the
+	// package is the longest of make test.
+	t.Parallel()
 	s := startStack(t, false)
 	plan := Plan{Rate: 4, Traffic: 25 * time.Second, Seed: seed(t), Cards: []string{"4242424242424242"}, Steps: []Step{
 		{6 * time.Second, ConnectorLies},
