@@ -2,36 +2,21 @@ package payouts
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/flows"
+	"github.com/paygate/paygate/internal/adapters/rail"
 	"github.com/paygate/paygate/models"
 )
 
 // RailWaker wakes a payout whose rail says its transfer moved.
 type RailWaker interface {
 	TransferMoved(ctx context.Context, payoutID string) error
-}
-
-// railSignatureHeader carries the rail's signature of a callback: the hex
-// HMAC-SHA256 of the body under the rail's secret.
-const railSignatureHeader = "X-Rail-Signature"
-
-// railCallback is what the rail posts when a transfer moves. It is a rumour:
-// it only wakes the payout, which asks the rail what became of the transfer.
-type railCallback struct {
-	TransferID     string `json:"transfer_id"`
-	IdempotencyKey string `json:"idempotency_key"`
 }
 
 // railCallback handles POST /v1/payout/rail-callback: the rail's signed
@@ -47,16 +32,13 @@ func (h *Handler) railCallback(c *gin.Context) {
 		c.JSON(http.StatusBadRequest, gin.H{"error": "unreadable body"})
 		return
 	}
-	mac := hmac.New(sha256.New, []byte(h.RailSecret))
-	mac.Write(body)
-	got, err := hex.DecodeString(c.GetHeader(railSignatureHeader))
-	if err != nil || !hmac.Equal(got, mac.Sum(nil)) {
+	cb, err := rail.ReadCallback(h.RailSecret, body, c.GetHeader(rail.SignatureHeader))
+	if errors.Is(err, rail.ErrCallbackUnsigned) {
 		h.Gate.Logger.Warn("rail callback with a bad signature", "client_ip", c.ClientIP())
 		c.JSON(http.StatusUnauthorized, gin.H{"error": "bad signature"})
 		return
 	}
-	var cb railCallback
-	if err := json.Unmarshal(body, &cb); err != nil || !strings.HasPrefix(cb.IdempotencyKey, "payout/") || cb.TransferID == "" {
+	if err != nil {
 		c.JSON(http.StatusBadRequest, gin.H{"error": "malformed callback"})
 		return
 	}

@@ -3,9 +3,6 @@ package payouts
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +11,7 @@ import (
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/apitest"
 	"github.com/paygate/paygate/api/flows"
+	"github.com/paygate/paygate/internal/adapters/rail"
 	"github.com/paygate/paygate/models"
 )
 
@@ -42,11 +40,7 @@ func (w *waker) TransferMoved(_ context.Context, id string) error {
 // names, and nothing else; each refusal with its status.
 func TestRailCallback(t *testing.T) {
 	const secret = "rail-secret-0123456789"
-	sign := func(body string) string {
-		mac := hmac.New(sha256.New, []byte(secret))
-		mac.Write([]byte(body))
-		return hex.EncodeToString(mac.Sum(nil))
-	}
+	sign := func(body string) string { return rail.SignCallback(secret, []byte(body)) }
 	good := `{"transfer_id":"tr_1","idempotency_key":"payout/m1/` + requestID + `"}`
 	tests := []struct {
 		name      string
@@ -77,7 +71,7 @@ func TestRailCallback(t *testing.T) {
 			req := httptest.NewRequest(http.MethodPost, "/v1/payout/rail-callback", bytes.NewBufferString(tt.body))
 			req.Header.Set("Content-Type", "application/json")
 			if tt.signature != "" {
-				req.Header.Set(railSignatureHeader, tt.signature)
+				req.Header.Set(rail.SignatureHeader, tt.signature)
 			}
 			rec := httptest.NewRecorder()
 			gate.Handler().ServeHTTP(rec, req)

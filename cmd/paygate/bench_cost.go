@@ -167,7 +167,7 @@ func writeCostTable(w io.Writer, runs []runCost) {
 	for _, g := range costGroups {
 		seen := false
 		for _, r := range runs {
-			seen = seen || r.after.cpu.Procs[g.Name] > 0
+			seen = seen || len(r.after.cpu[g.Name]) > 0
 		}
 		if !seen {
 			continue

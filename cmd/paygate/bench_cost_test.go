@@ -15,10 +15,8 @@ func TestCostTable(t *testing.T) {
 	dev := costGroups[0].Name
 	sample := func(devMS, temporalMS, pgMS int, statements float64, commits int64) costSample {
 		ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-		return costSample{cpu: proccpu.Sample{
-			CPU:   map[string]time.Duration{dev: ms(devMS), "temporal": ms(temporalMS), "postgres": ms(pgMS)},
-			Procs: map[string]int{dev: 1, "temporal": 1, "postgres": 5},
-		}, statements: statements, commits: commits}
+		return costSample{cpu: proccpu.Sample{dev: {1: ms(devMS)}, "temporal": {2: ms(temporalMS)}, "postgres": {3: ms(pgMS)}},
+			statements: statements, commits: commits}
 	}
 	runs := []runCost{
 		{name: "baseline", requests: 100, before: sample(0, 0, 0, 10, 100), after: sample(100, 0, 0, 10, 100)},

@@ -37,20 +37,14 @@ func ByComm(names ...string) func(string, []string) bool {
 	}
 }
 
-// Sample is the CPU time (user and system) each group's processes had
-// spent when it was taken, and how many processes each counted; ByPID
-// holds each counted process's time under its group, for Since.
-type Sample struct {
-	CPU   map[string]time.Duration
-	Procs map[string]int
-	ByPID map[string]map[int]time.Duration
-}
+// Sample is the CPU time (user and system) each process had spent when it
+// was taken, by group and process id.
+type Sample map[string]map[int]time.Duration
 
-// Take reads every process under root (/proc) and adds up the CPU time of
-// those each group matches; a process matched by two groups counts for the
-// first.
+// Take reads every process under root (/proc) and keeps the CPU time of
+// those a group matches, under the first group that does.
 func Take(root string, groups []Group) (Sample, error) {
-	s := Sample{CPU: map[string]time.Duration{}, Procs: map[string]int{}, ByPID: map[string]map[int]time.Duration{}}
+	s := Sample{}
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		return s, fmt.Errorf("read %s: %w", root, err)
@@ -73,12 +67,10 @@ func Take(root string, groups []Group) (Sample, error) {
 		args := strings.Split(strings.TrimRight(string(raw), "\x00"), "\x00")
 		for _, g := range groups {
 			if g.Match(comm, args) {
-				s.CPU[g.Name] += cpu
-				s.Procs[g.Name]++
-				if s.ByPID[g.Name] == nil {
-					s.ByPID[g.Name] = map[int]time.Duration{}
+				if s[g.Name] == nil {
+					s[g.Name] = map[int]time.Duration{}
 				}
-				s.ByPID[g.Name][pid] = cpu
+				s[g.Name][pid] = cpu
 				break
 			}
 		}
@@ -114,13 +106,9 @@ func parseStat(b []byte) (string, time.Duration, bool) {
 // which group totals alone would turn into a negative figure.
 func Since(before, after Sample) map[string]time.Duration {
 	out := map[string]time.Duration{}
-	for name, t := range after.CPU {
-		if after.ByPID[name] == nil {
-			out[name] = max(t-before.CPU[name], 0)
-			continue
-		}
-		for pid, cpu := range after.ByPID[name] {
-			out[name] += max(cpu-before.ByPID[name][pid], 0)
+	for name, procs := range after {
+		for pid, cpu := range procs {
+			out[name] += max(cpu-before[name][pid], 0)
 		}
 	}
 	return out

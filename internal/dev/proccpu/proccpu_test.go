@@ -66,17 +66,16 @@ func TestTake(t *testing.T) {
 	}
 	want := map[string]time.Duration{"gateway": 400 * clockTick, "postgres": 175 * clockTick}
 	for name, cpu := range want {
-		if s.CPU[name] != cpu {
-			t.Errorf("%s: %v, want %v", name, s.CPU[name], cpu)
+		if total := Since(Sample{}, s)[name]; total != cpu {
+			t.Errorf("%s: %v, want %v", name, total, cpu)
 		}
 	}
-	if s.Procs["postgres"] != 2 || s.Procs["gateway"] != 1 || s.Procs["temporal"] != 0 {
-		t.Errorf("processes %v", s.Procs)
+	if len(s["postgres"]) != 2 || len(s["gateway"]) != 1 || len(s["temporal"]) != 0 {
+		t.Errorf("processes %v", s)
 	}
 	// Later: the gateway spent 100 ticks more; postgres backend 11 ended
 	// and a new one, 14, spent 30.
-	later := Sample{CPU: map[string]time.Duration{"gateway": 500 * clockTick, "postgres": 180 * clockTick},
-		ByPID: map[string]map[int]time.Duration{"gateway": {12: 500 * clockTick}, "postgres": {10: 150 * clockTick, 14: 30 * clockTick}}}
+	later := Sample{"gateway": {12: 500 * clockTick}, "postgres": {10: 150 * clockTick, 14: 30 * clockTick}}
 	if d := Since(s, later); d["gateway"] != 100*clockTick || d["postgres"] != 30*clockTick {
 		t.Errorf("since %v, want gateway 100 ticks, postgres 30", d)
 	}
