@@ -98,21 +98,24 @@ test-short: $(STRIPE_MOCK)
 	$(GO) test -count=1 -short ./...
 
 # Every fuzz target (func FuzzXxx in a *_fuzz_test.go) runs for FUZZTIME, one
-# after another; a failure is reported and the others still run. New failing
+# after another, from one instrumented test binary per package (built once,
+# not once per target); a failure is reported and the others still run. New failing
 # inputs land in the package's testdata/fuzz/FuzzXxx/, where plain go test
 # (make test) runs them from then on.
 FUZZTIME ?= 30s
 FUZZ_PKGS ?= $(sort $(patsubst %/,%,$(dir $(shell find . -name '*_fuzz_test.go' -not -path './.*'))))
 
 fuzz:
-	@failed=""; \
+	@failed=""; bin=$$(mktemp -d); cache=$$($(GO) env GOCACHE)/fuzz; mod=$$($(GO) list -m); \
 	for pkg in $(FUZZ_PKGS); do \
-	  names=$$($(GO) test -list '^Fuzz' $$pkg) || { echo "$$names"; failed="$$failed $$pkg"; continue; }; \
-	  for name in $$(echo "$$names" | grep '^Fuzz'); do \
+	  $(GO) test -c -fuzz=. -o $$bin/pkg.test $$pkg || { failed="$$failed $$pkg"; continue; }; \
+	  for name in $$(cd $$pkg && $$bin/pkg.test -test.list '^Fuzz' | grep '^Fuzz'); do \
 	    echo "== $$pkg $$name for $(FUZZTIME)"; \
-	    $(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) $$pkg || failed="$$failed $$pkg:$$name"; \
+	    (cd $$pkg && $$bin/pkg.test -test.run='^$$' -test.fuzz="^$$name\$$" -test.fuzztime=$(FUZZTIME) \
+	      -test.fuzzcachedir=$$cache/$$mod/$${pkg#./}) || failed="$$failed $$pkg:$$name"; \
 	  done; \
 	done; \
+	rm -rf $$bin; \
 	if [ -n "$$failed" ]; then echo "fuzz: failed:$$failed"; exit 1; fi; echo "fuzz: every target passed"
 
 build:

@@ -383,15 +383,16 @@ func (g *Gateway) APIHandler() http.Handler {
 		Codec:   g.codecEndpoint(cons),
 		Metrics: g.Metrics,
 	}
+	disputeFlows := &flows.TemporalDisputes{Client: g.Temporal, NotifySchedule: g.Config.NotifySchedule}
 	payoutFlows := &flows.TemporalPayouts{Client: g.Temporal, RailCallbacks: g.Config.Payouts.RailCallbackSecret != ""}
 	s.Capabilities = []api.Capability{
 		&payments.Handler{Gate: s, Orders: orders, Shopper: orders, Vault: g.Vault, Callbacks: callbacks,
 			TestIntervals: g.Config.SubscriptionTestIntervals, ForbidLiveSimulators: g.Config.Connectors.ForbidLiveSimulators,
-			TestConnector: g.Config.TestConnector, Disputes: &flows.TemporalDisputes{Client: g.Temporal}},
+			TestConnector: g.Config.TestConnector, Disputes: disputeFlows},
 		operations.New(s, orders),
 		&payouts.Handler{Gate: s, Starter: payoutFlows, Rail: payoutFlows, RailSecret: g.Config.Payouts.RailCallbackSecret},
 		subscriptions.New(s, &flows.TemporalSubscriptions{Client: g.Temporal}),
-		disputes.New(s, models.Records{DB: g.DB}, &flows.TemporalDisputes{Client: g.Temporal}),
+		disputes.New(s, models.Records{DB: g.DB}, disputeFlows),
 		methods.New(s),
 		queries.New(s),
 	}

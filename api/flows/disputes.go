@@ -10,12 +10,16 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/workflows"
 )
 
 // TemporalDisputes wakes disputes' workflows.
 type TemporalDisputes struct {
 	Client client.Client
+	// NotifySchedule is the retry schedule of the merchant's dispute
+	// notifications, the one its other notifications follow.
+	NotifySchedule notify.Schedule
 }
 
 // Word wakes the dispute's workflow, starting it on the acquirer's first
@@ -25,7 +29,7 @@ func (t *TemporalDisputes) Word(ctx context.Context, connector, disputeID string
 	id := workflows.DisputeWorkflowID(connector, disputeID)
 	_, err := t.Client.SignalWithStartWorkflow(ctx, id, workflows.SignalDisputeWord, nil, client.StartWorkflowOptions{
 		ID: id, TaskQueue: workflows.TaskQueue, WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-	}, workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: connector, DisputeID: disputeID})
+	}, workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: connector, DisputeID: disputeID, NotifySchedule: t.NotifySchedule})
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
 		return nil

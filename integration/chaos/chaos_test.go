@@ -2,14 +2,53 @@ package chaos
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
+
+// The suite's stacks share one paygate binary, built once by the first
+// stack that needs it, in a directory TestMain removes at the end.
+var (
+	binDir   string
+	binOnce  sync.Once
+	binPath  string
+	binError error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// paygateBinary builds ./cmd/paygate once, where the postgres OS user can
+// run it too.
+func paygateBinary(root string) (string, error) {
+	binOnce.Do(func() {
+		if binDir, binError = os.MkdirTemp("", "paygate-chaos-bin-"); binError != nil {
+			return
+		}
+		if binError = os.Chmod(binDir, 0o755); binError != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "paygate")
+		build := exec.Command("go", "build", "-o", binPath, "./cmd/paygate")
+		build.Dir = root
+		if out, err := build.CombinedOutput(); err != nil {
+			binError = fmt.Errorf("build paygate: %w\n%s", err, out)
+		}
+	})
+	return binPath, binError
+}
 
 // startStack builds paygate and starts a stack in a directory the postgres
 // OS user can enter.
@@ -36,11 +75,9 @@ func startStackWith(t *testing.T, opts Options) *Stack {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	bin := filepath.Join(dir, "paygate")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/paygate")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build paygate: %v\n%s", err, out)
+	bin, err := paygateBinary(root)
+	if err != nil {
+		t.Fatal(err)
 	}
 	logFile, err := os.Create(filepath.Join(dir, "stack.log"))
 	if err != nil {
@@ -60,10 +97,12 @@ func startStackWith(t *testing.T, opts Options) *Stack {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	opts.Root, opts.Bin, opts.Dir, opts.Log, opts.Logf = root, bin, dir, logFile, t.Logf
+	began := time.Now()
 	s, err := Start(ctx, opts)
 	if err != nil {
 		t.Fatalf("start the stack: %v", err)
 	}
+	t.Logf("the stack is up in %.1fs", time.Since(began).Seconds())
 	t.Cleanup(s.Close)
 	return s
 }
@@ -86,6 +125,7 @@ func TestChaos(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole stack and breaks it for two minutes")
 	}
+	t.Parallel() // every test of the suite runs on a stack of its own
 	sd := seed(t)
 	plan, name := ShortPlan(sd), "short"
 	if os.Getenv("PAYGATE_CHAOS") == "full" {
@@ -117,6 +157,7 @@ func TestChaosBites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole stack")
 	}
+	t.Parallel()
 	s := startStack(t, true)
 	plan := Plan{Rate: 4, Traffic: 25 * time.Second, Seed: seed(t), Cards: []string{"4000000000000267"}, Steps: []Step{
 		{8 * time.Second, KillWorker},
@@ -146,9 +187,6 @@ func TestChaosFailoverBites(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole stack")
 	}
-	// It shares the machine with the Temporal restart test, each on a
-	// stack of its own, once the package's other tests are done: the
-	// package is the longest of make test.
 	t.Parallel()
 	s := startStack(t, false)
 	plan := Plan{Rate: 4, Traffic: 25 * time.Second, Seed: seed(t), Cards: []string{"4242424242424242"}, Steps: []Step{

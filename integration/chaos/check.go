@@ -79,33 +79,14 @@ func (r Report) String() string {
 
 // Quiesce waits until no order is pending, no refund or notification is
 // pending and nothing changed (disputes included) for five seconds, or
-// until the deadline.
+// until the deadline; then its error names what was still pending.
 func (s *Stack) Quiesce(ctx context.Context, within time.Duration) error {
-	db := s.DB.DB.WithContext(ctx)
 	deadline := time.Now().Add(within)
 	last, stable := "", 0
 	for {
-		var pendingOrders, pendingRefunds, pendingNotices, orders, attempts int64
-		db.Model(&models.Order{}).Where("payment_status = ?", status.Pending).Count(&pendingOrders)
-		db.Model(&models.Refund{}).Where("status = ?", refund.Pending).Count(&pendingRefunds)
-		db.Model(&models.Notification{}).Where("status = ?", models.NotifyPending).Count(&pendingNotices)
-		var pendingPayouts int64
-		db.Model(&models.Payout{}).Where("status NOT IN ?", []string{string(payout.StatusCompleted), string(payout.StatusFailed)}).Count(&pendingPayouts)
-		pendingOrders += pendingPayouts
-		db.Model(&models.Order{}).Count(&orders)
-		db.Model(&models.NotificationAttempt{}).Count(&attempts)
-		// Disputes come a second after their capture: the acquirer's and
-		// the record's count must hold still too.
-		var held int64
-		db.Model(&models.Dispute{}).Where("held").Count(&held)
-		raised := s.Simulator().Disputes()
-		for _, d := range raised {
-			if d.CallbackPending {
-				pendingNotices++
-			}
-		}
-		now := fmt.Sprint(pendingOrders, pendingRefunds, pendingNotices, orders, attempts, len(raised), held)
-		if pendingOrders+pendingRefunds+pendingNotices == 0 && now == last {
+		w := s.pending(ctx)
+		now := w.String()
+		if w.empty() && now == last {
 			stable++
 		} else {
 			stable = 0
@@ -113,12 +94,138 @@ func (s *Stack) Quiesce(ctx context.Context, within time.Duration) error {
 		if stable >= 5 {
 			return nil
 		}
+		if !w.empty() && time.Until(deadline)%(5*time.Second) < time.Second {
+			s.opts.Logf("waiting for %d orders, %d refunds, %d notifications, %d payouts, %d dispute callbacks; %s",
+				len(w.orders), len(w.refunds), len(w.notices), len(w.payouts), len(w.disputes), s.noticeDetails(ctx, w.notices))
+		}
 		last = now
 		if time.Now().After(deadline) {
-			return fmt.Errorf("not quiet after %s: %d orders, %d refunds, %d notifications pending", within, pendingOrders, pendingRefunds, pendingNotices)
+			return fmt.Errorf("not quiet after %s: %s", within, s.describePending(ctx, w))
 		}
 		pause(ctx, time.Second)
 	}
+}
+
+// waiting is what Quiesce waits for: the ids still pending, and counts that
+// must hold still.
+type waiting struct {
+	orders, refunds, notices, payouts, disputes []string
+	counts                                      string
+}
+
+func (w waiting) empty() bool {
+	return len(w.orders)+len(w.refunds)+len(w.notices)+len(w.payouts)+len(w.disputes) == 0
+}
+
+func (w waiting) String() string {
+	return fmt.Sprint(w.orders, w.refunds, w.notices, w.payouts, w.disputes, w.counts)
+}
+
+func (s *Stack) pending(ctx context.Context) waiting {
+	db := s.DB.DB.WithContext(ctx)
+	var w waiting
+	var orders, attempts, held int64
+	// A query that fails counts as something pending, named in counts, so
+	// that an error is never taken for quiet.
+	for _, err := range []error{
+		db.Model(&models.Order{}).Where("payment_status = ?", status.Pending).Order("transaction_id").Pluck("transaction_id", &w.orders).Error,
+		db.Model(&models.Refund{}).Where("status = ?", refund.Pending).Order("refund_reference_id").Pluck("refund_reference_id", &w.refunds).Error,
+		db.Model(&models.Notification{}).Where("status = ?", models.NotifyPending).Order("notify_id").Pluck("notify_id", &w.notices).Error,
+		db.Model(&models.Payout{}).Where("status NOT IN ?", []string{string(payout.StatusCompleted), string(payout.StatusFailed)}).
+			Order("transaction_id").Pluck("transaction_id", &w.payouts).Error,
+		db.Model(&models.Order{}).Count(&orders).Error,
+		db.Model(&models.NotificationAttempt{}).Count(&attempts).Error,
+		// Disputes come a second after their capture: the acquirer's and
+		// the record's count must hold still too.
+		db.Model(&models.Dispute{}).Where("held").Count(&held).Error,
+	} {
+		if err != nil {
+			w.orders = append(w.orders, "(query failed: "+err.Error()+")")
+		}
+	}
+	raised := s.Simulator().Disputes()
+	for _, d := range raised {
+		if d.CallbackPending {
+			w.disputes = append(w.disputes, d.DisputeID)
+		}
+	}
+	w.counts = fmt.Sprint(orders, attempts, len(raised), held)
+	return w
+}
+
+// describePending names what Quiesce still waited for and, for pending
+// orders and payouts, what their workflows were doing, so that a run that
+// does not settle says why.
+func (s *Stack) describePending(ctx context.Context, w waiting) string {
+	var b strings.Builder
+	list := func(what string, ids []string) {
+		if len(ids) == 0 {
+			return
+		}
+		fmt.Fprintf(&b, "%d %s pending (%s); ", len(ids), what, strings.Join(firstFew(ids, 5), ", "))
+	}
+	list("orders", w.orders)
+	list("refunds", w.refunds)
+	list("notifications", w.notices)
+	list("payouts", w.payouts)
+	list("dispute callbacks at the acquirer", w.disputes)
+	b.WriteString(s.noticeDetails(ctx, w.notices))
+	c, err := s.temporalClient(ctx)
+	if err != nil {
+		return b.String() + err.Error()
+	}
+	defer c.Close()
+	var wfIDs []string
+	db := s.DB.DB.WithContext(ctx)
+	if len(w.orders) > 0 {
+		db.Model(&models.Order{}).Where("transaction_id IN ?", firstFew(w.orders, 3)).Pluck("workflow_id", &wfIDs)
+	}
+	if len(w.payouts) > 0 {
+		var ids []string
+		db.Model(&models.Payout{}).Where("transaction_id IN ?", firstFew(w.payouts, 3)).Pluck("id", &ids)
+		wfIDs = append(wfIDs, ids...)
+	}
+	for _, id := range wfIDs {
+		d, err := c.DescribeWorkflowExecution(ctx, id, "")
+		if err != nil {
+			fmt.Fprintf(&b, "%s: %v; ", id, err)
+			continue
+		}
+		fmt.Fprintf(&b, "%s: %s", id, d.WorkflowExecutionInfo.GetStatus())
+		for _, a := range d.PendingActivities {
+			fmt.Fprintf(&b, ", activity %s attempt %d (%s)", a.ActivityType.GetName(), a.Attempt, a.GetLastFailure().GetMessage())
+		}
+		if t := d.PendingWorkflowTask; t != nil {
+			fmt.Fprintf(&b, ", workflow task since %s", t.ScheduledTime.AsTime().Format(time.TimeOnly))
+		}
+		b.WriteString("; ")
+	}
+	return b.String()
+}
+
+// noticeDetails says how far the first pending notifications got.
+func (s *Stack) noticeDetails(ctx context.Context, ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	var rows []models.Notification
+	s.DB.DB.WithContext(ctx).Where("notify_id IN ?", firstFew(ids, 3)).Find(&rows)
+	var b strings.Builder
+	for _, n := range rows {
+		fmt.Fprintf(&b, "%s made %.0fs ago, %d attempts", n.NotifyID, time.Since(n.CreatedAt).Seconds(), n.Attempts)
+		if n.LastAttemptAt != nil {
+			fmt.Fprintf(&b, ", the last %.0fs ago (%d %s)", time.Since(*n.LastAttemptAt).Seconds(), n.LastStatusCode, n.LastError)
+		}
+		b.WriteString("; ")
+	}
+	return b.String()
+}
+
+func firstFew(ids []string, n int) []string {
+	if len(ids) > n {
+		return ids[:n]
+	}
+	return ids
 }
 
 // Check compares what the traffic was told, what the record holds, what
@@ -281,6 +388,7 @@ func answersRecorded(payments []Payment, ops []Operation, byNo map[string]*model
 type acquired struct {
 	Connector, ID, Reference string
 	Approved, Voided         bool
+	At                       time.Time
 }
 
 // acquiredCharges are the charges both acquirers made: a routed order may
@@ -288,11 +396,11 @@ type acquired struct {
 func (s *Stack) acquiredCharges() []acquired {
 	var out []acquired
 	for _, c := range s.Simulator().Charges() {
-		out = append(out, acquired{"sim-acquirer", c.ChargeID, c.Reference, c.Status == simulator.StatusApproved, c.Voided})
+		out = append(out, acquired{"sim-acquirer", c.ChargeID, c.Reference, c.Status == simulator.StatusApproved, c.Voided, c.CreatedAt})
 	}
 	for _, p := range s.bank.Payments() {
 		approved := p.State == simbank.StateAuthorised || p.State == simbank.StateCaptured || p.State == simbank.StateReversed
-		out = append(out, acquired{"sim-bank", p.PaymentID, p.MerchantRef, approved, p.State == simbank.StateReversed})
+		out = append(out, acquired{"sim-bank", p.PaymentID, p.MerchantRef, approved, p.State == simbank.StateReversed, p.CreatedAt})
 	}
 	return out
 }
@@ -326,7 +434,8 @@ func noOrphanCharges(charges []acquired, byTx map[string]*models.Order) Property
 		case o == nil:
 			p.Violations = append(p.Violations, fmt.Sprintf("%s charge %s for %s: no such order", c.Connector, c.ID, c.Reference))
 		case !paidStatuses[o.PaymentStatus]:
-			p.Violations = append(p.Violations, fmt.Sprintf("%s charge %s: order %s recorded %d", c.Connector, c.ID, c.Reference, o.PaymentStatus))
+			p.Violations = append(p.Violations, fmt.Sprintf("%s charge %s (made %s): order %s recorded %d %s at %s, connector ref %q, created %s",
+				c.Connector, c.ID, c.At.Format("15:04:05.000"), c.Reference, o.PaymentStatus, o.ResultCode, o.Connector, o.ConnectorRef, o.CreatedAt.Format("15:04:05.000")))
 		case o.Connector != c.Connector:
 			p.Violations = append(p.Violations, fmt.Sprintf("%s charge %s: order %s records %s", c.Connector, c.ID, c.Reference, o.Connector))
 		}

@@ -22,7 +22,7 @@ func TestDisputeDeadlineAcrossTemporalRestart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the whole stack and stops its Temporal server")
 	}
-	t.Parallel() // beside TestChaosFailoverBites, on a stack of its own
+	t.Parallel()
 	s := startStackWith(t, Options{})
 	ctx := context.Background()
 	rep, err := Run(ctx, s, Plan{Rate: 2, Traffic: 2 * time.Second, Seed: 3, Cards: []string{"4242424242424242"}})

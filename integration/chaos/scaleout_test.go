@@ -14,6 +14,7 @@ func TestScaleOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts two APIs and two workers")
 	}
+	t.Parallel()
 	s := startStackWith(t, Options{APIs: 2, Workers: 2})
 	ctx := context.Background()
 	rep, err := Run(ctx, s, Plan{Rate: 6, Traffic: 20 * time.Second, Seed: 1, Cards: undisputedCards})

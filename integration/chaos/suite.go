@@ -95,6 +95,7 @@ func Run(ctx context.Context, s *Stack, plan Plan) (Report, error) {
 	<-done
 	s.opts.Logf("%5.1fs  traffic done; waiting for quiet", time.Since(start).Seconds())
 	quietErr := s.Quiesce(ctx, 4*time.Minute)
+	s.opts.Logf("%5.1fs  quiet", time.Since(start).Seconds())
 	rep, err := s.Check(ctx, tr)
 	if err != nil {
 		return rep, err

@@ -122,3 +122,19 @@ func JSONRequest(ctx context.Context, base *url.URL, method, path string, query 
 	}
 	return req, nil
 }
+
+// DeadlineHeader carries the moment after which the caller no longer waits
+// for the answer (RFC 3339, UTC). An acquirer that refuses to act on a
+// request past it makes its inquiry final once the caller's timeout has
+// passed: no charge of a timed-out request can land after the inquiry.
+const DeadlineHeader = "X-Request-Deadline"
+
+// StampDeadline sets req's DeadlineHeader to the end of timeout from now,
+// or to its context's deadline when that comes first.
+func StampDeadline(req *http.Request, timeout time.Duration) {
+	d := time.Now().Add(timeout)
+	if cd, ok := req.Context().Deadline(); ok && cd.Before(d) {
+		d = cd
+	}
+	req.Header.Set(DeadlineHeader, d.UTC().Format(time.RFC3339Nano))
+}

@@ -95,7 +95,10 @@ func (s *Server) handleCreatePayment(w http.ResponseWriter, r *http.Request) {
 		if pan == cardUnavailable && e.attempts == 1 {
 			return errorResult(http.StatusServiceUnavailable, "TRY_AGAIN_LATER", "the host is temporarily unavailable", false)
 		}
-		p := s.createPayment(id, f, amount)
+		p, ok := s.createPayment(id, f, amount, requestDeadline(r))
+		if !ok {
+			return errorResult(http.StatusRequestTimeout, "REQUEST_EXPIRED", "the request's deadline passed before it was processed", false)
+		}
 		res := formResult(http.StatusOK, p.form(), true)
 		res.outcome = p.State + ":" + p.ResponseCode
 		if pan == cardTimeout {
@@ -106,8 +109,11 @@ func (s *Server) handleCreatePayment(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// createPayment records the decision on a payment and returns a copy.
-func (s *Server) createPayment(id string, f url.Values, amount money.Amount) Payment {
+// createPayment records the decision on a payment and returns a copy,
+// unless the caller's deadline has passed (ok false): the check and the
+// record share the lock that inquiries read under, so an inquiry made after
+// the deadline sees every payment that will ever exist for the request id.
+func (s *Server) createPayment(id string, f url.Values, amount money.Amount, deadline time.Time) (Payment, bool) {
 	pan := f.Get("pan")
 	p := &Payment{
 		PaymentID:   newID("pay_"),
@@ -131,10 +137,27 @@ func (s *Server) createPayment(id string, f url.Values, amount money.Amount) Pay
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !deadline.IsZero() && time.Now().After(deadline) {
+		return Payment{}, false
+	}
 	s.payments = append(s.payments, p)
 	s.paymentsByID[p.PaymentID] = p
 	s.paymentsByReq[p.RequestID] = p
-	return *p
+	return *p, true
+}
+
+// deadlineHeader is when the caller stops waiting for the answer; a payment
+// is not made past it (the gateway's outbound.DeadlineHeader).
+const deadlineHeader = "X-Request-Deadline"
+
+// requestDeadline is the request's deadline, zero when it names none or
+// one that does not parse.
+func requestDeadline(r *http.Request) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, r.Header.Get(deadlineHeader))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 func (s *Server) handleInquire(w http.ResponseWriter, r *http.Request) {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestWireShape pins sim-bank's wire format, raw over HTTP: form bodies,
@@ -94,5 +95,45 @@ func TestWireShape(t *testing.T) {
 	}
 	if n := len(srv.Payments()); n != 2 {
 		t.Errorf("%d payments recorded, want 2", n)
+	}
+}
+
+// TestPaymentPastItsDeadline: a payment that reaches sim-bank after the
+// deadline its caller stamped is refused and not made (the inquiry finds
+// nothing); the request id stays free for the same payment sent in time.
+func TestPaymentPastItsDeadline(t *testing.T) {
+	srv := NewServer(Options{Logger: slog.New(slog.DiscardHandler)})
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		ts.Close()
+	})
+	body := url.Values{"txn_type": {"SALE"}, "merchant_ref": {"ref-dl"}, "pan": {"4242424242424242"}, "exp": {"0931"},
+		"cvc": {"123"}, "amount": {"12.34"}, "currency": {"USD"}}.Encode()
+	steps := []struct {
+		name       string
+		deadline   time.Time
+		wantStatus int
+		wantMade   int
+	}{
+		{"past its deadline", time.Now().Add(-time.Millisecond), http.StatusRequestTimeout, 0},
+		{"the same payment in time", time.Now().Add(time.Minute), http.StatusOK, 1},
+	}
+	for _, st := range steps {
+		req, err := http.NewRequest(http.MethodPost, ts.URL+Prefix+"/payments", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Request-Id", "dl-1")
+		req.Header.Set(deadlineHeader, st.deadline.UTC().Format(time.RFC3339Nano))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != st.wantStatus || len(srv.Payments()) != st.wantMade {
+			t.Fatalf("%s: HTTP %d with %d payments, want %d with %d", st.name, resp.StatusCode, len(srv.Payments()), st.wantStatus, st.wantMade)
+		}
 	}
 }

@@ -137,7 +137,10 @@ func (s *Server) handleCreateCharge(w http.ResponseWriter, r *http.Request) {
 		if req.CardNumber == cardUnavailable && e.attempts == 1 {
 			return errorResult(http.StatusServiceUnavailable, "acquirer_unavailable", "the acquirer is temporarily unavailable", false)
 		}
-		c := s.createCharge(req)
+		c, ok := s.createCharge(req, requestDeadline(r))
+		if !ok {
+			return errorResult(http.StatusRequestTimeout, "request_expired", "the request's deadline passed before it was processed", false)
+		}
 		res := jsonResult(http.StatusOK, c, true)
 		res.outcome = c.Status
 		if c.DeclineCode != "" {
@@ -155,8 +158,11 @@ func (s *Server) handleCreateCharge(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// createCharge records the decision for req and returns a copy of it.
-func (s *Server) createCharge(req chargeRequest) Charge {
+// createCharge records the decision for req and returns a copy of it,
+// unless the caller's deadline has passed (ok false): the check and the
+// record share the lock that inquiries read under, so an inquiry made after
+// the deadline sees every charge that will ever exist for the key.
+func (s *Server) createCharge(req chargeRequest, deadline time.Time) (Charge, bool) {
 	c := &Charge{
 		ChargeID:       newID("ch_"),
 		IdempotencyKey: req.IdempotencyKey,
@@ -194,12 +200,29 @@ func (s *Server) createCharge(req chargeRequest) Charge {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !deadline.IsZero() && time.Now().After(deadline) {
+		return Charge{}, false
+	}
 	s.charges = append(s.charges, c)
 	s.chargesByID[c.ChargeID] = c
 	s.chargesByKey[c.IdempotencyKey] = c
 	s.keepCharge(c)
 	s.scheduleDispute(c)
-	return *c
+	return *c, true
+}
+
+// deadlineHeader is when the caller stops waiting for the answer; a charge
+// is not made past it (the gateway's outbound.DeadlineHeader).
+const deadlineHeader = "X-Request-Deadline"
+
+// requestDeadline is the request's deadline, zero when it names none or
+// one that does not parse.
+func requestDeadline(r *http.Request) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, r.Header.Get(deadlineHeader))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 func (s *Server) handleInquire(w http.ResponseWriter, r *http.Request) {

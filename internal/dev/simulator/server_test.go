@@ -3,6 +3,7 @@ package simulator
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -507,6 +508,57 @@ func TestListingsNeedTheSecret(t *testing.T) {
 			}
 			if a := callWith(t, tt.method, ts.URL+tt.path, body, tt.authorization); a.status != tt.want {
 				t.Errorf("HTTP %d, want %d: %s", a.status, tt.want, a.body)
+			}
+		})
+	}
+}
+
+// TestChargePastItsDeadline: a charge request that reaches the simulator
+// after the deadline its caller stamped is refused and not made, so an
+// inquiry after the caller's timeout is final; the key stays free for the
+// same charge sent again in time. A request with no deadline, or one not
+// passed, is charged as always.
+func TestChargePastItsDeadline(t *testing.T) {
+	cases := []struct {
+		name        string
+		deadline    string
+		wantStatus  int
+		wantCharged bool
+	}{
+		{name: "no deadline", wantStatus: http.StatusOK, wantCharged: true},
+		{name: "deadline ahead", deadline: time.Now().Add(time.Minute).UTC().Format(time.RFC3339Nano), wantStatus: http.StatusOK, wantCharged: true},
+		{name: "deadline passed", deadline: time.Now().Add(-time.Millisecond).UTC().Format(time.RFC3339Nano), wantStatus: http.StatusRequestTimeout},
+		{name: "deadline unreadable", deadline: "soon", wantStatus: http.StatusOK, wantCharged: true},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, ts := newTestServer(t, Options{})
+			key := fmt.Sprintf("dl-%d", i)
+			raw := mustJSON(t, chargeBody(key, "4242424242424242", 1000, true))
+			req, err := http.NewRequest(http.MethodPost, ts.URL+"/v1/charges", bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.deadline != "" {
+				req.Header.Set(deadlineHeader, tc.deadline)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tc.wantStatus {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tc.wantStatus)
+			}
+			inq := call(t, http.MethodGet, ts.URL+"/v1/charges/"+key, nil)
+			if got := inq.status == http.StatusOK; got != tc.wantCharged || len(srv.Charges()) != map[bool]int{true: 1}[tc.wantCharged] {
+				t.Fatalf("inquiry %d with %d charges, want charged %t", inq.status, len(srv.Charges()), tc.wantCharged)
+			}
+			if !tc.wantCharged {
+				again := call(t, http.MethodPost, ts.URL+"/v1/charges", chargeBody(key, "4242424242424242", 1000, true))
+				if again.status != http.StatusOK || len(srv.Charges()) != 1 {
+					t.Fatalf("the same charge sent again in time: %d, %d charges, want 200 and one", again.status, len(srv.Charges()))
+				}
 			}
 		})
 	}

@@ -275,6 +275,9 @@ func (c *Client) do(ctx context.Context, what, method, path string, in, out any)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
+	if method == http.MethodPost {
+		outbound.StampDeadline(req, c.http.Timeout)
+	}
 	statusCode, raw, err := failures.Exchange(ctx, c.http, req, maxResponseBytes, what)
 	if err != nil {
 		return err

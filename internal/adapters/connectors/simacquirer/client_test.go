@@ -7,12 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/internal/adapters/outbound"
 	sim "github.com/paygate/paygate/internal/dev/simulator"
 )
 
@@ -626,5 +628,39 @@ func TestChargeRequestHidesCard(t *testing.T) {
 	}
 	if want := `ChargeRequest{IdempotencyKey:"hide-1" Reference:"order-hide-1" Card:****4242 Amount:100 Currency:"GBP" Capture:true}`; req.String() != want {
 		t.Errorf("String() = %s, want %s", req.String(), want)
+	}
+}
+
+// TestChargeCarriesItsDeadline: a charge tells the acquirer when the client
+// stops waiting (its timeout), so that a charge arriving later is not made;
+// an inquiry, which changes nothing, carries none.
+func TestChargeCarriesItsDeadline(t *testing.T) {
+	got := map[string]string{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got[r.Method] = r.Header.Get(outbound.DeadlineHeader)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"charge_id":"ch_1","status":"approved"}`))
+	}))
+	defer srv.Close()
+	c, err := NewClient(srv.URL, 3*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now()
+	if _, err := c.Charge(t.Context(), ChargeRequest{IdempotencyKey: "k1", Reference: "r1", CardNumber: "4242424242424242", Amount: 100, Currency: "USD"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Inquire(t.Context(), "k1"); err != nil {
+		t.Fatal(err)
+	}
+	deadline, err := time.Parse(time.RFC3339Nano, got[http.MethodPost])
+	if err != nil {
+		t.Fatalf("charge deadline %q: %v", got[http.MethodPost], err)
+	}
+	if left := deadline.Sub(before); left < 2*time.Second || left > 3*time.Second+time.Since(before) {
+		t.Errorf("charge deadline %s after it was sent, want the 3s timeout", left)
+	}
+	if got[http.MethodGet] != "" {
+		t.Errorf("inquiry deadline %q, want none", got[http.MethodGet])
 	}
 }

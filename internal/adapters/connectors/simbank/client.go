@@ -340,6 +340,9 @@ func (c *Client) do(ctx context.Context, what, method, pathAndQuery, requestID s
 	if requestID != "" {
 		req.Header.Set(headerRequestID, requestID)
 	}
+	if method == http.MethodPost {
+		outbound.StampDeadline(req, c.http.Timeout)
+	}
 	statusCode, raw, err := failures.Exchange(ctx, c.http, req, maxResponseBytes, what)
 	if err != nil {
 		return nil, err
