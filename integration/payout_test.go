@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/app"
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/dev/railsim"
@@ -420,6 +421,10 @@ func TestPayoutWokenByTheRail(t *testing.T) {
 	if out := awaitPayoutStatus(t, creds, rid); out["status"] != "COMPLETED" {
 		t.Fatalf("payout %v", out)
 	}
+	dc, _, err := app.TemporalConverters(env.gw.Keys)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var words, reads, timersFired int
 	it := env.temporal.GetWorkflowHistory(t.Context(), workflows.PayoutWorkflowID(creds.MerchantID, rid), "", false,
 		enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
@@ -433,6 +438,16 @@ func TestPayoutWokenByTheRail(t *testing.T) {
 			words++
 		case ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName() == "PayoutGetTransfer":
 			reads++
+		case ev.GetMarkerRecordedEventAttributes().GetMarkerName() == "LocalActivity":
+			// From payout-local-rail the read is a local activity: its
+			// marker's data names it.
+			var la struct{ ActivityType string }
+			if err := dc.FromPayloads(ev.GetMarkerRecordedEventAttributes().GetDetails()["data"], &la); err != nil {
+				t.Fatalf("local activity marker: %v", err)
+			}
+			if la.ActivityType == "PayoutGetTransfer" {
+				reads++
+			}
 		case ev.GetEventType() == enumspb.EVENT_TYPE_TIMER_FIRED:
 			timersFired++
 		}

@@ -35,4 +35,12 @@ const (
 	// charging the next connector, so a worker that dies cannot leave a
 	// charge there unknown; orders that failed over before replay without.
 	changeFailoverRecorded = "failover-recorded"
+	// changePayoutLocalRail: a payout's rail calls (find, submit, read)
+	// run as local activities inside the workflow task; runs begun before
+	// replay them as activities on the task queue.
+	changePayoutLocalRail = "payout-local-rail"
+	// changeDisputeStaleAnswer: an inquiry answered while the merchant's
+	// answer moved the dispute is asked again; runs that met it before
+	// applied the older answer, and replay that.
+	changeDisputeStaleAnswer = "dispute-stale-answer"
 )

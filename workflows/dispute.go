@@ -192,6 +192,13 @@ func (w *disputeWorkflow) waitForWord(ctx workflow.Context) error {
 		return nil
 	case woken:
 		facts, err := w.ask(ctx)
+		if err == nil && w.state.Status != status && workflow.GetVersion(ctx, changeDisputeStaleAnswer, workflow.DefaultVersion, 1) == 1 {
+			// The merchant's answer moved the dispute while the acquirer
+			// was asked, so its answer may predate that move (applied, it
+			// would move the dispute back and tell the merchant twice):
+			// ask again, after the move.
+			facts, err = w.ask(ctx)
+		}
 		if err != nil {
 			// The acquirer refused the inquiry (logged): the dispute
 			// stands as it is and is asked again later.

@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -26,6 +27,9 @@ type issuer struct {
 	mu      sync.Mutex
 	d       connector.Dispute
 	onProof func(*connector.Dispute) // what evidence does
+	// held, when set, is called after an inquiry read the dispute and
+	// before it answers: a slow acquirer.
+	held    func()
 	ledger  []string
 	notices []string
 	saved   []activities.DisputeRecord
@@ -48,7 +52,16 @@ func newDisputeEnv(t *testing.T, is *issuer) *testsuite.TestWorkflowEnvironment 
 	env.RegisterActivity(&activities.DisputeActivities{})
 	snapshot := func() connector.Dispute { is.mu.Lock(); defer is.mu.Unlock(); return is.d }
 	env.OnActivity(dacts.AskDispute, mock.Anything, mock.Anything).Return(
-		func(context.Context, activities.DisputeAsk) (connector.Dispute, error) { return snapshot(), nil }).Maybe()
+		func(context.Context, activities.DisputeAsk) (connector.Dispute, error) {
+			d := snapshot()
+			is.mu.Lock()
+			held := is.held
+			is.mu.Unlock()
+			if held != nil {
+				held()
+			}
+			return d, nil
+		}).Maybe()
 	env.OnActivity(dacts.SubmitDisputeEvidence, mock.Anything, mock.Anything).Return(
 		func(context.Context, activities.DisputeAnswer) (connector.Dispute, error) {
 			is.set(func(d *connector.Dispute) {
@@ -211,4 +224,54 @@ func equalStrings(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestDisputeAnswerOlderThanTheEvidence: the acquirer's word wakes the
+// dispute and its inquiry is slow; the merchant's evidence moves the
+// dispute to under review meanwhile. The inquiry's answer, read before the
+// evidence, says "needs response": the dispute asks again rather than move
+// back (and tell the merchant twice).
+func TestDisputeAnswerOlderThanTheEvidence(t *testing.T) {
+	day := 24 * time.Hour
+	start := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
+	is := &issuer{d: connector.Dispute{ID: "dp_1", Reference: "1379868670095785984", Amount: 5000, Currency: "USD",
+		Reason: "fraudulent", Stage: "chargeback", Status: "needs_response", EvidenceDue: start.Add(7 * day)}}
+	env := newDisputeEnv(t, is)
+	env.SetStartTime(start)
+	movedOn := func() bool {
+		is.mu.Lock()
+		defer is.mu.Unlock()
+		return slices.Contains(is.notices, "under_review")
+	}
+	env.RegisterDelayedCallback(func() {
+		is.mu.Lock()
+		is.held = func() {
+			// Answer once the evidence has been applied (or give up).
+			for deadline := time.Now().Add(10 * time.Second); !movedOn() && time.Now().Before(deadline); {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		is.mu.Unlock()
+		env.SignalWorkflow(workflows.SignalDisputeWord, nil)
+	}, day)
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(workflows.UpdateDisputeEvidence, "", &testsuite.TestUpdateCallback{
+			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("evidence refused: %v", err) }, OnComplete: func(any, error) {},
+		})
+	}, day+time.Second)
+	env.RegisterDelayedCallback(func() {
+		is.set(func(d *connector.Dispute) { d.Status = "won" })
+		is.mu.Lock()
+		is.held = nil
+		is.mu.Unlock()
+		env.SignalWorkflow(workflows.SignalDisputeWord, nil)
+	}, 2*day)
+	env.ExecuteWorkflow(workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: "sim-acquirer", DisputeID: "dp_1"})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	want := []string{"needs_response", "under_review", "won"}
+	if !equalStrings(is.notices, want) {
+		t.Errorf("notifications %v, want %v", is.notices, want)
+	}
 }

@@ -67,13 +67,35 @@ var (
 	}
 	payoutRailOptions = workflow.ActivityOptions{
 		StartToCloseTimeout: 20 * time.Second,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
-			MaximumAttempts:        30,
-			NonRetryableErrorTypes: []string{activities.ErrTypePayoutRailRejected},
-		},
+		RetryPolicy:         payoutRailRetry,
+	}
+	// The same calls as local activities (changePayoutLocalRail): each is
+	// one short HTTP call under the payout's idempotency key, so running
+	// it inside the workflow task spares the payout a round trip through
+	// the task queue per call (a worker that dies re-runs it, safely).
+	payoutRailLocalOptions = workflow.LocalActivityOptions{
+		StartToCloseTimeout: 20 * time.Second,
+		// A local activity's retries stop at its schedule-to-close
+		// timeout, which defaults to one attempt's: this one outlasts the
+		// 30 attempts (about twelve minutes), as the activity's do.
+		ScheduleToCloseTimeout: 15 * time.Minute,
+		RetryPolicy:            payoutRailRetry,
+	}
+	payoutRailRetry = &temporal.RetryPolicy{
+		InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
+		MaximumAttempts:        30,
+		NonRetryableErrorTypes: []string{activities.ErrTypePayoutRailRejected},
 	}
 )
+
+// rail calls the payout rail through activity fn: a local activity from
+// changePayoutLocalRail on, an activity on the task queue before.
+func (w *payoutWorkflow) rail(ctx workflow.Context, fn, in, out any) error {
+	if w.localRail {
+		return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, payoutRailLocalOptions), fn, in).Get(ctx, out)
+	}
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, payoutRailOptions), fn, in).Get(ctx, out)
+}
 
 // Polling of a submitted transfer: from payoutPollFirst doubling to
 // payoutPollMax. Each poll is a durable timer, so a long wait costs nothing.
@@ -89,6 +111,8 @@ const (
 type payoutWorkflow struct {
 	in    PayoutInput
 	state PayoutState
+	// localRail: the rail is called by local activities (changePayoutLocalRail).
+	localRail bool
 }
 
 // Payout runs one payout: record it, price it (quote and fee), reserve the
@@ -103,6 +127,7 @@ func Payout(ctx workflow.Context, in PayoutInput) (PayoutState, error) {
 		in.Run = 1
 	}
 	w := &payoutWorkflow{in: in, state: PayoutState{Status: payout.StatusNew}}
+	w.localRail = workflow.GetVersion(ctx, changePayoutLocalRail, workflow.DefaultVersion, 1) == 1
 	if err := workflow.SetQueryHandler(ctx, QueryPayoutState, func() (PayoutState, error) { return w.state, nil }); err != nil {
 		return w.state, err
 	}
@@ -220,10 +245,8 @@ func (w *payoutWorkflow) awaitPaymentDate(ctx workflow.Context) error {
 // crash never start a second attempt of this run. A transfer the rail never
 // accepted despite the retries comes back with Found false.
 func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer, error) {
-	rctx := workflow.WithActivityOptions(ctx, payoutRailOptions)
 	var prior activities.PayoutTransfer
-	if err := workflow.ExecuteActivity(rctx, pa.PayoutFindTransfer,
-		activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}).Get(ctx, &prior); err != nil {
+	if err := w.rail(ctx, pa.PayoutFindTransfer, activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}, &prior); err != nil {
 		if isRailRejected(err) {
 			return prior, err
 		}
@@ -250,7 +273,7 @@ func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer
 		req.Beneficiary.AccountNumber = bank.AccountNumber.String()
 	}
 	var t activities.PayoutTransfer
-	err := workflow.ExecuteActivity(rctx, pa.PayoutSubmit, req).Get(ctx, &t)
+	err := w.rail(ctx, pa.PayoutSubmit, req, &t)
 	if err == nil {
 		return t, nil
 	}
@@ -261,8 +284,7 @@ func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer
 	// submission may still have been accepted, so ask once more before
 	// giving up.
 	var found activities.PayoutTransfer
-	if ferr := workflow.ExecuteActivity(rctx, pa.PayoutFindTransfer,
-		activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}).Get(ctx, &found); ferr != nil {
+	if ferr := w.rail(ctx, pa.PayoutFindTransfer, activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}, &found); ferr != nil {
 		if workflow.GetVersion(ctx, changePayoutUnknownSubmission, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 			return activities.PayoutTransfer{}, nil
 		}
@@ -306,7 +328,6 @@ func isRailRejected(err error) bool {
 // is a rumour, so it only makes the payout ask the rail, and the timer,
 // longer then, is the fallback for a word that never comes.
 func (w *payoutWorkflow) poll(ctx workflow.Context, t activities.PayoutTransfer) (activities.PayoutTransfer, error) {
-	rctx := workflow.WithActivityOptions(ctx, payoutRailOptions)
 	wait := payoutPollFirst
 	var moved workflow.ReceiveChannel
 	if w.in.RailCallbacks {
@@ -318,8 +339,7 @@ func (w *payoutWorkflow) poll(ctx workflow.Context, t activities.PayoutTransfer)
 			return t, err
 		}
 		wait = min(2*wait, payoutPollMax)
-		if err := workflow.ExecuteActivity(rctx, pa.PayoutGetTransfer,
-			activities.PayoutGetInput{TransferID: t.ID, PayoutID: w.in.ID, Mode: w.in.Mode}).Get(ctx, &t); err != nil {
+		if err := w.rail(ctx, pa.PayoutGetTransfer, activities.PayoutGetInput{TransferID: t.ID, PayoutID: w.in.ID, Mode: w.in.Mode}, &t); err != nil {
 			return t, err
 		}
 	}
