@@ -51,8 +51,8 @@ type PayoutInput struct {
 // the workflow's result).
 type PayoutState = payout.State
 
-// Payout activity options. Records are short Postgres writes retried
-// without end (a database outage must not fail a payout that moved money);
+// Payout activity options. Records are short Postgres writes retried for
+// a day (a database outage must not fail a payout that moved money);
 // rail calls retry a transient rail for about ten minutes before the
 // payout is given up as RAIL_UNAVAILABLE.
 var (
@@ -60,6 +60,9 @@ var (
 	// activities spare them a round trip through the task queue each.
 	payoutStoreOptions = workflow.LocalActivityOptions{
 		StartToCloseTimeout: 15 * time.Second,
+		// Without it a local activity's retries stop at one attempt's
+		// start-to-close: a database away for 15 s would end the payout.
+		ScheduleToCloseTimeout: 24 * time.Hour,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: 200 * time.Millisecond, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second,
 			NonRetryableErrorTypes: []string{activities.ErrTypeRecordRejected, activities.ErrTypePayoutLedgerRefused},

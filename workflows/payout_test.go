@@ -48,6 +48,9 @@ type payoutRail struct {
 	// read of the transfer came.
 	clock    func() time.Time
 	polledAt []time.Time
+	// startErr scripts PayoutRecordStart's failures by call number.
+	startErr func(n int) error
+	starts   int
 }
 
 func payoutCharges() payout.Charges {
@@ -73,6 +76,12 @@ func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironmen
 		func(_ context.Context, in activities.PayoutRecordStartInput) error {
 			f.mu.Lock()
 			defer f.mu.Unlock()
+			f.starts++
+			if f.startErr != nil {
+				if err := f.startErr(f.starts - 1); err != nil {
+					return err
+				}
+			}
 			f.startModes = append(f.startModes, in.Mode)
 			return nil
 		})
@@ -419,5 +428,24 @@ func TestPayoutRailCallbacks(t *testing.T) {
 				t.Errorf("transfer read at %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPayoutOutlastsADatabaseOutage: the payout's first record cannot be
+// written for longer than one attempt's timeout (ten refusals: about a
+// minute of retries); the payout waits for the database and completes.
+func TestPayoutOutlastsADatabaseOutage(t *testing.T) {
+	f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true},
+		outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1},
+		startErr: func(n int) error {
+			if n < 10 {
+				return errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
+			}
+			return nil
+		}}
+	env := newPayoutEnv(t, f)
+	st := runPayout(t, env, payoutInput())
+	if st.Status != payout.StatusCompleted || f.starts != 11 || f.submits != 1 {
+		t.Fatalf("state %+v after %d record attempts and %d submissions, want COMPLETED after 11 and 1", st, f.starts, f.submits)
 	}
 }
