@@ -138,3 +138,14 @@ func StampDeadline(req *http.Request, timeout time.Duration) {
 	}
 	req.Header.Set(DeadlineHeader, d.UTC().Format(time.RFC3339Nano))
 }
+
+// RequestDeadline is the DeadlineHeader of a request received, zero when it
+// names none or one that does not parse: what an acquirer (the simulators)
+// reads of StampDeadline.
+func RequestDeadline(r *http.Request) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, r.Header.Get(DeadlineHeader))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}

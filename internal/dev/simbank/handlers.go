@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paygate/paygate/internal/adapters/outbound"
 	"github.com/paygate/paygate/internal/domain/money"
 )
 
@@ -95,7 +96,7 @@ func (s *Server) handleCreatePayment(w http.ResponseWriter, r *http.Request) {
 		if pan == cardUnavailable && e.attempts == 1 {
 			return errorResult(http.StatusServiceUnavailable, "TRY_AGAIN_LATER", "the host is temporarily unavailable", false)
 		}
-		p, ok := s.createPayment(id, f, amount, requestDeadline(r))
+		p, ok := s.createPayment(id, f, amount, outbound.RequestDeadline(r))
 		if !ok {
 			return errorResult(http.StatusRequestTimeout, "REQUEST_EXPIRED", "the request's deadline passed before it was processed", false)
 		}
@@ -144,20 +145,6 @@ func (s *Server) createPayment(id string, f url.Values, amount money.Amount, dea
 	s.paymentsByID[p.PaymentID] = p
 	s.paymentsByReq[p.RequestID] = p
 	return *p, true
-}
-
-// deadlineHeader is when the caller stops waiting for the answer; a payment
-// is not made past it (the gateway's outbound.DeadlineHeader).
-const deadlineHeader = "X-Request-Deadline"
-
-// requestDeadline is the request's deadline, zero when it names none or
-// one that does not parse.
-func requestDeadline(r *http.Request) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, r.Header.Get(deadlineHeader))
-	if err != nil {
-		return time.Time{}
-	}
-	return t
 }
 
 func (s *Server) handleInquire(w http.ResponseWriter, r *http.Request) {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paygate/paygate/internal/adapters/outbound"
 )
 
 // TestWireShape pins sim-bank's wire format, raw over HTTP: form bodies,
@@ -126,7 +128,7 @@ func TestPaymentPastItsDeadline(t *testing.T) {
 		}
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		req.Header.Set("X-Request-Id", "dl-1")
-		req.Header.Set(deadlineHeader, st.deadline.UTC().Format(time.RFC3339Nano))
+		req.Header.Set(outbound.DeadlineHeader, st.deadline.UTC().Format(time.RFC3339Nano))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

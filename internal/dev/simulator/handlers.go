@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/paygate/paygate/internal/adapters/outbound"
 )
 
 // Test cards with a fixed outcome. Any other well-formed card is approved.
@@ -137,7 +139,7 @@ func (s *Server) handleCreateCharge(w http.ResponseWriter, r *http.Request) {
 		if req.CardNumber == cardUnavailable && e.attempts == 1 {
 			return errorResult(http.StatusServiceUnavailable, "acquirer_unavailable", "the acquirer is temporarily unavailable", false)
 		}
-		c, ok := s.createCharge(req, requestDeadline(r))
+		c, ok := s.createCharge(req, outbound.RequestDeadline(r))
 		if !ok {
 			return errorResult(http.StatusRequestTimeout, "request_expired", "the request's deadline passed before it was processed", false)
 		}
@@ -209,20 +211,6 @@ func (s *Server) createCharge(req chargeRequest, deadline time.Time) (Charge, bo
 	s.keepCharge(c)
 	s.scheduleDispute(c)
 	return *c, true
-}
-
-// deadlineHeader is when the caller stops waiting for the answer; a charge
-// is not made past it (the gateway's outbound.DeadlineHeader).
-const deadlineHeader = "X-Request-Deadline"
-
-// requestDeadline is the request's deadline, zero when it names none or
-// one that does not parse.
-func requestDeadline(r *http.Request) time.Time {
-	t, err := time.Parse(time.RFC3339Nano, r.Header.Get(deadlineHeader))
-	if err != nil {
-		return time.Time{}
-	}
-	return t
 }
 
 func (s *Server) handleInquire(w http.ResponseWriter, r *http.Request) {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/paygate/paygate/internal/adapters/outbound"
 )
 
 func newTestServer(t *testing.T, opts Options) (*Server, *httptest.Server) {
@@ -540,7 +542,7 @@ func TestChargePastItsDeadline(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.deadline != "" {
-				req.Header.Set(deadlineHeader, tc.deadline)
+				req.Header.Set(outbound.DeadlineHeader, tc.deadline)
 			}
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {

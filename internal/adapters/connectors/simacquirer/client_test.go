@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -600,14 +601,7 @@ func TestNotFound(t *testing.T) {
 func TestChargeRequestHidesCard(t *testing.T) {
 	req := chargeReq("hide-1", cardVisa, 100, true)
 	var logBuf bytes.Buffer
-	// Without the time: a timestamp holding "321" (the CVV) is no leak.
-	noTime := func(_ []string, a slog.Attr) slog.Attr {
-		if a.Key == slog.TimeKey {
-			return slog.Attr{}
-		}
-		return a
-	}
-	slog.New(slog.NewJSONHandler(&logBuf, &slog.HandlerOptions{ReplaceAttr: noTime})).Info("charging", "req", req)
+	timelessLogger(&logBuf).Info("charging", "req", req)
 	jsonBytes, err := json.Marshal(req)
 	if err != nil {
 		t.Fatalf("Marshal: %v", err)
@@ -670,4 +664,16 @@ func TestChargeCarriesItsDeadline(t *testing.T) {
 	if got[http.MethodGet] != "" {
 		t.Errorf("inquiry deadline %q, want none", got[http.MethodGet])
 	}
+}
+
+// timelessLogger logs JSON to w without the time: a timestamp holding a
+// card's digits (17:09:56.321 and a CVV of 321) is no leak.
+func timelessLogger(w io.Writer) *slog.Logger {
+	noTime := func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{ReplaceAttr: noTime}))
 }
