@@ -145,6 +145,11 @@ type InquireInput struct {
 	// Connector names the order's connector; empty means the default.
 	Connector      string
 	IdempotencyKey string
+	// SentBefore, when set, is a moment before which another attempt (a
+	// worker that died) may have sent a charge with the key that is still
+	// on its way. A connector that refuses requests past their deadline
+	// (requestDeadline) is asked only once such a charge's has passed.
+	SentBefore time.Time `json:",omitempty"`
 }
 
 // InquiryResult tells whether the acquirer knows the charge and its outcome.
@@ -162,6 +167,12 @@ type InquiryResult struct {
 // inquiry may lag behind a charge (Stripe's search) does not implement it.
 type finalInquiry interface{ FinalInquiry() bool }
 
+// requestDeadline is implemented by connectors that stamp every charge
+// with the end of their timeout and whose acquirer makes no charge past it
+// (the simulators): no charge sent before a moment can be made later than
+// that moment and RequestTimeout.
+type requestDeadline interface{ RequestTimeout() time.Duration }
+
 // InquireCharge is the status inquiry after an unknown outcome. Transport
 // errors are retried; a not-found answer means no charge was made.
 func (a *Activities) InquireCharge(ctx context.Context, in InquireInput) (InquiryResult, error) {
@@ -170,6 +181,15 @@ func (a *Activities) InquireCharge(ctx context.Context, in InquireInput) (Inquir
 		// Until the connector is configured again nobody knows whether the
 		// card was charged: the inquiry keeps being retried.
 		return InquiryResult{}, fmt.Errorf("inquire %s: %w", in.IdempotencyKey, err)
+	}
+	if d, ok := conn.(requestDeadline); ok && !in.SentBefore.IsZero() {
+		t := time.NewTimer(time.Until(in.SentBefore.Add(d.RequestTimeout())))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return InquiryResult{}, fmt.Errorf("inquire %s: %w", in.IdempotencyKey, ctx.Err())
+		case <-t.C:
+		}
 	}
 	charge, err := conn.Inquire(ctx, in.IdempotencyKey)
 	if errors.Is(err, connector.ErrNotFound) {

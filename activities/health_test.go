@@ -150,3 +150,53 @@ func TestInquiryFinality(t *testing.T) {
 		})
 	}
 }
+
+// deadlined is a final connector whose charges carry their deadline; it
+// notes when it was asked.
+type deadlined struct {
+	finalUnknown
+	timeout time.Duration
+	asked   time.Time
+}
+
+func (d *deadlined) RequestTimeout() time.Duration { return d.timeout }
+
+func (d *deadlined) Inquire(context.Context, string) (connector.Charge, error) {
+	d.asked = time.Now()
+	return connector.Charge{}, connector.ErrNotFound
+}
+
+// TestInquiryAfterEarlierDeadlines: an inquiry told that another attempt
+// may have sent a charge before a moment asks a connector that honours
+// request deadlines only once that charge's deadline has passed, so that a
+// charge still on its way cannot be made after a "not found".
+func TestInquiryAfterEarlierDeadlines(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	sentBefore := time.Now()
+	tests := []struct {
+		name       string
+		sentBefore time.Time
+		notBefore  time.Time
+	}{
+		{"no earlier attempt: asked at once", time.Time{}, time.Time{}},
+		{"an earlier attempt: asked after its deadline", sentBefore, sentBefore.Add(timeout)},
+		{"an earlier attempt long ago: asked at once", sentBefore.Add(-time.Hour), time.Time{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			conn := &deadlined{timeout: timeout}
+			reg := connectors.New[Connector]("sim")
+			if err := reg.Register("sim", conn); err != nil {
+				t.Fatal(err)
+			}
+			a := &Activities{Connectors: reg}
+			got, err := a.InquireCharge(context.Background(), InquireInput{Connector: "sim", IdempotencyKey: "k", SentBefore: tc.sentBefore})
+			if err != nil || got.Found || !got.NeverCharged {
+				t.Fatalf("InquireCharge = %+v, %v; want never charged", got, err)
+			}
+			if conn.asked.Before(tc.notBefore) {
+				t.Errorf("asked at %s, before the earlier charge's deadline %s", conn.asked.Format(time.StampMilli), tc.notBefore.Format(time.StampMilli))
+			}
+		})
+	}
+}

@@ -33,12 +33,15 @@ func (g *Gateway) EnsurePersonalDataSchedule(ctx context.Context) error {
 		WorkflowExecutionTimeout: 12 * time.Hour,
 	}
 	sc := g.Temporal.ScheduleClient()
-	_, err := sc.Create(ctx, client.ScheduleOptions{
-		ID:                 workflows.PersonalDataScheduleID,
-		Spec:               client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: PersonalDataEvery}}},
-		Action:             action,
-		Overlap:            enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
-		TriggerImmediately: true,
+	err := retrySchedule(ctx, func(ctx context.Context) error {
+		_, err := sc.Create(ctx, client.ScheduleOptions{
+			ID:                 workflows.PersonalDataScheduleID,
+			Spec:               client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: PersonalDataEvery}}},
+			Action:             action,
+			Overlap:            enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+			TriggerImmediately: true,
+		})
+		return err
 	})
 	if err == nil {
 		return nil
@@ -46,13 +49,15 @@ func (g *Gateway) EnsurePersonalDataSchedule(ctx context.Context) error {
 	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
 		return fmt.Errorf("create the personal-data schedule: %w", err)
 	}
-	err = sc.GetHandle(ctx, workflows.PersonalDataScheduleID).Update(ctx, client.ScheduleUpdateOptions{
-		DoUpdate: func(u client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
-			s := u.Description.Schedule
-			s.Action = action
-			s.Spec = &client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: PersonalDataEvery}}}
-			return &client.ScheduleUpdate{Schedule: &s}, nil
-		},
+	err = retrySchedule(ctx, func(ctx context.Context) error {
+		return sc.GetHandle(ctx, workflows.PersonalDataScheduleID).Update(ctx, client.ScheduleUpdateOptions{
+			DoUpdate: func(u client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+				s := u.Description.Schedule
+				s.Action = action
+				s.Spec = &client.ScheduleSpec{Intervals: []client.ScheduleIntervalSpec{{Every: PersonalDataEvery}}}
+				return &client.ScheduleUpdate{Schedule: &s}, nil
+			},
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("update the personal-data schedule: %w", err)

@@ -76,10 +76,13 @@ func (g *Gateway) ensureReconSchedule(ctx context.Context, connector string) err
 func (g *Gateway) ensureSchedule(ctx context.Context, id, cron string, action *client.ScheduleWorkflowAction) error {
 	spec := client.ScheduleSpec{CronExpressions: []string{cron}}
 	sc := g.Temporal.ScheduleClient()
-	_, err := sc.Create(ctx, client.ScheduleOptions{
-		ID: id, Spec: spec, Action: action,
-		Overlap:       enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
-		CatchupWindow: 24 * time.Hour,
+	err := retrySchedule(ctx, func(ctx context.Context) error {
+		_, err := sc.Create(ctx, client.ScheduleOptions{
+			ID: id, Spec: spec, Action: action,
+			Overlap:       enumspb.SCHEDULE_OVERLAP_POLICY_SKIP,
+			CatchupWindow: 24 * time.Hour,
+		})
+		return err
 	})
 	if err == nil {
 		return nil
@@ -87,13 +90,15 @@ func (g *Gateway) ensureSchedule(ctx context.Context, id, cron string, action *c
 	if !errors.Is(err, temporal.ErrScheduleAlreadyRunning) {
 		return fmt.Errorf("create the schedule %s: %w", id, err)
 	}
-	err = sc.GetHandle(ctx, id).Update(ctx, client.ScheduleUpdateOptions{
-		DoUpdate: func(u client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
-			s := u.Description.Schedule
-			s.Action = action
-			s.Spec = &spec
-			return &client.ScheduleUpdate{Schedule: &s}, nil
-		},
+	err = retrySchedule(ctx, func(ctx context.Context) error {
+		return sc.GetHandle(ctx, id).Update(ctx, client.ScheduleUpdateOptions{
+			DoUpdate: func(u client.ScheduleUpdateInput) (*client.ScheduleUpdate, error) {
+				s := u.Description.Schedule
+				s.Action = action
+				s.Spec = &spec
+				return &client.ScheduleUpdate{Schedule: &s}, nil
+			},
+		})
 	})
 	if err != nil {
 		return fmt.Errorf("update the schedule %s: %w", id, err)

@@ -149,3 +149,19 @@ func checkResultSignature(t *testing.T, r respon, key string) {
 }
 
 func decodeB64(s string) ([]byte, error) { return base64.StdEncoding.DecodeString(s) }
+
+// logSystemError shows, for a system error answer (S...), the gateway's log
+// lines that name id: the answer alone does not say what failed.
+func logSystemError(t *testing.T, resultInfo, id string) {
+	t.Helper()
+	if !strings.HasPrefix(resultInfo, "S") {
+		return
+	}
+	var lines []string
+	for _, line := range strings.Split(env.logs.String(), "\n") {
+		if strings.Contains(line, id) && (strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, `"level":"WARN"`)) {
+			lines = append(lines, line)
+		}
+	}
+	t.Logf("answered %s; the gateway's log on %s:\n%s", resultInfo, id, strings.Join(lines, "\n"))
+}

@@ -191,6 +191,7 @@ func cancelSubscription(t *testing.T, creds merchant.Credentials, recurringID st
 	if err := json.Unmarshal(b, &ack); err != nil {
 		t.Fatalf("cancel answer: %s", b)
 	}
+	logSystemError(t, ack.ResultInfo, recurringID)
 	return ack
 }
 
@@ -418,6 +419,7 @@ func changeSubscription(t *testing.T, creds merchant.Credentials, recurringID, a
 	if err := json.Unmarshal(b, &a); err != nil {
 		t.Fatalf("%s answer: %s", action, b)
 	}
+	logSystemError(t, a.ResultInfo, recurringID)
 	if a.ResultInfo == "0000:Success" {
 		want := signing.SignUpper(creds.SignKey, creds.MerchantID, creds.AccountID, recurringID, a.RecurringStatus, a.ResultInfo)
 		if a.EncryptionData != want {

@@ -43,4 +43,10 @@ const (
 	// answer moved the dispute is asked again; runs that met it before
 	// applied the older answer, and replay that.
 	changeDisputeStaleAnswer = "dispute-stale-answer"
+	// changeRefusalInquiry: a charge attempt refused before it reached
+	// the acquirer (card not in the vault) or by it (a 4xx) asks the
+	// acquirer before the order fails, as an earlier attempt may have
+	// charged; orders that met a refusal before failed at once, and replay
+	// that.
+	changeRefusalInquiry = "charge-refusal-inquiry"
 )

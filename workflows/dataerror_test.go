@@ -326,3 +326,18 @@ func TestCVVDroppedWhenFinal(t *testing.T) {
 		})
 	}
 }
+
+// TestOrderOutlastsADatabaseOutage: record writes are retried while the
+// database is away for longer than one attempt's timeout (twelve refused
+// connections, about 50 s of backoff), and the order then pays as usual
+// instead of failing.
+func TestOrderOutlastsADatabaseOutage(t *testing.T) {
+	refused := func() error { return errors.New("dial tcp 127.0.0.1:5432: connect: connection refused") }
+	acq := &acquirer{risk: accepted, authorise: answer(approved(amount)),
+		recordErr: failing(refused, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)}
+	env := newEnv(t, acq)
+	res := run(t, env, orderInput("auto"))
+	if res.PaymentStatus != status.Paid || len(acq.records) != 13 || len(acq.auths) != 1 {
+		t.Errorf("status %v after %d record attempts and %d charges, want paid after 13 and 1", res.PaymentStatus, len(acq.records), len(acq.auths))
+	}
+}

@@ -67,7 +67,13 @@ func TestChargeFailover(t *testing.T) {
 			[]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, refusedRequest() },
 				func() (activities.ChargeOutcome, error) { return at("stripe", approved(amount)), nil },
-			}, nil, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, nil, "0000", "stripe", []string{"sim-bank:refused", "stripe:approved"}},
+			}, []activities.InquiryResult{{Found: false}}, []call{{"sim-bank", keyBank}, {"stripe", keyStripe}}, []call{{"sim-bank", keyBank}}, "0000", "stripe", []string{"sim-bank:refused", "stripe:approved"}},
+		// A worker that died after its charge at the first was sent left
+		// it unknown; the attempt of the worker that took over is refused.
+		{"the first refuses the request but an earlier attempt charged there: paid there", route,
+			[]func() (activities.ChargeOutcome, error){
+				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, refusedRequest() },
+			}, []activities.InquiryResult{{Found: true, Outcome: at("sim-bank", approved(amount))}}, []call{{"sim-bank", keyBank}}, []call{{"sim-bank", keyBank}}, "0000", "sim-bank", []string{"sim-bank:approved"}},
 		{"a hard decline stops", soft,
 			[]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) {

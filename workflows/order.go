@@ -117,9 +117,12 @@ type OrderState struct {
 
 // Timeouts and retry schedules of the order workflow's steps.
 const (
-	storeTimeout     = 10 * time.Second
-	authoriseTimeout = 60 * time.Second
-	inquiryTimeout   = 30 * time.Second
+	storeTimeout = 10 * time.Second
+	// storeRetryHorizon is how long a record write is retried: the
+	// database is expected back well within it.
+	storeRetryHorizon = 24 * time.Hour
+	authoriseTimeout  = 60 * time.Second
+	inquiryTimeout    = 30 * time.Second
 	// chargeRounds bounds how often a charge is tried again after the
 	// acquirer said it never saw the previous attempt.
 	chargeRounds = 3
@@ -128,6 +131,10 @@ const (
 var (
 	storeOptions = workflow.LocalActivityOptions{
 		StartToCloseTimeout: storeTimeout,
+		// Without it a local activity's retries stop at one attempt's
+		// start-to-close: a database away for 10 s would fail the order,
+		// or answer a merchant's change with a system error.
+		ScheduleToCloseTimeout: storeRetryHorizon,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval:    100 * time.Millisecond,
 			BackoffCoefficient: 2,
@@ -805,13 +812,31 @@ func (w *orderWorkflow) chargeAt(ctx workflow.Context, conn string, failover boo
 		// timeout. Only the activities of this change return CardDeleted,
 		// so older histories never take it.
 		deleted := errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeCardDeleted
-		if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeCardUnavailable {
+		if errors.As(err, &appErr) && (appErr.Type() == activities.ErrTypeCardUnavailable || appErr.Type() == activities.ErrTypeAcquirerRejected) {
 			workflow.GetLogger(ctx).Error("acquirer refused the charge request", "error", err)
-			return activities.ChargeOutcome{}, codes.ConnectorError, "", nil
-		}
-		if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeAcquirerRejected {
-			workflow.GetLogger(ctx).Error("acquirer refused the charge request", "error", err)
-			return activities.ChargeOutcome{}, codes.ConnectorError, routing.Refused, nil
+			class := routing.Refused
+			if appErr.Type() == activities.ErrTypeCardUnavailable {
+				class = ""
+			}
+			// This attempt charged nothing, but an earlier one may have
+			// (a worker that died after sending it, its charge unknown to
+			// the worker that took over): the acquirer is asked before the
+			// order fails.
+			if w.version(ctx, changeRefusalInquiry, 1) == workflow.DefaultVersion {
+				return activities.ChargeOutcome{}, codes.ConnectorError, class, nil
+			}
+			// Such an attempt was sent before this task began; asked before
+			// its deadline, the acquirer might not have made it yet.
+			var found activities.InquiryResult
+			err := workflow.ExecuteActivity(ictx, a.InquireCharge, activities.InquireInput{Connector: conn, IdempotencyKey: key,
+				SentBefore: workflow.Now(ctx)}).Get(ctx, &found)
+			if err != nil {
+				return activities.ChargeOutcome{}, codes.Code{}, "", err
+			}
+			if found.Found {
+				return found.Outcome, outcomeCode(found.Outcome), attemptOutcome(found.Outcome), nil
+			}
+			return activities.ChargeOutcome{}, codes.ConnectorError, class, nil
 		}
 		if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeAcquirerDown {
 			workflow.GetLogger(ctx).Warn("connector down", "connector", conn, "error", err)

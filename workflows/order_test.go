@@ -570,20 +570,46 @@ func TestOrder(t *testing.T) {
 			wantFinish: connectorError, wantAuths: 3, wantInquires: 3,
 		},
 		{
-			name: "acquirer rejected is a connector error without inquiry", captureMode: "auto", risk: accepted,
+			name: "acquirer rejected, no charge found: a connector error", captureMode: "auto", risk: accepted,
 			authorise: func(int) (activities.ChargeOutcome, error) {
 				return activities.ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer refused the request", activities.ErrTypeAcquirerRejected, nil)
 			},
+			inquire:    func(int) (activities.InquiryResult, error) { return activities.InquiryResult{Found: false}, nil },
 			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "C0001", wantMessage: "Acquirer error",
-			wantFinish: connectorError, wantAuths: 1,
+			wantFinish: connectorError, wantAuths: 1, wantInquires: 1,
 		},
 		{
-			name: "card unavailable is a connector error without inquiry", captureMode: "auto", risk: accepted,
+			// An earlier attempt, by a worker that died before its answer
+			// was recorded, charged the card; this one was refused.
+			name: "acquirer rejected, an earlier attempt's charge found: paid", captureMode: "auto", risk: accepted,
+			authorise: func(int) (activities.ChargeOutcome, error) {
+				return activities.ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer refused the request", activities.ErrTypeAcquirerRejected, nil)
+			},
+			inquire: func(int) (activities.InquiryResult, error) {
+				return activities.InquiryResult{Found: true, Outcome: approved(amount)}, nil
+			},
+			wantStatus: status.Paid, wantOrder: status.OrderSuccess, wantCode: "0000", wantMessage: "Success",
+			wantFinish: paid, wantAuths: 1, wantInquires: 1,
+		},
+		{
+			name: "card unavailable, no charge found: a connector error", captureMode: "auto", risk: accepted,
 			authorise: func(int) (activities.ChargeOutcome, error) {
 				return activities.ChargeOutcome{}, temporal.NewNonRetryableApplicationError("card token not in the vault", activities.ErrTypeCardUnavailable, nil)
 			},
+			inquire:    func(int) (activities.InquiryResult, error) { return activities.InquiryResult{Found: false}, nil },
 			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "C0001", wantMessage: "Acquirer error",
-			wantFinish: connectorError, wantAuths: 1,
+			wantFinish: connectorError, wantAuths: 1, wantInquires: 1,
+		},
+		{
+			name: "card unavailable, an earlier attempt's charge found: paid", captureMode: "auto", risk: accepted,
+			authorise: func(int) (activities.ChargeOutcome, error) {
+				return activities.ChargeOutcome{}, temporal.NewNonRetryableApplicationError("card token not in the vault", activities.ErrTypeCardUnavailable, nil)
+			},
+			inquire: func(int) (activities.InquiryResult, error) {
+				return activities.InquiryResult{Found: true, Outcome: approved(amount)}, nil
+			},
+			wantStatus: status.Paid, wantOrder: status.OrderSuccess, wantCode: "0000", wantMessage: "Success",
+			wantFinish: paid, wantAuths: 1, wantInquires: 1,
 		},
 		{
 			name: "a deleted stored card is I0025 once the acquirer has no charge", captureMode: "auto", risk: accepted,

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
-	"github.com/paygate/paygate/workflows"
+	"github.com/google/uuid"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+
+	"github.com/paygate/paygate/workflows"
 )
 
 // ErrSubscriptionClosed: the subscription's workflow has ended.
@@ -17,7 +20,13 @@ var ErrSubscriptionClosed = errors.New("subscription closed")
 // through Temporal updates.
 type TemporalSubscriptions struct {
 	Client client.Client
+	// Wait bounds how long a change is sent again while Temporal answers
+	// that it is busy or timed out (subscriptionWait when 0).
+	Wait time.Duration
 }
+
+// subscriptionWait bounds the resending of one change when Wait is unset.
+const subscriptionWait = 30 * time.Second
 
 // Cancel sends the cancel update and waits for its answer.
 func (t *TemporalSubscriptions) Cancel(ctx context.Context, merchantID, recurringID string) (workflows.SubscriptionState, error) {
@@ -39,13 +48,41 @@ func (t *TemporalSubscriptions) Amend(ctx context.Context, merchantID, recurring
 	return t.update(ctx, merchantID, recurringID, workflows.UpdateAmendSubscription, a)
 }
 
+// update sends one change and waits for its answer. A change Temporal could
+// not take or answer in time (busy, unavailable, a service timeout) is sent
+// again under the same update id, so that it is applied once however often
+// it is sent, until the wait runs out.
 func (t *TemporalSubscriptions) update(ctx context.Context, merchantID, recurringID, name string, args ...any) (workflows.SubscriptionState, error) {
-	h, err := t.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+	wait := t.Wait
+	if wait <= 0 {
+		wait = subscriptionWait
+	}
+	deadline := time.Now().Add(wait)
+	opts := client.UpdateWorkflowOptions{
 		WorkflowID:   workflows.SubscriptionWorkflowID(merchantID, recurringID),
+		UpdateID:     name + "-" + uuid.NewString(),
 		UpdateName:   name,
 		Args:         args,
 		WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
+	}
+	for pause := 100 * time.Millisecond; ; pause = min(2*pause, 2*time.Second) {
+		state, err := t.updateOnce(ctx, opts)
+		if err == nil || !retryableUpdate(err) || ctx.Err() != nil || time.Now().Add(pause).After(deadline) {
+			if err != nil && !errors.Is(err, ErrSubscriptionClosed) {
+				err = fmt.Errorf("%s %s: %w", name, recurringID, err)
+			}
+			return state, err
+		}
+		select {
+		case <-ctx.Done():
+			return state, fmt.Errorf("%s %s: %w", name, recurringID, ctx.Err())
+		case <-time.After(pause):
+		}
+	}
+}
+
+func (t *TemporalSubscriptions) updateOnce(ctx context.Context, opts client.UpdateWorkflowOptions) (workflows.SubscriptionState, error) {
+	h, err := t.Client.UpdateWorkflow(ctx, opts)
 	var state workflows.SubscriptionState
 	if err == nil {
 		err = h.Get(ctx, &state)
@@ -54,8 +91,17 @@ func (t *TemporalSubscriptions) update(ctx context.Context, merchantID, recurrin
 	if errors.As(err, &notFound) {
 		return state, ErrSubscriptionClosed
 	}
-	if err != nil {
-		return state, fmt.Errorf("%s %s: %w", name, recurringID, err)
-	}
-	return state, nil
+	return state, err
+}
+
+// retryableUpdate reports whether an update's error says Temporal did not
+// take or answer it in time, rather than that the workflow refused it.
+func retryableUpdate(err error) bool {
+	var (
+		timedOut    *client.WorkflowUpdateServiceTimeoutOrCanceledError
+		unavailable *serviceerror.Unavailable
+		exhausted   *serviceerror.ResourceExhausted
+		deadline    *serviceerror.DeadlineExceeded
+	)
+	return errors.As(err, &timedOut) || errors.As(err, &unavailable) || errors.As(err, &exhausted) || errors.As(err, &deadline)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,7 +75,14 @@ func startStackWith(t *testing.T, opts Options) *Stack {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() {
+		// PAYGATE_CHAOS_KEEP keeps a failed run's logs and data to read.
+		if t.Failed() && os.Getenv("PAYGATE_CHAOS_KEEP") != "" {
+			t.Logf("kept %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
 	bin, err := paygateBinary(root)
 	if err != nil {
 		t.Fatal(err)
@@ -147,6 +155,34 @@ func TestChaos(t *testing.T) {
 	}
 	if rep.Failed() {
 		t.Error("a safety property was broken (table above)")
+		logWorkflowsOf(t, s, rep)
+	}
+}
+
+// workflowIDs finds the workflow ids a violation names.
+var workflowIDs = regexp.MustCompile(`\b(?:order|payout|dispute)/[^\s,]+`)
+
+// logWorkflowsOf shows the processes' log lines of every workflow a broken
+// property names: what the workflow did, in order, is what explains it.
+func logWorkflowsOf(t *testing.T, s *Stack, rep Report) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.Dir(), "stack.log"))
+	if err != nil {
+		t.Logf("read the stack's log: %v", err)
+		return
+	}
+	for _, p := range rep.Properties {
+		for _, v := range p.Violations {
+			for _, id := range workflowIDs.FindAllString(v, -1) {
+				var lines []string
+				for _, line := range strings.Split(string(b), "\n") {
+					if strings.Contains(line, id) {
+						lines = append(lines, line)
+					}
+				}
+				t.Logf("the log of %s:\n%s", id, strings.Join(lines, "\n"))
+			}
+		}
 	}
 }
 

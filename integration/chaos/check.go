@@ -434,8 +434,8 @@ func noOrphanCharges(charges []acquired, byTx map[string]*models.Order) Property
 		case o == nil:
 			p.Violations = append(p.Violations, fmt.Sprintf("%s charge %s for %s: no such order", c.Connector, c.ID, c.Reference))
 		case !paidStatuses[o.PaymentStatus]:
-			p.Violations = append(p.Violations, fmt.Sprintf("%s charge %s (made %s): order %s recorded %d %s at %s, connector ref %q, created %s",
-				c.Connector, c.ID, c.At.Format("15:04:05.000"), c.Reference, o.PaymentStatus, o.ResultCode, o.Connector, o.ConnectorRef, o.CreatedAt.Format("15:04:05.000")))
+			p.Violations = append(p.Violations, fmt.Sprintf("%s charge %s (made %s): order %s recorded %d %s at %s, connector ref %q, created %s, workflow %s",
+				c.Connector, c.ID, c.At.Format("15:04:05.000"), c.Reference, o.PaymentStatus, o.ResultCode, o.Connector, o.ConnectorRef, o.CreatedAt.Format("15:04:05.000"), o.WorkflowID))
 		case o.Connector != c.Connector:
 			p.Violations = append(p.Violations, fmt.Sprintf("%s charge %s: order %s records %s", c.Connector, c.ID, c.Reference, o.Connector))
 		}

@@ -401,3 +401,7 @@ func randomHex(n int) string {
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// Dir is the directory of the stack's data and its processes' log
+// (stack.log).
+func (s *Stack) Dir() string { return s.opts.Dir }

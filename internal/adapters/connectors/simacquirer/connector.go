@@ -81,6 +81,10 @@ func (c *Connector) Charge(ctx context.Context, req connector.ChargeRequest) (co
 // a charge it made, so a charge its inquiry does not find was never made.
 func (c *Connector) FinalInquiry() bool { return true }
 
+// RequestTimeout: every charge carries the end of it (X-Request-Deadline)
+// and the simulator makes none past that.
+func (c *Connector) RequestTimeout() time.Duration { return c.client.http.Timeout }
+
 // Inquire returns the charge made with idempotencyKey, or an error wrapping
 // connector.ErrNotFound when none was made.
 func (c *Connector) Inquire(ctx context.Context, idempotencyKey string) (connector.Charge, error) {

@@ -160,6 +160,10 @@ func (c *Client) Inquire(ctx context.Context, idempotencyKey string) (connector.
 // a charge it made, so a charge its inquiry does not find was never made.
 func (c *Client) FinalInquiry() bool { return true }
 
+// RequestTimeout: every payment request carries the end of it
+// (X-Request-Deadline) and the simulator makes none past that.
+func (c *Client) RequestTimeout() time.Duration { return c.http.Timeout }
+
 // Capture settles part or all of an AUTHORISED payment.
 func (c *Client) Capture(ctx context.Context, req connector.CaptureRequest) (connector.Charge, error) {
 	what := "capture " + req.ChargeID + " " + req.IdempotencyKey
