@@ -2,7 +2,9 @@
 SHELL := /bin/bash
 GO ?= go
 export GOTOOLCHAIN := local
-export GOFLAGS := -buildvcs=false
+# -trimpath keeps the checkout's directory out of the build cache's keys, so a fresh
+# clone (CI) reuses what an earlier run here compiled.
+export GOFLAGS := -buildvcs=false -trimpath
 
 TEMPORAL_CLI_VERSION := v1.5.1
 TEMPORAL := .bin/temporal

@@ -10,6 +10,7 @@ import (
 
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/status"
 )
 
 // DisputeFlows wakes a dispute's workflow, starting it on the first word.
@@ -57,7 +58,16 @@ func (h *Handler) disputeCallback(c *gin.Context) {
 		c.JSON(http.StatusNotFound, gin.H{"error": "unknown reference"})
 		return
 	}
+	if o.Connector == "" && o.PaymentStatus == status.Pending {
+		// The acquirer disputes a charge whose outcome the order has not
+		// recorded yet (a worker that died mid-charge, its successor not
+		// there yet): asked again later, the order will name its connector.
+		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "the order's charge is not recorded yet; try again"})
+		return
+	}
 	if !readByOrdersConnector(h, o, cb, read) || o.Connector == "" {
+		h.Gate.Logger.Warn("dispute callback not signed by the order's connector", "transaction_id", o.TransactionID,
+			"connector", o.Connector, "dispute_id", cb.DisputeID)
 		c.JSON(http.StatusUnauthorized, gin.H{"error": "bad signature"})
 		return
 	}

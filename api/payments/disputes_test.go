@@ -61,10 +61,15 @@ func (w *words) Word(_ context.Context, conn, id string) error {
 type paidOrders struct{ someOrders }
 
 func (paidOrders) FindOrderByID(_ context.Context, tx string) (*models.Order, error) {
-	if tx != "1379868670095785984" {
-		return nil, models.ErrNotFound
+	switch tx {
+	case "1379868670095785984":
+		return &models.Order{TransactionID: tx, Connector: "sim-acquirer", PaymentStatus: status.Paid}, nil
+	case "1379868670095785985": // its charge's outcome not recorded yet
+		return &models.Order{TransactionID: tx, PaymentStatus: status.Pending}, nil
+	case "1379868670095785986": // failed before any charge
+		return &models.Order{TransactionID: tx, PaymentStatus: status.Failed}, nil
 	}
-	return &models.Order{TransactionID: tx, Connector: "sim-acquirer", PaymentStatus: status.Paid}, nil
+	return nil, models.ErrNotFound
 }
 
 // TestDisputeCallbacks: issue 30's "tell us through a signed callback,
@@ -82,6 +87,9 @@ func TestDisputeCallbacks(t *testing.T) {
 		{"callback unsigned", "/v1/disputes/callback", "dispute dp_1 1379868670095785984", false, http.StatusUnauthorized, nil},
 		{"callback of an order nobody has", "/v1/disputes/callback", "dispute dp_1 1", true, http.StatusNotFound, nil},
 		{"callback malformed", "/v1/disputes/callback", "dispute", true, http.StatusBadRequest, nil},
+		// The acquirer sends it again on a 503, when the order has its outcome.
+		{"callback before the order recorded its charge", "/v1/disputes/callback", "dispute dp_1 1379868670095785985", true, http.StatusServiceUnavailable, nil},
+		{"callback of an order that charged nothing", "/v1/disputes/callback", "dispute dp_1 1379868670095785986", true, http.StatusUnauthorized, nil},
 		{"webhook event", "/v1/webhooks/sim-acquirer", "dispute dp_2", true, http.StatusOK, []string{"sim-acquirer dp_2"}},
 		{"webhook event of something else", "/v1/webhooks/sim-acquirer", "payment", true, http.StatusOK, nil},
 	}
