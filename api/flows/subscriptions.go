@@ -57,7 +57,6 @@ func (t *TemporalSubscriptions) update(ctx context.Context, merchantID, recurrin
 	if wait <= 0 {
 		wait = subscriptionWait
 	}
-	deadline := time.Now().Add(wait)
 	opts := client.UpdateWorkflowOptions{
 		WorkflowID:   workflows.SubscriptionWorkflowID(merchantID, recurringID),
 		UpdateID:     name + "-" + uuid.NewString(),
@@ -65,20 +64,16 @@ func (t *TemporalSubscriptions) update(ctx context.Context, merchantID, recurrin
 		Args:         args,
 		WaitForStage: client.WorkflowUpdateStageCompleted,
 	}
-	for pause := 100 * time.Millisecond; ; pause = min(2*pause, 2*time.Second) {
-		state, err := t.updateOnce(ctx, opts)
-		if err == nil || !retryableUpdate(err) || ctx.Err() != nil || time.Now().Add(pause).After(deadline) {
-			if err != nil && !errors.Is(err, ErrSubscriptionClosed) {
-				err = fmt.Errorf("%s %s: %w", name, recurringID, err)
-			}
-			return state, err
-		}
-		select {
-		case <-ctx.Done():
-			return state, fmt.Errorf("%s %s: %w", name, recurringID, ctx.Err())
-		case <-time.After(pause):
-		}
+	var state workflows.SubscriptionState
+	err := RetryBusy(ctx, wait, func(ctx context.Context) error {
+		var err error
+		state, err = t.updateOnce(ctx, opts)
+		return err
+	})
+	if err != nil && !errors.Is(err, ErrSubscriptionClosed) {
+		err = fmt.Errorf("%s %s: %w", name, recurringID, err)
 	}
+	return state, err
 }
 
 func (t *TemporalSubscriptions) updateOnce(ctx context.Context, opts client.UpdateWorkflowOptions) (workflows.SubscriptionState, error) {
@@ -92,16 +87,4 @@ func (t *TemporalSubscriptions) updateOnce(ctx context.Context, opts client.Upda
 		return state, ErrSubscriptionClosed
 	}
 	return state, err
-}
-
-// retryableUpdate reports whether an update's error says Temporal did not
-// take or answer it in time, rather than that the workflow refused it.
-func retryableUpdate(err error) bool {
-	var (
-		timedOut    *client.WorkflowUpdateServiceTimeoutOrCanceledError
-		unavailable *serviceerror.Unavailable
-		exhausted   *serviceerror.ResourceExhausted
-		deadline    *serviceerror.DeadlineExceeded
-	)
-	return errors.As(err, &timedOut) || errors.As(err, &unavailable) || errors.As(err, &exhausted) || errors.As(err, &deadline)
 }

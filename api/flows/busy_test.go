@@ -1,4 +1,4 @@
-package app
+package flows
 
 import (
 	"cmp"
@@ -12,10 +12,10 @@ import (
 	"go.temporal.io/sdk/temporal"
 )
 
-// TestScheduleCallsOutlastABusyTemporal: a schedule call Temporal answered
+// TestRetryBusy: a call Temporal answered
 // too late or busy is made again until it succeeds or the wait runs out;
 // a refusal is returned at once.
-func TestScheduleCallsOutlastABusyTemporal(t *testing.T) {
+func TestRetryBusy(t *testing.T) {
 	late := fmt.Errorf("describe: %w", context.DeadlineExceeded)
 	unavailable := serviceerror.NewUnavailable("frontend starting")
 	cases := []struct {
@@ -28,13 +28,13 @@ func TestScheduleCallsOutlastABusyTemporal(t *testing.T) {
 		{name: "served at once", wantCalls: 1},
 		{name: "too late twice, then served", errs: []error{late, unavailable}, wantCalls: 3},
 		{name: "refused: already running", errs: []error{temporal.ErrScheduleAlreadyRunning}, wantCalls: 1, wantErr: temporal.ErrScheduleAlreadyRunning},
-		// Made at 0, 200 and 600 ms; the next would be at 1.4 s.
-		{name: "busy past the wait", errs: []error{late, late, late, late, late}, wait: time.Second, wantCalls: 3, wantErr: context.DeadlineExceeded},
+		// Made at 0, 100, 300 and 700 ms; the next would be at 1.5 s.
+		{name: "busy past the wait", errs: []error{late, late, late, late, late}, wait: time.Second, wantCalls: 4, wantErr: context.DeadlineExceeded},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := 0
-			err := retryBusy(context.Background(), cmp.Or(tc.wait, 10*time.Second), func(context.Context) error {
+			err := RetryBusy(context.Background(), cmp.Or(tc.wait, 10*time.Second), func(context.Context) error {
 				calls++
 				if calls <= len(tc.errs) {
 					return tc.errs[calls-1]
