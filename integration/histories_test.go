@@ -40,11 +40,15 @@ func TestRecordHistories(t *testing.T) {
 	save("order-declined", declined)
 	paid := newOrderNo(t)
 	_, r = authorise(t, signCard(cardOrder(creds, paid, "4000000000000341"), creds.SignKey))
+	// Shape 3: the paid order closes when idle, and the refund reopens it
+	// as a new run; both runs are kept.
+	paidRun := closedRun(t, workflows.OrderWorkflowID(creds.MerchantID, creds.AccountID, paid))
 	_, b := batch(t, creds, "/v1/refund", "refund_orders", []batchEntry{with(ref(r.TransactionID, paid, "12.34"), "refund_amount", "12.34")})
 	if len(b.Entries) != 1 || b.Entries[0]["refund_status"] != "1" {
 		t.Fatalf("refund: %v", b.Entries)
 	}
 	save("order-timeout-inquiry-refunded", paid)
+	saveRun(t, "order-paid-closed", workflows.OrderWorkflowID(creds.MerchantID, creds.AccountID, paid), paidRun)
 
 	// A payment that keeps its card (token_flag=YES), refunded so that
 	// its workflow ends.
@@ -117,12 +121,19 @@ func TestRecordHistories(t *testing.T) {
 // workflows/testdata/name.json.
 func saveHistory(t *testing.T, name, id string) {
 	t.Helper()
+	saveRun(t, name, id, "")
+}
+
+// saveRun saves the history of the workflow's run run (the latest when
+// empty) once it has completed.
+func saveRun(t *testing.T, name, id, run string) {
+	t.Helper()
 	ctx := context.Background()
-	if err := env.temporal.GetWorkflow(ctx, id, "").Get(ctx, nil); err != nil {
+	if err := env.temporal.GetWorkflow(ctx, id, run).Get(ctx, nil); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 	h := &historypb.History{}
-	iter := env.temporal.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	iter := env.temporal.GetWorkflowHistory(ctx, id, run, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for iter.HasNext() {
 		ev, err := iter.Next()
 		if err != nil {

@@ -19,7 +19,8 @@ import (
 // takes its changes from its shape (workflows.CurrentOrderShape), so no
 // Version marker and no TemporalChangeVersion upsert appear, and (shape 2)
 // its risk check and CVV drop ride in the record's and the outcome's local
-// activities.
+// activities. Shape 3 closes a paid order once idle instead of starting a
+// timer for its refund window.
 func TestPaymentFirstTaskEvents(t *testing.T) {
 	const (
 		started     = "WorkflowExecutionStarted"
@@ -29,7 +30,7 @@ func TestPaymentFirstTaskEvents(t *testing.T) {
 		accepted    = "WorkflowExecutionUpdateAccepted"
 		local       = "MarkerRecorded:LocalActivity"
 		upsert      = "UpsertWorkflowSearchAttributes:PaymentStatus"
-		timer       = "TimerStarted"
+		closed      = "WorkflowExecutionCompleted"
 		answered    = "WorkflowExecutionUpdateCompleted"
 		activity    = "ActivityTaskScheduled"
 	)
@@ -46,16 +47,19 @@ func TestPaymentFirstTaskEvents(t *testing.T) {
 	}{
 		{
 			name: "paid, no notify_url",
-			// the outcome, the ledger credit, the status, the refund
-			// window and the answer.
-			rest: []string{local, local, upsert, timer, answered},
+			// the outcome, the ledger credit, the status and the answer;
+			// then (shape 3) no refund window's timer: the order is idle,
+			// its state is saved for reopening and its run completes, all
+			// in the payment's one workflow task.
+			rest: []string{local, local, upsert, answered, local, closed},
 		},
 		{
 			name:   "paid, notified",
 			notify: true,
-			// the same and the notification's record and its delivery
-			// as an activity.
-			rest: []string{local, local, upsert, timer, answered, local, activity},
+			// the same but for the close, and the notification's record
+			// and its delivery as an activity: the order closes once the
+			// delivery is done, in a later task.
+			rest: []string{local, local, upsert, answered, local, activity},
 		},
 	}
 	for _, tt := range tests {

@@ -202,6 +202,15 @@ type Order struct {
 	// version (from a retried workflow task) never overwrites a newer one.
 	StateVersion int64 `gorm:"not null;default:0"`
 
+	// ReopenInput is what the order's next run starts from once its
+	// workflow closed when idle, ReopenRun the run that took it, and
+	// ReopenSavedAt when it was saved (models/reopen.go reads and writes
+	// them). gorm neither reads nor writes them: an order's row is read
+	// often, and its next run's input only by that run.
+	ReopenInput   []byte     `gorm:"type:jsonb;->:false;<-:false"`
+	ReopenRun     *string    `gorm:"size:64;->:false;<-:false"`
+	ReopenSavedAt *time.Time `gorm:"->:false;<-:false"`
+
 	CreatedAt time.Time `gorm:"index;index:idx_orders_merchant_created,priority:2,sort:desc"`
 	UpdatedAt time.Time `gorm:"index:idx_orders_account_updated,priority:2"`
 }

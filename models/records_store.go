@@ -140,3 +140,11 @@ func (r Records) ConsoleDisputes(ctx context.Context, merchantID string, limit i
 func (r Records) DisputeRates(ctx context.Context, since time.Time) ([]DisputeRate, error) {
 	return DisputeRates(ctx, r.DB, since)
 }
+
+func (r Records) SaveOrderReopen(ctx context.Context, transactionID, run string, input []byte, at time.Time) (bool, error) {
+	return SaveOrderReopen(ctx, r.DB, transactionID, run, input, at)
+}
+
+func (r Records) TakeOrderReopen(ctx context.Context, transactionID, run string) (ReopenTake, error) {
+	return TakeOrderReopen(ctx, r.DB, transactionID, run)
+}

@@ -65,6 +65,29 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 		// Only a paid order takes operations long enough to fill a run;
 		// the other states end or move within their deadlines.
 		refundable := deadline.Refundable
+		if refundable && remaining > 0 && w.closesIdle() {
+			// No timer: the window's end is checked when an operation
+			// reopens the order (takeState).
+			if err := workflow.Await(ctx, func() bool {
+				return w.st.Status != current || w.runFull(ctx) || w.quiet(ctx)
+			}); err != nil {
+				return err
+			}
+			switch {
+			case w.st.Status != current:
+				continue
+			case w.runFull(ctx):
+				return errRunFull
+			}
+			closed, err := w.closeIdle(ctx)
+			if err != nil {
+				return err
+			}
+			if closed {
+				return errIdle
+			}
+			continue
+		}
 		moved := true
 		if remaining > 0 {
 			var err error
@@ -85,7 +108,7 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 			// The refund window is over: refunds now need a new process.
 			return workflow.Await(ctx, func() bool { return w.inFlight == 0 && w.notificationsIdle() })
 		}
-		if err := w.lock.Lock(ctx); err != nil {
+		if err := w.lockLoaded(ctx); err != nil {
 			return err
 		}
 		// An operation may have moved the order while we waited for the lock.
@@ -236,11 +259,14 @@ func refuse(code codes.Code, detail string) error {
 }
 
 func (w *orderWorkflow) validateCapture(ctx workflow.Context, req CaptureRequest) error {
+	if checked, err := w.entryGate(); checked {
+		return err
+	}
 	return refused(w.standing().CheckCapture(order.Entry(req.Entry), req.CaptureAmount))
 }
 
 func (w *orderWorkflow) capture(ctx workflow.Context, req CaptureRequest) (OperationResult, error) {
-	if err := w.lock.Lock(ctx); err != nil {
+	if err := w.lockLoaded(ctx); err != nil {
 		return OperationResult{}, err
 	}
 	defer w.lock.Unlock()
@@ -263,11 +289,14 @@ func (w *orderWorkflow) capture(ctx workflow.Context, req CaptureRequest) (Opera
 }
 
 func (w *orderWorkflow) validateCancel(ctx workflow.Context, req CancelRequest) error {
+	if checked, err := w.entryGate(); checked {
+		return err
+	}
 	return refused(w.standing().CheckCancel(order.Entry(req.Entry)))
 }
 
 func (w *orderWorkflow) cancel(ctx workflow.Context, req CancelRequest) (OperationResult, error) {
-	if err := w.lock.Lock(ctx); err != nil {
+	if err := w.lockLoaded(ctx); err != nil {
 		return OperationResult{}, err
 	}
 	defer w.lock.Unlock()
@@ -344,11 +373,14 @@ func (w *orderWorkflow) cancelPending(ctx workflow.Context) (OperationResult, er
 }
 
 func (w *orderWorkflow) validateReview(ctx workflow.Context, req ReviewRequest) error {
+	if checked, err := w.entryGate(); checked {
+		return err
+	}
 	return refused(w.standing().CheckReview(order.Entry(req.Entry)))
 }
 
 func (w *orderWorkflow) review(ctx workflow.Context, req ReviewRequest) (OperationResult, error) {
-	if err := w.lock.Lock(ctx); err != nil {
+	if err := w.lockLoaded(ctx); err != nil {
 		return OperationResult{}, err
 	}
 	defer w.lock.Unlock()
@@ -389,11 +421,14 @@ func (w *orderWorkflow) void(ctx workflow.Context) error {
 }
 
 func (w *orderWorkflow) validateRefund(ctx workflow.Context, req RefundRequest) error {
+	if checked, err := w.entryGate(); checked {
+		return err
+	}
 	return refused(w.standing().CheckRefund(order.Entry(req.Entry), req.RefundAmount))
 }
 
 func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (OperationResult, error) {
-	if err := w.lock.Lock(ctx); err != nil {
+	if err := w.lockLoaded(ctx); err != nil {
 		return OperationResult{}, err
 	}
 	defer w.lock.Unlock()
@@ -529,7 +564,7 @@ func onGrowingTimer(ctx workflow.Context, try func() bool) error {
 // settleHeld settles, under the order's lock, a refund whose amount was held
 // while its outcome was not known.
 func (w *orderWorkflow) settleHeld(ctx workflow.Context, r order.Refund, settled refund.Status) {
-	if err := w.lock.Lock(ctx); err != nil {
+	if err := w.lockLoaded(ctx); err != nil {
 		return
 	}
 	defer w.lock.Unlock()
@@ -570,7 +605,7 @@ func (w *orderWorkflow) resolveRefund(ctx workflow.Context, r order.Refund) {
 	}
 	// The acquirer made it and has not settled it: watch it as any refund
 	// it answered pending.
-	if err := w.lock.Lock(ctx); err != nil {
+	if err := w.lockLoaded(ctx); err != nil {
 		return
 	}
 	if err := w.saveRefund(ctx, w.refundRow(r)); err != nil {

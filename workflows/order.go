@@ -83,6 +83,11 @@ type OrderInput struct {
 	// (CurrentOrderShape for a new order; 0 for orders started before
 	// shapes): which changes it takes without asking GetVersion (shape.go).
 	Shape int `json:",omitempty"`
+	// Reopen starts a run of an order whose workflow closed when idle
+	// (shape 3): an operation reopened it, and the run takes its request
+	// and state from the record. Only TransactionID, OrderNo and Shape are
+	// set beside it.
+	Reopen bool `json:",omitempty"`
 }
 
 // RecurringCharge names the subscription and billing cycle an order charges.
@@ -203,6 +208,14 @@ type orderWorkflow struct {
 	// Notifications waiting to be delivered, one after the other.
 	notices    []notice
 	delivering bool // deliverAll runs (startDelivery)
+
+	// loaded is unset while a reopened run has not taken its state yet;
+	// refusing, when set, is the code it refuses every operation with.
+	loaded   bool
+	refusing *codes.Code
+	// keepOpen is set when the order's state could not be saved for
+	// reopening: the order stays open through its refund window.
+	keepOpen bool
 }
 
 // Order is the workflow of one payment order: it records the order, checks
@@ -212,12 +225,15 @@ type orderWorkflow struct {
 // the order's later state is in the order-state query and the record.
 func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 	w := &orderWorkflow{in: in, id: workflow.GetInfo(ctx).WorkflowExecution.ID, st: order.NewState(in.Card, workflow.Now(ctx)),
-		lock: workflow.NewMutex(ctx), root: ctx}
+		lock: workflow.NewMutex(ctx), root: ctx, loaded: !in.Reopen}
 	if in.Resume != nil {
 		w.st = in.Resume.Resumed()
 	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return PaymentResult{}, err
+	}
+	if in.Reopen {
+		return w.reopen(ctx)
 	}
 	if !w.lean() {
 		w.startDelivery()
@@ -254,6 +270,8 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 		}
 		if err := w.lifecycle(ctx); errors.Is(err, errRunFull) {
 			return res, w.continueAsNew(ctx)
+		} else if errors.Is(err, errIdle) {
+			return res, nil
 		} else if err != nil {
 			return PaymentResult{}, err
 		}
@@ -275,11 +293,23 @@ func (w *orderWorkflow) carryOn(ctx workflow.Context) (PaymentResult, error) {
 	if errors.Is(err, errRunFull) {
 		return *w.st.Result, w.continueAsNew(ctx)
 	}
+	if errors.Is(err, errIdle) {
+		return *w.st.Result, nil
+	}
 	if err != nil {
 		return PaymentResult{}, err
 	}
 	if err := workflow.Await(ctx, func() bool { return w.quiet(ctx) }); err != nil {
 		return PaymentResult{}, err
+	}
+	if w.closesIdle() && w.st.Runs > 0 {
+		// A later run of an order that closes idle leaves its final state
+		// in the record, so that an operation that reopens the order is
+		// refused for what the order is (refunded, say), and the row is
+		// not left held by a run that ended.
+		if _, err := w.closeIdle(ctx); err != nil {
+			return PaymentResult{}, err
+		}
 	}
 	return *w.st.Result, nil
 }
@@ -287,12 +317,22 @@ func (w *orderWorkflow) carryOn(ctx workflow.Context) (PaymentResult, error) {
 func (w *orderWorkflow) registerHandlers(ctx workflow.Context) error {
 	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateAuthorise,
 		func(ctx workflow.Context, req AuthoriseRequest) (PaymentResult, error) {
-			if err := workflow.Await(ctx, func() bool { return w.st.Result != nil }); err != nil {
+			if err := workflow.Await(ctx, func() bool { return w.st.Result != nil || w.refusing != nil }); err != nil {
 				return PaymentResult{}, err
+			}
+			if w.refusing != nil {
+				return PaymentResult{}, closedOrder()
+			}
+			if req.RequestFingerprint != w.in.RequestFingerprint {
+				// A reopened run checks the request once its state is loaded.
+				return PaymentResult{}, temporal.NewApplicationError("order_no already used with different content", ErrTypeOrderMismatch)
 			}
 			return *w.st.Result, nil
 		},
 		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, req AuthoriseRequest) error {
+			if !w.loaded {
+				return nil
+			}
 			if req.RequestFingerprint != w.in.RequestFingerprint {
 				return temporal.NewApplicationError("order_no already used with different content", ErrTypeOrderMismatch)
 			}

@@ -71,6 +71,12 @@ var (
 	}}
 )
 
+// openShape is the shape the tests of an order's later operations start
+// orders with: a paid order stays open, so that one run takes them all.
+// Shape 3 closes a paid order once idle and reopens it for an operation
+// (TestOrderReopens); what the operations do is the same in both.
+const openShape = 2
+
 func orderInput(captureMode capture.Mode) workflows.OrderInput {
 	return workflows.OrderInput{
 		TransactionID: txID,
@@ -80,7 +86,7 @@ func orderInput(captureMode capture.Mode) workflows.OrderInput {
 		Amount:        amount,
 		Currency:      currency,
 		CaptureMode:   captureMode,
-		Shape:         workflows.CurrentOrderShape,
+		Shape:         openShape,
 		Card: workflows.CardRef{
 			Token:       cardToken,
 			Masked:      "424242******4242",
@@ -140,6 +146,12 @@ type acquirer struct {
 	refundErr func(n int) error
 	voidErr   func(n int) error
 
+	// The order's saved state for reopening, as the record keeps it: the
+	// last saved input and the run that holds it ("" when free).
+	reopenSaves []activities.SaveReopenInput
+	reopenInput []byte
+	reopenRun   string
+
 	// Notifications: deliverOK decides each attempt (acknowledged when nil).
 	deliverOK  func(id string, attempt int, now time.Time) bool
 	notes      []activities.RecordNotificationInput
@@ -188,6 +200,30 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 			defer acq.mu.Unlock()
 			acq.debits = append(acq.debits, in)
 			return activities.LedgerPostingResult{EntryID: int64(100 + len(acq.debits))}, nil
+		}).Maybe()
+	env.OnActivity(acts.SaveOrderReopen, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.SaveReopenInput) (activities.SaveReopenResult, error) {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			if acq.reopenRun != "" && acq.reopenRun != in.Run {
+				return activities.SaveReopenResult{}, nil
+			}
+			acq.reopenSaves = append(acq.reopenSaves, in)
+			acq.reopenInput, acq.reopenRun = in.Input, ""
+			return activities.SaveReopenResult{Saved: true}, nil
+		}).Maybe()
+	env.OnActivity(acts.TakeOrderReopen, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.TakeReopenInput) (activities.TakeReopenResult, error) {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			switch {
+			case acq.reopenInput == nil:
+				return activities.TakeReopenResult{}, nil
+			case acq.reopenRun != "" && acq.reopenRun != in.Run:
+				return activities.TakeReopenResult{HeldBy: acq.reopenRun}, nil
+			}
+			acq.reopenRun = in.Run
+			return activities.TakeReopenResult{Input: acq.reopenInput}, nil
 		}).Maybe()
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{
 		ID:        workflows.OrderWorkflowID(merchantID, accountID, orderNo),

@@ -184,7 +184,7 @@ type callback struct {
 // provider, without holding the order's lock while it waits, and settles
 // the provider's answer under the lock if the order still waits for it.
 func (w *orderWorkflow) confirmCallback(ctx workflow.Context, c callback) error {
-	if err := w.lock.Lock(ctx); err != nil {
+	if err := w.lockLoaded(ctx); err != nil {
 		return err
 	}
 	if !c.awaited() {
@@ -202,7 +202,7 @@ func (w *orderWorkflow) confirmCallback(ctx workflow.Context, c callback) error 
 	if !answered {
 		return nil
 	}
-	if err := w.lock.Lock(ctx); err != nil {
+	if err := w.lockLoaded(ctx); err != nil {
 		return err
 	}
 	defer w.lock.Unlock()
@@ -437,7 +437,7 @@ func (w *orderWorkflow) listenToShopper() {
 // payFromPage charges the card the shopper gave on the payment page. It
 // answers once the payment is final or waits for a 3-D Secure challenge.
 func (w *orderWorkflow) payFromPage(ctx workflow.Context, req PayRequest) (PaymentResult, error) {
-	if err := w.lock.Lock(ctx); err != nil {
+	if err := w.lockLoaded(ctx); err != nil {
 		return PaymentResult{}, err
 	}
 	defer w.lock.Unlock()
@@ -482,7 +482,7 @@ func (w *orderWorkflow) validatePayAPM(req PayAPMRequest) error {
 // on the payment page, as a direct APM order does: the risk rules, then
 // the payment at the provider, where the shopper is sent next.
 func (w *orderWorkflow) payAPMFromPage(ctx workflow.Context, req PayAPMRequest) (PaymentResult, error) {
-	if err := w.lock.Lock(ctx); err != nil {
+	if err := w.lockLoaded(ctx); err != nil {
 		return PaymentResult{}, err
 	}
 	defer w.lock.Unlock()
@@ -510,7 +510,7 @@ func (w *orderWorkflow) payAPMFromPage(ctx workflow.Context, req PayAPMRequest) 
 
 // shopperCancel ends a checkout the shopper left.
 func (w *orderWorkflow) shopperCancel(ctx workflow.Context, _ struct{}) (PaymentResult, error) {
-	if err := w.lock.Lock(ctx); err != nil {
+	if err := w.lockLoaded(ctx); err != nil {
 		return PaymentResult{}, err
 	}
 	defer w.lock.Unlock()

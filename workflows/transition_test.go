@@ -45,8 +45,9 @@ func (f flawedOrder) build(ctx workflow.Context) *orderWorkflow {
 			TransactionID: "1379868670095785984", MerchantID: "M1", AccountID: "A1", OrderNo: "ORD-T",
 			Amount: transitionAmount, Currency: "USD", Kind: KindAPM,
 		},
-		id:   workflow.GetInfo(ctx).WorkflowExecution.ID,
-		lock: workflow.NewMutex(ctx),
+		id:     workflow.GetInfo(ctx).WorkflowExecution.ID,
+		lock:   workflow.NewMutex(ctx),
+		loaded: true,
 		st: order.State{Status: f.Status, Since: workflow.Now(ctx), ChargeID: "ch_1",
 			Ledger: order.Ledger{Authorised: transitionAmount, Captured: f.Captured}},
 	}

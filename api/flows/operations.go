@@ -2,12 +2,14 @@ package flows
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -37,45 +39,94 @@ const updateIDLength = 32
 
 // Capture sends a capture update. Identical requests share one update.
 func (t *TemporalOrders) Capture(ctx context.Context, workflowID string, req workflows.CaptureRequest) (workflows.OperationResult, error) {
-	return t.operate(ctx, workflowID, workflows.UpdateCapture, contentUpdateID(workflows.UpdateCapture, req), req)
+	return t.operate(ctx, workflowID, req.Entry, workflows.UpdateCapture, contentUpdateID(workflows.UpdateCapture, req), req)
 }
 
 // Cancel sends a cancel update. Identical requests share one update.
 func (t *TemporalOrders) Cancel(ctx context.Context, workflowID string, req workflows.CancelRequest) (workflows.OperationResult, error) {
-	return t.operate(ctx, workflowID, workflows.UpdateCancel, contentUpdateID(workflows.UpdateCancel, req), req)
+	return t.operate(ctx, workflowID, req.Entry, workflows.UpdateCancel, contentUpdateID(workflows.UpdateCancel, req), req)
 }
 
 // Review sends a review update. Identical requests share one update.
 func (t *TemporalOrders) Review(ctx context.Context, workflowID string, req workflows.ReviewRequest) (workflows.OperationResult, error) {
-	return t.operate(ctx, workflowID, workflows.UpdateReview, contentUpdateID(workflows.UpdateReview, req), req)
+	return t.operate(ctx, workflowID, req.Entry, workflows.UpdateReview, contentUpdateID(workflows.UpdateReview, req), req)
 }
 
-// Refund sends a refund update. Every refund request is a new refund, so the
-// update id is left to the SDK (a fresh one per request).
+// Refund sends a refund update. Every refund request is a new refund: its
+// update id is drawn once per request, so that the request's own retries
+// (reopenRetries) are still one update.
 func (t *TemporalOrders) Refund(ctx context.Context, workflowID string, req workflows.RefundRequest) (workflows.OperationResult, error) {
-	return t.operate(ctx, workflowID, workflows.UpdateRefund, "", req)
+	return t.operate(ctx, workflowID, req.Entry, workflows.UpdateRefund, freshUpdateID(workflows.UpdateRefund), req)
 }
+
+// reopenRetries is how often an operation is sent again when the order's
+// workflow closed between the update's arrival and its delivery: the next
+// attempt reopens it.
+const reopenRetries = 3
 
 // operate runs one update on the order's workflow and waits, at most Wait,
-// for its result.
-func (t *TemporalOrders) operate(ctx context.Context, workflowID, name, updateID string, arg any) (workflows.OperationResult, error) {
+// for its result. An order whose workflow closed when idle is reopened by
+// the same call (Update-with-Start): the new run takes the order's state
+// from the record (workflows: reopen).
+func (t *TemporalOrders) operate(ctx context.Context, workflowID string, entry workflows.EntryRef, name, updateID string, arg any) (workflows.OperationResult, error) {
 	ctx, cancel := t.bounded(ctx)
 	defer cancel()
-	handle, err := t.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID:   workflowID,
-		UpdateName:   name,
-		UpdateID:     updateID,
-		Args:         []any{arg},
-		WaitForStage: client.WorkflowUpdateStageCompleted,
+	for attempt := 1; ; attempt++ {
+		res, err := t.operateOnce(ctx, workflowID, entry, name, updateID, arg)
+		if err == nil {
+			return res, nil
+		}
+		if attempt == reopenRetries || !closedMeanwhile(err) || ctx.Err() != nil {
+			return workflows.OperationResult{}, classifyOperation(ctx, name, err)
+		}
+	}
+}
+
+func (t *TemporalOrders) operateOnce(ctx context.Context, workflowID string, entry workflows.EntryRef, name, updateID string, arg any) (workflows.OperationResult, error) {
+	start := t.Client.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
+		ID:                       workflowID,
+		TaskQueue:                workflows.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.SearchOrderNo.ValueSet(entry.OrderNo),
+			workflows.SearchTransactionID.ValueSet(entry.TransactionID),
+		),
+	}, workflows.OrderWorkflowType, workflows.OrderInput{
+		TransactionID: entry.TransactionID, OrderNo: entry.OrderNo, Shape: workflows.CurrentOrderShape, Reopen: true,
+	})
+	handle, err := t.Client.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: start,
+		UpdateOptions: client.UpdateWorkflowOptions{
+			UpdateName:   name,
+			UpdateID:     updateID,
+			Args:         []any{arg},
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+		},
 	})
 	if err != nil {
-		return workflows.OperationResult{}, classifyOperation(ctx, name, err)
+		return workflows.OperationResult{}, err
 	}
 	var res workflows.OperationResult
 	if err := handle.Get(ctx, &res); err != nil {
-		return workflows.OperationResult{}, classifyOperation(ctx, name, err)
+		return workflows.OperationResult{}, err
 	}
 	return res, nil
+}
+
+// closedMeanwhile reports whether an update failed because the run it was
+// sent to completed before taking it: the order closed when idle just as
+// the operation arrived, and sending it again reopens the order.
+func closedMeanwhile(err error) bool {
+	var notFound *serviceerror.NotFound
+	return errors.As(err, &notFound)
+}
+
+// freshUpdateID is a new update id for name.
+func freshUpdateID(name string) string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return name + "-" + hex.EncodeToString(b[:])
 }
 
 // contentUpdateID derives an update id from the request's content, so that

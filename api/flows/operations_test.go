@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -103,26 +104,42 @@ func TestContentUpdateID(t *testing.T) {
 	}
 }
 
-// fakeUpdateClient is a Temporal client that only answers UpdateWorkflow.
+// fakeUpdateClient is a Temporal client that only answers Update-with-Start.
 type fakeUpdateClient struct {
 	client.Client
 	mu       sync.Mutex
+	starts   []fakeStart
 	options  []client.UpdateWorkflowOptions
 	deadline []time.Duration
 	result   workflows.OperationResult
-	err      error // returned by UpdateWorkflow
-	getErr   error // returned by the handle's Get
+	errs     []error // returned by the calls in turn, the last one from then on
+	getErr   error   // returned by the handle's Get
 }
 
-func (f *fakeUpdateClient) UpdateWorkflow(ctx context.Context, o client.UpdateWorkflowOptions) (client.WorkflowUpdateHandle, error) {
+// fakeStart is the start operation an Update-with-Start carried.
+type fakeStart struct {
+	client.WithStartWorkflowOperation
+	options client.StartWorkflowOptions
+	input   workflows.OrderInput
+}
+
+func (f *fakeUpdateClient) NewWithStartWorkflowOperation(o client.StartWorkflowOptions, workflow any, args ...any) client.WithStartWorkflowOperation {
+	return fakeStart{options: o, input: args[0].(workflows.OrderInput)}
+}
+
+func (f *fakeUpdateClient) UpdateWithStartWorkflow(ctx context.Context, o client.UpdateWithStartWorkflowOptions) (client.WorkflowUpdateHandle, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.options = append(f.options, o)
+	f.starts = append(f.starts, o.StartWorkflowOperation.(fakeStart))
+	f.options = append(f.options, o.UpdateOptions)
 	if d, ok := ctx.Deadline(); ok {
 		f.deadline = append(f.deadline, time.Until(d))
 	}
-	if f.err != nil {
-		return nil, f.err
+	if n := len(f.errs); n > 0 {
+		err := f.errs[min(len(f.options), n)-1]
+		if err != nil {
+			return nil, err
+		}
 	}
 	return fakeUpdateHandle{result: f.result, err: f.getErr}, nil
 }
@@ -166,9 +183,9 @@ func TestTemporalOrdersOperations(t *testing.T) {
 			return o.Review(context.Background(), "wf", review)
 		},
 			workflows.UpdateReview, review, contentUpdateID(workflows.UpdateReview, review)},
-		{"refund has no fixed update id", func(o *TemporalOrders) (workflows.OperationResult, error) {
+		{"refund has an update id of its own", func(o *TemporalOrders) (workflows.OperationResult, error) {
 			return o.Refund(context.Background(), "wf", refund)
-		}, workflows.UpdateRefund, refund, ""},
+		}, workflows.UpdateRefund, refund, "refund-"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -178,10 +195,26 @@ func TestTemporalOrdersOperations(t *testing.T) {
 			if err != nil || res != fc.result {
 				t.Fatalf("result = %+v, %v; want %+v", res, err, fc.result)
 			}
-			want := client.UpdateWorkflowOptions{WorkflowID: "wf", UpdateName: c.wantName, UpdateID: c.wantUpdate,
+			if len(fc.options) != 1 {
+				t.Fatalf("%d calls, want 1", len(fc.options))
+			}
+			got := fc.options[0]
+			if c.wantUpdate == "refund-" && strings.HasPrefix(got.UpdateID, "refund-") && len(got.UpdateID) == len("refund-")+32 {
+				got.UpdateID = "refund-"
+			}
+			want := client.UpdateWorkflowOptions{UpdateName: c.wantName, UpdateID: c.wantUpdate,
 				Args: []any{c.wantArg}, WaitForStage: client.WorkflowUpdateStageCompleted}
-			if len(fc.options) != 1 || !reflect.DeepEqual(fc.options[0], want) {
-				t.Errorf("update options = %+v\nwant %+v", fc.options, want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("update options = %+v\nwant %+v", got, want)
+			}
+			// The start reopens the order if its workflow closed when idle.
+			start := fc.starts[0]
+			wantInput := workflows.OrderInput{TransactionID: txA, OrderNo: "ORD-984", Shape: workflows.CurrentOrderShape, Reopen: true}
+			if start.options.ID != "wf" || start.options.TaskQueue != workflows.TaskQueue ||
+				start.options.WorkflowIDConflictPolicy != enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING ||
+				start.options.WorkflowIDReusePolicy != enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE ||
+				!reflect.DeepEqual(start.input, wantInput) {
+				t.Errorf("start = %+v, input %+v; want a reopen of wf with %+v", start.options, start.input, wantInput)
 			}
 			if len(fc.deadline) != 1 || fc.deadline[0] > 5*time.Second || fc.deadline[0] < 4*time.Second {
 				t.Errorf("deadline = %v, want about 5s", fc.deadline)
@@ -196,14 +229,40 @@ func TestTemporalOrdersOperations(t *testing.T) {
 			t.Errorf("error = %v, want I0018 refusal", err)
 		}
 	})
-	t.Run("refusal from the call", func(t *testing.T) {
-		fc := &fakeUpdateClient{err: serviceerror.NewNotFound("workflow not found")}
-		_, err := (&TemporalOrders{Client: fc}).Refund(context.Background(), "wf", refund)
-		var refused *ErrEntryRefused
-		if !errors.As(err, &refused) || refused.Code != codes.InvalidState.ID {
-			t.Errorf("error = %v, want I0018 refusal", err)
-		}
-	})
+	closed := serviceerror.NewNotFound("workflow execution already completed")
+	sentAgain := []struct {
+		name      string
+		errs      []error
+		wantCalls int
+		wantCode  string // "" for the workflow's answer
+	}{
+		{"closed as the refund arrived: sent again, reopens", []error{closed, nil}, 2, ""},
+		{"closed every time: refused as an ended order", []error{closed}, reopenRetries, codes.InvalidState.ID},
+		{"unavailable: not sent again", []error{serviceerror.NewUnavailable("no frontend")}, 1, codes.SystemError.ID},
+	}
+	for _, c := range sentAgain {
+		t.Run(c.name, func(t *testing.T) {
+			fc := &fakeUpdateClient{errs: c.errs, result: workflows.OperationResult{Status: workflows.EntryDone, ResultCode: "0000"}}
+			res, err := (&TemporalOrders{Client: fc}).Refund(context.Background(), "wf", refund)
+			if len(fc.options) != c.wantCalls {
+				t.Fatalf("%d calls, want %d", len(fc.options), c.wantCalls)
+			}
+			for _, o := range fc.options[1:] {
+				if o.UpdateID != fc.options[0].UpdateID {
+					t.Errorf("update ids %q and %q: a refund sent again must be the same update", fc.options[0].UpdateID, o.UpdateID)
+				}
+			}
+			var refused *ErrEntryRefused
+			switch {
+			case c.wantCode == "" && (err != nil || res.ResultCode != "0000"):
+				t.Errorf("result = %+v, %v; want done", res, err)
+			case c.wantCode == codes.InvalidState.ID && (!errors.As(err, &refused) || refused.Code != c.wantCode):
+				t.Errorf("error = %v, want %s refusal", err, c.wantCode)
+			case c.wantCode == codes.SystemError.ID && (err == nil || errors.As(err, &refused)):
+				t.Errorf("error = %v, want a system error", err)
+			}
+		})
+	}
 }
 
 // txA is a test order's transaction id.

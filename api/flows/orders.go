@@ -111,12 +111,24 @@ func classify(err error) error {
 
 // SignalThreeDS wakes the order for the ACS's outcome of an authentication.
 func (t *TemporalOrders) SignalThreeDS(ctx context.Context, workflowID string, r workflows.ThreeDSResult) error {
-	return t.Client.SignalWorkflow(ctx, workflowID, "", workflows.SignalThreeDSResult, r)
+	return openOnly(t.Client.SignalWorkflow(ctx, workflowID, "", workflows.SignalThreeDSResult, r))
 }
 
 // SignalAPM wakes the order for the provider's status of a payment.
 func (t *TemporalOrders) SignalAPM(ctx context.Context, workflowID string, r workflows.APMResult) error {
-	return t.Client.SignalWorkflow(ctx, workflowID, "", workflows.SignalAPMResult, r)
+	return openOnly(t.Client.SignalWorkflow(ctx, workflowID, "", workflows.SignalAPMResult, r))
+}
+
+// openOnly drops the error of a signal to an order whose workflow has
+// closed: it ended, or closed when idle, and an order waiting for its
+// shopper is never idle, so nothing there waits for the word. The callback
+// is answered as taken, and its sender does not send it again.
+func openOnly(err error) error {
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return nil
+	}
+	return err
 }
 
 // State asks the order's workflow for its state.
