@@ -157,9 +157,13 @@ func logSystemError(t *testing.T, resultInfo, id string) {
 	if !strings.HasPrefix(resultInfo, "S") {
 		return
 	}
+	// The lines naming the id, and the errors of the subscription routes
+	// (a refusal before the handler, by the replay store say, does not
+	// name it).
 	var lines []string
 	for _, line := range strings.Split(env.logs.String(), "\n") {
-		if strings.Contains(line, id) && (strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, `"level":"WARN"`)) {
+		problem := strings.Contains(line, `"level":"ERROR"`) || strings.Contains(line, `"level":"WARN"`)
+		if problem && (strings.Contains(line, id) || strings.Contains(line, `"level":"ERROR"`) && strings.Contains(line, "subscription")) {
 			lines = append(lines, line)
 		}
 	}

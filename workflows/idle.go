@@ -95,10 +95,9 @@ func (w *orderWorkflow) reopen(ctx workflow.Context) (PaymentResult, error) {
 		return PaymentResult{}, err
 	}
 	closed, took := w.takeState(ctx)
-	w.loaded = true
+	w.refusing, w.loaded = closed, true
 	w.lock.Unlock()
 	if closed != nil {
-		w.refusing = closed
 		if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 			return PaymentResult{}, err
 		}

@@ -98,6 +98,10 @@ func classify(err error) error {
 	if errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeOrderMismatch {
 		return ErrOrderMismatch
 	}
+	if errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeOrderClosed {
+		// A reopened run with nothing to carry on from.
+		return ErrOrderClosed
+	}
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
 		return ErrOrderClosed

@@ -196,7 +196,7 @@ func (h *Handler) cancelSubscription(c *gin.Context) {
 		// The workflow recorded what it answered; the record is what
 		// every later answer and query reads.
 		if sub, err = h.Gate.Records.FindSubscription(ctx, req.MerchantID, req.AccountID, req.RecurringID); err != nil {
-			h.Gate.Logger.Error("find subscription", "error", err)
+			h.Gate.Logger.Error("find subscription", "recurring_id", req.RecurringID, "error", err)
 			m.Refuse(codes.SystemError)
 			return
 		}
@@ -214,7 +214,7 @@ func (h *Handler) found(m *api.Merchant, find func(ctx context.Context, merchant
 			m.Refuse(codes.SubscriptionNotFound)
 			return nil, false
 		case err != nil:
-			h.Gate.Logger.Error("find subscription", "error", err)
+			h.Gate.Logger.Error("find subscription", "recurring_id", recurringID, "error", err)
 			m.Refuse(codes.SystemError)
 			return nil, false
 		}
