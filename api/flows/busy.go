@@ -31,15 +31,19 @@ func RetryBusy(ctx context.Context, wait time.Duration, op func(context.Context)
 
 // TemporalBusy reports whether err says Temporal did not take or answer a
 // call in time (unavailable, busy, a service timeout) rather than refused it.
+// An update whose workflow task failed on the server (WorkflowNotReady:
+// "unexpected workflow task failure", as when the task that took it was
+// rejected for a signal that arrived meanwhile) was not applied either.
 func TemporalBusy(err error) bool {
 	var (
 		timedOut    *client.WorkflowUpdateServiceTimeoutOrCanceledError
 		unavailable *serviceerror.Unavailable
 		exhausted   *serviceerror.ResourceExhausted
 		deadline    *serviceerror.DeadlineExceeded
+		notReady    *serviceerror.WorkflowNotReady
 	)
 	if errors.As(err, &timedOut) || errors.As(err, &unavailable) || errors.As(err, &exhausted) ||
-		errors.As(err, &deadline) || errors.Is(err, context.DeadlineExceeded) {
+		errors.As(err, &deadline) || errors.As(err, &notReady) || errors.Is(err, context.DeadlineExceeded) {
 		return true
 	}
 	switch status.Code(err) {

@@ -27,6 +27,8 @@ func TestRetryBusy(t *testing.T) {
 	}{
 		{name: "served at once", wantCalls: 1},
 		{name: "too late twice, then served", errs: []error{late, unavailable}, wantCalls: 3},
+		{name: "the update's workflow task failed, then served", errs: []error{
+			serviceerror.NewWorkflowNotReady("Unable to perform workflow execution update due to unexpected workflow task failure.")}, wantCalls: 2},
 		{name: "refused: already running", errs: []error{temporal.ErrScheduleAlreadyRunning}, wantCalls: 1, wantErr: temporal.ErrScheduleAlreadyRunning},
 		// Made at 0, 100, 300 and 700 ms; the next would be at 1.5 s.
 		{name: "busy past the wait", errs: []error{late, late, late, late, late}, wait: time.Second, wantCalls: 4, wantErr: context.DeadlineExceeded},

@@ -114,12 +114,15 @@ func (t *TemporalOrders) operateOnce(ctx context.Context, workflowID string, ent
 	return res, nil
 }
 
-// closedMeanwhile reports whether an update failed because the run it was
-// sent to completed before taking it: the order closed when idle just as
-// the operation arrived, and sending it again reopens the order.
+// closedMeanwhile reports whether an update failed without being applied
+// in a way that sending it again cures: the run it was sent to completed
+// before taking it (the order closed when idle just as the operation
+// arrived; the next attempt reopens it), or the workflow task that took it
+// failed on the server (WorkflowNotReady).
 func closedMeanwhile(err error) bool {
 	var notFound *serviceerror.NotFound
-	return errors.As(err, &notFound)
+	var notReady *serviceerror.WorkflowNotReady
+	return errors.As(err, &notFound) || errors.As(err, &notReady)
 }
 
 // freshUpdateID is a new update id for name.

@@ -238,6 +238,8 @@ func TestTemporalOrdersOperations(t *testing.T) {
 	}{
 		{"closed as the refund arrived: sent again, reopens", []error{closed, nil}, 2, ""},
 		{"closed every time: refused as an ended order", []error{closed}, reopenRetries, codes.InvalidState.ID},
+		{"the update's workflow task failed: sent again", []error{
+			serviceerror.NewWorkflowNotReady("Unable to perform workflow execution update due to unexpected workflow task failure."), nil}, 2, ""},
 		{"unavailable: not sent again", []error{serviceerror.NewUnavailable("no frontend")}, 1, codes.SystemError.ID},
 	}
 	for _, c := range sentAgain {
