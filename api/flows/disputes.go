@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
@@ -44,17 +45,27 @@ func (t *TemporalDisputes) Word(ctx context.Context, connector, disputeID string
 // answer (it is under review, decided, or its workflow has ended).
 var ErrDisputeNotAnswerable = errors.New("the dispute does not wait for an answer")
 
+// answerWait bounds how long a merchant's answer is sent again while
+// Temporal did not take it (TemporalBusy).
+const answerWait = 30 * time.Second
+
 // Answer sends the merchant's answer (workflows.UpdateDisputeEvidence or
-// UpdateAcceptDispute) and waits for the dispute's state after it.
+// UpdateAcceptDispute) and waits for the dispute's state after it. An
+// answer Temporal did not take is sent again under the same update id, so
+// it is applied once.
 func (t *TemporalDisputes) Answer(ctx context.Context, connector, disputeID, update string) (workflows.DisputeState, error) {
-	h, err := t.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-		WorkflowID: workflows.DisputeWorkflowID(connector, disputeID), UpdateName: update,
-		WaitForStage: client.WorkflowUpdateStageCompleted,
-	})
+	updateID := freshUpdateID(update)
 	var st workflows.DisputeState
-	if err == nil {
-		err = h.Get(ctx, &st)
-	}
+	err := RetryBusy(ctx, answerWait, func(ctx context.Context) error {
+		h, err := t.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+			WorkflowID: workflows.DisputeWorkflowID(connector, disputeID), UpdateName: update, UpdateID: updateID,
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+		})
+		if err != nil {
+			return err
+		}
+		return h.Get(ctx, &st)
+	})
 	var notFound *serviceerror.NotFound
 	var appErr *temporal.ApplicationError
 	switch {

@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/workflows"
@@ -62,6 +63,66 @@ func TestDisputeWord(t *testing.T) {
 			}
 			if c.id != workflows.DisputeWorkflowID("sim-acquirer", "dp_1") || c.signal != workflows.SignalDisputeWord || c.workflow != workflows.DisputeWorkflowType {
 				t.Errorf("signal-with-start %s %s %v", c.id, c.signal, c.workflow)
+			}
+		})
+	}
+}
+
+// answerClient answers UpdateWorkflow with errs in turn, then with state.
+type answerClient struct {
+	client.Client
+	errs  []error
+	state workflows.DisputeState
+	ids   []string
+}
+
+func (c *answerClient) UpdateWorkflow(_ context.Context, o client.UpdateWorkflowOptions) (client.WorkflowUpdateHandle, error) {
+	c.ids = append(c.ids, o.UpdateID)
+	if n := len(c.ids); n <= len(c.errs) && c.errs[n-1] != nil {
+		return nil, c.errs[n-1]
+	}
+	return answerHandle{state: c.state}, nil
+}
+
+type answerHandle struct {
+	client.WorkflowUpdateHandle
+	state workflows.DisputeState
+}
+
+func (h answerHandle) Get(_ context.Context, v any) error {
+	*(v.(*workflows.DisputeState)) = h.state
+	return nil
+}
+
+// TestDisputeAnswerSentAgain: an answer Temporal did not take is sent again
+// under the same update id; a refusal is not.
+func TestDisputeAnswerSentAgain(t *testing.T) {
+	notReady := serviceerror.NewWorkflowNotReady("Unable to perform workflow execution update due to unexpected workflow task failure.")
+	cases := []struct {
+		name      string
+		errs      []error
+		wantCalls int
+		wantErr   error // nil: answered
+	}{
+		{name: "taken at once", wantCalls: 1},
+		{name: "the update's workflow task failed, then taken", errs: []error{notReady}, wantCalls: 2},
+		{name: "refused: the dispute does not wait", errs: []error{temporal.NewApplicationError("no", workflows.ErrTypeEntryRefused)},
+			wantCalls: 1, wantErr: ErrDisputeNotAnswerable},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &answerClient{errs: tc.errs, state: workflows.DisputeState{Submitted: true}}
+			st, err := (&TemporalDisputes{Client: c}).Answer(context.Background(), "sim-acquirer", "dp_1", workflows.UpdateDisputeEvidence)
+			if len(c.ids) != tc.wantCalls {
+				t.Fatalf("%d calls, want %d", len(c.ids), tc.wantCalls)
+			}
+			for _, id := range c.ids {
+				if id == "" || id != c.ids[0] {
+					t.Errorf("update ids %v: want one id for every attempt", c.ids)
+				}
+			}
+			if !errors.Is(err, tc.wantErr) || tc.wantErr == nil && (err != nil || !st.Submitted) {
+				t.Errorf("answer = %+v, %v; want %v", st, err, tc.wantErr)
 			}
 		})
 	}
