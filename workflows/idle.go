@@ -57,9 +57,9 @@ func (w *orderWorkflow) reopenInput() OrderInput {
 
 // closeIdle saves the order's state for its next run and reports whether the
 // run may complete: the order is still idle once the state is saved. When
-// the record refuses the state (another run holds the order's row), the
-// order stays open as orders did before shape 3.
-func (w *orderWorkflow) closeIdle(ctx workflow.Context) (bool, error) {
+// the state cannot be saved (another run holds the order's row), the order
+// stays open as orders did before shape 3: a workflow never fails for it.
+func (w *orderWorkflow) closeIdle(ctx workflow.Context) bool {
 	current, writes := w.st.Status, w.st.Writes
 	// JSON of these plain structs is the same on every replay (fields in
 	// order, map keys sorted); workflowcheck flags encoding/json for the
@@ -68,7 +68,7 @@ func (w *orderWorkflow) closeIdle(ctx workflow.Context) (bool, error) {
 	if err != nil {
 		workflow.GetLogger(ctx).Error("order state not saved for reopening: stays open", "error", err)
 		w.keepOpen = true
-		return false, nil
+		return false
 	}
 	var saved activities.SaveReopenResult
 	err = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.SaveOrderReopen,
@@ -76,27 +76,23 @@ func (w *orderWorkflow) closeIdle(ctx workflow.Context) (bool, error) {
 	if err != nil || !saved.Saved {
 		workflow.GetLogger(ctx).Error("order state not saved for reopening: stays open", "error", err)
 		w.keepOpen = true
-		return false, nil
+		return false
 	}
 	// An operation taken while the state was saved changed it: the run
 	// goes on and saves again when it is idle.
-	return w.quiet(ctx) && w.st.Status == current && w.st.Writes == writes, nil
+	return w.quiet(ctx) && w.st.Status == current && w.st.Writes == writes
 }
 
 // reopen runs an order reopened by an operation: it takes the state the
 // order's last run saved, upserts what makes it findable, and carries on.
-// Until the state is loaded the main coroutine holds the order's lock, so
-// the operation that reopened it waits; validators let entries through
-// until then and the handlers check them once it is loaded. An order with
-// nothing to carry on from (it ended final, or a run that took its state
-// ended without saving it) refuses every operation and ends.
+// Until the state is loaded the operation that reopened it waits
+// (lockLoaded); validators let entries through until then and the handlers
+// check them once it is loaded. An order with nothing to carry on from (it
+// ended final, or a run that took its state ended without saving it)
+// refuses every operation and ends.
 func (w *orderWorkflow) reopen(ctx workflow.Context) (PaymentResult, error) {
-	if err := w.lock.Lock(ctx); err != nil {
-		return PaymentResult{}, err
-	}
 	closed, took := w.takeState(ctx)
 	w.refusing, w.loaded = closed, true
-	w.lock.Unlock()
 	if closed != nil {
 		if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 			return PaymentResult{}, err
@@ -107,9 +103,7 @@ func (w *orderWorkflow) reopen(ctx workflow.Context) (PaymentResult, error) {
 		// The state taken is given back, so that the next operation
 		// finds it (and is refused the same way) rather than a row held
 		// by a run that ended.
-		if _, err := w.closeIdle(ctx); err != nil {
-			return PaymentResult{}, err
-		}
+		w.closeIdle(ctx)
 		return *w.st.Result, nil
 	}
 	if !w.lean() {

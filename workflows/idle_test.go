@@ -2,10 +2,9 @@ package workflows_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
-
-	"go.temporal.io/sdk/testsuite"
 
 	"github.com/paygate/paygate/internal/domain/capture"
 	"github.com/paygate/paygate/internal/domain/status"
@@ -103,21 +102,7 @@ func reopen(t *testing.T, acq *acquirer, at time.Time, steps []step) []outcome {
 	t.Helper()
 	env := newEnv(t, acq)
 	env.SetStartTime(at)
-	outs := make([]outcome, len(steps))
-	for i, s := range steps {
-		env.RegisterDelayedCallback(func() {
-			env.UpdateWorkflow(s.name, "", &testsuite.TestUpdateCallback{
-				OnAccept: func() {},
-				OnReject: func(err error) { outs[i].answered, outs[i].rejected = true, err },
-				OnComplete: func(v any, err error) {
-					outs[i].answered, outs[i].err = true, err
-					if r, ok := v.(workflows.OperationResult); ok {
-						outs[i].result = r
-					}
-				},
-			}, s.arg)
-		}, s.at)
-	}
+	outs := sendSteps(env, steps)
 	run(t, env, workflows.OrderInput{TransactionID: txID, OrderNo: orderNo, Shape: workflows.CurrentOrderShape, Reopen: true})
 	return outs
 }
@@ -219,7 +204,7 @@ func TestOrderReopens(t *testing.T) {
 			for _, r := range acq.refunds {
 				refunds = append(refunds, r.Amount)
 			}
-			if !equalInts(refunds, tc.wantRefunds) {
+			if !slices.Equal(refunds, tc.wantRefunds) {
 				t.Errorf("refunds at the acquirer = %v, want %v", refunds, tc.wantRefunds)
 			}
 			if acq.reopenRun != tc.wantHeld {
@@ -236,16 +221,4 @@ func TestOrderReopens(t *testing.T) {
 			}
 		})
 	}
-}
-
-func equalInts(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -79,11 +79,7 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 			case w.runFull(ctx):
 				return errRunFull
 			}
-			closed, err := w.closeIdle(ctx)
-			if err != nil {
-				return err
-			}
-			if closed {
+			if w.closeIdle(ctx) {
 				return errIdle
 			}
 			continue

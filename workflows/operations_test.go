@@ -53,11 +53,9 @@ type step struct {
 	arg  any
 }
 
-// runSteps runs the order with the updates sent at their times and returns
-// each update's outcome and the order's final state.
-func runSteps(t *testing.T, acq *acquirer, captureMode capture.Mode, steps []step) ([]outcome, workflows.OrderState) {
-	t.Helper()
-	env := newEnv(t, acq)
+// sendSteps has env send each step's update at its time; each outcome is
+// filled in as its update is answered.
+func sendSteps(env *testsuite.TestWorkflowEnvironment, steps []step) []outcome {
 	outs := make([]outcome, len(steps))
 	for i, s := range steps {
 		env.RegisterDelayedCallback(func() {
@@ -73,6 +71,15 @@ func runSteps(t *testing.T, acq *acquirer, captureMode capture.Mode, steps []ste
 			}, s.arg)
 		}, s.at)
 	}
+	return outs
+}
+
+// runSteps runs the order with the updates sent at their times and returns
+// each update's outcome and the order's final state.
+func runSteps(t *testing.T, acq *acquirer, captureMode capture.Mode, steps []step) ([]outcome, workflows.OrderState) {
+	t.Helper()
+	env := newEnv(t, acq)
+	outs := sendSteps(env, steps)
 	run(t, env, orderInput(captureMode))
 	v, err := env.QueryWorkflow(workflows.QueryOrderState)
 	if err != nil {

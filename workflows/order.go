@@ -307,9 +307,7 @@ func (w *orderWorkflow) carryOn(ctx workflow.Context) (PaymentResult, error) {
 		// in the record, so that an operation that reopens the order is
 		// refused for what the order is (refunded, say), and the row is
 		// not left held by a run that ended.
-		if _, err := w.closeIdle(ctx); err != nil {
-			return PaymentResult{}, err
-		}
+		w.closeIdle(ctx)
 	}
 	return *w.st.Result, nil
 }

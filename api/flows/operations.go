@@ -83,16 +83,10 @@ func (t *TemporalOrders) operate(ctx context.Context, workflowID string, entry w
 }
 
 func (t *TemporalOrders) operateOnce(ctx context.Context, workflowID string, entry workflows.EntryRef, name, updateID string, arg any) (workflows.OperationResult, error) {
-	start := t.Client.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		ID:                       workflowID,
-		TaskQueue:                workflows.TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.SearchOrderNo.ValueSet(entry.OrderNo),
-			workflows.SearchTransactionID.ValueSet(entry.TransactionID),
-		),
-	}, workflows.OrderWorkflowType, workflows.OrderInput{
+	start := t.Client.NewWithStartWorkflowOperation(orderStart(workflowID, enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
+		workflows.SearchOrderNo.ValueSet(entry.OrderNo),
+		workflows.SearchTransactionID.ValueSet(entry.TransactionID),
+	), workflows.OrderWorkflowType, workflows.OrderInput{
 		TransactionID: entry.TransactionID, OrderNo: entry.OrderNo, Shape: workflows.CurrentOrderShape, Reopen: true,
 	})
 	handle, err := t.Client.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{

@@ -53,20 +53,14 @@ func (t *TemporalOrders) Authorise(ctx context.Context, in workflows.OrderInput)
 	ctx, cancel := t.bounded(ctx)
 	defer cancel()
 	id := workflows.OrderWorkflowID(in.MerchantID, in.AccountID, in.OrderNo)
-	start := t.Client.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		ID:                       id,
-		TaskQueue:                workflows.TaskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.SearchMerchantID.ValueSet(in.MerchantID),
-			workflows.SearchAccountID.ValueSet(in.AccountID),
-			workflows.SearchOrderNo.ValueSet(in.OrderNo),
-			workflows.SearchTransactionID.ValueSet(in.TransactionID),
-			workflows.SearchPaymentStatus.ValueSet(int64(status.Pending)),
-			workflows.SearchConnector.ValueSet(cmp.Or(in.Connector, workflows.DefaultConnector)),
-		),
-	}, workflows.OrderWorkflowType, in)
+	start := t.Client.NewWithStartWorkflowOperation(orderStart(id, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		workflows.SearchMerchantID.ValueSet(in.MerchantID),
+		workflows.SearchAccountID.ValueSet(in.AccountID),
+		workflows.SearchOrderNo.ValueSet(in.OrderNo),
+		workflows.SearchTransactionID.ValueSet(in.TransactionID),
+		workflows.SearchPaymentStatus.ValueSet(int64(status.Pending)),
+		workflows.SearchConnector.ValueSet(cmp.Or(in.Connector, workflows.DefaultConnector)),
+	), workflows.OrderWorkflowType, in)
 	handle, err := t.Client.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,
 		UpdateOptions: client.UpdateWorkflowOptions{
@@ -76,6 +70,19 @@ func (t *TemporalOrders) Authorise(ctx context.Context, in workflows.OrderInput)
 		},
 	})
 	return paymentResultOf(ctx, handle, err)
+}
+
+// orderStart is how an update starts an order's workflow when none is open
+// and finds it when one is: the payment's (reuse REJECT_DUPLICATE: an
+// order_no pays once) and an operation's reopen (ALLOW_DUPLICATE).
+func orderStart(id string, reuse enumspb.WorkflowIdReusePolicy, attrs ...temporal.SearchAttributeUpdate) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{
+		ID:                       id,
+		TaskQueue:                workflows.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    reuse,
+		TypedSearchAttributes:    temporal.NewSearchAttributes(attrs...),
+	}
 }
 
 // paymentResultOf waits for the payment result of an update that was sent
