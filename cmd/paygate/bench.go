@@ -65,7 +65,13 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 
 	// Each closed-loop run is bracketed by samples of what the stack's
 	// processes spent, so each is reported per request beside the others.
-	probe := newCostProbe(creds.MetricsURL, *envFile)
+	var metricsURLs []string
+	for _, u := range []string{creds.APIMetricsURL, creds.MetricsURL} {
+		if u != "" {
+			metricsURLs = append(metricsURLs, u)
+		}
+	}
+	probe := newCostProbe(metricsURLs, *envFile)
 	var costs []runCost
 	measured := func(name string, run func() loadgen.Result) loadgen.Result {
 		before := probe.take(ctx, true)

@@ -17,13 +17,14 @@ import (
 )
 
 // The processes whose CPU time the benchmark reports, each a group of
-// /proc entries: the gateway (as `paygate dev` runs it, api, worker and
-// simulators in one process, or as separate api and worker processes),
-// Temporal, Postgres, and this process (the load, and the floor's worker).
+// /proc entries: the gateway's API and worker, the simulators, `paygate
+// dev` itself (which only starts and watches the others), Temporal,
+// Postgres, and this process (the load, and the floor's worker).
 var costGroups = []proccpu.Group{
-	{Name: "paygate dev (api, worker, simulators)", Match: paygateCommand("dev")},
-	{Name: "paygate api", Match: paygateCommand("serve", "api")},
+	{Name: "paygate api", Match: paygateCommand("serve")},
 	{Name: "paygate worker", Match: paygateCommand("worker")},
+	{Name: "simulators", Match: paygateCommand("simulator")},
+	{Name: "paygate dev (launcher)", Match: paygateCommand("dev")},
 	{Name: "bench (load; the floor's worker)", Match: paygateCommand("bench")},
 	{Name: "temporal", Match: proccpu.ByComm("temporal", "temporal-server")},
 	{Name: "postgres", Match: proccpu.ByComm("postgres")},
@@ -40,7 +41,7 @@ func paygateCommand(commands ...string) func(string, []string) bool {
 // the statements the gateway sent (its paygate_db_statements_total) and
 // the transactions its database committed (pg_stat_database).
 type costProbe struct {
-	metricsURL  string
+	metricsURLs []string
 	databaseURL string
 	hc          *http.Client
 }
@@ -55,8 +56,8 @@ type costSample struct {
 // newCostProbe reads the gateway's metrics and the database its env file
 // names; what cannot be read is left out of the report rather than failing
 // the benchmark.
-func newCostProbe(metricsURL, envFile string) *costProbe {
-	return &costProbe{metricsURL: metricsURL, databaseURL: envValue(envFile, "DATABASE_URL"), hc: &http.Client{Timeout: 10 * time.Second}}
+func newCostProbe(metricsURLs []string, envFile string) *costProbe {
+	return &costProbe{metricsURLs: metricsURLs, databaseURL: envValue(envFile, "DATABASE_URL"), hc: &http.Client{Timeout: 10 * time.Second}}
 }
 
 // envValue reads one KEY=value line of an env file; "" when absent.
@@ -112,12 +113,26 @@ func (p *costProbe) commits(ctx context.Context) int64 {
 	return n
 }
 
-// statements sums paygate_db_statements_total from the gateway's metrics.
+// statements sums paygate_db_statements_total from the gateway's
+// processes' metrics (the API's and the worker's); -1 when one cannot be
+// read.
 func (p *costProbe) statements(ctx context.Context) float64 {
-	if p.metricsURL == "" {
+	if len(p.metricsURLs) == 0 {
 		return -1
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.metricsURL, nil)
+	var sum float64
+	for _, u := range p.metricsURLs {
+		n := p.statementsAt(ctx, u)
+		if n < 0 {
+			return -1
+		}
+		sum += n
+	}
+	return sum
+}
+
+func (p *costProbe) statementsAt(ctx context.Context, metricsURL string) float64 {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metricsURL, nil)
 	if err != nil {
 		return -1
 	}
@@ -207,32 +222,19 @@ func (r runCost) perRequest(group string) float64 {
 	return float64(d.Microseconds()) / 1000 / float64(r.requests)
 }
 
-// writeOwnShare prints the gateway's own CPU per payment against
-// Temporal's (issue 31's goal: at most a quarter). Under `paygate dev` the
-// simulators share the gateway's process: the baseline run, charges
-// straight at the simulator, measures their part, which is taken off.
+// writeOwnShare prints the gateway's own CPU per payment, its API's and
+// worker's, against Temporal's (issue 31's goal: at most a quarter).
 func writeOwnShare(w io.Writer, costs []runCost) {
-	var gateway, baseline *runCost
-	for i := range costs {
-		switch costs[i].name {
-		case "gateway":
-			gateway = &costs[i]
-		case "baseline":
-			baseline = &costs[i]
-		}
-	}
-	if gateway == nil {
+	i := slices.IndexFunc(costs, func(c runCost) bool { return c.name == "gateway" })
+	if i < 0 {
 		return
 	}
-	dev := costGroups[0].Name
-	own := gateway.perRequest(dev) + gateway.perRequest("paygate api") + gateway.perRequest("paygate worker")
-	if baseline != nil {
-		own -= baseline.perRequest(dev)
-	}
+	gateway := costs[i]
+	api, worker := gateway.perRequest("paygate api"), gateway.perRequest("paygate worker")
 	temporal := gateway.perRequest("temporal")
-	if temporal <= 0 || own <= 0 {
+	if temporal <= 0 || api+worker <= 0 {
 		return
 	}
-	fmt.Fprintf(w, "\ngateway's own CPU per payment (api and worker; the simulator's share, from the baseline, taken off): %.2f ms, %.2fx Temporal's %.2f ms\n",
-		own, own/temporal, temporal)
+	fmt.Fprintf(w, "\ngateway's own CPU per payment: api %.2f ms + worker %.2f ms = %.2f ms, %.2fx Temporal's %.2f ms\n",
+		api, worker, api+worker, (api+worker)/temporal, temporal)
 }

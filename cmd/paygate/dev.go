@@ -11,18 +11,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/paygate/paygate/app"
 	"github.com/paygate/paygate/internal/adapters/merchant"
-	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/dev/devenv"
-	"github.com/paygate/paygate/internal/dev/railsim"
-	"github.com/paygate/paygate/internal/dev/simbank"
-	"github.com/paygate/paygate/internal/dev/simulator"
 	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
@@ -44,6 +42,9 @@ type devSecrets struct {
 	// Database is the local database's name. It is made with the keys, so
 	// a fresh .data never meets rows sealed with keys it does not have.
 	Database string `json:"database"`
+	// ProviderSecret is what the simulated acquirer, ACS, APM provider
+	// and rail sign their callbacks with.
+	ProviderSecret string `json:"provider_secret,omitempty"`
 	// CodecToken authenticates the codec endpoint the local Temporal UI
 	// decodes payloads with (dev_codec.go).
 	CodecToken string `json:"codec_token,omitempty"`
@@ -53,7 +54,9 @@ type devSecrets struct {
 type demoFile struct {
 	APIURL        string `json:"api_url"`
 	TemporalUIURL string `json:"temporal_ui_url"`
+	// MetricsURL is the worker's metrics, APIMetricsURL the API's.
 	MetricsURL    string `json:"metrics_url,omitempty"`
+	APIMetricsURL string `json:"api_metrics_url,omitempty"`
 	// ConsoleURL is the back office; ConsoleUsers a demo login per role.
 	ConsoleURL   string         `json:"console_url,omitempty"`
 	ConsoleUsers []consoleLogin `json:"console_users,omitempty"`
@@ -105,6 +108,12 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 		railLn.Close()
 		return err
 	}
+	// Each process that serves one of them has its own copy.
+	defer func() {
+		for _, ln := range []net.Listener{apiLn, simLn, railLn, bankLn} {
+			ln.Close()
+		}
+	}()
 
 	cfg, err := app.FromEnv()
 	if err != nil {
@@ -114,7 +123,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	if err != nil {
 		return err
 	}
-	if err := ensureCodecToken(filepath.Join(*dataDir, "secrets.json"), &secrets); err != nil {
+	if err := ensureDevTokens(filepath.Join(*dataDir, "secrets.json"), &secrets); err != nil {
 		return err
 	}
 	codecEndpoint := devCodecEndpoint("http://" + apiLn.Addr().String())
@@ -150,121 +159,106 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 	cfg.TemporalAddress = tp.HostPort()
 
 	cfg.Keyring, cfg.FingerprintKey = secrets.Keyring, secrets.FingerprintKey
+	apiURL := "http://" + apiLn.Addr().String()
 	cfg.Connectors.AcquirerURL = "http://" + simLn.Addr().String()
 	// Every account of the dev setup pays out on its own rail simulator,
 	// test and live alike.
 	cfg.Payouts.RailURL = "http://" + railLn.Addr().String()
 	cfg.Payouts.TestRailURL = cfg.Payouts.RailURL
 	cfg.Connectors.SimBankURL = "http://" + bankLn.Addr().String()
-	// The simulators run in this process and share the local secret; the
-	// rail simulator signs its callbacks with it too.
+	// The simulators sign with the local provider secret; the rail
+	// simulator signs its callbacks with it too.
 	if cfg.Connectors.ProviderSecret == "" {
-		cfg.Connectors.ProviderSecret = app.DefaultProviderSecret
+		cfg.Connectors.ProviderSecret = secrets.ProviderSecret
 	}
 	if cfg.Payouts.RailCallbackSecret == "" {
 		cfg.Payouts.RailCallbackSecret = cfg.Connectors.ProviderSecret
 	}
-	// The Temporal server is on this machine, and our payloads are
-	// encrypted: gzip would only cost CPU on both ends of the connection.
-	if os.Getenv("TEMPORAL_GRPC_GZIP") == "" {
-		cfg.TemporalNoGzip = true
-	}
-	// Locally, shops under test run on this machine.
-	cfg.NotifyAllowPrivate = true
-	cfg.SubscriptionTestIntervals = true
-	cfg.Edge.PublicURL = "http://" + apiLn.Addr().String()
-	// The local UI decodes the encrypted payloads through the API.
+	cfg.Edge.PublicURL = apiURL
 	cfg.Edge.Codec = devCodecConfig(secrets.CodecToken, tp.UIURL())
-	cfg.Telemetry.TemporalUIURL = tp.UIURL()
 
-	// A payment with the dispute test card 4000000000000259 is disputed a
-	// minute after its capture, so the whole dispute can be watched.
-	sim, err := simulator.Open(simulator.Options{Logger: logger.With("component", "simulator"), Secret: cfg.Connectors.ProviderSecret,
-		DataPath: filepath.Join(*dataDir, "acquirer-charges.jsonl"), DisputeAfter: time.Minute,
-		DisputeCallbackURL: cfg.Edge.PublicURL + "/v1/disputes/callback"})
+	// The demo merchant and the console's logins are made before the
+	// gateway's processes start, so the first request finds them.
+	g, err := app.Open(ctx, cfg, logger, false)
 	if err != nil {
-		railLn.Close()
 		return err
 	}
-	defer sim.Close()
-	// The payout rail keeps its transfers under .data, so a restarted dev
-	// setup still knows what it paid.
-	railLogger := logger.With("component", "rail-simulator")
-	rail, err := railsim.NewServer(railsim.Options{Logger: railLogger, DataPath: filepath.Join(*dataDir, "rail-transfers.jsonl"),
-		CallbackURL: cfg.Edge.PublicURL + "/v1/payout/rail-callback", Secret: cfg.Payouts.RailCallbackSecret})
+	demo, err := ensureDemoMerchant(ctx, g.Accounts)
+	if err == nil {
+		demo.ConsoleUsers, err = ensureDemoConsoleUsers(ctx, func(ctx context.Context, u *models.ConsoleUser) error {
+			return models.CreateConsoleUser(ctx, g.DB, u)
+		}, cfg.FingerprintKey)
+	}
+	g.Close()
 	if err != nil {
-		railLn.Close()
 		return err
 	}
-	defer rail.Close()
-	bank := simbank.NewServer(simbank.Options{Logger: logger.With("component", "simbank")})
-	defer bank.Close()
-	errc := make(chan error, 4)
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() { errc <- serveOn(runCtx, simLn, sim.Handler(), logger.With("component", "simulator")) }()
-	go func() { errc <- serveOn(runCtx, railLn, rail.Handler(), railLogger) }()
-	go func() { errc <- serveOn(runCtx, bankLn, bank.Handler(), logger.With("component", "simbank")) }()
 
-	g, err := app.Open(ctx, cfg, logger, true)
-	if err != nil {
-		return err
-	}
-	defer g.Close()
 	// Metrics are a convenience here: a taken port moves them, it does not
-	// stop the run.
-	metricsLn, err := listen(*metricsAddr)
+	// stop the run. The API's are on a port of their own.
+	workerMetricsLn, err := listen(*metricsAddr)
 	if err != nil {
 		logger.Warn("metrics port taken, using a free one", "addr", *metricsAddr)
-		if metricsLn, err = listen("127.0.0.1:0"); err != nil {
+		if workerMetricsLn, err = listen("127.0.0.1:0"); err != nil {
 			return err
 		}
 	}
-	serveMetrics(runCtx, metricsLn, g.Metrics, always, logger.With("component", "metrics"))
-	w, err := g.NewWorker()
+	defer workerMetricsLn.Close()
+	apiMetricsLn, err := listen("127.0.0.1:0")
 	if err != nil {
 		return err
 	}
-	if err := w.Start(); err != nil {
-		return fmt.Errorf("start worker: %w", err)
-	}
-	defer w.Stop()
-	if err := g.EnsurePersonalDataSchedule(ctx); err != nil {
-		return err
-	}
-	if err := g.EnsureScheduledPayouts(ctx); err != nil {
-		return err
-	}
-	if err := g.EnsureReconSchedules(ctx); err != nil {
-		return err
-	}
-	if cfg.Worker.VaultSweepEvery > 0 {
-		go g.Vault.SweepEvery(runCtx, cfg.Worker.VaultSweepEvery, vault.DefaultSweepGrace, logger.With("component", "vault-sweep"))
-	}
-	go func() { errc <- serveOn(runCtx, apiLn, g.APIHandler(), logger.With("component", "api")) }()
+	defer apiMetricsLn.Close()
 
-	demo, err := ensureDemoMerchant(ctx, g.Accounts)
+	exe, err := os.Executable()
 	if err != nil {
-		return err
+		return fmt.Errorf("find the paygate binary: %w", err)
 	}
-	demo.APIURL = "http://" + apiLn.Addr().String()
+	env := devChildEnv(cfg, tp.UIURL())
+	simEnv := append(slices.Clone(env), "PAYGATE_SIMULATOR_ADDR="+simLn.Addr().String(), "PAYGATE_RAIL_ADDR="+railLn.Addr().String(),
+		"PAYGATE_SIMBANK_ADDR="+bankLn.Addr().String(),
+		// The simulators keep what they charged and paid under .data, so
+		// a restarted dev setup still knows.
+		"PAYGATE_SIMULATOR_DATA="+filepath.Join(*dataDir, "acquirer-charges.jsonl"),
+		"PAYGATE_RAIL_DATA="+filepath.Join(*dataDir, "rail-transfers.jsonl"), "PAYGATE_DEBUG_ADDR=")
+	workerEnv := append(slices.Clone(env), "PAYGATE_METRICS_ADDR="+workerMetricsLn.Addr().String())
+	apiEnv := append(slices.Clone(env), "PAYGATE_METRICS_ADDR="+apiMetricsLn.Addr().String(), "PAYGATE_DEBUG_ADDR=")
+	var children devChildren
+	defer func() { children.stop(20*time.Second, logger) }()
+	for _, spec := range []struct {
+		name, command string
+		env           []string
+		lns           []net.Listener
+		health        string
+	}{
+		{"simulators", "simulator", simEnv, []net.Listener{simLn, railLn, bankLn}, cfg.Connectors.AcquirerURL + "/healthz"},
+		{"worker", "worker", workerEnv, []net.Listener{workerMetricsLn}, "http://" + workerMetricsLn.Addr().String() + "/healthz"},
+		{"api", "serve", apiEnv, []net.Listener{apiLn, apiMetricsLn}, apiURL + "/healthz"},
+	} {
+		c, err := startDevChild(exe, spec.name, spec.command, spec.env, spec.lns, spec.health, os.Stderr)
+		if err != nil {
+			return err
+		}
+		children = append(children, c)
+		if err := c.waitReady(ctx, 2*time.Minute); err != nil {
+			return err
+		}
+	}
+
+	demo.APIURL = apiURL
 	demo.TemporalUIURL = tp.UIURL()
-	demo.MetricsURL = "http://" + metricsLn.Addr().String() + "/metrics"
+	demo.MetricsURL = "http://" + workerMetricsLn.Addr().String() + "/metrics"
+	demo.APIMetricsURL = "http://" + apiMetricsLn.Addr().String() + "/metrics"
 	demo.ConsoleURL = demo.APIURL + "/console/"
-	if demo.ConsoleUsers, err = ensureDemoConsoleUsers(ctx, func(ctx context.Context, u *models.ConsoleUser) error {
-		return models.CreateConsoleUser(ctx, g.DB, u)
-	}, cfg.FingerprintKey); err != nil {
-		return err
-	}
 	if err := writeJSON(filepath.Join(*dataDir, "demo-merchant.json"), demo, 0o600); err != nil {
 		return err
 	}
-	env := fmt.Sprintf("DATABASE_URL=%s\nTEMPORAL_ADDRESS=%s\nPAYGATE_KEYRING=%s\nPAYGATE_FINGERPRINT_KEY=%s\nACQUIRER_URL=%s\nRAIL_URL=%s\nTEST_RAIL_URL=%s\nSIMBANK_URL=%s\n",
+	envFile := fmt.Sprintf("DATABASE_URL=%s\nTEMPORAL_ADDRESS=%s\nPAYGATE_KEYRING=%s\nPAYGATE_FINGERPRINT_KEY=%s\nACQUIRER_URL=%s\nRAIL_URL=%s\nTEST_RAIL_URL=%s\nSIMBANK_URL=%s\n",
 		cfg.DatabaseURL, cfg.TemporalAddress, cfg.Keyring, cfg.FingerprintKey, cfg.Connectors.AcquirerURL, cfg.Payouts.RailURL, cfg.Payouts.TestRailURL, cfg.Connectors.SimBankURL)
 	// The Temporal CLI reads its codec from these, so the token stays out
 	// of its command line: `set -a; . .data/dev.env; temporal workflow show ...`.
-	env += "TEMPORAL_CODEC_ENDPOINT=" + codecEndpoint + "\nTEMPORAL_CODEC_AUTH=Bearer " + cfg.Edge.Codec.Token + "\n"
-	if err := os.WriteFile(filepath.Join(*dataDir, "dev.env"), []byte(env), 0o600); err != nil {
+	envFile += "TEMPORAL_CODEC_ENDPOINT=" + codecEndpoint + "\nTEMPORAL_CODEC_AUTH=Bearer " + cfg.Edge.Codec.Token + "\n"
+	if err := os.WriteFile(filepath.Join(*dataDir, "dev.env"), []byte(envFile), 0o600); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, `
@@ -277,7 +271,8 @@ Paygate is running. Ctrl-C stops everything.
   Sim-bank     %s
   Payout rail  %s
   Postgres     %s
-  Metrics      %s   (Prometheus)
+  Metrics      %s   (Prometheus: the worker's)
+               %s   (the API's)
   Console      %s   (back office; logins below)
 
 The settings of this run are in %s (for other paygate commands).
@@ -289,7 +284,7 @@ Demo merchant (also in %s):
   account_id   %s   (capture mode manual)
   sign_key     %s
 
-`, demo.APIURL, demo.TemporalUIURL, tp.HostPort(), cfg.Connectors.AcquirerURL, cfg.Connectors.SimBankURL, cfg.Payouts.RailURL, redactURL(pgURL), demo.MetricsURL, demo.ConsoleURL,
+`, demo.APIURL, demo.TemporalUIURL, tp.HostPort(), cfg.Connectors.AcquirerURL, cfg.Connectors.SimBankURL, cfg.Payouts.RailURL, redactURL(pgURL), demo.MetricsURL, demo.APIMetricsURL, demo.ConsoleURL,
 		filepath.Join(*dataDir, "dev.env"), filepath.Join(*dataDir, "demo-merchant.json"), demo.MerchantID, demo.AccountID, demo.SignKey, demo.ManualAccountID, demo.ManualSignKey)
 	fmt.Fprintf(stdout, "Console logins (%s):\n", demo.ConsoleURL)
 	for _, u := range demo.ConsoleUsers {
@@ -299,13 +294,10 @@ Demo merchant (also in %s):
 
 	select {
 	case <-ctx.Done():
-	case err := <-errc:
-		if err != nil {
-			return err
-		}
+	case err := <-children.exited():
+		return err
 	}
 	fmt.Fprintln(stdout, "stopping...")
-	cancel()
 	return nil
 }
 

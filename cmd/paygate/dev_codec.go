@@ -9,18 +9,29 @@ import (
 	"github.com/paygate/paygate/app"
 )
 
-// ensureCodecToken gives the local secrets a codec endpoint token, made
-// once and kept in path with the keys: .data/secrets.json from before
-// encrypted histories has none, and a token that changed on every run
-// would break a UI tab left open.
-func ensureCodecToken(path string, s *devSecrets) error {
-	if s.CodecToken != "" {
+// ensureDevTokens gives the local secrets a codec endpoint token and a
+// provider secret, made once and kept in path with the keys:
+// .data/secrets.json from before encrypted histories (or before the
+// gateway ran as separate processes, which refuse a default provider
+// secret) has none, and a token that changed on every run would break a UI
+// tab left open.
+func ensureDevTokens(path string, s *devSecrets) error {
+	if s.CodecToken != "" && s.ProviderSecret != "" {
 		return nil
 	}
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // crypto/rand.Read never returns an error.
-	s.CodecToken = hex.EncodeToString(b)
+	if s.CodecToken == "" {
+		s.CodecToken = randomHex(32)
+	}
+	if s.ProviderSecret == "" {
+		s.ProviderSecret = randomHex(24)
+	}
 	return writeJSON(path, s, 0o600)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never returns an error.
+	return hex.EncodeToString(b)
 }
 
 // devCodecEndpoint is the codec endpoint the local Temporal UI is given:

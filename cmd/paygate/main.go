@@ -83,14 +83,19 @@ func run(args []string, stdout io.Writer) error {
 	defer stop()
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cmd, rest := args[0], args[1:]
-	if _, err := startDebugListener(ctx, os.Getenv("PAYGATE_DEBUG_ADDR"), logger); err != nil {
-		return err
+	// `paygate dev` hands PAYGATE_DEBUG_ADDR to its worker process, where
+	// the work is.
+	if cmd != "dev" {
+		if _, err := startDebugListener(ctx, os.Getenv("PAYGATE_DEBUG_ADDR"), logger); err != nil {
+			return err
+		}
 	}
 	switch cmd {
-	case "dev", "serve", "worker":
+	case "serve", "worker":
 		// The gateway's processes export their spans when an OTLP endpoint
 		// is configured (docs/observability.md).
-		shutdown, err := telemetry.SetupTracing(ctx, "paygate-"+cmd)
+		service := map[string]string{"serve": "paygate-api", "worker": "paygate-worker"}[cmd]
+		shutdown, err := telemetry.SetupTracing(ctx, service)
 		if err != nil {
 			return err
 		}

@@ -49,7 +49,7 @@ func listenMetrics(addr string) (net.Listener, error) {
 	if addr == "" {
 		return nil, nil
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listen(addr)
 	if err != nil {
 		return nil, fmt.Errorf("PAYGATE_METRICS_ADDR: %w", err)
 	}

@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -117,7 +120,57 @@ func TestREADMEExamplesAsWritten(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(data, "demo-merchant.json")); err != nil || json.Unmarshal(b, &demo) != nil {
 		t.Fatalf("demo-merchant.json: %v", err)
 	}
-	if demo.ConsoleURL != "http://"+api+"/console/" || len(demo.ConsoleUsers) != 3 || demo.MetricsURL == "" {
-		t.Errorf("demo-merchant.json: console %q, %d console users, metrics %q", demo.ConsoleURL, len(demo.ConsoleUsers), demo.MetricsURL)
+	if demo.ConsoleURL != "http://"+api+"/console/" || len(demo.ConsoleUsers) != 3 || demo.MetricsURL == "" || demo.APIMetricsURL == "" {
+		t.Errorf("demo-merchant.json: console %q, %d console users, metrics %q and %q", demo.ConsoleURL, len(demo.ConsoleUsers), demo.MetricsURL, demo.APIMetricsURL)
 	}
+	// The gateway runs as it does in production, its parts in processes of
+	// their own, and each of the API and the worker counts its statements.
+	if got, want := paygateChildren(t, dev.Process.Pid), []string{"serve", "simulator", "worker"}; !slices.Equal(got, want) {
+		t.Errorf("paygate dev's processes: %v, want %v", got, want)
+	}
+	for _, u := range []string{demo.APIMetricsURL, demo.MetricsURL} {
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), "paygate_db_statements_total{") {
+			t.Errorf("%s counts no statements", u)
+		}
+	}
+}
+
+// paygateChildren lists the commands of the paygate processes whose parent
+// is pid, sorted.
+func paygateChildren(t *testing.T, pid int) []string {
+	t.Helper()
+	stats, err := filepath.Glob("/proc/[0-9]*/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var commands []string
+	for _, stat := range stats {
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			continue // the process ended meanwhile
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so the fields
+		// are read after its closing parenthesis.
+		s := string(b)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		fields := strings.Fields(s[end+1:])
+		if open < 0 || end < open || len(fields) < 2 || s[open+1:end] != "paygate" || fields[1] != strconv.Itoa(pid) {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join(filepath.Dir(stat), "cmdline"))
+		if err != nil {
+			continue
+		}
+		if args := strings.Split(string(cmdline), "\x00"); len(args) > 1 {
+			commands = append(commands, args[1])
+		}
+	}
+	slices.Sort(commands)
+	return commands
 }

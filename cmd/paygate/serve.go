@@ -184,8 +184,11 @@ func runMigrate(ctx context.Context, logger *slog.Logger) error {
 }
 
 // listen binds addr now, so that a taken port is reported before anything
-// else starts.
+// else starts, or takes the socket `paygate dev` bound for it.
 func listen(addr string) (net.Listener, error) {
+	if ln, ok, err := inheritedListener(addr); ok {
+		return ln, err
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
