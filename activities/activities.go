@@ -6,6 +6,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -72,10 +73,19 @@ type Vault interface {
 	Delete(ctx context.Context, token string) error
 }
 
+// ChargeSends notes each routed charge before it is sent, so that a later
+// attempt knows an earlier one may have charged (migration 0026).
+type ChargeSends interface {
+	NoteChargeSend(ctx context.Context, key, connector string, at time.Time) (earlier bool, err error)
+	ChargeSent(ctx context.Context, key string) (bool, error)
+}
+
 // Activities holds the clients the activities need. The worker registers one
 // value; workflows call its methods through a nil pointer.
 type Activities struct {
-	Records    models.Records // the record (Postgres)
+	Records models.Records // the record (Postgres)
+	// Sends notes routed charges before they are sent (models.Records).
+	Sends      ChargeSends
 	Vault      Vault
 	Connectors Connectors // the acquirers, by the name each order carries
 	Accounts   SignKeys

@@ -94,7 +94,15 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 		}
 	}
 	if in.Failover && a.Health != nil && !a.Health.Allow(conn.Name()) {
-		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("connector skipped: its circuit breaker is open", ErrTypeAcquirerSkipped, nil)
+		// A charge sent before (by a worker that died after sending it)
+		// is never skipped: only its connector can say what became of it.
+		sent, err := a.Sends.ChargeSent(ctx, in.IdempotencyKey)
+		if err != nil {
+			return ChargeOutcome{}, err
+		}
+		if !sent {
+			return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("connector skipped: its circuit breaker is open", ErrTypeAcquirerSkipped, nil)
+		}
 	}
 	c, err := a.Vault.Detokenize(ctx, in.CardToken)
 	if errors.Is(err, vault.ErrUnknownToken) {
@@ -102,6 +110,15 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 	}
 	if err != nil {
 		return ChargeOutcome{}, err
+	}
+	// A routed charge is noted before it is sent: a connector down at a
+	// later attempt (after a crash, say) says nothing of what an earlier
+	// one charged, and the payment must not move on before it is asked.
+	var sentBefore bool
+	if in.Failover {
+		if sentBefore, err = a.Sends.NoteChargeSend(ctx, in.IdempotencyKey, conn.Name(), time.Now()); err != nil {
+			return ChargeOutcome{}, err
+		}
 	}
 	charge, err := conn.Charge(ctx, connector.ChargeRequest{
 		IdempotencyKey:   in.IdempotencyKey,
@@ -126,6 +143,8 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer did not answer in time", ErrTypeAcquirerTimeout, err)
 	case errors.Is(err, connector.ErrRejected), errors.Is(err, connector.ErrConflict), errors.Is(err, connector.ErrUnsupported):
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer refused the request", ErrTypeAcquirerRejected, err)
+	case in.Failover && sentBefore && errors.Is(err, connector.ErrUnavailable):
+		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer unavailable after an earlier send: its answer is unknown", ErrTypeAcquirerTimeout, err)
 	case in.Failover && errors.Is(err, connector.ErrUnavailable):
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer unavailable", ErrTypeAcquirerDown, err)
 	}
@@ -150,6 +169,13 @@ type InquireInput struct {
 	// on its way. A connector that refuses requests past their deadline
 	// (requestDeadline) is asked only once such a charge's has passed.
 	SentBefore time.Time `json:",omitempty"`
+	// AttemptsEnded: every attempt of the charge was sent before this
+	// inquiry was scheduled (they ended in a timeout), though one may
+	// still be on its way to the acquirer. Such a connector is asked only
+	// once the deadline of a charge sent at the scheduling has passed, so
+	// that its "not found" is final and a routed payment may move on
+	// without charging twice.
+	AttemptsEnded bool `json:",omitempty"`
 }
 
 // InquiryResult tells whether the acquirer knows the charge and its outcome.
@@ -182,8 +208,12 @@ func (a *Activities) InquireCharge(ctx context.Context, in InquireInput) (Inquir
 		// card was charged: the inquiry keeps being retried.
 		return InquiryResult{}, fmt.Errorf("inquire %s: %w", in.IdempotencyKey, err)
 	}
-	if d, ok := conn.(requestDeadline); ok && !in.SentBefore.IsZero() {
-		t := time.NewTimer(time.Until(in.SentBefore.Add(d.RequestTimeout())))
+	sentBefore := in.SentBefore
+	if in.AttemptsEnded && sentBefore.IsZero() {
+		sentBefore = scheduledAt(ctx)
+	}
+	if d, ok := conn.(requestDeadline); ok && !sentBefore.IsZero() {
+		t := time.NewTimer(time.Until(sentBefore.Add(d.RequestTimeout())))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -200,6 +230,15 @@ func (a *Activities) InquireCharge(ctx context.Context, in InquireInput) (Inquir
 		return InquiryResult{}, fmt.Errorf("inquire %s: %w", in.IdempotencyKey, err)
 	}
 	return InquiryResult{Found: true, Outcome: outcomeOf(conn.Name(), charge)}, nil
+}
+
+// scheduledAt is when this activity was scheduled (its first attempt's,
+// on a retry), or now outside an activity.
+func scheduledAt(ctx context.Context) time.Time {
+	if activity.IsActivity(ctx) {
+		return activity.GetInfo(ctx).ScheduledTime
+	}
+	return time.Now()
 }
 
 // DropCVVInput names the card whose security code is to be forgotten.

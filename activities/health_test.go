@@ -56,9 +56,24 @@ func (oneCard) Detokenize(context.Context, string) (vault.Card, error) {
 func (oneCard) DropCVV(context.Context, string) error { return nil }
 func (oneCard) Delete(context.Context, string) error  { return nil }
 
+// sends is a note of charges sent, by key.
+type sends map[string]bool
+
+func (s sends) NoteChargeSend(_ context.Context, key, _ string, _ time.Time) (bool, error) {
+	earlier := s[key]
+	s[key] = true
+	return earlier, nil
+}
+
+func (s sends) ChargeSent(_ context.Context, key string) (bool, error) { return s[key], nil }
+
 // TestBreakerSkipsAConnectorThatIsDown: charges that find a connector down
 // open its breaker; then a charge that may fail over is skipped without
-// reaching it, while one that may not still goes; declines never count.
+// reaching it, while one that may not still goes; declines never count. A
+// routed charge sent before (by a worker that died after sending it) is
+// never skipped, and a connector down at its next attempt leaves its
+// outcome unknown rather than "down": the payment must ask before it moves
+// on.
 func TestBreakerSkipsAConnectorThatIsDown(t *testing.T) {
 	errType := func(err error) string {
 		var appErr *temporal.ApplicationError
@@ -78,16 +93,24 @@ func TestBreakerSkipsAConnectorThatIsDown(t *testing.T) {
 		failover []bool
 		want     []string
 		wantSent int
+		// sentBefore are the charges (by index) a dead worker sent.
+		sentBefore []int
 	}{
 		{"down three times opens it", []error{connector.ErrUnavailable},
 			[]bool{true, true, true, true, false},
-			[]string{ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerSkipped, "retryable"}, 4},
+			[]string{ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerSkipped, "retryable"}, 4, nil},
 		{"no answer counts too", []error{fmt.Errorf("x: %w", connector.ErrTimeout)},
 			[]bool{true, true, true, true},
-			[]string{ErrTypeAcquirerTimeout, ErrTypeAcquirerTimeout, ErrTypeAcquirerTimeout, ErrTypeAcquirerSkipped}, 3},
+			[]string{ErrTypeAcquirerTimeout, ErrTypeAcquirerTimeout, ErrTypeAcquirerTimeout, ErrTypeAcquirerSkipped}, 3, nil},
 		{"declines keep it closed", []error{nil},
 			[]bool{true, true, true, true, true},
-			[]string{"", "", "", "", ""}, 5},
+			[]string{"", "", "", "", ""}, 5, nil},
+		{"a charge sent before is not skipped", []error{connector.ErrUnavailable},
+			[]bool{true, true, true, true},
+			[]string{ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerTimeout}, 4, []int{3}},
+		{"down after an earlier send is unknown", []error{connector.ErrUnavailable},
+			[]bool{true},
+			[]string{ErrTypeAcquirerTimeout}, 1, []int{0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -99,7 +122,11 @@ func TestBreakerSkipsAConnectorThatIsDown(t *testing.T) {
 			now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 			cfg := routing.BreakerConfig{Window: time.Minute, Size: 10, MinFailures: 3, FailureRatio: 0.5, Pause: time.Minute}
 			health := connectors.NewHealth(cfg, func() time.Time { return now }, nil)
-			a := &Activities{Connectors: reg, Vault: oneCard{}, Health: health}
+			noted := sends{}
+			for _, i := range tc.sentBefore {
+				noted[fmt.Sprintf("k%d", i)] = true
+			}
+			a := &Activities{Connectors: reg, Vault: oneCard{}, Health: health, Sends: noted}
 			var got []string
 			for i, failover := range tc.failover {
 				_, err := a.Authorise(context.Background(), AuthoriseInput{Connector: "flaky", CardToken: "tok",
@@ -174,13 +201,17 @@ func TestInquiryAfterEarlierDeadlines(t *testing.T) {
 	const timeout = 300 * time.Millisecond
 	sentBefore := time.Now()
 	tests := []struct {
-		name       string
-		sentBefore time.Time
-		notBefore  time.Time
+		name          string
+		sentBefore    time.Time
+		attemptsEnded bool
+		notBefore     time.Time
 	}{
-		{"no earlier attempt: asked at once", time.Time{}, time.Time{}},
-		{"an earlier attempt: asked after its deadline", sentBefore, sentBefore.Add(timeout)},
-		{"an earlier attempt long ago: asked at once", sentBefore.Add(-time.Hour), time.Time{}},
+		{"no earlier attempt: asked at once", time.Time{}, false, time.Time{}},
+		{"an earlier attempt: asked after its deadline", sentBefore, false, sentBefore.Add(timeout)},
+		{"an earlier attempt long ago: asked at once", sentBefore.Add(-time.Hour), false, time.Time{}},
+		// Attempts that timed out ended before the inquiry was scheduled,
+		// but one may still be on its way.
+		{"attempts ended: asked a timeout after the inquiry was scheduled", time.Time{}, true, sentBefore.Add(timeout)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -190,7 +221,8 @@ func TestInquiryAfterEarlierDeadlines(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := &Activities{Connectors: reg}
-			got, err := a.InquireCharge(context.Background(), InquireInput{Connector: "sim", IdempotencyKey: "k", SentBefore: tc.sentBefore})
+			got, err := a.InquireCharge(context.Background(), InquireInput{Connector: "sim", IdempotencyKey: "k", SentBefore: tc.sentBefore,
+				AttemptsEnded: tc.attemptsEnded})
 			if err != nil || got.Found || !got.NeverCharged {
 				t.Fatalf("InquireCharge = %+v, %v; want never charged", got, err)
 			}

@@ -452,6 +452,7 @@ func (g *Gateway) Activities() (*activities.Activities, error) {
 	}
 	return &activities.Activities{
 		Records:    models.Records{DB: g.DB},
+		Sends:      models.Records{DB: g.DB},
 		Vault:      g.Vault,
 		Connectors: set.Activities,
 		Accounts:   g.Accounts,

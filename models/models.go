@@ -243,5 +243,5 @@ func All() []any {
 		&Payout{}, &PayoutRerun{}, &PayoutRerunItem{}, &StoredCard{}, &Subscription{},
 		&ConsoleUser{}, &ConsoleSession{}, &ConsoleLoginFailure{}, &ConsoleAction{}, &OrderStatusChange{},
 		&CompatibleRefundUsage{}, &SignatureUse{}, &ConsoleLoginLimit{}, &PersonalDataErasure{}, &PaymentAttempt{}, &ConnectorHealth{},
-		&ReconRun{}, &ReconItem{}, &ReconAction{}, &SubscriptionChange{}, &Dispute{}, &DisputeEvidence{}}
+		&ReconRun{}, &ReconItem{}, &ReconAction{}, &SubscriptionChange{}, &Dispute{}, &DisputeEvidence{}, &ChargeSend{}}
 }

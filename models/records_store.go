@@ -148,3 +148,11 @@ func (r Records) SaveOrderReopen(ctx context.Context, transactionID, run string,
 func (r Records) TakeOrderReopen(ctx context.Context, transactionID, run string) (ReopenTake, error) {
 	return TakeOrderReopen(ctx, r.DB, transactionID, run)
 }
+
+func (r Records) NoteChargeSend(ctx context.Context, key, connector string, at time.Time) (bool, error) {
+	return NoteChargeSend(ctx, r.DB, key, connector, at)
+}
+
+func (r Records) ChargeSent(ctx context.Context, key string) (bool, error) {
+	return ChargeSent(ctx, r.DB, key)
+}

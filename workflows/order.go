@@ -884,7 +884,11 @@ func (w *orderWorkflow) chargeAt(ctx workflow.Context, conn string, failover boo
 			return activities.ChargeOutcome{}, codes.ConnectorError, routing.Skipped, nil
 		}
 		var found activities.InquiryResult
-		if err := workflow.ExecuteActivity(ictx, a.InquireCharge, activities.InquireInput{Connector: conn, IdempotencyKey: key}).Get(ctx, &found); err != nil {
+		// A routed payment moves on when the connector says it never
+		// charged: the attempt that timed out may still be on its way, so
+		// the connector is asked once it can no longer be made.
+		if err := workflow.ExecuteActivity(ictx, a.InquireCharge, activities.InquireInput{Connector: conn, IdempotencyKey: key,
+			AttemptsEnded: failover}).Get(ctx, &found); err != nil {
 			return activities.ChargeOutcome{}, codes.Code{}, "", err
 		}
 		if found.Found {

@@ -86,6 +86,7 @@ func runWorker(ctx context.Context, logger *slog.Logger) error {
 		w.Stop()
 		return err
 	}
+	go g.PruneChargeSendsEvery(ctx, time.Hour, logger.With("component", "charge-notes"))
 	if cfg.Worker.VaultSweepEvery > 0 {
 		// The order workflows drop each security code themselves; the sweep
 		// is the net under them (see paygate vault sweep).
