@@ -4,6 +4,8 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/paygate/paygate/api/apidoc"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/paygate/internal/adapters/merchant"
@@ -66,6 +68,11 @@ type AnswerFormat struct {
 	// echoesDecodeFailure: a body that does not decode is answered with
 	// the ids that decoded before the failure, untrimmed, rather than none.
 	echoesDecodeFailure bool
+
+	// docMedia and docRefusal describe the refusals for the API
+	// reference: their media type and a value of their type.
+	docMedia   string
+	docRefusal any
 }
 
 // unreadableBody is how most formats answer a body that could not be read.
@@ -146,16 +153,16 @@ func (f AnswerFormat) answer(s *Server, c *gin.Context, e Echo, key string, err 
 var (
 	// XMLAnswers is the respon of /v1/authorise, signed with the
 	// payment-result recipe.
-	XMLAnswers = AnswerFormat{Render: renderXMLRefusal, systemErrorStatus: http.StatusOK}
+	XMLAnswers = AnswerFormat{Render: renderXMLRefusal, systemErrorStatus: http.StatusOK, docMedia: apidoc.XML, docRefusal: Respon{}}
 	// QueryAnswers is the JSON of /v1/retrievalTrans; never signed.
 	QueryAnswers = AnswerFormat{Render: renderQueryRefusal, echoesDecodeFailure: true,
-		unreadable: &statusAndCode{http.StatusBadRequest, codes.MalformedRequest}}
+		unreadable: &statusAndCode{http.StatusBadRequest, codes.MalformedRequest}, docMedia: apidoc.JSON, docRefusal: QueryAnswer{}}
 	// RefundQueryAnswers is the JSON of /v1/retrievalRefund; never signed.
-	RefundQueryAnswers = AnswerFormat{Render: renderRefundQueryRefusal}
+	RefundQueryAnswers = AnswerFormat{Render: renderRefundQueryRefusal, docMedia: apidoc.JSON, docRefusal: RefundQueryAnswer{}}
 	// PageAnswers is the shopper's page of /v1/checkout; never signed.
 	PageAnswers = AnswerFormat{Render: renderPageRefusal,
 		unreadable: &statusAndCode{http.StatusRequestEntityTooLarge, codes.RequestTooLarge},
-		idsMissing: new(codes.MissingField.With("merchant_id, account_id"))}
+		idsMissing: new(codes.MissingField.With("merchant_id, account_id")), docMedia: apidoc.HTML}
 )
 
 // BatchAnswers is the JSON of the batch operation whose array is named
@@ -166,7 +173,7 @@ func BatchAnswers(array string) AnswerFormat {
 			MerchantID: r.Echo.MerchantID, AccountID: r.Echo.AccountID,
 			ReturnStatus: "0", ReturnMessage: r.Code.String(), Array: array,
 		}, r.Key, r.Code.ID)
-	}}
+	}, docMedia: apidoc.JSON}
 }
 
 func renderXMLRefusal(_ *Server, c *gin.Context, r Refusal) {
@@ -209,4 +216,4 @@ type JSONRefusal struct {
 var JSONAnswers = AnswerFormat{Render: func(_ *Server, c *gin.Context, r Refusal) {
 	c.Set(ContextResultCode, r.Code.ID)
 	c.JSON(r.HTTPStatus, JSONRefusal{MerchantID: r.Echo.MerchantID, AccountID: r.Echo.AccountID, ResultInfo: r.Code.String()})
-}}
+}, docMedia: apidoc.JSON, docRefusal: JSONRefusal{}}

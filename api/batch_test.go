@@ -112,6 +112,24 @@ func (f *fakeStore) FindOrderByTransaction(_ context.Context, merchantID, accoun
 	return o, nil
 }
 
+// FindOrders serves a query naming orders by transaction id.
+func (f *fakeStore) FindOrders(_ context.Context, merchantID, accountID string, orderNos, trades []string) ([]models.Order, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []models.Order
+	for _, o := range f.orders {
+		if o.MerchantID == merchantID && o.AccountID == accountID && (slices.Contains(trades, o.TransactionID) || slices.Contains(orderNos, o.OrderNo)) {
+			out = append(out, *o)
+		}
+	}
+	return out, nil
+}
+
+// LatestNotifications: no order of the fake has been notified.
+func (f *fakeStore) LatestNotifications(context.Context, []string) (map[string]models.Notification, error) {
+	return map[string]models.Notification{}, nil
+}
+
 func (f *fakeStore) FindRefunds(_ context.Context, merchantID, accountID string, transactionIDs, refundIDs []string) ([]models.Refund, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

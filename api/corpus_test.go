@@ -56,10 +56,12 @@ func corpusRequests(t *testing.T) []corpusRequest {
 	declined.setup = func(plain *testEnv, _ *batchEnv) {
 		plain.orders.result = func(in workflows.OrderInput) (workflows.PaymentResult, error) { return declinedResult(in), nil }
 	}
-	query := fields{"merchant_id": testMerchantID, "account_id": testAccountID, "trades": testTxID}
+	// The query goes to the batch server, whose record holds the order.
+	query := fields{"merchant_id": testMerchantID, "account_id": testAccountID, "trades": txA}
 	query["encryption_data"] = signing.Sign(testSignKey, testMerchantID, testAccountID)
 	queryReq := post("query from the allowed address", "/v1/retrievalTrans", ctJSON, query.json(t))
 	queryReq.remote = testQueryIP + ":4000"
+	queryReq.batch = true
 	queryElsewhere := post("query from another address", "/v1/retrievalTrans", ctJSON, query.json(t))
 	queryElsewhere.remote = "203.0.113.99:4000"
 

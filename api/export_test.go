@@ -17,3 +17,12 @@ type TestDoubles struct{ Ops, Orders, Vault any }
 // SetTestCapabilities makes every test server serve the capabilities f
 // gives it over the test's doubles.
 func SetTestCapabilities(f func(s *Server, d TestDoubles) []Capability) { testCapabilities = f }
+
+// RoutesOf are the routes of s's router, as method and path.
+func RoutesOf(s *Server) [][2]string {
+	var out [][2]string
+	for _, r := range s.engine().Routes() {
+		out = append(out, [2]string{r.Method, r.Path})
+	}
+	return out
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/paygate/paygate/api/apidoc"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/paygate/internal/adapters/merchant"
@@ -86,7 +88,7 @@ var OptimiseAnswers = AnswerFormat{Render: func(_ *Server, c *gin.Context, r Ref
 	c.Set(ContextResultCode, r.Code.ID)
 	c.JSON(r.HTTPStatus, OptimiseAnswer{MerchantID: r.Echo.MerchantID, AccountID: r.Echo.AccountID,
 		PaymentMethods: []OptimisedMethod{}, ResultInfo: r.Code.String()})
-}}
+}, docMedia: apidoc.JSON, docRefusal: OptimiseAnswer{}}
 
 // ErrNoRanking: the deployment cannot rank payment methods (no connector
 // offers or order tallies configured, or a connector of the account is not

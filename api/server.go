@@ -7,6 +7,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,9 @@ type IDs interface {
 
 // Server holds what the handlers need.
 type Server struct {
+	// doc is the API's description, made on its first request.
+	doc apiDocument
+
 	Accounts Accounts
 	IDs      IDs
 	// Records is the record of orders, payouts, subscriptions and the
@@ -95,7 +99,10 @@ type RequestMetrics interface {
 }
 
 // Handler returns the HTTP handler with every route.
-func (s *Server) Handler() http.Handler {
+func (s *Server) Handler() http.Handler { return traced(s.engine()) }
+
+// engine is the router with every route.
+func (s *Server) engine() *gin.Engine {
 	if s.Now == nil {
 		s.Now = time.Now
 	}
@@ -115,7 +122,12 @@ func (s *Server) Handler() http.Handler {
 	r.Use(s.logRequests, s.recoverPanics)
 	// Body limit and security headers on every answer (edge.go).
 	r.Use(s.edge)
+	// A refusal's answer links to its result code's row (apidoc.go).
+	r.Use(helpLinks)
 	r.GET("/healthz", func(c *gin.Context) { c.String(http.StatusOK, "ok") })
+	// The API's description and its reference page (apidoc.go).
+	r.GET("/openapi.json", s.serveOpenAPI)
+	r.GET("/reference", s.serveReference)
 	v1 := r.Group("/v1")
 	// First answers of repeated requests, Idempotency-Key (replay.go).
 	v1.Use(s.replayGuard)
@@ -126,7 +138,7 @@ func (s *Server) Handler() http.Handler {
 	s.Admin.Routes(ops)
 	r.POST("/codec/*call", s.codecCall)
 	r.OPTIONS("/codec/*call", s.codecPreflight)
-	return traced(r)
+	return r
 }
 
 // traced starts a span for each merchant and shopper request, the parent of
@@ -179,7 +191,9 @@ const ContextResultCode = "result_code"
 func (s *Server) recoverPanics(c *gin.Context) {
 	defer func() {
 		if r := recover(); r != nil {
-			s.Logger.Error("handler panic", "path", loggedPath(c.Request), "panic", r)
+			// The stack holds code locations and pointers, never a
+			// request's values.
+			s.Logger.Error("handler panic", "path", loggedPath(c.Request), "panic", r, "stack", string(debug.Stack()))
 			c.Set(ContextResultCode, codes.SystemError.ID)
 			if !c.Writer.Written() {
 				c.String(http.StatusServiceUnavailable, codes.SystemError.String())

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/testmode"
@@ -59,6 +60,16 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f, _ := url.ParseQuery(string(body))
+	// Every field is one the API's description documents for its type.
+	if hook, ok := api.NotificationWebhook(f.Get("notify_type")); !ok {
+		rc.bad = append(rc.bad, "notify_type "+f.Get("notify_type")+" is not documented")
+	} else {
+		for k := range f {
+			if _, ok := hook.Fields[k]; !ok {
+				rc.bad = append(rc.bad, "field "+k+" of a "+f.Get("notify_type")+" notification is not documented")
+			}
+		}
+	}
 	id := f.Get("notify_id")
 	if id != r.Header.Get(notify.HeaderID) {
 		rc.bad = append(rc.bad, "notify_id "+id+" differs from webhook-id "+r.Header.Get(notify.HeaderID))
