@@ -78,6 +78,7 @@ type Vault interface {
 type ChargeSends interface {
 	NoteChargeSend(ctx context.Context, key, connector string, at time.Time) (earlier bool, err error)
 	ChargeSent(ctx context.Context, key string) (bool, error)
+	ForgetChargeSend(ctx context.Context, key string) error
 }
 
 // Activities holds the clients the activities need. The worker registers one

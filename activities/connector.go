@@ -146,6 +146,13 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 	case in.Failover && sentBefore && errors.Is(err, connector.ErrUnavailable):
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer unavailable after an earlier send: its answer is unknown", ErrTypeAcquirerTimeout, err)
 	case in.Failover && errors.Is(err, connector.ErrUnavailable):
+		// Down did nothing, and no earlier send is on its way: the note
+		// goes, so that the route's next visit to this connector (with
+		// the same key) is not taken for one whose answer is unknown. A
+		// note left by a failed delete only makes that visit ask first.
+		if ferr := a.Sends.ForgetChargeSend(ctx, in.IdempotencyKey); ferr != nil && a.Logger != nil {
+			a.Logger.Warn("forget charge note", "key", in.IdempotencyKey, "error", ferr)
+		}
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer unavailable", ErrTypeAcquirerDown, err)
 	}
 	return ChargeOutcome{}, fmt.Errorf("authorise %s: %w", in.Reference, err)

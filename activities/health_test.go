@@ -67,6 +67,11 @@ func (s sends) NoteChargeSend(_ context.Context, key, _ string, _ time.Time) (bo
 
 func (s sends) ChargeSent(_ context.Context, key string) (bool, error) { return s[key], nil }
 
+func (s sends) ForgetChargeSend(_ context.Context, key string) error {
+	delete(s, key)
+	return nil
+}
+
 // TestBreakerSkipsAConnectorThatIsDown: charges that find a connector down
 // open its breaker; then a charge that may fail over is skipped without
 // reaching it, while one that may not still goes; declines never count. A
@@ -95,22 +100,31 @@ func TestBreakerSkipsAConnectorThatIsDown(t *testing.T) {
 		wantSent int
 		// sentBefore are the charges (by index) a dead worker sent.
 		sentBefore []int
+		// oneKey sends every charge under one key, as a route's visits
+		// to one connector do.
+		oneKey bool
 	}{
 		{"down three times opens it", []error{connector.ErrUnavailable},
 			[]bool{true, true, true, true, false},
-			[]string{ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerSkipped, "retryable"}, 4, nil},
+			[]string{ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerSkipped, "retryable"}, 4, nil, false},
 		{"no answer counts too", []error{fmt.Errorf("x: %w", connector.ErrTimeout)},
 			[]bool{true, true, true, true},
-			[]string{ErrTypeAcquirerTimeout, ErrTypeAcquirerTimeout, ErrTypeAcquirerTimeout, ErrTypeAcquirerSkipped}, 3, nil},
+			[]string{ErrTypeAcquirerTimeout, ErrTypeAcquirerTimeout, ErrTypeAcquirerTimeout, ErrTypeAcquirerSkipped}, 3, nil, false},
 		{"declines keep it closed", []error{nil},
 			[]bool{true, true, true, true, true},
-			[]string{"", "", "", "", ""}, 5, nil},
+			[]string{"", "", "", "", ""}, 5, nil, false},
 		{"a charge sent before is not skipped", []error{connector.ErrUnavailable},
 			[]bool{true, true, true, true},
-			[]string{ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerTimeout}, 4, []int{3}},
+			[]string{ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerTimeout}, 4, []int{3}, false},
 		{"down after an earlier send is unknown", []error{connector.ErrUnavailable},
 			[]bool{true},
-			[]string{ErrTypeAcquirerTimeout}, 1, []int{0}},
+			[]string{ErrTypeAcquirerTimeout}, 1, []int{0}, false},
+		// A route that comes back to a connector sends the same key again:
+		// a connector that was down did nothing, so it is down again, not
+		// unknown.
+		{"down twice under one key", []error{connector.ErrUnavailable},
+			[]bool{true, true},
+			[]string{ErrTypeAcquirerDown, ErrTypeAcquirerDown}, 2, nil, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -129,8 +143,12 @@ func TestBreakerSkipsAConnectorThatIsDown(t *testing.T) {
 			a := &Activities{Connectors: reg, Vault: oneCard{}, Health: health, Sends: noted}
 			var got []string
 			for i, failover := range tc.failover {
+				key := fmt.Sprintf("k%d", i)
+				if tc.oneKey {
+					key = "k0"
+				}
 				_, err := a.Authorise(context.Background(), AuthoriseInput{Connector: "flaky", CardToken: "tok",
-					IdempotencyKey: fmt.Sprintf("k%d", i), Amount: 100, Currency: "USD", Failover: failover})
+					IdempotencyKey: key, Amount: 100, Currency: "USD", Failover: failover})
 				got = append(got, errType(err))
 			}
 			if fmt.Sprint(got) != fmt.Sprint(tc.want) || conn.charges != tc.wantSent {

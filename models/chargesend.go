@@ -38,6 +38,15 @@ func ChargeSent(ctx context.Context, db *gorm.DB, key string) (bool, error) {
 	return n > 0, nil
 }
 
+// ForgetChargeSend removes the note of key: its send did nothing (the
+// connector was down) and no other is on its way.
+func ForgetChargeSend(ctx context.Context, db *gorm.DB, key string) error {
+	if err := db.WithContext(ctx).Where("idempotency_key = ?", key).Delete(&ChargeSend{}).Error; err != nil {
+		return fmt.Errorf("forget charge %s: %w", key, err)
+	}
+	return nil
+}
+
 // ChargeSendsKept is how long a note of a sent charge is kept: a payment
 // decides on its charge within hours (its inquiries included), so an older
 // note is never read again.

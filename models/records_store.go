@@ -156,3 +156,7 @@ func (r Records) NoteChargeSend(ctx context.Context, key, connector string, at t
 func (r Records) ChargeSent(ctx context.Context, key string) (bool, error) {
 	return ChargeSent(ctx, r.DB, key)
 }
+
+func (r Records) ForgetChargeSend(ctx context.Context, key string) error {
+	return ForgetChargeSend(ctx, r.DB, key)
+}

@@ -150,11 +150,10 @@ func (cs devChildren) exited() <-chan error {
 	return out
 }
 
-// stop sends every child SIGTERM, the API first so that no request
-// arrives at a worker that is going, and waits for each; one still running
-// after grace is killed.
+// stop sends every child SIGTERM and waits for each, the API first; one
+// still running after grace (counted from the signals) is killed.
 func (cs devChildren) stop(grace time.Duration, logger *slog.Logger) {
-	deadline := time.After(grace)
+	end := time.Now().Add(grace)
 	for i := len(cs) - 1; i >= 0; i-- {
 		c := cs[i]
 		if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
@@ -165,7 +164,7 @@ func (cs devChildren) stop(grace time.Duration, logger *slog.Logger) {
 		c := cs[i]
 		select {
 		case <-c.done:
-		case <-deadline:
+		case <-time.After(time.Until(end)):
 			logger.Warn("killed: did not stop in time", "process", c.name)
 			_ = c.cmd.Process.Kill()
 			<-c.done
