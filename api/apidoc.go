@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"encoding/json"
 	"maps"
 	"net/http"
@@ -146,19 +147,7 @@ func (s *Server) Operations() []apidoc.Operation {
 		ops = append(ops, s.Admin.Operations()...)
 	}
 	slices.SortStableFunc(ops, func(a, b apidoc.Operation) int {
-		if a.Path != b.Path {
-			if a.Path < b.Path {
-				return -1
-			}
-			return 1
-		}
-		if a.Method < b.Method {
-			return -1
-		}
-		if a.Method > b.Method {
-			return 1
-		}
-		return 0
+		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Method, b.Method))
 	})
 	return ops
 }

@@ -372,3 +372,32 @@ func WithExamples(examples map[string]any, ops []Operation) []Operation {
 	}
 	return ops
 }
+
+// Described is the same answer under each status, each with its own
+// description.
+func Described(a Answer, byStatus map[int]string) map[int]Answer {
+	out := make(map[int]Answer, len(byStatus))
+	for st, d := range byStatus {
+		a.Description = d
+		out[st] = a
+	}
+	return out
+}
+
+// StringFields is the schema of an object of string fields, those named
+// in required required.
+func StringFields(fields []string, required ...string) Schema {
+	props := Schema{}
+	for _, f := range fields {
+		props[f] = Schema{"type": "string"}
+	}
+	sch := Schema{"type": "object", "properties": props}
+	if len(required) > 0 {
+		req := make([]any, len(required))
+		for i, r := range required {
+			req[i] = r
+		}
+		sch["required"] = req
+	}
+	return sch
+}

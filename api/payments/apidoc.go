@@ -26,36 +26,22 @@ func (h *Handler) Operations() []apidoc.Operation {
 		Headers: []apidoc.Parameter{{Name: "Location", Description: "Where the browser goes next."}}}
 	jsonAnswer := apidoc.Answer{Media: apidoc.JSON, Schema: apidoc.Schema{"type": "object",
 		"properties": apidoc.Schema{"ok": apidoc.Schema{"type": "boolean"}, "ignored": apidoc.Schema{"type": "string"}, "error": apidoc.Schema{"type": "string"}}}}
-	callbackAnswers := func(extra ...int) map[int]apidoc.Answer {
-		out := map[int]apidoc.Answer{}
-		for st, d := range map[int]string{
+	callbackAnswers := func() map[int]apidoc.Answer {
+		return apidoc.Described(jsonAnswer, map[int]string{
 			http.StatusOK:                    "Taken: the gateway asks the provider before it acts on it.",
 			http.StatusBadRequest:            "Unreadable or malformed.",
 			http.StatusUnauthorized:          "Bad signature.",
 			http.StatusNotFound:              "Unknown reference.",
 			http.StatusServiceUnavailable:    "Not taken now: send it again.",
 			http.StatusRequestEntityTooLarge: "The body is over 1 MiB.",
-		} {
-			a := jsonAnswer
-			a.Description = d
-			out[st] = a
-		}
-		return out
+		})
 	}
 	providerHeader := []apidoc.Parameter{{Name: "X-Provider-Signature", Required: true, Description: "Lower-case hex HMAC-SHA256 of the body with the provider's secret."}}
 	callbackBody := func(fields ...string) *apidoc.Content {
-		props := apidoc.Schema{}
-		for _, f := range fields {
-			props[f] = apidoc.Schema{"type": "string"}
-		}
-		return &apidoc.Content{Media: apidoc.JSON, Schema: apidoc.Schema{"type": "object", "properties": props, "required": toAny(fields)}}
+		return &apidoc.Content{Media: apidoc.JSON, Schema: apidoc.StringFields(fields, fields...)}
 	}
 	shopperForm := func(fields ...string) *apidoc.Content {
-		props := apidoc.Schema{}
-		for _, f := range fields {
-			props[f] = apidoc.Schema{"type": "string"}
-		}
-		return &apidoc.Content{Media: apidoc.Form, Schema: apidoc.Schema{"type": "object", "properties": props}}
+		return &apidoc.Content{Media: apidoc.Form, Schema: apidoc.StringFields(fields)}
 	}
 	shopperAnswers := map[int]apidoc.Answer{
 		http.StatusOK:                 pageAnswer("A page for the shopper: the payment page again with what to correct, or a message."),
@@ -132,12 +118,4 @@ func (h *Handler) Operations() []apidoc.Operation {
 			Answers:     callbackAnswers(),
 			Example:     map[string]any{"id": "evt_1", "type": "payment_intent.succeeded", "data": map[string]any{"object": map[string]any{"id": "pi_1"}}}},
 	}
-}
-
-func toAny(ss []string) []any {
-	out := make([]any, len(ss))
-	for i, s := range ss {
-		out[i] = s
-	}
-	return out
 }

@@ -47,18 +47,13 @@ func (h *Handler) Operations() []apidoc.Operation {
 		codes.PayoutMismatch, codes.PayoutNotFound, codes.LiveAccountSimulator}, api.RequestCodes...)...)
 	callback := apidoc.Answer{Media: apidoc.JSON, Schema: apidoc.Schema{"type": "object",
 		"properties": apidoc.Schema{"ok": apidoc.Schema{"type": "boolean"}, "error": apidoc.Schema{"type": "string"}}}}
-	callbackAnswers := map[int]apidoc.Answer{}
-	for st, d := range map[int]string{
+	callbackAnswers := apidoc.Described(callback, map[int]string{
 		http.StatusOK:                 "Taken: the gateway reads the transfer from the rail before it acts.",
 		http.StatusBadRequest:         "Unreadable or malformed.",
 		http.StatusUnauthorized:       "Bad signature.",
 		http.StatusNotFound:           "Rail callbacks are not configured, or the payout is unknown.",
 		http.StatusServiceUnavailable: "Not taken now: send it again.",
-	} {
-		a := callback
-		a.Description = d
-		callbackAnswers[st] = a
-	}
+	})
 	return apidoc.WithExamples(map[string]any{
 		"POST /v1/payout": map[string]any{"merchant_id": "10086", "account_id": "10086001", "request_id": "3f2c8a9e-1b4d-4c6a-9e2f-7a1b2c3d4e5f", "payment_currency": "USD",
 			"payment_amount": "100.00", "payment_method": "SWIFT", "swift_charge_option": "SHARED", "fee_paid_by": "PAYER", "notify_url": "https://shop.example/notify",
@@ -82,10 +77,9 @@ func (h *Handler) Operations() []apidoc.Operation {
 			Request: payoutQueryRequest{}, Required: []string{"merchant_id", "account_id", "request_id", "encryption_data"},
 			Headers: api.MerchantHeaders, Codes: payoutCodes, Answers: api.JSONAnswers.Answers(answer)},
 		{Method: http.MethodPost, Path: "/v1/payout/rail-callback", Tag: "Provider callbacks", Security: apidoc.Provider,
-			Summary: "The rail says a transfer moved",
-			RawRequest: &apidoc.Content{Media: apidoc.JSON, Schema: apidoc.Schema{"type": "object", "required": []any{"transfer_id", "idempotency_key"},
-				"properties": apidoc.Schema{"transfer_id": apidoc.Schema{"type": "string"}, "idempotency_key": apidoc.Schema{"type": "string"}}}},
-			Headers: []apidoc.Parameter{{Name: rail.SignatureHeader, Required: true, Description: "Hex HMAC-SHA256 of the body with PAYGATE_RAIL_CALLBACK_SECRET."}},
-			Answers: callbackAnswers},
+			Summary:    "The rail says a transfer moved",
+			RawRequest: &apidoc.Content{Media: apidoc.JSON, Schema: apidoc.StringFields([]string{"transfer_id", "idempotency_key"}, "transfer_id", "idempotency_key")},
+			Headers:    []apidoc.Parameter{{Name: rail.SignatureHeader, Required: true, Description: "Hex HMAC-SHA256 of the body with PAYGATE_RAIL_CALLBACK_SECRET."}},
+			Answers:    callbackAnswers},
 	})
 }
