@@ -364,6 +364,7 @@ func (g *Gateway) APIHandler() http.Handler {
 	records := models.Records{DB: g.DB}
 	replays := replay.New(g.DB)
 	replays.Logger = g.Logger.With("component", "api")
+	replays.Keys = g.Keys
 	s := &api.Server{
 		Accounts: g.Accounts,
 		Offers:   offers,

@@ -10,12 +10,17 @@
 // was answered 200, and releases the claim otherwise, so a refused request
 // can be corrected and sent again.
 //
+// Answers are kept sealed with the gateway's keyring (Keys): a query's or
+// a payout's answer names shoppers and beneficiaries, and personal data is
+// never kept in clear.
+//
 // Entries live for TTL (24 h), nonces for NonceTTL. Expired rows are never
 // used (claims take them over) and are deleted by Prune, which the API
 // runs in the background at most once every PruneEvery.
 package replay
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -78,7 +83,10 @@ type Store struct {
 	Lease      time.Duration
 	NonceTTL   time.Duration
 	PruneEvery time.Duration
-	Logger     *slog.Logger
+	// Keys seal the answers kept; without them answers are kept in clear
+	// (only tests that look at no personal data leave it unset).
+	Keys   models.Sealer
+	Logger *slog.Logger
 	// Now is the clock the API records signature uses and refund totals
 	// by, against which they age (time.Now; tests set the API's).
 	Now func() time.Time
@@ -120,8 +128,12 @@ func (s *Store) Claim(ctx context.Context, k models.ReplayKey, fingerprint strin
 		case e.Fingerprint != fingerprint:
 			return Result{Outcome: Conflict}, nil
 		case e.State == models.ReplayDone:
+			body, err := s.open(k, e.Body)
+			if err != nil {
+				return Result{}, err
+			}
 			return Result{Outcome: Answered, Answer: models.ReplayAnswer{Status: e.Status, ContentType: e.ContentType,
-				Body: e.Body, ResultCode: e.ResultCode, Strong: e.Strong}}, nil
+				Body: body, ResultCode: e.ResultCode, Strong: e.Strong}}, nil
 		}
 		if time.Now().Add(pause).After(deadline) {
 			return Result{Outcome: Busy}, nil
@@ -135,9 +147,43 @@ func (s *Store) Claim(ctx context.Context, k models.ReplayKey, fingerprint strin
 	}
 }
 
-// Complete stores the answer of the claim.
+// Complete stores the answer of the claim, sealed.
 func (s *Store) Complete(ctx context.Context, k models.ReplayKey, claim string, a models.ReplayAnswer) error {
+	if s.Keys != nil {
+		keyID, sealed, err := s.Keys.Seal(a.Body, sealedAAD(k))
+		if err != nil {
+			return fmt.Errorf("seal replay answer: %w", err)
+		}
+		a.Body = append([]byte(sealedPrefix+keyID+":"), sealed...)
+	}
 	return models.CompleteReplay(ctx, s.db, k, claim, a)
+}
+
+// sealedPrefix starts a sealed answer: "pgsealed1:<key id>:<ciphertext>".
+// No answer in clear (XML, JSON, HTML) starts so, and key ids hold no ':'.
+const sealedPrefix = "pgsealed1:"
+
+// sealedAAD binds a sealed answer to its entry, so it cannot be moved to
+// another account's key and opened there.
+func sealedAAD(k models.ReplayKey) []byte {
+	return []byte(k.Scope + "\x00" + k.Operation + "\x00" + k.Key)
+}
+
+// open returns a kept answer in clear.
+func (s *Store) open(k models.ReplayKey, body []byte) ([]byte, error) {
+	rest, sealed := bytes.CutPrefix(body, []byte(sealedPrefix))
+	if !sealed {
+		return body, nil
+	}
+	keyID, ciphertext, ok := bytes.Cut(rest, []byte(":"))
+	if !ok || s.Keys == nil {
+		return nil, errors.New("replay: a sealed answer and no key to open it")
+	}
+	plain, err := s.Keys.Open(string(keyID), ciphertext, sealedAAD(k))
+	if err != nil {
+		return nil, fmt.Errorf("open replay answer: %w", err)
+	}
+	return plain, nil
 }
 
 // Release gives the key up so the request may be sent again.

@@ -1,6 +1,7 @@
 package replay_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/paygate/paygate/internal/adapters/replay"
 	"github.com/paygate/paygate/internal/dev/devenv"
+	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/models/migrations"
 )
@@ -300,5 +302,54 @@ func TestPrune(t *testing.T) {
 	db.Model(&models.ReplayEntry{}).Count(&entries)
 	if entries != 1 {
 		t.Errorf("a second PruneSoon within PruneEvery pruned (%d entries left)", entries)
+	}
+}
+
+// TestAnswersAreKeptSealed: with Keys, the row holds no byte of the
+// answer in clear, the answer comes back whole, and a sealed answer moved
+// to another entry does not open.
+func TestAnswersAreKeptSealed(t *testing.T) {
+	db := testDB(t)
+	spec, err := keyring.GenerateSpec("k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := keyring.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := replay.New(db)
+	s.Keys = keys
+	ctx := t.Context()
+	const body = `{"orders_list":[{"shopper_email":"ada@example.com"}]}`
+	first, err := s.Claim(ctx, key, "fp1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Complete(ctx, key, first.Claim, answer(body)); err != nil {
+		t.Fatal(err)
+	}
+	var stored []byte
+	if err := db.Raw(`SELECT body FROM replay_entries WHERE scope = ? AND operation = ? AND key = ?`, key.Scope, key.Operation, key.Key).
+		Row().Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(stored, []byte("ada@example.com")) || bytes.Contains(stored, []byte("orders_list")) || !bytes.HasPrefix(stored, []byte("pgsealed1:k1:")) {
+		t.Errorf("stored body %q", stored)
+	}
+	again, err := s.Claim(ctx, key, "fp1", 0)
+	if err != nil || again.Outcome != replay.Answered || string(again.Answer.Body) != body {
+		t.Fatalf("replayed %+v, %v", again, err)
+	}
+	// The same sealed bytes under another entry's key: refused, not opened.
+	other := models.ReplayKey{Scope: "10086/10086002", Operation: key.Operation, Key: key.Key}
+	if _, err := s.Claim(ctx, other, "fp1", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec(`UPDATE replay_entries SET state = 'done', status = 200, body = ? WHERE scope = ?`, stored, other.Scope).Error; err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Claim(ctx, other, "fp1", 0); err == nil {
+		t.Errorf("a sealed answer moved to another entry opened: %+v", got)
 	}
 }

@@ -93,7 +93,11 @@ var Rules = []Layer{
 		May:         []string{"domain", "models", "adapters", "activities", "workflows", "api", "console", "worker", "app", "dev"},
 		DenyOutside: []string{"gorm.io/"}},
 	{Name: "integration", Prefixes: []string{"integration"},
-		May: []string{"domain", "models", "adapters", "activities", "workflows", "api", "console", "worker", "app", "dev", "integration"}},
+		May: []string{"domain", "models", "adapters", "activities", "workflows", "api", "console", "worker", "app", "dev", "client", "integration"}},
+	// The Go client is what merchants build into their programs: the
+	// signing and notification rules of the domain and the standard
+	// library, nothing else of ours or anyone's.
+	{Name: "client", Prefixes: []string{"client"}, May: []string{"domain"}, Outside: []string{}},
 }
 
 // Package is what the check needs of one package.
