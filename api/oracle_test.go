@@ -105,8 +105,8 @@ func TestAuthoriseSignsWithTheProvenKey(t *testing.T) {
 		wantResult string
 		wantKey    string // the key the answer is signed with; empty: unsigned
 	}{
-		{"old key in grace, refused CVV", testNow.Add(time.Hour), testSignKey, "73", "I0007:Invalid security code", testSignKey},
-		{"new key in grace, refused CVV", testNow.Add(time.Hour), newKey, "73", "I0007:Invalid security code", newKey},
+		{"old key in grace, refused CVV", testNow.Add(time.Hour), testSignKey, "73", "I0007:Invalid security code: security_code must be 3 digits (4 for American Express)", testSignKey},
+		{"new key in grace, refused CVV", testNow.Add(time.Hour), newKey, "73", "I0007:Invalid security code: security_code must be 3 digits (4 for American Express)", newKey},
 		{"old key in grace, paid", testNow.Add(time.Hour), testSignKey, testCVV, "0000:Success", testSignKey},
 		{"old key after grace", testNow.Add(-time.Second), testSignKey, testCVV, "I0013:Signature verification failed", ""},
 	}

@@ -35,9 +35,10 @@ import (
 // A request claims its keys in Postgres before its handler runs, so
 // identical requests sent together are executed once: the others wait for
 // the first answer, or are refused with RequestInProgress. Only answers of
-// requests that proved the account's key and were answered 200 are kept;
-// any other answer releases the claim, so a refused request can be
-// corrected and sent again.
+// requests that proved the account's key and were answered 200 are kept,
+// system errors (S0001) excepted; any other answer releases the claim, so
+// a refused request can be corrected and sent again, and one whose outcome
+// was not known yet asks again.
 
 // IdempotencyKeyHeader is the header that names a request for the replay
 // store.
@@ -250,7 +251,11 @@ func (s *Server) guarded(c *gin.Context, op string, who Echo, keys []models.Repl
 	}()
 	c.Next()
 	finished = true
-	if c.GetBool(ContextAuthenticated) && rec.Status() == http.StatusOK && !rec.overflow {
+	// A system error (S0001, which /v1/authorise answers with 200) says the
+	// outcome is not known yet: keeping it would answer every retry under
+	// the same key with it, so the claim is released and a retry asks again.
+	if c.GetBool(ContextAuthenticated) && rec.Status() == http.StatusOK && !rec.overflow &&
+		c.GetString(ContextResultCode) != codes.SystemError.ID {
 		keep(models.ReplayAnswer{
 			Status:      rec.Status(),
 			ContentType: rec.Header().Get("Content-Type"),

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -24,6 +25,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/models/migrations"
+	"github.com/paygate/paygate/workflows"
 )
 
 // The strong-scheme test account.
@@ -767,5 +769,36 @@ func TestStrongForMoneyAccount(t *testing.T) {
 	rec := send(t, env, "/v1/refund", body, signing.StrongHeader, strongSig(t, moneyKey, "/v1/refund", testNow, "nonce-money-00000001", body))
 	if jsonField(t, rec, "return_status") != "1" {
 		t.Errorf("strong refund: %s", rec.Body.String())
+	}
+}
+
+// TestSystemErrorIsNotKept: a payment answered S0001 (its outcome not
+// known yet, with HTTP 200) is not kept under its Idempotency-Key: the
+// same request sent again is carried out again (the order's workflow id
+// keeps it one payment) and gets the outcome.
+func TestSystemErrorIsNotKept(t *testing.T) {
+	env := newReplayEnv(t)
+	calls := 0
+	env.orders.result = func(in workflows.OrderInput) (workflows.PaymentResult, error) {
+		calls++
+		if calls == 1 {
+			return workflows.PaymentResult{}, errors.New("temporal: deadline exceeded")
+		}
+		return successResult(in), nil
+	}
+	f := validCard()
+	f["order_no"] = "ORD-S0001"
+	body := f.signWith(testSignKey, cardRecipe).json(t)
+	first := send(t, env, "/v1/authorise", body, IdempotencyKeyHeader, "key-s0001")
+	if r := parseRespon(t, first); first.Code != http.StatusOK || !strings.HasPrefix(r.ResultInfo, "S0001") {
+		t.Fatalf("first answer %d %s, want S0001", first.Code, r.ResultInfo)
+	}
+	again := send(t, env, "/v1/authorise", body, IdempotencyKeyHeader, "key-s0001")
+	if r := parseRespon(t, again); r.ResultInfo != "0000:Success" || again.Header().Get(ReplayedHeader) != "" {
+		t.Errorf("sent again: %s (replayed %q), want the payment's outcome", r.ResultInfo, again.Header().Get(ReplayedHeader))
+	}
+	third := send(t, env, "/v1/authorise", body, IdempotencyKeyHeader, "key-s0001")
+	if r := parseRespon(t, third); r.ResultInfo != "0000:Success" || third.Header().Get(ReplayedHeader) != "true" || calls != 2 {
+		t.Errorf("third time: %s (replayed %q) after %d calls, want the kept success", r.ResultInfo, third.Header().Get(ReplayedHeader), calls)
 	}
 }

@@ -6,9 +6,20 @@
 // answers' signatures checked, paging through the order query, and
 // verification of the notifications the gateway sends.
 //
-// A refusal of the request itself (a result code I… or S…) is an *Error;
-// a payment the acquirer declined is an answer, not an error: read its
-// OrderStatus and ResultInfo.
+// A refusal of the request itself (a result code I…) is an *Error; a
+// payment the acquirer declined is an answer, not an error: read its
+// OrderStatus and ResultInfo. An *Error whose Temporary is true (S0001,
+// I0021, 429, 5xx, or no answer once the retries are spent) leaves the
+// outcome unknown: the request may have been carried out. Send it again
+// with the same key (WithIdempotencyKey) or look it up (QueryOrders by
+// order_no, PayoutQuery by request_id); never send it as a new order.
+//
+// What an answer's signature covers is the gateway's recipe
+// (docs/design.md §3): a payment result's ids, amount, status and result;
+// a batch's ids and return_status (not each entry's status); a payout's
+// ids, request_id, currency and amount (trust a payout's final status from
+// its verified notification). An answer the gateway signs that comes
+// without a signature, or with a wrong one, is ErrAnswerSignature.
 package client
 
 import (
@@ -43,10 +54,13 @@ const (
 )
 
 // Credentials name the merchant account and hold its sign key.
+// OldSignKeys are keys the gateway may still sign notifications with
+// during a key rotation's grace period; requests are signed with SignKey.
 type Credentials struct {
-	MerchantID string
-	AccountID  string
-	SignKey    string
+	MerchantID  string
+	AccountID   string
+	SignKey     string
+	OldSignKeys []string
 }
 
 // Retry says how often and how patiently a request is sent again after a
@@ -120,6 +134,7 @@ type CallOption func(*call)
 
 type call struct {
 	idempotencyKey string
+	readOnly       bool // a query: nothing to carry out twice, so no key
 }
 
 // WithIdempotencyKey names the request, so that sending it again later (a
@@ -148,8 +163,9 @@ func (e *Error) Error() string {
 // succeed.
 func (e *Error) Temporary() bool { return retryable(e.HTTPStatus, e.Code) }
 
-// ErrAnswerSignature is an answer whose encryption_data is not the
-// gateway's signature under the account's key: do not act on it.
+// ErrAnswerSignature is an answer whose encryption_data is missing where
+// the gateway signs, or is not the gateway's signature under the account's
+// key: do not act on it.
 var ErrAnswerSignature = errors.New("paygate: the answer's signature does not match")
 
 // answer is what an operation's answer tells the client.
@@ -157,9 +173,14 @@ type answer interface {
 	// result is the whole request's "code:message", "" for none.
 	result() string
 	// signed is the answer's encryption_data and the values its recipe
-	// covers; sig is "" when the answer is not signed.
-	signed() (sig string, values []string)
+	// covers; required says the gateway signs this answer (the client
+	// always proves the key), so a missing signature is a forged answer.
+	signed() (sig string, values []string, required bool)
 }
+
+// replayed is an answer that can say it was the first answer of the same
+// request, given again (the Idempotent-Replayed header).
+type replayed interface{ setReplayed(bool) }
 
 // maxAnswer is the largest answer read.
 const maxAnswer = 8 << 20
@@ -175,14 +196,19 @@ func (c *Client) post(ctx context.Context, path string, body any, recipe []strin
 	for _, o := range opts {
 		o(&cl)
 	}
-	if cl.idempotencyKey == "" {
+	switch {
+	case cl.readOnly:
+		// A query has nothing to carry out twice; a key would only keep
+		// its answer (and the shoppers in it) in the gateway for a day.
+		cl.idempotencyKey = ""
+	case cl.idempotencyKey == "":
 		cl.idempotencyKey = "pgc-" + randomHex(16)
 	}
 	var last error
 	for attempt := 0; attempt < c.retry.Attempts; attempt++ {
 		if attempt > 0 {
 			if err := c.wait(ctx, attempt); err != nil {
-				return fmt.Errorf("%w (after %v)", err, last)
+				return errors.Join(err, last)
 			}
 		}
 		var again bool
@@ -227,7 +253,9 @@ func (c *Client) send(ctx context.Context, path string, payload []byte, key stri
 		return false, fmt.Errorf("paygate: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", key)
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
 	req.Header.Set("User-Agent", c.agent)
 	if c.scheme == Strong {
 		sig, err := signing.SignStrong(c.creds.SignKey, http.MethodPost, path, c.now().Unix(), randomHex(16), payload)
@@ -264,8 +292,12 @@ func (c *Client) send(ctx context.Context, path string, payload []byte, key stri
 	case decodeErr != nil:
 		return false, fmt.Errorf("paygate: POST %s: unreadable answer: %w", path, decodeErr)
 	}
-	if sig, values := out.signed(); sig != "" && !signing.Verify(c.creds.SignKey, sig, values...) {
+	sig, values, required := out.signed()
+	if sig == "" && required || sig != "" && !signing.Verify(c.creds.SignKey, sig, values...) {
 		return false, ErrAnswerSignature
+	}
+	if r, ok := out.(replayed); ok {
+		r.setReplayed(res.Header.Get("Idempotent-Replayed") == "true")
 	}
 	return false, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -304,26 +305,114 @@ func TestRetries(t *testing.T) {
 	}
 }
 
+// TestWhatCarriesAKey: operations that change something carry an
+// Idempotency-Key (the caller's when given); queries carry none, whatever
+// the caller asks, since a key would keep their answers a day and a page
+// of Orders is another body each time.
+func TestWhatCarriesAKey(t *testing.T) {
+	tests := []struct {
+		name string
+		call func(context.Context, *client.Client) error
+		key  string // "" none, "*" a generated one
+	}{
+		{"refund", func(ctx context.Context, c *client.Client) error {
+			_, err := c.Refund(ctx, []client.RefundEntry{{TransactionID: "1", RefundAmount: "1.00"}})
+			return err
+		}, "*"},
+		{"refund with the caller's key", func(ctx context.Context, c *client.Client) error {
+			_, err := c.Refund(ctx, []client.RefundEntry{{TransactionID: "1", RefundAmount: "1.00"}}, client.WithIdempotencyKey("r-1"))
+			return err
+		}, "r-1"},
+		{"order query, even with a key", func(ctx context.Context, c *client.Client) error {
+			_, err := c.QueryOrders(ctx, client.OrdersQuery{}, client.WithIdempotencyKey("q-1"))
+			return err
+		}, ""},
+		{"refund query", func(ctx context.Context, c *client.Client) error {
+			_, err := c.QueryRefunds(ctx, client.RefundsQuery{Trades: "1"})
+			return err
+		}, ""},
+		{"payout query", func(ctx context.Context, c *client.Client) error { _, err := c.PayoutQuery(ctx, "r"); return err }, ""},
+		{"optimise", func(ctx context.Context, c *client.Client) error {
+			_, err := c.Optimise(ctx, client.OptimiseRequest{RequestID: "o", Currency: "USD", Amount: "1.00"})
+			return err
+		}, ""},
+		{"dispute list", func(ctx context.Context, c *client.Client) error {
+			_, err := c.Dispute(ctx, client.DisputeRequest{Action: "list"})
+			return err
+		}, ""},
+		{"dispute accepted", func(ctx context.Context, c *client.Client) error {
+			_, err := c.Dispute(ctx, client.DisputeRequest{DisputeID: "d", Action: "accept"})
+			return err
+		}, "*"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, srv := serve(t, jsonAnswer(http.StatusTeapot, nil))
+			_ = tt.call(t.Context(), client.New(srv.URL, creds, client.WithRetry(client.Retry{Attempts: 1})))
+			got := f.requests()[0].idempotencyKey
+			if tt.key == "*" && !strings.HasPrefix(got, "pgc-") || tt.key != "*" && got != tt.key {
+				t.Errorf("Idempotency-Key %q, want %q", got, tt.key)
+			}
+		})
+	}
+}
+
+// TestReplayedAnswers: an answer given again from the gateway's replay
+// store says so.
+func TestReplayedAnswers(t *testing.T) {
+	right := signing.SignUpper(creds.SignKey, creds.MerchantID, creds.AccountID, "1", "777")
+	for _, replayed := range []bool{false, true} {
+		_, srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
+			if replayed {
+				w.Header().Set("Idempotent-Replayed", "true")
+			}
+			jsonAnswer(http.StatusOK, map[string]any{"merchant_id": creds.MerchantID, "account_id": creds.AccountID,
+				"return_status": "1", "return_message": "OK", "encryption_data": right,
+				"refund_orders": []map[string]string{{"transaction_id": "777", "refund_status": "1"}}})(w, r)
+		})
+		res, err := client.New(srv.URL, creds, fast).Refund(t.Context(), []client.RefundEntry{{TransactionID: "777", RefundAmount: "1.00"}})
+		if err != nil || res.Replayed != replayed {
+			t.Errorf("replayed %v: %+v, %v", replayed, res, err)
+		}
+	}
+}
+
+// answered is a transport that reads each answer whole and then says so,
+// so a test knows the client holds the answer.
+type answered struct{ got chan struct{} }
+
+func (a answered) RoundTrip(r *http.Request) (*http.Response, error) {
+	res, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	res.Body = io.NopCloser(strings.NewReader(string(body)))
+	a.got <- struct{}{}
+	return res, nil
+}
+
 // TestCallerKeyAndCancel: a caller's Idempotency-Key is sent as given; a
-// cancelled context ends the retries.
+// cancelled context ends the retries, and the error still holds the last
+// answer's refusal.
 func TestCallerKeyAndCancel(t *testing.T) {
-	arrived := make(chan struct{})
-	var once sync.Once
-	f, srv := serve(t, func(w http.ResponseWriter, r *http.Request) {
-		once.Do(func() { close(arrived) })
-		jsonAnswer(http.StatusServiceUnavailable, nil)(w, r)
-	})
+	f, srv := serve(t, jsonAnswer(http.StatusServiceUnavailable, nil))
 	ctx, cancel := context.WithCancel(t.Context())
-	c := client.New(srv.URL, creds, client.WithRetry(client.Retry{Attempts: 100, Backoff: time.Hour, MaxBackoff: time.Hour}))
+	tr := answered{got: make(chan struct{}, 1)}
+	c := client.New(srv.URL, creds, client.WithHTTPClient(&http.Client{Transport: tr}),
+		client.WithRetry(client.Retry{Attempts: 100, Backoff: time.Hour, MaxBackoff: time.Hour}))
 	done := make(chan error)
 	go func() {
 		_, err := c.Capture(ctx, []client.CaptureEntry{{TransactionID: "1"}}, client.WithIdempotencyKey("capture-1"))
 		done <- err
 	}()
-	<-arrived
+	<-tr.got
 	cancel()
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("error %v, want context.Canceled", err)
+	err := <-done
+	var last *client.Error
+	if !errors.Is(err, context.Canceled) || !errors.As(err, &last) || last.HTTPStatus != http.StatusServiceUnavailable {
+		t.Errorf("error %v, want context.Canceled and the last answer's 503", err)
 	}
 	if got := f.requests(); len(got) != 1 || got[0].idempotencyKey != "capture-1" {
 		t.Errorf("requests %+v", got)
@@ -349,6 +438,11 @@ func TestAnswerSignatures(t *testing.T) {
 		{"payment result altered", func(w http.ResponseWriter, r *http.Request) {
 			xmlAnswer(http.StatusOK, strings.Replace(signedRespon("0000:Success", "1"), "<amount>12.34", "<amount>1234.00", 1))(w, r)
 		}, client.ErrAnswerSignature},
+		{"payment result with its signature taken out", func(w http.ResponseWriter, r *http.Request) {
+			xmlAnswer(http.StatusOK, regexp.MustCompile(`<encryption_data>[0-9A-F]*</encryption_data>`).
+				ReplaceAllString(signedRespon("A0001:Declined", "1"), "<encryption_data></encryption_data>"))(w, r)
+		}, client.ErrAnswerSignature},
+		{"batch taken, not signed", jsonAnswer(http.StatusOK, batch("")), client.ErrAnswerSignature},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -447,6 +541,14 @@ func TestVerifyNotification(t *testing.T) {
 		{"four minutes old", func() (http.Header, []byte) { return send(payment, creds.SignKey, now.Add(-4*time.Minute)) }, "payment", nil},
 		{"six minutes old", func() (http.Header, []byte) { return send(payment, creds.SignKey, now.Add(-6*time.Minute)) }, "", nil},
 		{"another key", func() (http.Header, []byte) { return send(payment, "someone-else", now) }, "", nil},
+		{"signed with the key before a rotation", func() (http.Header, []byte) {
+			f := notify.Fields{}
+			for k, v := range payment {
+				f[k] = v
+			}
+			f["encryption_data"] = signing.SignPaymentResult("the-old-key", signing.PaymentResultFrom(f.Get))
+			return send(f, "the-old-key", now)
+		}, "payment", nil},
 		{"amount altered after signing", func() (http.Header, []byte) {
 			h, b := send(payment, creds.SignKey, now)
 			return h, []byte(strings.Replace(string(b), "amount=12.34", "amount=99.99", 1))
@@ -462,7 +564,9 @@ func TestVerifyNotification(t *testing.T) {
 		{"no headers", func() (http.Header, []byte) { return http.Header{}, notify.Body(payment) }, "", nil},
 		{"another account's", func() (http.Header, []byte) { return send(other, creds.SignKey, now) }, "", nil},
 	}
-	c := client.New("http://unused", creds, client.WithClock(func() time.Time { return now }))
+	rotated := creds
+	rotated.OldSignKeys = []string{"the-old-key"}
+	c := client.New("http://unused", rotated, client.WithClock(func() time.Time { return now }))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, body := tt.make()
@@ -476,10 +580,11 @@ func TestVerifyNotification(t *testing.T) {
 			}
 			// The handler answers the same: 200 taken, 401 refused.
 			var handled []string
+			var refusals []error
 			srv := httptest.NewServer(c.NotificationHandler(func(_ context.Context, n *client.Notification) error {
 				handled = append(handled, n.NotifyID)
 				return nil
-			}))
+			}, func(err error) { refusals = append(refusals, err) }))
 			defer srv.Close()
 			req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(string(body)))
 			for k, v := range h {
@@ -494,8 +599,8 @@ func TestVerifyNotification(t *testing.T) {
 			if tt.typ == "" {
 				want = http.StatusUnauthorized
 			}
-			if res.StatusCode != want || (want == http.StatusOK) != (len(handled) == 1) {
-				t.Errorf("handler answered %d (want %d), handled %v", res.StatusCode, want, handled)
+			if res.StatusCode != want || (want == http.StatusOK) != (len(handled) == 1) || (want == http.StatusOK) != (len(refusals) == 0) {
+				t.Errorf("handler answered %d (want %d), handled %v, refused %v", res.StatusCode, want, handled, refusals)
 			}
 		})
 	}
@@ -507,7 +612,7 @@ func TestHandlerFailureAsksForRedelivery(t *testing.T) {
 	c := client.New("http://unused", creds)
 	f := notify.Fields{"notify_type": "settlement", "notify_id": "n-9", "merchant_id": creds.MerchantID, "account_id": creds.AccountID}
 	body := notify.Body(f)
-	srv := httptest.NewServer(c.NotificationHandler(func(context.Context, *client.Notification) error { return errors.New("db down") }))
+	srv := httptest.NewServer(c.NotificationHandler(func(context.Context, *client.Notification) error { return errors.New("db down") }, nil))
 	defer srv.Close()
 	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(string(body)))
 	for k, v := range notify.Sign(creds.SignKey, "n-9", time.Now(), body) {

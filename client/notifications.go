@@ -100,7 +100,15 @@ const maxNotification = 1 << 20
 // encryption_data when its kind carries one, and that it is for this
 // client's account. Only a notification it returns may be acted on.
 func (c *Client) VerifyNotification(h http.Header, body []byte) (*Notification, error) {
-	if err := notify.Verify(c.creds.SignKey, h, body, c.now(), NotificationTolerance); err != nil {
+	// The gateway signs with the account's current key; during a rotation
+	// that may still be an old one.
+	var err error
+	for _, key := range append([]string{c.creds.SignKey}, c.creds.OldSignKeys...) {
+		if err = notify.Verify(key, h, body, c.now(), NotificationTolerance); err == nil {
+			break
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotification, err)
 	}
 	fields, err := url.ParseQuery(string(body))
@@ -122,11 +130,13 @@ func (c *Client) VerifyNotification(h http.Header, body []byte) (*Notification, 
 
 // NotificationHandler is an http.Handler for a notify_url: it verifies
 // each notification and gives it to handle. A notification that is not
-// the gateway's is answered 401 and never reaches handle; when handle
-// fails the answer is 500, so the gateway delivers it again later; else
-// 200 acknowledges it. handle may see one notification more than once
-// (a lost acknowledgement): use NotifyID to act once.
-func (c *Client) NotificationHandler(handle func(context.Context, *Notification) error) http.Handler {
+// the gateway's is answered 401 and never reaches handle (refused, when
+// not nil, hears why); when handle fails the answer is 500, so the gateway
+// delivers it again later; else 200 acknowledges it. handle may see one
+// notification more than once (a lost acknowledgement): use NotifyID to
+// act once. The gateway waits 10 s for the answer: record the
+// notification and do slow work afterwards.
+func (c *Client) NotificationHandler(handle func(context.Context, *Notification) error, refused func(error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			http.Error(w, "POST only", http.StatusMethodNotAllowed)
@@ -139,6 +149,9 @@ func (c *Client) NotificationHandler(handle func(context.Context, *Notification)
 		}
 		n, err := c.VerifyNotification(r.Header, body)
 		if err != nil {
+			if refused != nil {
+				refused(err)
+			}
 			http.Error(w, "notification refused", http.StatusUnauthorized)
 			return
 		}

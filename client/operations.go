@@ -126,7 +126,7 @@ func (c *Client) Refund(ctx context.Context, entries []RefundEntry, opts ...Call
 // QueryOrders answers one page of orders; Orders reads every page.
 func (c *Client) QueryOrders(ctx context.Context, q OrdersQuery, opts ...CallOption) (*OrdersPage, error) {
 	out := new(OrdersPage)
-	if err := c.post(ctx, PathRetrievalTrans, q, nil, out, opts); err != nil {
+	if err := c.post(ctx, PathRetrievalTrans, q, nil, out, append(opts, readOnly)); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -168,7 +168,7 @@ func (c *Client) Orders(ctx context.Context, q OrdersQuery, opts ...CallOption) 
 // QueryRefunds answers refunds and their statuses.
 func (c *Client) QueryRefunds(ctx context.Context, q RefundsQuery, opts ...CallOption) (*RefundsAnswer, error) {
 	out := new(RefundsAnswer)
-	if err := c.post(ctx, PathRetrievalRefund, q, nil, out, opts); err != nil {
+	if err := c.post(ctx, PathRetrievalRefund, q, nil, out, append(opts, readOnly)); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -190,7 +190,7 @@ func (c *Client) PayoutQuery(ctx context.Context, requestID string, opts ...Call
 	body := struct {
 		RequestID string `json:"request_id"`
 	}{requestID}
-	if err := c.post(ctx, PathPayoutQuery, body, []string{requestID}, out, opts); err != nil {
+	if err := c.post(ctx, PathPayoutQuery, body, []string{requestID}, out, append(opts, readOnly)); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -248,6 +248,9 @@ func (c *Client) Dispute(ctx context.Context, d DisputeRequest, opts ...CallOpti
 		body.Evidence, body.EvidenceSHA256 = raw, hex.EncodeToString(sum[:])
 	}
 	out := new(DisputeAnswer)
+	if d.Action == "list" || d.Action == "query" {
+		opts = append(opts, readOnly)
+	}
 	if err := c.post(ctx, PathDispute, body, []string{body.DisputeID, body.Action, body.EvidenceSHA256}, out, opts); err != nil {
 		return nil, err
 	}
@@ -257,22 +260,30 @@ func (c *Client) Dispute(ctx context.Context, d DisputeRequest, opts ...CallOpti
 // Optimise ranks payment methods and connectors for a payment like o.
 func (c *Client) Optimise(ctx context.Context, o OptimiseRequest, opts ...CallOption) (*OptimiseAnswer, error) {
 	out := new(OptimiseAnswer)
-	if err := c.post(ctx, PathOptimise, o, []string{o.RequestID, o.Currency, o.Amount, o.ShopperEmail}, out, opts); err != nil {
+	if err := c.post(ctx, PathOptimise, o, []string{o.RequestID, o.Currency, o.Amount, o.ShopperEmail}, out, append(opts, readOnly)); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
+// readOnly marks a query's call: it sends no Idempotency-Key, whatever
+// the caller's options say (a page of Orders is another body each time).
+func readOnly(c *call) { c.readOnly = true }
+
 // The answers' results and signature recipes (docs/design.md §3).
 
 func (r *PaymentResult) result() string { return r.ResultInfo }
-func (r *PaymentResult) signed() (string, []string) {
-	return r.EncryptionData, []string{r.MerchantID, r.AccountID, r.TransactionID, r.OrderNo, r.Currency,
-		r.Amount, r.OrderStatus, r.ResultInfo}
-}
 
-func (*HostedPage) result() string             { return "" }
-func (*HostedPage) signed() (string, []string) { return "", nil }
+// A payment result is always signed for a caller who proved the key, its
+// refusals too.
+func (r *PaymentResult) signed() (string, []string, bool) {
+	return r.EncryptionData, []string{r.MerchantID, r.AccountID, r.TransactionID, r.OrderNo, r.Currency,
+		r.Amount, r.OrderStatus, r.ResultInfo}, true
+}
+func (r *PaymentResult) setReplayed(v bool) { r.Replayed = v }
+
+func (*HostedPage) result() string                   { return "" }
+func (*HostedPage) signed() (string, []string, bool) { return "", nil, false }
 
 func (h *BatchHead) result() string {
 	if h.ReturnStatus == "1" {
@@ -281,11 +292,13 @@ func (h *BatchHead) result() string {
 	return h.ReturnMessage
 }
 
-func (h *BatchHead) signed(ids []string) (string, []string) {
-	return h.EncryptionData, append([]string{h.MerchantID, h.AccountID, h.ReturnStatus}, ids...)
+// A batch taken is signed; a refused one is an *Error before this matters.
+func (h *BatchHead) signed(ids []string) (string, []string, bool) {
+	return h.EncryptionData, append([]string{h.MerchantID, h.AccountID, h.ReturnStatus}, ids...), h.ReturnStatus == "1"
 }
+func (h *BatchHead) setReplayed(v bool) { h.Replayed = v }
 
-func (a *CaptureAnswer) signed() (string, []string) {
+func (a *CaptureAnswer) signed() (string, []string, bool) {
 	ids := make([]string, len(a.Orders))
 	for i, e := range a.Orders {
 		ids[i] = e.TransactionID
@@ -293,7 +306,7 @@ func (a *CaptureAnswer) signed() (string, []string) {
 	return a.BatchHead.signed(ids)
 }
 
-func (a *ReviewAnswer) signed() (string, []string) {
+func (a *ReviewAnswer) signed() (string, []string, bool) {
 	ids := make([]string, len(a.Orders))
 	for i, e := range a.Orders {
 		ids[i] = e.TransactionID
@@ -301,7 +314,7 @@ func (a *ReviewAnswer) signed() (string, []string) {
 	return a.BatchHead.signed(ids)
 }
 
-func (a *CancelAnswer) signed() (string, []string) {
+func (a *CancelAnswer) signed() (string, []string, bool) {
 	ids := make([]string, len(a.Orders))
 	for i, e := range a.Orders {
 		ids[i] = e.TransactionID
@@ -309,7 +322,7 @@ func (a *CancelAnswer) signed() (string, []string) {
 	return a.BatchHead.signed(ids)
 }
 
-func (a *RefundAnswer) signed() (string, []string) {
+func (a *RefundAnswer) signed() (string, []string, bool) {
 	ids := make([]string, len(a.Orders))
 	for i, e := range a.Orders {
 		ids[i] = e.TransactionID
@@ -323,7 +336,7 @@ func (p *OrdersPage) result() string {
 	}
 	return p.ReturnMessage
 }
-func (*OrdersPage) signed() (string, []string) { return "", nil }
+func (*OrdersPage) signed() (string, []string, bool) { return "", nil, false }
 
 func (a *RefundsAnswer) result() string {
 	if a.ReturnStatus == "1" {
@@ -331,34 +344,40 @@ func (a *RefundsAnswer) result() string {
 	}
 	return a.ReturnMessage
 }
-func (*RefundsAnswer) signed() (string, []string) { return "", nil }
+func (*RefundsAnswer) signed() (string, []string, bool) { return "", nil, false }
 
 func (p *PayoutResult) result() string { return p.ResultInfo }
-func (p *PayoutResult) signed() (string, []string) {
-	return p.EncryptionData, []string{p.MerchantID, p.AccountID, p.RequestID, p.PaymentCurrency, p.PaymentAmount}
+
+// A payout's answer is signed; its refusals (result_info) are not.
+func (p *PayoutResult) signed() (string, []string, bool) {
+	return p.EncryptionData, []string{p.MerchantID, p.AccountID, p.RequestID, p.PaymentCurrency, p.PaymentAmount}, p.ResultInfo == ""
 }
+func (p *PayoutResult) setReplayed(v bool) { p.Replayed = v }
+
+// succeeded reports whether a result_info is the success code.
+func succeeded(resultInfo string) bool { code, _ := splitResult(resultInfo); return code == "0000" }
 
 func (a *SubscriptionAnswer) result() string { return a.ResultInfo }
-func (a *SubscriptionAnswer) signed() (string, []string) {
-	return a.EncryptionData, []string{a.MerchantID, a.AccountID, a.RecurringID, a.RecurringStatus, a.ResultInfo}
+func (a *SubscriptionAnswer) signed() (string, []string, bool) {
+	return a.EncryptionData, []string{a.MerchantID, a.AccountID, a.RecurringID, a.RecurringStatus, a.ResultInfo}, succeeded(a.ResultInfo)
 }
 
 func (a *TokenAnswer) result() string { return a.ResultInfo }
-func (a *TokenAnswer) signed() (string, []string) {
-	return a.EncryptionData, []string{a.MerchantID, a.AccountID, a.TokenID, a.ResultInfo}
+func (a *TokenAnswer) signed() (string, []string, bool) {
+	return a.EncryptionData, []string{a.MerchantID, a.AccountID, a.TokenID, a.ResultInfo}, succeeded(a.ResultInfo)
 }
 
 func (a *DisputeAnswer) result() string { return a.ResultInfo }
-func (a *DisputeAnswer) signed() (string, []string) {
+func (a *DisputeAnswer) signed() (string, []string, bool) {
 	values := []string{a.MerchantID, a.AccountID}
 	for _, d := range a.Disputes {
 		values = append(values, d.DisputeID, d.Status)
 	}
-	return a.EncryptionData, append(values, a.ResultInfo)
+	return a.EncryptionData, append(values, a.ResultInfo), succeeded(a.ResultInfo)
 }
 
 func (a *OptimiseAnswer) result() string { return a.ResultInfo }
-func (a *OptimiseAnswer) signed() (string, []string) {
+func (a *OptimiseAnswer) signed() (string, []string, bool) {
 	values := []string{a.MerchantID, a.AccountID, a.RequestID, a.Currency, a.Amount, a.ResultInfo}
 	for _, m := range a.PaymentMethods {
 		values = append(values, m.PaymentMethod, m.Brand, m.SuccessRate, strconv.Itoa(m.SampleSize))
@@ -366,7 +385,7 @@ func (a *OptimiseAnswer) signed() (string, []string) {
 	for _, k := range a.Connectors {
 		values = append(values, k.Connector, k.SuccessRate, strconv.Itoa(k.SampleSize))
 	}
-	return a.EncryptionData, values
+	return a.EncryptionData, values, succeeded(a.ResultInfo)
 }
 
 func xmlUnmarshal(raw []byte, out any) error { return xml.Unmarshal(raw, out) }

@@ -257,6 +257,9 @@ type PaymentResult struct {
 	RiskReasons              RiskReasons `xml:"risk_reasons"`
 	IssuerURL                string      `xml:"issuer_url"`
 	EncryptionData           string      `xml:"encryption_data"`
+	// Replayed: this is the first answer to the same request, given
+	// again; nothing was carried out this time.
+	Replayed bool `xml:"-" json:"-"`
 }
 
 // Order statuses of a PaymentResult and of notifications.
@@ -397,12 +400,18 @@ type RefundResult struct {
 // BatchHead is what every batch answer carries: ReturnStatus "1" when the
 // batch was taken (each entry then has its own status), ReturnMessage
 // "code:message".
+//
+// A batch is also answered from the gateway's replay store when the same
+// body comes again within 24 h, with or without the same key: Replayed
+// then says nothing was carried out this time (two identical refunds of
+// one order on one day need different reasons, say).
 type BatchHead struct {
 	MerchantID     string `json:"merchant_id"`
 	AccountID      string `json:"account_id"`
 	ReturnStatus   string `json:"return_status"`
 	ReturnMessage  string `json:"return_message"`
 	EncryptionData string `json:"encryption_data"`
+	Replayed       bool   `json:"-"`
 }
 
 // CaptureAnswer is the answer of Capture.
@@ -689,6 +698,7 @@ type PayoutResult struct {
 	LastUpdatedAt             string      `json:"last_updated_at"`
 	ResultInfo                string      `json:"result_info"`
 	EncryptionData            string      `json:"encryption_data"`
+	Replayed                  bool        `json:"-"`
 }
 
 // Payout statuses.

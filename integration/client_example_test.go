@@ -77,7 +77,8 @@ func Example_clientDeclineAndRefusal() {
 	// result-codes.md#i0004
 }
 
-// Read every order of a time window, page after page.
+// Read the account's orders as they last changed, page after page, to
+// bring a shop's own records up to date.
 func Example_clientOrders() {
 	ctx := context.Background()
 	c := exampleClient(models.CaptureManual)

@@ -61,7 +61,7 @@ func newInbox(t testing.TB, c *client.Client) (*inbox, string) {
 			in.added <- struct{}{}
 		}
 		return nil
-	}))
+	}, func(err error) { t.Errorf("a notification of the gateway was refused: %v", err) }))
 	t.Cleanup(srv.Close)
 	return in, srv.URL
 }
@@ -101,9 +101,10 @@ func TestClientFlow(t *testing.T) {
 		name    string
 		account string
 		scheme  client.Scheme
+		payout  string // the payout's amount as written: the answer's signature covers it as written
 	}{
-		{"strong signatures on a strong account", merchant.SigningStrong, client.Strong},
-		{"encryption_data on a compatible account", merchant.SigningCompatible, client.Compatible},
+		{"strong signatures on a strong account", merchant.SigningStrong, client.Strong, "200.00"},
+		{"encryption_data on a compatible account", merchant.SigningCompatible, client.Compatible, "200"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,7 +170,7 @@ func TestClientFlow(t *testing.T) {
 			}
 
 			requestID := newRequestID()
-			payout, err := c.Payout(ctx, client.Payout{RequestID: requestID, PaymentAmount: "200.00", PaymentCurrency: "USD",
+			payout, err := c.Payout(ctx, client.Payout{RequestID: requestID, PaymentAmount: tt.payout, PaymentCurrency: "USD",
 				PaymentMethod: "SWIFT", FeePaidBy: "PAYER", SwiftChargeOption: "SHARED", FundSource: "DepositAccount",
 				Reference: "invoice 42", NotifyURL: notifyURL,
 				Beneficiary: client.Beneficiary{EntityType: "COMPANY", CompanyName: "Muller GmbH",
@@ -180,7 +181,7 @@ func TestClientFlow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if payout.RequestID != requestID || payout.PaymentAmount != "200.00" || payout.TransactionID == "" {
+			if payout.RequestID != requestID || payout.PaymentAmount != tt.payout || payout.TransactionID == "" {
 				t.Fatalf("payout %+v", payout)
 			}
 

@@ -34,8 +34,9 @@ func consoleUser(t *testing.T, role, merchantID string) string {
 	return email
 }
 
-// consoleSignIn signs the tab in and waits for the role's home page.
-func consoleSignIn(t *testing.T, ctx context.Context, email, home string) {
+// consoleSignIn signs the tab in, waits for the role's home page and its
+// charts, then opens then.
+func consoleSignIn(t *testing.T, ctx context.Context, email, then string) {
 	t.Helper()
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(env.api.URL+"/console/login"),
@@ -46,9 +47,46 @@ func consoleSignIn(t *testing.T, ctx context.Context, email, home string) {
 	); err != nil {
 		t.Fatalf("sign in: %v", err)
 	}
-	if loc, err := waitLocation(ctx, env.api.URL+home); err != nil {
-		t.Fatalf("after sign-in the tab is on %s, want %s: %v", loc, home, err)
+	if loc, err := waitLocation(ctx, env.api.URL+"/console/?lang="); err != nil {
+		t.Fatalf("after sign-in the tab is on %s, want the home page: %v", loc, err)
 	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("charts"))); err != nil {
+		t.Fatalf("the home page shows no charts: %v", err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(env.api.URL+then)); err != nil {
+		t.Fatalf("open %s: %v", then, err)
+	}
+	if loc, err := waitLocation(ctx, env.api.URL+then); err != nil {
+		t.Fatalf("the tab is on %s, want %s: %v", loc, then, err)
+	}
+}
+
+// checkHome opens the home page and checks that it draws charts (each
+// named id, laid out with a size, and with bars where has says so), and
+// keeps its picture.
+func checkHome(t *testing.T, ctx context.Context, sh shot, has map[string]bool) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(env.api.URL+"/console/?lang=en"), chromedp.WaitVisible(chromedp.ID("charts"))); err != nil {
+		t.Fatal(err)
+	}
+	for id, bars := range has {
+		got, err := evalJS[[]float64](ctx, `(() => { const s = document.getElementById(`+"`"+id+"`"+`); if (!s) return [-1, -1, -1];
+			const r = s.getBoundingClientRect(); return [r.width, r.height, s.querySelectorAll("rect.bar").length]; })()`)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if got[0] < 200 || got[1] < 50 {
+			t.Errorf("chart %s is laid out %vx%v", id, got[0], got[1])
+		}
+		if (got[2] > 0) != bars {
+			t.Errorf("chart %s has %v bars, want some: %v", id, got[2], bars)
+		}
+	}
+	if n, err := evalJS[int](ctx, `document.scripts.length`); err != nil || n != 0 {
+		t.Errorf("the home page runs %d scripts (%v)", n, err)
+	}
+	checkAccessible(t, ctx, "home")
+	sh.take(ctx, "home")
 }
 
 func consoleSignOut(t *testing.T, ctx context.Context) {
@@ -101,7 +139,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 
 	t.Run("merchant", func(t *testing.T) {
 		sh := shot{t: t, root: root, name: "console-merchant", docs: map[string]string{
-			"orders": "console-orders.png", "order": "console-order-refunded.png"}}
+			"orders": "console-orders.png", "order": "console-order-refunded.png", "home": "console-home-merchant.png"}}
 		ctx := openTab(t, browserCtx, sh)
 		creds := notifyAccount(t) // a merchant of its own
 		tx, orderNo := paidOrder(t, creds, "40.00")
@@ -145,12 +183,21 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		if got := textOf(t, ctx, "h1"); got != "Not found" {
 			t.Errorf("another merchant's order opened as %q, want Not found", got)
 		}
+		checkHome(t, ctx, sh, map[string]bool{"chart-volume": true, "chart-approval": true, "chart-declines": false,
+			"chart-methods": true, "chart-refunds": true})
+		// The header's search box finds the order by its number.
+		if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.ID("search"), orderNo), chromedp.Click(chromedp.ID("search-go"))); err != nil {
+			t.Fatal(err)
+		}
+		if loc, err := waitLocation(ctx, env.api.URL+"/console/orders/"+tx); err != nil {
+			t.Errorf("the search for %s landed on %s: %v", orderNo, loc, err)
+		}
 		consoleSignOut(t, ctx)
 	})
 
 	t.Run("finance", func(t *testing.T) {
 		sh := shot{t: t, root: root, name: "console-finance", docs: map[string]string{
-			"preview": "console-rerun-preview.png", "rerun": "console-rerun-done.png"}}
+			"preview": "console-rerun-preview.png", "rerun": "console-rerun-done.png", "home": "console-home-finance.png"}}
 		ctx := openTab(t, browserCtx, sh)
 		creds := payoutAccount(t, 1_000_000)
 		var rids []string
@@ -215,6 +262,12 @@ func TestConsoleInTheBrowser(t *testing.T) {
 				t.Errorf("rail: %s %+v, want completed once", rid, k)
 			}
 		}
+		checkHome(t, ctx, sh, map[string]bool{"chart-balances-usd": true, "chart-payouts": true, "chart-settled": false})
+		// The figures are folded under the chart: read them whole.
+		got, err := evalJS[string](ctx, `document.getElementById("chart-payouts-figures").textContent`)
+		if err != nil || !strings.Contains(got, "COMPLETED") {
+			t.Errorf("payouts by status: %s", got)
+		}
 		consoleSignOut(t, ctx)
 	})
 
@@ -274,7 +327,7 @@ func TestConsoleInTheBrowser(t *testing.T) {
 	})
 
 	t.Run("ops", func(t *testing.T) {
-		sh := shot{t: t, root: root, name: "console-ops", docs: map[string]string{"stuck": "console-ops.png"}}
+		sh := shot{t: t, root: root, name: "console-ops", docs: map[string]string{"stuck": "console-ops.png", "home": "console-home-ops.png"}}
 		ctx := openTab(t, browserCtx, sh)
 		// A notification the merchant never acknowledges stays in the
 		// backlog; ops resends it.
@@ -304,6 +357,10 @@ func TestConsoleInTheBrowser(t *testing.T) {
 		}
 		checkAccessible(t, ctx, "stuck")
 		sh.take(ctx, "stuck")
+		checkHome(t, ctx, sh, map[string]bool{"chart-stuck": true, "chart-backlog": true, "chart-connectors": true})
+		if err := chromedp.Do(ctx, chromedp.Navigate(env.api.URL+"/console/stuck"), chromedp.WaitVisible(chromedp.ID("backlog"))); err != nil {
+			t.Fatal(err)
+		}
 		rc.setFailRate(0)
 		if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("resend-"+notifyID)), chromedp.WaitVisible(chromedp.CSS("[role=status]"))); err != nil {
 			t.Fatal(err)

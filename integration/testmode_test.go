@@ -149,7 +149,7 @@ func TestLiveAndTestKeepApart(t *testing.T) {
 	for _, pan := range []string{"04242424242424242", "0004000000000000002"} {
 		orderNo := newOrderNo(t)
 		r, _ := authoriseMode(t, signCard(cardOrder(live, orderNo, pan), live.SignKey))
-		if r.ResultInfo != "I0005:Invalid card number" {
+		if r.ResultInfo != "I0005:Invalid card number: card must be 12 to 19 digits, not starting with 0, that pass the Luhn check" {
 			t.Errorf("%s on a live account: %s, want I0005", pan, r.ResultInfo)
 		}
 		if n := countOrders(t, live.AccountID, orderNo); n != 0 {

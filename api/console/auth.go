@@ -366,12 +366,6 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, "/console/login?lang="+langOf(r), http.StatusSeeOther)
 }
 
-// home sends each role to its first page.
-func (s *Server) home(w http.ResponseWriter, r *http.Request) {
-	target := map[string]string{models.RoleMerchant: "/console/orders", models.RoleFinance: "/console/payouts", models.RoleOps: "/console/stuck"}
-	http.Redirect(w, r, target[sessionOf(r.Context()).User.Role]+"?lang="+langOf(r), http.StatusSeeOther)
-}
-
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, what string, err error) {
 	s.Logger.Error("console: "+what, "path", r.URL.Path, "error", err)
 	s.render(w, r, http.StatusServiceUnavailable, "message", pageData{Title: t(langOf(r), "error"), Message: t(langOf(r), "error_text")})

@@ -72,6 +72,16 @@ type Records interface {
 	PayoutsByID(ctx context.Context, ids []string) ([]models.Payout, error)
 	MerchantBalances(ctx context.Context) ([]models.LedgerAccount, error)
 	ConnectorHealthSince(ctx context.Context, since time.Time) ([]models.ConnectorHealth, error)
+	// The home pages' figures (models/console_dashboard.go).
+	PaymentDays(ctx context.Context, merchantID string, from, to time.Time) ([]models.DayTotal, error)
+	RefundDays(ctx context.Context, merchantID string, from, to time.Time) ([]models.DayTotal, error)
+	DeclineReasons(ctx context.Context, merchantID string, from, to time.Time, limit int) ([]models.Tally, error)
+	PaymentMethods(ctx context.Context, merchantID string, from, to time.Time) ([]models.Tally, error)
+	PayoutStatuses(ctx context.Context, from, to time.Time) ([]models.Tally, error)
+	SettlementDays(ctx context.Context, from, to time.Time) ([]models.DayTotal, error)
+	BacklogAges(ctx context.Context, now time.Time) ([]models.Tally, error)
+	StuckCounts(ctx context.Context, ordersBefore, payoutsBefore time.Time) (orders, payouts int64, err error)
+	ConnectorOutcomes(ctx context.Context, from, to time.Time) ([]models.ConnectorOutcome, error)
 }
 
 // LedgerEntries reads an account's latest ledger entries (ledger.Ledger).
@@ -165,6 +175,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /console/logout", s.signedIn(s.logout))
 	mux.HandleFunc("GET /console/{$}", s.signedIn(s.home))
 
+	mux.HandleFunc("GET /console/search", s.signedIn(s.roles(s.search, models.RoleMerchant, models.RoleOps)))
 	mux.HandleFunc("GET /console/orders", s.signedIn(s.roles(s.orderList, models.RoleMerchant, models.RoleOps)))
 	mux.HandleFunc("GET /console/orders.csv", s.signedIn(s.roles(s.orderCSV, models.RoleMerchant, models.RoleOps)))
 	mux.HandleFunc("GET /console/orders/{tx}", s.signedIn(s.roles(s.orderPage, models.RoleMerchant, models.RoleOps)))

@@ -23,10 +23,20 @@ import (
 // own, ops and finance everything ("").
 func scope(u models.ConsoleUser) string {
 	if u.Role == models.RoleMerchant {
+		if u.MerchantID == "" {
+			// A merchant user without a merchant sees nothing rather than
+			// everyone's orders (user creation refuses one, but a scope
+			// must not depend on that).
+			return noMerchant
+		}
 		return u.MerchantID
 	}
 	return ""
 }
+
+// noMerchant is a merchant id no merchant has (ids are at most 32
+// characters of the interface's kinds, and a space is none of them).
+const noMerchant = " no merchant "
 
 // orderFilter is the order list's search, from the query string.
 type orderFilter struct {

@@ -50,6 +50,8 @@ type pageData struct {
 	Statement    []models.StatementLine
 	Disputes     []disputeRow
 	Rates        []rateRow
+	Charts       []chartView
+	Facts        []string
 }
 
 // render writes a page in the request's language.
@@ -173,6 +175,23 @@ var en = map[string]string{
 	"disputes_text": "Cardholders' disputes, those waiting for the merchant's evidence first, nearest deadline first.",
 	"dispute_rates": "Dispute rate per merchant, last 30 days", "payments_30d": "Payments", "rate": "Rate",
 	"rate_warning": "above the warning threshold",
+	"home":         "Home", "figures": "Figures", "no_data": "Nothing in this window.", "approved": "approved", "declined": "declined", "errors": "errors",
+	"ch_volume": "Approved volume per day (%s)", "ch_volume_desc": "The amount of the payments approved on each of the last 14 days.",
+	"ch_approval": "Approval rate per day", "ch_approval_desc": "Of each day's payments the acquirer approved or declined, the share approved.",
+	"ch_declines": "Declines by reason", "ch_declines_desc": "The declined payments of the last 14 days by result code.",
+	"ch_methods": "Payment methods", "ch_methods_desc": "The payments of the last 14 days by method: card brand or alternative method.",
+	"ch_refunds": "Refunds per day (%s)", "ch_refunds_desc": "The amount refunded on each of the last 14 days.",
+	"fact_approved": "Approved in the last %d days: %s.", "fact_rate": "Approval rate over the last %d days: %s.",
+	"ch_balances": "Balances in %s", "ch_balances_desc": "What the merchants' accounts hold: available to pay out, reserved for payouts under way, pending settlement by the acquirers.",
+	"ch_payouts": "Payouts by status", "ch_payouts_desc": "The payouts of the last 14 days by status, with their amounts.",
+	"ch_settled": "Settled per day (net, %s)", "ch_settled_desc": "The net of the acquirers' settlement lines of each of the last 14 days.",
+	"ch_stuck": "Stuck work", "ch_stuck_desc": "Orders and payouts past their expected time, and notifications waiting for delivery.",
+	"ch_backlog": "Notifications waiting, by age", "ch_backlog_desc": "Notifications not yet delivered, by how long they have waited.",
+	"ch_connectors": "Connectors, last 24 hours", "ch_connectors_desc": "Each connector's payments of the last day: approved, declined by the issuer, failed at the connector; an open breaker is named beside it.",
+	"stuck_orders": "Orders pending too long", "stuck_payouts": "Payouts not final", "waiting_notifications": "Notifications waiting",
+	"nothing_stuck": "Nothing is stuck.", "no_backlog": "No notification is waiting.",
+	"age_1h": "under 1 h", "age_6h": "1 to 6 h", "age_24h": "6 to 24 h", "age_older": "over a day",
+	"search_box": "Order number, transaction id or shopper email", "search_none": "No order matches %q.",
 }
 
 var es = map[string]string{
@@ -221,4 +240,21 @@ var es = map[string]string{
 	"disputes_text": "Disputas de titulares, primero las que esperan pruebas del comercio, la fecha límite más próxima primero.",
 	"dispute_rates": "Tasa de disputas por comercio, últimos 30 días", "payments_30d": "Pagos", "rate": "Tasa",
 	"rate_warning": "por encima del umbral de aviso",
+	"home":         "Inicio", "figures": "Cifras", "no_data": "Nada en este periodo.", "approved": "aprobados", "declined": "denegados", "errors": "errores",
+	"ch_volume": "Volumen aprobado por día (%s)", "ch_volume_desc": "El importe de los pagos aprobados en cada uno de los últimos 14 días.",
+	"ch_approval": "Tasa de aprobación por día", "ch_approval_desc": "De los pagos de cada día que el adquirente aprobó o denegó, la parte aprobada.",
+	"ch_declines": "Denegaciones por motivo", "ch_declines_desc": "Los pagos denegados de los últimos 14 días por código de resultado.",
+	"ch_methods": "Métodos de pago", "ch_methods_desc": "Los pagos de los últimos 14 días por método: marca de tarjeta o método alternativo.",
+	"ch_refunds": "Reembolsos por día (%s)", "ch_refunds_desc": "El importe reembolsado en cada uno de los últimos 14 días.",
+	"fact_approved": "Aprobado en los últimos %d días: %s.", "fact_rate": "Tasa de aprobación de los últimos %d días: %s.",
+	"ch_balances": "Saldos en %s", "ch_balances_desc": "Lo que tienen las cuentas de los comercios: disponible para pagar, reservado para pagos en curso, pendiente de liquidación.",
+	"ch_payouts": "Pagos por estado", "ch_payouts_desc": "Los pagos de los últimos 14 días por estado, con sus importes.",
+	"ch_settled": "Liquidado por día (neto, %s)", "ch_settled_desc": "El neto de las líneas de liquidación de los adquirentes de cada uno de los últimos 14 días.",
+	"ch_stuck": "Trabajo atascado", "ch_stuck_desc": "Pedidos y pagos fuera de plazo, y notificaciones pendientes de entrega.",
+	"ch_backlog": "Notificaciones pendientes, por antigüedad", "ch_backlog_desc": "Notificaciones aún no entregadas, por el tiempo que llevan esperando.",
+	"ch_connectors": "Conectores, últimas 24 horas", "ch_connectors_desc": "Los pagos del último día de cada conector: aprobados, denegados por el emisor, fallidos en el conector; un cortocircuito abierto se nombra al lado.",
+	"stuck_orders": "Pedidos pendientes demasiado tiempo", "stuck_payouts": "Pagos sin estado final", "waiting_notifications": "Notificaciones pendientes",
+	"nothing_stuck": "No hay nada atascado.", "no_backlog": "No hay notificaciones pendientes.",
+	"age_1h": "menos de 1 h", "age_6h": "de 1 a 6 h", "age_24h": "de 6 a 24 h", "age_older": "más de un día",
+	"search_box": "Número de pedido, id de transacción o correo del comprador", "search_none": "Ningún pedido coincide con %q.",
 }

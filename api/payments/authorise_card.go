@@ -193,14 +193,19 @@ func validateCardOrder(req *authoriseRequest, account *merchant.Account, now fun
 	}
 	if !stored {
 		pan := req.Card.String()
+		// Each refusal names its field and the rule, never the value: these
+		// are card data.
 		if err := card.ValidateNumber(pan); err != nil {
-			return fail(codes.InvalidCardNumber)
+			return fail(codes.InvalidCardNumber.With("card must be 12 to 19 digits, not starting with 0, that pass the Luhn check"))
 		}
-		if err := card.CheckExpiry(req.ExpirationMonth.String(), req.ExpirationYear.String(), now()); err != nil {
-			return fail(codes.InvalidExpiry)
+		switch err := card.CheckExpiry(req.ExpirationMonth.String(), req.ExpirationYear.String(), now()); {
+		case errors.Is(err, card.ErrExpired):
+			return fail(codes.InvalidExpiry.With("expiration_month and expiration_year: the card has expired"))
+		case err != nil:
+			return fail(codes.InvalidExpiry.With("expiration_month must be 1 to 12 and expiration_year 4 digits (or 2), at most 20 years ahead"))
 		}
 		if err := card.ValidateCVV(req.SecurityCode.String(), card.Brand(pan)); err != nil {
-			return fail(codes.InvalidCVV)
+			return fail(codes.InvalidCVV.With("security_code must be 3 digits (4 for American Express)"))
 		}
 		if account.Mode != testmode.Test && testmode.IsTestCard(pan) {
 			return fail(codes.TestCardOnLive)

@@ -289,8 +289,14 @@ func (h *Handler) renderPayout(c *gin.Context, p *models.Payout, key string) {
 		return
 	}
 	if key != "" {
-		body["encryption_data"] = signing.SignUpper(key, p.MerchantID, p.AccountID, p.RequestID,
-			p.PaymentCurrency, money.FromMinor(p.PaymentAmount, p.PaymentCurrency).ExtendedString())
+		// The signature covers payment_amount as the answer carries it (the
+		// request's text, validated), as the payout notification's does, so
+		// a merchant verifies the answer with the values in front of them.
+		amount, ok := body["payment_amount"].(string)
+		if !ok {
+			amount = money.FromMinor(p.PaymentAmount, p.PaymentCurrency).ExtendedString()
+		}
+		body["encryption_data"] = signing.SignUpper(key, p.MerchantID, p.AccountID, p.RequestID, p.PaymentCurrency, amount)
 	}
 	c.Set(api.ContextResultCode, codes.OK.ID)
 	c.JSON(http.StatusOK, body)

@@ -78,7 +78,7 @@ var Rules = []Layer{
 		DenyOutside: []string{"gorm.io/"}},
 	// The back office reaches the record through its own interface
 	// (console.Records, models.ConsoleRecords over Postgres).
-	{Name: "console", Prefixes: []string{"api/console"}, May: []string{"domain", "models", "adapters", "workflows", "api"},
+	{Name: "console", Prefixes: []string{"api/console"}, May: []string{"domain", "models", "adapters", "workflows", "api", "console"},
 		DenyOutside: []string{"gorm.io/"}},
 	{Name: "worker", Prefixes: []string{"worker"}, May: []string{"domain", "activities", "workflows"}},
 	// The composition root hands the database handle on as models.DB; it

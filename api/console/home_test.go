@@ -1,0 +1,282 @@
+package console
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/internal/domain/refund"
+	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/models"
+)
+
+// homeNow is the clock of the home tests: the window is 2026-11-07 to
+// 2026-11-20, days in UTC.
+var homeNow = time.Date(2026, 11, 20, 15, 0, 0, 0, time.UTC)
+
+// seedHome records two weeks of a merchant's business, finance's money
+// and ops' troubles, each figure chosen so the charts' numbers are known.
+func seedHome(t *testing.T, c *testConsole) {
+	t.Helper()
+	c.s.Now = func() time.Time { return homeNow }
+	day := func(d, h int) time.Time { return time.Date(2026, 11, d, h, 0, 0, 0, time.UTC) }
+	n := 0
+	order := func(merchant string, at time.Time, cur string, amount int64, st status.Payment, code, msg, brand, method, connector string) {
+		n++
+		o := models.Order{TransactionID: fmt.Sprintf("2000000000000%06d", n), WorkflowID: fmt.Sprintf("order/%s/H%d", merchant, n),
+			MerchantID: merchant, AccountID: merchant + "1", OrderNo: fmt.Sprintf("HOME-%d", n), Currency: cur, Amount: amount,
+			PaymentStatus: st, ResultCode: code, ResultMessage: msg, CardBrand: brand, Connector: connector, CreatedAt: at}
+		o.Details.PaymentMethod = method
+		o.Details.ShopperEmail = fmt.Sprintf("shopper%d@example.com", n)
+		if err := c.db.Create(&o).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Merchant A: the 19th, three visa payments paid and one declined; the
+	// 20th, a mastercard authorised, two declined, a PIX paid in EUR; the
+	// 18th, one still pending. Merchant B: one paid, in none of A's figures.
+	order("A", day(19, 9), "USD", 1000, status.Paid, "0000", "Success", "visa", "", "sim-acquirer")
+	order("A", day(19, 10), "USD", 2000, status.Paid, "0000", "Success", "visa", "", "sim-acquirer")
+	order("A", day(19, 11), "USD", 3000, status.PartiallyRefunded, "0000", "Success", "visa", "", "sim-acquirer")
+	order("A", day(19, 12), "USD", 900, status.Failed, "A0001", "Declined", "visa", "", "sim-acquirer")
+	order("A", day(20, 9), "USD", 500, status.Authorised, "0000", "Success", "mastercard", "", "sim-acquirer")
+	order("A", day(20, 10), "USD", 800, status.Failed, "A0002", "Insufficient funds", "mastercard", "", "sim-acquirer")
+	order("A", day(20, 11), "USD", 700, status.Failed, "A0001", "Declined", "visa", "", "sim-acquirer")
+	order("A", day(20, 12), "EUR", 700, status.Paid, "0000", "Success", "", "pix", "sim-apm")
+	order("A", day(18, 12), "USD", 400, status.Pending, "0002", "Waiting for the shopper", "visa", "", "")
+	order("B", day(19, 13), "USD", 99900, status.Paid, "0000", "Success", "visa", "", "sim-bank")
+	// Ops' last 24 hours: a connector error and an order pending for an hour.
+	order("B", homeNow.Add(-2*time.Hour), "USD", 100, status.Failed, "C0001", "Acquirer error", "visa", "", "sim-bank")
+	order("B", homeNow.Add(-time.Hour), "USD", 100, status.Pending, "0002", "Waiting for the shopper", "visa", "", "")
+	for _, r := range []models.Refund{
+		{RefundReferenceID: "2000000000000000003-01", TransactionID: "2000000000000000003", MerchantID: "A", AccountID: "A1",
+			OrderNo: "HOME-3", Currency: "USD", Amount: 400, Status: refund.Succeeded, ResultCode: "0000", CreatedAt: day(20, 13)},
+		{RefundReferenceID: "2000000000000000003-02", TransactionID: "2000000000000000003", MerchantID: "A", AccountID: "A1",
+			OrderNo: "HOME-3", Currency: "USD", Amount: 100, Status: refund.Failed, ResultCode: "A0001", CreatedAt: day(20, 14)},
+	} {
+		if err := c.db.Create(&r).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, a := range []models.LedgerAccount{
+		{MerchantID: "A", AccountID: "A1", Currency: "USD", Kind: models.LedgerDeposit, Balance: 100000},
+		{MerchantID: "B", AccountID: "B1", Currency: "USD", Kind: models.LedgerDeposit, Balance: 25000},
+		{MerchantID: "A", AccountID: "A1", Currency: "USD", Kind: models.LedgerReserved, Balance: 5000},
+		{MerchantID: "A", AccountID: "A1", Currency: "USD", Kind: models.LedgerPending, Balance: 2000},
+		{MerchantID: "A", AccountID: "A1", Currency: "EUR", Kind: models.LedgerDeposit, Balance: 1000},
+	} {
+		if err := c.db.Create(&a).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, p := range []struct {
+		status string
+		amount int64
+		at     time.Time
+	}{{"COMPLETED", 10000, day(19, 9)}, {"COMPLETED", 5000, day(20, 9)}, {"FAILED", 2500, day(20, 10)}, {"NEW", 1000, homeNow.Add(-2 * time.Hour)}} {
+		row := models.Payout{ID: fmt.Sprintf("payout/A/h%d", i), MerchantID: "A", AccountID: "A1", RequestID: fmt.Sprintf("req-%d", i),
+			TransactionID: fmt.Sprintf("3000000000000%06d", i), ShortReferenceID: fmt.Sprintf("20261120-H%05d", i), Status: p.status,
+			PaymentCurrency: "USD", PaymentAmount: p.amount, SourceCurrency: "USD", CreatedAt: p.at, UpdatedAt: p.at}
+		if err := c.db.Create(&row).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, line := range []struct {
+		d   int
+		net int64
+	}{{19, 5800}, {19, 1900}, {20, 3000}} {
+		item := models.ReconItem{Connector: "sim-acquirer", Day: day(line.d, 0), ItemKey: fmt.Sprintf("line-%d", i), Source: "line",
+			Type: "capture", Net: line.net, Gross: line.net, Currency: "USD", Class: "matched", Status: "none"}
+		if err := c.db.Create(&item).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, age := range []time.Duration{30 * time.Minute, 3 * time.Hour, 4 * time.Hour, 50 * time.Hour} {
+		row := models.Notification{NotifyID: fmt.Sprintf("n-home-%d", i), TransactionID: "2000000000000000001", MerchantID: "A",
+			AccountID: "A1", OrderNo: "HOME-1", Seq: i + 1, NotifyType: "payment", URL: "https://shop.example/notify",
+			Fields: map[string]string{}, Status: models.NotifyPending, CreatedAt: homeNow.Add(-age)}
+		if err := c.db.Create(&row).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.db.Create(&models.ConnectorHealth{Connector: "sim-bank", Worker: "w1", State: "open", ChangedAt: homeNow.Add(-time.Hour)}).Error; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// figuresOf reads a chart's table of figures: label → its texts.
+func figuresOf(t *testing.T, page, chart string) map[string]string {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)<table id="` + chart + `-figures"><caption>.*?</caption><tbody>(.*?)</tbody>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no figures of %s", chart)
+	}
+	out := map[string]string{}
+	for _, row := range regexp.MustCompile(`<tr><th scope="row">(.*?)</th>(.*?)</tr>`).FindAllStringSubmatch(m[1], -1) {
+		cells := regexp.MustCompile(`<td>(.*?)</td>`).FindAllStringSubmatch(row[2], -1)
+		var texts []string
+		for _, c := range cells {
+			texts = append(texts, c[1])
+		}
+		out[row[1]] = strings.Join(texts, " | ")
+	}
+	return out
+}
+
+// TestHomeOfEachRole: each role's home draws its charts from the record,
+// with the figures the seeded business gives.
+func TestHomeOfEachRole(t *testing.T) {
+	c := newTestConsole(t)
+	seedHome(t, c)
+	tests := []struct {
+		email  string
+		charts map[string]map[string]string // chart id → label → figures (a subset)
+		facts  []string
+		absent []string
+	}{
+		{"shop-a@example.com", map[string]map[string]string{
+			"chart-volume":   {"11-19": "60.00", "11-20": "5.00", "11-18": "0.00", "11-07": "0.00"},
+			"chart-approval": {"11-19": "75%", "11-20": "50%", "11-18": "–"},
+			"chart-declines": {"A0001 Declined": "2", "A0002 Insufficient funds": "1"},
+			"chart-methods":  {"card visa": "6", "card mastercard": "2", "PIX": "1"},
+			"chart-refunds":  {"11-20": "4.00", "11-19": "0.00"},
+		}, []string{"Approved in the last 14 days: 7.00 EUR · 65.00 USD.", "Approval rate over the last 14 days: 62.5%."},
+			[]string{"999.00", "sim-bank"}},
+		{"finance@example.com", map[string]map[string]string{
+			"chart-balances-usd": {"Available": "1250.00 USD", "Reserved": "50.00 USD", "Pending settlement": "20.00 USD"},
+			"chart-balances-eur": {"Available": "10.00 EUR"},
+			"chart-payouts":      {"COMPLETED": "2 (150.00 USD)", "FAILED": "1 (25.00 USD)", "NEW": "1 (10.00 USD)"},
+			"chart-settled":      {"11-19": "77.00", "11-20": "30.00", "11-18": "0.00"},
+		}, nil, nil},
+		{"ops@example.com", map[string]map[string]string{
+			"chart-stuck":   {"Orders pending too long": "2", "Payouts not final": "1", "Notifications waiting": "4"},
+			"chart-backlog": {"under 1 h": "1", "1 to 6 h": "2", "6 to 24 h": "0", "over a day": "1"},
+			"chart-connectors": {"sim-bank (open)": "0 approved | 0 declined | 1 errors",
+				"sim-acquirer": "1 approved | 2 declined | 0 errors", "sim-apm": "1 approved | 0 declined | 0 errors"},
+		}, nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.email, func(t *testing.T) {
+			hc := c.browser(t)
+			c.signIn(t, hc, tc.email)
+			code, page, _ := do(t, hc, "GET", c.srv.URL+"/console/?lang=en", nil)
+			if code != http.StatusOK {
+				t.Fatalf("home: %d", code)
+			}
+			for chart, want := range tc.charts {
+				if !strings.Contains(page, `<svg xmlns="http://www.w3.org/2000/svg" id="`+chart+`" class="chart" role="img"`) {
+					t.Errorf("no %s drawn", chart)
+				}
+				got := figuresOf(t, page, chart)
+				for label, fig := range want {
+					if got[label] != fig {
+						t.Errorf("%s %q: %q, want %q (all: %v)", chart, label, got[label], fig, got)
+					}
+				}
+			}
+			for _, f := range tc.facts {
+				if !strings.Contains(page, f) {
+					t.Errorf("the page does not say %q", f)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(page, a) {
+					t.Errorf("the page shows %q, another merchant's", a)
+				}
+			}
+			if strings.Contains(page, "<script") {
+				t.Error("the home page has a script")
+			}
+		})
+	}
+}
+
+// TestHeaderSearch: the header's box finds an order by transaction id,
+// order number or shopper email, within what the role may see.
+func TestHeaderSearch(t *testing.T) {
+	c := newTestConsole(t)
+	seedHome(t, c)
+	tests := []struct {
+		name, email, q string
+		code           int
+		location       string // where a redirect goes, "" for a page
+		says           string
+	}{
+		{"transaction id", "shop-a@example.com", "2000000000000000002", http.StatusSeeOther, "/console/orders/2000000000000000002?lang=en", ""},
+		{"order number", "shop-a@example.com", "HOME-5", http.StatusSeeOther, "/console/orders/2000000000000000005?lang=en", ""},
+		{"shopper email, any case", "shop-a@example.com", " Shopper3@Example.com ", http.StatusSeeOther, "/console/orders/2000000000000000003?lang=en", ""},
+		{"another merchant's order", "shop-a@example.com", "HOME-10", http.StatusOK, "", "No order matches &#34;HOME-10&#34;."},
+		{"ops find any merchant's", "ops@example.com", "HOME-10", http.StatusSeeOther, "/console/orders/2000000000000000010?lang=en", ""},
+		{"nothing typed", "shop-a@example.com", "", http.StatusSeeOther, "/console/orders?lang=en", ""},
+		{"finance has no orders", "finance@example.com", "HOME-1", http.StatusForbidden, "", ""},
+	}
+	browsers := map[string]*http.Client{} // one sign-in per person: sign-ins are rate-limited
+	as := func(email string) *http.Client {
+		if browsers[email] == nil {
+			browsers[email] = c.browser(t)
+			c.signIn(t, browsers[email], email)
+		}
+		return browsers[email]
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, page, h := do(t, as(tc.email), "GET", c.srv.URL+"/console/search?lang=en&q="+url.QueryEscape(tc.q), nil)
+			if code != tc.code || h.Get("Location") != tc.location {
+				t.Fatalf("search %q: %d to %q, want %d to %q", tc.q, code, h.Get("Location"), tc.code, tc.location)
+			}
+			if tc.says != "" && !strings.Contains(page, tc.says) {
+				t.Errorf("the page does not say %s", tc.says)
+			}
+		})
+	}
+	// An order number of 19 digits, or with an @, is found by the second
+	// guess.
+	for _, o := range []models.Order{
+		{TransactionID: "2000000000000000901", WorkflowID: "order/A/A1/digits", OrderNo: "1234567890123456789"},
+		{TransactionID: "2000000000000000902", WorkflowID: "order/A/A1/at", OrderNo: "gift@home"},
+	} {
+		o.MerchantID, o.AccountID, o.Currency, o.Amount, o.PaymentStatus = "A", "A1", "USD", 100, status.Paid
+		if err := c.db.Create(&o).Error; err != nil {
+			t.Fatal(err)
+		}
+		code, _, h := do(t, as("shop-a@example.com"), "GET", c.srv.URL+"/console/search?lang=en&q="+url.QueryEscape(o.OrderNo), nil)
+		if want := "/console/orders/" + o.TransactionID + "?lang=en"; code != http.StatusSeeOther || h.Get("Location") != want {
+			t.Errorf("search %s: %d to %s, want %s", o.OrderNo, code, h.Get("Location"), want)
+		}
+	}
+	// Several matches: the list of them.
+	for _, o := range []string{"2000000000000000001", "2000000000000000002"} {
+		if err := c.db.Exec(`UPDATE orders SET shopper_email_hash = (SELECT shopper_email_hash FROM orders WHERE transaction_id = '2000000000000000001') WHERE transaction_id = ?`, o).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, h := do(t, as("shop-a@example.com"), "GET", c.srv.URL+"/console/search?lang=en&q=shopper1@example.com", nil)
+	if code != http.StatusSeeOther || h.Get("Location") != "/console/orders?email=shopper1%40example.com&lang=en" {
+		t.Errorf("two matches: %d to %s", code, h.Get("Location"))
+	}
+}
+
+// TestScopeFailsClosed: a merchant user without a merchant is scoped to
+// no merchant, never to all of them.
+func TestScopeFailsClosed(t *testing.T) {
+	tests := []struct {
+		name string
+		user models.ConsoleUser
+		want string
+	}{
+		{"merchant", models.ConsoleUser{Role: models.RoleMerchant, MerchantID: "A"}, "A"},
+		{"merchant without a merchant", models.ConsoleUser{Role: models.RoleMerchant}, noMerchant},
+		{"ops", models.ConsoleUser{Role: models.RoleOps}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := scope(tc.user); got != tc.want {
+				t.Errorf("scope %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
