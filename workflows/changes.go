@@ -49,4 +49,9 @@ const (
 	// charged; orders that met a refusal before failed at once, and replay
 	// that.
 	changeRefusalInquiry = "charge-refusal-inquiry"
+	// changePayoutNotifyInline: a payout makes its notification's first
+	// attempt itself (a local activity in its last workflow task) and
+	// starts the Redeliver child only when that attempt is not
+	// acknowledged; runs begun before start the child at once.
+	changePayoutNotifyInline = "payout-notify-inline"
 )

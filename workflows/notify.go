@@ -110,7 +110,7 @@ func (w *orderWorkflow) deliverAll(ctx workflow.Context) {
 			return
 		}
 		n := w.notices[0]
-		st, attempts := deliver(ctx, n.id, w.in.NotifySchedule)
+		st, attempts := deliver(ctx, n.id, w.in.NotifySchedule, 0)
 		for i := range w.st.Notifications {
 			if w.st.Notifications[i].NotifyID == n.id {
 				w.st.Notifications[i].Status, w.st.Notifications[i].Attempts = st, attempts
@@ -121,13 +121,21 @@ func (w *orderWorkflow) deliverAll(ctx workflow.Context) {
 }
 
 // deliver posts one notification until a 2xx or until the schedule's
-// horizon has passed; then it is marked failed. It returns the final status
-// and the number of attempts.
-func deliver(ctx workflow.Context, id string, schedule notify.Schedule) (notify.Status, int) {
+// horizon has passed; then it is marked failed. made is how many attempts
+// were made before (by another workflow). It returns the final status and
+// the number of attempts.
+func deliver(ctx workflow.Context, id string, schedule notify.Schedule, made int) (notify.Status, int) {
 	schedule = schedule.WithDefaults()
 	actx := workflow.WithActivityOptions(ctx, deliverOptions)
 	first := workflow.Now(ctx)
-	for attempt := 1; ; attempt++ {
+	if made > 0 {
+		// The sender tried already: the next attempt waits its turn in
+		// the schedule and is numbered after the sender's.
+		if err := workflow.Sleep(ctx, schedule.Delay(id, made)); err != nil {
+			return notify.Pending, made
+		}
+	}
+	for attempt := made + 1; ; attempt++ {
 		var res activities.DeliverResult
 		err := workflow.ExecuteActivity(actx, a.DeliverNotification, activities.DeliverInput{NotifyID: id, Attempt: attempt}).Get(ctx, &res)
 		if err == nil && res.Delivered {
@@ -158,6 +166,10 @@ func (w *orderWorkflow) notificationsIdle() bool { return len(w.notices) == 0 }
 type RedeliverInput struct {
 	NotifyIDs []string
 	Schedule  notify.Schedule
+	// Attempted is how many attempts the sender made already (a payout
+	// tries once itself before it hands its notification over); 0 for a
+	// resend, which starts at once.
+	Attempted int
 }
 
 // RedeliverResult tells what became of each notification.
@@ -177,7 +189,7 @@ func Redeliver(ctx workflow.Context, in RedeliverInput) (RedeliverResult, error)
 	}
 	var out RedeliverResult
 	for _, id := range ids {
-		st, _ := deliver(ctx, id, in.Schedule)
+		st, _ := deliver(ctx, id, in.Schedule, in.Attempted)
 		if st == notify.Delivered {
 			out.Delivered = append(out.Delivered, id)
 		} else {

@@ -153,3 +153,35 @@ func TestRedeliverKeepsTheNotifyID(t *testing.T) {
 		t.Errorf("deliveries = %v", ids)
 	}
 }
+
+// TestRedeliverAfterTheSendersAttempt: handed a notification its sender
+// tried once (a payout), Redeliver waits the schedule's first delay and
+// numbers its attempts from 2.
+func TestRedeliverAfterTheSendersAttempt(t *testing.T) {
+	acq := &acquirer{}
+	env := newEnv(t, acq)
+	env.RegisterWorkflowWithOptions(workflows.Redeliver, workflowOptions(workflows.RedeliverWorkflowType))
+	env.OnActivity(acts.ResetNotifications, anyArg, anyArg).Return([]string{"P-n01"}, nil)
+	start := env.Now()
+	var at []time.Duration
+	acq.deliverOK = func(id string, attempt int, now time.Time) bool {
+		at = append(at, now.Sub(start))
+		return attempt >= 3
+	}
+	schedule := notify.DefaultSchedule()
+	env.ExecuteWorkflow(workflows.RedeliverWorkflowType, workflows.RedeliverInput{NotifyIDs: []string{"P-n01"}, Schedule: schedule, Attempted: 1})
+	var res workflows.RedeliverResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	var attempts []int
+	for _, d := range acq.deliveries {
+		attempts = append(attempts, d.Attempt)
+	}
+	if !reflect.DeepEqual(res.Delivered, []string{"P-n01"}) || !reflect.DeepEqual(attempts, []int{2, 3}) {
+		t.Fatalf("result %+v, attempts %v", res, attempts)
+	}
+	if first := schedule.WithDefaults().Delay("P-n01", 1); len(at) == 0 || at[0] < first {
+		t.Errorf("the first attempt came %v after the start, want after the schedule's %v", at, first)
+	}
+}

@@ -110,6 +110,14 @@ const (
 	payoutCallbackPollFirst = 5 * time.Second
 )
 
+// payoutNotifyOptions run a payout notification's first attempt: one try
+// (the receiver's own timeout is 10 s), no retries: a notification not
+// acknowledged goes to the Redeliver workflow's schedule.
+var payoutNotifyOptions = workflow.LocalActivityOptions{
+	StartToCloseTimeout: 15 * time.Second,
+	RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+}
+
 // payoutWorkflow is one run's state.
 type payoutWorkflow struct {
 	in    PayoutInput
@@ -419,10 +427,11 @@ func (w *payoutWorkflow) searchAttributes(ctx workflow.Context) {
 	}
 }
 
-// notify records the payout's notification of its final outcome and hands
-// its delivery to a Redeliver child workflow that outlives this run, so the
-// payout is final (and may be re-run) while the merchant's notify_url is
-// still being retried on the durable schedule orders use.
+// notify records the payout's notification of its final outcome and makes
+// the first attempt to deliver it; one not acknowledged goes to a Redeliver
+// child workflow that outlives this run, so the payout is final (and may be
+// re-run) while the merchant's notify_url is still being retried on the
+// durable schedule orders use.
 func (w *payoutWorkflow) notify(ctx workflow.Context) error {
 	if w.in.NotifyURL == "" {
 		return nil
@@ -440,12 +449,29 @@ func (w *payoutWorkflow) notify(ctx workflow.Context) error {
 		workflow.GetLogger(ctx).Error("payout notification not recorded", "payout", w.in.ID, "error", err)
 		return err
 	}
+	attempted := 0
+	if workflow.GetVersion(ctx, changePayoutNotifyInline, workflow.DefaultVersion, 1) == 1 {
+		// Most receivers acknowledge at once: one attempt here spares the
+		// payout a child workflow (its start, its tasks, its activity) on
+		// the engine. Only a notification still owed goes on to the
+		// durable schedule of its own workflow.
+		var res activities.DeliverResult
+		lctx := workflow.WithLocalActivityOptions(ctx, payoutNotifyOptions)
+		err := workflow.ExecuteLocalActivity(lctx, a.DeliverNotification, activities.DeliverInput{NotifyID: id, Attempt: 1}).Get(ctx, &res)
+		if err == nil && res.Delivered {
+			return nil
+		}
+		if err != nil {
+			workflow.GetLogger(ctx).Warn("payout notification attempt failed", "notify_id", id, "error", err)
+		}
+		attempted = 1
+	}
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 		WorkflowID:        "notify/" + id,
 		ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
 	})
 	child := workflow.ExecuteChildWorkflow(cctx, RedeliverWorkflowType,
-		RedeliverInput{NotifyIDs: []string{id}, Schedule: w.in.NotifySchedule})
+		RedeliverInput{NotifyIDs: []string{id}, Schedule: w.in.NotifySchedule, Attempted: attempted})
 	// Waiting for the child to start is what makes it survive this run.
 	if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil {
 		workflow.GetLogger(ctx).Error("payout notification not started", "payout", w.in.ID, "error", err)

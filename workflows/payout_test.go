@@ -33,6 +33,12 @@ type payoutRail struct {
 	statuses  []payout.Status
 	notes     []activities.RecordNotificationInput
 	redeliver int
+	// refuseNotice: the merchant does not acknowledge the payout's own
+	// attempt at its notification; deliveries are the attempts made and
+	// handedOver what the Redeliver child was started with.
+	refuseNotice bool
+	deliveries   []activities.DeliverInput
+	handedOver   []workflows.RedeliverInput
 	priced    int // PayoutPrice calls
 	// submitErr and findErr script PayoutSubmit's and PayoutFindTransfer's
 	// failures by call number; found is what a successful find answers
@@ -161,9 +167,18 @@ func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironmen
 			f.notes = append(f.notes, in)
 			return nil
 		})
+	env.OnActivity(a.DeliverNotification, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.DeliverInput) (activities.DeliverResult, error) {
+			f.deliveries = append(f.deliveries, in)
+			if f.refuseNotice {
+				return activities.DeliverResult{StatusCode: 503, Error: "HTTP 503"}, nil
+			}
+			return activities.DeliverResult{Delivered: true, StatusCode: 200}, nil
+		})
 	env.OnWorkflow(workflows.RedeliverWorkflowType, mock.Anything, mock.Anything).Return(
-		func(workflow.Context, workflows.RedeliverInput) (workflows.RedeliverResult, error) {
+		func(_ workflow.Context, in workflows.RedeliverInput) (workflows.RedeliverResult, error) {
 			f.redeliver++
+			f.handedOver = append(f.handedOver, in)
 			return workflows.RedeliverResult{}, nil
 		})
 	return env
@@ -219,8 +234,29 @@ func TestPayoutCompletes(t *testing.T) {
 		}
 	}
 	if len(f.notes) != 1 || f.notes[0].Type != "payout" || f.notes[0].Fields["status"] != "COMPLETED" ||
-		f.notes[0].Fields["amount_payer_pays"] != "105.00" || f.notes[0].Fields["fee_amount"] != "5.00" || f.redeliver != 1 {
-		t.Errorf("notifications = %+v, deliveries started %d", f.notes, f.redeliver)
+		f.notes[0].Fields["amount_payer_pays"] != "105.00" || f.notes[0].Fields["fee_amount"] != "5.00" {
+		t.Errorf("notifications = %+v", f.notes)
+	}
+	// Acknowledged at the payout's own attempt: no Redeliver workflow.
+	if len(f.deliveries) != 1 || f.deliveries[0].Attempt != 1 || f.deliveries[0].NotifyID != f.notes[0].NotifyID || f.redeliver != 0 {
+		t.Errorf("deliveries %+v, Redeliver started %d times", f.deliveries, f.redeliver)
+	}
+}
+
+// TestPayoutHandsAnUnacknowledgedNotificationOver: a notification the
+// merchant did not acknowledge at the payout's attempt goes to a Redeliver
+// workflow that knows one attempt was made.
+func TestPayoutHandsAnUnacknowledgedNotificationOver(t *testing.T) {
+	f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true}, refuseNotice: true,
+		outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
+	env := newPayoutEnv(t, f)
+	st := runPayout(t, env, payoutInput())
+	if st.Status != payout.StatusCompleted {
+		t.Fatalf("state = %+v", st)
+	}
+	if len(f.deliveries) != 1 || f.redeliver != 1 || len(f.handedOver) != 1 ||
+		f.handedOver[0].Attempted != 1 || len(f.handedOver[0].NotifyIDs) != 1 || f.handedOver[0].NotifyIDs[0] != f.notes[0].NotifyID {
+		t.Errorf("deliveries %+v, handed over %+v", f.deliveries, f.handedOver)
 	}
 }
 
