@@ -54,4 +54,9 @@ const (
 	// starts the Redeliver child only when that attempt is not
 	// acknowledged; runs begun before start the child at once.
 	changePayoutNotifyInline = "payout-notify-inline"
+	// changeRedeliverAfterSender: a Redeliver run handed a notification
+	// its sender tried (RedeliverInput.Attempted) does not reset it, waits
+	// its turn and numbers its attempts after the sender's; a run a worker
+	// of the code before began resets it and sends at once, and replays so.
+	changeRedeliverAfterSender = "redeliver-after-sender"
 )

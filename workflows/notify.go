@@ -181,15 +181,26 @@ type RedeliverResult struct {
 // Redeliver delivers notifications again, in order, with their original
 // notify_id and body, on the same retry schedule as the first time.
 func Redeliver(ctx workflow.Context, in RedeliverInput) (RedeliverResult, error) {
-	var ids []string
-	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
-	if err := workflow.ExecuteLocalActivity(lctx, a.ResetNotifications,
-		activities.LoadNotificationsInput{NotifyIDs: in.NotifyIDs}).Get(ctx, &ids); err != nil {
-		return RedeliverResult{}, err
+	// A notification handed over after its sender's attempt (Attempted)
+	// is pending, or delivered if that attempt's answer was recorded late:
+	// it is not reset (that would send a delivered one again), and its
+	// attempts go on from the sender's. Behind a version, as a worker of
+	// the code before may have begun this run and sent at once.
+	made := 0
+	if in.Attempted > 0 && workflow.GetVersion(ctx, changeRedeliverAfterSender, workflow.DefaultVersion, 1) == 1 {
+		made = in.Attempted
+	}
+	ids := in.NotifyIDs
+	if made == 0 {
+		lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+		if err := workflow.ExecuteLocalActivity(lctx, a.ResetNotifications,
+			activities.LoadNotificationsInput{NotifyIDs: in.NotifyIDs}).Get(ctx, &ids); err != nil {
+			return RedeliverResult{}, err
+		}
 	}
 	var out RedeliverResult
 	for _, id := range ids {
-		st, _ := deliver(ctx, id, in.Schedule, in.Attempted)
+		st, _ := deliver(ctx, id, in.Schedule, made)
 		if st == notify.Delivered {
 			out.Delivered = append(out.Delivered, id)
 		} else {

@@ -111,10 +111,12 @@ const (
 )
 
 // payoutNotifyOptions run a payout notification's first attempt: one try
-// (the receiver's own timeout is 10 s), no retries: a notification not
-// acknowledged goes to the Redeliver workflow's schedule.
+// of at most 5 s, no retries: a notification not acknowledged goes to the
+// Redeliver workflow's schedule.
 var payoutNotifyOptions = workflow.LocalActivityOptions{
-	StartToCloseTimeout: 15 * time.Second,
+	// Short: a slow or dead notify_url must not hold a workflow-task slot
+	// the worker's payments need; it is the Redeliver workflow's to wait on.
+	StartToCloseTimeout: 5 * time.Second,
 	RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 }
 
@@ -462,7 +464,7 @@ func (w *payoutWorkflow) notify(ctx workflow.Context) error {
 			return nil
 		}
 		if err != nil {
-			workflow.GetLogger(ctx).Warn("payout notification attempt failed", "notify_id", id, "error", err)
+			workflow.GetLogger(ctx).Warn("payout notification attempt failed", "payout", w.in.ID, "notify_id", id, "error", err)
 		}
 		attempted = 1
 	}

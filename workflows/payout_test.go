@@ -39,7 +39,7 @@ type payoutRail struct {
 	refuseNotice bool
 	deliveries   []activities.DeliverInput
 	handedOver   []workflows.RedeliverInput
-	priced    int // PayoutPrice calls
+	priced       int // PayoutPrice calls
 	// submitErr and findErr script PayoutSubmit's and PayoutFindTransfer's
 	// failures by call number; found is what a successful find answers
 	// from the second call on (the first is the look before submitting).
