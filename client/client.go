@@ -24,6 +24,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -288,7 +289,7 @@ func (c *Client) send(ctx context.Context, path string, payload []byte, key stri
 	case code != "" && (code[0] == 'I' || code[0] == 'S'):
 		return false, &Error{HTTPStatus: res.StatusCode, Code: code, Message: message, Help: help.url}
 	case res.StatusCode/100 != 2:
-		return false, &Error{HTTPStatus: res.StatusCode, Code: code, Message: cmpOr(message, http.StatusText(res.StatusCode))}
+		return false, &Error{HTTPStatus: res.StatusCode, Code: code, Message: cmp.Or(message, http.StatusText(res.StatusCode))}
 	case decodeErr != nil:
 		return false, fmt.Errorf("paygate: POST %s: unreadable answer: %w", path, decodeErr)
 	}
@@ -373,13 +374,6 @@ func helpLink(h string) link {
 		return link{url: u, code: strings.ToUpper(frag)}
 	}
 	return link{}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // randomHex returns 2n random hex digits.

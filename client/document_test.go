@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -323,18 +324,11 @@ func typePaths(t reflect.Type, tag, prefix string) []string {
 			out = append(out, typePaths(f.Type, tag, prefix)...)
 			continue
 		}
-		name = cmpOr(name, f.Name)
+		name = cmp.Or(name, f.Name)
 		out = append(out, prefix+name)
 		out = append(out, typePaths(f.Type, tag, prefix+name+".")...)
 	}
 	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // TestNotificationFollowsTheDocument: the Notification type has exactly

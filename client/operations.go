@@ -61,64 +61,52 @@ func (c *Client) Checkout(ctx context.Context, o Order, opts ...CallOption) (*Ho
 
 // Capture captures authorised orders (at most 50).
 func (c *Client) Capture(ctx context.Context, entries []CaptureEntry, opts ...CallOption) (*CaptureAnswer, error) {
-	out := new(CaptureAnswer)
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = e.TransactionID
-	}
-	body := struct {
-		Orders []CaptureEntry `json:"capture_orders"`
-	}{entries}
-	if err := c.post(ctx, PathCapture, body, ids, out, opts); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return postBatch(ctx, c, PathCapture, "capture_orders", entries, new(CaptureAnswer), opts)
 }
 
 // Review approves or rejects orders held for review (at most 100).
 func (c *Client) Review(ctx context.Context, entries []ReviewEntry, opts ...CallOption) (*ReviewAnswer, error) {
-	out := new(ReviewAnswer)
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = e.TransactionID
-	}
-	body := struct {
-		Orders []ReviewEntry `json:"review_orders"`
-	}{entries}
-	if err := c.post(ctx, PathReview, body, ids, out, opts); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return postBatch(ctx, c, PathReview, "review_orders", entries, new(ReviewAnswer), opts)
 }
 
 // Cancel cancels authorised orders before capture (at most 50).
 func (c *Client) Cancel(ctx context.Context, entries []CancelEntry, opts ...CallOption) (*CancelAnswer, error) {
-	out := new(CancelAnswer)
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = e.TransactionID
-	}
-	body := struct {
-		Orders []CancelEntry `json:"cancel_orders"`
-	}{entries}
-	if err := c.post(ctx, PathCancel, body, ids, out, opts); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return postBatch(ctx, c, PathCancel, "cancel_orders", entries, new(CancelAnswer), opts)
 }
 
 // Refund refunds paid orders, in full or in part (at most 50 entries).
 func (c *Client) Refund(ctx context.Context, entries []RefundEntry, opts ...CallOption) (*RefundAnswer, error) {
-	out := new(RefundAnswer)
+	return postBatch(ctx, c, PathRefund, "refund_orders", entries, new(RefundAnswer), opts)
+}
+
+// batchEntry is an entry of a batch request or answer: the batch recipes
+// sign each entry's transaction id, in order.
+type batchEntry interface{ transaction() string }
+
+func (e CaptureEntry) transaction() string  { return e.TransactionID }
+func (e ReviewEntry) transaction() string   { return e.TransactionID }
+func (e CancelEntry) transaction() string   { return e.TransactionID }
+func (e RefundEntry) transaction() string   { return e.TransactionID }
+func (e CaptureResult) transaction() string { return e.TransactionID }
+func (e ReviewResult) transaction() string  { return e.TransactionID }
+func (e CancelResult) transaction() string  { return e.TransactionID }
+func (e RefundResult) transaction() string  { return e.TransactionID }
+
+// transactions are the entries' transaction ids, in order.
+func transactions[E batchEntry](entries []E) []string {
 	ids := make([]string, len(entries))
 	for i, e := range entries {
-		ids[i] = e.TransactionID
+		ids[i] = e.transaction()
 	}
-	body := struct {
-		Orders []RefundEntry `json:"refund_orders"`
-	}{entries}
-	if err := c.post(ctx, PathRefund, body, ids, out, opts); err != nil {
-		return nil, err
+	return ids
+}
+
+// postBatch sends entries under the batch's array name, signed with the
+// batch recipe, and decodes the answer into out.
+func postBatch[E batchEntry, A answer](ctx context.Context, c *Client, path, array string, entries []E, out A, opts []CallOption) (A, error) {
+	if err := c.post(ctx, path, map[string][]E{array: entries}, transactions(entries), out, opts); err != nil {
+		var none A
+		return none, err
 	}
 	return out, nil
 }
@@ -299,35 +287,19 @@ func (h *BatchHead) signed(ids []string) (string, []string, bool) {
 func (h *BatchHead) setReplayed(v bool) { h.Replayed = v }
 
 func (a *CaptureAnswer) signed() (string, []string, bool) {
-	ids := make([]string, len(a.Orders))
-	for i, e := range a.Orders {
-		ids[i] = e.TransactionID
-	}
-	return a.BatchHead.signed(ids)
+	return a.BatchHead.signed(transactions(a.Orders))
 }
 
 func (a *ReviewAnswer) signed() (string, []string, bool) {
-	ids := make([]string, len(a.Orders))
-	for i, e := range a.Orders {
-		ids[i] = e.TransactionID
-	}
-	return a.BatchHead.signed(ids)
+	return a.BatchHead.signed(transactions(a.Orders))
 }
 
 func (a *CancelAnswer) signed() (string, []string, bool) {
-	ids := make([]string, len(a.Orders))
-	for i, e := range a.Orders {
-		ids[i] = e.TransactionID
-	}
-	return a.BatchHead.signed(ids)
+	return a.BatchHead.signed(transactions(a.Orders))
 }
 
 func (a *RefundAnswer) signed() (string, []string, bool) {
-	ids := make([]string, len(a.Orders))
-	for i, e := range a.Orders {
-		ids[i] = e.TransactionID
-	}
-	return a.BatchHead.signed(ids)
+	return a.BatchHead.signed(transactions(a.Orders))
 }
 
 func (p *OrdersPage) result() string {
