@@ -36,7 +36,12 @@ type RecordNotificationInput struct {
 
 // RecordNotification stores a notification before its first delivery.
 func (a *Activities) RecordNotification(ctx context.Context, in RecordNotificationInput) error {
-	return a.Records.InsertNotification(ctx, &models.Notification{
+	return a.Records.InsertNotification(ctx, in.record())
+}
+
+// record is the notification's row as first stored.
+func (in RecordNotificationInput) record() *models.Notification {
+	return &models.Notification{
 		NotifyID:      in.NotifyID,
 		TransactionID: in.TransactionID,
 		MerchantID:    in.MerchantID,
@@ -47,7 +52,7 @@ func (a *Activities) RecordNotification(ctx context.Context, in RecordNotificati
 		URL:           in.URL,
 		Fields:        in.Fields,
 		Status:        notify.Pending,
-	})
+	}
 }
 
 // DeliverInput names a notification and the attempt number.

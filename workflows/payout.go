@@ -45,7 +45,47 @@ type PayoutInput struct {
 	// (SignalPayoutTransferMoved), so the payout polls it rarely, as a
 	// fallback. Runs started before callbacks poll as they did.
 	RailCallbacks bool `json:",omitempty"`
+	// Shape is the payout code's shape the run was started with
+	// (CurrentPayoutShape for a new run, 0 for runs started before shapes):
+	// see payoutShapeMerged.
+	Shape int `json:",omitempty"`
 }
+
+// CurrentPayoutShape is the shape new payout runs are started with.
+const CurrentPayoutShape = payoutShapeMerged
+
+// payoutShapeMerged (shape 1) trims a payout's history from 29 events to
+// 19: the changes made before it (local rail calls, an unknown submission
+// keeping the money reserved, the notification's first attempt made
+// inline) are taken without a version marker and its search-attribute
+// upsert each; the search attributes the start set are not upserted again;
+// the record, price and reservation are one local activity (PayoutOpen),
+// and the reservation's settlement or release, the final record and the
+// notification's row another (PayoutClose). The engine's work follows the
+// events, and each local activity is a round of the workflow task.
+const payoutShapeMerged = 1
+
+// payoutShapeVersions are the versions of the changes a run of each shape
+// takes without a marker.
+var payoutShapeVersions = map[int]map[string]workflow.Version{
+	payoutShapeMerged: {
+		changePayoutLocalRail:         1,
+		changePayoutUnknownSubmission: 1,
+		changePayoutNotifyInline:      1,
+	},
+}
+
+// version is workflow.GetVersion for the payout's changes, answered from the
+// run's shape when the shape settles the change.
+func (w *payoutWorkflow) version(ctx workflow.Context, changeID string, maxSupported workflow.Version) workflow.Version {
+	if v, ok := payoutShapeVersions[w.in.Shape][changeID]; ok {
+		return v
+	}
+	return workflow.GetVersion(ctx, changeID, workflow.DefaultVersion, maxSupported)
+}
+
+// merged reports whether the run takes shape 1's merged steps.
+func (w *payoutWorkflow) merged() bool { return w.in.Shape >= payoutShapeMerged }
 
 // PayoutState is the payout as the workflow knows it (QueryPayoutState and
 // the workflow's result).
@@ -140,50 +180,16 @@ func Payout(ctx workflow.Context, in PayoutInput) (PayoutState, error) {
 		in.Run = 1
 	}
 	w := &payoutWorkflow{in: in, state: PayoutState{Status: payout.StatusNew}}
-	w.localRail = workflow.GetVersion(ctx, changePayoutLocalRail, workflow.DefaultVersion, 1) == 1
+	w.localRail = w.version(ctx, changePayoutLocalRail, 1) == 1
 	if err := workflow.SetQueryHandler(ctx, QueryPayoutState, func() (PayoutState, error) { return w.state, nil }); err != nil {
 		return w.state, err
 	}
-	w.searchAttributes(ctx)
-	sctx := workflow.WithLocalActivityOptions(ctx, payoutStoreOptions)
-	err := workflow.ExecuteLocalActivity(sctx, pa.PayoutRecordStart, activities.PayoutRecordStartInput{
-		ID: in.ID, MerchantID: in.MerchantID, AccountID: in.AccountID, RequestID: in.RequestID,
-		TransactionID: in.TransactionID, ShortReferenceID: in.ShortReferenceID, Instruction: in.Instruction,
-		NotifyURL: in.NotifyURL, Mode: in.Mode, Run: in.Run, At: workflow.Now(ctx),
-	}).Get(ctx, nil)
-	if err != nil {
-		// Without its record the payout does not exist for the merchant;
-		// nothing has moved, so the run ends here.
-		workflow.GetLogger(ctx).Error("payout not recorded", "payout", in.ID, "error", err)
+	if !w.merged() {
+		// A run of shape 1 has them from its start (flows.payoutStartOptions).
+		w.searchAttributes(ctx)
+	}
+	if done, err := w.open(ctx); done || err != nil {
 		return w.state, err
-	}
-
-	var priced activities.PayoutPriceResult
-	if in.Charges != nil {
-		priced.Charges = *in.Charges
-	} else if err := workflow.ExecuteLocalActivity(sctx, pa.PayoutPrice,
-		activities.PayoutPriceInput{Instruction: in.Instruction, At: workflow.Now(ctx)}).Get(ctx, &priced); err != nil {
-		return w.finish(ctx, payout.FailureUnknown, failureReason(err), false)
-	}
-	if priced.FailureType != "" {
-		return w.finish(ctx, priced.FailureType, priced.FailureReason, false)
-	}
-	w.state.Charges = &priced.Charges
-	if err := w.record(ctx, payout.StatusNew, w.state.Charges, ""); err != nil {
-		return w.state, err
-	}
-
-	ch := priced.Charges
-	var reserved activities.PayoutReserveResult
-	err = workflow.ExecuteLocalActivity(sctx, pa.PayoutReserve, activities.PayoutReserveInput{
-		Reference: w.reference(), MerchantID: in.MerchantID, AccountID: in.AccountID,
-		Currency: ch.Transfer.Currency, Amount: ch.Transfer.Minor, Fee: ch.Fee.Minor,
-	}).Get(ctx, &reserved)
-	switch {
-	case err != nil:
-		return w.finish(ctx, payout.FailureUnknown, "funds could not be reserved: "+failureReason(err), false)
-	case reserved.Insufficient:
-		return w.finish(ctx, payout.FailureInsufficientFunds, payout.FailureInsufficientFunds.Reason(), false)
 	}
 
 	if err := w.awaitPaymentDate(ctx); err != nil {
@@ -219,16 +225,82 @@ func Payout(ctx workflow.Context, in PayoutInput) (PayoutState, error) {
 	if t.Status == activities.TransferFailed {
 		return w.finish(ctx, t.FailureType, t.FailureReason, true)
 	}
-	if err := workflow.ExecuteLocalActivity(sctx, pa.PayoutSettle,
-		activities.PayoutReservationInput{Reference: w.reference()}).Get(ctx, nil); err != nil {
-		workflow.GetLogger(ctx).Error("payout settle refused", "payout", in.ID, "error", err)
-	}
 	w.state.Status = payout.StatusCompleted
-	if err := w.record(ctx, payout.StatusCompleted, nil, ""); err != nil {
-		return w.state, err
+	return w.close(ctx, true, true)
+}
+
+// open records the run's start, prices it and reserves its money. It
+// reports done when the run has ended (a price or a reservation refused,
+// the payout finished FAILED) and the error that ends the run, if any.
+func (w *payoutWorkflow) open(ctx workflow.Context) (done bool, err error) {
+	in := w.in
+	sctx := workflow.WithLocalActivityOptions(ctx, payoutStoreOptions)
+	start := activities.PayoutRecordStartInput{
+		ID: in.ID, MerchantID: in.MerchantID, AccountID: in.AccountID, RequestID: in.RequestID,
+		TransactionID: in.TransactionID, ShortReferenceID: in.ShortReferenceID, Instruction: in.Instruction,
+		NotifyURL: in.NotifyURL, Mode: in.Mode, Run: in.Run, At: workflow.Now(ctx),
 	}
-	w.searchAttributes(ctx)
-	return w.state, w.notify(ctx)
+	if w.merged() {
+		var opened activities.PayoutOpenResult
+		err := workflow.ExecuteLocalActivity(sctx, pa.PayoutOpen, activities.PayoutOpenInput{
+			Start: start, Charges: in.Charges, Reference: w.reference()}).Get(ctx, &opened)
+		switch {
+		case err != nil:
+			// Without its record the payout does not exist for the
+			// merchant; nothing has moved, so the run ends here.
+			workflow.GetLogger(ctx).Error("payout not recorded", "payout", in.ID, "error", err)
+			return true, err
+		case opened.FailureType != "":
+			_, err := w.finish(ctx, opened.FailureType, opened.FailureReason, false)
+			return true, err
+		}
+		w.state.Charges = &opened.Charges
+		switch {
+		case opened.ReserveRefused != "":
+			_, err := w.finish(ctx, payout.FailureUnknown, "funds could not be reserved: "+opened.ReserveRefused, false)
+			return true, err
+		case opened.Insufficient:
+			_, err := w.finish(ctx, payout.FailureInsufficientFunds, payout.FailureInsufficientFunds.Reason(), false)
+			return true, err
+		}
+		return false, nil
+	}
+
+	if err := workflow.ExecuteLocalActivity(sctx, pa.PayoutRecordStart, start).Get(ctx, nil); err != nil {
+		workflow.GetLogger(ctx).Error("payout not recorded", "payout", in.ID, "error", err)
+		return true, err
+	}
+	var priced activities.PayoutPriceResult
+	if in.Charges != nil {
+		priced.Charges = *in.Charges
+	} else if err := workflow.ExecuteLocalActivity(sctx, pa.PayoutPrice,
+		activities.PayoutPriceInput{Instruction: in.Instruction, At: workflow.Now(ctx)}).Get(ctx, &priced); err != nil {
+		_, err := w.finish(ctx, payout.FailureUnknown, failureReason(err), false)
+		return true, err
+	}
+	if priced.FailureType != "" {
+		_, err := w.finish(ctx, priced.FailureType, priced.FailureReason, false)
+		return true, err
+	}
+	w.state.Charges = &priced.Charges
+	if err := w.record(ctx, payout.StatusNew, w.state.Charges, ""); err != nil {
+		return true, err
+	}
+	ch := priced.Charges
+	var reserved activities.PayoutReserveResult
+	err = workflow.ExecuteLocalActivity(sctx, pa.PayoutReserve, activities.PayoutReserveInput{
+		Reference: w.reference(), MerchantID: in.MerchantID, AccountID: in.AccountID,
+		Currency: ch.Transfer.Currency, Amount: ch.Transfer.Minor, Fee: ch.Fee.Minor,
+	}).Get(ctx, &reserved)
+	switch {
+	case err != nil:
+		_, err := w.finish(ctx, payout.FailureUnknown, "funds could not be reserved: "+failureReason(err), false)
+		return true, err
+	case reserved.Insufficient:
+		_, err := w.finish(ctx, payout.FailureInsufficientFunds, payout.FailureInsufficientFunds.Reason(), false)
+		return true, err
+	}
+	return false, nil
 }
 
 // reference is the ledger reservation of this run. Each run reserves anew,
@@ -298,7 +370,7 @@ func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer
 	// giving up.
 	var found activities.PayoutTransfer
 	if ferr := w.rail(ctx, pa.PayoutFindTransfer, activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}, &found); ferr != nil {
-		if workflow.GetVersion(ctx, changePayoutUnknownSubmission, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		if w.version(ctx, changePayoutUnknownSubmission, 1) == workflow.DefaultVersion {
 			return activities.PayoutTransfer{}, nil
 		}
 		// Nor does it answer whether it took the transfer: it may pay it,
@@ -385,15 +457,44 @@ func (w *payoutWorkflow) waitForRail(ctx workflow.Context, wait time.Duration, m
 // finish ends the payout FAILED: the reservation released when there is
 // one, the status recorded and the merchant notified.
 func (w *payoutWorkflow) finish(ctx workflow.Context, ft payout.FailureType, reason string, release bool) (PayoutState, error) {
-	if release {
-		sctx := workflow.WithLocalActivityOptions(ctx, payoutStoreOptions)
+	w.state = w.state.Failed(ft, reason)
+	return w.close(ctx, false, release)
+}
+
+// close ends the run with the status in w.state: the reservation settled
+// (settle) or released (release, when there is one to release), the status
+// recorded, the search attributes upserted and the merchant notified. A run
+// of shape 1 closes the reservation, records the status and stores the
+// notification in one local activity; when that fails, the steps are taken
+// one by one as a run of shape 0 takes them.
+func (w *payoutWorkflow) close(ctx workflow.Context, settle, release bool) (PayoutState, error) {
+	sctx := workflow.WithLocalActivityOptions(ctx, payoutStoreOptions)
+	if w.merged() {
+		in := activities.PayoutCloseInput{Settle: settle,
+			Record: w.recordInput(ctx, w.state.Status, nil, ""), Notification: w.notification()}
+		if settle || release {
+			in.Reference = w.reference()
+		}
+		err := workflow.ExecuteLocalActivity(sctx, pa.PayoutClose, in).Get(ctx, nil)
+		if err == nil {
+			w.searchAttributes(ctx)
+			return w.state, w.deliver(ctx)
+		}
+		workflow.GetLogger(ctx).Error("payout not closed in one step: taking its steps one by one", "payout", w.in.ID, "error", err)
+	}
+	switch {
+	case settle:
+		if err := workflow.ExecuteLocalActivity(sctx, pa.PayoutSettle,
+			activities.PayoutReservationInput{Reference: w.reference()}).Get(ctx, nil); err != nil {
+			workflow.GetLogger(ctx).Error("payout settle refused", "payout", w.in.ID, "error", err)
+		}
+	case release:
 		if err := workflow.ExecuteLocalActivity(sctx, pa.PayoutRelease,
 			activities.PayoutReservationInput{Reference: w.reference()}).Get(ctx, nil); err != nil {
 			workflow.GetLogger(ctx).Error("payout release refused", "payout", w.in.ID, "error", err)
 		}
 	}
-	w.state = w.state.Failed(ft, reason)
-	if err := w.record(ctx, payout.StatusFailed, nil, ""); err != nil {
+	if err := w.record(ctx, w.state.Status, nil, ""); err != nil {
 		return w.state, err
 	}
 	w.searchAttributes(ctx)
@@ -404,14 +505,17 @@ func (w *payoutWorkflow) finish(ctx workflow.Context, ft payout.FailureType, rea
 func (w *payoutWorkflow) record(ctx workflow.Context, st payout.Status, ch *payout.Charges, railID string) error {
 	w.state.Status = st
 	sctx := workflow.WithLocalActivityOptions(ctx, payoutStoreOptions)
-	err := workflow.ExecuteLocalActivity(sctx, pa.PayoutRecord, activities.PayoutRecordInput{
-		ID: w.in.ID, Status: st, FailureType: w.state.FailureType, FailureReason: w.state.FailureReason,
-		Charges: ch, RailTransferID: railID, At: workflow.Now(ctx),
-	}).Get(ctx, nil)
+	err := workflow.ExecuteLocalActivity(sctx, pa.PayoutRecord, w.recordInput(ctx, st, ch, railID)).Get(ctx, nil)
 	if err != nil {
 		workflow.GetLogger(ctx).Error("payout status not recorded", "payout", w.in.ID, "status", st, "error", err)
 	}
 	return err
+}
+
+// recordInput is the record of status st and what the step learnt.
+func (w *payoutWorkflow) recordInput(ctx workflow.Context, st payout.Status, ch *payout.Charges, railID string) activities.PayoutRecordInput {
+	return activities.PayoutRecordInput{ID: w.in.ID, Status: st, FailureType: w.state.FailureType,
+		FailureReason: w.state.FailureReason, Charges: ch, RailTransferID: railID, At: workflow.Now(ctx)}
 }
 
 // searchAttributes keeps the payout findable in the Temporal UI.
@@ -429,12 +533,9 @@ func (w *payoutWorkflow) searchAttributes(ctx workflow.Context) {
 	}
 }
 
-// notify records the payout's notification of its final outcome and makes
-// the first attempt to deliver it; one not acknowledged goes to a Redeliver
-// child workflow that outlives this run, so the payout is final (and may be
-// re-run) while the merchant's notify_url is still being retried on the
-// durable schedule orders use.
-func (w *payoutWorkflow) notify(ctx workflow.Context) error {
+// notification is the row of the payout's notification of its final
+// outcome, nil when the merchant gave no notify_url.
+func (w *payoutWorkflow) notification() *activities.RecordNotificationInput {
 	if w.in.NotifyURL == "" {
 		return nil
 	}
@@ -442,17 +543,39 @@ func (w *payoutWorkflow) notify(ctx workflow.Context) error {
 	w.state.NotifyID = id
 	fields := w.state.NotificationFields(w.in.Instruction, payout.Notice{NotifyID: id, MerchantID: w.in.MerchantID,
 		AccountID: w.in.AccountID, TransactionID: w.in.TransactionID, ShortReferenceID: w.in.ShortReferenceID})
-	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.RecordNotification,
-		activities.RecordNotificationInput{
-			NotifyID: id, TransactionID: w.in.TransactionID, MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
-			Seq: w.in.Run, Type: activities.NotifyTypePayout, URL: w.in.NotifyURL, Fields: fields,
-		}).Get(ctx, nil)
+	return &activities.RecordNotificationInput{
+		NotifyID: id, TransactionID: w.in.TransactionID, MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
+		Seq: w.in.Run, Type: activities.NotifyTypePayout, URL: w.in.NotifyURL, Fields: fields,
+	}
+}
+
+// notify records the payout's notification of its final outcome and
+// delivers it (deliver).
+func (w *payoutWorkflow) notify(ctx workflow.Context) error {
+	n := w.notification()
+	if n == nil {
+		return nil
+	}
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.RecordNotification, *n).Get(ctx, nil)
 	if err != nil {
 		workflow.GetLogger(ctx).Error("payout notification not recorded", "payout", w.in.ID, "error", err)
 		return err
 	}
+	return w.deliver(ctx)
+}
+
+// deliver makes the first attempt to deliver the payout's recorded
+// notification; one not acknowledged goes to a Redeliver child workflow
+// that outlives this run, so the payout is final (and may be re-run) while
+// the merchant's notify_url is still being retried on the durable schedule
+// orders use.
+func (w *payoutWorkflow) deliver(ctx workflow.Context) error {
+	id := w.state.NotifyID
+	if w.in.NotifyURL == "" || id == "" {
+		return nil
+	}
 	attempted := 0
-	if workflow.GetVersion(ctx, changePayoutNotifyInline, workflow.DefaultVersion, 1) == 1 {
+	if w.version(ctx, changePayoutNotifyInline, 1) == 1 {
 		// Most receivers acknowledge at once: one attempt here spares the
 		// payout a child workflow (its start, its tasks, its activity) on
 		// the engine. Only a notification still owed goes on to the

@@ -3,6 +3,7 @@ package workflows_test
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -24,7 +25,7 @@ import (
 // ledger and the rail were asked, and the statuses recorded.
 type payoutRail struct {
 	mu        sync.Mutex
-	reserve   activities.PayoutReserveResult
+	reserved  activities.PayoutReserveResult
 	outcome   activities.PayoutTransfer // what the rail decides after polls
 	polls     int                       // polls answered "submitted" before the outcome
 	submits   int
@@ -57,6 +58,103 @@ type payoutRail struct {
 	// startErr scripts PayoutRecordStart's failures by call number.
 	startErr func(n int) error
 	starts   int
+	// closeErr fails PayoutClose (shape 1) before it does anything;
+	// reserveRefused is the ledger's refusal PayoutOpen reports.
+	closeErr       error
+	reserveRefused string
+	closes         int
+}
+
+// The payout activities' steps as the fake takes them. open and close
+// take them in the order PayoutOpen and PayoutClose do, for runs of shape 1.
+
+func (f *payoutRail) recordStart(_ context.Context, in activities.PayoutRecordStartInput) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.starts++
+	if f.startErr != nil {
+		if err := f.startErr(f.starts - 1); err != nil {
+			return err
+		}
+	}
+	f.startModes = append(f.startModes, in.Mode)
+	return nil
+}
+
+func (f *payoutRail) price(context.Context, activities.PayoutPriceInput) (activities.PayoutPriceResult, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.priced++
+	return activities.PayoutPriceResult{Charges: payoutCharges()}, nil
+}
+
+func (f *payoutRail) record(_ context.Context, in activities.PayoutRecordInput) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.statuses = append(f.statuses, in.Status)
+	return nil
+}
+
+func (f *payoutRail) settle(_ context.Context, in activities.PayoutReservationInput) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.settled = append(f.settled, in.Reference)
+	return nil
+}
+
+func (f *payoutRail) release(_ context.Context, in activities.PayoutReservationInput) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.released = append(f.released, in.Reference)
+	return nil
+}
+
+func (f *payoutRail) recordNotification(_ context.Context, in activities.RecordNotificationInput) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.notes = append(f.notes, in)
+	return nil
+}
+
+func (f *payoutRail) open(ctx context.Context, in activities.PayoutOpenInput) (activities.PayoutOpenResult, error) {
+	if err := f.recordStart(ctx, in.Start); err != nil {
+		return activities.PayoutOpenResult{}, err
+	}
+	var out activities.PayoutOpenResult
+	if in.Charges != nil {
+		out.Charges = *in.Charges
+	} else {
+		priced, _ := f.price(ctx, activities.PayoutPriceInput{})
+		out.Charges = priced.Charges
+	}
+	ch := out.Charges
+	if err := f.record(ctx, activities.PayoutRecordInput{ID: in.Start.ID, Status: payout.StatusNew, Charges: &ch}); err != nil {
+		return activities.PayoutOpenResult{}, err
+	}
+	out.Insufficient, out.ReserveRefused = f.reserved.Insufficient, f.reserveRefused
+	return out, nil
+}
+
+func (f *payoutRail) close(ctx context.Context, in activities.PayoutCloseInput) error {
+	f.mu.Lock()
+	f.closes++
+	f.mu.Unlock()
+	if f.closeErr != nil {
+		return f.closeErr
+	}
+	switch {
+	case in.Reference != "" && in.Settle:
+		_ = f.settle(ctx, activities.PayoutReservationInput{Reference: in.Reference})
+	case in.Reference != "":
+		_ = f.release(ctx, activities.PayoutReservationInput{Reference: in.Reference})
+	}
+	if err := f.record(ctx, in.Record); err != nil {
+		return err
+	}
+	if in.Notification != nil {
+		return f.recordNotification(ctx, *in.Notification)
+	}
+	return nil
 }
 
 func payoutCharges() payout.Charges {
@@ -78,34 +176,12 @@ func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironmen
 	env.RegisterWorkflowWithOptions(workflows.Redeliver, workflow.RegisterOptions{Name: workflows.RedeliverWorkflowType})
 	var pa *activities.PayoutActivities
 	var a *activities.Activities
-	env.OnActivity(pa.PayoutRecordStart, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.PayoutRecordStartInput) error {
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			f.starts++
-			if f.startErr != nil {
-				if err := f.startErr(f.starts - 1); err != nil {
-					return err
-				}
-			}
-			f.startModes = append(f.startModes, in.Mode)
-			return nil
-		})
-	env.OnActivity(pa.PayoutPrice, mock.Anything, mock.Anything).Return(
-		func(context.Context, activities.PayoutPriceInput) (activities.PayoutPriceResult, error) {
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			f.priced++
-			return activities.PayoutPriceResult{Charges: payoutCharges()}, nil
-		})
-	env.OnActivity(pa.PayoutRecord, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.PayoutRecordInput) error {
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			f.statuses = append(f.statuses, in.Status)
-			return nil
-		})
-	env.OnActivity(pa.PayoutReserve, mock.Anything, mock.Anything).Return(f.reserve, nil)
+	env.OnActivity(pa.PayoutRecordStart, mock.Anything, mock.Anything).Return(f.recordStart)
+	env.OnActivity(pa.PayoutPrice, mock.Anything, mock.Anything).Return(f.price)
+	env.OnActivity(pa.PayoutRecord, mock.Anything, mock.Anything).Return(f.record)
+	env.OnActivity(pa.PayoutReserve, mock.Anything, mock.Anything).Return(f.reserved, nil)
+	env.OnActivity(pa.PayoutOpen, mock.Anything, mock.Anything).Return(f.open)
+	env.OnActivity(pa.PayoutClose, mock.Anything, mock.Anything).Return(f.close)
 	env.OnActivity(pa.PayoutFindTransfer, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.PayoutFindInput) (activities.PayoutTransfer, error) {
 			f.mu.Lock()
@@ -152,21 +228,9 @@ func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironmen
 			}
 			return f.outcome, nil
 		})
-	env.OnActivity(pa.PayoutSettle, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.PayoutReservationInput) error {
-			f.settled = append(f.settled, in.Reference)
-			return nil
-		})
-	env.OnActivity(pa.PayoutRelease, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.PayoutReservationInput) error {
-			f.released = append(f.released, in.Reference)
-			return nil
-		})
-	env.OnActivity(a.RecordNotification, mock.Anything, mock.Anything).Return(
-		func(_ context.Context, in activities.RecordNotificationInput) error {
-			f.notes = append(f.notes, in)
-			return nil
-		})
+	env.OnActivity(pa.PayoutSettle, mock.Anything, mock.Anything).Return(f.settle)
+	env.OnActivity(pa.PayoutRelease, mock.Anything, mock.Anything).Return(f.release)
+	env.OnActivity(a.RecordNotification, mock.Anything, mock.Anything).Return(f.recordNotification)
 	env.OnActivity(a.DeliverNotification, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.DeliverInput) (activities.DeliverResult, error) {
 			f.deliveries = append(f.deliveries, in)
@@ -194,6 +258,7 @@ func payoutInput() workflows.PayoutInput {
 			SourceCurrency: "USD", IBAN: "DE89370400440532013000", BIC: "COBADEFFXXX",
 		},
 		NotifyURL: "https://shop.example/payouts", Run: 1, NotifySchedule: notify.DefaultSchedule(),
+		Shape: workflows.CurrentPayoutShape,
 	}
 }
 
@@ -214,7 +279,7 @@ func runPayout(t *testing.T, env *testsuite.TestWorkflowEnvironment, in workflow
 }
 
 func TestPayoutCompletes(t *testing.T) {
-	f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true}, polls: 5,
+	f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, polls: 5,
 		outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
 	env := newPayoutEnv(t, f)
 	st := runPayout(t, env, payoutInput())
@@ -247,7 +312,7 @@ func TestPayoutCompletes(t *testing.T) {
 // merchant did not acknowledge at the payout's attempt goes to a Redeliver
 // workflow that knows one attempt was made.
 func TestPayoutHandsAnUnacknowledgedNotificationOver(t *testing.T) {
-	f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true}, refuseNotice: true,
+	f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, refuseNotice: true,
 		outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
 	env := newPayoutEnv(t, f)
 	st := runPayout(t, env, payoutInput())
@@ -266,7 +331,7 @@ func TestPayoutHandsAnUnacknowledgedNotificationOver(t *testing.T) {
 func TestPayoutCarriesItsMode(t *testing.T) {
 	for _, mode := range []string{"test", "live"} {
 		t.Run(mode, func(t *testing.T) {
-			f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true}, polls: 1,
+			f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, polls: 1,
 				outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
 			env := newPayoutEnv(t, f)
 			in := payoutInput()
@@ -285,7 +350,7 @@ func TestPayoutCarriesItsMode(t *testing.T) {
 }
 
 func TestPayoutInsufficientFunds(t *testing.T) {
-	f := &payoutRail{reserve: activities.PayoutReserveResult{Insufficient: true}}
+	f := &payoutRail{reserved: activities.PayoutReserveResult{Insufficient: true}}
 	env := newPayoutEnv(t, f)
 	st := runPayout(t, env, payoutInput())
 	if st.Status != payout.StatusFailed || st.FailureType != payout.FailureInsufficientFunds {
@@ -300,7 +365,7 @@ func TestPayoutInsufficientFunds(t *testing.T) {
 }
 
 func TestPayoutRailFailureReleases(t *testing.T) {
-	f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true}, polls: 2,
+	f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, polls: 2,
 		outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferFailed, Attempt: 1,
 			FailureType: payout.FailureBeneficiaryAccount, FailureReason: "beneficiary account closed"}}
 	env := newPayoutEnv(t, f)
@@ -315,7 +380,7 @@ func TestPayoutRailFailureReleases(t *testing.T) {
 }
 
 func TestPayoutWaitsForPaymentDate(t *testing.T) {
-	f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true},
+	f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true},
 		outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
 	env := newPayoutEnv(t, f)
 	in := payoutInput()
@@ -335,7 +400,7 @@ func TestPayoutWaitsForPaymentDate(t *testing.T) {
 // so rates changed since cannot make the rail see another body under the
 // same key.
 func TestPayoutRerunKeepsItsCharges(t *testing.T) {
-	f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true},
+	f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true},
 		outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 2}}
 	env := newPayoutEnv(t, f)
 	in := payoutInput()
@@ -379,7 +444,7 @@ func TestPayoutSubmissionUnanswered(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true}, submitErr: silent, findErr: tc.findErr,
+			f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, submitErr: silent, findErr: tc.findErr,
 				found:   tc.found,
 				outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
 			env := newPayoutEnv(t, f)
@@ -407,7 +472,7 @@ func TestPayoutSubmissionUnanswered(t *testing.T) {
 // failure_reason, which the merchant reads, is the rail's refusal without
 // Temporal's wrapping (activity type, event ids, the worker's identity).
 func TestPayoutFailureReasonIsTheActivitysOwn(t *testing.T) {
-	f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true}, submitErr: func(int) error {
+	f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, submitErr: func(int) error {
 		return temporal.NewNonRetryableApplicationError("rail refused: invalid_beneficiary", activities.ErrTypePayoutRailRejected, nil)
 	}}
 	env := newPayoutEnv(t, f)
@@ -443,7 +508,7 @@ func TestPayoutRailCallbacks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true}, polls: tt.polls,
+			f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, polls: tt.polls,
 				outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
 			env := newPayoutEnv(t, f)
 			f.clock = env.Now
@@ -471,7 +536,7 @@ func TestPayoutRailCallbacks(t *testing.T) {
 // written for longer than one attempt's timeout (ten refusals: about a
 // minute of retries); the payout waits for the database and completes.
 func TestPayoutOutlastsADatabaseOutage(t *testing.T) {
-	f := &payoutRail{reserve: activities.PayoutReserveResult{Reserved: true},
+	f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true},
 		outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1},
 		startErr: func(n int) error {
 			if n < 10 {
@@ -484,4 +549,103 @@ func TestPayoutOutlastsADatabaseOutage(t *testing.T) {
 	if st.Status != payout.StatusCompleted || f.starts != 11 || f.submits != 1 {
 		t.Fatalf("state %+v after %d record attempts and %d submissions, want COMPLETED after 11 and 1", st, f.starts, f.submits)
 	}
+}
+
+// TestPayoutShapesAgree: a run of shape 1 (merged steps, no version
+// markers) does to the record, the ledger, the rail and the merchant what a
+// run of shape 0 does, outcome by outcome.
+func TestPayoutShapesAgree(t *testing.T) {
+	completed := activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}
+	tests := []struct {
+		name string
+		rail func() *payoutRail
+		in   func() workflows.PayoutInput
+	}{
+		{"completes", func() *payoutRail {
+			return &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, polls: 2, outcome: completed}
+		}, payoutInput},
+		{"completes, notification refused", func() *payoutRail {
+			return &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, refuseNotice: true, outcome: completed}
+		}, payoutInput},
+		{"completes, no notify_url", func() *payoutRail {
+			return &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, outcome: completed}
+		}, func() workflows.PayoutInput { in := payoutInput(); in.NotifyURL = ""; return in }},
+		{"insufficient funds", func() *payoutRail {
+			return &payoutRail{reserved: activities.PayoutReserveResult{Insufficient: true}}
+		}, payoutInput},
+		{"rail fails the transfer", func() *payoutRail {
+			return &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, polls: 1,
+				outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferFailed, Attempt: 1,
+					FailureType: payout.FailureBeneficiaryAccount, FailureReason: "beneficiary account closed"}}
+		}, payoutInput},
+		{"re-run with its charges", func() *payoutRail {
+			return &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, outcome: completed}
+		}, func() workflows.PayoutInput {
+			in := payoutInput()
+			ch := payoutCharges()
+			in.Run, in.Charges = 2, &ch
+			return in
+		}},
+	}
+	type effects struct {
+		State      workflows.PayoutState
+		Statuses   []payout.Status
+		Settled    []string
+		Released   []string
+		Notes      []activities.RecordNotificationInput
+		Deliveries []activities.DeliverInput
+		HandedOver []workflows.RedeliverInput
+		Submits    int
+		Priced     int
+	}
+	run := func(t *testing.T, f *payoutRail, in workflows.PayoutInput) effects {
+		env := newPayoutEnv(t, f)
+		st := runPayout(t, env, in)
+		return effects{st, f.statuses, f.settled, f.released, f.notes, f.deliveries, f.handedOver, f.submits, f.priced}
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in0 := tc.in()
+			in0.Shape = 0
+			before := run(t, tc.rail(), in0)
+			in1 := tc.in()
+			in1.Shape = 1
+			f := tc.rail()
+			after := run(t, f, in1)
+			if !reflect.DeepEqual(before, after) {
+				t.Errorf("shape 1 did\n%+v\nshape 0 did\n%+v", after, before)
+			}
+			if f.closes != 1 {
+				t.Errorf("PayoutClose ran %d times, want 1", f.closes)
+			}
+		})
+	}
+}
+
+// TestPayoutMergedStepsFallBack: a run of shape 1 whose reservation the
+// ledger refuses fails with the ledger's reason, and one whose closing step
+// fails takes the steps one by one, as a run of shape 0 does.
+func TestPayoutMergedStepsFallBack(t *testing.T) {
+	t.Run("reservation refused", func(t *testing.T) {
+		f := &payoutRail{reserveRefused: "ledger refused the reservation"}
+		st := runPayout(t, newPayoutEnv(t, f), payoutInput())
+		if st.Status != payout.StatusFailed || st.FailureType != payout.FailureUnknown ||
+			st.FailureReason != "funds could not be reserved: ledger refused the reservation" {
+			t.Fatalf("state = %+v", st)
+		}
+		if f.submits != 0 || len(f.released) != 0 || len(f.notes) != 1 || f.notes[0].Fields["status"] != "FAILED" {
+			t.Errorf("submits %d, released %v, notes %+v", f.submits, f.released, f.notes)
+		}
+	})
+	t.Run("closing step fails", func(t *testing.T) {
+		f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true},
+			closeErr: temporal.NewNonRetryableApplicationError("refused", activities.ErrTypeRecordRejected, nil),
+			outcome:  activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
+		st := runPayout(t, newPayoutEnv(t, f), payoutInput())
+		want := []payout.Status{payout.StatusNew, payout.StatusSubmitted, payout.StatusCompleted}
+		if st.Status != payout.StatusCompleted || !slices.Equal(f.statuses, want) || len(f.settled) != 1 ||
+			len(f.notes) != 1 || len(f.deliveries) != 1 {
+			t.Errorf("state %+v, statuses %v, settled %v, notes %d, deliveries %d", st, f.statuses, f.settled, len(f.notes), len(f.deliveries))
+		}
+	})
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/payout"
 )
 
 // ScheduledPayoutsInput is what the daily run of the accounts' payout
@@ -51,10 +52,16 @@ func ScheduledPayouts(ctx workflow.Context, in ScheduledPayoutsInput) (Scheduled
 			WorkflowID:            id,
 			WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 			ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
+			// A payout of shape 1 finds itself by these from its start.
+			TypedSearchAttributes: temporal.NewSearchAttributes(
+				SearchMerchantID.ValueSet(p.MerchantID), SearchAccountID.ValueSet(p.AccountID),
+				SearchRequestID.ValueSet(p.RequestID), SearchTransactionID.ValueSet(p.TransactionID),
+				SearchPayoutStatus.ValueSet(string(payout.StatusNew))),
 		})
 		child := workflow.ExecuteChildWorkflow(cctx, PayoutWorkflowType, PayoutInput{
 			ID: id, MerchantID: p.MerchantID, AccountID: p.AccountID, RequestID: p.RequestID, TransactionID: p.TransactionID,
 			ShortReferenceID: p.ShortReferenceID, Instruction: p.Instruction, Mode: p.Mode, Run: 1, NotifySchedule: in.NotifySchedule,
+			Shape: CurrentPayoutShape,
 		})
 		err := child.GetChildWorkflowExecution().Get(ctx, nil)
 		switch {

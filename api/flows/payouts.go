@@ -97,6 +97,7 @@ func PayoutRunInput(p *models.Payout, schedule notify.Schedule) (workflows.Payou
 		ID: p.ID, MerchantID: p.MerchantID, AccountID: p.AccountID, RequestID: p.RequestID,
 		TransactionID: p.TransactionID, ShortReferenceID: p.ShortReferenceID, Instruction: in,
 		NotifyURL: p.NotifyURL, Mode: p.Mode, Run: p.Run + 1, NotifySchedule: schedule, Charges: charges,
+		Shape: workflows.CurrentPayoutShape,
 	}, nil
 }
 

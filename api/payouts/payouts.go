@@ -168,6 +168,7 @@ func (h *Handler) payout(c *gin.Context) {
 			ID: id, MerchantID: req.MerchantID, AccountID: req.AccountID, RequestID: in.RequestID,
 			TransactionID: h.Gate.IDs.Next(), ShortReferenceID: short, Instruction: in, NotifyURL: in.Request.NotifyURL,
 			Mode: cmp.Or(m.Account().Mode, testmode.Live), Run: 1, NotifySchedule: h.Gate.NotifySchedule,
+			Shape: workflows.CurrentPayoutShape,
 		}
 		if err := h.Starter.Start(ctx, start); err != nil {
 			h.Gate.Logger.Error("start payout", "payout", id, "error", err)
