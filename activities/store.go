@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -134,6 +135,9 @@ type FinishOrderInput struct {
 	// forgotten before the outcome is written (DropCVV): the authorisation
 	// is over, and one local activity does both.
 	DropCVVToken string `json:",omitempty"`
+	// Reopen, when set, is what the order's next run starts from, saved in
+	// the same statement as the outcome (SaveOrderReopen's save, folded in).
+	Reopen *SaveReopenInput `json:",omitempty"`
 }
 
 // FinishOrder records the outcome on the order row. A write Postgres refuses
@@ -148,7 +152,12 @@ func (a *Activities) FinishOrder(ctx context.Context, in FinishOrderInput) error
 	for _, r := range in.Risk.Reasons {
 		reasons = append(reasons, models.RiskReason{Name: r.Name, Status: r.Status})
 	}
+	var reopen *models.ReopenSave
+	if r := in.Reopen; r != nil {
+		reopen = &models.ReopenSave{Run: r.Run, Input: r.Input, At: time.Now()}
+	}
 	return storeError(a.Records.UpdateOrderResult(ctx, in.TransactionID, models.OrderResult{
+		Reopen:         reopen,
 		PaymentStatus:  in.PaymentStatus,
 		OrderStatus:    in.OrderStatus,
 		ResultCode:     in.ResultCode,

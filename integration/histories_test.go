@@ -49,6 +49,16 @@ func TestRecordHistories(t *testing.T) {
 	}
 	save("order-timeout-inquiry-refunded", paid)
 	saveRun(t, "order-paid-closed", workflows.OrderWorkflowID(creds.MerchantID, creds.AccountID, paid), paidRun)
+	// Shape 4: a paid order with no notification saves its reopen state
+	// with its outcome.
+	folded := newOrderNo(t)
+	foldedOrder := cardOrder(creds, folded, "4242424242424242")
+	delete(foldedOrder, "notify_url")
+	if _, r = authorise(t, signCard(foldedOrder, creds.SignKey)); r.OrderStatus != "1" {
+		t.Fatal(r.ResultInfo)
+	}
+	foldedID := workflows.OrderWorkflowID(creds.MerchantID, creds.AccountID, folded)
+	saveRun(t, "order-paid-folded", foldedID, closedRun(t, foldedID))
 
 	// A payment that keeps its card (token_flag=YES), refunded so that
 	// its workflow ends.

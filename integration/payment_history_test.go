@@ -20,7 +20,8 @@ import (
 // Version marker and no TemporalChangeVersion upsert appear, and (shape 2)
 // its risk check and CVV drop ride in the record's and the outcome's local
 // activities. Shape 3 closes a paid order once idle instead of starting a
-// timer for its refund window.
+// timer for its refund window; shape 4 saves its state for reopening in its
+// outcome's write.
 func TestPaymentFirstTaskEvents(t *testing.T) {
 	const (
 		started     = "WorkflowExecutionStarted"
@@ -48,10 +49,11 @@ func TestPaymentFirstTaskEvents(t *testing.T) {
 		{
 			name: "paid, no notify_url",
 			// the outcome, the ledger credit, the status and the answer;
-			// then (shape 3) no refund window's timer: the order is idle,
-			// its state is saved for reopening and its run completes, all
-			// in the payment's one workflow task.
-			rest: []string{local, local, upsert, answered, local, closed},
+			// then (shape 3) no refund window's timer: the order is idle
+			// and its run completes, all in the payment's one workflow
+			// task. Its state for reopening was saved (shape 4) in the
+			// outcome's write: no local activity of its own.
+			rest: []string{local, local, upsert, answered, closed},
 		},
 		{
 			name:   "paid, notified",

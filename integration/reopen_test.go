@@ -46,6 +46,52 @@ func reopenRow(t *testing.T, txID string) (saved bool, heldBy string) {
 	return rows[0].Saved, heldBy
 }
 
+// TestPaidOrderSavesItsStateWithItsOutcome: a paid order with no
+// notification to deliver saves its reopen state in its outcome's write
+// (shape 4): its run records four local activities (the record, the charge,
+// the outcome, the ledger's credit) and no save of its own, its record
+// holds the state, and a refund reopens it from that state.
+func TestPaidOrderSavesItsStateWithItsOutcome(t *testing.T) {
+	t.Parallel()
+	creds := env.auto
+	no := newOrderNo(t)
+	f := cardOrder(creds, no, "4242424242424242")
+	delete(f, "notify_url")
+	_, r := authorise(t, signCard(f, creds.SignKey))
+	if r.OrderStatus != "1" {
+		t.Fatalf("payment: %s", r.ResultInfo)
+	}
+	wfID := workflows.OrderWorkflowID(creds.MerchantID, creds.AccountID, no)
+	first := closedRun(t, wfID)
+	if saved, held := reopenRow(t, r.TransactionID); !saved || held != "" {
+		t.Fatalf("record after closing: saved %v held by %q, want saved and free", saved, held)
+	}
+	markers := 0
+	iter := env.temporal.GetWorkflowHistory(t.Context(), wfID, first, false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := ev.GetMarkerRecordedEventAttributes(); a != nil && a.GetMarkerName() == "LocalActivity" {
+			markers++
+		}
+	}
+	if markers != 4 {
+		t.Errorf("the paid run recorded %d local activities, want 4", markers)
+	}
+	_, b := batch(t, creds, "/v1/refund", "refund_orders", []batchEntry{with(ref(r.TransactionID, no, "12.34"), "refund_amount", "2.34")})
+	if len(b.Entries) != 1 || b.Entries[0]["refund_status"] != "1" {
+		t.Fatalf("refund of the closed order = %v (%s)", b.Entries, b.ReturnMessage)
+	}
+	if second := closedRun(t, wfID); second == first {
+		t.Errorf("the refund ran on run %s, want a new run of the order", first)
+	}
+	if o := findOrder(t, creds.AccountID, no); o.PaymentStatus != 4100 || o.RefundedAmount != 234 {
+		t.Errorf("record: %d refunded %d, want 4100 and 234", o.PaymentStatus, o.RefundedAmount)
+	}
+}
+
 // TestPaidOrderClosesAndReopens: a paid order's workflow completes once
 // idle, with its state in the record; a refund reopens it on the same
 // workflow id (a new run), and racing refunds on the closed order are

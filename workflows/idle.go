@@ -1,14 +1,17 @@
 package workflows
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/status"
 )
 
 // shapeIdleClose (shape 3) closes a paid order's workflow once it is idle
@@ -36,6 +39,37 @@ const ErrTypeOrderClosed = "OrderClosed"
 // open through its refund window.
 func (w *orderWorkflow) closesIdle() bool {
 	return w.in.Shape >= shapeIdleClose && !w.keepOpen && !w.st.Unrecorded
+}
+
+// shapeFoldedSave (shape 4) saves a paid order's reopen state with its
+// outcome, in the outcome's write (FinishOrderInput.Reopen), when the order
+// will close as soon as it is paid: one local activity, one statement, one
+// commit and one round trip to Postgres fewer on the payment's answer.
+// closeIdle then saves nothing, if the state is still the one saved.
+const shapeFoldedSave = 4
+
+// foldedReopen is the reopen state to save with the outcome out, or nil:
+// the order is not of shape 4, or is not one that closes as soon as this
+// outcome is recorded (its first run, a payment answered paid, no
+// notification to deliver, no subscription to tell). The state is the one
+// closeIdle would save once the order has moved to out's status; anything
+// that changes the order in between makes closeIdle save again.
+func (w *orderWorkflow) foldedReopen(movedAt time.Time, run string, out activities.FinishOrderInput) *activities.SaveReopenInput {
+	in := w.in
+	if in.Shape < shapeFoldedSave || !w.closesIdle() || in.Resume != nil || in.Reopen || w.st.Result != nil ||
+		out.PaymentStatus != status.Paid || in.Details.NotifyURL != "" || in.Recurring != nil || in.Subscription != nil {
+		return nil
+	}
+	before := w.st
+	defer func() { w.st = before }()
+	w.st = w.st.Moved(out.PaymentStatus, movedAt)
+	res := w.paymentResult(out)
+	w.st.Result = &res
+	input, err := json.Marshal(w.reopenInput()) //workflowcheck:ignore (as in closeIdle)
+	if err != nil {
+		return nil
+	}
+	return &activities.SaveReopenInput{TransactionID: in.TransactionID, Run: run, Input: input}
 }
 
 // reopenInput is what the order's next run starts from: its request
@@ -69,6 +103,12 @@ func (w *orderWorkflow) closeIdle(ctx workflow.Context) bool {
 		workflow.GetLogger(ctx).Error("order state not saved for reopening: stays open", "error", err)
 		w.keepOpen = true
 		return false
+	}
+	if w.savedReopen != nil && bytes.Equal(input, w.savedReopen) {
+		// The outcome's write saved this very state (shape 4), and
+		// nothing ran since that could have changed it.
+		w.savedReopen = nil
+		return w.quiet(ctx)
 	}
 	var saved activities.SaveReopenResult
 	err = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.SaveOrderReopen,

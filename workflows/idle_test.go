@@ -45,10 +45,19 @@ func TestPaidOrderClosesWhenIdle(t *testing.T) {
 		shape       int
 		wantEndedBy time.Duration // the run ends this long after the payment, at most
 		wantSaves   int
+		// wantFolded is how many of the saves rode in the outcome's write.
+		wantFolded int
+		notifyURL  string
 	}{
 		// No timer runs the refund window: the order closes once its
-		// payment is answered and its ledger credit posted.
-		{name: "a paid order closes at once", mode: "auto", shape: workflows.CurrentOrderShape, wantEndedBy: time.Minute, wantSaves: 1},
+		// payment is answered and its ledger credit posted. From shape 4
+		// its state is saved with its outcome.
+		{name: "a paid order closes at once", mode: "auto", shape: workflows.CurrentOrderShape, wantEndedBy: time.Minute, wantSaves: 1, wantFolded: 1},
+		{name: "a shape 3 paid order saves its state in a step of its own", mode: "auto", shape: 3, wantEndedBy: time.Minute, wantSaves: 1},
+		// Its notification pending, the order is not idle when its
+		// outcome is written: it saves its state once it has delivered.
+		{name: "a paid order with a notification saves after it", mode: "auto", shape: workflows.CurrentOrderShape,
+			notifyURL: "https://shop.example/notify", wantEndedBy: time.Minute, wantSaves: 1},
 		// An authorisation's window is due: it is voided at its end, and
 		// the expired order ends with nothing saved (nothing to reopen).
 		{name: "an authorised order waits for its window", mode: "manual", shape: workflows.CurrentOrderShape,
@@ -64,12 +73,13 @@ func TestPaidOrderClosesWhenIdle(t *testing.T) {
 			env.SetStartTime(paidAt)
 			in := orderInput(tc.mode)
 			in.Shape = tc.shape
+			in.Details.NotifyURL = tc.notifyURL
 			run(t, env, in)
 			if took := env.Now().Sub(paidAt); took > tc.wantEndedBy || tc.wantEndedBy > time.Minute && took < tc.wantEndedBy-2*time.Minute {
 				t.Errorf("run ended %v after the payment, want about %v", took, tc.wantEndedBy)
 			}
-			if len(acq.reopenSaves) != tc.wantSaves {
-				t.Fatalf("%d saves for reopening, want %d", len(acq.reopenSaves), tc.wantSaves)
+			if len(acq.reopenSaves) != tc.wantSaves || acq.foldedSaves != tc.wantFolded {
+				t.Fatalf("%d saves for reopening (%d with the outcome), want %d (%d)", len(acq.reopenSaves), acq.foldedSaves, tc.wantSaves, tc.wantFolded)
 			}
 			if tc.wantSaves == 0 {
 				return
@@ -81,10 +91,42 @@ func TestPaidOrderClosesWhenIdle(t *testing.T) {
 				t.Errorf("saved state = %+v, want paid %d with its result", got.Resume, amount)
 			case got.Details.ShopperEmail != "" || got.Details.FirstName != "" || got.Details.LastName != "":
 				t.Errorf("saved details keep personal data: %+v", got.Details)
-			case got.Details.OrderNo != orderNo || got.Card.Token != cardToken || got.TransactionID != txID || got.Shape != workflows.CurrentOrderShape:
+			case got.Details.OrderNo != orderNo || got.Card.Token != cardToken || got.TransactionID != txID || got.Shape != tc.shape:
 				t.Errorf("saved input lost the order: %+v", got)
 			}
 		})
+	}
+}
+
+// TestFoldedSaveIsTheStateCloseIdleSaves: the state a shape 4 order saves
+// with its outcome is, byte for byte, the state a shape 3 order saves in a
+// step of its own once it is idle (the shape aside): a reopened order
+// cannot tell them apart.
+func TestFoldedSaveIsTheStateCloseIdleSaves(t *testing.T) {
+	saved := map[int][]byte{}
+	for _, shape := range []int{3, 4} {
+		acq := &acquirer{risk: accepted, authorise: answer(approved(amount))}
+		env := newEnv(t, acq)
+		env.SetStartTime(paidAt)
+		in := orderInput("auto")
+		in.Shape = shape
+		run(t, env, in)
+		if len(acq.reopenSaves) != 1 {
+			t.Fatalf("shape %d: %d saves, want 1", shape, len(acq.reopenSaves))
+		}
+		var st map[string]any
+		if err := json.Unmarshal(acq.reopenSaves[0].Input, &st); err != nil {
+			t.Fatal(err)
+		}
+		delete(st, "Shape")
+		b, err := json.Marshal(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved[shape] = b
+	}
+	if string(saved[3]) != string(saved[4]) {
+		t.Errorf("shape 4 saved\n%s\nshape 3 saved\n%s", saved[4], saved[3])
 	}
 }
 

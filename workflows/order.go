@@ -216,6 +216,9 @@ type orderWorkflow struct {
 	// keepOpen is set when the order's state could not be saved for
 	// reopening: the order stays open through its refund window.
 	keepOpen bool
+	// savedReopen is the reopen state the outcome's write saved with it
+	// (shape 4): closeIdle saves nothing when the state is still that.
+	savedReopen []byte
 }
 
 // Order is the workflow of one payment order: it records the order, checks
@@ -640,12 +643,31 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 		// and the answer waits for the slower one only.
 		w.creditPaid(ctx)
 	}
-	if err := w.recordOutcome(ctx, out); err != nil {
+	// The move is dated before the outcome's write: the workflow's clock
+	// moves on when a local activity completes, and the state saved with
+	// the outcome (shape 4) must be the state the move makes.
+	movedAt := workflow.Now(ctx)
+	out.Reopen = w.foldedReopen(movedAt, workflow.GetInfo(ctx).FirstRunID, out)
+	full, err := w.recordOutcome(ctx, out)
+	if err != nil {
 		return PaymentResult{}, err
 	}
-	if err := w.moveTo(ctx, out.PaymentStatus, !credited); err != nil {
+	if full && out.Reopen != nil {
+		w.savedReopen = out.Reopen.Input
+	}
+	if w.in.Shape < shapeFoldedSave {
+		movedAt = workflow.Now(ctx)
+	}
+	if err := w.moveAt(ctx, out.PaymentStatus, !credited, movedAt); err != nil {
 		return PaymentResult{}, err
 	}
+	return w.paymentResult(out), nil
+}
+
+// paymentResult is the answer to the payment with outcome out, from the
+// order as it stands.
+func (w *orderWorkflow) paymentResult(out activities.FinishOrderInput) PaymentResult {
+	in := w.in
 	return PaymentResult{
 		TransactionID: in.TransactionID,
 		MerchantID:    in.MerchantID,
@@ -666,19 +688,20 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 		ThreeDSResult: out.ThreeDSResult,
 		TokenID:       w.st.TokenID,
 		Recurring:     w.st.Recurring,
-	}, nil
+	}
 }
 
-// recordOutcome writes a payment outcome on the order row. When Postgres
-// refuses the write for its values (text from the acquirer, say), the outcome
-// is written again with its status, code and amount only; if even that is
-// refused, the workflow goes on with the outcome it knows, which its result
-// and queries carry, rather than fail after money may have moved.
-func (w *orderWorkflow) recordOutcome(ctx workflow.Context, out activities.FinishOrderInput) error {
+// recordOutcome writes a payment outcome on the order row, and reports
+// whether it was written whole. When Postgres refuses the write for its
+// values (text from the acquirer, say), the outcome is written again with
+// its status, code and amount only; if even that is refused, the workflow
+// goes on with the outcome it knows, which its result and queries carry,
+// rather than fail after money may have moved.
+func (w *orderWorkflow) recordOutcome(ctx workflow.Context, out activities.FinishOrderInput) (bool, error) {
 	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
 	err := workflow.ExecuteLocalActivity(lctx, a.FinishOrder, out).Get(ctx, nil)
 	if errorType(err) != activities.ErrTypeRecordRejected {
-		return err
+		return err == nil, err
 	}
 	logger := workflow.GetLogger(ctx)
 	logger.Error("order outcome refused by the record: writing it without details", "error", err)
@@ -696,9 +719,9 @@ func (w *orderWorkflow) recordOutcome(ctx workflow.Context, out activities.Finis
 	err = workflow.ExecuteLocalActivity(lctx, a.FinishOrder, bare).Get(ctx, nil)
 	if errorType(err) == activities.ErrTypeRecordRejected {
 		logger.Error("order outcome refused by the record", "payment_status", out.PaymentStatus, "code", out.ResultCode, "error", err)
-		return nil
+		return false, nil
 	}
-	return err
+	return false, err
 }
 
 // setStatus moves the order and keeps the PaymentStatus search attribute in
@@ -713,11 +736,16 @@ func (w *orderWorkflow) setStatus(ctx workflow.Context, to status.Payment) error
 // moveTo is setStatus; credit false leaves out the ledger credit of a move
 // to paid, which the caller has already started (finish, shape 2).
 func (w *orderWorkflow) moveTo(ctx workflow.Context, to status.Payment, credit bool) error {
+	return w.moveAt(ctx, to, credit, workflow.Now(ctx))
+}
+
+// moveAt is moveTo with the move dated at.
+func (w *orderWorkflow) moveAt(ctx workflow.Context, to status.Payment, credit bool, at time.Time) error {
 	if err := w.checkMove(ctx, to); err != nil {
 		return err
 	}
 	credits := credit && w.st.CreditsOnMove(to)
-	w.st = w.st.Moved(to, workflow.Now(ctx))
+	w.st = w.st.Moved(to, at)
 	if credits {
 		w.creditPaid(ctx)
 	}

@@ -128,7 +128,9 @@ type acquirer struct {
 	inqs     []activities.InquireInput
 	drops    []activities.DropCVVInput
 	finish   []activities.FinishOrderInput
-	deletes  []activities.DeleteCardInput
+	// foldedSaves counts the reopen saves that rode in an outcome's write.
+	foldedSaves int
+	deletes     []activities.DeleteCardInput
 
 	// Operations after the payment.
 	captures []activities.CaptureInput
@@ -301,9 +303,21 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 				acq.drops = append(acq.drops, activities.DropCVVInput{CardToken: in.DropCVVToken})
 				in.DropCVVToken = ""
 			}
+			save := in.Reopen
+			// Shape 4: the outcome's write saves the reopen state too. It
+			// is kept as a save, so that the outcomes read the same in
+			// every shape.
+			in.Reopen = nil
 			acq.finish = append(acq.finish, in)
 			if acq.finishErr != nil {
-				return acq.finishErr(len(acq.finish) - 1)
+				if err := acq.finishErr(len(acq.finish) - 1); err != nil {
+					return err
+				}
+			}
+			if save != nil && (acq.reopenRun == "" || acq.reopenRun == save.Run) {
+				acq.reopenSaves = append(acq.reopenSaves, *save)
+				acq.foldedSaves++
+				acq.reopenInput, acq.reopenRun = save.Input, ""
 			}
 			return nil
 		}).Maybe()

@@ -11,7 +11,7 @@ import "go.temporal.io/sdk/workflow"
 // needs neither: its input says which code it was started with, and the
 // input is in its history for every replay. Orders started before shapes
 // (Shape 0) keep asking GetVersion, exactly as they were recorded.
-const CurrentOrderShape = shapeIdleClose
+const CurrentOrderShape = shapeFoldedSave
 
 // shapeVersions are the versions of the changes an order of each shape takes
 // without a marker. A change made after a shape is not in that shape's table:
@@ -30,6 +30,12 @@ var shapeVersions = map[int]map[string]workflow.Version{
 		changeStoredCards:     1,
 	},
 	shapeIdleClose: {
+		changeLedgerPosting:   2,
+		changeContinueAsNew:   1,
+		changeCallbackInquiry: 1,
+		changeStoredCards:     1,
+	},
+	shapeFoldedSave: {
 		changeLedgerPosting:   2,
 		changeContinueAsNew:   1,
 		changeCallbackInquiry: 1,

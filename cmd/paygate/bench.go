@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/internal/dev/loadgen"
+	"github.com/paygate/paygate/internal/domain/card"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/worker"
 )
@@ -175,19 +176,7 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 // benchCard returns the i-th of a series of Luhn-valid Visa numbers that the
 // simulator approves.
 func benchCard(i int) string {
-	body := fmt.Sprintf("41%013d", i)
-	sum := 0
-	for j := len(body) - 1; j >= 0; j-- {
-		d := int(body[j] - '0')
-		if (len(body)-j)%2 == 1 {
-			d *= 2
-			if d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-	}
-	return body + strconv.Itoa((10-sum%10)%10)
+	return card.WithCheckDigit(fmt.Sprintf("41%013d", i))
 }
 
 func postExpect(ctx context.Context, hc *http.Client, target, contentType string, body []byte, check func([]byte) error) error {

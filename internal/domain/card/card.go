@@ -52,6 +52,18 @@ func Luhn(pan string) bool {
 	return sum%10 == 0
 }
 
+// WithCheckDigit completes body, a string of ASCII digits, with its Luhn
+// check digit: the number Luhn accepts. Load tools use it to make a card per
+// payment.
+func WithCheckDigit(body string) string {
+	for d := byte('0'); d <= '9'; d++ {
+		if pan := body + string(d); Luhn(pan) {
+			return pan
+		}
+	}
+	return body
+}
+
 // ValidateNumber returns ErrInvalidNumber unless pan is 12 to 19 ASCII
 // digits, not starting with a zero, that pass the Luhn check. No payment
 // card number starts with a zero, and a leading zero keeps the Luhn sum: a

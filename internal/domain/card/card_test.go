@@ -306,3 +306,24 @@ func TestFingerprint(t *testing.T) {
 		})
 	}
 }
+
+func TestWithCheckDigit(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+		want string
+	}{
+		{"the test Visa", "424242424242424", "4242424242424242"},
+		{"the test Mastercard", "555555555555444", "5555555555554444"},
+		{"a check digit of 0", "411111111111111", "4111111111111111"},
+		{"a bench card", "410000000000001", "4100000000000019"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := WithCheckDigit(tc.body)
+			if got != tc.want || !Luhn(got) {
+				t.Errorf("WithCheckDigit(%q) = %q, want %q", tc.body, got, tc.want)
+			}
+		})
+	}
+}
