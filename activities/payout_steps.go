@@ -10,6 +10,10 @@ import (
 	"github.com/paygate/paygate/internal/domain/payout"
 )
 
+// ErrTypePayoutReserveFailed is PayoutOpen's error when the reservation,
+// not the record, failed: the run ends FAILED for it once retries run out.
+const ErrTypePayoutReserveFailed = "PayoutReserveFailed"
+
 // PayoutOpenInput is the first step of a payout run of shape 1: its record
 // at NEW, its price (unless Charges, a re-run's recorded charges, are set)
 // and the reservation of its money, in one local activity.
@@ -62,11 +66,16 @@ func (p *PayoutActivities) PayoutOpen(ctx context.Context, in PayoutOpenInput) (
 	}
 	reserved, err := p.PayoutReserve(ctx, PayoutReserveInput{Reference: in.Reference, MerchantID: in.Start.MerchantID,
 		AccountID: in.Start.AccountID, Currency: ch.Transfer.Currency, Amount: ch.Transfer.Minor, Fee: ch.Fee.Minor})
+	var app *temporal.ApplicationError
 	switch {
-	case nonRetryable(err):
-		out.ReserveRefused = err.Error()
+	case errors.As(err, &app) && app.NonRetryable():
+		// The merchant reads this in the failure reason: the refusal's
+		// own message, without Temporal's wrapping.
+		out.ReserveRefused = app.Message()
 	case err != nil:
-		return PayoutOpenResult{}, err
+		// Retried as the whole step; if the retries run out, the payout
+		// fails for it as a run of shape 0 does, rather than stay NEW.
+		return PayoutOpenResult{}, temporal.NewApplicationErrorWithCause(err.Error(), ErrTypePayoutReserveFailed, err)
 	}
 	out.Insufficient = reserved.Insufficient
 	return out, nil

@@ -2,6 +2,8 @@ package workflows_test
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -260,6 +262,42 @@ func TestOrderReopens(t *testing.T) {
 			}
 			if got := savedInput(t, acq); got.Resume.Status != tc.wantSaved {
 				t.Errorf("saved status %v, want %v", got.Resume.Status, tc.wantSaved)
+			}
+		})
+	}
+}
+
+// TestFoldedSaveFollowsAFullRefund: a shape 4 order saves itself paid with
+// its outcome, but its run stays open (its ledger credit fell over to an
+// activity) and is refunded in full before it closes. The run leaves the
+// refunded state in the record, so a later refund that reopens the order
+// is refused for what it is, as at shape 3, and reaches no acquirer.
+func TestFoldedSaveFollowsAFullRefund(t *testing.T) {
+	for _, shape := range []int{3, workflows.CurrentOrderShape} {
+		t.Run(fmt.Sprintf("shape %d", shape), func(t *testing.T) {
+			acq := &acquirer{risk: accepted, authorise: answer(approved(amount))}
+			// The credit's local attempts fail: it goes on as an activity,
+			// and the run stays open for it.
+			acq.ledgerErr = func(n int) error {
+				if n < 8 {
+					return errors.New("ledger unavailable")
+				}
+				return nil
+			}
+			env := newEnv(t, acq)
+			env.SetStartTime(paidAt)
+			first := sendSteps(env, []step{{100 * time.Millisecond, workflows.UpdateRefund,
+				workflows.RefundRequest{Entry: entry, RefundAmount: amount}}})
+			in := orderInput("auto")
+			in.Shape = shape
+			run(t, env, in)
+			if got := first[0].code(); got != "0000" {
+				t.Fatalf("full refund in the first run = %s, want 0000", got)
+			}
+			later := reopen(t, acq, paidAt.Add(time.Hour), []step{{0, workflows.UpdateRefund,
+				workflows.RefundRequest{Entry: entry, RefundAmount: amount}}})
+			if got := later[0].code(); got != "I0018" || len(acq.refunds) != 1 {
+				t.Errorf("refund after the order closed = %s with %d refunds at the acquirer, want I0018 and 1", got, len(acq.refunds))
 			}
 		})
 	}

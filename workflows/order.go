@@ -219,6 +219,9 @@ type orderWorkflow struct {
 	// savedReopen is the reopen state the outcome's write saved with it
 	// (shape 4): closeIdle saves nothing when the state is still that.
 	savedReopen []byte
+	// foldedSave: this run saved a reopen state with an outcome, so it
+	// must leave its final state in the record however it ends.
+	foldedSave bool
 }
 
 // Order is the workflow of one payment order: it records the order, checks
@@ -285,6 +288,12 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 		return workflow.AllHandlersFinished(ctx) && w.notificationsIdle() && w.inFlight == 0
 	}); err != nil {
 		return PaymentResult{}, err
+	}
+	if w.foldedSave && w.closesIdle() {
+		// The outcome's write saved the order paid (shape 4), and the run
+		// ends another way (refunded in full, say): the record must hold
+		// what the order is now, or an operation would reopen it as paid.
+		w.closeIdle(ctx)
 	}
 	return res, nil
 }
@@ -653,7 +662,7 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 		return PaymentResult{}, err
 	}
 	if full && out.Reopen != nil {
-		w.savedReopen = out.Reopen.Input
+		w.savedReopen, w.foldedSave = out.Reopen.Input, true
 	}
 	if w.in.Shape < shapeFoldedSave {
 		movedAt = workflow.Now(ctx)

@@ -245,6 +245,9 @@ func (w *payoutWorkflow) open(ctx workflow.Context) (done bool, err error) {
 		err := workflow.ExecuteLocalActivity(sctx, pa.PayoutOpen, activities.PayoutOpenInput{
 			Start: start, Charges: in.Charges, Reference: w.reference()}).Get(ctx, &opened)
 		switch {
+		case errorType(err) == activities.ErrTypePayoutReserveFailed:
+			_, err := w.finish(ctx, payout.FailureUnknown, "funds could not be reserved: "+failureReason(err), false)
+			return true, err
 		case err != nil:
 			// Without its record the payout does not exist for the
 			// merchant; nothing has moved, so the run ends here.

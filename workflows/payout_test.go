@@ -62,7 +62,9 @@ type payoutRail struct {
 	// reserveRefused is the ledger's refusal PayoutOpen reports.
 	closeErr       error
 	reserveRefused string
-	closes         int
+	// reserveFails: PayoutOpen's reservation failed until its retries ran out.
+	reserveFails string
+	closes       int
 }
 
 // The payout activities' steps as the fake takes them. open and close
@@ -130,6 +132,9 @@ func (f *payoutRail) open(ctx context.Context, in activities.PayoutOpenInput) (a
 	ch := out.Charges
 	if err := f.record(ctx, activities.PayoutRecordInput{ID: in.Start.ID, Status: payout.StatusNew, Charges: &ch}); err != nil {
 		return activities.PayoutOpenResult{}, err
+	}
+	if f.reserveFails != "" {
+		return activities.PayoutOpenResult{}, temporal.NewNonRetryableApplicationError(f.reserveFails, activities.ErrTypePayoutReserveFailed, nil)
 	}
 	out.Insufficient, out.ReserveRefused = f.reserved.Insufficient, f.reserveRefused
 	return out, nil
@@ -635,6 +640,17 @@ func TestPayoutMergedStepsFallBack(t *testing.T) {
 		}
 		if f.submits != 0 || len(f.released) != 0 || len(f.notes) != 1 || f.notes[0].Fields["status"] != "FAILED" {
 			t.Errorf("submits %d, released %v, notes %+v", f.submits, f.released, f.notes)
+		}
+	})
+	t.Run("reservation failing until the retries run out", func(t *testing.T) {
+		f := &payoutRail{reserveFails: "reserve payout/m1/key/run/1: connection refused"}
+		st := runPayout(t, newPayoutEnv(t, f), payoutInput())
+		if st.Status != payout.StatusFailed || st.FailureType != payout.FailureUnknown ||
+			st.FailureReason != "funds could not be reserved: reserve payout/m1/key/run/1: connection refused" {
+			t.Fatalf("state = %+v", st)
+		}
+		if f.submits != 0 || len(f.notes) != 1 || f.notes[0].Fields["status"] != "FAILED" {
+			t.Errorf("submits %d, notes %+v", f.submits, f.notes)
 		}
 	})
 	t.Run("closing step fails", func(t *testing.T) {

@@ -1,0 +1,89 @@
+package activities_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/adapters/ledger"
+	"github.com/paygate/paygate/internal/dev/testdb"
+	"github.com/paygate/paygate/internal/domain/money"
+	"github.com/paygate/paygate/internal/domain/payout"
+	"github.com/paygate/paygate/models"
+)
+
+// stepLedger is the ledger as PayoutOpen and PayoutClose see it: Reserve
+// answers reserveErr; the references it was asked for are kept.
+type stepLedger struct {
+	reserveErr       error
+	reserved         []string
+	settled, release []string
+}
+
+func (l *stepLedger) Reserve(_ context.Context, r ledger.Reservation) error {
+	l.reserved = append(l.reserved, r.Reference)
+	return l.reserveErr
+}
+
+func (l *stepLedger) Settle(_ context.Context, ref string) error {
+	l.settled = append(l.settled, ref)
+	return nil
+}
+
+func (l *stepLedger) Release(_ context.Context, ref string) error {
+	l.release = append(l.release, ref)
+	return nil
+}
+
+// TestPayoutOpen runs the real PayoutOpen on Postgres: the payout is
+// recorded at NEW with its charges and its money reserved, a short deposit
+// is a result, and a refused reservation is reported with the ledger's
+// refusal as the merchant reads it, without Temporal's wrapping.
+func TestPayoutOpen(t *testing.T) {
+	db := testdb.Open(t, "paygate_payoutopen_")
+	ch := payout.Charges{
+		Quote: payout.Quote{SourceCurrency: "USD", PaymentCurrency: "USD", Rate: payout.RateScale,
+			PaymentAmount: money.FromMinor(10000, "USD"), SourceAmount: money.FromMinor(10000, "USD")},
+		FeePaidBy: payout.FeePayer, Fee: money.FromMinor(500, "USD"), PayerPays: money.FromMinor(10500, "USD"),
+		Transfer: money.FromMinor(10000, "USD"), BeneficiaryReceives: money.FromMinor(10000, "USD"),
+	}
+	tests := []struct {
+		name           string
+		reserveErr     error
+		wantRefused    string
+		wantShort      bool
+		wantReferences int
+	}{
+		{"reserved", nil, "", false, 1},
+		{"a short deposit", fmt.Errorf("reserve: %w", ledger.ErrInsufficientFunds), "", true, 1},
+		{"a reservation the ledger refuses", fmt.Errorf("reserve: %w", ledger.ErrReferenceConflict), "ledger refused the reservation", false, 1},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := &stepLedger{reserveErr: tc.reserveErr}
+			p := &activities.PayoutActivities{Records: models.Records{DB: db}, Ledger: l}
+			id := fmt.Sprintf("payout/m1/open-%d", i)
+			got, err := p.PayoutOpen(t.Context(), activities.PayoutOpenInput{
+				Start: activities.PayoutRecordStartInput{ID: id, MerchantID: "m1", AccountID: "a1", RequestID: fmt.Sprintf("open-%d", i),
+					TransactionID: fmt.Sprintf("90000000000000000%02d", i), ShortReferenceID: "20260101-OPEN0" + fmt.Sprint(i),
+					Instruction: payout.Instruction{PaymentAmount: money.FromMinor(10000, "USD"), SourceCurrency: "USD"},
+					Run:         1, At: time.Now()},
+				Charges: &ch, Reference: id + "/run/1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.ReserveRefused != tc.wantRefused || got.Insufficient != tc.wantShort || got.Charges.Fee.Minor != 500 {
+				t.Errorf("PayoutOpen = %+v, want refused %q, short %v", got, tc.wantRefused, tc.wantShort)
+			}
+			if len(l.reserved) != tc.wantReferences || l.reserved[0] != id+"/run/1" {
+				t.Errorf("reserved %v", l.reserved)
+			}
+			rec, err := models.FindPayout(t.Context(), db, id)
+			if err != nil || rec.Status != string(payout.StatusNew) || rec.FeeAmount != 500 || rec.TransferAmount != 10000 {
+				t.Errorf("record = %+v, %v; want NEW with its charges", rec, err)
+			}
+		})
+	}
+}
