@@ -59,4 +59,9 @@ const (
 	// its turn and numbers its attempts after the sender's; a run a worker
 	// of the code before began resets it and sends at once, and replays so.
 	changeRedeliverAfterSender = "redeliver-after-sender"
+	// changePayoutCancelRelease: a payout cancelled while it waits for its
+	// payment date releases its money and records FAILED on a context the
+	// cancellation does not reach; runs cancelled before tried on the
+	// cancelled context, left the money reserved, and replay that.
+	changePayoutCancelRelease = "payout-cancel-release"
 )

@@ -193,7 +193,14 @@ func Payout(ctx workflow.Context, in PayoutInput) (PayoutState, error) {
 	}
 
 	if err := w.awaitPaymentDate(ctx); err != nil {
-		return w.finish(ctx, payout.FailureUnknown, "payout cancelled before its payment date", true)
+		fctx := ctx
+		if temporal.IsCanceledError(err) && workflow.GetVersion(ctx, changePayoutCancelRelease, workflow.DefaultVersion, 1) == 1 {
+			// Cancelled while it waited: on the cancelled context the
+			// release and the record would fail at once, and the money
+			// would stay reserved.
+			fctx, _ = workflow.NewDisconnectedContext(ctx)
+		}
+		return w.finish(fctx, payout.FailureUnknown, "payout cancelled before its payment date", true)
 	}
 
 	t, err := w.submit(ctx)

@@ -3,6 +3,7 @@ package workflows_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"sync"
@@ -664,4 +665,30 @@ func TestPayoutMergedStepsFallBack(t *testing.T) {
 			t.Errorf("state %+v, statuses %v, settled %v, notes %d, deliveries %d", st, f.statuses, f.settled, len(f.notes), len(f.deliveries))
 		}
 	})
+}
+
+// TestPayoutCancelledBeforeItsPaymentDate: a payout cancelled while it waits
+// for its payment date releases its money, records FAILED and tells the
+// merchant, at either shape; nothing reaches the rail.
+func TestPayoutCancelledBeforeItsPaymentDate(t *testing.T) {
+	for _, shape := range []int{0, workflows.CurrentPayoutShape} {
+		t.Run(fmt.Sprintf("shape %d", shape), func(t *testing.T) {
+			f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}}
+			env := newPayoutEnv(t, f)
+			in := payoutInput()
+			in.Shape = shape
+			in.Instruction.PaymentDate = env.Now().Add(72 * time.Hour)
+			env.RegisterDelayedCallback(env.CancelWorkflow, time.Hour)
+			st := runPayout(t, env, in)
+			want := []payout.Status{payout.StatusNew, payout.StatusScheduled, payout.StatusFailed}
+			if st.Status != payout.StatusFailed || st.FailureReason != "payout cancelled before its payment date" ||
+				!slices.Equal(f.statuses, want) {
+				t.Fatalf("state %+v, statuses %v; want FAILED, %v", st, f.statuses, want)
+			}
+			if len(f.released) != 1 || f.released[0] != "payout/m1/key/run/1" || f.submits != 0 ||
+				len(f.notes) != 1 || f.notes[0].Fields["status"] != "FAILED" {
+				t.Errorf("released %v, submits %d, notes %+v", f.released, f.submits, f.notes)
+			}
+		})
+	}
 }
