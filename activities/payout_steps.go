@@ -66,13 +66,10 @@ func (p *PayoutActivities) PayoutOpen(ctx context.Context, in PayoutOpenInput) (
 	}
 	reserved, err := p.PayoutReserve(ctx, PayoutReserveInput{Reference: in.Reference, MerchantID: in.Start.MerchantID,
 		AccountID: in.Start.AccountID, Currency: ch.Transfer.Currency, Amount: ch.Transfer.Minor, Fee: ch.Fee.Minor})
-	var app *temporal.ApplicationError
-	switch {
-	case errors.As(err, &app) && app.NonRetryable():
-		// The merchant reads this in the failure reason: the refusal's
-		// own message, without Temporal's wrapping.
-		out.ReserveRefused = app.Message()
-	case err != nil:
+	if reason, refused := refusal(err); refused {
+		// The merchant reads this in the failure reason.
+		out.ReserveRefused = reason
+	} else if err != nil {
 		// Retried as the whole step; if the retries run out, the payout
 		// fails for it as a run of shape 0 does, rather than stay NEW.
 		return PayoutOpenResult{}, temporal.NewApplicationErrorWithCause(err.Error(), ErrTypePayoutReserveFailed, err)
@@ -106,10 +103,9 @@ func (p *PayoutActivities) PayoutClose(ctx context.Context, in PayoutCloseInput)
 		} else {
 			err = p.PayoutRelease(ctx, PayoutReservationInput{Reference: in.Reference})
 		}
-		switch {
-		case nonRetryable(err):
+		if _, refused := refusal(err); refused {
 			p.log().Error("payout reservation not closed: the ledger refused", "payout", in.Record.ID, "settle", in.Settle, "error", err)
-		case err != nil:
+		} else if err != nil {
 			return err
 		}
 	}
@@ -122,11 +118,15 @@ func (p *PayoutActivities) PayoutClose(ctx context.Context, in PayoutCloseInput)
 	return nil
 }
 
-// nonRetryable reports whether err is an application error that retrying
-// cannot mend (a refused record or ledger posting).
-func nonRetryable(err error) bool {
+// refusal reports whether err is an application error that retrying cannot
+// mend (a refused record or ledger posting), and its own message, without
+// Temporal's wrapping.
+func refusal(err error) (string, bool) {
 	var app *temporal.ApplicationError
-	return errors.As(err, &app) && app.NonRetryable()
+	if errors.As(err, &app) && app.NonRetryable() {
+		return app.Message(), true
+	}
+	return "", false
 }
 
 func (p *PayoutActivities) log() *slog.Logger {

@@ -157,72 +157,46 @@ type ReopenSave struct {
 }
 
 // UpdateOrderResult writes a payment attempt's outcome, unless the record
-// already holds a newer write of the workflow.
+// already holds a newer write of the workflow. With r.Reopen it saves the
+// order's reopen state in the same statement: one round trip and one commit
+// where the outcome's write and SaveOrderReopen took two each; the state is
+// saved only where SaveOrderReopen would save it (no other run holds the
+// row).
 func UpdateOrderResult(ctx context.Context, db *gorm.DB, transactionID string, r OrderResult) error {
-	if r.Reopen != nil {
-		return updateOrderResultSaving(ctx, db, transactionID, r)
+	var reasons any // SQL NULL for none, as gorm's serializer writes it
+	if r.RiskReasons != nil {
+		b, err := json.Marshal(r.RiskReasons)
+		if err != nil {
+			return fmt.Errorf("update order %s: %w", transactionID, err)
+		}
+		reasons = gorm.Expr("CAST(? AS jsonb)", string(b))
 	}
-	res := db.WithContext(ctx).Model(&Order{}).Where("transaction_id = ? AND state_version < ?", transactionID, r.Version).Select(
-		"payment_status", "order_status", "result_code", "result_message", "captured_amount",
-		"risk_action", "risk_score", "risk_reasons", "connector", "connector_ref", "auth_code",
-		"is3ds", "threeds_result", "state_version", "updated_at",
-	).Updates(&Order{
-		PaymentStatus:  r.PaymentStatus,
-		OrderStatus:    r.OrderStatus,
-		ResultCode:     r.ResultCode,
-		ResultMessage:  r.ResultMessage,
-		CapturedAmount: r.CapturedAmount,
-		RiskAction:     r.RiskAction,
-		RiskScore:      r.RiskScore,
-		RiskReasons:    r.RiskReasons,
-		Connector:      r.Connector,
-		ConnectorRef:   r.ConnectorRef,
-		AuthCode:       r.AuthCode,
-		Is3DS:          r.Is3DS,
-		ThreeDSResult:  r.ThreeDSResult,
-		StateVersion:   r.Version,
-		UpdatedAt:      time.Now(),
-	})
-	if res.Error != nil {
-		return fmt.Errorf("update order %s: %w", transactionID, res.Error)
+	set := map[string]any{
+		"payment_status":  r.PaymentStatus,
+		"order_status":    r.OrderStatus,
+		"result_code":     r.ResultCode,
+		"result_message":  r.ResultMessage,
+		"captured_amount": r.CapturedAmount,
+		"risk_action":     r.RiskAction,
+		"risk_score":      r.RiskScore,
+		"risk_reasons":    reasons,
+		"connector":       r.Connector,
+		"connector_ref":   r.ConnectorRef,
+		"auth_code":       r.AuthCode,
+		"is3ds":           r.Is3DS,
+		"threeds_result":  r.ThreeDSResult,
+		"state_version":   r.Version,
+		"updated_at":      time.Now(),
 	}
-	return staleOrMissing(ctx, db, transactionID, res.RowsAffected)
-}
-
-// updateOrderResultSaving is UpdateOrderResult with the order's reopen
-// state saved in the same statement: one round trip and one commit where
-// the outcome's write and SaveOrderReopen took two each. The state is saved
-// only where SaveOrderReopen would save it (no other run holds the row).
-func updateOrderResultSaving(ctx context.Context, db *gorm.DB, transactionID string, r OrderResult) error {
-	reasons, err := json.Marshal(r.RiskReasons)
-	if err != nil {
-		return fmt.Errorf("update order %s: %w", transactionID, err)
+	if save := r.Reopen; save != nil {
+		free := "reopen_run IS NULL OR reopen_run = ?"
+		set["reopen_input"] = gorm.Expr("CASE WHEN "+free+" THEN CAST(? AS jsonb) ELSE reopen_input END", save.Run, string(save.Input))
+		set["reopen_saved_at"] = gorm.Expr("CASE WHEN "+free+" THEN CAST(? AS timestamptz) ELSE reopen_saved_at END", save.Run, save.At)
+		set["reopen_run"] = gorm.Expr("CASE WHEN reopen_run = ? THEN NULL ELSE reopen_run END", save.Run)
 	}
-	save := r.Reopen
-	free := "reopen_run IS NULL OR reopen_run = ?"
 	// The reopen columns are not gorm's to write through models.Order, so
 	// the statement goes to the table with its columns named.
-	res := db.WithContext(ctx).Table("orders").Where("transaction_id = ? AND state_version < ?", transactionID, r.Version).
-		Updates(map[string]any{
-			"payment_status":  r.PaymentStatus,
-			"order_status":    r.OrderStatus,
-			"result_code":     r.ResultCode,
-			"result_message":  r.ResultMessage,
-			"captured_amount": r.CapturedAmount,
-			"risk_action":     r.RiskAction,
-			"risk_score":      r.RiskScore,
-			"risk_reasons":    gorm.Expr("CAST(? AS jsonb)", string(reasons)),
-			"connector":       r.Connector,
-			"connector_ref":   r.ConnectorRef,
-			"auth_code":       r.AuthCode,
-			"is3ds":           r.Is3DS,
-			"threeds_result":  r.ThreeDSResult,
-			"state_version":   r.Version,
-			"updated_at":      time.Now(),
-			"reopen_input":    gorm.Expr("CASE WHEN "+free+" THEN CAST(? AS jsonb) ELSE reopen_input END", save.Run, string(save.Input)),
-			"reopen_saved_at": gorm.Expr("CASE WHEN "+free+" THEN CAST(? AS timestamptz) ELSE reopen_saved_at END", save.Run, save.At),
-			"reopen_run":      gorm.Expr("CASE WHEN reopen_run = ? THEN NULL ELSE reopen_run END", save.Run),
-		})
+	res := db.WithContext(ctx).Table("orders").Where("transaction_id = ? AND state_version < ?", transactionID, r.Version).Updates(set)
 	if res.Error != nil {
 		return fmt.Errorf("update order %s: %w", transactionID, res.Error)
 	}

@@ -27,10 +27,12 @@ func TestOrderResultSavesReopen(t *testing.T) {
 		wantStatus  status.Payment
 		wantTakenBy string // the run TakeOrderReopen is asked for after
 		wantInput   string
+		noSave      bool // the outcome is written without a state to save
 	}{
-		{"a free row saves both", "", 0, status.Paid, "run-2", `{"saved": "by run-1"}`},
-		{"a row held by another run keeps its state", "run-9", 0, status.Paid, "run-9", `{"saved": "before"}`},
-		{"a stale write changes nothing", "", 5, status.Pending, "run-2", `{"saved": "before"}`},
+		{"a free row saves both", "", 0, status.Paid, "run-2", `{"saved": "by run-1"}`, false},
+		{"a row held by another run keeps its state", "run-9", 0, status.Paid, "run-9", `{"saved": "before"}`, false},
+		{"a stale write changes nothing", "", 5, status.Pending, "run-2", `{"saved": "before"}`, false},
+		{"an outcome alone leaves the state as it was", "", 0, status.Paid, "run-2", `{"saved": "before"}`, true},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -50,10 +52,14 @@ func TestOrderResultSavesReopen(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err = models.UpdateOrderResult(ctx, db, id, models.OrderResult{PaymentStatus: status.Paid, OrderStatus: status.OrderSuccess,
+			result := models.OrderResult{PaymentStatus: status.Paid, OrderStatus: status.OrderSuccess,
 				ResultCode: "0000", ResultMessage: "Success", CapturedAmount: 100, Version: 1,
 				RiskReasons: []models.RiskReason{{Name: "velocity", Status: "PASS"}},
-				Reopen:      &models.ReopenSave{Run: "run-1", Input: []byte(`{"saved": "by run-1"}`), At: now}})
+				Reopen:      &models.ReopenSave{Run: "run-1", Input: []byte(`{"saved": "by run-1"}`), At: now}}
+			if tc.noSave {
+				result.Reopen = nil
+			}
+			err = models.UpdateOrderResult(ctx, db, id, result)
 			if err != nil {
 				t.Fatal(err)
 			}
