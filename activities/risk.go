@@ -52,10 +52,6 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 		return risk.Result{}, fmt.Errorf("risk check: %w", err)
 	}
 	cfg := account.Risk.WithDefaults()
-	blocked, err := a.Records.CardBlocked(ctx, in.CardFingerprint)
-	if err != nil {
-		return risk.Result{}, fmt.Errorf("risk check: %w", err)
-	}
 	now := time.Now()
 	test := account.Mode == testmode.Test
 	card, email, ip := in.CardFingerprint, in.ShopperEmail, in.ShopperIP
@@ -84,6 +80,7 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 		Email:                velocityWindow(cfg.EmailVelocity, email, now),
 		IP:                   velocityWindow(cfg.IPVelocity, ip, now),
 		Device:               velocityWindow(cfg.DeviceVelocity, in.DeviceFingerprint, now),
+		Blocklist:            in.CardFingerprint,
 	})
 	if err != nil {
 		return risk.Result{}, fmt.Errorf("risk check: %w", err)
@@ -93,7 +90,7 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 		Amount:         in.Amount,
 		Currency:       in.Currency,
 		AmountLimit:    account.AmountLimits[in.Currency],
-		CardBlocked:    blocked,
+		CardBlocked:    counts.CardBlocked,
 		CardBIN:        bin,
 		CardCountry:    risk.CardCountry(bin),
 		BillingCountry: in.BillingCountry,

@@ -343,7 +343,8 @@ func TestRiskReviewHoldsTheOrder(t *testing.T) {
 var velocitySeq atomic.Int64
 
 // TestCountVelocity checks the velocity query against rows written
-// directly: the window, the account, the value and the excluded order.
+// directly: the window, the account, the value, the excluded order and the
+// blocked-card list.
 func TestCountVelocity(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -376,6 +377,10 @@ func TestCountVelocity(t *testing.T) {
 	insert(id(6), account, "card-b", "a@example.com", "192.0.2.1", 2*time.Hour)     // too old for all
 	insert(id(7), account+"X", "card-a", "a@example.com", "192.0.2.1", time.Minute) // another account
 	insert(id(8), account, "", "", "", time.Minute)                                 // no values
+	blocked := "blocked-" + account
+	if err := env.gw.DB.Create(&models.BlockedCard{Fingerprint: blocked, Reason: "test"}).Error; err != nil {
+		t.Fatal(err)
+	}
 
 	tenMin, hour := now.Add(-10*time.Minute), now.Add(-time.Hour)
 	tests := []struct {
@@ -420,6 +425,26 @@ func TestCountVelocity(t *testing.T) {
 			q: models.VelocityQuery{AccountID: account, ExcludeTransactionID: id(1),
 				Email: models.VelocityWindow{Value: "c@example.com", Since: hour}},
 			want: models.VelocityCounts{},
+		},
+		{
+			name: "a blocked card, asked alone",
+			q:    models.VelocityQuery{AccountID: account, ExcludeTransactionID: id(1), Blocklist: blocked},
+			want: models.VelocityCounts{CardBlocked: true},
+		},
+		{
+			name: "a card not on the list, with its velocity",
+			q: models.VelocityQuery{AccountID: account, ExcludeTransactionID: id(1), Blocklist: "card-a",
+				Card: models.VelocityWindow{Value: "card-a", Since: tenMin}},
+			want: models.VelocityCounts{Card: 2},
+		},
+		{
+			name: "a blocked card beside every count",
+			q: models.VelocityQuery{AccountID: account, ExcludeTransactionID: id(1), Blocklist: blocked,
+				Card:   models.VelocityWindow{Value: "card-a", Since: tenMin},
+				Email:  models.VelocityWindow{Value: "a@example.com", Since: hour},
+				IP:     models.VelocityWindow{Value: "192.0.2.1", Since: hour},
+				Device: models.VelocityWindow{Value: "dev-a@example.com", Since: hour}},
+			want: models.VelocityCounts{Card: 2, Email: 3, IP: 3, Device: 3, CardBlocked: true},
 		},
 		{
 			name: "another account sees only its own",

@@ -150,7 +150,7 @@ type Order struct {
 	CardMasked      string `gorm:"size:19"`
 	CardBrand       string `gorm:"size:16"`
 	CardToken       string `gorm:"size:64"`
-	CardFingerprint string `gorm:"size:64;index"`
+	CardFingerprint string `gorm:"size:64;index:idx_orders_card_fingerprint,priority:1"`
 	// TokenID is the stored card (StoredCard) the order made or charged.
 	TokenID string `gorm:"size:64;not null;default:''"`
 	// RecurringID names the subscription the order belongs to: its first
@@ -161,11 +161,11 @@ type Order struct {
 	// ShopperEmailHash and ShopperIPHash are keyed hashes
 	// (PersonalData.Hash) of the shopper's email and address, what velocity
 	// checks count and the console searches by.
-	ShopperEmailHash string `gorm:"size:64;not null;default:'';index"`
-	ShopperIPHash    string `gorm:"size:64;not null;default:'';index"`
+	ShopperEmailHash string `gorm:"size:64;not null;default:'';index:idx_orders_shopper_email_hash,priority:1"`
+	ShopperIPHash    string `gorm:"size:64;not null;default:'';index:idx_orders_shopper_ip_hash,priority:1"`
 	// DeviceFingerprintHash is the keyed hash of the order's
 	// device_fingerprint, for the device velocity rule.
-	DeviceFingerprintHash string `gorm:"size:64;not null;default:'';index"`
+	DeviceFingerprintHash string `gorm:"size:64;not null;default:'';index:idx_orders_device_fingerprint_hash,priority:1"`
 	// LegacyShopperEmail and LegacyShopperIP held the email and address in
 	// clear before they were sealed; new rows leave them empty, and
 	// SealLegacyOrders empties the old ones.
@@ -211,7 +211,9 @@ type Order struct {
 	ReopenRun     *string    `gorm:"size:64;->:false;<-:false"`
 	ReopenSavedAt *time.Time `gorm:"->:false;<-:false"`
 
-	CreatedAt time.Time `gorm:"index;index:idx_orders_merchant_created,priority:2,sort:desc"`
+	// The velocity check's indexes end with created_at, the window
+	// (migration 0027).
+	CreatedAt time.Time `gorm:"index;index:idx_orders_merchant_created,priority:2,sort:desc;index:idx_orders_card_fingerprint,priority:2;index:idx_orders_shopper_email_hash,priority:2;index:idx_orders_shopper_ip_hash,priority:2;index:idx_orders_device_fingerprint_hash,priority:2"`
 	UpdatedAt time.Time `gorm:"index:idx_orders_account_updated,priority:2"`
 }
 

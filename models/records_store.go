@@ -75,10 +75,6 @@ func (r Records) FindAccount(ctx context.Context, merchantID, accountID string) 
 	return FindAccount(ctx, r.DB, merchantID, accountID)
 }
 
-func (r Records) CardBlocked(ctx context.Context, fingerprint string) (bool, error) {
-	return CardBlocked(ctx, r.DB, fingerprint)
-}
-
 func (r Records) CountVelocity(ctx context.Context, q VelocityQuery) (VelocityCounts, error) {
 	return CountVelocity(ctx, r.DB, q)
 }
