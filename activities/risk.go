@@ -34,26 +34,30 @@ type RiskInput struct {
 	BillingCountry string
 	// DeviceFingerprint is the order's device_fingerprint.
 	DeviceFingerprint string
+	// Settings are the account's risk settings as the order took them
+	// when it was made (workflows.OrderInput.Risk); nil reads them from
+	// the account now.
+	Settings *risk.Settings `json:",omitempty"`
 }
 
 // ErrTypeInvalidRiskInput marks a risk check the workflow asked for without
 // the payment's transaction id: a bug, so it is not retried.
 const ErrTypeInvalidRiskInput = "InvalidRiskInput"
 
-// CheckRisk gathers the facts from Postgres (the account's settings, the
-// blocked-card list, the counts of recent orders) and runs the pure risk
-// rules on them.
+// CheckRisk gathers the facts (the account's settings the order carries, the
+// blocked-card list and the counts of recent orders, one statement to
+// Postgres) and runs the pure risk rules on them.
 func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, error) {
 	if in.TransactionID == "" {
 		return risk.Result{}, temporal.NewNonRetryableApplicationError("risk check without a transaction id", ErrTypeInvalidRiskInput, nil)
 	}
-	account, err := a.Records.FindAccount(ctx, in.MerchantID, in.AccountID)
+	settings, err := a.riskSettings(ctx, in)
 	if err != nil {
-		return risk.Result{}, fmt.Errorf("risk check: %w", err)
+		return risk.Result{}, err
 	}
-	cfg := account.Risk.WithDefaults()
+	cfg := settings.Config.WithDefaults()
 	now := time.Now()
-	test := account.Mode == testmode.Test
+	test := settings.Test
 	card, email, ip := in.CardFingerprint, in.ShopperEmail, in.ShopperIP
 	if test {
 		// A test account's test data is not a shopper's: it never counts
@@ -89,7 +93,7 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 	res := risk.Evaluate(cfg, risk.Facts{
 		Amount:         in.Amount,
 		Currency:       in.Currency,
-		AmountLimit:    account.AmountLimits[in.Currency],
+		AmountLimit:    settings.AmountLimit,
 		CardBlocked:    counts.CardBlocked,
 		CardBIN:        bin,
 		CardCountry:    risk.CardCountry(bin),
@@ -108,6 +112,19 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 		}
 	}
 	return res, nil
+}
+
+// riskSettings are the settings the order carries, or else (an order made
+// before orders carried them) the account's of this moment.
+func (a *Activities) riskSettings(ctx context.Context, in RiskInput) (risk.Settings, error) {
+	if in.Settings != nil {
+		return *in.Settings, nil
+	}
+	account, err := a.Records.FindAccount(ctx, in.MerchantID, in.AccountID)
+	if err != nil {
+		return risk.Settings{}, fmt.Errorf("risk check: %w", err)
+	}
+	return account.RiskSettings(in.Currency), nil
 }
 
 // last4 is the last four characters of a masked card, "" when shorter.

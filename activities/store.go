@@ -142,12 +142,27 @@ type FinishOrderInput struct {
 
 // FinishOrder records the outcome on the order row. A write Postgres refuses
 // is a RecordRejected error, which is not retried.
+//
+// The security code is forgotten beside the write, not before it: the two
+// touch different rows, each is safe to repeat, and a retry of the activity
+// repeats both; the answer then waits for one round trip to Postgres, not
+// two.
 func (a *Activities) FinishOrder(ctx context.Context, in FinishOrderInput) error {
+	dropped := make(chan error, 1)
 	if in.DropCVVToken != "" {
-		if err := a.Vault.DropCVV(ctx, in.DropCVVToken); err != nil {
-			return fmt.Errorf("finish order: %w", err)
-		}
+		go func() { dropped <- a.Vault.DropCVV(ctx, in.DropCVVToken) }()
+	} else {
+		dropped <- nil
 	}
+	err := a.finishOrder(ctx, in)
+	if derr := <-dropped; derr != nil {
+		return fmt.Errorf("finish order: %w", derr)
+	}
+	return err
+}
+
+// finishOrder writes the outcome of FinishOrder.
+func (a *Activities) finishOrder(ctx context.Context, in FinishOrderInput) error {
 	reasons := make([]models.RiskReason, 0, len(in.Risk.Reasons))
 	for _, r := range in.Risk.Reasons {
 		reasons = append(reasons, models.RiskReason{Name: r.Name, Status: r.Status})

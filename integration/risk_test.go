@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/risk"
@@ -461,6 +463,56 @@ func TestCountVelocity(t *testing.T) {
 			}
 			if got != tc.want {
 				t.Errorf("CountVelocity = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRiskCheckTakesTheOrdersSettings: the risk check judges by the
+// settings the order carries (the account's when the order was made), and
+// reads the account's of this moment only for an order that carries none
+// (one made before orders carried them).
+func TestRiskCheckTakesTheOrdersSettings(t *testing.T) {
+	t.Parallel()
+	// The account as it is now: 50.00 USD at most, BIN 555555 blocked.
+	creds := riskAccount(t, risk.Config{BlockedBINs: []string{"555555"}}, map[string]int64{"USD": 5000})
+	acts, err := env.gw.Activities()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		amount   int64
+		bin      string
+		settings *risk.Settings
+		want     string   // the verdict's action
+		hits     []string // the rules that hit
+	}{
+		{"no settings carried: the account's limit", 6000, "424242", nil, risk.Reject, []string{risk.RuleAmountLimit}},
+		{"no settings carried: the account's blocked BIN", 1000, "555555", nil, risk.Reject, []string{risk.RuleBlockedBIN}},
+		{"no settings carried, within them", 1000, "424242", nil, risk.Accept, nil},
+		{"the order's higher limit", 6000, "424242", &risk.Settings{AmountLimit: 10000}, risk.Accept, nil},
+		{"the order's settings block no BIN", 1000, "555555", &risk.Settings{}, risk.Accept, nil},
+		{"the order's own blocked BIN", 1000, "411111", &risk.Settings{Config: risk.Config{BlockedBINs: []string{"411111"}}}, risk.Reject, []string{risk.RuleBlockedBIN}},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := acts.CheckRisk(t.Context(), activities.RiskInput{
+				TransactionID: fmt.Sprintf("1888888888888888%03d", i), MerchantID: creds.MerchantID, AccountID: creds.AccountID,
+				Amount: tc.amount, Currency: "USD", CardFingerprint: "risk-settings-" + randomHex(6),
+				CardBIN: tc.bin, CardMasked: tc.bin + "******4444", BillingCountry: "US", Settings: tc.settings,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var hit []string
+			for _, r := range res.Reasons {
+				if r.Status != risk.Accept {
+					hit = append(hit, r.Name)
+				}
+			}
+			if res.Action != tc.want || !slices.Equal(hit, tc.hits) {
+				t.Errorf("verdict = %s, hits %v; want %s, %v", res.Action, hit, tc.want, tc.hits)
 			}
 		})
 	}

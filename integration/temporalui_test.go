@@ -91,7 +91,22 @@ func TestTemporalUIShowsDecodedPayloads(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.Navigate(page)); err != nil {
 		t.Fatalf("open %s: %v", page, err)
 	}
-	text, err := waitJS(tab, `document.body ? document.body.innerText : ""`, temporalUIWait, func(s string) bool {
+	// The UI draws a long payload's lines only near its block's scrolled
+	// view, so each poll reads the page and every scrolling block, then
+	// moves each block on by half its height (back to the top at its
+	// end): within a few polls every line of the input has been drawn.
+	text, err := waitJS(tab, `(() => {
+		if (!document.body) return "";
+		let seen = document.body.innerText;
+		for (const el of document.querySelectorAll("main *, [role=main] *, body *")) {
+			if (el.scrollHeight <= el.clientHeight + 4) continue;
+			const y = getComputedStyle(el).overflowY;
+			if (y !== "auto" && y !== "scroll") continue;
+			seen += "\n" + el.innerText;
+			el.scrollTop = el.scrollTop + el.clientHeight >= el.scrollHeight - 4 ? 0 : el.scrollTop + el.clientHeight / 2;
+		}
+		return seen;
+	})()`, temporalUIWait, func(s string) bool {
 		return strings.Contains(s, email)
 	})
 	if err != nil {

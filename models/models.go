@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/internal/domain/testmode"
 )
 
 // Capture modes of an account, as untyped text: merchant.NewAccount and the
@@ -94,6 +95,11 @@ type Account struct {
 
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// RiskSettings are the account's risk settings for an order in currency.
+func (a *Account) RiskSettings(currency string) risk.Settings {
+	return risk.Settings{Config: a.Risk, AmountLimit: a.AmountLimits[currency], Test: a.Mode == testmode.Test}
 }
 
 // AllowsCurrency reports whether the account takes payments in the currency.

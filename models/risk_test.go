@@ -2,12 +2,15 @@ package models_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"gorm.io/gorm"
 
+	"github.com/paygate/paygate/internal/domain/risk"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -106,6 +109,33 @@ func TestVelocityReadsOnlyTheWindow(t *testing.T) {
 				if read[never] {
 					t.Errorf("the plan reads %s (every order of the account): %v", never, read)
 				}
+			}
+		})
+	}
+}
+
+// TestAccountRiskSettings: an order takes the account's rules, its limit in
+// the order's currency (none when the account sets none for it) and its
+// mode.
+func TestAccountRiskSettings(t *testing.T) {
+	cfg := risk.Config{BlockedBINs: []string{"411111"}, ReviewScore: 70}
+	account := models.Account{Mode: testmode.Live, Risk: cfg, AmountLimits: map[string]int64{"USD": 5000}}
+	test := account
+	test.Mode = testmode.Test
+	tests := []struct {
+		name     string
+		account  models.Account
+		currency string
+		want     risk.Settings
+	}{
+		{"a live account's limit in the currency", account, "USD", risk.Settings{Config: cfg, AmountLimit: 5000}},
+		{"no limit in another currency", account, "EUR", risk.Settings{Config: cfg}},
+		{"a test account", test, "USD", risk.Settings{Config: cfg, AmountLimit: 5000, Test: true}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.account.RiskSettings(tc.currency); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("RiskSettings(%s) = %+v, want %+v", tc.currency, got, tc.want)
 			}
 		})
 	}

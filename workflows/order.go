@@ -72,6 +72,11 @@ type OrderInput struct {
 	Installments    int          `json:",omitempty"`
 	// Recurring marks the order as a charge of a subscription.
 	Recurring *RecurringCharge `json:",omitempty"`
+	// Risk is the account's risk settings when the order was made: the
+	// risk check reads them here rather than from the account, as the
+	// order keeps its connector and capture mode of that moment. Nil
+	// (orders made before, or by the gateway itself) reads the account.
+	Risk *risk.Settings `json:",omitempty"`
 
 	// Resume is the state a previous run of the order carried over by
 	// continue-as-new; nil on the order's first run.
@@ -592,6 +597,7 @@ func (w *orderWorkflow) riskInput() activities.RiskInput {
 		BillingCountry:  in.Details.BillingCountry,
 		// The device feeds the device velocity rule (issue 29).
 		DeviceFingerprint: in.Details.DeviceFingerprint,
+		Settings:          in.Risk,
 	}
 }
 

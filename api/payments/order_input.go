@@ -62,6 +62,9 @@ func (h *Handler) orderInput(account *merchant.Account, o newOrder) workflows.Or
 		// The merchant's own 3-D Secure result replaces ours.
 		ExternalThreeDS: o.options.threeDS,
 		Installments:    o.options.installments,
+		// The risk check reads the account's settings of this moment
+		// from the order, not from the database again.
+		Risk: new(account.RiskSettings(o.amount.Currency)),
 	}
 	if in.ExternalThreeDS != nil {
 		in.ThreeDS = false

@@ -1,6 +1,7 @@
 package payments
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 
@@ -54,6 +55,9 @@ func TestOrderInput(t *testing.T) {
 			}
 			if in.CaptureMode != account.CaptureMode || in.Windows != windowsOf(account) {
 				t.Errorf("account settings not carried: %v %+v", in.CaptureMode, in.Windows)
+			}
+			if want := account.RiskSettings("USD"); in.Risk == nil || !reflect.DeepEqual(*in.Risk, want) {
+				t.Errorf("risk settings = %+v, want the account's %+v", in.Risk, want)
 			}
 			if in.RequestFingerprint != requestFingerprint(d, tc.card.Token) {
 				t.Errorf("RequestFingerprint is not over the details and the card token")

@@ -35,6 +35,18 @@ var (
 	DefaultDeviceVelocity = Velocity{Max: 10, Window: Duration(time.Hour), Score: 40}
 )
 
+// Settings are what the rules take from an account for one order: its
+// Config, its amount limit in the order's currency (0: none) and whether it
+// is a test account, whose test cards, addresses and emails count for no
+// velocity (activities.CheckRisk).
+type Settings struct {
+	// An account on the defaults (the zero Config) adds nothing to the
+	// order's input, which ops read in the Temporal UI.
+	Config      Config `json:",omitzero"`
+	AmountLimit int64  `json:",omitempty"`
+	Test        bool   `json:",omitempty"`
+}
+
 // Config is an account's risk settings. It is stored as JSON with the
 // account; any zero value means the default, so the zero Config is the
 // default one and later changes of the defaults reach accounts that never
