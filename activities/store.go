@@ -150,12 +150,27 @@ type FinishOrderInput struct {
 func (a *Activities) FinishOrder(ctx context.Context, in FinishOrderInput) error {
 	dropped := make(chan error, 1)
 	if in.DropCVVToken != "" {
-		go func() { dropped <- a.Vault.DropCVV(ctx, in.DropCVVToken) }()
+		go func() {
+			// A panic here would end the worker, not the attempt.
+			defer func() {
+				if r := recover(); r != nil {
+					dropped <- fmt.Errorf("drop security code: panic: %v", r)
+				}
+			}()
+			dropped <- a.Vault.DropCVV(ctx, in.DropCVVToken)
+		}()
 	} else {
 		dropped <- nil
 	}
 	err := a.finishOrder(ctx, in)
-	if derr := <-dropped; derr != nil {
+	derr := <-dropped
+	switch {
+	case derr != nil && err != nil:
+		// The drop's failure is retried whatever the write's was, so the
+		// write's error is told but not wrapped: a write Postgres refused
+		// must not stop the retry that drops the code.
+		return fmt.Errorf("finish order: %w (and the outcome's write: %v)", derr, err)
+	case derr != nil:
 		return fmt.Errorf("finish order: %w", derr)
 	}
 	return err

@@ -138,7 +138,7 @@ type Order struct {
 	MerchantID string `gorm:"size:32;not null;index;index:idx_orders_merchant_created,priority:1"`
 	// A query without a selection reads the account's orders in the order
 	// they changed (idx_orders_account_updated).
-	AccountID string `gorm:"size:32;not null;uniqueIndex:idx_orders_account_order_no,priority:1;index:idx_orders_account_updated,priority:1"`
+	AccountID string `gorm:"size:32;not null;uniqueIndex:idx_orders_account_order_no,priority:1;index:idx_orders_account_updated,priority:1;index:idx_orders_card_fingerprint,priority:2;index:idx_orders_shopper_email_hash,priority:2;index:idx_orders_shopper_ip_hash,priority:2;index:idx_orders_device_fingerprint_hash,priority:2"`
 	OrderNo   string `gorm:"size:64;not null;uniqueIndex:idx_orders_account_order_no,priority:2"`
 
 	Currency string `gorm:"size:3;not null"`
@@ -217,9 +217,9 @@ type Order struct {
 	ReopenRun     *string    `gorm:"size:64;->:false;<-:false"`
 	ReopenSavedAt *time.Time `gorm:"->:false;<-:false"`
 
-	// The velocity check's indexes end with created_at, the window
-	// (migration 0027).
-	CreatedAt time.Time `gorm:"index;index:idx_orders_merchant_created,priority:2,sort:desc;index:idx_orders_card_fingerprint,priority:2;index:idx_orders_shopper_email_hash,priority:2;index:idx_orders_shopper_ip_hash,priority:2;index:idx_orders_device_fingerprint_hash,priority:2"`
+	// The velocity check's indexes are the value, the account and
+	// created_at, the window (migration 0027).
+	CreatedAt time.Time `gorm:"index;index:idx_orders_merchant_created,priority:2,sort:desc;index:idx_orders_card_fingerprint,priority:3;index:idx_orders_shopper_email_hash,priority:3;index:idx_orders_shopper_ip_hash,priority:3;index:idx_orders_device_fingerprint_hash,priority:3"`
 	UpdatedAt time.Time `gorm:"index:idx_orders_account_updated,priority:2"`
 }
 

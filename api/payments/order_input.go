@@ -62,9 +62,12 @@ func (h *Handler) orderInput(account *merchant.Account, o newOrder) workflows.Or
 		// The merchant's own 3-D Secure result replaces ours.
 		ExternalThreeDS: o.options.threeDS,
 		Installments:    o.options.installments,
-		// The risk check reads the account's settings of this moment
-		// from the order, not from the database again.
-		Risk: new(account.RiskSettings(o.amount.Currency)),
+	}
+	// The risk check reads the account's settings of this moment from the
+	// order, not from the database again, unless they are too long to keep
+	// in the order's history.
+	if rs := account.RiskSettings(o.amount.Currency); rs.Carried() {
+		in.Risk = &rs
 	}
 	if in.ExternalThreeDS != nil {
 		in.ThreeDS = false

@@ -1,12 +1,14 @@
 package payments
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
@@ -134,6 +136,43 @@ func TestOrderInputRoute(t *testing.T) {
 			}
 			if in.Connector != tc.wantConnector || !slices.Equal(route, tc.wantRoute) {
 				t.Errorf("connector %s, route %v; want %s, %v", in.Connector, route, tc.wantConnector, tc.wantRoute)
+			}
+		})
+	}
+}
+
+// TestOrderInputRiskSettings: an order carries its account's risk settings
+// unless their lists are too long to keep in its history; then the check
+// reads them from the account.
+func TestOrderInputRiskSettings(t *testing.T) {
+	h := handler(nil)
+	account, err := h.Gate.Accounts.Load(t.Context(), merchantID, accountID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		bins    int
+		carried bool
+	}{
+		{"no lists", 0, true},
+		{"lists at the bound", risk.MaxCarriedListEntries, true},
+		{"lists past the bound", risk.MaxCarriedListEntries + 1, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			a := *account
+			a.Risk.BlockedBINs = nil
+			for i := range tc.bins {
+				a.Risk.BlockedBINs = append(a.Risk.BlockedBINs, fmt.Sprintf("4%05d", i))
+			}
+			d := order.Details{MerchantID: merchantID, AccountID: accountID, OrderNo: "ORD-1"}
+			in := h.orderInput(&a, newOrder{details: d, amount: money.Amount{Minor: 1234, Currency: "USD"}, kind: order.KindCard})
+			if got := in.Risk != nil; got != tc.carried {
+				t.Fatalf("carried = %v, want %v", got, tc.carried)
+			}
+			if tc.carried && !reflect.DeepEqual(*in.Risk, a.RiskSettings("USD")) {
+				t.Errorf("risk settings = %+v, want the account's", *in.Risk)
 			}
 		})
 	}

@@ -47,6 +47,17 @@ type Settings struct {
 	Test        bool   `json:",omitempty"`
 }
 
+// MaxCarriedListEntries bounds the blocked BINs and countries an order
+// carries in its input (Settings.Carried): an account with longer lists has
+// its orders read them from the account at the check, so no order's input,
+// kept in its workflow history, grows with a list an operator may make long.
+const MaxCarriedListEntries = 64
+
+// Carried reports whether an order carries these settings in its input.
+func (s Settings) Carried() bool {
+	return len(s.Config.BlockedBINs)+len(s.Config.BlockedCountries) <= MaxCarriedListEntries
+}
+
 // Config is an account's risk settings. It is stored as JSON with the
 // account; any zero value means the default, so the zero Config is the
 // default one and later changes of the defaults reach accounts that never

@@ -40,3 +40,26 @@ func TestSettingsJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestSettingsCarried: an order carries settings whose blocked BINs and
+// countries together number at most MaxCarriedListEntries.
+func TestSettingsCarried(t *testing.T) {
+	list := func(n int) []string { return make([]string, n) }
+	tests := []struct {
+		name string
+		cfg  Config
+		want bool
+	}{
+		{"no lists", Config{}, true},
+		{"BINs at the bound", Config{BlockedBINs: list(MaxCarriedListEntries)}, true},
+		{"BINs and countries at the bound", Config{BlockedBINs: list(MaxCarriedListEntries - 2), BlockedCountries: list(2)}, true},
+		{"BINs and countries past it", Config{BlockedBINs: list(MaxCarriedListEntries - 1), BlockedCountries: list(2)}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := (Settings{Config: tc.cfg}).Carried(); got != tc.want {
+				t.Errorf("Carried = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
