@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
 	"net/http"
 	"strings"
@@ -59,20 +58,7 @@ func BenchmarkPayouts(b *testing.B) {
 		return nil
 	}
 	authorise := func(i int) error {
-		f := signCard(cardOrder(creds, fmt.Sprintf("BP-%s-%d", runID, i), "4242424242424242"), creds.SignKey)
-		resp, err := client.Post(env.api.URL+"/v1/authorise", formType, strings.NewReader(form(f)))
-		if err != nil {
-			return err
-		}
-		defer resp.Body.Close()
-		var r respon
-		if err := xml.NewDecoder(resp.Body).Decode(&r); err != nil {
-			return err
-		}
-		if r.OrderStatus != "1" {
-			return fmt.Errorf("authorise %s: %s %s", f["order_no"], r.OrderStatus, r.ResultInfo)
-		}
-		return nil
+		return authoriseApproved(client, signCard(cardOrder(creds, fmt.Sprintf("BP-%s-%d", runID, i), "4242424242424242"), creds.SignKey))
 	}
 	rc, err := rail.NewClient(env.railHTTP.URL, 10*time.Second)
 	if err != nil {

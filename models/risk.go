@@ -45,7 +45,7 @@ type VelocityCounts struct {
 // outcome: velocity limits attempts, not successes.
 //
 // Each count is a subquery of its own that the value's index (value,
-// created_at) answers with the window's rows alone; one count over the
+// account_id, created_at) answers with the window's rows alone; one count over the
 // values OR-ed together let the planner of a table without statistics read
 // the account's every order instead (migration 0027).
 func CountVelocity(ctx context.Context, db *gorm.DB, q VelocityQuery) (VelocityCounts, error) {

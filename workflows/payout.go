@@ -65,20 +65,17 @@ const CurrentPayoutShape = payoutShapeMerged
 // events, and each local activity is a round of the workflow task.
 const payoutShapeMerged = 1
 
-// payoutShapeVersions are the versions of the changes a run of each shape
-// takes without a marker.
-var payoutShapeVersions = map[int]map[string]workflow.Version{
-	payoutShapeMerged: {
-		changePayoutLocalRail:         1,
-		changePayoutUnknownSubmission: 1,
-		changePayoutNotifyInline:      1,
-	},
+// payoutSettled are the payout's changes settled by a shape.
+var payoutSettled = map[string]settled{
+	changePayoutLocalRail:         {payoutShapeMerged, 1},
+	changePayoutUnknownSubmission: {payoutShapeMerged, 1},
+	changePayoutNotifyInline:      {payoutShapeMerged, 1},
 }
 
 // version is workflow.GetVersion for the payout's changes, answered from the
 // run's shape when the shape settles the change.
 func (w *payoutWorkflow) version(ctx workflow.Context, changeID string, maxSupported workflow.Version) workflow.Version {
-	if v, ok := payoutShapeVersions[w.in.Shape][changeID]; ok {
+	if v, ok := settledVersion(payoutSettled, w.in.Shape, changeID); ok {
 		return v
 	}
 	return workflow.GetVersion(ctx, changeID, workflow.DefaultVersion, maxSupported)

@@ -632,28 +632,28 @@ func TestPayoutShapesAgree(t *testing.T) {
 // ledger refuses fails with the ledger's reason, and one whose closing step
 // fails takes the steps one by one, as a run of shape 0 does.
 func TestPayoutMergedStepsFallBack(t *testing.T) {
-	t.Run("reservation refused", func(t *testing.T) {
-		f := &payoutRail{reserveRefused: "ledger refused the reservation"}
-		st := runPayout(t, newPayoutEnv(t, f), payoutInput())
-		if st.Status != payout.StatusFailed || st.FailureType != payout.FailureUnknown ||
-			st.FailureReason != "funds could not be reserved: ledger refused the reservation" {
-			t.Fatalf("state = %+v", st)
-		}
-		if f.submits != 0 || len(f.released) != 0 || len(f.notes) != 1 || f.notes[0].Fields["status"] != "FAILED" {
-			t.Errorf("submits %d, released %v, notes %+v", f.submits, f.released, f.notes)
-		}
-	})
-	t.Run("reservation failing until the retries run out", func(t *testing.T) {
-		f := &payoutRail{reserveFails: "reserve payout/m1/key/run/1: connection refused"}
-		st := runPayout(t, newPayoutEnv(t, f), payoutInput())
-		if st.Status != payout.StatusFailed || st.FailureType != payout.FailureUnknown ||
-			st.FailureReason != "funds could not be reserved: reserve payout/m1/key/run/1: connection refused" {
-			t.Fatalf("state = %+v", st)
-		}
-		if f.submits != 0 || len(f.notes) != 1 || f.notes[0].Fields["status"] != "FAILED" {
-			t.Errorf("submits %d, notes %+v", f.submits, f.notes)
-		}
-	})
+	reservations := []struct {
+		name       string
+		rail       *payoutRail
+		wantReason string
+	}{
+		{"reservation refused", &payoutRail{reserveRefused: "ledger refused the reservation"},
+			"funds could not be reserved: ledger refused the reservation"},
+		{"reservation failing until the retries run out", &payoutRail{reserveFails: "reserve payout/m1/key/run/1: connection refused"},
+			"funds could not be reserved: reserve payout/m1/key/run/1: connection refused"},
+	}
+	for _, tc := range reservations {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.rail
+			st := runPayout(t, newPayoutEnv(t, f), payoutInput())
+			if st.Status != payout.StatusFailed || st.FailureType != payout.FailureUnknown || st.FailureReason != tc.wantReason {
+				t.Fatalf("state = %+v", st)
+			}
+			if f.submits != 0 || len(f.released) != 0 || len(f.notes) != 1 || f.notes[0].Fields["status"] != "FAILED" {
+				t.Errorf("submits %d, released %v, notes %+v", f.submits, f.released, f.notes)
+			}
+		})
+	}
 	t.Run("closing step fails", func(t *testing.T) {
 		f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true},
 			closeErr: temporal.NewNonRetryableApplicationError("refused", activities.ErrTypeRecordRejected, nil),

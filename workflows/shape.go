@@ -13,34 +13,30 @@ import "go.temporal.io/sdk/workflow"
 // (Shape 0) keep asking GetVersion, exactly as they were recorded.
 const CurrentOrderShape = shapeFoldedSave
 
-// shapeVersions are the versions of the changes an order of each shape takes
-// without a marker. A change made after a shape is not in that shape's table:
-// its orders ask GetVersion for it, and a later shape can take it in.
-var shapeVersions = map[int]map[string]workflow.Version{
-	1: {
-		changeLedgerPosting:   2,
-		changeContinueAsNew:   1,
-		changeCallbackInquiry: 1,
-		changeStoredCards:     1,
-	},
-	shapeLeanFirstTask: {
-		changeLedgerPosting:   2,
-		changeContinueAsNew:   1,
-		changeCallbackInquiry: 1,
-		changeStoredCards:     1,
-	},
-	shapeIdleClose: {
-		changeLedgerPosting:   2,
-		changeContinueAsNew:   1,
-		changeCallbackInquiry: 1,
-		changeStoredCards:     1,
-	},
-	shapeFoldedSave: {
-		changeLedgerPosting:   2,
-		changeContinueAsNew:   1,
-		changeCallbackInquiry: 1,
-		changeStoredCards:     1,
-	},
+// settled is a change a workflow takes without a marker from a shape on:
+// a run of that shape or a later one takes version, a run of an earlier
+// shape asks GetVersion, as it was recorded. A change made after a shape
+// names a later shape, so the earlier shape's runs keep asking for it.
+type settled struct {
+	fromShape int
+	version   workflow.Version
+}
+
+// settledVersion is the version the change takes in a run of shape, and
+// whether the shape settles it.
+func settledVersion(changes map[string]settled, shape int, changeID string) (workflow.Version, bool) {
+	if c, ok := changes[changeID]; ok && shape >= c.fromShape {
+		return c.version, true
+	}
+	return 0, false
+}
+
+// orderSettled are the order's changes settled by a shape.
+var orderSettled = map[string]settled{
+	changeLedgerPosting:   {1, 2},
+	changeContinueAsNew:   {1, 1},
+	changeCallbackInquiry: {1, 1},
+	changeStoredCards:     {1, 1},
 }
 
 // shapeLeanFirstTask (shape 2) trims a payment's first workflow task: the
@@ -58,7 +54,7 @@ func (w *orderWorkflow) lean() bool { return w.in.Shape >= shapeLeanFirstTask }
 // version is workflow.GetVersion for the order's changes, answered from the
 // order's shape when the shape settles the change.
 func (w *orderWorkflow) version(ctx workflow.Context, changeID string, maxSupported workflow.Version) workflow.Version {
-	if v, ok := shapeVersions[w.in.Shape][changeID]; ok {
+	if v, ok := settledVersion(orderSettled, w.in.Shape, changeID); ok {
 		return v
 	}
 	return workflow.GetVersion(ctx, changeID, workflow.DefaultVersion, maxSupported)
