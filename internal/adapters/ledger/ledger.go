@@ -24,6 +24,7 @@ package ledger
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"maps"
@@ -157,13 +158,21 @@ func (l *Ledger) CreditOrder(ctx context.Context, p OrderPosting) (Entry, error)
 	if err := check(p.Reference, p.MerchantID, p.AccountID, p.Currency, p.Amount, 0); err != nil {
 		return Entry{}, err
 	}
+	credit := posting{
+		kind: models.EntryOrderPaid, reference: p.Reference, merchantID: p.MerchantID, accountID: p.AccountID,
+		orderKey: p.OrderKey, currency: p.Currency, description: "order paid",
+		lines: []line{{models.LedgerPending, p.Amount}, {models.LedgerAcquirerClearing, -p.Amount}},
+	}
+	// The payment's answer waits for its credit: when the merchant's
+	// accounts are open, one statement posts it.
+	if e, posted, err := l.postTwoLines(ctx, credit); err != nil {
+		return Entry{}, fmt.Errorf("credit order %s: %w", p.Reference, err)
+	} else if posted {
+		return e, nil
+	}
 	var out Entry
 	err := l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		e, _, err := l.post(ctx, tx, posting{
-			kind: models.EntryOrderPaid, reference: p.Reference, merchantID: p.MerchantID, accountID: p.AccountID,
-			orderKey: p.OrderKey, currency: p.Currency, description: "order paid",
-			lines: []line{{models.LedgerPending, p.Amount}, {models.LedgerAcquirerClearing, -p.Amount}},
-		})
+		e, _, err := l.post(ctx, tx, credit)
 		out = e
 		return err
 	})
@@ -172,6 +181,42 @@ func (l *Ledger) CreditOrder(ctx context.Context, p OrderPosting) (Entry, error)
 	}
 	return out, nil
 }
+
+// postTwoLines posts p, whose first line moves its account up and second
+// the same amount down, in one statement (the function
+// ledger_post_two_lines, migration 0028): the steps of post, in its order,
+// in one round trip to Postgres. It reports posted false, and nothing
+// written, when the reference was posted before or an account is not open
+// yet: post then finds the first entry, or opens the accounts.
+func (l *Ledger) postTwoLines(ctx context.Context, p posting) (Entry, bool, error) {
+	if len(p.lines) != 2 || p.lines[0].amount <= 0 || p.lines[1].amount != -p.lines[0].amount {
+		return Entry{}, false, fmt.Errorf("%w: a two-line posting moves one amount up and down", ErrInvalid)
+	}
+	now := l.now().UTC()
+	var id sql.NullInt64
+	err := l.db.WithContext(ctx).Raw("SELECT ledger_post_two_lines(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		p.kind, p.reference, p.merchantID, p.accountID, p.orderKey, p.description, p.currency,
+		p.lines[0].kind, p.lines[1].kind, p.lines[0].amount, now).Row().Scan(&id)
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == pgNoDataFound:
+		return Entry{}, false, nil
+	case err != nil:
+		return Entry{}, false, fmt.Errorf("post %s: %w", p.kind, err)
+	case !id.Valid:
+		return Entry{}, false, nil
+	}
+	out := Entry{ID: id.Int64, Kind: p.kind, Reference: p.reference, MerchantID: p.merchantID, AccountID: p.accountID,
+		Description: p.description, CreatedAt: now}
+	for _, ln := range p.lines {
+		out.Lines = append(out.Lines, Line{AccountKind: ln.kind, Currency: p.currency, Amount: ln.amount})
+	}
+	return out, true, nil
+}
+
+// pgNoDataFound is the SQLSTATE ledger_post_two_lines raises when an
+// account is not open yet.
+const pgNoDataFound = "P0002"
 
 // DebitRefund debits a refund's amount from the merchant's money, back to
 // acquirer clearing: from pending while the acquirer has not settled the

@@ -322,6 +322,117 @@ func TestRepeatReturnsTheFirstEntry(t *testing.T) {
 	}
 }
 
+// statementsOf counts the statements db sends from now on.
+func statementsOf(t *testing.T, db *gorm.DB) *atomic.Int64 {
+	t.Helper()
+	var n atomic.Int64
+	count := func(*gorm.DB) { n.Add(1) }
+	cb := db.Callback()
+	for _, err := range []error{
+		cb.Create().After("gorm:create").Register("test:count", count),
+		cb.Query().After("gorm:query").Register("test:count", count),
+		cb.Update().After("gorm:update").Register("test:count", count),
+		cb.Delete().After("gorm:delete").Register("test:count", count),
+		cb.Row().After("gorm:row").Register("test:count", count),
+		cb.Raw().After("gorm:raw").Register("test:count", count),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &n
+}
+
+// TestCreditOrderPaths: a paid order's credit is one statement once the
+// merchant's accounts are open (ledger_post_two_lines); the first credit of
+// an account, a repeat and a reference of another posting take the general
+// path, and every path leaves the same journal.
+func TestCreditOrderPaths(t *testing.T) {
+	type credit struct {
+		ref    string
+		amount int64
+	}
+	tests := []struct {
+		name string
+		// before runs first, uncounted.
+		before []credit
+		topUp  string // a top-up's reference, posted before
+		credit credit
+		// statements is how many the credit sends, or 0 for more than one.
+		statements  int64
+		wantErr     error
+		wantPending int64
+		wantEntries int64
+	}{
+		{name: "first credit opens the accounts", credit: credit{"order/1/paid", 1250},
+			wantPending: 1250, wantEntries: 1},
+		{name: "later credit is one statement", before: []credit{{"order/1/paid", 1250}}, credit: credit{"order/2/paid", 999},
+			statements: 1, wantPending: 2249, wantEntries: 2},
+		{name: "repeat returns the first entry", before: []credit{{"order/1/paid", 1250}}, credit: credit{"order/1/paid", 1250},
+			wantPending: 1250, wantEntries: 1},
+		{name: "repeat with another amount is refused", before: []credit{{"order/1/paid", 1250}}, credit: credit{"order/1/paid", 1300},
+			wantErr: ledger.ErrReferenceConflict, wantPending: 1250, wantEntries: 1},
+		{name: "reference of a top-up is refused", before: []credit{{"order/1/paid", 1250}}, topUp: "order/3/paid",
+			credit: credit{"order/3/paid", 500}, wantErr: ledger.ErrReferenceConflict, wantPending: 1250, wantEntries: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := testDB(t)
+			l := ledger.New(db)
+			for _, c := range tt.before {
+				if _, err := l.CreditOrder(t.Context(), order(c.ref, c.amount)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tt.topUp != "" {
+				topUp(t, l, tt.topUp, 100)
+			}
+			n := statementsOf(t, db)
+			p := order(tt.credit.ref, tt.credit.amount)
+			p.OrderKey = "TX" + tt.credit.ref
+			got, err := l.CreditOrder(t.Context(), p)
+			sent := n.Load()
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("CreditOrder() error = %v, want %v", err, tt.wantErr)
+			}
+			if tt.statements > 0 && sent != tt.statements {
+				t.Errorf("CreditOrder() sent %d statements, want %d", sent, tt.statements)
+			}
+			if tt.statements == 0 && sent < 2 {
+				t.Errorf("CreditOrder() sent %d statements, want the general path's", sent)
+			}
+			if b := balances(t, db); b[models.LedgerPending] != tt.wantPending || b[models.LedgerAcquirerClearing] != -tt.wantPending {
+				t.Errorf("pending %d, acquirer clearing %d; want %d and %d", b[models.LedgerPending], b[models.LedgerAcquirerClearing],
+					tt.wantPending, -tt.wantPending)
+			}
+			if n := countEntries(t, db); n != tt.wantEntries {
+				t.Errorf("%d entries, want %d", n, tt.wantEntries)
+			}
+			assertInvariants(t, db)
+			if tt.wantErr != nil {
+				return
+			}
+			var row models.JournalEntry
+			if err := db.Where("reference = ?", tt.credit.ref).Take(&row).Error; err != nil {
+				t.Fatal(err)
+			}
+			if row.ID != got.ID || row.Kind != models.EntryOrderPaid || row.Description != "order paid" || row.MerchantID != merchantID ||
+				row.AccountID != accountID || (len(tt.before) == 0 || tt.before[0].ref != tt.credit.ref) && row.OrderKey != p.OrderKey {
+				t.Errorf("entry row %+v, answered %+v", row, got)
+			}
+			want := map[string]int64{models.LedgerPending: tt.credit.amount, models.LedgerAcquirerClearing: -tt.credit.amount}
+			if len(got.Lines) != 2 {
+				t.Fatalf("answered lines %+v, want two", got.Lines)
+			}
+			for _, ln := range got.Lines {
+				if ln.Amount != want[ln.AccountKind] || ln.Currency != usd {
+					t.Errorf("answered line %+v, want %d %s", ln, want[ln.AccountKind], usd)
+				}
+			}
+		})
+	}
+}
+
 // TestConcurrentReserves: 50 payouts race for a deposit that holds exactly
 // enough for 37 of them.
 func TestConcurrentReserves(t *testing.T) {
