@@ -163,8 +163,10 @@ func (l *Ledger) CreditOrder(ctx context.Context, p OrderPosting) (Entry, error)
 		orderKey: p.OrderKey, currency: p.Currency, description: "order paid",
 		lines: []line{{models.LedgerPending, p.Amount}, {models.LedgerAcquirerClearing, -p.Amount}},
 	}
-	// The payment's answer waits for its credit: when the merchant's
-	// accounts are open, one statement posts it.
+	// The credit's first attempts are a local activity of the payment's
+	// workflow task, whose completion carries the answer
+	// (workflows/ledger.go): one statement posts it when the merchant's
+	// accounts are open.
 	if e, posted, err := l.postTwoLines(ctx, credit); err != nil {
 		return Entry{}, fmt.Errorf("credit order %s: %w", p.Reference, err)
 	} else if posted {
@@ -188,9 +190,16 @@ func (l *Ledger) CreditOrder(ctx context.Context, p OrderPosting) (Entry, error)
 // in one round trip to Postgres. It reports posted false, and nothing
 // written, when the reference was posted before or an account is not open
 // yet: post then finds the first entry, or opens the accounts.
+//
+// Its debit has no funds check: p's second line must be of a kind that may
+// go below zero. It runs outside any transaction, so that the call's
+// failure undoes only the call.
 func (l *Ledger) postTwoLines(ctx context.Context, p posting) (Entry, bool, error) {
-	if len(p.lines) != 2 || p.lines[0].amount <= 0 || p.lines[1].amount != -p.lines[0].amount {
-		return Entry{}, false, fmt.Errorf("%w: a two-line posting moves one amount up and down", ErrInvalid)
+	if err := balanced(p.lines); err != nil {
+		return Entry{}, false, err
+	}
+	if len(p.lines) != 2 || p.lines[0].amount <= 0 || slices.Contains(nonNegative, p.lines[1].kind) {
+		return Entry{}, false, fmt.Errorf("%w: a two-line posting moves one amount up on one account and down on one that may go below zero", ErrInvalid)
 	}
 	now := l.now().UTC()
 	var id sql.NullInt64
@@ -199,7 +208,7 @@ func (l *Ledger) postTwoLines(ctx context.Context, p posting) (Entry, bool, erro
 		p.lines[0].kind, p.lines[1].kind, p.lines[0].amount, now).Row().Scan(&id)
 	var pgErr *pgconn.PgError
 	switch {
-	case errors.As(err, &pgErr) && pgErr.Code == pgNoDataFound:
+	case errors.As(err, &pgErr) && pgErr.Code == pgAccountsNotOpen:
 		return Entry{}, false, nil
 	case err != nil:
 		return Entry{}, false, fmt.Errorf("post %s: %w", p.kind, err)
@@ -214,9 +223,10 @@ func (l *Ledger) postTwoLines(ctx context.Context, p posting) (Entry, bool, erro
 	return out, true, nil
 }
 
-// pgNoDataFound is the SQLSTATE ledger_post_two_lines raises when an
-// account is not open yet.
-const pgNoDataFound = "P0002"
+// pgAccountsNotOpen is the SQLSTATE ledger_post_two_lines raises when an
+// account is not open yet: a code of our own, so that no other error is
+// taken for it.
+const pgAccountsNotOpen = "L0001"
 
 // DebitRefund debits a refund's amount from the merchant's money, back to
 // acquirer clearing: from pending while the acquirer has not settled the
@@ -403,8 +413,9 @@ type posting struct {
 // nonNegative are the account kinds whose balance may not go below zero.
 var nonNegative = []string{models.LedgerDeposit, models.LedgerReserved, models.LedgerPending}
 
-// post is the one place that writes the journal, inside the caller's
-// transaction tx. It checks that the lines balance, claims the reference,
+// post is the general way to write the journal, inside the caller's
+// transaction tx (postTwoLines is its one-statement form for a paid
+// order's credit, the same steps in the same order). It checks that the lines balance, claims the reference,
 // locks the ledger accounts it touches in id order, refuses a deposit or
 // reserved balance below zero (ErrInsufficientFunds; the caller's
 // transaction then rolls back the claim), and writes the lines and the new

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/paygate/paygate/internal/dev/testdb"
 
@@ -356,24 +357,28 @@ func TestCreditOrderPaths(t *testing.T) {
 		name string
 		// before runs first, uncounted.
 		before []credit
-		topUp  string // a top-up's reference, posted before
+		topUp  string // a top-up's reference (1.00), posted before
+		refund string // a refund's reference (0.40, from the deposit), posted after the top-up
 		credit credit
 		// statements is how many the credit sends, or 0 for more than one.
-		statements  int64
-		wantErr     error
-		wantPending int64
-		wantEntries int64
+		statements   int64
+		wantErr      error
+		wantPending  int64
+		wantClearing int64
+		wantEntries  int64
 	}{
 		{name: "first credit opens the accounts", credit: credit{"order/1/paid", 1250},
-			wantPending: 1250, wantEntries: 1},
+			wantPending: 1250, wantClearing: -1250, wantEntries: 1},
 		{name: "later credit is one statement", before: []credit{{"order/1/paid", 1250}}, credit: credit{"order/2/paid", 999},
-			statements: 1, wantPending: 2249, wantEntries: 2},
+			statements: 1, wantPending: 2249, wantClearing: -2249, wantEntries: 2},
+		{name: "one of the two accounts open", topUp: "top/1", refund: "refund/1", credit: credit{"order/2/paid", 999},
+			wantPending: 999, wantClearing: 40 - 999, wantEntries: 3},
 		{name: "repeat returns the first entry", before: []credit{{"order/1/paid", 1250}}, credit: credit{"order/1/paid", 1250},
-			wantPending: 1250, wantEntries: 1},
+			wantPending: 1250, wantClearing: -1250, wantEntries: 1},
 		{name: "repeat with another amount is refused", before: []credit{{"order/1/paid", 1250}}, credit: credit{"order/1/paid", 1300},
-			wantErr: ledger.ErrReferenceConflict, wantPending: 1250, wantEntries: 1},
+			wantErr: ledger.ErrReferenceConflict, wantPending: 1250, wantClearing: -1250, wantEntries: 1},
 		{name: "reference of a top-up is refused", before: []credit{{"order/1/paid", 1250}}, topUp: "order/3/paid",
-			credit: credit{"order/3/paid", 500}, wantErr: ledger.ErrReferenceConflict, wantPending: 1250, wantEntries: 2},
+			credit: credit{"order/3/paid", 500}, wantErr: ledger.ErrReferenceConflict, wantPending: 1250, wantClearing: -1250, wantEntries: 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -386,6 +391,11 @@ func TestCreditOrderPaths(t *testing.T) {
 			}
 			if tt.topUp != "" {
 				topUp(t, l, tt.topUp, 100)
+			}
+			if tt.refund != "" {
+				if _, err := l.DebitRefund(t.Context(), order(tt.refund, 40)); err != nil {
+					t.Fatal(err)
+				}
 			}
 			n := statementsOf(t, db)
 			p := order(tt.credit.ref, tt.credit.amount)
@@ -401,9 +411,9 @@ func TestCreditOrderPaths(t *testing.T) {
 			if tt.statements == 0 && sent < 2 {
 				t.Errorf("CreditOrder() sent %d statements, want the general path's", sent)
 			}
-			if b := balances(t, db); b[models.LedgerPending] != tt.wantPending || b[models.LedgerAcquirerClearing] != -tt.wantPending {
+			if b := balances(t, db); b[models.LedgerPending] != tt.wantPending || b[models.LedgerAcquirerClearing] != tt.wantClearing {
 				t.Errorf("pending %d, acquirer clearing %d; want %d and %d", b[models.LedgerPending], b[models.LedgerAcquirerClearing],
-					tt.wantPending, -tt.wantPending)
+					tt.wantPending, tt.wantClearing)
 			}
 			if n := countEntries(t, db); n != tt.wantEntries {
 				t.Errorf("%d entries, want %d", n, tt.wantEntries)
@@ -419,6 +429,21 @@ func TestCreditOrderPaths(t *testing.T) {
 			if row.ID != got.ID || row.Kind != models.EntryOrderPaid || row.Description != "order paid" || row.MerchantID != merchantID ||
 				row.AccountID != accountID || (len(tt.before) == 0 || tt.before[0].ref != tt.credit.ref) && row.OrderKey != p.OrderKey {
 				t.Errorf("entry row %+v, answered %+v", row, got)
+			}
+			if at := got.CreatedAt.Truncate(time.Microsecond); !row.CreatedAt.Equal(at) {
+				t.Errorf("entry row created_at %v, answered %v", row.CreatedAt, got.CreatedAt)
+			}
+			if len(tt.before) == 0 || tt.before[0].ref != tt.credit.ref {
+				// The credit moved both accounts: each was stamped with it.
+				var moved []models.LedgerAccount
+				if err := db.Where("kind IN ?", []string{models.LedgerPending, models.LedgerAcquirerClearing}).Find(&moved).Error; err != nil {
+					t.Fatal(err)
+				}
+				for _, a := range moved {
+					if !a.UpdatedAt.Equal(got.CreatedAt.Truncate(time.Microsecond)) {
+						t.Errorf("%s account updated_at %v, want the credit's %v", a.Kind, a.UpdatedAt, got.CreatedAt)
+					}
+				}
 			}
 			want := map[string]int64{models.LedgerPending: tt.credit.amount, models.LedgerAcquirerClearing: -tt.credit.amount}
 			if len(got.Lines) != 2 {
@@ -492,8 +517,24 @@ func TestConcurrentReserves(t *testing.T) {
 // TestConcurrentSameReference: the same order credited by many callers at
 // once is posted once.
 func TestConcurrentSameReference(t *testing.T) {
+	for _, open := range []bool{false, true} {
+		t.Run(fmt.Sprintf("accounts open %v", open), func(t *testing.T) { concurrentSameReference(t, open) })
+	}
+}
+
+// concurrentSameReference races 20 credits of one reference, with the
+// merchant's accounts opened by an earlier credit (the one-statement path)
+// or not (the general path).
+func concurrentSameReference(t *testing.T, open bool) {
 	db := testDB(t)
 	l := ledger.New(db)
+	var earlier int64
+	if open {
+		earlier = 100
+		if _, err := l.CreditOrder(t.Context(), order("order/8/paid", earlier)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	const calls = 20
 	var wg sync.WaitGroup
 	ids := make([]int64, calls)
@@ -517,11 +558,11 @@ func TestConcurrentSameReference(t *testing.T) {
 			break
 		}
 	}
-	if got := balances(t, db)[models.LedgerPending]; got != 4200 {
-		t.Errorf("pending = %d, want 4200", got)
+	if got := balances(t, db)[models.LedgerPending]; got != 4200+earlier {
+		t.Errorf("pending = %d, want %d", got, 4200+earlier)
 	}
-	if n := countEntries(t, db); n != 1 {
-		t.Errorf("%d entries, want 1", n)
+	if n, want := countEntries(t, db), 1+earlier/100; n != want {
+		t.Errorf("%d entries, want %d", n, want)
 	}
 	assertInvariants(t, db)
 }
