@@ -215,12 +215,7 @@ func (l *Ledger) postTwoLines(ctx context.Context, p posting) (Entry, bool, erro
 	case !id.Valid:
 		return Entry{}, false, nil
 	}
-	out := Entry{ID: id.Int64, Kind: p.kind, Reference: p.reference, MerchantID: p.merchantID, AccountID: p.accountID,
-		Description: p.description, CreatedAt: now}
-	for _, ln := range p.lines {
-		out.Lines = append(out.Lines, Line{AccountKind: ln.kind, Currency: p.currency, Amount: ln.amount})
-	}
-	return out, true, nil
+	return p.entry(id.Int64, now), true, nil
 }
 
 // pgAccountsNotOpen is the SQLSTATE ledger_post_two_lines raises when an
@@ -410,6 +405,16 @@ type posting struct {
 	lines    []line
 }
 
+// entry is p as posted under id at the time at.
+func (p posting) entry(id int64, at time.Time) Entry {
+	out := Entry{ID: id, Kind: p.kind, Reference: p.reference, MerchantID: p.merchantID, AccountID: p.accountID,
+		Description: p.description, CreatedAt: at}
+	for _, ln := range p.lines {
+		out.Lines = append(out.Lines, Line{AccountKind: ln.kind, Currency: p.currency, Amount: ln.amount})
+	}
+	return out
+}
+
 // nonNegative are the account kinds whose balance may not go below zero.
 var nonNegative = []string{models.LedgerDeposit, models.LedgerReserved, models.LedgerPending}
 
@@ -479,12 +484,7 @@ func (l *Ledger) post(ctx context.Context, tx *gorm.DB, p posting) (e Entry, pos
 		}
 		return Entry{}, false, fmt.Errorf("update balances: %w", err)
 	}
-	out := Entry{ID: entry.ID, Kind: p.kind, Reference: p.reference, MerchantID: p.merchantID, AccountID: p.accountID,
-		Description: p.description, CreatedAt: now}
-	for _, ln := range p.lines {
-		out.Lines = append(out.Lines, Line{AccountKind: ln.kind, Currency: p.currency, Amount: ln.amount})
-	}
-	return out, true, nil
+	return p.entry(entry.ID, now), true, nil
 }
 
 // lockAccounts opens (on first use) and locks the merchant account's ledger
