@@ -36,8 +36,8 @@ func TestPaymentFirstTaskEvents(t *testing.T) {
 		activity    = "ActivityTaskScheduled"
 	)
 	// In order: the start, the update, the record with its risk check and
-	// the charge (shape 2).
-	head := []string{started, scheduled, taskStarted, completed, accepted, local, local}
+	// the charge, in one local activity (shape 5).
+	head := []string{started, scheduled, taskStarted, completed, accepted, local}
 	tests := []struct {
 		name   string
 		notify bool

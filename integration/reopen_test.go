@@ -48,9 +48,9 @@ func reopenRow(t *testing.T, txID string) (saved bool, heldBy string) {
 
 // TestPaidOrderSavesItsStateWithItsOutcome: a paid order with no
 // notification to deliver saves its reopen state in its outcome's write
-// (shape 4): its run records four local activities (the record, the charge,
-// the outcome, the ledger's credit) and no save of its own, its record
-// holds the state, and a refund reopens it from that state.
+// (shape 4): its run records three local activities (the record with the
+// charge, shape 5; the outcome; the ledger's credit) and no save of its own,
+// its record holds the state, and a refund reopens it from that state.
 func TestPaidOrderSavesItsStateWithItsOutcome(t *testing.T) {
 	t.Parallel()
 	creds := env.auto
@@ -77,8 +77,8 @@ func TestPaidOrderSavesItsStateWithItsOutcome(t *testing.T) {
 			markers++
 		}
 	}
-	if markers != 4 {
-		t.Errorf("the paid run recorded %d local activities, want 4", markers)
+	if markers != 3 {
+		t.Errorf("the paid run recorded %d local activities, want 3", markers)
 	}
 	_, b := batch(t, creds, "/v1/refund", "refund_orders", []batchEntry{with(ref(r.TransactionID, no, "12.34"), "refund_amount", "2.34")})
 	if len(b.Entries) != 1 || b.Entries[0]["refund_status"] != "1" {

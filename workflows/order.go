@@ -1,7 +1,6 @@
 package workflows
 
 import (
-	"cmp"
 	"errors"
 	"strings"
 	"time"
@@ -227,6 +226,10 @@ type orderWorkflow struct {
 	// foldedSave: this run saved a reopen state with an outcome, so it
 	// must leave its final state in the record however it ends.
 	foldedSave bool
+	// firstCharge is the charge's first attempt, made by the record's
+	// local activity (shape 5), until chargeAt takes it as its first
+	// Authorise's.
+	firstCharge *activities.ChargeAttempt
 }
 
 // Order is the workflow of one payment order: it records the order, checks
@@ -401,7 +404,16 @@ func (w *orderWorkflow) pay(ctx workflow.Context) (PaymentResult, error) {
 		ri := w.riskInput()
 		rec.Risk = &ri
 	}
-	err := workflow.ExecuteLocalActivity(lctx, a.RecordOrder, rec).Get(ctx, &recorded)
+	var err error
+	if w.chargesWithRecord() {
+		var out activities.RecordAndChargeResult
+		conn := w.connectorName()
+		err = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, recordChargeOptions), a.RecordAndCharge,
+			activities.RecordAndChargeInput{Record: rec, Charge: w.authoriseInput(conn, w.chargeKey(conn), false)}).Get(ctx, &out)
+		recorded, w.firstCharge = out.Record, out.Charge
+	} else {
+		err = workflow.ExecuteLocalActivity(lctx, a.RecordOrder, rec).Get(ctx, &recorded)
+	}
 	if unrecordableError(err) {
 		return w.unrecordable(ctx, rec, err)
 	}
@@ -862,27 +874,17 @@ func (w *orderWorkflow) charge(ctx workflow.Context) (activities.ChargeOutcome, 
 // whatever its route says). With failover, a connector that is down says
 // so at once instead of being tried again.
 func (w *orderWorkflow) chargeAt(ctx workflow.Context, conn string, failover bool) (activities.ChargeOutcome, codes.Code, routing.Outcome, error) {
-	in := w.in
 	key := w.chargeKey(conn)
 	actx := workflow.WithLocalActivityOptions(ctx, authoriseOptions)
 	ictx := workflow.WithActivityOptions(ctx, inquiryOptions)
 	for round := 0; round < chargeRounds; round++ {
 		var outcome activities.ChargeOutcome
-		err := workflow.ExecuteLocalActivity(actx, a.Authorise, activities.AuthoriseInput{
-			Connector:      conn,
-			CardToken:      w.st.Card.Token,
-			IdempotencyKey: key,
-			Reference:      in.TransactionID,
-			Amount:         in.Amount,
-			Currency:       in.Currency,
-			Capture:        in.CaptureMode == capture.Auto,
-			ThreeDS:        cmp.Or(threeDSData(w.st.ThreeDS.Data), in.ExternalThreeDS),
-			Installments:   in.Installments,
-			// Set only for stored cards, so older histories replay the same.
-			StoredCredential: w.st.Card.Stored,
-			TokenID:          w.st.Card.TokenID,
-			Failover:         failover,
-		}).Get(ctx, &outcome)
+		var err error
+		if first := w.takeFirstCharge(round, conn); first != nil {
+			outcome, err = first.outcome, first.err
+		} else {
+			err = workflow.ExecuteLocalActivity(actx, a.Authorise, w.authoriseInput(conn, key, failover)).Get(ctx, &outcome)
+		}
 		if err == nil {
 			return outcome, outcomeCode(outcome), attemptOutcome(outcome), nil
 		}

@@ -130,7 +130,10 @@ type acquirer struct {
 	finish   []activities.FinishOrderInput
 	// foldedSaves counts the reopen saves that rode in an outcome's write.
 	foldedSaves int
-	deletes     []activities.DeleteCardInput
+	// chargedWithRecord counts the charge attempts made by the record's
+	// activity (RecordAndCharge, shape 5).
+	chargedWithRecord int
+	deletes           []activities.DeleteCardInput
 
 	// Operations after the payment.
 	captures []activities.CaptureInput
@@ -174,6 +177,33 @@ type acquirer struct {
 	debits      []activities.LedgerOrderInput
 	ledgerErr   func(n int) error
 	ledgerCalls int
+}
+
+// recordOrder is RecordOrder's fake; acq.mu is held.
+func (acq *acquirer) recordOrder(in activities.RecordOrderInput) (activities.RecordOrderResult, error) {
+	acq.records = append(acq.records, in)
+	if acq.recordErr != nil {
+		if err := acq.recordErr(len(acq.records) - 1); err != nil {
+			return activities.RecordOrderResult{}, err
+		}
+	}
+	if acq.existing != "" || in.Risk == nil {
+		return activities.RecordOrderResult{ExistingTransactionID: acq.existing}, nil
+	}
+	// Shape 2: the record's activity runs the risk check too.
+	acq.risks = append(acq.risks, *in.Risk)
+	verdict := acq.risk
+	return activities.RecordOrderResult{Risk: &verdict}, nil
+}
+
+// authoriseCall is Authorise's fake; acq.mu is held.
+func (acq *acquirer) authoriseCall(t *testing.T, in activities.AuthoriseInput) (activities.ChargeOutcome, error) {
+	acq.auths = append(acq.auths, in)
+	if acq.authorise == nil {
+		t.Errorf("Authorise called, want it never called")
+		return activities.ChargeOutcome{}, temporal.NewNonRetryableApplicationError("unexpected", "Unexpected", nil)
+	}
+	return acq.authorise(len(acq.auths) - 1)
 }
 
 func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
@@ -235,20 +265,31 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 		func(_ context.Context, in activities.RecordOrderInput) (activities.RecordOrderResult, error) {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
-			acq.records = append(acq.records, in)
-			if acq.recordErr != nil {
-				if err := acq.recordErr(len(acq.records) - 1); err != nil {
-					return activities.RecordOrderResult{}, err
-				}
+			return acq.recordOrder(in)
+		}).Maybe()
+	env.OnActivity(acts.RecordAndCharge, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.RecordAndChargeInput) (activities.RecordAndChargeResult, error) {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			// Shape 5: the record's activity makes the charge's first
+			// attempt too. It is kept as a record and an Authorise, so
+			// that the outcomes read the same in every shape.
+			recorded, err := acq.recordOrder(in.Record)
+			if err != nil || recorded.Risk == nil || !order.RiskPasses(*recorded.Risk) {
+				return activities.RecordAndChargeResult{Record: recorded}, err
 			}
-			if acq.existing != "" || in.Risk == nil {
-				return activities.RecordOrderResult{ExistingTransactionID: acq.existing}, nil
+			acq.chargedWithRecord++
+			outcome, err := acq.authoriseCall(t, in.Charge)
+			attempt := &activities.ChargeAttempt{Outcome: &outcome}
+			var appErr *temporal.ApplicationError
+			switch {
+			case errors.As(err, &appErr) && appErr.NonRetryable():
+				attempt = &activities.ChargeAttempt{ErrType: appErr.Type(), ErrMessage: appErr.Message()}
+			case err != nil:
+				attempt = &activities.ChargeAttempt{Retry: true, ErrMessage: err.Error()}
 			}
-			// Shape 2: the record's activity runs the risk check too.
-			acq.risks = append(acq.risks, *in.Risk)
-			verdict := acq.risk
-			return activities.RecordOrderResult{Risk: &verdict}, nil
-		})
+			return activities.RecordAndChargeResult{Record: recorded, Charge: attempt}, nil
+		}).Maybe()
 	env.OnActivity(acts.CheckRisk, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.RiskInput) (risk.Result, error) {
 			acq.mu.Lock()
@@ -260,12 +301,7 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 		func(_ context.Context, in activities.AuthoriseInput) (activities.ChargeOutcome, error) {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
-			acq.auths = append(acq.auths, in)
-			if acq.authorise == nil {
-				t.Errorf("Authorise called, want it never called")
-				return activities.ChargeOutcome{}, temporal.NewNonRetryableApplicationError("unexpected", "Unexpected", nil)
-			}
-			return acq.authorise(len(acq.auths) - 1)
+			return acq.authoriseCall(t, in)
 		}).Maybe()
 	env.OnActivity(acts.InquireCharge, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.InquireInput) (activities.InquiryResult, error) {
@@ -748,6 +784,15 @@ func checkOrder(t *testing.T, tc orderCase, in workflows.OrderInput, res workflo
 	}
 	if len(acq.inqs) != tc.wantInquires {
 		t.Errorf("InquireCharge called %d times, want %d", len(acq.inqs), tc.wantInquires)
+	}
+	// From shape 5 a charge's first attempt is made by the record's
+	// activity, the rest as before.
+	wantWithRecord := 0
+	if in.Shape >= 5 && tc.wantAuths > 0 {
+		wantWithRecord = 1
+	}
+	if acq.chargedWithRecord != wantWithRecord {
+		t.Errorf("charges made by the record's activity = %d, want %d", acq.chargedWithRecord, wantWithRecord)
 	}
 	// The input names no connector: the order goes to the default.
 	wantAuth := activities.AuthoriseInput{

@@ -11,7 +11,7 @@ import "go.temporal.io/sdk/workflow"
 // needs neither: its input says which code it was started with, and the
 // input is in its history for every replay. Orders started before shapes
 // (Shape 0) keep asking GetVersion, exactly as they were recorded.
-const CurrentOrderShape = shapeFoldedSave
+const CurrentOrderShape = shapeChargeWithRecord
 
 // settled is a change a workflow takes without a marker from a shape on:
 // a run of that shape or a later one takes version, a run of an earlier

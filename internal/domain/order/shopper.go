@@ -167,6 +167,14 @@ func (s State) ShopperLeft() (State, Step) {
 	return s, Step{Next: FinishPayment, Status: status.Failed, Code: codes.ShopperCancelled}
 }
 
+// RiskPasses reports whether verdict lets an order go on to its charge:
+// what RiskChecked decides, for a step that must know it before the
+// workflow does (the record's local activity that also charges, shape 5).
+func RiskPasses(verdict risk.Result) bool {
+	_, step := State{}.RiskChecked(verdict)
+	return step.Next == ChargeCard
+}
+
 // RiskChecked is the order once the risk rules judged it: rejected (the
 // payment fails with the deciding rule's code), held for review (nothing
 // is authorised until a reviewer approves), or passed.
