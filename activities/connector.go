@@ -77,6 +77,18 @@ func outcomeOf(name string, c connector.Charge) ChargeOutcome {
 // AcquirerTimeout: the outcome is unknown and the workflow must ask the
 // acquirer before doing anything else.
 func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOutcome, error) {
+	return a.authorise(ctx, in, nil)
+}
+
+// openedCard is a card read from the vault ahead of its charge.
+type openedCard struct {
+	card vault.Card
+	err  error
+}
+
+// authorise is Authorise, with the card read from opened when it is set
+// (read beside the order's record, RecordAndCharge) rather than here.
+func (a *Activities) authorise(ctx context.Context, in AuthoriseInput, opened <-chan openedCard) (ChargeOutcome, error) {
 	conn, err := a.connector(in.Connector)
 	if err != nil {
 		return ChargeOutcome{}, err
@@ -104,7 +116,13 @@ func (a *Activities) Authorise(ctx context.Context, in AuthoriseInput) (ChargeOu
 			return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("connector skipped: its circuit breaker is open", ErrTypeAcquirerSkipped, nil)
 		}
 	}
-	c, err := a.Vault.Detokenize(ctx, in.CardToken)
+	var c vault.Card
+	if opened != nil {
+		o := <-opened
+		c, err = o.card, o.err
+	} else {
+		c, err = a.Vault.Detokenize(ctx, in.CardToken)
+	}
 	if errors.Is(err, vault.ErrUnknownToken) {
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("card token not in the vault", ErrTypeCardUnavailable, err)
 	}

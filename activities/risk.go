@@ -22,7 +22,8 @@ type RiskInput struct {
 	CardFingerprint string
 
 	// TransactionID is the payment being checked. Its order is already
-	// recorded, and the velocity counts must leave it out.
+	// recorded, and the velocity counts must leave it out; the verdict is
+	// written on it (KeepRiskVerdict).
 	TransactionID string
 	// CardBIN is the card's first six digits: risk.BIN of the masked card.
 	CardBIN string
@@ -111,7 +112,56 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 			res = res.Forced(risk.Reject, cfg)
 		}
 	}
+	// The verdict is the order's once written: a check run again (the
+	// payment's workflow task run again after a worker died, perhaps after
+	// the charge was sent) answers the first, never one reached on facts
+	// that moved since (another order of the card, a card blocked), which
+	// could stop an order whose card was charged.
+	kept, err := a.Records.KeepRiskVerdict(ctx, in.TransactionID, keptVerdict(res))
+	if err != nil {
+		return risk.Result{}, fmt.Errorf("risk check: %w", err)
+	}
+	if kept.Action != res.Action || kept.Score != res.Score || kept.Rule != res.Rule || !sameReasons(kept.Reasons, res.Reasons) {
+		res = verdictOf(kept)
+	}
 	return res, nil
+}
+
+// keptVerdict is a risk verdict as the order's row keeps it.
+func keptVerdict(r risk.Result) models.RiskVerdict {
+	v := models.RiskVerdict{Action: r.Action, Score: r.Score, Rule: r.Rule}
+	if r.Reasons != nil {
+		v.Reasons = make([]models.RiskReason, 0, len(r.Reasons))
+		for _, reason := range r.Reasons {
+			v.Reasons = append(v.Reasons, models.RiskReason{Name: reason.Name, Status: reason.Status})
+		}
+	}
+	return v
+}
+
+// verdictOf is the risk verdict an order's row keeps.
+func verdictOf(v models.RiskVerdict) risk.Result {
+	r := risk.Result{Action: v.Action, Score: v.Score, Rule: v.Rule}
+	if v.Reasons != nil {
+		r.Reasons = make([]risk.Reason, 0, len(v.Reasons))
+		for _, reason := range v.Reasons {
+			r.Reasons = append(r.Reasons, risk.Reason{Name: reason.Name, Status: reason.Status})
+		}
+	}
+	return r
+}
+
+// sameReasons reports whether a kept verdict's reasons are rs.
+func sameReasons(kept []models.RiskReason, rs []risk.Reason) bool {
+	if len(kept) != len(rs) {
+		return false
+	}
+	for i, r := range rs {
+		if kept[i].Name != r.Name || kept[i].Status != r.Status {
+			return false
+		}
+	}
+	return true
 }
 
 // riskSettings are the settings the order carries, or else (an order made

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/paygate/paygate/internal/domain/capture"
@@ -107,7 +108,8 @@ func (a *Activities) RecordOrder(ctx context.Context, in RecordOrderInput) (Reco
 		return RecordOrderResult{ExistingTransactionID: existing}, nil
 	}
 	// A failed check fails the whole activity; its retry finds the row
-	// written and checks again.
+	// written and checks again, answering the verdict an earlier check
+	// wrote on the row, if one did (CheckRisk).
 	verdict, err := a.CheckRisk(ctx, *in.Risk)
 	if err != nil {
 		return RecordOrderResult{}, err
@@ -158,10 +160,32 @@ const recordStepTimeout = 10 * time.Second
 // of the workflow fewer on every payment (shape 5). A failed record or
 // check fails the activity, which is retried as RecordOrder is; a failed
 // charge does not: the attempt's end is returned, and the workflow takes
-// it as its first Authorise's. A retry after a worker died mid-charge
-// records nothing twice and sends the charge again with the same
-// idempotency key, as a retry of Authorise does.
+// it as its first Authorise's. After a worker died mid-charge, the
+// workflow task runs again and this activity with it, as its first
+// attempt: it records nothing twice, answers the verdict the order was
+// first given (CheckRisk) and sends the charge again with the same
+// idempotency key, as Authorise run again would. A later attempt of the
+// activity (the one before failed or timed out) charges nothing: it leaves
+// the charge to the workflow's Authorise.
 func (a *Activities) RecordAndCharge(ctx context.Context, in RecordAndChargeInput) (RecordAndChargeResult, error) {
+	first := !activity.IsActivity(ctx) || activity.GetInfo(ctx).Attempt <= 1
+	// The card is read from the vault beside the record and the check, so
+	// that the charge waits for neither (the channel holds the answer for
+	// an order that is not charged after all).
+	var opened chan openedCard
+	if first {
+		opened = make(chan openedCard, 1)
+		go func() {
+			// A panic here would end the worker, not the attempt.
+			defer func() {
+				if r := recover(); r != nil {
+					opened <- openedCard{err: fmt.Errorf("open card: panic: %v", r)}
+				}
+			}()
+			c, err := a.Vault.Detokenize(ctx, in.Charge.CardToken)
+			opened <- openedCard{card: c, err: err}
+		}()
+	}
 	rctx, cancel := context.WithTimeout(ctx, recordStepTimeout)
 	recorded, err := a.RecordOrder(rctx, in.Record)
 	cancel()
@@ -171,7 +195,15 @@ func (a *Activities) RecordAndCharge(ctx context.Context, in RecordAndChargeInpu
 	if recorded.Risk == nil || !order.RiskPasses(*recorded.Risk) {
 		return RecordAndChargeResult{Record: recorded}, nil
 	}
-	outcome, err := a.Authorise(ctx, in.Charge)
+	if !first {
+		// An attempt after this activity failed or timed out: the charge
+		// is left to chargeAt's Authorise, whose first attempt checks a
+		// stored card's deletion and whose retries end in an inquiry, as
+		// at shape 4. An earlier attempt of this activity may have sent
+		// it; the same idempotency key finds it.
+		return RecordAndChargeResult{Record: recorded, Charge: &ChargeAttempt{Retry: true}}, nil
+	}
+	outcome, err := a.authorise(ctx, in.Charge, opened)
 	return RecordAndChargeResult{Record: recorded, Charge: a.attemptOf(in.Charge, outcome, err)}, nil
 }
 

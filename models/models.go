@@ -185,6 +185,9 @@ type Order struct {
 	RiskAction  string       `gorm:"size:16"`
 	RiskScore   int          `gorm:"not null;default:0"`
 	RiskReasons []RiskReason `gorm:"serializer:json;type:jsonb"`
+	// RiskRule is the rule that decided the risk check's verdict ("" when
+	// none did), nil until the check wrote its verdict (KeepRiskVerdict).
+	RiskRule *string `gorm:"size:64"`
 
 	Connector     string `gorm:"size:32"`
 	ConnectorRef  string `gorm:"size:64"`

@@ -79,6 +79,10 @@ func (r Records) CountVelocity(ctx context.Context, q VelocityQuery) (VelocityCo
 	return CountVelocity(ctx, r.DB, q)
 }
 
+func (r Records) KeepRiskVerdict(ctx context.Context, transactionID string, v RiskVerdict) (RiskVerdict, error) {
+	return KeepRiskVerdict(ctx, r.DB, transactionID, v)
+}
+
 func (r Records) AttachCard(ctx context.Context, transactionID string, c OrderCard) error {
 	return AttachCard(ctx, r.DB, transactionID, c)
 }

@@ -2,6 +2,9 @@ package models
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -95,4 +98,63 @@ func CountVelocity(ctx context.Context, db *gorm.DB, q VelocityQuery) (VelocityC
 		return VelocityCounts{}, fmt.Errorf("count velocity of account %s: %w", q.AccountID, err)
 	}
 	return out, nil
+}
+
+// RiskVerdict is a risk check's verdict as an order's row keeps it.
+type RiskVerdict struct {
+	Action  string
+	Score   int
+	Reasons []RiskReason
+	Rule    string
+}
+
+// KeepRiskVerdict writes v on the order's row unless the risk check wrote a
+// verdict there before, and answers the verdict that stands: v, or the one
+// written before. A check run again for the order (a worker that died after
+// the charge was sent) so answers what the charge was made on. An order not
+// recorded answers v, unwritten. One statement when v is written, two when
+// an earlier verdict is read back.
+func KeepRiskVerdict(ctx context.Context, db *gorm.DB, transactionID string, v RiskVerdict) (RiskVerdict, error) {
+	var reasons any // SQL NULL for none, as the outcome's write leaves it
+	if v.Reasons != nil {
+		b, err := json.Marshal(v.Reasons)
+		if err != nil {
+			return RiskVerdict{}, fmt.Errorf("keep risk verdict of %s: %w", transactionID, err)
+		}
+		reasons = string(b)
+	}
+	res := db.WithContext(ctx).Exec(`UPDATE orders SET risk_action = ?, risk_score = ?, risk_reasons = CAST(? AS jsonb), risk_rule = ?
+		WHERE transaction_id = ? AND risk_rule IS NULL`, v.Action, v.Score, reasons, v.Rule, transactionID)
+	if res.Error != nil {
+		return RiskVerdict{}, fmt.Errorf("keep risk verdict of %s: %w", transactionID, res.Error)
+	}
+	if res.RowsAffected == 1 {
+		return v, nil
+	}
+	var (
+		action, rule sql.NullString
+		score        sql.NullInt64
+		raw          []byte
+	)
+	err := db.WithContext(ctx).Raw(`SELECT risk_action, risk_score, risk_reasons, risk_rule FROM orders WHERE transaction_id = ?`,
+		transactionID).Row().Scan(&action, &score, &raw, &rule)
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, nil
+	}
+	if err != nil {
+		return RiskVerdict{}, fmt.Errorf("keep risk verdict of %s: %w", transactionID, err)
+	}
+	if !rule.Valid {
+		// Another attempt's write is not committed yet: it will stand,
+		// but what it holds is not known here. Asked again, the caller
+		// finds it.
+		return RiskVerdict{}, fmt.Errorf("keep risk verdict of %s: a verdict is being written by another attempt", transactionID)
+	}
+	kept := RiskVerdict{Action: action.String, Score: int(score.Int64), Rule: rule.String}
+	if raw != nil {
+		if err := json.Unmarshal(raw, &kept.Reasons); err != nil {
+			return RiskVerdict{}, fmt.Errorf("keep risk verdict of %s: reasons: %w", transactionID, err)
+		}
+	}
+	return kept, nil
 }

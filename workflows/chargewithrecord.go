@@ -22,9 +22,9 @@ import (
 const shapeChargeWithRecord = 5
 
 // recordChargeOptions are RecordAndCharge's: retried as a record write is,
-// with the charge's time to answer.
+// with the record's time and the charge's. Only its first attempt charges.
 var recordChargeOptions = workflow.LocalActivityOptions{
-	StartToCloseTimeout:    authoriseTimeout,
+	StartToCloseTimeout:    storeTimeout + authoriseTimeout,
 	ScheduleToCloseTimeout: storeRetryHorizon,
 	RetryPolicy:            storeOptions.RetryPolicy,
 }
