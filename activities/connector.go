@@ -118,8 +118,12 @@ func (a *Activities) authorise(ctx context.Context, in AuthoriseInput, opened <-
 	}
 	var c vault.Card
 	if opened != nil {
-		o := <-opened
-		c, err = o.card, o.err
+		select {
+		case o := <-opened:
+			c, err = o.card, o.err
+		case <-ctx.Done():
+			return ChargeOutcome{}, fmt.Errorf("authorise %s: open card: %w", in.Reference, ctx.Err())
+		}
 	} else {
 		c, err = a.Vault.Detokenize(ctx, in.CardToken)
 	}

@@ -101,8 +101,8 @@ func recordInput(txID, orderNo, cardFP string, settings risk.Settings) RecordOrd
 // again after a worker died mid-charge) answers that verdict though the
 // facts moved in between (the card blocked): judged again, the order would
 // be stopped after its card was charged. A new order of the card is judged
-// on the facts as they now are, and so is an order whose row holds only an
-// outcome's verdict (written by a release before the check kept its own).
+// on the facts as they now are; an order the release before finished keeps
+// the verdict its outcome wrote.
 func TestRecordOrderKeepsItsFirstVerdict(t *testing.T) {
 	db := testdb.Open(t, "paygate_firstverdict_")
 	a := &Activities{Records: models.Records{DB: db}}
@@ -115,11 +115,12 @@ func TestRecordOrderKeepsItsFirstVerdict(t *testing.T) {
 	}
 	// An order a worker of the release before recorded and finished: its
 	// outcome's write set the verdict's action, score and reasons, not
-	// the rule.
+	// the rule. Its check run again by a new worker (the old worker
+	// stopped before the task completed) keeps that verdict.
 	old := recordInput("1000000000000000003", "KEEP-3", "card-fp-1", risk.Settings{})
 	if _, err := a.Records.InsertOrder(t.Context(), &models.Order{TransactionID: old.TransactionID, WorkflowID: old.WorkflowID,
 		MerchantID: "M1", AccountID: "A1", OrderNo: old.OrderNo, Currency: "USD", Amount: 1234, CaptureMode: capture.Auto,
-		CardFingerprint: "card-fp-1", RequestFingerprint: old.RequestFingerprint, Details: old.Details,
+		CardFingerprint: "card-fp-1", RequestFingerprint: old.RequestFingerprint, Details: old.Details, StateVersion: 1,
 		RiskAction: risk.Accept, RiskReasons: []models.RiskReason{{Name: risk.RuleBlockedCard, Status: risk.Accept}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestRecordOrderKeepsItsFirstVerdict(t *testing.T) {
 	}{
 		{"the order's check run again keeps the verdict it was charged on", recordInput("1000000000000000001", "KEEP-1", "card-fp-1", risk.Settings{}), risk.Accept, ""},
 		{"a new order of the card is judged now", recordInput("1000000000000000002", "KEEP-2", "card-fp-1", risk.Settings{}), risk.Reject, risk.RuleBlockedCard},
-		{"an order with an outcome's verdict only is judged now", old, risk.Reject, risk.RuleBlockedCard},
+		{"an order finished by the release before keeps its outcome's verdict", old, risk.Accept, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -150,7 +151,13 @@ func TestRecordOrderKeepsItsFirstVerdict(t *testing.T) {
 			if err := db.Where("transaction_id = ?", tc.in.TransactionID).Take(&row).Error; err != nil {
 				t.Fatal(err)
 			}
-			if row.RiskAction != got.Risk.Action || row.RiskScore != got.Risk.Score || row.RiskRule == nil || *row.RiskRule != got.Risk.Rule ||
+			// The release before's row keeps what its outcome wrote, and
+			// no rule.
+			wantRule := &got.Risk.Rule
+			if tc.in.TransactionID == old.TransactionID {
+				wantRule = nil
+			}
+			if row.RiskAction != got.Risk.Action || row.RiskScore != got.Risk.Score || !reflect.DeepEqual(row.RiskRule, wantRule) ||
 				!sameReasons(row.RiskReasons, got.Risk.Reasons) {
 				t.Errorf("row holds %s/%d/%v %+v, want the verdict answered %+v", row.RiskAction, row.RiskScore, row.RiskRule, row.RiskReasons, *got.Risk)
 			}
@@ -289,6 +296,19 @@ func TestRecordAndCharge(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a later attempt of the activity records and leaves the charge to the workflow", func(t *testing.T) {
+		in := input("3000000000000000004", "RC-4", "4242424242424242", "card-ok-4")
+		got, err := a.recordAndCharge(t.Context(), in, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Record.Risk == nil || got.Record.Risk.Action != risk.Accept || !reflect.DeepEqual(got.Charge, &ChargeAttempt{Retry: true}) {
+			t.Fatalf("result = %+v (risk %+v, charge %+v), want accept and try again", got, got.Record.Risk, got.Charge)
+		}
+		if n := charges("RC-4"); n != 0 {
+			t.Errorf("simulator holds %d charges, want none", n)
+		}
+	})
 	t.Run("an order under another order's transaction id is neither recorded nor charged", func(t *testing.T) {
 		in := input("3000000000000000001", "RC-9", "4242424242424242", "card-ok-9")
 		_, err := a.RecordAndCharge(t.Context(), in)

@@ -151,7 +151,7 @@ type ChargeAttempt struct {
 
 // recordStepTimeout bounds RecordAndCharge's record and risk check, as the
 // workflow's own timeout bounds RecordOrder's: the activity's own timeout
-// is the charge's.
+// is this and the charge's.
 const recordStepTimeout = 10 * time.Second
 
 // RecordAndCharge records a new card order and runs its risk check
@@ -168,7 +168,12 @@ const recordStepTimeout = 10 * time.Second
 // activity (the one before failed or timed out) charges nothing: it leaves
 // the charge to the workflow's Authorise.
 func (a *Activities) RecordAndCharge(ctx context.Context, in RecordAndChargeInput) (RecordAndChargeResult, error) {
-	first := !activity.IsActivity(ctx) || activity.GetInfo(ctx).Attempt <= 1
+	return a.recordAndCharge(ctx, in, !activity.IsActivity(ctx) || activity.GetInfo(ctx).Attempt <= 1)
+}
+
+// recordAndCharge is RecordAndCharge's attempt; first tells whether it is
+// the activity's first.
+func (a *Activities) recordAndCharge(ctx context.Context, in RecordAndChargeInput, first bool) (RecordAndChargeResult, error) {
 	// The card is read from the vault beside the record and the check, so
 	// that the charge waits for neither (the channel holds the answer for
 	// an order that is not charged after all).

@@ -108,12 +108,16 @@ type RiskVerdict struct {
 	Rule    string
 }
 
-// KeepRiskVerdict writes v on the order's row unless the risk check wrote a
-// verdict there before, and answers the verdict that stands: v, or the one
-// written before. A check run again for the order (a worker that died after
-// the charge was sent) so answers what the charge was made on. An order not
-// recorded answers v, unwritten. One statement when v is written, two when
-// an earlier verdict is read back.
+// KeepRiskVerdict writes v on the order's row unless a verdict was given
+// there before, and answers the verdict that stands: v, or the one given
+// before. A check run again for the order (a worker that died after the
+// charge was sent) so answers what the charge was made on. A verdict was
+// given before when the check wrote one (risk_rule is set), or when the row
+// holds an outcome (state_version above 0) with a risk action, as a release
+// before this one left it: the check of such an order did not keep its
+// rule, so the kept verdict takes v's rule when the actions agree and none
+// otherwise. An order not recorded answers v, unwritten. One statement
+// when v is written, two when an earlier verdict is read back.
 func KeepRiskVerdict(ctx context.Context, db *gorm.DB, transactionID string, v RiskVerdict) (RiskVerdict, error) {
 	var reasons any // SQL NULL for none, as the outcome's write leaves it
 	if v.Reasons != nil {
@@ -124,7 +128,8 @@ func KeepRiskVerdict(ctx context.Context, db *gorm.DB, transactionID string, v R
 		reasons = string(b)
 	}
 	res := db.WithContext(ctx).Exec(`UPDATE orders SET risk_action = ?, risk_score = ?, risk_reasons = CAST(? AS jsonb), risk_rule = ?
-		WHERE transaction_id = ? AND risk_rule IS NULL`, v.Action, v.Score, reasons, v.Rule, transactionID)
+		WHERE transaction_id = ? AND risk_rule IS NULL AND (state_version = 0 OR coalesce(risk_action, '') = '')`,
+		v.Action, v.Score, reasons, v.Rule, transactionID)
 	if res.Error != nil {
 		return RiskVerdict{}, fmt.Errorf("keep risk verdict of %s: %w", transactionID, res.Error)
 	}
@@ -133,7 +138,7 @@ func KeepRiskVerdict(ctx context.Context, db *gorm.DB, transactionID string, v R
 	}
 	var (
 		action, rule sql.NullString
-		score        sql.NullInt64
+		score        int
 		raw          []byte
 	)
 	err := db.WithContext(ctx).Raw(`SELECT risk_action, risk_score, risk_reasons, risk_rule FROM orders WHERE transaction_id = ?`,
@@ -144,13 +149,15 @@ func KeepRiskVerdict(ctx context.Context, db *gorm.DB, transactionID string, v R
 	if err != nil {
 		return RiskVerdict{}, fmt.Errorf("keep risk verdict of %s: %w", transactionID, err)
 	}
-	if !rule.Valid {
-		// Another attempt's write is not committed yet: it will stand,
-		// but what it holds is not known here. Asked again, the caller
-		// finds it.
-		return RiskVerdict{}, fmt.Errorf("keep risk verdict of %s: a verdict is being written by another attempt", transactionID)
+	kept := RiskVerdict{Action: action.String, Score: score, Rule: rule.String}
+	if !rule.Valid && kept.Action == "" {
+		// Recorded after the update looked (the order was not there):
+		// nothing was given before.
+		return v, nil
 	}
-	kept := RiskVerdict{Action: action.String, Score: int(score.Int64), Rule: rule.String}
+	if !rule.Valid && kept.Action == v.Action {
+		kept.Rule = v.Rule
+	}
 	if raw != nil {
 		if err := json.Unmarshal(raw, &kept.Reasons); err != nil {
 			return RiskVerdict{}, fmt.Errorf("keep risk verdict of %s: reasons: %w", transactionID, err)

@@ -370,7 +370,10 @@ func (w *orderWorkflow) registerShopperHandlers(ctx workflow.Context) error {
 	}
 	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdatePay, w.payFromPage, workflow.UpdateHandlerOptions{
 		Validator: func(ctx workflow.Context, req PayRequest) error {
-			if w.in.Kind != KindCheckout || w.st.Status != status.Pending || w.st.Card.Token != "" {
+			// A shopper who chose an APM pays there: a card now would be
+			// judged on the verdict the APM's check kept, and start the
+			// APM again.
+			if w.in.Kind != KindCheckout || w.st.Status != status.Pending || w.st.Card.Token != "" || w.in.APM != nil {
 				return refuse(codes.InvalidState, "the order is not waiting for a card")
 			}
 			if req.Card.Token == "" {

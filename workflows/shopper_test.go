@@ -3,6 +3,7 @@ package workflows_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -606,6 +607,17 @@ func TestHostedPageAPM(t *testing.T) {
 			env := newEnv(t, acq)
 			withACS(env, &acs{})
 			env.OnActivity(acts.AttachPaymentMethod, mock.Anything, mock.Anything).Return(nil).Maybe()
+			// A card sent after the shopper chose the APM is refused.
+			var cardRefused error
+			if !tc.rejected {
+				env.RegisterDelayedCallback(func() {
+					env.UpdateWorkflow(workflows.UpdatePay, "", &testsuite.TestUpdateCallback{
+						OnAccept:   func() {},
+						OnReject:   func(err error) { cardRefused = err },
+						OnComplete: func(any, error) {},
+					}, workflows.PayRequest{Card: workflows.CardRef{Token: "tok_late", Masked: "424242******4242", Fingerprint: "fp-late"}})
+				}, 2*time.Minute)
+			}
 			var answer workflows.PaymentResult
 			var rejected error
 			env.RegisterDelayedCallback(func() {
@@ -628,6 +640,10 @@ func TestHostedPageAPM(t *testing.T) {
 			run(t, env, tc.in())
 			if (rejected != nil) != tc.rejected {
 				t.Fatalf("rejected = %v, want %v", rejected, tc.rejected)
+			}
+			// Without the APM chosen, the card is the order's way to pay.
+			if !tc.rejected && (cardRefused == nil || !strings.Contains(cardRefused.Error(), "not waiting for a card")) {
+				t.Errorf("card after the APM's choice: %v, want refused as not waiting for a card", cardRefused)
 			}
 			if !tc.rejected && (answer.OrderStatus != status.OrderPending || answer.IssuerURL != "http://provider/apm/ap_1") {
 				t.Errorf("pay-apm answered %+v, want the provider's page", answer)
