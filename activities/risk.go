@@ -3,6 +3,7 @@ package activities
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -117,51 +118,35 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 	// the charge was sent) answers the first, never one reached on facts
 	// that moved since (another order of the card, a card blocked), which
 	// could stop an order whose card was charged.
-	kept, err := a.Records.KeepRiskVerdict(ctx, in.TransactionID, keptVerdict(res))
+	want := keptVerdict(res)
+	kept, err := a.Records.KeepRiskVerdict(ctx, in.TransactionID, want)
 	if err != nil {
 		return risk.Result{}, fmt.Errorf("risk check: %w", err)
 	}
-	if kept.Action != res.Action || kept.Score != res.Score || kept.Rule != res.Rule || !sameReasons(kept.Reasons, res.Reasons) {
-		res = verdictOf(kept)
+	if kept.Action != want.Action || kept.Score != want.Score || kept.Rule != want.Rule || !slices.Equal(kept.Reasons, want.Reasons) {
+		res = risk.Result{Action: kept.Action, Score: kept.Score, Rule: kept.Rule,
+			Reasons: mapReasons(kept.Reasons, func(r models.RiskReason) risk.Reason { return risk.Reason{Name: r.Name, Status: r.Status} })}
 	}
 	return res, nil
 }
 
 // keptVerdict is a risk verdict as the order's row keeps it.
 func keptVerdict(r risk.Result) models.RiskVerdict {
-	v := models.RiskVerdict{Action: r.Action, Score: r.Score, Rule: r.Rule}
-	if r.Reasons != nil {
-		v.Reasons = make([]models.RiskReason, 0, len(r.Reasons))
-		for _, reason := range r.Reasons {
-			v.Reasons = append(v.Reasons, models.RiskReason{Name: reason.Name, Status: reason.Status})
-		}
-	}
-	return v
+	return models.RiskVerdict{Action: r.Action, Score: r.Score, Rule: r.Rule,
+		Reasons: mapReasons(r.Reasons, func(r risk.Reason) models.RiskReason { return models.RiskReason{Name: r.Name, Status: r.Status} })}
 }
 
-// verdictOf is the risk verdict an order's row keeps.
-func verdictOf(v models.RiskVerdict) risk.Result {
-	r := risk.Result{Action: v.Action, Score: v.Score, Rule: v.Rule}
-	if v.Reasons != nil {
-		r.Reasons = make([]risk.Reason, 0, len(v.Reasons))
-		for _, reason := range v.Reasons {
-			r.Reasons = append(r.Reasons, risk.Reason{Name: reason.Name, Status: reason.Status})
-		}
+// mapReasons converts a verdict's reasons between the rules' and the
+// record's types; none stays nil.
+func mapReasons[From, To any](in []From, f func(From) To) []To {
+	if in == nil {
+		return nil
 	}
-	return r
-}
-
-// sameReasons reports whether a kept verdict's reasons are rs.
-func sameReasons(kept []models.RiskReason, rs []risk.Reason) bool {
-	if len(kept) != len(rs) {
-		return false
+	out := make([]To, 0, len(in))
+	for _, r := range in {
+		out = append(out, f(r))
 	}
-	for i, r := range rs {
-		if kept[i].Name != r.Name || kept[i].Status != r.Status {
-			return false
-		}
-	}
-	return true
+	return out
 }
 
 // riskSettings are the settings the order carries, or else (an order made
