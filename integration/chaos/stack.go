@@ -102,7 +102,9 @@ type Stack struct {
 	apiURLs       []string
 	// disputeCallback is where the acquirer simulator tells of disputes.
 	disputeCallback string
-	next            atomic.Uint64
+	// verdict is what a failed test says last (the seed, the report).
+	verdict []string
+	next    atomic.Uint64
 
 	// DB reads the record for the checks.
 	DB       *app.Gateway

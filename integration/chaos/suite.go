@@ -25,6 +25,10 @@ type Plan struct {
 	Seed    uint64
 	// Cards, when set, replaces the traffic's card rotation.
 	Cards []string
+	// AllRouted sends every payment to the account routed over both
+	// acquirers: a fault of sim-acquirer then meets routed payments before
+	// the failures of any other account's open its breaker.
+	AllRouted bool
 }
 
 // ShortPlan is the two-minute run of `make test`: the worker killed twice,
@@ -70,6 +74,7 @@ func Run(ctx context.Context, s *Stack, plan Plan) (Report, error) {
 	if len(plan.Cards) > 0 {
 		tr.cards = plan.Cards
 	}
+	tr.allRouted = plan.AllRouted
 	start := time.Now()
 	done := make(chan struct{})
 	go func() {

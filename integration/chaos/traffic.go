@@ -83,6 +83,8 @@ type Traffic struct {
 	seq   atomic.Int64
 	run   string
 	cards []string
+	// allRouted sends every payment to the routed account (Plan.AllRouted).
+	allRouted bool
 
 	mu         sync.Mutex
 	payments   []*Payment
@@ -135,6 +137,9 @@ func (tr *Traffic) scenario(ctx context.Context, i int) {
 	p := &Payment{
 		OrderNo: fmt.Sprintf("CH-%s-%06d", tr.run, i), Manual: i%7 == 3, Routed: i%7 != 3 && i%4 == 1,
 		Card: tr.cards[i%len(tr.cards)], Amount: int64(1000 + i%50*10),
+	}
+	if tr.allRouted {
+		p.Manual, p.Routed = false, true
 	}
 	tr.mu.Lock()
 	tr.payments = append(tr.payments, p)
