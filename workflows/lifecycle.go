@@ -535,6 +535,11 @@ func (w *orderWorkflow) watchRefund(ctx workflow.Context, r order.Refund) {
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundStatus,
 			activities.RefundStatusInput{Connector: w.chargeConnector(), RefundID: r.AcquirerRef}).Get(ctx, &out)
 		settled = out.Status
+		if err != nil {
+			// The only trace of a refund that stays pending: its timer grows
+			// to an hour and the local activity's failures are not logged.
+			workflow.GetLogger(ctx).Warn("refund status not learnt: asked again later", "refund", r.Reference, "error", err)
+		}
 		return err == nil && out.Status != refund.Pending
 	})
 	if err != nil {
@@ -589,6 +594,8 @@ func (w *orderWorkflow) resolveRefund(ctx workflow.Context, r order.Refund) {
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundCharge, w.refundInput(r)).Get(ctx, &out)
 		if err == nil {
 			r.AcquirerRef, settled = out.RefundID, out.Status
+		} else if !acquirerRefused(err) {
+			workflow.GetLogger(ctx).Warn("refund still unanswered: sent again later", "refund", r.Reference, "error", err)
 		}
 		return err == nil || acquirerRefused(err)
 	})

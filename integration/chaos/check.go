@@ -177,8 +177,26 @@ func (s *Stack) describePending(ctx context.Context, w waiting) string {
 	defer c.Close()
 	var wfIDs []string
 	db := s.DB.DB.WithContext(ctx)
-	if len(w.orders) > 0 {
-		db.Model(&models.Order{}).Where("transaction_id IN ?", firstFew(w.orders, 3)).Pluck("workflow_id", &wfIDs)
+	// A pending refund or notification is its order's workflow's to settle:
+	// that workflow is described too, running (on a timer, say) or not.
+	owners := firstFew(w.orders, 3)
+	for _, q := range []struct {
+		model any
+		key   string
+		ids   []string
+	}{
+		{&models.Refund{}, "refund_reference_id", w.refunds},
+		{&models.Notification{}, "notify_id", w.notices},
+	} {
+		if len(q.ids) == 0 {
+			continue
+		}
+		var txs []string
+		db.Model(q.model).Where(q.key+" IN ?", firstFew(q.ids, 3)).Distinct().Pluck("transaction_id", &txs)
+		owners = append(owners, txs...)
+	}
+	if len(owners) > 0 {
+		db.Model(&models.Order{}).Where("transaction_id IN ?", owners).Distinct().Pluck("workflow_id", &wfIDs)
 	}
 	if len(w.payouts) > 0 {
 		var ids []string
