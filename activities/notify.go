@@ -32,6 +32,8 @@ type RecordNotificationInput struct {
 	Type          string
 	URL           string
 	Fields        map[string]string
+	// Task is the workflow task making it (models.Notification.WrittenTask).
+	Task int64 `json:",omitempty"`
 }
 
 // RecordNotification stores a notification before its first delivery.
@@ -51,6 +53,7 @@ func (in RecordNotificationInput) record() *models.Notification {
 		NotifyType:    in.Type,
 		URL:           in.URL,
 		Fields:        in.Fields,
+		WrittenTask:   in.Task,
 		Status:        notify.Pending,
 	}
 }

@@ -135,6 +135,9 @@ type SaveOrderStateInput struct {
 	OrderStatus    status.Order
 	CapturedAmount int64
 	RefundedAmount int64
+	// Task is the workflow task making the write (models.Order.WrittenTask);
+	// 0 in histories of the releases before it.
+	Task int64 `json:",omitempty"`
 }
 
 // SaveOrderState writes an order's status and amounts.
@@ -145,6 +148,7 @@ func (a *Activities) SaveOrderState(ctx context.Context, in SaveOrderStateInput)
 		CapturedAmount: in.CapturedAmount,
 		RefundedAmount: in.RefundedAmount,
 		Version:        in.Version,
+		Task:           in.Task,
 	})
 }
 
@@ -164,6 +168,8 @@ type SaveRefundInput struct {
 	AcquirerRef       string
 	Settled           bool
 	Version           int64
+	// Task is the workflow task making the write (models.Order.WrittenTask).
+	Task int64 `json:",omitempty"`
 }
 
 // SaveRefund inserts or updates the refund's row.
@@ -182,6 +188,7 @@ func (a *Activities) SaveRefund(ctx context.Context, in SaveRefundInput) error {
 		ResultMessage:     in.ResultMessage,
 		AcquirerRef:       in.AcquirerRef,
 		Version:           in.Version,
+		WrittenTask:       in.Task,
 	}
 	if in.Settled {
 		now := time.Now()

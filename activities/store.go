@@ -231,7 +231,9 @@ func (a *Activities) attemptOf(in AuthoriseInput, outcome ChargeOutcome, err err
 type FinishOrderInput struct {
 	TransactionID string
 	// Version is the workflow's write counter; see models.Order.StateVersion.
-	Version        int64
+	Version int64
+	// Task is the workflow task making the write (models.Order.WrittenTask).
+	Task           int64 `json:",omitempty"`
 	PaymentStatus  status.Payment
 	OrderStatus    status.Order
 	ResultCode     string
@@ -314,5 +316,6 @@ func (a *Activities) finishOrder(ctx context.Context, in FinishOrderInput) error
 		Is3DS:          in.Is3DS,
 		ThreeDSResult:  in.ThreeDSResult,
 		Version:        in.Version,
+		Task:           in.Task,
 	}))
 }

@@ -154,3 +154,35 @@ func TestPaidOrderClosesAndReopens(t *testing.T) {
 		t.Errorf("refund of a refunded order = %v", r.Entries)
 	}
 }
+
+// TestWritesNameTheirTask: on a server, the order's outcome and its
+// notification carry the workflow task that made them (its place in the
+// history, above 0), so that a run of that task again after a worker died
+// replaces them (models.Order.WrittenTask; the unit tests of models show
+// the replacing).
+func TestWritesNameTheirTask(t *testing.T) {
+	t.Parallel()
+	creds := env.auto
+	no := newOrderNo(t)
+	_, r := authorise(t, signCard(cardOrder(creds, no, "4242424242424242"), creds.SignKey))
+	if r.OrderStatus != "1" {
+		t.Fatalf("payment: %s", r.ResultInfo)
+	}
+	var rows []struct {
+		What string
+		Task int64
+	}
+	err := env.gw.DB.Raw(`SELECT 'order' AS what, written_task AS task FROM orders WHERE transaction_id = ?
+		UNION ALL SELECT notify_id, written_task FROM notifications WHERE transaction_id = ?`, r.TransactionID, r.TransactionID).Scan(&rows).Error
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 2 {
+		t.Fatalf("rows = %+v, want the order and its notification", rows)
+	}
+	for _, row := range rows {
+		if row.Task <= 0 {
+			t.Errorf("%s written by task %d, want its place in the history", row.What, row.Task)
+		}
+	}
+}

@@ -143,6 +143,8 @@ type OrderResult struct {
 	Is3DS          bool
 	ThreeDSResult  string
 	Version        int64
+	// Task is the workflow task making the write (Order.WrittenTask).
+	Task int64
 	// Reopen, when set, is saved with the outcome in the same statement:
 	// what SaveOrderReopen saves, under the same condition.
 	Reopen *ReopenSave
@@ -186,6 +188,7 @@ func UpdateOrderResult(ctx context.Context, db *gorm.DB, transactionID string, r
 		"is3ds":           r.Is3DS,
 		"threeds_result":  r.ThreeDSResult,
 		"state_version":   r.Version,
+		"written_task":    r.Task,
 		"updated_at":      time.Now(),
 	}
 	if save := r.Reopen; save != nil {
@@ -196,12 +199,20 @@ func UpdateOrderResult(ctx context.Context, db *gorm.DB, transactionID string, r
 	}
 	// The reopen columns are not gorm's to write through models.Order, so
 	// the statement goes to the table with its columns named.
-	res := db.WithContext(ctx).Table("orders").Where("transaction_id = ? AND state_version < ?", transactionID, r.Version).Updates(set)
+	res := db.WithContext(ctx).Table("orders").Where("transaction_id = ? AND "+writtenBefore, transactionID, r.Version, r.Version, r.Task).Updates(set)
 	if res.Error != nil {
 		return fmt.Errorf("update order %s: %w", transactionID, res.Error)
 	}
 	return staleOrMissing(ctx, db, transactionID, res.RowsAffected)
 }
+
+// writtenBefore holds for an order row whose last write came before this
+// one: an older version, or the same version written by an earlier run of
+// the same workflow task (its worker died before the task completed, and
+// the history keeps only this run's results). A retry within one task
+// carries the same version and task, and writes nothing twice. Its
+// arguments are the version, the version again and the task.
+const writtenBefore = "(state_version < ? OR (state_version = ? AND written_task < ?))"
 
 // staleOrMissing explains an update that changed no row: the order is
 // missing (an error) or already holds a newer write (fine).

@@ -34,6 +34,8 @@ type Notification struct {
 	NotifyType    string            `gorm:"size:16;not null"`
 	URL           string            `gorm:"size:1024;not null"`
 	Fields        map[string]string `gorm:"serializer:json;type:jsonb;not null"`
+	// WrittenTask is the workflow task that made it (Order.WrittenTask).
+	WrittenTask int64 `gorm:"not null;default:0"`
 
 	Status         notify.Status `gorm:"size:16;not null;index"`
 	Attempts       int           `gorm:"not null;default:0"`
@@ -57,9 +59,19 @@ type NotificationAttempt struct {
 	Error      string    `gorm:"size:500"`
 }
 
-// InsertNotification records a new notification; a retry does nothing.
+// InsertNotification records a new notification; a retry does nothing. A
+// later run of the workflow task that made it (its worker died before the
+// task completed) makes it anew, perhaps of another outcome, and its body
+// replaces the first run's: no delivery of it was sent, as deliveries are
+// activities that start only once the task has completed.
 func InsertNotification(ctx context.Context, db *gorm.DB, n *Notification) error {
-	if err := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(n).Error; err != nil {
+	err := db.WithContext(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "notify_id"}},
+		DoUpdates: clause.AssignmentColumns([]string{"notify_type", "url", "fields", "written_task", "updated_at"}),
+		Where: clause.Where{Exprs: []clause.Expression{clause.Expr{
+			SQL: "notifications.written_task < excluded.written_task AND notifications.attempts = 0"}}},
+	}).Create(n).Error
+	if err != nil {
 		return fmt.Errorf("insert notification %s: %w", n.NotifyID, err)
 	}
 	return nil

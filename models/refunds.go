@@ -35,20 +35,24 @@ type Refund struct {
 	ResultCode        string        `gorm:"size:8;not null"`
 	ResultMessage     string        `gorm:"size:300;not null"`
 	AcquirerRef       string        `gorm:"type:text"`
-	// Version orders the workflow's writes, as Order.StateVersion does.
-	Version   int64 `gorm:"not null;default:0"`
-	CreatedAt time.Time
-	SettledAt *time.Time
-	UpdatedAt time.Time
+	// Version orders the workflow's writes, as Order.StateVersion does,
+	// and WrittenTask breaks a tie as Order.WrittenTask does.
+	Version     int64 `gorm:"not null;default:0"`
+	WrittenTask int64 `gorm:"not null;default:0"`
+	CreatedAt   time.Time
+	SettledAt   *time.Time
+	UpdatedAt   time.Time
 }
 
 // SaveRefund inserts or updates a refund; retries write the same row, and an
-// older write never overwrites a newer one.
+// older write never overwrites a newer one (writtenBefore).
 func SaveRefund(ctx context.Context, db *gorm.DB, r *Refund) error {
 	err := db.WithContext(ctx).Clauses(clause.OnConflict{
-		Columns:   []clause.Column{{Name: "refund_reference_id"}},
-		DoUpdates: clause.AssignmentColumns([]string{"status", "result_code", "result_message", "acquirer_ref", "settled_at", "version", "updated_at"}),
-		Where:     clause.Where{Exprs: []clause.Expression{clause.Expr{SQL: "refunds.version < excluded.version"}}},
+		Columns: []clause.Column{{Name: "refund_reference_id"}},
+		DoUpdates: clause.AssignmentColumns([]string{"status", "result_code", "result_message", "acquirer_ref", "settled_at",
+			"version", "written_task", "updated_at"}),
+		Where: clause.Where{Exprs: []clause.Expression{clause.Expr{
+			SQL: "refunds.version < excluded.version OR (refunds.version = excluded.version AND refunds.written_task < excluded.written_task)"}}},
 	}).Create(r).Error
 	if err != nil {
 		return fmt.Errorf("save refund %s: %w", r.RefundReferenceID, err)
@@ -97,17 +101,20 @@ type OrderState struct {
 	CapturedAmount int64
 	RefundedAmount int64
 	Version        int64
+	// Task is the workflow task making the write (Order.WrittenTask).
+	Task int64
 }
 
 // UpdateOrderState writes an order's status and amounts, unless the record
 // already holds a newer write of the workflow.
 func UpdateOrderState(ctx context.Context, db *gorm.DB, transactionID string, s OrderState) error {
-	res := db.WithContext(ctx).Model(&Order{}).Where("transaction_id = ? AND state_version < ?", transactionID, s.Version).Updates(map[string]any{
+	res := db.WithContext(ctx).Model(&Order{}).Where("transaction_id = ? AND "+writtenBefore, transactionID, s.Version, s.Version, s.Task).Updates(map[string]any{
 		"payment_status":  s.PaymentStatus,
 		"order_status":    s.OrderStatus,
 		"captured_amount": s.CapturedAmount,
 		"refunded_amount": s.RefundedAmount,
 		"state_version":   s.Version,
+		"written_task":    s.Task,
 		"updated_at":      time.Now(),
 	})
 	if res.Error != nil {

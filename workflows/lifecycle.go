@@ -621,7 +621,7 @@ func (w *orderWorkflow) resolveRefund(ctx workflow.Context, r order.Refund) {
 
 func (w *orderWorkflow) saveRefund(ctx workflow.Context, row activities.SaveRefundInput) error {
 	w.st.Writes++
-	row.Version = w.st.Writes
+	row.Version, row.Task = w.st.Writes, writeTask(ctx)
 	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.SaveRefund, row).Get(ctx, nil)
 }
 
@@ -636,6 +636,7 @@ func (w *orderWorkflow) save(ctx workflow.Context, to status.Payment) error {
 		activities.SaveOrderStateInput{
 			TransactionID:  w.in.TransactionID,
 			Version:        w.st.Writes,
+			Task:           writeTask(ctx),
 			PaymentStatus:  to,
 			OrderStatus:    status.OrderStatusOf(to),
 			CapturedAmount: w.st.Captured,

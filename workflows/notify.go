@@ -81,6 +81,7 @@ func (w *orderWorkflow) notify(ctx workflow.Context, typ string, code codes.Code
 		activities.RecordNotificationInput{
 			NotifyID: id, TransactionID: w.in.TransactionID, MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
 			OrderNo: w.in.OrderNo, Seq: w.st.NoticeSeq, Type: typ, URL: w.in.Details.NotifyURL, Fields: fields,
+			Task: writeTask(ctx),
 		}).Get(ctx, nil)
 	if err != nil {
 		return err

@@ -179,6 +179,16 @@ var (
 	}
 )
 
+// writeTask is the fencing token of the record writes the current workflow
+// task makes: its place in the history. A worker that dies after a write
+// committed, before its task completed, leaves the task to run again
+// further on in the history, where its writes of the same versions replace
+// the first run's (models.Order.WrittenTask): the history keeps only this
+// run's results, which may differ (an acquirer that answered this time).
+func writeTask(ctx workflow.Context) int64 {
+	return int64(workflow.GetInfo(ctx).GetCurrentHistoryLength())
+}
+
 // a is the nil pointer through which the workflow names activities.
 var a *activities.Activities
 
@@ -657,7 +667,7 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 	}
 	out.TransactionID = in.TransactionID
 	w.st.Writes++
-	out.Version = w.st.Writes
+	out.Version, out.Task = w.st.Writes, writeTask(ctx)
 	out.ResultCode, out.ResultMessage = split(code)
 	out.OrderStatus = status.OrderStatusOf(out.PaymentStatus)
 	out.Risk = w.st.Risk
@@ -736,6 +746,7 @@ func (w *orderWorkflow) recordOutcome(ctx workflow.Context, out activities.Finis
 	bare := activities.FinishOrderInput{
 		TransactionID:  out.TransactionID,
 		Version:        w.st.Writes,
+		Task:           out.Task,
 		PaymentStatus:  out.PaymentStatus,
 		OrderStatus:    out.OrderStatus,
 		ResultCode:     out.ResultCode,
