@@ -199,7 +199,7 @@ func UpdateOrderResult(ctx context.Context, db *gorm.DB, transactionID string, r
 	}
 	// The reopen columns are not gorm's to write through models.Order, so
 	// the statement goes to the table with its columns named.
-	res := db.WithContext(ctx).Table("orders").Where("transaction_id = ? AND "+writtenBefore, transactionID, r.Version, r.Version, r.Task).Updates(set)
+	res := db.WithContext(ctx).Table("orders").Where("transaction_id = ? AND "+writtenBefore, transactionID, r.Task, r.Task, r.Version).Updates(set)
 	if res.Error != nil {
 		return fmt.Errorf("update order %s: %w", transactionID, res.Error)
 	}
@@ -207,12 +207,13 @@ func UpdateOrderResult(ctx context.Context, db *gorm.DB, transactionID string, r
 }
 
 // writtenBefore holds for an order row whose last write came before this
-// one: an older version, or the same version written by an earlier run of
-// the same workflow task (its worker died before the task completed, and
-// the history keeps only this run's results). A retry within one task
-// carries the same version and task, and writes nothing twice. Its
-// arguments are the version, the version again and the task.
-const writtenBefore = "(state_version < ? OR (state_version = ? AND written_task < ?))"
+// one: a write of an earlier workflow task (an earlier run of this task
+// included: its worker died before the task completed, and the history
+// keeps only this run's results, whatever versions either wrote), or of
+// this task with an older version. A retry within one task carries the
+// same task and version, and writes nothing twice. Its arguments are the
+// task, the task again and the version.
+const writtenBefore = "(written_task < ? OR (written_task = ? AND state_version < ?))"
 
 // staleOrMissing explains an update that changed no row: the order is
 // missing (an error) or already holds a newer write (fine).

@@ -210,9 +210,10 @@ type Order struct {
 	// StateVersion orders the workflow's writes: a write carrying an older
 	// version (from a retried workflow task) never overwrites a newer one.
 	StateVersion int64 `gorm:"not null;default:0"`
-	// WrittenTask is the workflow task that made the write of StateVersion
-	// (its place in the history): a task run again after a worker died
-	// writes the same version anew, and its write stands (migration 0030).
+	// WrittenTask is the workflow task that made the last write (its start,
+	// Unix nanoseconds), compared before StateVersion: a task run again
+	// after a worker died writes anew, and its writes stand whatever the
+	// first run's versions (migration 0030).
 	WrittenTask int64 `gorm:"not null;default:0"`
 
 	// ReopenInput is what the order's next run starts from once its

@@ -22,8 +22,9 @@ const (
 )
 
 // Notification is one event to deliver to a merchant's notify_url. Its
-// fields are fixed when it is made, so every delivery of one notify_id
-// carries the same body.
+// fields are fixed once a delivery was tried, so every delivery of one
+// notify_id carries the same body (until then a later run of the workflow
+// task that made it may make it anew: InsertNotification).
 type Notification struct {
 	NotifyID      string            `gorm:"primaryKey;size:40"`
 	TransactionID string            `gorm:"size:19;not null;index"`
@@ -69,7 +70,7 @@ func InsertNotification(ctx context.Context, db *gorm.DB, n *Notification) error
 		Columns:   []clause.Column{{Name: "notify_id"}},
 		DoUpdates: clause.AssignmentColumns([]string{"notify_type", "url", "fields", "written_task", "updated_at"}),
 		Where: clause.Where{Exprs: []clause.Expression{clause.Expr{
-			SQL: "notifications.written_task < excluded.written_task AND notifications.attempts = 0"}}},
+			SQL: "excluded.written_task > 0 AND notifications.written_task < excluded.written_task AND notifications.attempts = 0"}}},
 	}).Create(n).Error
 	if err != nil {
 		return fmt.Errorf("insert notification %s: %w", n.NotifyID, err)

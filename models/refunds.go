@@ -35,8 +35,8 @@ type Refund struct {
 	ResultCode        string        `gorm:"size:8;not null"`
 	ResultMessage     string        `gorm:"size:300;not null"`
 	AcquirerRef       string        `gorm:"type:text"`
-	// Version orders the workflow's writes, as Order.StateVersion does,
-	// and WrittenTask breaks a tie as Order.WrittenTask does.
+	// Version and WrittenTask order the workflow's writes, as
+	// Order.StateVersion and Order.WrittenTask do.
 	Version     int64 `gorm:"not null;default:0"`
 	WrittenTask int64 `gorm:"not null;default:0"`
 	CreatedAt   time.Time
@@ -52,7 +52,7 @@ func SaveRefund(ctx context.Context, db *gorm.DB, r *Refund) error {
 		DoUpdates: clause.AssignmentColumns([]string{"status", "result_code", "result_message", "acquirer_ref", "settled_at",
 			"version", "written_task", "updated_at"}),
 		Where: clause.Where{Exprs: []clause.Expression{clause.Expr{
-			SQL: "refunds.version < excluded.version OR (refunds.version = excluded.version AND refunds.written_task < excluded.written_task)"}}},
+			SQL: "refunds.written_task < excluded.written_task OR (refunds.written_task = excluded.written_task AND refunds.version < excluded.version)"}}},
 	}).Create(r).Error
 	if err != nil {
 		return fmt.Errorf("save refund %s: %w", r.RefundReferenceID, err)
@@ -108,7 +108,7 @@ type OrderState struct {
 // UpdateOrderState writes an order's status and amounts, unless the record
 // already holds a newer write of the workflow.
 func UpdateOrderState(ctx context.Context, db *gorm.DB, transactionID string, s OrderState) error {
-	res := db.WithContext(ctx).Model(&Order{}).Where("transaction_id = ? AND "+writtenBefore, transactionID, s.Version, s.Version, s.Task).Updates(map[string]any{
+	res := db.WithContext(ctx).Model(&Order{}).Where("transaction_id = ? AND "+writtenBefore, transactionID, s.Task, s.Task, s.Version).Updates(map[string]any{
 		"payment_status":  s.PaymentStatus,
 		"order_status":    s.OrderStatus,
 		"captured_amount": s.CapturedAmount,

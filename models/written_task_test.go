@@ -13,11 +13,11 @@ import (
 )
 
 // TestWriteOfATaskRunAgainStands: a worker that died after a write
-// committed, before its workflow task completed, leaves the task to run
-// again further on in the history, and that run's write of the same
-// version stands, whatever the first run wrote: the history keeps only the
-// second run's results. A retry within one task, and a write of an earlier
-// task or version, change nothing.
+// committed, before its workflow task completed, leaves the task to be run
+// again later, and that run's writes stand, whatever versions the first
+// run wrote: the history keeps only the second run's results. A retry
+// within one task, and a write of an earlier task (a zombie worker's),
+// change nothing.
 func TestWriteOfATaskRunAgainStands(t *testing.T) {
 	db, err := models.Open(t.Context(), migratedDB(t), slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -25,18 +25,20 @@ func TestWriteOfATaskRunAgainStands(t *testing.T) {
 	}
 	ctx := t.Context()
 	now := time.Now().UTC()
-	// The first run wrote version 3 at task 20 and said the payment failed.
+	// The first run of a task that started at 20 wrote version 3 and said
+	// the payment failed.
 	const firstVersion, firstTask = 3, 20
 	tests := []struct {
 		name          string
 		version, task int64
 		wantWritten   bool
 	}{
-		{"the task run again, further on", firstVersion, 25, true},
+		{"the task run again, later", firstVersion, 25, true},
+		{"the task run again, its first run having gone further", firstVersion - 1, 25, true},
+		{"a newer version of the same task", firstVersion + 1, firstTask, true},
 		{"a retry within the same task", firstVersion, firstTask, false},
 		{"an earlier task of the same version", firstVersion, 12, false},
-		{"an older version from a later task", firstVersion - 1, 40, false},
-		{"a newer version", firstVersion + 1, 21, true},
+		{"an earlier task of a newer version", firstVersion + 1, 12, false},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -180,13 +180,16 @@ var (
 )
 
 // writeTask is the fencing token of the record writes the current workflow
-// task makes: its place in the history. A worker that dies after a write
-// committed, before its task completed, leaves the task to run again
-// further on in the history, where its writes of the same versions replace
-// the first run's (models.Order.WrittenTask): the history keeps only this
-// run's results, which may differ (an acquirer that answered this time).
+// task makes: its start, in the workflow's time (Unix nanoseconds). A
+// worker that dies after a write committed, before its task completed,
+// leaves the task to be run again, later, and that run's writes replace the
+// first run's whatever their versions (models.Order.WrittenTask): the
+// history keeps only this run's results, which may differ (an acquirer
+// that answered this time). The task's place in the history would not do:
+// a task that fails again and again is recorded once, and each of its runs
+// has the same place.
 func writeTask(ctx workflow.Context) int64 {
-	return int64(workflow.GetInfo(ctx).GetCurrentHistoryLength())
+	return workflow.Now(ctx).UnixNano()
 }
 
 // a is the nil pointer through which the workflow names activities.

@@ -4,9 +4,9 @@
 -- and its local activities may answer otherwise this time (the acquirer
 -- answered): the second run's write carries the same version as the
 -- first's, and must win, for the history keeps the second run's results
--- only. written_task is that task's place in the history (a later task is
--- further on); an equal version with a later task overwrites. A constant
--- default adds the column without rewriting the table.
+-- only. written_task is the start of the task that wrote (Unix nanoseconds,
+-- the workflow's time), compared before the version: a later task's write
+-- stands. A constant default adds the column without rewriting the table.
 ALTER TABLE orders ADD COLUMN IF NOT EXISTS written_task bigint NOT NULL DEFAULT 0;
 ALTER TABLE refunds ADD COLUMN IF NOT EXISTS written_task bigint NOT NULL DEFAULT 0;
 ALTER TABLE notifications ADD COLUMN IF NOT EXISTS written_task bigint NOT NULL DEFAULT 0;
