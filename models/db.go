@@ -207,13 +207,20 @@ func UpdateOrderResult(ctx context.Context, db *gorm.DB, transactionID string, r
 }
 
 // writtenBefore holds for an order row whose last write came before this
-// one: a write of an earlier workflow task (an earlier run of this task
-// included: its worker died before the task completed, and the history
-// keeps only this run's results, whatever versions either wrote), or of
-// this task with an older version. A retry within one task carries the
-// same task and version, and writes nothing twice. Its arguments are the
-// task, the task again and the version.
-const writtenBefore = "(written_task < ? OR (written_task = ? AND state_version < ?))"
+// one (laterWrite); its arguments are the task, the task again and the
+// version.
+var writtenBefore = laterWrite("written_task", "state_version", "?", "?")
+
+// laterWrite is the condition under which a workflow's write (task, version)
+// replaces the row's last (rowTask, rowVersion): a write of a later workflow
+// task (a later run of the same task included: its worker died before the
+// task completed, and the history keeps only the later run's results,
+// whatever versions either wrote), or of the same task with a newer
+// version. A retry within one task carries the same task and version, and
+// writes nothing twice.
+func laterWrite(rowTask, rowVersion, task, version string) string {
+	return "(" + rowTask + " < " + task + " OR (" + rowTask + " = " + task + " AND " + rowVersion + " < " + version + "))"
+}
 
 // staleOrMissing explains an update that changed no row: the order is
 // missing (an error) or already holds a newer write (fine).

@@ -45,14 +45,14 @@ type Refund struct {
 }
 
 // SaveRefund inserts or updates a refund; retries write the same row, and an
-// older write never overwrites a newer one (writtenBefore).
+// older write never overwrites a newer one (laterWrite).
 func SaveRefund(ctx context.Context, db *gorm.DB, r *Refund) error {
 	err := db.WithContext(ctx).Clauses(clause.OnConflict{
 		Columns: []clause.Column{{Name: "refund_reference_id"}},
 		DoUpdates: clause.AssignmentColumns([]string{"status", "result_code", "result_message", "acquirer_ref", "settled_at",
 			"version", "written_task", "updated_at"}),
 		Where: clause.Where{Exprs: []clause.Expression{clause.Expr{
-			SQL: "refunds.written_task < excluded.written_task OR (refunds.written_task = excluded.written_task AND refunds.version < excluded.version)"}}},
+			SQL: laterWrite("refunds.written_task", "refunds.version", "excluded.written_task", "excluded.version")}}},
 	}).Create(r).Error
 	if err != nil {
 		return fmt.Errorf("save refund %s: %w", r.RefundReferenceID, err)

@@ -620,8 +620,7 @@ func (w *orderWorkflow) resolveRefund(ctx workflow.Context, r order.Refund) {
 }
 
 func (w *orderWorkflow) saveRefund(ctx workflow.Context, row activities.SaveRefundInput) error {
-	w.st.Writes++
-	row.Version, row.Task = w.st.Writes, writeTask(ctx)
+	row.Version, row.Task = w.nextWrite(ctx)
 	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.SaveRefund, row).Get(ctx, nil)
 }
 
@@ -631,12 +630,12 @@ func (w *orderWorkflow) save(ctx workflow.Context, to status.Payment) error {
 	if err := w.checkMove(ctx, to); err != nil {
 		return err
 	}
-	w.st.Writes++
+	version, task := w.nextWrite(ctx)
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.SaveOrderState,
 		activities.SaveOrderStateInput{
 			TransactionID:  w.in.TransactionID,
-			Version:        w.st.Writes,
-			Task:           writeTask(ctx),
+			Version:        version,
+			Task:           task,
 			PaymentStatus:  to,
 			OrderStatus:    status.OrderStatusOf(to),
 			CapturedAmount: w.st.Captured,

@@ -192,6 +192,12 @@ func writeTask(ctx workflow.Context) int64 {
 	return workflow.Now(ctx).UnixNano()
 }
 
+// nextWrite counts a record write and gives its version and task.
+func (w *orderWorkflow) nextWrite(ctx workflow.Context) (version, task int64) {
+	w.st.Writes++
+	return w.st.Writes, writeTask(ctx)
+}
+
 // a is the nil pointer through which the workflow names activities.
 var a *activities.Activities
 
@@ -669,8 +675,7 @@ func (w *orderWorkflow) finish(ctx workflow.Context, out activities.FinishOrderI
 		}
 	}
 	out.TransactionID = in.TransactionID
-	w.st.Writes++
-	out.Version, out.Task = w.st.Writes, writeTask(ctx)
+	out.Version, out.Task = w.nextWrite(ctx)
 	out.ResultCode, out.ResultMessage = split(code)
 	out.OrderStatus = status.OrderStatusOf(out.PaymentStatus)
 	out.Risk = w.st.Risk
