@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"time"
 
@@ -221,8 +222,9 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 		// a restarted dev setup still knows.
 		"PAYGATE_SIMULATOR_DATA="+filepath.Join(*dataDir, "acquirer-charges.jsonl"),
 		"PAYGATE_RAIL_DATA="+filepath.Join(*dataDir, "rail-transfers.jsonl"), "PAYGATE_DEBUG_ADDR=")
-	workerEnv := append(slices.Clone(env), "PAYGATE_METRICS_ADDR="+workerMetricsLn.Addr().String())
-	apiEnv := append(slices.Clone(env), "PAYGATE_METRICS_ADDR="+apiMetricsLn.Addr().String(), "PAYGATE_DEBUG_ADDR=")
+	gatewayEnv := withGatewayProcs(slices.Clone(env), os.Getenv, runtime.NumCPU())
+	workerEnv := append(slices.Clone(gatewayEnv), "PAYGATE_METRICS_ADDR="+workerMetricsLn.Addr().String())
+	apiEnv := append(slices.Clone(gatewayEnv), "PAYGATE_METRICS_ADDR="+apiMetricsLn.Addr().String(), "PAYGATE_DEBUG_ADDR=")
 	var children devChildren
 	defer func() { children.stop(20*time.Second, logger) }()
 	for _, spec := range []struct {

@@ -204,3 +204,24 @@ func devChildEnv(cfg app.Config, temporalUIURL string) []string {
 	}
 	return env
 }
+
+// gatewayProcs is the GOMAXPROCS `paygate dev` gives its API and worker
+// processes on a machine of cpus CPUs: half of them, at least one. Locally
+// they share the machine with Temporal and Postgres, and a Go process
+// scheduling on every CPU spends CPU of its own on it (threads spinning for
+// work, goroutines handed between threads, the monitor thread polling
+// them) that the others would use: on two CPUs, one each cut their CPU a
+// payment against Temporal's by about a tenth, at the same throughput
+// (docs/benchmarks.md).
+func gatewayProcs(cpus int) int {
+	return max(1, cpus/2)
+}
+
+// withGatewayProcs adds GOMAXPROCS to the environment of a gateway process
+// `paygate dev` starts, unless the caller set it (getenv).
+func withGatewayProcs(env []string, getenv func(string) string, cpus int) []string {
+	if getenv("GOMAXPROCS") != "" {
+		return env
+	}
+	return append(env, "GOMAXPROCS="+strconv.Itoa(gatewayProcs(cpus)))
+}
