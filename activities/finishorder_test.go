@@ -1,40 +1,18 @@
 package activities
 
 import (
-	"context"
 	"errors"
+	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/dev/testdb"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 )
-
-// dropVault is a vault whose DropCVV answers err and counts its calls.
-type dropVault struct {
-	mu    sync.Mutex
-	err   error
-	drops []string
-}
-
-func (v *dropVault) Detokenize(context.Context, string) (vault.Card, error) {
-	return vault.Card{}, vault.ErrUnknownToken
-}
-
-func (v *dropVault) DropCVV(_ context.Context, token string) error {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.drops = append(v.drops, token)
-	return v.err
-}
-
-func (v *dropVault) Delete(context.Context, string) error { return nil }
 
 // TestFinishOrderDropAndWrite runs FinishOrder on Postgres with the
 // security code's drop and the outcome's write failing in turn. A failed
@@ -62,9 +40,9 @@ func TestFinishOrderDropAndWrite(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := &dropVault{err: tc.dropErr}
+			v := &cardVault{dropErr: tc.dropErr}
 			a := &Activities{Records: models.Records{DB: db}, Vault: v}
-			txID := "20000000000000000" + string(rune('0'+i)) + "1"
+			txID := fmt.Sprintf("20000000000000000%d1", i)
 			if _, err := a.RecordOrder(t.Context(), recordInput(txID, "FIN-"+txID, "card-fp-fin", risk.Settings{})); err != nil {
 				t.Fatal(err)
 			}

@@ -66,11 +66,14 @@ func TestAttemptOf(t *testing.T) {
 	}
 }
 
-// cardVault is a vault of one card for the activities' tests.
+// cardVault is a vault of one card for the activities' tests. DropCVV
+// answers dropErr and keeps the tokens it was asked for.
 type cardVault struct {
-	mu    sync.Mutex
-	cards map[string]vault.Card
-	opens int
+	mu      sync.Mutex
+	cards   map[string]vault.Card
+	opens   int
+	dropErr error
+	drops   []string
 }
 
 func (v *cardVault) Detokenize(_ context.Context, token string) (vault.Card, error) {
@@ -84,8 +87,14 @@ func (v *cardVault) Detokenize(_ context.Context, token string) (vault.Card, err
 	return c, nil
 }
 
-func (v *cardVault) DropCVV(context.Context, string) error { return nil }
-func (v *cardVault) Delete(context.Context, string) error  { return nil }
+func (v *cardVault) DropCVV(_ context.Context, token string) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.drops = append(v.drops, token)
+	return v.dropErr
+}
+
+func (v *cardVault) Delete(context.Context, string) error { return nil }
 
 // recordInput is a new card order of account A1 with its risk check.
 func recordInput(txID, orderNo, cardFP string, settings risk.Settings) RecordOrderInput {
