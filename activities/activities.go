@@ -98,6 +98,9 @@ type Activities struct {
 	Metrics NotifyMetrics
 	// Health keeps a circuit breaker per connector; nil keeps none.
 	Health ConnectorHealth
+	// Answers takes the answers of payments that API requests in this
+	// process started eagerly; nil where no API runs beside the worker.
+	Answers LocalAnswers
 }
 
 // ConnectorHealth is told how each charge fared at its connector, and says

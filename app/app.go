@@ -27,6 +27,7 @@ import (
 	"go.temporal.io/sdk/interceptor"
 	sdklog "go.temporal.io/sdk/log"
 	sdkworker "go.temporal.io/sdk/worker"
+	"google.golang.org/grpc"
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/api"
@@ -44,6 +45,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/connectors/stripe"
 	"github.com/paygate/paygate/internal/adapters/erasure"
 	"github.com/paygate/paygate/internal/adapters/ledger"
+	"github.com/paygate/paygate/internal/adapters/localanswer"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/adapters/notifyclient"
 	"github.com/paygate/paygate/internal/adapters/reconcile"
@@ -73,6 +75,10 @@ type Gateway struct {
 	Metrics *telemetry.Metrics
 
 	ids *txid.Generator // on the leased node
+	// answers, when the API starts payments eagerly on a worker in this
+	// process (Config.Edge.EagerStart), is where the worker's local
+	// activity hands each answer to its request.
+	answers *localanswer.Board
 
 	connectorsOnce sync.Once
 	connectors     *ConnectorSet
@@ -165,6 +171,9 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 			FailureConverter: fc,
 			MetricsHandler:   g.Metrics.TemporalHandler(),
 			Interceptors:     []interceptor.ClientInterceptor{tracing},
+			ConnectionOptions: client.ConnectionOptions{
+				DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(flows.EagerProbe)},
+			},
 		})
 		if err != nil {
 			g.Close()
@@ -339,6 +348,9 @@ func (g *Gateway) Close() {
 // with Temporal (and so holds a transaction-id node).
 func (g *Gateway) APIHandler() http.Handler {
 	orders := &flows.TemporalOrders{Client: g.Temporal}
+	if g.answers != nil {
+		orders.Answers = g.answers
+	}
 	// Connectors that cannot be built (FromEnv has checked the addresses,
 	// so only a hand-made Config gets here) leave callbacks and
 	// POST /v1/optimise refused; every other operation goes on.
@@ -529,11 +541,24 @@ func (g *Gateway) transactionIDs() activities.TransactionIDs {
 	return g.ids
 }
 
+// EagerWorker returns a worker, like NewWorker's, for the API of this
+// process to start payments on eagerly: APIHandler, called after it, starts
+// each payment's workflow with its first task handed to this worker, which
+// hands the payment's answer back in the process. It is the caller's to
+// start and stop.
+func (g *Gateway) EagerWorker() (sdkworker.Worker, error) {
+	g.answers = localanswer.New()
+	return g.NewWorker()
+}
+
 // NewWorker returns a worker with every workflow and activity registered.
 func (g *Gateway) NewWorker() (sdkworker.Worker, error) {
 	acts, err := g.Activities()
 	if err != nil {
 		return nil, err
+	}
+	if g.answers != nil {
+		acts.Answers = g.answers
 	}
 	if n := g.Config.Worker.CacheSize; n > 0 {
 		// The SDK keeps this one setting per process, read when the first

@@ -224,6 +224,13 @@ func FromEnv() (Config, error) {
 		}
 		c.DisputeRateWarning = n
 	}
+	if v := os.Getenv("PAYGATE_EAGER_START"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			fail("PAYGATE_EAGER_START", fmt.Errorf("%w: want true or false", ErrMalformed))
+		}
+		c.Edge.EagerStart = b
+	}
 	if v := os.Getenv("PAYGATE_TRUSTED_PROXIES"); v != "" {
 		proxies, err := parseTrustedProxies(v)
 		if err != nil {
@@ -478,6 +485,10 @@ type EdgeConfig struct {
 	// PAYGATE_TRUSTED_PROXIES) whose X-Forwarded-For the API believes for
 	// the client's address; none believes the TCP peer alone.
 	TrustedProxies []string
+	// EagerStart runs a worker inside `paygate serve` and starts each
+	// payment's workflow eagerly on it, the answer handed over in the
+	// process (PAYGATE_EAGER_START; flows.TemporalOrders.Answers).
+	EagerStart bool
 }
 
 // parseTrustedProxies reads a comma-separated list of IP addresses and CIDR

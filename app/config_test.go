@@ -20,7 +20,7 @@ import (
 var envVars = []string{
 	"DATABASE_URL", "TEMPORAL_ADDRESS", "TEMPORAL_NAMESPACE", "PAYGATE_KEYRING", "PAYGATE_FINGERPRINT_KEY",
 	"ACQUIRER_URL", "ACQUIRER_TIMEOUT", "PAYGATE_HTTP_ADDR", "PAYGATE_SIMULATOR_ADDR", "PAYGATE_NOTIFY_SCHEDULE",
-	"PAYGATE_NOTIFY_ALLOW_PRIVATE", "PAYGATE_ADMIN_TOKEN", "PAYGATE_PUBLIC_URL", "PAYGATE_PROVIDER_SECRET",
+	"PAYGATE_NOTIFY_ALLOW_PRIVATE", "PAYGATE_EAGER_START", "PAYGATE_ADMIN_TOKEN", "PAYGATE_PUBLIC_URL", "PAYGATE_PROVIDER_SECRET",
 	"PAYGATE_NODE_ID", "PAYGATE_NODE_LEASE_TTL", "PAYGATE_VAULT_SWEEP_EVERY",
 	"PAYGATE_CONNECTORS", "SIMBANK_URL", "PAYGATE_SIMBANK_ADDR", "RAIL_URL", "PAYGATE_RAIL_ADDR", "PAYGATE_RAIL_DATA",
 	"PAYGATE_WORKER_CACHE_SIZE", "TEMPORAL_TLS", "TEMPORAL_TLS_CERT", "TEMPORAL_TLS_KEY", "TEMPORAL_TLS_CA",
@@ -110,6 +110,17 @@ func TestFromEnv(t *testing.T) {
 		{name: "schedule bad duration", env: map[string]string{"PAYGATE_NOTIFY_SCHEDULE": "initial=soon"}, bad: []string{"PAYGATE_NOTIFY_SCHEDULE"}},
 		{name: "schedule max below initial", env: map[string]string{"PAYGATE_NOTIFY_SCHEDULE": "initial=1h,max=1m"}, bad: []string{"PAYGATE_NOTIFY_SCHEDULE"}},
 		{name: "allow private not a boolean", env: map[string]string{"PAYGATE_NOTIFY_ALLOW_PRIVATE": "yes"}, bad: []string{"PAYGATE_NOTIFY_ALLOW_PRIVATE"}},
+		{name: "eager start not a boolean", env: map[string]string{"PAYGATE_EAGER_START": "on"}, bad: []string{"PAYGATE_EAGER_START"}},
+		{name: "eager start on", env: map[string]string{"PAYGATE_EAGER_START": "true"}, check: func(t *testing.T, c Config) {
+			if !c.Edge.EagerStart {
+				t.Error("EagerStart off, want on")
+			}
+		}},
+		{name: "eager start off by default", env: map[string]string{}, check: func(t *testing.T, c Config) {
+			if c.Edge.EagerStart {
+				t.Error("EagerStart on, want off unless asked")
+			}
+		}},
 		{name: "worker cache size", env: map[string]string{"PAYGATE_WORKER_CACHE_SIZE": "5000"}, check: func(t *testing.T, c Config) {
 			if c.Worker.CacheSize != 5000 {
 				t.Errorf("WorkerCacheSize = %d, want 5000", c.Worker.CacheSize)

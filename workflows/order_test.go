@@ -177,6 +177,10 @@ type acquirer struct {
 	debits      []activities.LedgerOrderInput
 	ledgerErr   func(n int) error
 	ledgerCalls int
+
+	// answers are the answers handed to a request waiting in the
+	// worker's process (AnswerLocally).
+	answers []activities.AnswerLocallyInput
 }
 
 // recordOrder is RecordOrder's fake; acq.mu is held.
@@ -436,6 +440,13 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
 			acq.attached = append(acq.attached, in)
+			return nil
+		}).Maybe()
+	env.OnActivity(acts.AnswerLocally, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.AnswerLocallyInput) error {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.answers = append(acq.answers, in)
 			return nil
 		}).Maybe()
 	env.OnActivity(acts.RecordNotification, mock.Anything, mock.Anything).Return(

@@ -33,6 +33,13 @@ type TemporalOrders struct {
 	// Wait bounds how long a request waits for the payment result; the
 	// order goes on and a repeat of the request gets its answer.
 	Wait time.Duration
+	// Answers, where a worker runs in this process on Client, makes
+	// Authorise start orders eagerly on it and wait for their answers here
+	// (authoriseEagerly); nil sends every payment by Update-with-Start.
+	Answers LocalAnswers
+	// EagerWait bounds the wait for an eager answer (DefaultEagerWait when
+	// zero).
+	EagerWait time.Duration
 }
 
 // defaultWait bounds a call when Wait is unset.
@@ -48,19 +55,24 @@ func (t *TemporalOrders) bounded(ctx context.Context) (context.Context, context.
 }
 
 // Authorise starts the order's workflow, or finds the running one, and waits
-// for its payment result in one round trip (Update-with-Start).
+// for its payment result in one round trip (Update-with-Start), or, with
+// Answers, starts it eagerly on this process's worker (authoriseEagerly).
 func (t *TemporalOrders) Authorise(ctx context.Context, in workflows.OrderInput) (workflows.PaymentResult, error) {
 	ctx, cancel := t.bounded(ctx)
 	defer cancel()
 	id := workflows.OrderWorkflowID(in.MerchantID, in.AccountID, in.OrderNo)
-	start := t.Client.NewWithStartWorkflowOperation(orderStart(id, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+	opts := orderStart(id, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		workflows.SearchMerchantID.ValueSet(in.MerchantID),
 		workflows.SearchAccountID.ValueSet(in.AccountID),
 		workflows.SearchOrderNo.ValueSet(in.OrderNo),
 		workflows.SearchTransactionID.ValueSet(in.TransactionID),
 		workflows.SearchPaymentStatus.ValueSet(int64(status.Pending)),
 		workflows.SearchConnector.ValueSet(cmp.Or(in.Connector, workflows.DefaultConnector)),
-	), workflows.OrderWorkflowType, in)
+	)
+	if t.Answers != nil {
+		return t.authoriseEagerly(ctx, id, opts, in)
+	}
+	start := t.Client.NewWithStartWorkflowOperation(opts, workflows.OrderWorkflowType, in)
 	handle, err := t.Client.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
 		StartWorkflowOperation: start,
 		UpdateOptions: client.UpdateWorkflowOptions{

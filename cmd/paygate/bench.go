@@ -37,6 +37,7 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	temporalAddr := fs.String("temporal", "127.0.0.1:7233", "the Temporal frontend the gateway runs on, for the floor run (\"\": no floor)")
 	namespace := fs.String("namespace", "default", "the gateway's Temporal namespace")
 	floorPollers := fs.Int("floor-pollers", worker.WorkflowTaskPollers, "workflow-task pollers of the floor's worker, to match the gateway's worker (PAYGATE_WORKER_WORKFLOW_POLLERS)")
+	floorEager := fs.Bool("floor-eager", false, "start the floor's workflows eagerly and take their answers in the bench's process, to match a gateway whose API starts payments so (PAYGATE_EAGER_START, paygate dev's default); the goals are set against the floor without")
 	floorGzip := fs.Bool("floor-gzip", false, "compress the floor's requests to Temporal, to match a gateway run with TEMPORAL_GRPC_GZIP=true (paygate dev's gateway sends them uncompressed)")
 	sweep := fs.String("sweep", "", "open-loop rates to offer after the closed-loop runs, e.g. 10,20,30,40 (requests/s; gateway and floor at each)")
 	sweepTime := fs.Duration("sweep-time", 20*time.Second, "how long each open-loop rate runs")
@@ -126,14 +127,18 @@ func runBench(ctx context.Context, args []string, stdout io.Writer) error {
 	var floor loadgen.Result
 	var floorDo func(context.Context, int) error
 	if *temporalAddr != "" {
-		f, err := startFloor(ctx, *temporalAddr, *namespace, runID, *floorGzip, *floorPollers)
+		f, err := startFloor(ctx, *temporalAddr, *namespace, runID, *floorGzip, *floorPollers, *floorEager)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
 		floorDo = f.Do
+		name := "floor: bare workflow, one local activity"
+		if *floorEager {
+			name += ", started eagerly"
+		}
 		floor = measured("floor", func() loadgen.Result {
-			return loadgen.Run(ctx, "floor: bare workflow, one local activity", *n, *conc, floorDo)
+			return loadgen.Run(ctx, name, *n, *conc, floorDo)
 		})
 	}
 

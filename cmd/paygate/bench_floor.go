@@ -8,10 +8,14 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/paygate/paygate/internal/adapters/localanswer"
+	"github.com/paygate/paygate/internal/domain/order"
 )
 
 // The floor of the payment benchmark: the least a payment's shape can cost
@@ -23,7 +27,9 @@ const (
 	floorUpdate       = "result"
 )
 
-// floorWorkflow runs one local activity and answers the update with it.
+// floorWorkflow runs one local activity and answers the update with it,
+// or, started eagerly, hands its answer to the request in this process
+// from the activity.
 func floorWorkflow(ctx workflow.Context) (string, error) {
 	var out string
 	done := false
@@ -43,20 +49,32 @@ func floorWorkflow(ctx workflow.Context) (string, error) {
 	return out, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 }
 
-func floorActivity(context.Context) (string, error) { return "ok", nil }
+// floorActivity answers "ok", and hands it to the request waiting for its
+// workflow in this process when the floor starts eagerly.
+func floorActivity(ctx context.Context) (string, error) {
+	floorAnswers.Deliver(activity.GetInfo(ctx).WorkflowExecution.ID, order.Result{ResultCode: "ok"})
+	return "ok", nil
+}
+
+// floorAnswers are the eager floor's requests waiting in this process.
+var floorAnswers = localanswer.New()
 
 // benchFloor is the floor's client and worker, in this process.
 type benchFloor struct {
 	c     client.Client
 	w     worker.Worker
 	queue string
+	// eager starts each workflow with Temporal's eager start and takes its
+	// answer in the process, as the gateway's API does with
+	// PAYGATE_EAGER_START.
+	eager bool
 }
 
 // startFloor starts a worker for the floor workflow on the Temporal server
 // at addr, on a task queue of its own. Its connection compresses requests
 // only with gzip, as the gateway's does or not, and it keeps pollers
 // workflow-task polls open, as many as the gateway's worker.
-func startFloor(ctx context.Context, addr, namespace, runID string, gzip bool, pollers int) (*benchFloor, error) {
+func startFloor(ctx context.Context, addr, namespace, runID string, gzip bool, pollers int, eager bool) (*benchFloor, error) {
 	quiet := sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))
 	opts := client.Options{HostPort: addr, Namespace: namespace, Logger: quiet}
 	if !gzip {
@@ -74,7 +92,7 @@ func startFloor(ctx context.Context, addr, namespace, runID string, gzip bool, p
 		c.Close()
 		return nil, fmt.Errorf("floor: start worker: %w", err)
 	}
-	f := &benchFloor{c: c, w: w, queue: queue}
+	f := &benchFloor{c: c, w: w, queue: queue, eager: eager}
 	// The worker's first tasks pay for its pollers starting and its caches
 	// filling, which the gateway's long-running worker has long paid.
 	for i := range floorWarmUp {
@@ -92,8 +110,12 @@ const floorWarmUp = 5
 
 // Do runs the i-th floor workflow to its answer; i must not repeat.
 func (f *benchFloor) Do(ctx context.Context, i int) error {
+	id := f.queue + "-" + strconv.Itoa(i)
+	if f.eager {
+		return f.doEagerly(ctx, id)
+	}
 	op := f.c.NewWithStartWorkflowOperation(client.StartWorkflowOptions{
-		ID: f.queue + "-" + strconv.Itoa(i), TaskQueue: f.queue,
+		ID: id, TaskQueue: f.queue,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 	}, floorWorkflowType)
 	h, err := f.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
@@ -111,6 +133,28 @@ func (f *benchFloor) Do(ctx context.Context, i int) error {
 		return fmt.Errorf("floor answered %q", out)
 	}
 	return nil
+}
+
+// doEagerly starts the floor workflow id eagerly and waits for its
+// activity's answer in this process. The floor's worker is the only one on
+// its queue, so the activity runs here even when the start's answer did
+// not carry the task.
+func (f *benchFloor) doEagerly(ctx context.Context, id string) error {
+	answer, forget := floorAnswers.Expect(id)
+	defer forget()
+	if _, err := f.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: f.queue, EnableEagerStart: true},
+		floorWorkflowType); err != nil {
+		return err
+	}
+	select {
+	case res := <-answer:
+		if res.ResultCode != "ok" {
+			return fmt.Errorf("floor answered %q", res.ResultCode)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Close stops the floor's worker and client.

@@ -203,6 +203,10 @@ func TestComposeMatchesTheCLI(t *testing.T) {
 	}
 	// The simulator's pages: the public URL the simulator and the API use
 	// is where compose publishes the simulator's port.
+	// The API starts payments eagerly on its own worker, as under make run.
+	if !apiCfg.Edge.EagerStart {
+		t.Error("the api service does not start payments eagerly (PAYGATE_EAGER_START), make run's API does")
+	}
 	if simCfg.Dev.SimulatorPublicURL != apiCfg.Dev.SimulatorPublicURL {
 		t.Errorf("simulator public URL %s, the API allows forms to %s", simCfg.Dev.SimulatorPublicURL, apiCfg.Dev.SimulatorPublicURL)
 	}

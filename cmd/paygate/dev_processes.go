@@ -202,6 +202,12 @@ func devChildEnv(cfg app.Config, temporalUIURL string) []string {
 	if os.Getenv("TEMPORAL_GRPC_GZIP") == "" {
 		env = append(env, "TEMPORAL_GRPC_GZIP=false")
 	}
+	// The API starts each payment eagerly on a worker of its own and takes
+	// the answer in its process (docs/decisions.md, "Payments started
+	// eagerly"); the worker process ignores the setting.
+	if os.Getenv("PAYGATE_EAGER_START") == "" {
+		env = append(env, "PAYGATE_EAGER_START=true")
+	}
 	return env
 }
 

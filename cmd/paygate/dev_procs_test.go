@@ -2,7 +2,10 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/paygate/paygate/app"
 )
 
 func TestGatewayProcs(t *testing.T) {
@@ -46,6 +49,33 @@ func TestWithGatewayProcs(t *testing.T) {
 			got := withGatewayProcs([]string{"A=1"}, getenv, tc.cpus)
 			if !slices.Equal(got, tc.want) {
 				t.Fatalf("env = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDevChildEnvEagerStart: paygate dev's API starts payments eagerly on
+// its own worker unless the caller said otherwise.
+func TestDevChildEnvEagerStart(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		caller string // PAYGATE_EAGER_START in paygate dev's environment
+		want   []string
+	}{
+		{"unset: on", "", []string{"PAYGATE_EAGER_START=true"}},
+		{"the caller's false is kept", "false", nil},
+		{"the caller's true is kept", "true", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("PAYGATE_EAGER_START", tc.caller)
+			var got []string
+			for _, kv := range devChildEnv(app.Config{}, "") {
+				if strings.HasPrefix(kv, "PAYGATE_EAGER_START=") {
+					got = append(got, kv)
+				}
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("PAYGATE_EAGER_START in the children's environment %v, want %v (the caller's own is inherited)", got, tc.want)
 			}
 		})
 	}

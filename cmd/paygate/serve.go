@@ -39,6 +39,18 @@ func runServe(ctx context.Context, logger *slog.Logger) error {
 	if metricsLn != nil {
 		serveMetrics(ctx, metricsLn, g.Metrics, always, logger.With("component", "metrics"))
 	}
+	if cfg.Edge.EagerStart {
+		// The worker must run before the API takes a payment to it.
+		w, err := g.EagerWorker()
+		if err != nil {
+			return err
+		}
+		if err := w.Start(); err != nil {
+			return fmt.Errorf("start the API's worker: %w", err)
+		}
+		defer w.Stop()
+		logger.Info("payments start eagerly on the API's own worker")
+	}
 	return serveHTTP(ctx, cfg.Edge.HTTPAddr, g.APIHandler(), logger.With("component", "api"))
 }
 
