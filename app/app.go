@@ -75,10 +75,11 @@ type Gateway struct {
 	Metrics *telemetry.Metrics
 
 	ids *txid.Generator // on the leased node
-	// answers, when the API starts payments eagerly on a worker in this
-	// process (Config.Edge.EagerStart), is where the worker's local
-	// activity hands each answer to its request.
+	// answers is where the worker's local activity leaves each answer of a
+	// payment the API of this process started eagerly on it, and eager says
+	// whether the API does (EagerWorker).
 	answers *localanswer.Board
+	eager   bool
 
 	connectorsOnce sync.Once
 	connectors     *ConnectorSet
@@ -142,6 +143,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 		Vault:    vault.New(db, keys, fpKey),
 		Accounts: merchant.NewService(db, keys, 5*time.Second),
 		Metrics:  telemetry.New(db),
+		answers:  localanswer.New(),
 	}
 	g.Accounts.TestConnector = cfg.TestConnector
 	if withTemporal {
@@ -172,7 +174,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 			MetricsHandler:   g.Metrics.TemporalHandler(),
 			Interceptors:     []interceptor.ClientInterceptor{tracing},
 			ConnectionOptions: client.ConnectionOptions{
-				DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(flows.EagerProbe)},
+				DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(flows.EagerInterceptor(g.answers))},
 			},
 		})
 		if err != nil {
@@ -348,7 +350,7 @@ func (g *Gateway) Close() {
 // with Temporal (and so holds a transaction-id node).
 func (g *Gateway) APIHandler() http.Handler {
 	orders := &flows.TemporalOrders{Client: g.Temporal}
-	if g.answers != nil {
+	if g.eager {
 		orders.Answers = g.answers
 	}
 	// Connectors that cannot be built (FromEnv has checked the addresses,
@@ -546,13 +548,21 @@ func (g *Gateway) transactionIDs() activities.TransactionIDs {
 // each payment's workflow with its first task handed to this worker, which
 // hands the payment's answer back in the process. It is the caller's to
 // start and stop.
+//
+// It runs workflow tasks and local activities only: the regular activities
+// (notifications' deliveries, payouts' rail calls, inquiries retried at
+// length) stay on the worker processes.
 func (g *Gateway) EagerWorker() (sdkworker.Worker, error) {
-	g.answers = localanswer.New()
-	return g.NewWorker()
+	g.eager = true
+	return g.newWorker(func(o *sdkworker.Options) { o.LocalActivityWorkerOnly = true })
 }
 
 // NewWorker returns a worker with every workflow and activity registered.
-func (g *Gateway) NewWorker() (sdkworker.Worker, error) {
+func (g *Gateway) NewWorker() (sdkworker.Worker, error) { return g.newWorker() }
+
+// newWorker is NewWorker with its options adjusted by tune after the
+// configuration's.
+func (g *Gateway) newWorker(tune ...func(*sdkworker.Options)) (sdkworker.Worker, error) {
 	acts, err := g.Activities()
 	if err != nil {
 		return nil, err
@@ -577,7 +587,7 @@ func (g *Gateway) NewWorker() (sdkworker.Worker, error) {
 		Logger: g.Logger.With("component", "disputes")}
 	return worker.New(g.Temporal, worker.Activities{Orders: acts, Payouts: pacts, Ledger: g.LedgerActivities(), Recon: racts,
 		Disputes: dacts},
-		g.Config.Worker.Tuning.apply), nil
+		append([]func(*sdkworker.Options){g.Config.Worker.Tuning.apply}, tune...)...), nil
 }
 
 // Reconciler returns the settlement reconciliation over the connectors

@@ -38,7 +38,12 @@ func BenchmarkAuthorise(b *testing.B) {
 // authoriseApproved sends the signed card order f to POST /v1/authorise and
 // fails unless the gateway answers it approved (order_status 1).
 func authoriseApproved(client *http.Client, f map[string]string) error {
-	resp, err := client.Post(env.api.URL+"/v1/authorise", formType, strings.NewReader(form(f)))
+	return authoriseApprovedAt(client, env.api.URL, f)
+}
+
+// authoriseApprovedAt is authoriseApproved through the API at base.
+func authoriseApprovedAt(client *http.Client, base string, f map[string]string) error {
+	resp, err := client.Post(base+"/v1/authorise", formType, strings.NewReader(form(f)))
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,7 @@ type eagerAPI struct {
 	worker sdkworker.Worker
 }
 
-func startEagerAPI(t *testing.T) *eagerAPI {
+func startEagerAPI(t testing.TB) *eagerAPI {
 	t.Helper()
 	cfg := env.cfg
 	cfg.Edge.EagerStart = true

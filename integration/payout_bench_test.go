@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,9 @@ import (
 // the three rates and the payouts' ratio to the other two. Run it with
 //
 //	go test ./integration -run '^$' -bench BenchmarkPayouts -benchtime 400x
+//
+// With PAYGATE_BENCH_EAGER=true the authorisations go to an API that starts
+// them eagerly on its own worker, as `paygate dev`'s does.
 func BenchmarkPayouts(b *testing.B) {
 	const workers = 64
 	creds := payoutAccountB(b, 100_000_000_00)
@@ -57,8 +61,12 @@ func BenchmarkPayouts(b *testing.B) {
 		}
 		return nil
 	}
+	authURL := env.api.URL
+	if os.Getenv("PAYGATE_BENCH_EAGER") == "true" {
+		authURL = startEagerAPI(b).url
+	}
 	authorise := func(i int) error {
-		return authoriseApproved(client, signCard(cardOrder(creds, fmt.Sprintf("BP-%s-%d", runID, i), "4242424242424242"), creds.SignKey))
+		return authoriseApprovedAt(client, authURL, signCard(cardOrder(creds, fmt.Sprintf("BP-%s-%d", runID, i), "4242424242424242"), creds.SignKey))
 	}
 	rc, err := rail.NewClient(env.railHTTP.URL, 10*time.Second)
 	if err != nil {

@@ -16,10 +16,11 @@ var answerOptions = workflow.LocalActivityOptions{
 	RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 }
 
-// answerLocally hands the payment's answer to the request that started the
-// order eagerly, if it waits in this worker's process. The request falls
-// back to the authorise update when nothing comes, so a failure here only
-// costs it time.
+// answerLocally leaves the payment's answer for the request that started
+// the order eagerly, if it waits in this worker's process; the request gets
+// it once Temporal has recorded this task (localanswer.Board). The request
+// falls back to the authorise update when nothing comes, so a failure here
+// only costs it time.
 func (w *orderWorkflow) answerLocally(ctx workflow.Context, res PaymentResult) {
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, answerOptions), a.AnswerLocally,
 		activities.AnswerLocallyInput{WorkflowID: w.id, Result: res}).Get(ctx, nil)

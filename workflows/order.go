@@ -93,9 +93,10 @@ type OrderInput struct {
 	// set beside it.
 	Reopen bool `json:",omitempty"`
 	// AnswerLocally is set by an API that started the order eagerly on the
-	// worker in its own process (flows.TemporalOrders.Answers): the payment's
-	// answer is handed to the waiting request there by a local activity
-	// (AnswerLocally) as soon as it is known, instead of through an update.
+	// worker in its own process (flows.TemporalOrders.Answers): a local
+	// activity (AnswerLocally) leaves the payment's answer for the waiting
+	// request there as soon as it is known, handed over once Temporal has
+	// recorded the task, instead of through an update.
 	AnswerLocally bool `json:",omitempty"`
 }
 

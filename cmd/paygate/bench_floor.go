@@ -13,7 +13,9 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+	"google.golang.org/grpc"
 
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/adapters/localanswer"
 	"github.com/paygate/paygate/internal/domain/order"
 )
@@ -49,10 +51,11 @@ func floorWorkflow(ctx workflow.Context) (string, error) {
 	return out, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
 }
 
-// floorActivity answers "ok", and hands it to the request waiting for its
-// workflow in this process when the floor starts eagerly.
+// floorActivity answers "ok", and leaves it for the request waiting for its
+// workflow in this process when the floor starts eagerly, to be handed
+// over once its task is recorded, as the gateway's is.
 func floorActivity(ctx context.Context) (string, error) {
-	floorAnswers.Deliver(activity.GetInfo(ctx).WorkflowExecution.ID, order.Result{ResultCode: "ok"})
+	floorAnswers.Stage(activity.GetInfo(ctx).WorkflowExecution.ID, order.Result{ResultCode: "ok"})
 	return "ok", nil
 }
 
@@ -76,7 +79,10 @@ type benchFloor struct {
 // workflow-task polls open, as many as the gateway's worker.
 func startFloor(ctx context.Context, addr, namespace, runID string, gzip bool, pollers int, eager bool) (*benchFloor, error) {
 	quiet := sdklog.NewStructuredLogger(slog.New(slog.DiscardHandler))
-	opts := client.Options{HostPort: addr, Namespace: namespace, Logger: quiet}
+	opts := client.Options{HostPort: addr, Namespace: namespace, Logger: quiet,
+		ConnectionOptions: client.ConnectionOptions{
+			DialOptions: []grpc.DialOption{grpc.WithChainUnaryInterceptor(flows.EagerInterceptor(floorAnswers))},
+		}}
 	if !gzip {
 		opts.ConnectionOptions.GrpcCompression = &client.GrpcCompressionNone{}
 	}
@@ -136,15 +142,20 @@ func (f *benchFloor) Do(ctx context.Context, i int) error {
 }
 
 // doEagerly starts the floor workflow id eagerly and waits for its
-// activity's answer in this process. The floor's worker is the only one on
-// its queue, so the activity runs here even when the start's answer did
-// not carry the task.
+// activity's answer in this process, or, when the start's answer did not
+// carry the task, for the workflow's result.
 func (f *benchFloor) doEagerly(ctx context.Context, id string) error {
 	answer, forget := floorAnswers.Expect(id)
 	defer forget()
-	if _, err := f.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: f.queue, EnableEagerStart: true},
-		floorWorkflowType); err != nil {
+	probed, taken := flows.WithEagerProbe(ctx)
+	run, err := f.c.ExecuteWorkflow(probed, client.StartWorkflowOptions{ID: id, TaskQueue: f.queue, EnableEagerStart: true},
+		floorWorkflowType)
+	if err != nil {
 		return err
+	}
+	if !taken() {
+		var out string
+		return run.Get(ctx, &out)
 	}
 	select {
 	case res := <-answer:

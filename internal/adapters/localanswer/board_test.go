@@ -9,53 +9,97 @@ import (
 
 func TestBoard(t *testing.T) {
 	paid := order.Result{OrderNo: "ORD-1", ResultCode: "0000"}
+	tok := []byte("task-token-1")
 	tests := []struct {
 		name string
-		// run waits, delivers and forgets in its own order and returns
-		// what Deliver reported and what the first wait received.
-		run           func(b *Board) (delivered bool, got *order.Result)
-		wantDelivered bool
-		wantAnswer    bool
-		wantLeft      int
+		// run drives the board and returns what Stage reported and what
+		// the first request has received.
+		run        func(b *Board) (staged bool, got *order.Result)
+		wantStaged bool
+		wantAnswer bool
+		wantLeft   int
 	}{
 		{
-			name: "a waiting request gets its answer",
+			name: "the answer goes once its task is recorded",
 			run: func(b *Board) (bool, *order.Result) {
 				ch, forget := b.Expect("wf-1")
 				defer forget()
-				ok := b.Deliver("wf-1", paid)
+				b.TaskStarted("wf-1", tok)
+				ok := b.Stage("wf-1", paid)
+				if received(ch) != nil {
+					return ok, &order.Result{ResultCode: "released before its task was recorded"}
+				}
+				b.TaskRecorded(tok)
 				return ok, received(ch)
 			},
-			wantDelivered: true, wantAnswer: true,
+			wantStaged: true, wantAnswer: true,
+		},
+		{
+			name: "an answer whose task is not recorded never goes",
+			run: func(b *Board) (bool, *order.Result) {
+				ch, forget := b.Expect("wf-1")
+				defer forget()
+				b.TaskStarted("wf-1", tok)
+				ok := b.Stage("wf-1", paid)
+				b.TaskRecorded([]byte("another task"))
+				return ok, received(ch)
+			},
+			wantStaged: true,
+		},
+		{
+			name: "the first task recorded before the answer: a later task's answer goes once recorded",
+			run: func(b *Board) (bool, *order.Result) {
+				ch, forget := b.Expect("wf-1")
+				defer forget()
+				b.TaskStarted("wf-1", tok)
+				b.TaskRecorded(tok) // completed early, waiting for an inquiry
+				if b.Stage("wf-1", paid) {
+					return true, &order.Result{ResultCode: "staged with no task running"}
+				}
+				b.TaskStarted("wf-1", []byte("task-token-2")) // the next task, polled
+				ok := b.Stage("wf-1", paid)
+				b.TaskRecorded(tok)
+				if received(ch) != nil {
+					return ok, &order.Result{ResultCode: "released by the first task's record"}
+				}
+				b.TaskRecorded([]byte("task-token-2"))
+				return ok, received(ch)
+			},
+			wantStaged: true, wantAnswer: true,
+		},
+		{
+			name: "no first task came back here: nobody waits for the answer",
+			run: func(b *Board) (bool, *order.Result) {
+				ch, forget := b.Expect("wf-1")
+				defer forget()
+				ok := b.Stage("wf-1", paid)
+				return ok, received(ch)
+			},
 		},
 		{
 			name: "nobody waits for another order",
 			run: func(b *Board) (bool, *order.Result) {
 				ch, forget := b.Expect("wf-1")
 				defer forget()
-				ok := b.Deliver("wf-2", paid)
+				b.TaskStarted("wf-2", tok)
+				ok := b.Stage("wf-2", paid)
+				b.TaskRecorded(tok)
 				return ok, received(ch)
 			},
 		},
 		{
-			name: "a request that gave up gets nothing",
+			name: "a request that gave up gets nothing and its task is forgotten",
 			run: func(b *Board) (bool, *order.Result) {
 				ch, forget := b.Expect("wf-1")
+				b.TaskStarted("wf-1", tok)
 				forget()
-				ok := b.Deliver("wf-1", paid)
+				ok := b.Stage("wf-1", paid)
+				b.TaskRecorded(tok)
+				if len(b.tokens) != 0 {
+					return ok, &order.Result{ResultCode: "token kept"}
+				}
 				return ok, received(ch)
 			},
-		},
-		{
-			name: "an answer is handed over once",
-			run: func(b *Board) (bool, *order.Result) {
-				ch, forget := b.Expect("wf-1")
-				defer forget()
-				b.Deliver("wf-1", paid)
-				again := b.Deliver("wf-1", paid)
-				return again, received(ch)
-			},
-			wantAnswer: true,
 		},
 		{
 			name: "two requests for one order both get it",
@@ -64,25 +108,15 @@ func TestBoard(t *testing.T) {
 				defer forgetFirst()
 				second, forgetSecond := b.Expect("wf-1")
 				defer forgetSecond()
-				ok := b.Deliver("wf-1", paid)
+				b.TaskStarted("wf-1", tok)
+				ok := b.Stage("wf-1", paid)
+				b.TaskRecorded(tok)
 				if received(second) == nil {
 					return false, nil
 				}
 				return ok, received(first)
 			},
-			wantDelivered: true, wantAnswer: true,
-		},
-		{
-			name: "one of two requests gave up",
-			run: func(b *Board) (bool, *order.Result) {
-				first, forgetFirst := b.Expect("wf-1")
-				_, forgetSecond := b.Expect("wf-1")
-				forgetSecond()
-				defer forgetFirst()
-				ok := b.Deliver("wf-1", paid)
-				return ok, received(first)
-			},
-			wantDelivered: true, wantAnswer: true,
+			wantStaged: true, wantAnswer: true,
 		},
 		{
 			name: "a request still waiting is counted",
@@ -96,12 +130,12 @@ func TestBoard(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := New()
-			delivered, got := tc.run(b)
-			if delivered != tc.wantDelivered {
-				t.Errorf("Deliver reported %v, want %v", delivered, tc.wantDelivered)
+			staged, got := tc.run(b)
+			if staged != tc.wantStaged {
+				t.Errorf("Stage reported %v, want %v", staged, tc.wantStaged)
 			}
 			if (got != nil) != tc.wantAnswer {
-				t.Fatalf("answer received %v, want %v", got != nil, tc.wantAnswer)
+				t.Fatalf("answer received %+v, want one: %v", got, tc.wantAnswer)
 			}
 			if got != nil && !reflect.DeepEqual(*got, paid) {
 				t.Errorf("answer %+v, want %+v", *got, paid)
