@@ -86,7 +86,7 @@ func WithEagerProbe(ctx context.Context) (context.Context, func() bool) {
 // to this process and of each workflow task Temporal recorded
 // (localanswer.Board).
 type EagerTasks interface {
-	TaskStarted(workflowID string, token []byte)
+	TaskStarted(workflowID string, token []byte, attempt int32)
 	TaskRecorded(token []byte)
 }
 
@@ -109,22 +109,25 @@ func EagerInterceptor(tasks EagerTasks) grpc.UnaryClientInterceptor {
 			r, ok1 := reply.(*workflowservice.StartWorkflowExecutionResponse)
 			q, ok2 := req.(*workflowservice.StartWorkflowExecutionRequest)
 			if probed && ok1 && ok2 && r.GetEagerWorkflowTask() != nil {
-				tasks.TaskStarted(q.GetWorkflowId(), r.GetEagerWorkflowTask().GetTaskToken())
+				tasks.TaskStarted(q.GetWorkflowId(), r.GetEagerWorkflowTask().GetTaskToken(), r.GetEagerWorkflowTask().GetAttempt())
 				p.taken.Store(true)
 			}
 		case strings.HasSuffix(method, "/PollWorkflowTaskQueue"):
 			// A later task of an order started here, if its answer comes
 			// after the first (an inquiry after an acquirer's timeout).
-			if r, ok := reply.(*workflowservice.PollWorkflowTaskQueueResponse); ok && len(r.GetTaskToken()) > 0 {
-				tasks.TaskStarted(r.GetWorkflowExecution().GetWorkflowId(), r.GetTaskToken())
+			// A query's task (a legacy query) is answered, never recorded.
+			if r, ok := reply.(*workflowservice.PollWorkflowTaskQueueResponse); ok && len(r.GetTaskToken()) > 0 && r.GetQuery() == nil {
+				tasks.TaskStarted(r.GetWorkflowExecution().GetWorkflowId(), r.GetTaskToken(), r.GetAttempt())
 			}
 		case strings.HasSuffix(method, "/RespondWorkflowTaskCompleted"):
-			if q, ok := req.(*workflowservice.RespondWorkflowTaskCompletedRequest); ok {
+			// A large completion comes in pages under one token; only
+			// the last page's acceptance records the task.
+			if q, ok := req.(*workflowservice.RespondWorkflowTaskCompletedRequest); ok && !q.GetIntermediatePage() {
 				tasks.TaskRecorded(q.GetTaskToken())
 			}
 			if r, ok := reply.(*workflowservice.RespondWorkflowTaskCompletedResponse); ok && r.GetWorkflowTask() != nil {
 				next := r.GetWorkflowTask()
-				tasks.TaskStarted(next.GetWorkflowExecution().GetWorkflowId(), next.GetTaskToken())
+				tasks.TaskStarted(next.GetWorkflowExecution().GetWorkflowId(), next.GetTaskToken(), next.GetAttempt())
 			}
 		}
 		return nil

@@ -3,10 +3,12 @@ package flows
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
 	commonpb "go.temporal.io/api/common/v1"
+	querypb "go.temporal.io/api/query/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"google.golang.org/grpc"
 )
@@ -14,8 +16,8 @@ import (
 // eagerTasks records what EagerInterceptor tells it.
 type eagerTasks struct{ calls []string }
 
-func (e *eagerTasks) TaskStarted(id string, token []byte) {
-	e.calls = append(e.calls, "started "+id+" "+string(token))
+func (e *eagerTasks) TaskStarted(id string, token []byte, attempt int32) {
+	e.calls = append(e.calls, fmt.Sprintf("started %s %s attempt %d", id, token, attempt))
 }
 func (e *eagerTasks) TaskRecorded(token []byte) { e.calls = append(e.calls, "recorded "+string(token)) }
 
@@ -26,7 +28,7 @@ func TestEagerInterceptor(t *testing.T) {
 		respond = service + "RespondWorkflowTaskCompleted"
 	)
 	startReq := &workflowservice.StartWorkflowExecutionRequest{WorkflowId: "order-1", RequestEagerExecution: true}
-	withTask := &workflowservice.StartWorkflowExecutionResponse{EagerWorkflowTask: &workflowservice.PollWorkflowTaskQueueResponse{TaskToken: []byte("tok-1")}}
+	withTask := &workflowservice.StartWorkflowExecutionResponse{EagerWorkflowTask: &workflowservice.PollWorkflowTaskQueueResponse{TaskToken: []byte("tok-1"), Attempt: 1}}
 	tests := []struct {
 		name      string
 		method    string
@@ -38,7 +40,7 @@ func TestEagerInterceptor(t *testing.T) {
 		wantCalls []string
 	}{
 		{name: "a start answered with its first task", method: start, req: startReq, answer: withTask, probed: true,
-			wantTaken: true, wantCalls: []string{"started order-1 tok-1"}},
+			wantTaken: true, wantCalls: []string{"started order-1 tok-1 attempt 1"}},
 		{name: "a start answered without it", method: start, req: startReq, answer: &workflowservice.StartWorkflowExecutionResponse{}, probed: true},
 		{name: "a start that failed", method: start, req: startReq, answer: withTask, err: errors.New("unavailable"), probed: true},
 		{name: "a start nobody probes", method: start, req: startReq, answer: withTask},
@@ -47,14 +49,22 @@ func TestEagerInterceptor(t *testing.T) {
 		{name: "a task's completion refused", method: respond, req: &workflowservice.RespondWorkflowTaskCompletedRequest{TaskToken: []byte("tok-1")},
 			answer: &workflowservice.RespondWorkflowTaskCompletedResponse{}, err: errors.New("not found")},
 		{name: "a polled task", method: service + "PollWorkflowTaskQueue", req: &workflowservice.PollWorkflowTaskQueueRequest{},
-			answer:    &workflowservice.PollWorkflowTaskQueueResponse{TaskToken: []byte("tok-2"), WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: "order-1"}},
-			wantCalls: []string{"started order-1 tok-2"}},
+			answer:    &workflowservice.PollWorkflowTaskQueueResponse{TaskToken: []byte("tok-2"), Attempt: 1, WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: "order-1"}},
+			wantCalls: []string{"started order-1 tok-2 attempt 1"}},
+		{name: "a polled task run again", method: service + "PollWorkflowTaskQueue", req: &workflowservice.PollWorkflowTaskQueueRequest{},
+			answer:    &workflowservice.PollWorkflowTaskQueueResponse{TaskToken: []byte("tok-2"), Attempt: 2, WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: "order-1"}},
+			wantCalls: []string{"started order-1 tok-2 attempt 2"}},
+		{name: "a polled query", method: service + "PollWorkflowTaskQueue", req: &workflowservice.PollWorkflowTaskQueueRequest{},
+			answer: &workflowservice.PollWorkflowTaskQueueResponse{TaskToken: []byte("tok-q"), Query: &querypb.WorkflowQuery{QueryType: "order-state"},
+				WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: "order-1"}}},
+		{name: "a completion's page before its last", method: respond, req: &workflowservice.RespondWorkflowTaskCompletedRequest{TaskToken: []byte("tok-1"), IntermediatePage: true},
+			answer: &workflowservice.RespondWorkflowTaskCompletedResponse{}},
 		{name: "an empty poll", method: service + "PollWorkflowTaskQueue", req: &workflowservice.PollWorkflowTaskQueueRequest{},
 			answer: &workflowservice.PollWorkflowTaskQueueResponse{}},
 		{name: "a completion answered with the next task", method: respond, req: &workflowservice.RespondWorkflowTaskCompletedRequest{TaskToken: []byte("tok-1")},
 			answer: &workflowservice.RespondWorkflowTaskCompletedResponse{WorkflowTask: &workflowservice.PollWorkflowTaskQueueResponse{
-				TaskToken: []byte("tok-2"), WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: "order-1"}}},
-			wantCalls: []string{"recorded tok-1", "started order-1 tok-2"}},
+				TaskToken: []byte("tok-2"), Attempt: 1, WorkflowExecution: &commonpb.WorkflowExecution{WorkflowId: "order-1"}}},
+			wantCalls: []string{"recorded tok-1", "started order-1 tok-2 attempt 1"}},
 		{name: "another call", method: service + "SignalWorkflowExecution", req: &workflowservice.SignalWorkflowExecutionRequest{},
 			answer: &workflowservice.SignalWorkflowExecutionResponse{}, probed: true},
 	}

@@ -37,6 +37,10 @@ type wait struct {
 	// until Temporal records the task.
 	staged   *order.Result
 	stagedBy string
+	// spoiled is set once a task of the order was run again here: an
+	// answer staged then may be the first run's, which is not recorded,
+	// so nothing is handed over and the requests ask by the update.
+	spoiled bool
 }
 
 // New returns an empty board.
@@ -75,16 +79,27 @@ func (b *Board) Expect(id string) (answer <-chan order.Result, forget func()) {
 // token for the order with workflow id: from the start's answer (eager
 // start), from a poll, or in the answer to its previous task's completion.
 // Nothing is noted for an order nobody here waits for.
-func (b *Board) TaskStarted(id string, token []byte) {
+//
+// A task run again (attempt above 1: the first run timed out, or failed)
+// spoils the wait: the first run's local activity may still stage its
+// answer, which is not recorded, and nothing tells the two apart.
+func (b *Board) TaskStarted(id string, token []byte, attempt int32) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if w, ok := b.waiting[id]; ok {
-		if w.token != "" && w.token != w.stagedBy {
-			delete(b.tokens, w.token)
-		}
-		w.token = string(token)
-		b.tokens[w.token] = id
+	w, ok := b.waiting[id]
+	if !ok || w.spoiled {
+		return
 	}
+	if w.token != "" && w.token != w.stagedBy {
+		delete(b.tokens, w.token)
+	}
+	if attempt > 1 {
+		delete(b.tokens, w.stagedBy)
+		w.token, w.staged, w.stagedBy, w.spoiled = "", nil, "", true
+		return
+	}
+	w.token = string(token)
+	b.tokens[w.token] = id
 }
 
 // Stage keeps res, the answer the order with workflow id made in the task
@@ -94,8 +109,11 @@ func (b *Board) Stage(id string, res order.Result) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	w, ok := b.waiting[id]
-	if !ok || w.token == "" {
+	if !ok || w.token == "" || w.spoiled {
 		return false
+	}
+	if w.stagedBy != "" && w.stagedBy != w.token {
+		delete(b.tokens, w.stagedBy)
 	}
 	w.staged, w.stagedBy = &res, w.token
 	return true
@@ -115,7 +133,11 @@ func (b *Board) TaskRecorded(token []byte) {
 		return
 	}
 	delete(b.tokens, string(token))
-	w := b.waiting[id]
+	w, ok := b.waiting[id]
+	if !ok {
+		b.mu.Unlock()
+		return
+	}
 	if w.token == string(token) {
 		w.token = ""
 	}

@@ -24,7 +24,7 @@ func TestBoard(t *testing.T) {
 			run: func(b *Board) (bool, *order.Result) {
 				ch, forget := b.Expect("wf-1")
 				defer forget()
-				b.TaskStarted("wf-1", tok)
+				b.TaskStarted("wf-1", tok, 1)
 				ok := b.Stage("wf-1", paid)
 				if received(ch) != nil {
 					return ok, &order.Result{ResultCode: "released before its task was recorded"}
@@ -39,7 +39,7 @@ func TestBoard(t *testing.T) {
 			run: func(b *Board) (bool, *order.Result) {
 				ch, forget := b.Expect("wf-1")
 				defer forget()
-				b.TaskStarted("wf-1", tok)
+				b.TaskStarted("wf-1", tok, 1)
 				ok := b.Stage("wf-1", paid)
 				b.TaskRecorded([]byte("another task"))
 				return ok, received(ch)
@@ -51,12 +51,12 @@ func TestBoard(t *testing.T) {
 			run: func(b *Board) (bool, *order.Result) {
 				ch, forget := b.Expect("wf-1")
 				defer forget()
-				b.TaskStarted("wf-1", tok)
+				b.TaskStarted("wf-1", tok, 1)
 				b.TaskRecorded(tok) // completed early, waiting for an inquiry
 				if b.Stage("wf-1", paid) {
 					return true, &order.Result{ResultCode: "staged with no task running"}
 				}
-				b.TaskStarted("wf-1", []byte("task-token-2")) // the next task, polled
+				b.TaskStarted("wf-1", []byte("task-token-2"), 1) // the next task, polled
 				ok := b.Stage("wf-1", paid)
 				b.TaskRecorded(tok)
 				if received(ch) != nil {
@@ -66,6 +66,34 @@ func TestBoard(t *testing.T) {
 				return ok, received(ch)
 			},
 			wantStaged: true, wantAnswer: true,
+		},
+		{
+			name: "a task run again spoils the wait: the first run's late answer never goes",
+			run: func(b *Board) (bool, *order.Result) {
+				ch, forget := b.Expect("wf-1")
+				defer forget()
+				b.TaskStarted("wf-1", tok, 1)
+				// The first run timed out at Temporal and its retry came
+				// here while the first run's local activity still ran.
+				b.TaskStarted("wf-1", []byte("task-token-2"), 2)
+				ok := b.Stage("wf-1", paid) // the first run's answer
+				b.TaskRecorded([]byte("task-token-2"))
+				if len(b.tokens) != 0 {
+					return ok, &order.Result{ResultCode: "token kept"}
+				}
+				return ok, received(ch)
+			},
+		},
+		{
+			name: "a task recorded after its request gave up changes nothing",
+			run: func(b *Board) (bool, *order.Result) {
+				ch, forget := b.Expect("wf-1")
+				b.TaskStarted("wf-1", tok, 1)
+				b.Stage("wf-1", paid)
+				forget()
+				b.TaskRecorded(tok)
+				return false, received(ch)
+			},
 		},
 		{
 			name: "no first task came back here: nobody waits for the answer",
@@ -81,7 +109,7 @@ func TestBoard(t *testing.T) {
 			run: func(b *Board) (bool, *order.Result) {
 				ch, forget := b.Expect("wf-1")
 				defer forget()
-				b.TaskStarted("wf-2", tok)
+				b.TaskStarted("wf-2", tok, 1)
 				ok := b.Stage("wf-2", paid)
 				b.TaskRecorded(tok)
 				return ok, received(ch)
@@ -91,7 +119,7 @@ func TestBoard(t *testing.T) {
 			name: "a request that gave up gets nothing and its task is forgotten",
 			run: func(b *Board) (bool, *order.Result) {
 				ch, forget := b.Expect("wf-1")
-				b.TaskStarted("wf-1", tok)
+				b.TaskStarted("wf-1", tok, 1)
 				forget()
 				ok := b.Stage("wf-1", paid)
 				b.TaskRecorded(tok)
@@ -108,7 +136,7 @@ func TestBoard(t *testing.T) {
 				defer forgetFirst()
 				second, forgetSecond := b.Expect("wf-1")
 				defer forgetSecond()
-				b.TaskStarted("wf-1", tok)
+				b.TaskStarted("wf-1", tok, 1)
 				ok := b.Stage("wf-1", paid)
 				b.TaskRecorded(tok)
 				if received(second) == nil {
