@@ -24,13 +24,7 @@ func TestWorkerCrashMidChargeChargesOnce(t *testing.T) {
 
 	// Wait until the acquirer has the charge, that is while the worker is
 	// inside the charge call.
-	deadline := time.Now().Add(10 * time.Second)
-	for !simHasCharge(orderNo) {
-		if time.Now().After(deadline) {
-			t.Fatal("the charge never reached the simulator")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitForSimCharge(t, orderNo)
 	env.worker.Stop()
 	w, err := env.gw.NewWorker()
 	if err != nil {
@@ -47,13 +41,33 @@ func TestWorkerCrashMidChargeChargesOnce(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("no answer within 60s after the worker restart")
 	}
-	if got.status != 200 || got.r.ResultInfo != "0000:Success" || got.r.OrderStatus != "1" {
-		t.Fatalf("HTTP %d, %s / %s", got.status, got.r.OrderStatus, got.r.ResultInfo)
+	checkPaidOnce(t, got.status, got.r, creds.AccountID, orderNo)
+}
+
+// waitForSimCharge waits, up to 10 s, until the simulator holds the
+// order's charge: the worker is then inside the charge call.
+func waitForSimCharge(t *testing.T, orderNo string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !simHasCharge(orderNo) {
+		if time.Now().After(deadline) {
+			t.Fatal("the charge never reached the simulator")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	if n := chargesFor(got.r.TransactionID); n != 1 {
+}
+
+// checkPaidOnce checks an answer of 12.34 USD paid with auto capture, the
+// record paid and captured, and one charge at the simulator.
+func checkPaidOnce(t *testing.T, status int, r respon, accountID, orderNo string) {
+	t.Helper()
+	if status != 200 || r.ResultInfo != "0000:Success" || r.OrderStatus != "1" {
+		t.Fatalf("HTTP %d, %s / %s", status, r.OrderStatus, r.ResultInfo)
+	}
+	if n := chargesFor(r.TransactionID); n != 1 {
 		t.Errorf("simulator charges = %d, want 1", n)
 	}
-	if o := findOrder(t, creds.AccountID, orderNo); o.PaymentStatus != 3000 || o.CapturedAmount != 1234 {
+	if o := findOrder(t, accountID, orderNo); o.PaymentStatus != 3000 || o.CapturedAmount != 1234 {
 		t.Errorf("record: payment_status %d captured %d", o.PaymentStatus, o.CapturedAmount)
 	}
 }

@@ -3,11 +3,9 @@ package integration
 import (
 	"context"
 	"encoding/xml"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -58,24 +56,15 @@ func startEagerAPI(t testing.TB) *eagerAPI {
 	return e
 }
 
-// authorise posts a direct payment to the eager API.
+// authorise posts a direct payment to the eager API and parses its answer.
 func (e *eagerAPI) authorise(t *testing.T, f map[string]string) (int, respon) {
 	t.Helper()
-	resp, err := http.Post(e.url+"/v1/authorise", formType, strings.NewReader(form(f)))
-	if err != nil {
-		t.Errorf("POST /v1/authorise: %v", err)
-		return 0, respon{}
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Errorf("read answer: %v", err)
-	}
+	code, b := postTo(t, e.url, "/v1/authorise", formType, form(f))
 	var r respon
 	if err := xml.Unmarshal(b, &r); err != nil {
-		t.Errorf("answer is not XML respon (%d): %v\n%s", resp.StatusCode, err, b)
+		t.Fatalf("answer is not XML respon (%d): %v\n%s", code, err, b)
 	}
-	return resp.StatusCode, r
+	return code, r
 }
 
 // updatesIn counts the updates the order's workflow took: an answer
@@ -189,13 +178,7 @@ func TestEagerWorkerCrashMidChargeChargesOnce(t *testing.T) {
 		s, r := e.authorise(t, signCard(cardOrder(creds, orderNo, "4000000000000341"), creds.SignKey))
 		done <- answer{s, r}
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for !simHasCharge(orderNo) {
-		if time.Now().After(deadline) {
-			t.Fatal("the charge never reached the simulator")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitForSimCharge(t, orderNo)
 	e.worker.Stop()
 	e.worker = nil
 
@@ -205,15 +188,7 @@ func TestEagerWorkerCrashMidChargeChargesOnce(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("no answer within 60s after the eager worker stopped")
 	}
-	if got.status != 200 || got.r.ResultInfo != "0000:Success" || got.r.OrderStatus != "1" {
-		t.Fatalf("HTTP %d, %s / %s", got.status, got.r.OrderStatus, got.r.ResultInfo)
-	}
-	if n := chargesFor(got.r.TransactionID); n != 1 {
-		t.Errorf("simulator charges = %d, want 1", n)
-	}
-	if o := findOrder(t, creds.AccountID, orderNo); o.PaymentStatus != 3000 || o.CapturedAmount != 1234 {
-		t.Errorf("record: payment_status %d captured %d", o.PaymentStatus, o.CapturedAmount)
-	}
+	checkPaidOnce(t, got.status, got.r, creds.AccountID, orderNo)
 	if n := updatesIn(t, workflows.OrderWorkflowID(creds.MerchantID, creds.AccountID, orderNo)); n != 1 {
 		t.Errorf("the workflow took %d updates, want the request's 1", n)
 	}

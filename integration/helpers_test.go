@@ -104,7 +104,13 @@ func jsonBody(t *testing.T, f any) string {
 // post sends a body to the API and returns the status and body.
 func post(t *testing.T, path, contentType, body string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, env.api.URL+path, strings.NewReader(body))
+	return postTo(t, env.api.URL, path, contentType, body)
+}
+
+// postTo is post to the API at base.
+func postTo(t *testing.T, base, path, contentType, body string) (int, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, base+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
