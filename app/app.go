@@ -168,6 +168,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger, withTemporal boo
 		opts, err := clusterOptions(cfg, client.Options{
 			HostPort:         cfg.TemporalAddress,
 			Namespace:        cfg.TemporalNamespace,
+			Identity:         cfg.TemporalIdentity,
 			Logger:           sdklog.NewStructuredLogger(logger.With("component", "temporal")),
 			DataConverter:    dc,
 			FailureConverter: fc,
@@ -399,7 +400,7 @@ func (g *Gateway) APIHandler() http.Handler {
 		Metrics: g.Metrics,
 	}
 	disputeFlows := &flows.TemporalDisputes{Client: g.Temporal, NotifySchedule: g.Config.NotifySchedule}
-	payoutFlows := &flows.TemporalPayouts{Client: g.Temporal, RailCallbacks: g.Config.Payouts.RailCallbackSecret != ""}
+	payoutFlows := &flows.TemporalPayouts{Client: g.Temporal, RailCallbacks: g.Config.Payouts.RailCallbackSecret != "", Eager: g.eager}
 	s.Capabilities = []api.Capability{
 		&payments.Handler{Gate: s, Orders: orders, Shopper: orders, Vault: g.Vault, Callbacks: callbacks,
 			TestIntervals: g.Config.SubscriptionTestIntervals, ForbidLiveSimulators: g.Config.Connectors.ForbidLiveSimulators,
@@ -554,11 +555,25 @@ func (g *Gateway) transactionIDs() activities.TransactionIDs {
 // length) stay on the worker processes.
 func (g *Gateway) EagerWorker() (sdkworker.Worker, error) {
 	g.eager = true
-	return g.newWorker(func(o *sdkworker.Options) { o.LocalActivityWorkerOnly = true })
+	return g.newWorker(func(o *sdkworker.Options) {
+		o.LocalActivityWorkerOnly = true
+		if g.Config.TemporalIdentity != "" {
+			// A task this worker polled is recorded under its own
+			// identity; one a start handed to it, under the start's.
+			o.Identity = g.Config.TemporalIdentity + "/worker"
+		}
+	})
 }
 
 // NewWorker returns a worker with every workflow and activity registered.
 func (g *Gateway) NewWorker() (sdkworker.Worker, error) { return g.newWorker() }
+
+// EagerAPIIdentity is the Temporal identity of an API process named node
+// (Config.NodeName) that starts workflows eagerly: a workflow task the
+// start handed to its worker is recorded under the start's identity, so
+// the Temporal UI tells those tasks by it (the worker's own polls carry
+// "/worker" after it).
+func EagerAPIIdentity(node string) string { return "paygate-api/" + node }
 
 // newWorker is NewWorker with its options adjusted by tune after the
 // configuration's.

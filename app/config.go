@@ -56,6 +56,10 @@ type Config struct {
 	// NodeName names this process in the node lease table (host/pid by
 	// default); a random suffix makes each run's lease its own.
 	NodeName string
+	// TemporalIdentity names this process to Temporal; empty takes the
+	// SDK's (pid@host). An API that starts workflows eagerly sets
+	// EagerAPIIdentity.
+	TemporalIdentity string
 	// NodeLeaseTTL is how long a node lease lasts unless renewed
 	// (txid.DefaultLeaseTTL when zero).
 	NodeLeaseTTL time.Duration

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"log/slog"
 	"net/http"
@@ -31,6 +32,7 @@ func startEagerAPI(t testing.TB) *eagerAPI {
 	cfg := env.cfg
 	cfg.Edge.EagerStart = true
 	cfg.NodeName = "integration-eager"
+	cfg.TemporalIdentity = app.EagerAPIIdentity(cfg.NodeName)
 	cfg.Edge.PublicURL = env.gw.Config.Edge.PublicURL
 	gw, err := app.Open(context.Background(), cfg, slog.New(slog.NewJSONHandler(env.logs, nil)), true)
 	if err != nil {
@@ -191,5 +193,69 @@ func TestEagerWorkerCrashMidChargeChargesOnce(t *testing.T) {
 	checkPaidOnce(t, got.status, got.r, creds.AccountID, orderNo)
 	if n := updatesIn(t, workflows.OrderWorkflowID(creds.MerchantID, creds.AccountID, orderNo)); n != 1 {
 		t.Errorf("the workflow took %d updates, want the request's 1", n)
+	}
+}
+
+// payout posts a payout to the eager API and decodes its answer.
+func (e *eagerAPI) payout(t *testing.T, body map[string]any) (int, map[string]any) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	code, raw := postTo(t, e.url, "/v1/payout", "application/json", string(b))
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("answer %s: %v", raw, err)
+	}
+	return code, out
+}
+
+// firstTaskWorker is the identity of the worker that ran the workflow's
+// first workflow task.
+func firstTaskWorker(t *testing.T, workflowID string) string {
+	t.Helper()
+	iter := env.temporal.GetWorkflowHistory(t.Context(), workflowID, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := ev.GetWorkflowTaskStartedEventAttributes(); a != nil {
+			return a.GetIdentity()
+		}
+	}
+	t.Fatalf("workflow %s: no workflow task started", workflowID)
+	return ""
+}
+
+// TestEagerStartPayouts: a payout through an API that starts workflows
+// eagerly has its first workflow task (record, price, reservation,
+// submission) run by that API's own worker, completes, and pays once, its
+// request repeated too.
+func TestEagerStartPayouts(t *testing.T) {
+	e := startEagerAPI(t)
+	creds := payoutAccount(t, 1_000_000)
+	rid := newRequestID()
+	body := payoutBody(creds, rid, "250.00", ibanCompletes)
+	code, out := e.payout(t, body)
+	if code != http.StatusOK {
+		t.Fatalf("HTTP %d: %v", code, out)
+	}
+	if out["status"] != "COMPLETED" {
+		out = awaitPayoutStatus(t, creds, rid)
+	}
+	if out["status"] != "COMPLETED" || out["fee_amount"] != 5.0 || out["amount_payer_pays"] != 255.0 {
+		t.Errorf("payout = %v, want COMPLETED, fee 5.00, payer pays 255.00", out)
+	}
+	_, again := e.payout(t, body)
+	if again["transaction_id"] != out["transaction_id"] || again["status"] != "COMPLETED" {
+		t.Errorf("repeat = %v, first %v", again, out)
+	}
+	if got, want := firstTaskWorker(t, workflows.PayoutWorkflowID(creds.MerchantID, rid)), app.EagerAPIIdentity("integration-eager"); got != want {
+		t.Errorf("first workflow task ran on %q, want the eager API's worker %q", got, want)
+	}
+	if k, ok := railKey(t, creds, rid); !ok || k.Attempts != 1 || k.Completed != 1 {
+		t.Errorf("rail: %+v (found %v), want one completed attempt", k, ok)
+	}
+	if b := balance(t, creds); b.Available != 1_000_000-25_500 || b.Reserved != 0 {
+		t.Errorf("balance = %+v, want one payout of 250.00 + 5.00 taken, nothing reserved", b)
 	}
 }

@@ -26,18 +26,24 @@ import (
 //
 //	go test ./integration -run '^$' -bench BenchmarkPayouts -benchtime 400x
 //
-// With PAYGATE_BENCH_EAGER=true the authorisations go to an API that starts
-// them eagerly on its own worker, as `paygate dev`'s does.
+// With PAYGATE_BENCH_EAGER=true the authorisations and the payouts go to an
+// API that starts them eagerly on its own worker, as `paygate dev`'s does.
 func BenchmarkPayouts(b *testing.B) {
 	const workers = 64
 	creds := payoutAccountB(b, 100_000_000_00)
 	runID := randomHex(4)
 	client := &http.Client{Timeout: 30 * time.Second}
+	// Both go to an API that starts them eagerly when asked, as
+	// `paygate dev` runs it.
+	apiURL := env.api.URL
+	if os.Getenv("PAYGATE_BENCH_EAGER") == "true" {
+		apiURL = startEagerAPI(b).url
+	}
 
 	gateway := func(int) error {
 		rid := newRequestID()
 		body, _ := json.Marshal(payoutBody(creds, rid, "10.00", ibanCompletes))
-		resp, err := client.Post(env.api.URL+"/v1/payout", "application/json", strings.NewReader(string(body)))
+		resp, err := client.Post(apiURL+"/v1/payout", "application/json", strings.NewReader(string(body)))
 		if err != nil {
 			return err
 		}
@@ -61,12 +67,8 @@ func BenchmarkPayouts(b *testing.B) {
 		}
 		return nil
 	}
-	authURL := env.api.URL
-	if os.Getenv("PAYGATE_BENCH_EAGER") == "true" {
-		authURL = startEagerAPI(b).url
-	}
 	authorise := func(i int) error {
-		return authoriseApprovedAt(client, authURL, signCard(cardOrder(creds, fmt.Sprintf("BP-%s-%d", runID, i), "4242424242424242"), creds.SignKey))
+		return authoriseApprovedAt(client, apiURL, signCard(cardOrder(creds, fmt.Sprintf("BP-%s-%d", runID, i), "4242424242424242"), creds.SignKey))
 	}
 	rc, err := rail.NewClient(env.railHTTP.URL, 10*time.Second)
 	if err != nil {

@@ -25,6 +25,10 @@ type TemporalPayouts struct {
 	// RailCallbacks: the rail calls back when a transfer moves, so the
 	// payouts started here wait for its word (workflows.PayoutInput).
 	RailCallbacks bool
+	// Eager: this process runs a worker of its own (PAYGATE_EAGER_START),
+	// and a payout's first workflow task (its record, price, reservation
+	// and the transfer's submission) comes to it in the start's answer.
+	Eager bool
 }
 
 // ErrPayoutNotRunning: no payout workflow runs under the id.
@@ -49,8 +53,11 @@ func (t *TemporalPayouts) TransferMoved(ctx context.Context, id string) error {
 // starts a second payout. A re-run is StartPayoutRun's.
 func (t *TemporalPayouts) Start(ctx context.Context, in workflows.PayoutInput) error {
 	in.RailCallbacks = t.RailCallbacks
-	_, err := t.Client.ExecuteWorkflow(ctx, payoutStartOptions(in, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE),
-		workflows.PayoutWorkflowType, in)
+	opts := payoutStartOptions(in, enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE)
+	// A payout already under the id comes back without a task; the SDK
+	// then gives the slot it held back.
+	opts.EnableEagerStart = t.Eager
+	_, err := t.Client.ExecuteWorkflow(ctx, opts, workflows.PayoutWorkflowType, in)
 	var started *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &started) {
 		return nil

@@ -24,6 +24,9 @@ func runServe(ctx context.Context, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Edge.EagerStart {
+		cfg.TemporalIdentity = app.EagerAPIIdentity(cfg.NodeName)
+	}
 	metricsLn, err := listenMetrics(cfg.Telemetry.MetricsAddr)
 	if err != nil {
 		return err
