@@ -283,10 +283,22 @@ func (l *Ledger) Reserve(ctx context.Context, r Reservation) error {
 		return err
 	}
 	total := r.Amount + r.Fee
-	err := l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	description := fmt.Sprintf("payout reserved: amount %d, fee %d", r.Amount, r.Fee)
+	// Every payout of an account locks its reserved balance: one statement
+	// (ledger_reserve, migration 0031) holds that lock for its own work
+	// only. A repeat, or accounts not open yet, take the general path.
+	done, err := l.callReservation(ctx, "SELECT ledger_reserve(?, ?, ?, ?, ?, ?, ?, ?)",
+		r.Reference, r.MerchantID, r.AccountID, r.Currency, r.Amount, r.Fee, description, l.now().UTC())
+	if err != nil || done {
+		if err != nil {
+			return fmt.Errorf("reserve %s: %w", r.Reference, err)
+		}
+		return nil
+	}
+	err = l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		_, posted, err := l.post(ctx, tx, posting{
 			kind: models.EntryReserve, reference: r.Reference, merchantID: r.MerchantID, accountID: r.AccountID,
-			currency: r.Currency, description: fmt.Sprintf("payout reserved: amount %d, fee %d", r.Amount, r.Fee),
+			currency: r.Currency, description: description,
 			lines: []line{{models.LedgerDeposit, -total}, {models.LedgerReserved, total}},
 		})
 		if err != nil || !posted {
@@ -345,6 +357,13 @@ func (l *Ledger) closeReservation(ctx context.Context, reference, to string, lin
 	if to == models.ReservationReleased {
 		kind = models.EntryRelease
 	}
+	// One statement first (ledger_close_reservation, migration 0031); a
+	// reservation not open, or accounts not open yet, take the general
+	// path, which judges them.
+	done, err := l.callReservation(ctx, "SELECT ledger_close_reservation(?, ?, ?, ?)", reference, to, "payout "+to, l.now().UTC())
+	if err != nil || done {
+		return err
+	}
 	return l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var r models.LedgerReservation
 		err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("reference = ?", reference).Take(&r).Error
@@ -370,6 +389,30 @@ func (l *Ledger) closeReservation(ctx context.Context, reference, to string, lin
 		return tx.Model(&models.LedgerReservation{}).Where("reference = ?", reference).
 			Updates(map[string]any{"status": to, "closed_at": now}).Error
 	})
+}
+
+// pgInsufficientFunds is the SQLSTATE the reservation functions raise when
+// a balance that must stay at or above zero would go below it.
+const pgInsufficientFunds = "L0002"
+
+// callReservation runs one of the reservation functions of migration 0031
+// (query, returning the entry's id or NULL) outside any transaction, so
+// that its failure undoes only the call. It reports done when the call
+// posted; false, with nothing written, when the general path must take the
+// case (NULL, or accounts not open).
+func (l *Ledger) callReservation(ctx context.Context, query string, args ...any) (bool, error) {
+	var id sql.NullInt64
+	err := l.db.WithContext(ctx).Raw(query, args...).Row().Scan(&id)
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == pgAccountsNotOpen:
+		return false, nil
+	case errors.As(err, &pgErr) && pgErr.Code == pgInsufficientFunds:
+		return false, fmt.Errorf("%w: %s", ErrInsufficientFunds, pgErr.Message)
+	case err != nil:
+		return false, err
+	}
+	return id.Valid, nil
 }
 
 // check validates an operation's request.
