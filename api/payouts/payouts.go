@@ -116,6 +116,9 @@ type Handler struct {
 	// without either the callback route is refused.
 	Rail       RailWaker
 	RailSecret string
+	// RecordWait is how long a request waits for the payout's record
+	// (zero: recordWait).
+	RecordWait time.Duration
 }
 
 // New is the payout capability of gate, starting payouts with starter.
@@ -175,7 +178,16 @@ func (h *Handler) payout(c *gin.Context) {
 			m.Refuse(codes.SystemError)
 			return
 		}
-		p, err = h.awaitPayout(ctx, id, recordWait, func(*models.Payout) bool { return true })
+		p, err = h.awaitPayout(ctx, id, cmp.Or(h.RecordWait, recordWait), func(*models.Payout) bool { return true })
+		if errors.Is(err, context.DeadlineExceeded) {
+			// The payout's workflow runs and will record it: a system error
+			// here could make the merchant send the payout again under a
+			// new request_id, and pay twice. The same request, sent again
+			// or queried, finds it.
+			h.Gate.Logger.Warn("payout not recorded in time", "payout", id, "wait", cmp.Or(h.RecordWait, recordWait))
+			m.Refuse(codes.RequestInProgress.With("the payout is not recorded yet: query it or send the same request_id again"))
+			return
+		}
 	}
 	if err != nil {
 		h.Gate.Logger.Error("load payout", "payout", id, "error", err)
