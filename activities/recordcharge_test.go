@@ -20,6 +20,7 @@ import (
 	"github.com/paygate/paygate/internal/dev/simulator"
 	"github.com/paygate/paygate/internal/dev/testdb"
 	"github.com/paygate/paygate/internal/domain/capture"
+	"github.com/paygate/paygate/internal/domain/keyring"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/models"
@@ -191,12 +192,31 @@ func TestRecordOrderKeepsItsFirstVerdict(t *testing.T) {
 // its velocity is counted, so of two orders of one card at the same moment
 // at least one counts the other: with a card velocity of one order an
 // hour, never both pass.
+//
+// Both ways of recording hold it: RecordOrder's statements one by one, and
+// recordPiped's pipeline, where the insert commits before the count begins.
 func TestConcurrentOrdersOfOneCardSeeEachOther(t *testing.T) {
 	db := testdb.Open(t, "paygate_velocityrace_")
-	a := &Activities{Records: models.Records{DB: db}}
+	a := &Activities{Records: models.Records{DB: db}, Vault: realVault(t, db)}
+	record := map[string]func(RecordOrderInput) (RecordOrderResult, error){
+		"one by one": func(in RecordOrderInput) (RecordOrderResult, error) { return a.RecordOrder(t.Context(), in) },
+		"piped": func(in RecordOrderInput) (RecordOrderResult, error) {
+			res, piped, err := a.recordPiped(t.Context(), RecordAndChargeInput{Record: in, Charge: AuthoriseInput{CardToken: in.CardToken}}, make(chan openedCard, 1))
+			if !piped {
+				return res, errors.New("not piped")
+			}
+			return res, err
+		},
+	}
+	for _, way := range []string{"one by one", "piped"} {
+		t.Run(way, func(t *testing.T) { testOrdersOfOneCardSeeEachOther(t, way, record[way]) })
+	}
+}
+
+func testOrdersOfOneCardSeeEachOther(t *testing.T, way string, record func(RecordOrderInput) (RecordOrderResult, error)) {
 	settings := risk.Settings{Config: risk.Config{CardVelocity: risk.Velocity{Max: 1, Window: risk.Duration(time.Hour), Score: 100}}}
 	for pair := range 20 {
-		card := fmt.Sprintf("card-race-%d", pair)
+		card := fmt.Sprintf("card-race-%s-%d", way, pair)
 		var (
 			wg    sync.WaitGroup
 			start = make(chan struct{})
@@ -208,7 +228,7 @@ func TestConcurrentOrdersOfOneCardSeeEachOther(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				res, err := a.RecordOrder(t.Context(), recordInput(fmt.Sprintf("20000000000000%03d%02d", pair, i), fmt.Sprintf("RACE-%d-%d", pair, i), card, settings))
+				res, err := record(recordInput(fmt.Sprintf("2%d000000000000%03d%02d", len(way)%10, pair, i), fmt.Sprintf("RACE-%s-%d-%d", way, pair, i), card, settings))
 				got[i], errs[i] = res.Risk, err
 			}()
 		}
@@ -229,7 +249,31 @@ func TestConcurrentOrdersOfOneCardSeeEachOther(t *testing.T) {
 // acquirer simulator: a passed order is recorded and charged once, with
 // the first verdict kept when the step runs again; a refused one is
 // recorded and not charged; an order that cannot be recorded is neither.
+//
+// It runs with the real vault, whose statements go to Postgres in one
+// pipeline with the order's (recordPiped), and with a fake one, which
+// takes them one by one (RecordOrder).
 func TestRecordAndCharge(t *testing.T) {
+	for _, piped := range []bool{true, false} {
+		t.Run(fmt.Sprintf("piped %t", piped), func(t *testing.T) { testRecordAndCharge(t, piped) })
+	}
+}
+
+// realVault is a vault over db with a key of its own.
+func realVault(t *testing.T, db *models.DB) *vault.Vault {
+	t.Helper()
+	spec, err := keyring.GenerateSpec("k1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := keyring.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vault.New(db, keys, make([]byte, 32))
+}
+
+func testRecordAndCharge(t *testing.T, piped bool) {
 	db := testdb.Open(t, "paygate_recordcharge_")
 	sim := simulator.NewServer(simulator.Options{Logger: slog.New(slog.DiscardHandler)})
 	ts := httptest.NewServer(sim.Handler())
@@ -243,14 +287,26 @@ func TestRecordAndCharge(t *testing.T) {
 		t.Fatal(err)
 	}
 	cards := &cardVault{cards: map[string]vault.Card{}}
+	real := realVault(t, db)
 	a := &Activities{Records: models.Records{DB: db}, Connectors: reg, Vault: cards}
+	if piped {
+		a.Vault = real
+	}
 	if err := db.Create(&models.BlockedCard{Fingerprint: "card-blocked", Reason: "test"}).Error; err != nil {
 		t.Fatal(err)
 	}
 	input := func(txID, orderNo, pan, cardFP string) RecordAndChargeInput {
 		rec := recordInput(txID, orderNo, cardFP, risk.Settings{})
+		c := vault.Card{Number: pan, ExpiryMonth: "12", ExpiryYear: "2030", CVV: "123"}
+		if piped {
+			token, _, err := real.Tokenize(t.Context(), orderNo, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec.CardToken = token
+		}
 		cards.mu.Lock()
-		cards.cards[rec.CardToken] = vault.Card{Number: pan, ExpiryMonth: "12", ExpiryYear: "2030", CVV: "123"}
+		cards.cards[rec.CardToken] = c
 		cards.mu.Unlock()
 		return RecordAndChargeInput{Record: rec, Charge: AuthoriseInput{Connector: simacquirer.Name, CardToken: rec.CardToken,
 			IdempotencyKey: "order:M1:A1:" + orderNo + ":authorise", Reference: txID, Amount: 1234, Currency: "USD", Capture: true}}
@@ -316,6 +372,20 @@ func TestRecordAndCharge(t *testing.T) {
 			t.Fatalf("result = %+v (risk %+v, charge %+v), want accept and try again", got, got.Record.Risk, got.Charge)
 		}
 		if n := charges("RC-4"); n != 0 {
+			t.Errorf("simulator holds %d charges, want none", n)
+		}
+	})
+	t.Run("a card not in the vault: recorded, and the charge ends without an acquirer", func(t *testing.T) {
+		in := input("3000000000000000005", "RC-5", "4242424242424242", "card-ok-5")
+		in.Record.CardToken, in.Charge.CardToken = "tok-not-in-the-vault", "tok-not-in-the-vault"
+		got, err := a.RecordAndCharge(t.Context(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Record.Risk == nil || got.Record.Risk.Action != risk.Accept || got.Charge == nil || got.Charge.ErrType != ErrTypeCardUnavailable {
+			t.Fatalf("result = %+v (risk %+v, charge %+v), want accept and %s", got, got.Record.Risk, got.Charge, ErrTypeCardUnavailable)
+		}
+		if n := charges("RC-5"); n != 0 {
 			t.Errorf("simulator holds %d charges, want none", n)
 		}
 	})

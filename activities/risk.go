@@ -50,18 +50,40 @@ const ErrTypeInvalidRiskInput = "InvalidRiskInput"
 // blocked-card list and the counts of recent orders, one statement to
 // Postgres) and runs the pure risk rules on them.
 func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, error) {
-	if in.TransactionID == "" {
-		return risk.Result{}, temporal.NewNonRetryableApplicationError("risk check without a transaction id", ErrTypeInvalidRiskInput, nil)
-	}
-	settings, err := a.riskSettings(ctx, in)
+	q, err := a.questionOf(ctx, in)
 	if err != nil {
 		return risk.Result{}, err
 	}
+	counts, err := a.Records.CountVelocity(ctx, q.velocity)
+	if err != nil {
+		return risk.Result{}, fmt.Errorf("risk check: %w", err)
+	}
+	return a.riskVerdict(ctx, q, counts)
+}
+
+// riskQuestion is what a risk check asks of the record about one payment:
+// the rules that apply and the velocity windows to count.
+type riskQuestion struct {
+	in       RiskInput
+	cfg      risk.Config
+	settings risk.Settings
+	velocity models.VelocityQuery
+}
+
+// questionOf is CheckRisk's first half: the question, before the record
+// is asked it.
+func (a *Activities) questionOf(ctx context.Context, in RiskInput) (riskQuestion, error) {
+	if in.TransactionID == "" {
+		return riskQuestion{}, temporal.NewNonRetryableApplicationError("risk check without a transaction id", ErrTypeInvalidRiskInput, nil)
+	}
+	settings, err := a.riskSettings(ctx, in)
+	if err != nil {
+		return riskQuestion{}, err
+	}
 	cfg := settings.Config.WithDefaults()
 	now := time.Now()
-	test := settings.Test
 	card, email, ip := in.CardFingerprint, in.ShopperEmail, in.ShopperIP
-	if test {
+	if settings.Test {
 		// A test account's test data is not a shopper's: it never counts
 		// towards velocity, so a newcomer can pay the README's payment
 		// again and again. The velocity test email counts, against a limit
@@ -79,7 +101,7 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 			email = ""
 		}
 	}
-	counts, err := a.Records.CountVelocity(ctx, models.VelocityQuery{
+	return riskQuestion{in: in, cfg: cfg, settings: settings, velocity: models.VelocityQuery{
 		AccountID:            in.AccountID,
 		ExcludeTransactionID: in.TransactionID,
 		Card:                 velocityWindow(cfg.CardVelocity, card, now),
@@ -87,15 +109,18 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 		IP:                   velocityWindow(cfg.IPVelocity, ip, now),
 		Device:               velocityWindow(cfg.DeviceVelocity, in.DeviceFingerprint, now),
 		Blocklist:            in.CardFingerprint,
-	})
-	if err != nil {
-		return risk.Result{}, fmt.Errorf("risk check: %w", err)
-	}
+	}}, nil
+}
+
+// riskVerdict is CheckRisk's second half: the rules run on the record's
+// counts, and the verdict kept on the order.
+func (a *Activities) riskVerdict(ctx context.Context, q riskQuestion, counts models.VelocityCounts) (risk.Result, error) {
+	in, cfg := q.in, q.cfg
 	bin := risk.BIN(in.CardBIN)
 	res := risk.Evaluate(cfg, risk.Facts{
 		Amount:         in.Amount,
 		Currency:       in.Currency,
-		AmountLimit:    settings.AmountLimit,
+		AmountLimit:    q.settings.AmountLimit,
 		CardBlocked:    counts.CardBlocked,
 		CardBIN:        bin,
 		CardCountry:    risk.CardCountry(bin),
@@ -105,7 +130,7 @@ func (a *Activities) CheckRisk(ctx context.Context, in RiskInput) (risk.Result, 
 		IPOrders:       counts.IP,
 		DeviceOrders:   counts.Device,
 	})
-	if test {
+	if q.settings.Test {
 		switch {
 		case strings.EqualFold(in.ShopperEmail, testmode.EmailReview):
 			res = res.Forced(risk.Review, cfg)

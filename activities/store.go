@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/paygate/paygate/internal/adapters/vault"
 	"github.com/paygate/paygate/internal/domain/capture"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/risk"
@@ -78,7 +79,26 @@ func storeError(err error) error {
 // A row Postgres refuses is a RecordRejected error, a transaction id that is
 // another order's a TransactionIDConflict error; neither is retried.
 func (a *Activities) RecordOrder(ctx context.Context, in RecordOrderInput) (RecordOrderResult, error) {
-	existing, err := a.Records.InsertOrder(ctx, &models.Order{
+	existing, err := a.Records.InsertOrder(ctx, orderRow(in))
+	if err != nil {
+		return RecordOrderResult{}, storeError(err)
+	}
+	if existing != "" || in.Risk == nil {
+		return RecordOrderResult{ExistingTransactionID: existing}, nil
+	}
+	// A failed check fails the whole activity; its retry finds the row
+	// written and checks again, answering the verdict an earlier check
+	// wrote on the row, if one did (CheckRisk).
+	verdict, err := a.CheckRisk(ctx, *in.Risk)
+	if err != nil {
+		return RecordOrderResult{}, err
+	}
+	return RecordOrderResult{Risk: &verdict}, nil
+}
+
+// orderRow is the order row RecordOrder writes.
+func orderRow(in RecordOrderInput) *models.Order {
+	return &models.Order{
 		TransactionID:      in.TransactionID,
 		WorkflowID:         in.WorkflowID,
 		MerchantID:         in.MerchantID,
@@ -100,21 +120,7 @@ func (a *Activities) RecordOrder(ctx context.Context, in RecordOrderInput) (Reco
 		TokenID:            in.TokenID,
 		RecurringID:        in.RecurringID,
 		RecurringCycle:     in.RecurringCycle,
-	})
-	if err != nil {
-		return RecordOrderResult{}, storeError(err)
 	}
-	if existing != "" || in.Risk == nil {
-		return RecordOrderResult{ExistingTransactionID: existing}, nil
-	}
-	// A failed check fails the whole activity; its retry finds the row
-	// written and checks again, answering the verdict an earlier check
-	// wrote on the row, if one did (CheckRisk).
-	verdict, err := a.CheckRisk(ctx, *in.Risk)
-	if err != nil {
-		return RecordOrderResult{}, err
-	}
-	return RecordOrderResult{Risk: &verdict}, nil
 }
 
 // RecordAndChargeInput is a new card order's record with its risk check
@@ -175,11 +181,20 @@ func (a *Activities) RecordAndCharge(ctx context.Context, in RecordAndChargeInpu
 // the activity's first.
 func (a *Activities) recordAndCharge(ctx context.Context, in RecordAndChargeInput, first bool) (RecordAndChargeResult, error) {
 	// The card is read from the vault beside the record and the check, so
-	// that the charge waits for neither (the channel holds the answer for
-	// an order that is not charged after all).
-	var opened chan openedCard
+	// that the charge waits for neither: in the record's pipeline where it
+	// can go (recordPiped), else in a goroutine of its own. The channel
+	// holds the answer for an order that is not charged after all.
+	var (
+		opened   chan openedCard
+		recorded RecordOrderResult
+		piped    bool
+		err      error
+	)
 	if first {
 		opened = make(chan openedCard, 1)
+		recorded, piped, err = a.recordPiped(ctx, in, opened)
+	}
+	if first && !piped {
 		go func() {
 			// A panic here would end the worker, not the attempt.
 			defer func() {
@@ -191,9 +206,11 @@ func (a *Activities) recordAndCharge(ctx context.Context, in RecordAndChargeInpu
 			opened <- openedCard{card: c, err: err}
 		}()
 	}
-	rctx, cancel := context.WithTimeout(ctx, recordStepTimeout)
-	recorded, err := a.RecordOrder(rctx, in.Record)
-	cancel()
+	if !piped {
+		rctx, cancel := context.WithTimeout(ctx, recordStepTimeout)
+		recorded, err = a.RecordOrder(rctx, in.Record)
+		cancel()
+	}
 	if err != nil {
 		return RecordAndChargeResult{}, err
 	}
@@ -210,6 +227,67 @@ func (a *Activities) recordAndCharge(ctx context.Context, in RecordAndChargeInpu
 	}
 	outcome, err := a.authorise(ctx, in.Charge, opened)
 	return RecordAndChargeResult{Record: recorded, Charge: a.attemptOf(in.Charge, outcome, err)}, nil
+}
+
+// pipelinedVault is a vault whose statements can go to Postgres in a
+// pipeline of the record's (vault.Vault).
+type pipelinedVault interface {
+	QueueDetokenize(ctx context.Context, p *models.Pipeline, token string) (open func() (vault.Card, error), ok bool)
+	QueueDropCVV(ctx context.Context, p *models.Pipeline, token string) (done func() error, ok bool)
+}
+
+// The vault sends its statements in the record's pipelines; a rename would
+// silently send them alone.
+var _ pipelinedVault = (*vault.Vault)(nil)
+
+// recordPiped is a first attempt's record and risk check with the card's
+// read, sent to Postgres together: the order's insert, the velocity count
+// and the card's read go in one round trip (a pipeline, each statement
+// committed before the next begins, so the count sees every order recorded
+// before it as RecordOrder's does), then the verdict is kept. The card is
+// sent on opened. piped is false, and nothing done, where the order does
+// not carry its risk settings or the record and the vault are not one
+// database: RecordOrder then does the work.
+func (a *Activities) recordPiped(ctx context.Context, in RecordAndChargeInput, opened chan<- openedCard) (recorded RecordOrderResult, piped bool, err error) {
+	pv, ok := a.Vault.(pipelinedVault)
+	if !ok || a.Records.DB == nil || in.Record.Risk == nil || in.Record.Risk.Settings == nil {
+		return RecordOrderResult{}, false, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, recordStepTimeout)
+	defer cancel()
+	p := a.Records.Pipeline()
+	openCard, ok := pv.QueueDetokenize(ctx, p, in.Charge.CardToken)
+	if !ok {
+		return RecordOrderResult{}, false, nil
+	}
+	q, err := a.questionOf(ctx, *in.Record.Risk)
+	if err != nil {
+		opened <- openedCard{err: err}
+		return RecordOrderResult{}, true, err
+	}
+	row := orderRow(in.Record)
+	inserted, insert := models.QueueInsertOrder(ctx, p, row)
+	counts, count := models.QueueCountVelocity(ctx, p, q.velocity)
+	// A pipeline that failed as a whole leaves its error on every step.
+	_ = p.Send(ctx)
+	c, cerr := openCard()
+	opened <- openedCard{card: c, err: cerr}
+	switch {
+	case insert.Err != nil:
+		return RecordOrderResult{}, true, storeError(fmt.Errorf("insert order %s: %w", row.TransactionID, insert.Err))
+	case !*inserted:
+		// A repeat of the order, or another order's order_no or
+		// transaction id: RecordOrder's to judge, as the first time.
+		recorded, err := a.RecordOrder(ctx, in.Record)
+		return recorded, true, err
+	case count.Err != nil:
+		return RecordOrderResult{}, true, fmt.Errorf("risk check: %w", count.Err)
+	}
+	verdict, err := a.riskVerdict(ctx, q, *counts)
+	if err != nil {
+		return RecordOrderResult{}, true, err
+	}
+	return RecordOrderResult{Risk: &verdict}, true, nil
 }
 
 // attemptOf is an Authorise attempt's end as data.
@@ -262,6 +340,9 @@ type FinishOrderInput struct {
 // repeats both; the answer then waits for one round trip to Postgres, not
 // two.
 func (a *Activities) FinishOrder(ctx context.Context, in FinishOrderInput) error {
+	if piped, err := a.finishPiped(ctx, in); piped {
+		return err
+	}
 	dropped := make(chan error, 1)
 	if in.DropCVVToken != "" {
 		go func() {
@@ -276,8 +357,32 @@ func (a *Activities) FinishOrder(ctx context.Context, in FinishOrderInput) error
 	} else {
 		dropped <- nil
 	}
-	err := a.finishOrder(ctx, in)
-	derr := <-dropped
+	return finishErr(a.finishOrder(ctx, in), <-dropped)
+}
+
+// finishPiped is FinishOrder's write and the security code's drop sent to
+// Postgres together, in one round trip; piped is false, and nothing done,
+// where there is no code to drop or the record and the vault are not one
+// database.
+func (a *Activities) finishPiped(ctx context.Context, in FinishOrderInput) (piped bool, err error) {
+	pv, ok := a.Vault.(pipelinedVault)
+	if in.DropCVVToken == "" || !ok || a.Records.DB == nil {
+		return false, nil
+	}
+	p := a.Records.Pipeline()
+	dropped, ok := pv.QueueDropCVV(ctx, p, in.DropCVVToken)
+	if !ok {
+		return false, nil
+	}
+	written := models.QueueUpdateOrderResult(ctx, p, in.TransactionID, orderResultOf(in))
+	// A pipeline that failed as a whole leaves its error on every step.
+	_ = p.Send(ctx)
+	return true, finishErr(storeError(written()), dropped())
+}
+
+// finishErr is FinishOrder's end from the outcome's write's and the
+// security code's drop's.
+func finishErr(err, derr error) error {
 	switch {
 	case derr != nil && err != nil:
 		// The drop's failure is retried whatever the write's was, so the
@@ -292,6 +397,11 @@ func (a *Activities) FinishOrder(ctx context.Context, in FinishOrderInput) error
 
 // finishOrder writes the outcome of FinishOrder.
 func (a *Activities) finishOrder(ctx context.Context, in FinishOrderInput) error {
+	return storeError(a.Records.UpdateOrderResult(ctx, in.TransactionID, orderResultOf(in)))
+}
+
+// orderResultOf is the outcome FinishOrder writes.
+func orderResultOf(in FinishOrderInput) models.OrderResult {
 	reasons := make([]models.RiskReason, 0, len(in.Risk.Reasons))
 	for _, r := range in.Risk.Reasons {
 		reasons = append(reasons, models.RiskReason{Name: r.Name, Status: r.Status})
@@ -300,7 +410,7 @@ func (a *Activities) finishOrder(ctx context.Context, in FinishOrderInput) error
 	if r := in.Reopen; r != nil {
 		reopen = &models.ReopenSave{Run: r.Run, Input: r.Input, At: time.Now()}
 	}
-	return storeError(a.Records.UpdateOrderResult(ctx, in.TransactionID, models.OrderResult{
+	return models.OrderResult{
 		Reopen:         reopen,
 		PaymentStatus:  in.PaymentStatus,
 		OrderStatus:    in.OrderStatus,
@@ -317,5 +427,5 @@ func (a *Activities) finishOrder(ctx context.Context, in FinishOrderInput) error
 		ThreeDSResult:  in.ThreeDSResult,
 		Version:        in.Version,
 		Task:           in.Task,
-	}))
+	}
 }

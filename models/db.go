@@ -127,6 +127,20 @@ func InsertOrder(ctx context.Context, db *gorm.DB, o *Order) (existing string, e
 	return prior.TransactionID, nil
 }
 
+// QueueInsertOrder queues the insert InsertOrder first makes on p. Once p
+// is sent, inserted tells whether the row was written, and step.Err why the
+// statement failed; a row not written (a repeat, another order's order_no or
+// transaction id) is InsertOrder's to judge, which the caller then calls.
+func QueueInsertOrder(ctx context.Context, p *Pipeline, o *Order) (inserted *bool, step *PipelineStep) {
+	inserted = new(bool)
+	step = p.Add(ctx, func(tx *gorm.DB) *gorm.DB { return tx.Clauses(clause.OnConflict{DoNothing: true}).Create(o) },
+		func(r *PipelineResult) error {
+			*inserted = r.RowsAffected == 1
+			return nil
+		})
+	return inserted, step
+}
+
 // OrderResult is what a payment attempt changes on an order.
 type OrderResult struct {
 	PaymentStatus  status.Payment
@@ -165,11 +179,53 @@ type ReopenSave struct {
 // saved only where SaveOrderReopen would save it (no other run holds the
 // row).
 func UpdateOrderResult(ctx context.Context, db *gorm.DB, transactionID string, r OrderResult) error {
+	set, err := orderResultSet(transactionID, r)
+	if err != nil {
+		return err
+	}
+	// The reopen columns are not gorm's to write through models.Order, so
+	// the statement goes to the table with its columns named.
+	res := updateOrderResult(db.WithContext(ctx), transactionID, r, set)
+	if res.Error != nil {
+		return fmt.Errorf("update order %s: %w", transactionID, res.Error)
+	}
+	return staleOrMissing(ctx, db, transactionID, res.RowsAffected)
+}
+
+// QueueUpdateOrderResult queues UpdateOrderResult's statement on p; once p
+// is sent, done says how it went (it asks Postgres again only when the
+// statement changed no row, as UpdateOrderResult does).
+func QueueUpdateOrderResult(ctx context.Context, p *Pipeline, transactionID string, r OrderResult) (done func() error) {
+	set, err := orderResultSet(transactionID, r)
+	if err != nil {
+		return func() error { return err }
+	}
+	var affected int64
+	step := p.Add(ctx, func(tx *gorm.DB) *gorm.DB { return updateOrderResult(tx, transactionID, r, set) },
+		func(res *PipelineResult) error {
+			affected = res.RowsAffected
+			return nil
+		})
+	return func() error {
+		if step.Err != nil {
+			return fmt.Errorf("update order %s: %w", transactionID, step.Err)
+		}
+		return staleOrMissing(ctx, p.db, transactionID, affected)
+	}
+}
+
+// updateOrderResult is UpdateOrderResult's statement on tx.
+func updateOrderResult(tx *gorm.DB, transactionID string, r OrderResult, set map[string]any) *gorm.DB {
+	return tx.Table("orders").Where("transaction_id = ? AND "+writtenBefore, transactionID, r.Task, r.Task, r.Version).Updates(set)
+}
+
+// orderResultSet is what UpdateOrderResult sets, column by column.
+func orderResultSet(transactionID string, r OrderResult) (map[string]any, error) {
 	var reasons any // SQL NULL for none, as gorm's serializer writes it
 	if r.RiskReasons != nil {
 		b, err := json.Marshal(r.RiskReasons)
 		if err != nil {
-			return fmt.Errorf("update order %s: %w", transactionID, err)
+			return nil, fmt.Errorf("update order %s: %w", transactionID, err)
 		}
 		reasons = gorm.Expr("CAST(? AS jsonb)", string(b))
 	}
@@ -197,13 +253,7 @@ func UpdateOrderResult(ctx context.Context, db *gorm.DB, transactionID string, r
 		set["reopen_saved_at"] = gorm.Expr("CASE WHEN "+free+" THEN CAST(? AS timestamptz) ELSE reopen_saved_at END", save.Run, save.At)
 		set["reopen_run"] = gorm.Expr("CASE WHEN reopen_run = ? THEN NULL ELSE reopen_run END", save.Run)
 	}
-	// The reopen columns are not gorm's to write through models.Order, so
-	// the statement goes to the table with its columns named.
-	res := db.WithContext(ctx).Table("orders").Where("transaction_id = ? AND "+writtenBefore, transactionID, r.Task, r.Task, r.Version).Updates(set)
-	if res.Error != nil {
-		return fmt.Errorf("update order %s: %w", transactionID, res.Error)
-	}
-	return staleOrMissing(ctx, db, transactionID, res.RowsAffected)
+	return set, nil
 }
 
 // writtenBefore holds for an order row whose last write came before this

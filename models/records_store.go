@@ -95,6 +95,9 @@ func (r Records) InsertOrder(ctx context.Context, o *Order) (existing string, er
 	return InsertOrder(ctx, r.DB, o)
 }
 
+// Pipeline is an empty pipeline over the record.
+func (r Records) Pipeline() *Pipeline { return NewPipeline(r.DB) }
+
 func (r Records) UpdateOrderResult(ctx context.Context, transactionID string, result OrderResult) error {
 	return UpdateOrderResult(ctx, r.DB, transactionID, result)
 }

@@ -46,16 +46,47 @@ type VelocityCounts struct {
 // created since each window's start with the window's value, and looks the
 // card up on the blocked-card list. Every order counts, whatever its
 // outcome: velocity limits attempts, not successes.
+func CountVelocity(ctx context.Context, db *gorm.DB, q VelocityQuery) (VelocityCounts, error) {
+	var out VelocityCounts
+	query, args, dsts, err := velocityStatement(db, q, &out)
+	if err != nil || query == "" {
+		return out, err
+	}
+	err = db.WithContext(ctx).Raw(query, args...).Row().Scan(dsts...)
+	if err != nil {
+		return VelocityCounts{}, fmt.Errorf("count velocity of account %s: %w", q.AccountID, err)
+	}
+	return out, nil
+}
+
+// QueueCountVelocity queues CountVelocity's statement on p: once p is sent,
+// counts holds the answers or step.Err why there are none.
+func QueueCountVelocity(ctx context.Context, p *Pipeline, q VelocityQuery) (counts *VelocityCounts, step *PipelineStep) {
+	var out VelocityCounts
+	query, args, dsts, err := velocityStatement(p.db, q, &out)
+	if err != nil || query == "" {
+		return &out, &PipelineStep{Err: err}
+	}
+	step = p.Add(ctx, func(tx *gorm.DB) *gorm.DB { return tx.Exec(query, args...) }, func(r *PipelineResult) error {
+		if err := r.Scan(0, dsts...); err != nil {
+			return fmt.Errorf("count velocity of account %s: %w", q.AccountID, err)
+		}
+		return nil
+	})
+	return &out, step
+}
+
+// velocityStatement is CountVelocity's statement, its arguments and where
+// its columns go in out; "" when q asks nothing.
 //
 // Each count is a subquery of its own that the value's index (value,
 // account_id, created_at) answers with the window's rows alone; one count over the
 // values OR-ed together let the planner of a table without statistics read
 // the account's every order instead (migration 0027).
-func CountVelocity(ctx context.Context, db *gorm.DB, q VelocityQuery) (VelocityCounts, error) {
-	var out VelocityCounts
+func velocityStatement(db *gorm.DB, q VelocityQuery, out *VelocityCounts) (query string, args, dsts []any, err error) {
 	pd, err := personalDataOf(db)
 	if err != nil {
-		return out, err
+		return "", nil, nil, err
 	}
 	// Emails and addresses are stored as keyed hashes only.
 	email, ip, device := q.Email, q.IP, q.Device
@@ -71,11 +102,7 @@ func CountVelocity(ctx context.Context, db *gorm.DB, q VelocityQuery) (VelocityC
 		{"shopper_ip_hash", ip, &out.IP},
 		{"device_fingerprint_hash", device, &out.Device},
 	}
-	var (
-		selects []string
-		args    []any
-		dsts    []any
-	)
+	var selects []string
 	for _, p := range parts {
 		if p.w.Value == "" {
 			continue
@@ -91,13 +118,9 @@ func CountVelocity(ctx context.Context, db *gorm.DB, q VelocityQuery) (VelocityC
 		dsts = append(dsts, &out.CardBlocked)
 	}
 	if len(selects) == 0 {
-		return out, nil
+		return "", nil, nil, nil
 	}
-	err = db.WithContext(ctx).Raw("SELECT "+strings.Join(selects, ", "), args...).Row().Scan(dsts...)
-	if err != nil {
-		return VelocityCounts{}, fmt.Errorf("count velocity of account %s: %w", q.AccountID, err)
-	}
-	return out, nil
+	return "SELECT " + strings.Join(selects, ", "), args, dsts, nil
 }
 
 // RiskVerdict is a risk check's verdict as an order's row keeps it.

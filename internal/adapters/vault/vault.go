@@ -116,6 +116,42 @@ func (v *Vault) Detokenize(ctx context.Context, token string) (Card, error) {
 	if err != nil {
 		return Card{}, fmt.Errorf("detokenize: %w", err)
 	}
+	return v.open(token, row)
+}
+
+// QueueDetokenize queues Detokenize's read on p and returns what opens the
+// card once p is sent. ok is false, and nothing queued, when p is not over
+// the vault's database.
+func (v *Vault) QueueDetokenize(ctx context.Context, p *models.Pipeline, token string) (open func() (Card, error), ok bool) {
+	if !p.Over(v.db) {
+		return nil, false
+	}
+	var (
+		row   models.VaultCard
+		found bool
+	)
+	step := p.Add(ctx, func(tx *gorm.DB) *gorm.DB {
+		return tx.Exec("SELECT key_id, card_sealed, cvv_sealed FROM vault_cards WHERE token = ?", token)
+	}, func(r *models.PipelineResult) error {
+		if r.Rows() == 0 {
+			return nil
+		}
+		found = true
+		return r.Scan(0, &row.KeyID, &row.CardSealed, &row.CVVSealed)
+	})
+	return func() (Card, error) {
+		switch {
+		case step.Err != nil:
+			return Card{}, fmt.Errorf("detokenize: %w", step.Err)
+		case !found:
+			return Card{}, ErrUnknownToken
+		}
+		return v.open(token, row)
+	}, true
+}
+
+// open opens the vault's row of token.
+func (v *Vault) open(token string, row models.VaultCard) (Card, error) {
 	plain, err := v.keys.Open(row.KeyID, row.CardSealed, []byte(token))
 	if err != nil {
 		return Card{}, fmt.Errorf("detokenize %s: %w", token, err)
@@ -137,13 +173,32 @@ func (v *Vault) Detokenize(ctx context.Context, token string) (Card, error) {
 
 // DropCVV forgets the security code once an authorisation is over.
 func (v *Vault) DropCVV(ctx context.Context, token string) error {
-	now := time.Now()
-	err := v.db.WithContext(ctx).Model(&models.VaultCard{}).Where("token = ?", token).
-		Updates(map[string]any{"cvv_sealed": nil, "cvv_dropped_at": now}).Error
-	if err != nil {
+	if err := dropCVV(v.db.WithContext(ctx), token).Error; err != nil {
 		return fmt.Errorf("drop cvv %s: %w", token, err)
 	}
 	return nil
+}
+
+// QueueDropCVV queues DropCVV's statement on p and returns its end once p
+// is sent. ok is false, and nothing queued, when p is not over the vault's
+// database.
+func (v *Vault) QueueDropCVV(ctx context.Context, p *models.Pipeline, token string) (done func() error, ok bool) {
+	if !p.Over(v.db) {
+		return nil, false
+	}
+	step := p.Add(ctx, func(tx *gorm.DB) *gorm.DB { return dropCVV(tx, token) }, nil)
+	return func() error {
+		if step.Err != nil {
+			return fmt.Errorf("drop cvv %s: %w", token, step.Err)
+		}
+		return nil
+	}, true
+}
+
+// dropCVV is DropCVV's statement on tx.
+func dropCVV(tx *gorm.DB, token string) *gorm.DB {
+	return tx.Model(&models.VaultCard{}).Where("token = ?", token).
+		Updates(map[string]any{"cvv_sealed": nil, "cvv_dropped_at": time.Now()})
 }
 
 // Delete removes an entry that no order uses, such as the card of a refused
