@@ -1,5 +1,11 @@
 package workflows
 
+import (
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+)
+
 // Change ids: each names one change to a workflow's code that running
 // workflows must replay around (workflow.GetVersion). Every change is asked
 // the same way, through version (orders: answered from the order's shape
@@ -64,4 +70,31 @@ const (
 	// cancellation does not reach; runs cancelled before tried on the
 	// cancelled context, left the money reserved, and replay that.
 	changePayoutCancelRelease = "payout-cancel-release"
+	// changeAcceptedFirst: an update that moves money or changes the record
+	// (an order's capture, cancel, review, refund and shopper updates; a
+	// subscription's changes) ends its workflow task before its first
+	// local activity, so that Temporal holds the update as accepted before
+	// the acquirer or the record hears of it. Runs that took such an
+	// update before replay without the pause.
+	changeAcceptedFirst = "update-accepted-first"
 )
+
+// acceptPause is the timer with which an update's handler ends the
+// workflow task it arrived in: any will do, the shortest costs least.
+const acceptPause = time.Millisecond
+
+// acceptFirst makes the running update durable before its handler does
+// anything outside the workflow. An update is kept by Temporal only once the
+// workflow task that accepted it completes; local activities run inside that
+// task. Without the pause, a task lost with its update (Temporal restarted
+// while the caller had given up, say) leaves the acquirer's capture and the
+// record's rows behind while the workflow never took the update: the order
+// waits, authorised, for a capture that was made (TestCaptureSurvivesCrashes).
+// With it, a lost task loses only the update's arrival, and a task lost
+// after it is run again from the history, the update included.
+func acceptFirst(ctx workflow.Context, version workflow.Version) error {
+	if version == workflow.DefaultVersion {
+		return nil
+	}
+	return workflow.Sleep(ctx, acceptPause)
+}

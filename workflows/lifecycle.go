@@ -203,6 +203,12 @@ func (w *orderWorkflow) afterFailedVoid(ctx workflow.Context, voidErr error) (in
 	}
 }
 
+// accepted ends the workflow task of the update being handled before its
+// first step outside the workflow (acceptFirst).
+func (w *orderWorkflow) accepted(ctx workflow.Context) error {
+	return acceptFirst(ctx, w.version(ctx, changeAcceptedFirst, 1))
+}
+
 // registerOperations installs the capture, cancel, review and refund updates.
 func (w *orderWorkflow) registerOperations(ctx workflow.Context) error {
 	for _, h := range []struct {
@@ -270,6 +276,9 @@ func (w *orderWorkflow) capture(ctx workflow.Context, req CaptureRequest) (Opera
 	if err := w.validateCapture(ctx, req); err != nil {
 		return refusedResult(err, w.st.Status), nil
 	}
+	if err := w.accepted(ctx); err != nil {
+		return OperationResult{}, err
+	}
 	amount := w.standing().CaptureAmount(req.CaptureAmount)
 	var out activities.CaptureOutcome
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.CaptureCharge,
@@ -298,6 +307,9 @@ func (w *orderWorkflow) cancel(ctx workflow.Context, req CancelRequest) (Operati
 	defer w.lock.Unlock()
 	if err := w.validateCancel(ctx, req); err != nil {
 		return refusedResult(err, w.st.Status), nil
+	}
+	if err := w.accepted(ctx); err != nil {
+		return OperationResult{}, err
 	}
 	if w.st.Status == status.Pending {
 		return w.cancelPending(ctx)
@@ -383,6 +395,9 @@ func (w *orderWorkflow) review(ctx workflow.Context, req ReviewRequest) (Operati
 	if err := w.validateReview(ctx, req); err != nil {
 		return refusedResult(err, w.st.Status), nil
 	}
+	if err := w.accepted(ctx); err != nil {
+		return OperationResult{}, err
+	}
 	if !req.Approve {
 		res, err := w.reject(ctx)
 		if err != nil {
@@ -432,6 +447,9 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 	// those that still fit once it is their turn go through.
 	if err := w.validateRefund(ctx, req); err != nil {
 		return refusedResult(err, w.st.Status), nil
+	}
+	if err := w.accepted(ctx); err != nil {
+		return OperationResult{}, err
 	}
 	w.operations++
 	next, r := w.st.RefundAsked(w.in.TransactionID, req.RefundAmount, req.Reason)

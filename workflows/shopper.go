@@ -447,6 +447,9 @@ func (w *orderWorkflow) payFromPage(ctx workflow.Context, req PayRequest) (Payme
 	if w.st.Status != status.Pending || w.st.Card.Token != "" {
 		return PaymentResult{}, refuse(codes.InvalidState, "the order is not waiting for a card")
 	}
+	if err := w.accepted(ctx); err != nil {
+		return PaymentResult{}, err
+	}
 	w.st.Card = req.Card
 	if err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.AttachCard,
 		activities.AttachCardInput{TransactionID: w.in.TransactionID, CardMasked: w.st.Card.Masked, CardBrand: w.st.Card.Brand,
@@ -492,6 +495,9 @@ func (w *orderWorkflow) payAPMFromPage(ctx workflow.Context, req PayAPMRequest) 
 	if err := w.validatePayAPM(req); err != nil {
 		return PaymentResult{}, err
 	}
+	if err := w.accepted(ctx); err != nil {
+		return PaymentResult{}, err
+	}
 	method := req.APM
 	w.in.APM = &method
 	if err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, storeOptions), a.AttachPaymentMethod,
@@ -519,6 +525,9 @@ func (w *orderWorkflow) shopperCancel(ctx workflow.Context, _ struct{}) (Payment
 	defer w.lock.Unlock()
 	if w.st.Status != status.Pending {
 		return PaymentResult{}, temporal.NewApplicationError("the order is not waiting for the shopper", ErrTypeEntryRefused, codes.InvalidState.ID)
+	}
+	if err := w.accepted(ctx); err != nil {
+		return PaymentResult{}, err
 	}
 	next, step := w.st.ShopperLeft()
 	w.st = next

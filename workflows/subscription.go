@@ -147,6 +147,9 @@ func (w *subscriptionWorkflow) registerHandlers(ctx workflow.Context) error {
 		// From here on no charge starts; one already under way is let
 		// finish, and the answer waits for it and for the record.
 		w.cancelled = true
+		if err := w.accepted(ctx); err != nil {
+			return w.state, err
+		}
 		if err := workflow.Await(ctx, func() bool { return !w.charging }); err != nil {
 			return w.state, err
 		}
@@ -182,6 +185,12 @@ func (w *subscriptionWorkflow) registerHandlers(ctx workflow.Context) error {
 	})
 }
 
+// accepted ends the workflow task of the merchant's change before the
+// record hears of it (acceptFirst).
+func (w *subscriptionWorkflow) accepted(ctx workflow.Context) error {
+	return acceptFirst(ctx, workflow.GetVersion(ctx, changeAcceptedFirst, workflow.DefaultVersion, 1))
+}
+
 // The merchant's changes, as recorded and notified.
 const (
 	changePause  = "pause"
@@ -193,6 +202,9 @@ const (
 // it and notifies the merchant. A change that changes nothing (pausing a
 // paused subscription) answers the state as it is.
 func (w *subscriptionWorkflow) change(ctx workflow.Context, action string, apply func() (SubscriptionState, bool)) (SubscriptionState, error) {
+	if err := w.accepted(ctx); err != nil {
+		return w.state, err
+	}
 	if err := workflow.Await(ctx, func() bool { return !w.charging }); err != nil {
 		return w.state, err
 	}

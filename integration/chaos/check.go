@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/paygate/paygate/app"
@@ -192,11 +193,17 @@ func (s *Stack) describePending(ctx context.Context, w waiting) string {
 			continue
 		}
 		var txs []string
-		db.Model(q.model).Where(q.key+" IN ?", firstFew(q.ids, 3)).Distinct().Pluck("transaction_id", &txs)
+		if err := db.Model(q.model).Where(q.key+" IN ?", firstFew(q.ids, 3)).Distinct().Pluck("transaction_id", &txs).Error; err != nil {
+			fmt.Fprintf(&b, "find the orders of %s: %v; ", q.key, err)
+		}
 		owners = append(owners, txs...)
 	}
 	if len(owners) > 0 {
-		db.Model(&models.Order{}).Where("transaction_id IN ?", owners).Distinct().Pluck("workflow_id", &wfIDs)
+		if err := db.Model(&models.Order{}).Where("transaction_id IN ?", owners).Distinct().Pluck("workflow_id", &wfIDs).Error; err != nil {
+			fmt.Fprintf(&b, "find the workflows of %v: %v; ", owners, err)
+		} else if len(wfIDs) == 0 {
+			fmt.Fprintf(&b, "no order recorded for %v; ", owners)
+		}
 	}
 	if len(w.payouts) > 0 {
 		var ids []string
@@ -216,9 +223,41 @@ func (s *Stack) describePending(ctx context.Context, w waiting) string {
 		if t := d.PendingWorkflowTask; t != nil {
 			fmt.Fprintf(&b, ", workflow task since %s", t.ScheduledTime.AsTime().Format(time.TimeOnly))
 		}
-		b.WriteString("; ")
+		fmt.Fprintf(&b, ", its history ends: %s; ", historyTail(ctx, c, id, 12))
 	}
 	return b.String()
+}
+
+// historyTail names the last n events of the workflow's latest run, with
+// the activity, timer, update or signal each is about: where a workflow
+// that does not settle waits.
+func historyTail(ctx context.Context, c client.Client, id string, n int) string {
+	var tail []string
+	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		e, err := it.Next()
+		if err != nil {
+			return strings.Join(append(tail, "(history: "+err.Error()+")"), ", ")
+		}
+		name := strings.TrimPrefix(e.GetEventType().String(), "EVENT_TYPE_")
+		switch {
+		case e.GetActivityTaskScheduledEventAttributes() != nil:
+			name += " " + e.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName()
+		case e.GetTimerStartedEventAttributes() != nil:
+			name += " " + e.GetTimerStartedEventAttributes().GetStartToFireTimeout().AsDuration().String()
+		case e.GetMarkerRecordedEventAttributes() != nil:
+			name += " " + e.GetMarkerRecordedEventAttributes().GetMarkerName()
+		case e.GetWorkflowExecutionUpdateAcceptedEventAttributes() != nil:
+			name += " " + e.GetWorkflowExecutionUpdateAcceptedEventAttributes().GetAcceptedRequest().GetInput().GetName()
+		case e.GetWorkflowExecutionSignaledEventAttributes() != nil:
+			name += " " + e.GetWorkflowExecutionSignaledEventAttributes().GetSignalName()
+		}
+		tail = append(tail, fmt.Sprintf("%d %s", e.GetEventId(), name))
+		if len(tail) > n {
+			tail = tail[1:]
+		}
+	}
+	return strings.Join(tail, ", ")
 }
 
 // noticeDetails says how far the first pending notifications got.

@@ -50,6 +50,9 @@ type faultState struct {
 	hang              time.Duration
 	ignoreIdempotency bool
 	amount            int64
+	// held counts the requests a hang holds now, so that a test can break
+	// something else while an operation is at the acquirer.
+	held int
 }
 
 func (f *faultState) get() Faults {
@@ -76,6 +79,19 @@ func (f *faultState) draw(amount int64) (string, time.Duration) {
 		return FaultNone, 0
 	}
 	return f.mode, f.hang
+}
+
+func (f *faultState) hold(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.held += n
+}
+
+// Held is how many operations a hang holds now.
+func (s *Server) Held() int {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	return s.faults.held
 }
 
 // amountOf reads the amount of a request's JSON body and puts the body
@@ -146,6 +162,8 @@ func (s *Server) faulty(h http.HandlerFunc) http.HandlerFunc {
 			writeError(w, http.StatusServiceUnavailable, "acquirer_unavailable", "the acquirer is temporarily unavailable")
 		case FaultHang:
 			infoFrom(r.Context()).outcome = "fault_hang"
+			s.faults.hold(1)
+			defer s.faults.hold(-1)
 			t := time.NewTimer(hang)
 			defer t.Stop()
 			select {
