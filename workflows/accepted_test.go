@@ -2,11 +2,11 @@ package workflows_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/paygate/paygate/internal/domain/capture"
@@ -14,7 +14,7 @@ import (
 )
 
 // TestOperationsAcceptedBeforeTheirFirstStep: an operation's update ends its
-// workflow task (a 1 ms timer) before its first local activity, so that
+// workflow task (an activity that does nothing) before its first local activity, so that
 // Temporal holds the update before the acquirer or the record hears of it
 // (change update-accepted-first; the crash it prevents is
 // integration/chaos's TestCaptureSurvivesCrashes).
@@ -35,9 +35,9 @@ func TestOperationsAcceptedBeforeTheirFirstStep(t *testing.T) {
 			env := newEnv(t, &acquirer{risk: accepted, authorise: answer(approved(amount))})
 			sent := false
 			var after []string
-			env.SetOnTimerScheduledListener(func(_ string, d time.Duration) {
+			env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 				if sent {
-					after = append(after, fmt.Sprintf("timer %s", d))
+					after = append(after, "activity "+info.ActivityType.Name)
 				}
 			})
 			env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
@@ -63,8 +63,8 @@ func TestOperationsAcceptedBeforeTheirFirstStep(t *testing.T) {
 			if got := outs[0].code(); got != "0000" {
 				t.Fatalf("the %s was answered %q, want 0000", tc.name, got)
 			}
-			if len(after) < 2 || after[0] != "timer 1ms" || after[1] != tc.firstStep {
-				t.Errorf("after the update came: %v, want [timer 1ms %s ...]", after, tc.firstStep)
+			if len(after) < 2 || after[0] != "activity Accepted" || after[1] != tc.firstStep {
+				t.Errorf("after the update came: %v, want [activity Accepted %s ...]", after, tc.firstStep)
 			}
 		})
 	}

@@ -192,8 +192,11 @@ func (o TemporalOptions) withDefaults() TemporalOptions {
 // synchronous=NORMAL (durable enough for a dev database, and many times
 // faster under the tests' load), a transfer queue polled fast enough for
 // hundreds of workflows a second, room for the many updates that batches
-// and racing duplicates send to one order at once, and one partition per
-// task queue. With the default four, a workflow task written to a partition
+// and racing duplicates send to one order at once, one partition per
+// task queue, and activities handed to the worker in the answer to the
+// workflow task that scheduled them (eager activities: an update's
+// Accepted pause, workflows.acceptFirst, costs no trip through matching).
+// With the default four partitions, a workflow task written to a partition
 // no poller was waiting on sat there about two seconds (a tenth of the
 // payments at 8 concurrent); one node gains nothing from partitions. The
 // integration tests' server takes the same.
@@ -204,6 +207,7 @@ var TemporalTuning = []string{
 	"--dynamic-config-value", "history.maxInFlightUpdates=200",
 	"--dynamic-config-value", "matching.numTaskqueueReadPartitions=1",
 	"--dynamic-config-value", "matching.numTaskqueueWritePartitions=1",
+	"--dynamic-config-value", "system.enableActivityEagerExecution=true",
 }
 
 // devServerArgs are the CLI's arguments for o, which must have its

@@ -329,8 +329,8 @@ func writeServerConfig(opts PostgresTemporalOptions, pg pgEndpoint) (string, err
 	dyn := filepath.Join(opts.ConfigDir, "dynamicconfig.yaml")
 	// The same tuning the dev server gets (TemporalTuning): a transfer
 	// queue polled fast enough for hundreds of workflows a second, room for
-	// many updates to one workflow at once, and one partition per task
-	// queue on this one-node server.
+	// many updates to one workflow at once, one partition per task queue
+	// on this one-node server, and eager activities.
 	if err := os.WriteFile(dyn, []byte(`history.transferProcessorMaxPollRPS:
   - value: 1000
 history.maxInFlightUpdates:
@@ -339,6 +339,8 @@ matching.numTaskqueueReadPartitions:
   - value: 1
 matching.numTaskqueueWritePartitions:
   - value: 1
+system.enableActivityEagerExecution:
+  - value: true
 `), 0o644); err != nil {
 		return "", fmt.Errorf("temporal dynamic config: %w", err)
 	}
