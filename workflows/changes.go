@@ -100,8 +100,8 @@ var acceptOptions = workflow.ActivityOptions{
 // waits, authorised, for a capture that was made (TestCaptureSurvivesCrashes).
 // With it, a lost task loses only the update's arrival, and a task lost
 // after it is run again from the history, the update included. The pause is
-// an activity, not a timer: Temporal fires even a 1 ms timer about a second
-// later, which made every capture of a batch a second slower.
+// an activity, not a timer: the dev server fires even a 1 ms timer about a
+// second later, which made every capture of a batch a second slower.
 func acceptFirst(ctx workflow.Context, version workflow.Version) error {
 	if version == workflow.DefaultVersion {
 		return nil
