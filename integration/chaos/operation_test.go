@@ -7,7 +7,9 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 
+	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
@@ -91,13 +93,19 @@ func TestCaptureSurvivesCrashes(t *testing.T) {
 				t.Fatal(err)
 			}
 			<-sent
-			if err := workflowAtRest(ctx, s, p.TransactionID); err != nil {
+			c, err := s.temporalClient(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			wfID := workflows.OrderWorkflowID(s.Manual.MerchantID, s.Manual.AccountID, p.OrderNo)
+			if err := workflowAtRest(ctx, c, wfID); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.Quiesce(ctx, 2*time.Minute); err != nil {
 				t.Fatal(err)
 			}
-			checkCapturedEverywhere(ctx, t, s, p.TransactionID, amount)
+			checkCapturedEverywhere(ctx, t, s, c, wfID, p.TransactionID, amount)
 		})
 	}
 }
@@ -105,7 +113,7 @@ func TestCaptureSurvivesCrashes(t *testing.T) {
 // checkCapturedEverywhere asserts that the order is captured once, for
 // amount, at the acquirer, in the record and in its workflow, and that its
 // notifications were delivered.
-func checkCapturedEverywhere(ctx context.Context, t *testing.T, s *Stack, txID string, amount int64) {
+func checkCapturedEverywhere(ctx context.Context, t *testing.T, s *Stack, c client.Client, wfID, txID string, amount int64) {
 	t.Helper()
 	var captured []int64
 	for _, c := range s.Simulator().Charges() {
@@ -134,24 +142,15 @@ func checkCapturedEverywhere(ctx context.Context, t *testing.T, s *Stack, txID s
 	if want := fmt.Sprint([]string{"payment:delivered", "capture:delivered"}); fmt.Sprint(got) != want {
 		t.Errorf("notifications %v, want %s", got, want)
 	}
-	c, err := s.temporalClient(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	v, err := c.QueryWorkflow(ctx, o.WorkflowID, "", workflows.QueryOrderState)
+	st, err := (&flows.TemporalOrders{Client: c}).State(ctx, wfID)
 	if err != nil {
 		t.Fatalf("query the order's workflow: %v", err)
-	}
-	var st workflows.OrderState
-	if err := v.Get(&st); err != nil {
-		t.Fatal(err)
 	}
 	if st.PaymentStatus != status.Paid {
 		t.Errorf("the workflow: %s, want %s", st.PaymentStatus, status.Paid)
 	}
 	if t.Failed() {
-		t.Logf("the history of %s ends: %s", o.WorkflowID, historyTail(ctx, c, o.WorkflowID, 30))
+		t.Logf("the history of %s ends: %s", wfID, historyTail(ctx, c, wfID, 30))
 	}
 }
 
@@ -159,21 +158,12 @@ func checkCapturedEverywhere(ctx context.Context, t *testing.T, s *Stack, txID s
 // workflow task and no activity pending three times in a row a second
 // apart: a task lost with a killed worker is pending until Temporal times
 // it out, and the record does not show that it is still to come.
-func workflowAtRest(ctx context.Context, s *Stack, txID string) error {
-	var o models.Order
-	if err := s.DB.DB.WithContext(ctx).Where("transaction_id = ?", txID).First(&o).Error; err != nil {
-		return err
-	}
-	c, err := s.temporalClient(ctx)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
+func workflowAtRest(ctx context.Context, c client.Client, wfID string) error {
 	for still := 0; still < 3; pause(ctx, time.Second) {
 		if ctx.Err() != nil {
-			return fmt.Errorf("%s never came to rest: %w", o.WorkflowID, ctx.Err())
+			return fmt.Errorf("%s never came to rest: %w", wfID, ctx.Err())
 		}
-		d, err := c.DescribeWorkflowExecution(ctx, o.WorkflowID, "")
+		d, err := c.DescribeWorkflowExecution(ctx, wfID, "")
 		if err != nil {
 			still = 0
 			continue
