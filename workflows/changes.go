@@ -41,6 +41,8 @@ const (
 	// changeFailoverRecorded: a routed order ends its workflow task before
 	// charging the next connector, so a worker that dies cannot leave a
 	// charge there unknown; orders that failed over before replay without.
+	// Version 1 ended the task with a 1 ms timer, version 2 with the
+	// activity that does nothing (Accepted).
 	changeFailoverRecorded = "failover-recorded"
 	// changePayoutLocalRail: a payout's rail calls (find, submit, read)
 	// run as local activities inside the workflow task; runs begun before
@@ -106,5 +108,12 @@ func acceptFirst(ctx workflow.Context, version workflow.Version) error {
 	if version == workflow.DefaultVersion {
 		return nil
 	}
+	return endTask(ctx)
+}
+
+// endTask ends the workflow task with the activity that does nothing, so
+// that what the task did so far is in the history before the workflow goes
+// on. The worker that completes the task runs it at once (eager activities).
+func endTask(ctx workflow.Context) error {
 	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, acceptOptions), a.Accepted).Get(ctx, nil)
 }

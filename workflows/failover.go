@@ -65,16 +65,21 @@ func (w *orderWorkflow) chargeRouted(ctx workflow.Context) (activities.ChargeOut
 // connector's charge again and, answered differently (its breaker closed,
 // a fault passed), stops here with the card charged at both. With the
 // attempt recorded first, the worker that takes over goes on to the next
-// connector too, with the same key.
+// connector too, with the same key. Version 1 ended the task with a 1 ms
+// timer, which Temporal fires up to a second late; version 2 with endTask.
 func (w *orderWorkflow) recordBeforeNext(ctx workflow.Context) error {
-	if w.version(ctx, changeFailoverRecorded, 1) == workflow.DefaultVersion {
+	switch w.version(ctx, changeFailoverRecorded, 2) {
+	case workflow.DefaultVersion:
 		return nil
+	case 1:
+		return workflow.Sleep(ctx, failoverRecordPause)
+	default:
+		return endTask(ctx)
 	}
-	return workflow.Sleep(ctx, failoverRecordPause)
 }
 
-// failoverRecordPause is the timer that ends the task before the next
-// connector: any will do, the shortest costs the payment least.
+// failoverRecordPause is version 1's timer that ends the task before the
+// next connector.
 const failoverRecordPause = time.Millisecond
 
 // routePassPause is the pause before a routed charge tries its connectors

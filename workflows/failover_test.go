@@ -1,11 +1,15 @@
 package workflows_test
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
 
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/capture"
@@ -148,8 +152,8 @@ func TestChargeFailover(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			// steps are the charges, by connector, and the 1 ms timers
-			// that end a workflow task, in the order they came.
+			// steps are the charges, by connector, and the pauses that
+			// end a workflow task, in the order they came.
 			var steps []string
 			acq := &acquirer{risk: accepted,
 				authorise: func(n int) (activities.ChargeOutcome, error) {
@@ -170,8 +174,8 @@ func TestChargeFailover(t *testing.T) {
 					return tc.inquiries[n], nil
 				}}
 			env := newEnv(t, acq)
-			env.SetOnTimerScheduledListener(func(_ string, d time.Duration) {
-				if d == time.Millisecond {
+			env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+				if info.ActivityType.Name == "Accepted" {
 					steps = append(steps, "task ends")
 				}
 			})
@@ -235,6 +239,52 @@ func TestChargeFailover(t *testing.T) {
 			}
 			if len(acq.finish) != 1 || acq.finish[0].Connector != tc.wantBy {
 				t.Errorf("the record names %+v, want %s", acq.finish, tc.wantBy)
+			}
+		})
+	}
+}
+
+// TestFailoverPauseByVersion: the pause before the next connector is the
+// activity that does nothing for orders that meet it now, and the 1 ms timer
+// for orders that recorded version 1 of failover-recorded, which replay so.
+func TestFailoverPauseByVersion(t *testing.T) {
+	tests := []struct {
+		name      string
+		version   workflow.Version // 0: as a new order asks
+		wantSteps []string         // up to the second charge
+	}{
+		{"now", 0, []string{"charge sim-bank", "activity Accepted", "charge stripe"}},
+		{"recorded at version 1", 1, []string{"charge sim-bank", "timer 1ms", "charge stripe"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var steps []string
+			acq := &acquirer{risk: accepted, authorise: func(n int) (activities.ChargeOutcome, error) {
+				steps = append(steps, "charge "+[]string{"sim-bank", "stripe"}[min(n, 1)])
+				if n == 0 {
+					return activities.ChargeOutcome{}, down()
+				}
+				return at("stripe", approved(amount)), nil
+			}}
+			env := newEnv(t, acq)
+			if tc.version != 0 {
+				env.OnGetVersion("failover-recorded", workflow.DefaultVersion, 2).Return(tc.version)
+			}
+			env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+				steps = append(steps, "activity "+info.ActivityType.Name)
+			})
+			env.SetOnTimerScheduledListener(func(_ string, d time.Duration) {
+				steps = append(steps, "timer "+d.String())
+			})
+			in := orderInput("auto")
+			in.Connector, in.Route = "sim-bank", &routing.Plan{Connectors: []string{"sim-bank", "stripe"}, Route: "cards", MaxAttempts: 2}
+			if res := run(t, env, in); res.ResultCode != "0000" || res.Connector != "stripe" {
+				t.Fatalf("result %s by %s, want 0000 by stripe", res.ResultCode, res.Connector)
+			}
+			// The paid order's own activities and timers come after the
+			// second charge.
+			if len(steps) < len(tc.wantSteps) || !slices.Equal(steps[:len(tc.wantSteps)], tc.wantSteps) {
+				t.Errorf("steps %v, want them to begin %v", steps, tc.wantSteps)
 			}
 		})
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/paygate/paygate/app"
 	"github.com/paygate/paygate/internal/adapters/telemetry"
+	"github.com/paygate/paygate/internal/dev/devenv"
 	"github.com/paygate/paygate/internal/domain/keyring"
 )
 
@@ -271,6 +272,7 @@ func TestComposeMatchesTheCLI(t *testing.T) {
 	}
 	checkPrometheus(t, p.WorkingDir, apiCfg.Telemetry.MetricsAddr, workerCfg.Telemetry.MetricsAddr)
 	checkDashboard(t, p.WorkingDir)
+	checkTemporalTuning(t, p.WorkingDir, services["temporal"])
 }
 
 func itoa(n uint32) string {
@@ -306,6 +308,32 @@ func checkPrometheus(t *testing.T, root, apiMetrics, workerMetrics string) {
 		if !slices.Contains(targets, want) {
 			t.Errorf("prometheus scrapes %v, not %s", targets, want)
 		}
+	}
+}
+
+// checkTemporalTuning: the compose file's Temporal server reads the dynamic
+// config paygate dev's Postgres-backed server gets (eager activities among
+// it), from a file the service mounts where the variable points.
+func checkTemporalTuning(t *testing.T, root string, s types.ServiceConfig) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "deploy", "temporal", "dynamicconfig.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != devenv.ServerDynamicConfig {
+		t.Errorf("deploy/temporal/dynamicconfig.yaml is not devenv.ServerDynamicConfig:\n%s", b)
+	}
+	// The image's configuration names the file relative to /etc/temporal.
+	path := env(t, s)["DYNAMIC_CONFIG_FILE_PATH"]
+	mounted := false
+	for _, v := range s.Volumes {
+		if v.Type == types.VolumeTypeBind && v.Source == filepath.Join(root, "deploy", "temporal", "dynamicconfig.yaml") &&
+			v.Target == "/etc/temporal/"+path && v.ReadOnly {
+			mounted = true
+		}
+	}
+	if path == "" || !mounted {
+		t.Errorf("temporal reads its dynamic config from %q, volumes %+v: want deploy/temporal/dynamicconfig.yaml mounted there, read-only", path, s.Volumes)
 	}
 }
 

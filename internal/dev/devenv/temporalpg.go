@@ -320,18 +320,13 @@ func setupSchemas(ctx context.Context, tool string, pg pgEndpoint, database stri
 	return nil
 }
 
-// writeServerConfig writes the server's configuration for opts and returns
-// its path. The services take consecutive ports after the frontend's.
-func writeServerConfig(opts PostgresTemporalOptions, pg pgEndpoint) (string, error) {
-	if err := os.MkdirAll(opts.ConfigDir, 0o755); err != nil {
-		return "", fmt.Errorf("temporal config dir: %w", err)
-	}
-	dyn := filepath.Join(opts.ConfigDir, "dynamicconfig.yaml")
-	// The same tuning the dev server gets (TemporalTuning): a transfer
-	// queue polled fast enough for hundreds of workflows a second, room for
-	// many updates to one workflow at once, one partition per task queue
-	// on this one-node server, and eager activities.
-	if err := os.WriteFile(dyn, []byte(`history.transferProcessorMaxPollRPS:
+// ServerDynamicConfig is the Postgres-backed server's dynamic config, and
+// the compose file's (deploy/temporal/dynamicconfig.yaml holds the same
+// text): the tuning the dev server gets (TemporalTuning), a transfer queue
+// polled fast enough for hundreds of workflows a second, room for many
+// updates to one workflow at once, one partition per task queue on a
+// one-node server, and eager activities.
+const ServerDynamicConfig = `history.transferProcessorMaxPollRPS:
   - value: 1000
 history.maxInFlightUpdates:
   - value: 200
@@ -341,7 +336,16 @@ matching.numTaskqueueWritePartitions:
   - value: 1
 system.enableActivityEagerExecution:
   - value: true
-`), 0o644); err != nil {
+`
+
+// writeServerConfig writes the server's configuration for opts and returns
+// its path. The services take consecutive ports after the frontend's.
+func writeServerConfig(opts PostgresTemporalOptions, pg pgEndpoint) (string, error) {
+	if err := os.MkdirAll(opts.ConfigDir, 0o755); err != nil {
+		return "", fmt.Errorf("temporal config dir: %w", err)
+	}
+	dyn := filepath.Join(opts.ConfigDir, "dynamicconfig.yaml")
+	if err := os.WriteFile(dyn, []byte(ServerDynamicConfig), 0o644); err != nil {
 		return "", fmt.Errorf("temporal dynamic config: %w", err)
 	}
 	p := opts.Port
