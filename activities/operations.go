@@ -197,9 +197,11 @@ func (a *Activities) SaveRefund(ctx context.Context, in SaveRefundInput) error {
 	return a.Records.SaveRefund(ctx, r)
 }
 
-// Accepted does nothing, on purpose: an update's handler runs it as an
-// activity (workflows.acceptFirst) so that the workflow task that accepted
-// the update completes, and Temporal holds the update, before the handler's
-// first local activity reaches the acquirer or the record. The worker runs
-// it eagerly, in the answer to that task's completion.
+// Accepted does nothing, on purpose: a workflow runs it as an activity to
+// end its workflow task (workflows.endTask). An update's handler does so
+// (workflows.acceptFirst) so that Temporal holds the update before the
+// handler's first local activity reaches the acquirer or the record; a routed
+// order does so before charging its next connector, so that the last charge
+// is in the history. The worker runs it eagerly, in the answer to that task's
+// completion.
 func (a *Activities) Accepted(ctx context.Context) error { return nil }

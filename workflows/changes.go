@@ -82,9 +82,9 @@ const (
 	changeAcceptedFirst = "update-accepted-first"
 )
 
-// acceptOptions: the pause is an activity that does nothing, run by the
-// worker that completes the task; quick retries cover a worker's death.
-var acceptOptions = workflow.ActivityOptions{
+// endTaskOptions: endTask's pause is an activity that does nothing, run by
+// the worker that completes the task; quick retries cover a worker's death.
+var endTaskOptions = workflow.ActivityOptions{
 	StartToCloseTimeout: 10 * time.Second,
 	RetryPolicy: &temporal.RetryPolicy{
 		InitialInterval:    100 * time.Millisecond,
@@ -115,5 +115,5 @@ func acceptFirst(ctx workflow.Context, version workflow.Version) error {
 // that what the task did so far is in the history before the workflow goes
 // on. The worker that completes the task runs it at once (eager activities).
 func endTask(ctx workflow.Context) error {
-	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, acceptOptions), a.Accepted).Get(ctx, nil)
+	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, endTaskOptions), a.Accepted).Get(ctx, nil)
 }
