@@ -316,7 +316,8 @@ func checkPrometheus(t *testing.T, root, apiMetrics, workerMetrics string) {
 // it), from a file the service mounts where the variable points.
 func checkTemporalTuning(t *testing.T, root string, s types.ServiceConfig) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, "deploy", "temporal", "dynamicconfig.yaml"))
+	file := filepath.Join(root, "deploy", "temporal", "dynamicconfig.yaml")
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +328,7 @@ func checkTemporalTuning(t *testing.T, root string, s types.ServiceConfig) {
 	path := env(t, s)["DYNAMIC_CONFIG_FILE_PATH"]
 	mounted := false
 	for _, v := range s.Volumes {
-		if v.Type == types.VolumeTypeBind && v.Source == filepath.Join(root, "deploy", "temporal", "dynamicconfig.yaml") &&
+		if v.Type == types.VolumeTypeBind && v.Source == file &&
 			v.Target == "/etc/temporal/"+path && v.ReadOnly {
 			mounted = true
 		}
