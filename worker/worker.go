@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdkworker "go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
@@ -72,6 +73,8 @@ func Options(tune ...func(*sdkworker.Options)) sdkworker.Options {
 		// On a busy machine a sticky task can wait longer than the default
 		// 5s; falling back to the normal queue then costs a full replay.
 		StickyScheduleToStartTimeout: 30 * time.Second,
+		// Local activities' failures are logged by us (failure_log.go).
+		Interceptors: []interceptor.WorkerInterceptor{&localFailureLog{}},
 	}
 	for _, t := range tune {
 		t(&opts)
