@@ -88,6 +88,8 @@ type Gateway struct {
 	health         *connectors.Health
 	stopLease      context.CancelFunc
 	leaseDone      chan struct{}
+	stopBreakers   context.CancelFunc
+	breakersDone   chan struct{}
 }
 
 // Open connects to Postgres (and checks that its schema is at this
@@ -339,6 +341,10 @@ func (g *Gateway) Close() {
 		g.stopLease()
 		<-g.leaseDone
 	}
+	if g.stopBreakers != nil {
+		g.stopBreakers()
+		<-g.breakersDone
+	}
 	if g.Temporal != nil {
 		g.Temporal.Close()
 	}
@@ -501,6 +507,14 @@ func (g *Gateway) connectorHealth() *connectors.Health {
 			cfg = routing.DefaultBreakerConfig
 		}
 		g.health = connectors.NewHealth(cfg, nil, observer)
+		if g.DB != nil {
+			ctx, stop := context.WithCancel(context.Background())
+			g.stopBreakers, g.breakersDone = stop, make(chan struct{})
+			go func() {
+				defer close(g.breakersDone)
+				observer.keepSeen(ctx, models.ConnectorHealthSeenEvery)
+			}()
+		}
 	})
 	return g.health
 }
@@ -527,6 +541,26 @@ func (b *breakerRecord) BreakerState(connector string, st routing.BreakerState) 
 			b.logger.Warn("record breaker state", "connector", connector, "state", st, "error", err)
 		}
 	}()
+}
+
+// keepSeen says every interval that this process's breakers that are not
+// closed still are, until ctx ends: a breaker open for days changes no
+// more, and the ops view tells it from a stopped worker's by this.
+func (b *breakerRecord) keepSeen(ctx context.Context, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			if err := b.records.MarkConnectorHealthSeen(wctx, b.worker, now); err != nil && ctx.Err() == nil {
+				b.logger.Warn("mark breakers seen", "error", err)
+			}
+			cancel()
+		}
+	}
 }
 
 // workerName names this process among the workers: its host and pid.

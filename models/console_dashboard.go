@@ -7,10 +7,38 @@ import (
 
 	"github.com/paygate/paygate/internal/domain/refund"
 	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/internal/domain/testmode"
 )
 
 // The console's home pages draw what these queries sum up: one statement
 // each, grouped in Postgres, over a window the caller gives (days in UTC).
+// The merchant's and finance's figures are of one mode's accounts, live or
+// test (testmode): a test account's payments and balances are play money
+// and never swell a live figure.
+
+// ofMode is the condition that keeps a row whose account_id names an
+// account of the mode the named parameter @test says (true: test). A row
+// whose account is not on record counts as live, as an account is unless
+// it says otherwise.
+const ofMode = `(account_id IN (SELECT id FROM accounts WHERE mode = 'test')) = @test`
+
+// isTest says whether mode asks for the test accounts' figures.
+func isTest(mode string) bool { return mode == testmode.Test }
+
+// AccountModes says which modes the accounts of a merchant have (every
+// merchant's when merchantID is empty).
+func (r ConsoleRecords) AccountModes(ctx context.Context, merchantID string) (live, test bool, err error) {
+	var row struct{ Live, Test bool }
+	q := r.DB.WithContext(ctx).Model(&Account{}).Select("coalesce(bool_or(mode <> ?), false) AS live, coalesce(bool_or(mode = ?), false) AS test",
+		testmode.Test, testmode.Test)
+	if merchantID != "" {
+		q = q.Where("merchant_id = ?", merchantID)
+	}
+	if err := q.Scan(&row).Error; err != nil {
+		return false, false, fmt.Errorf("account modes: %w", err)
+	}
+	return row.Live, row.Test, nil
+}
 
 // approvedStatuses are the payment statuses of an order the acquirer
 // approved; declinedStatuses of one that failed. Orders still waiting,
@@ -34,16 +62,16 @@ type DayTotal struct {
 
 // PaymentDays sums a merchant's payments per day and currency: all of
 // them, the approved and the declined, and the approved amount.
-func (r ConsoleRecords) PaymentDays(ctx context.Context, merchantID string, from, to time.Time) ([]DayTotal, error) {
+func (r ConsoleRecords) PaymentDays(ctx context.Context, merchantID, mode string, from, to time.Time) ([]DayTotal, error) {
 	var out []DayTotal
 	err := r.DB.WithContext(ctx).Raw(`
 SELECT date_trunc('day', created_at AT TIME ZONE 'UTC') AS day, currency, count(*) AS count,
   count(*) FILTER (WHERE payment_status IN @approved) AS approved,
   count(*) FILTER (WHERE payment_status IN @declined) AS declined,
   coalesce(sum(amount) FILTER (WHERE payment_status IN @approved), 0) AS amount
-FROM orders WHERE merchant_id = @merchant AND created_at >= @from AND created_at < @to
+FROM orders WHERE merchant_id = @merchant AND created_at >= @from AND created_at < @to AND `+ofMode+`
 GROUP BY 1, 2 ORDER BY 1, 2`, map[string]any{"approved": approvedStatuses, "declined": declinedStatuses,
-		"merchant": merchantID, "from": from, "to": to}).Scan(&out).Error
+		"merchant": merchantID, "from": from, "to": to, "test": isTest(mode)}).Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("payments per day: %w", err)
 	}
@@ -52,12 +80,13 @@ GROUP BY 1, 2 ORDER BY 1, 2`, map[string]any{"approved": approvedStatuses, "decl
 
 // RefundDays sums a merchant's refunds per day and currency, those that
 // did not fail.
-func (r ConsoleRecords) RefundDays(ctx context.Context, merchantID string, from, to time.Time) ([]DayTotal, error) {
+func (r ConsoleRecords) RefundDays(ctx context.Context, merchantID, mode string, from, to time.Time) ([]DayTotal, error) {
 	var out []DayTotal
 	err := r.DB.WithContext(ctx).Raw(`
 SELECT date_trunc('day', created_at AT TIME ZONE 'UTC') AS day, currency, count(*) AS count, sum(amount) AS amount
-FROM refunds WHERE merchant_id = ? AND created_at >= ? AND created_at < ? AND status <> ?
-GROUP BY 1, 2 ORDER BY 1, 2`, merchantID, from, to, refund.Failed).Scan(&out).Error
+FROM refunds WHERE merchant_id = @merchant AND created_at >= @from AND created_at < @to AND status <> @failed AND `+ofMode+`
+GROUP BY 1, 2 ORDER BY 1, 2`, map[string]any{"merchant": merchantID, "from": from, "to": to, "failed": refund.Failed,
+		"test": isTest(mode)}).Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("refunds per day: %w", err)
 	}
@@ -76,12 +105,13 @@ type Tally struct {
 
 // DeclineReasons counts a merchant's declined payments by result code,
 // the most frequent first, at most limit codes.
-func (r ConsoleRecords) DeclineReasons(ctx context.Context, merchantID string, from, to time.Time, limit int) ([]Tally, error) {
+func (r ConsoleRecords) DeclineReasons(ctx context.Context, merchantID, mode string, from, to time.Time, limit int) ([]Tally, error) {
 	var out []Tally
 	err := r.DB.WithContext(ctx).Raw(`
 SELECT result_code AS name, min(result_message) AS detail, count(*) AS count
-FROM orders WHERE merchant_id = ? AND created_at >= ? AND created_at < ? AND payment_status IN ?
-GROUP BY result_code ORDER BY count(*) DESC, result_code LIMIT ?`, merchantID, from, to, declinedStatuses, limit).Scan(&out).Error
+FROM orders WHERE merchant_id = @merchant AND created_at >= @from AND created_at < @to AND payment_status IN @declined AND `+ofMode+`
+GROUP BY result_code ORDER BY count(*) DESC, result_code LIMIT @limit`, map[string]any{"merchant": merchantID, "from": from, "to": to,
+		"declined": declinedStatuses, "limit": limit, "test": isTest(mode)}).Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("decline reasons: %w", err)
 	}
@@ -90,13 +120,13 @@ GROUP BY result_code ORDER BY count(*) DESC, result_code LIMIT ?`, merchantID, f
 
 // PaymentMethods counts a merchant's payments by method: the APM's name,
 // or the card's brand.
-func (r ConsoleRecords) PaymentMethods(ctx context.Context, merchantID string, from, to time.Time) ([]Tally, error) {
+func (r ConsoleRecords) PaymentMethods(ctx context.Context, merchantID, mode string, from, to time.Time) ([]Tally, error) {
 	var out []Tally
 	err := r.DB.WithContext(ctx).Raw(`
 SELECT CASE WHEN coalesce(details->>'payment_method', '') <> '' THEN upper(details->>'payment_method')
             WHEN card_brand <> '' THEN 'card ' || card_brand ELSE 'card' END AS name, count(*) AS count
-FROM orders WHERE merchant_id = ? AND created_at >= ? AND created_at < ?
-GROUP BY 1 ORDER BY count(*) DESC, 1`, merchantID, from, to).Scan(&out).Error
+FROM orders WHERE merchant_id = @merchant AND created_at >= @from AND created_at < @to AND `+ofMode+`
+GROUP BY 1 ORDER BY count(*) DESC, 1`, map[string]any{"merchant": merchantID, "from": from, "to": to, "test": isTest(mode)}).Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("payment methods: %w", err)
 	}
@@ -105,12 +135,12 @@ GROUP BY 1 ORDER BY count(*) DESC, 1`, merchantID, from, to).Scan(&out).Error
 
 // PayoutStatuses counts the payouts created in the window by status and
 // currency, with their amounts.
-func (r ConsoleRecords) PayoutStatuses(ctx context.Context, from, to time.Time) ([]Tally, error) {
+func (r ConsoleRecords) PayoutStatuses(ctx context.Context, mode string, from, to time.Time) ([]Tally, error) {
 	var out []Tally
 	err := r.DB.WithContext(ctx).Raw(`
 SELECT status AS name, payment_currency AS currency, count(*) AS count, sum(payment_amount) AS amount
-FROM payouts WHERE created_at >= ? AND created_at < ?
-GROUP BY 1, 2 ORDER BY 1, 2`, from, to).Scan(&out).Error
+FROM payouts WHERE created_at >= @from AND created_at < @to AND `+ofMode+`
+GROUP BY 1, 2 ORDER BY 1, 2`, map[string]any{"from": from, "to": to, "test": isTest(mode)}).Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("payouts by status: %w", err)
 	}
@@ -118,13 +148,14 @@ GROUP BY 1, 2 ORDER BY 1, 2`, from, to).Scan(&out).Error
 }
 
 // SettlementDays sums the acquirers' settlement lines per day and
-// currency: how many, and the net settled.
-func (r ConsoleRecords) SettlementDays(ctx context.Context, from, to time.Time) ([]DayTotal, error) {
+// currency: how many, and the net settled. A line no order of ours
+// explains (no account) is live money.
+func (r ConsoleRecords) SettlementDays(ctx context.Context, mode string, from, to time.Time) ([]DayTotal, error) {
 	var out []DayTotal
 	err := r.DB.WithContext(ctx).Raw(`
 SELECT day, currency, count(*) AS count, sum(net) AS amount
-FROM recon_items WHERE source = 'line' AND day >= ? AND day < ? AND currency <> ''
-GROUP BY 1, 2 ORDER BY 1, 2`, from, to).Scan(&out).Error
+FROM recon_items WHERE source = 'line' AND day >= @from AND day < @to AND currency <> '' AND `+ofMode+`
+GROUP BY 1, 2 ORDER BY 1, 2`, map[string]any{"from": from, "to": to, "test": isTest(mode)}).Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("settlements per day: %w", err)
 	}

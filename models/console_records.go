@@ -321,11 +321,15 @@ func (r ConsoleRecords) PayoutsByID(ctx context.Context, ids []string) ([]Payout
 }
 
 // MerchantBalances are the pending, deposit and reserved ledger accounts of
-// every merchant account, by merchant, account and currency.
-func (r ConsoleRecords) MerchantBalances(ctx context.Context) ([]LedgerAccount, error) {
+// every merchant account, by merchant, account and currency: of the
+// accounts in mode (testmode), or of all of them when mode is empty.
+func (r ConsoleRecords) MerchantBalances(ctx context.Context, mode string) ([]LedgerAccount, error) {
 	var accounts []LedgerAccount
-	if err := r.DB.WithContext(ctx).Where("kind IN ?", []string{LedgerPending, LedgerDeposit, LedgerReserved}).
-		Order("merchant_id, account_id, currency").Find(&accounts).Error; err != nil {
+	q := r.DB.WithContext(ctx).Where("kind IN ?", []string{LedgerPending, LedgerDeposit, LedgerReserved})
+	if mode != "" {
+		q = q.Where(ofMode, map[string]any{"test": isTest(mode)})
+	}
+	if err := q.Order("merchant_id, account_id, currency").Find(&accounts).Error; err != nil {
 		return nil, fmt.Errorf("list balances: %w", err)
 	}
 	return accounts, nil

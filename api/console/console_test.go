@@ -643,16 +643,34 @@ func TestTimelineShowsChargeAttempts(t *testing.T) {
 }
 
 // TestOpsSeeTheBreakers: the ops view lists each worker's breaker per
-// connector as it last changed in the last day.
+// connector as it last changed in the last day, and a breaker not closed
+// however long ago it changed while its worker says it still holds; a
+// stopped worker's breaker leaves the view a day after its last change.
 func TestOpsSeeTheBreakers(t *testing.T) {
 	c := newTestConsole(t)
 	now := time.Now()
-	for _, h := range []models.ConnectorHealth{
-		{Connector: "sim-acquirer", Worker: "host/1", State: "open", ChangedAt: now.Add(-time.Minute)},
-		{Connector: "sim-bank", Worker: "host/1", State: "closed", ChangedAt: now.Add(-2 * time.Minute)},
-		{Connector: "sim-acquirer", Worker: "gone/9", State: "open", ChangedAt: now.Add(-48 * time.Hour)},
-	} {
-		if err := (models.Records{DB: c.db}).SetConnectorHealth(t.Context(), &h); err != nil {
+	tests := []struct {
+		name  string
+		row   models.ConnectorHealth
+		shown bool
+	}{
+		{"opened a minute ago", models.ConnectorHealth{Connector: "sim-acquirer", Worker: "host/1", State: "open",
+			ChangedAt: now.Add(-time.Minute)}, true},
+		{"closed two minutes ago", models.ConnectorHealth{Connector: "sim-bank", Worker: "host/1", State: "closed",
+			ChangedAt: now.Add(-2 * time.Minute)}, true},
+		{"opened two days ago by a stopped worker", models.ConnectorHealth{Connector: "sim-acquirer", Worker: "gone/9", State: "open",
+			ChangedAt: now.Add(-48 * time.Hour)}, false},
+		{"opened three days ago, seen five minutes ago", models.ConnectorHealth{Connector: "stripe", Worker: "host/2", State: "open",
+			ChangedAt: now.Add(-72 * time.Hour), SeenAt: now.Add(-5 * time.Minute)}, true},
+		{"half open for two days, seen just now", models.ConnectorHealth{Connector: "sim-apm", Worker: "host/2", State: "half_open",
+			ChangedAt: now.Add(-48 * time.Hour), SeenAt: now}, true},
+		{"opened three days ago, last seen an hour ago", models.ConnectorHealth{Connector: "sim-rail", Worker: "host/3", State: "open",
+			ChangedAt: now.Add(-72 * time.Hour), SeenAt: now.Add(-time.Hour)}, false},
+		{"closed three days ago, its worker running", models.ConnectorHealth{Connector: "sim-bank", Worker: "host/2", State: "closed",
+			ChangedAt: now.Add(-72 * time.Hour), SeenAt: now}, false},
+	}
+	for _, tc := range tests {
+		if err := (models.Records{DB: c.db}).SetConnectorHealth(t.Context(), &tc.row); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -664,12 +682,43 @@ func TestOpsSeeTheBreakers(t *testing.T) {
 	hc := c.browser(t)
 	c.signIn(t, hc, "ops@example.com")
 	_, page, _ := do(t, hc, "GET", c.srv.URL+"/console/stuck", nil)
-	for _, want := range []string{"<td>sim-acquirer</td><td>host/1</td><td>open</td>", "<td>sim-bank</td><td>host/1</td><td>closed</td>"} {
-		if !strings.Contains(page, want) {
-			t.Errorf("the ops view lacks %s", want)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			row := "<td>" + tc.row.Connector + "</td><td>" + tc.row.Worker + "</td><td>" + tc.row.State + "</td>"
+			if strings.Contains(page, row) != tc.shown {
+				t.Errorf("%s shown: %v, want %v", row, !tc.shown, tc.shown)
+			}
+		})
+	}
+}
+
+// TestMarkConnectorHealthSeen: a worker's mark reaches its breakers that
+// are not closed, no other worker's, and never moves a mark back.
+func TestMarkConnectorHealthSeen(t *testing.T) {
+	c := newTestConsole(t)
+	records := models.Records{DB: c.db}
+	then := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	for _, h := range []models.ConnectorHealth{
+		{Connector: "a", Worker: "w1", State: "open", ChangedAt: then},
+		{Connector: "b", Worker: "w1", State: "half_open", ChangedAt: then, SeenAt: then.Add(3 * time.Hour)},
+		{Connector: "c", Worker: "w1", State: "closed", ChangedAt: then},
+		{Connector: "a", Worker: "w2", State: "open", ChangedAt: then},
+	} {
+		if err := records.SetConnectorHealth(t.Context(), &h); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if strings.Contains(page, "gone/9") {
-		t.Error("the ops view shows a breaker that last changed two days ago")
+	if err := records.MarkConnectorHealthSeen(t.Context(), "w1", then.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]time.Time{"a w1": then.Add(2 * time.Hour), "b w1": then.Add(3 * time.Hour), "c w1": then, "a w2": then}
+	var rows []models.ConnectorHealth
+	if err := c.db.Find(&rows).Error; err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if w := want[r.Connector+" "+r.Worker]; !r.SeenAt.Equal(w) {
+			t.Errorf("%s at %s seen at %s, want %s", r.Connector, r.Worker, r.SeenAt.UTC(), w)
+		}
 	}
 }

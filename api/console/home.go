@@ -14,6 +14,7 @@ import (
 	"github.com/paygate/paygate/api/console/svgchart"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/routing"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 )
 
@@ -46,12 +47,23 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	from := to.AddDate(0, 0, -HomeDays)
 	var charts []chartView
 	var facts []string
+	var modes []modeLink
 	var err error
 	switch sess.User.Role {
-	case models.RoleMerchant:
-		charts, facts, err = s.merchantHome(r, lang, sess.User.MerchantID, from, to)
-	case models.RoleFinance:
-		charts, facts, err = s.financeHome(r, lang, from, to)
+	case models.RoleMerchant, models.RoleFinance:
+		var mode string
+		mode, modes, err = s.homeMode(r, lang, scope(sess.User))
+		if err != nil {
+			break
+		}
+		facts = append(facts, t(lang, "fact_mode_"+mode))
+		var more []string
+		if sess.User.Role == models.RoleMerchant {
+			charts, more, err = s.merchantHome(r, lang, scope(sess.User), mode, from, to)
+		} else {
+			charts, more, err = s.financeHome(r, lang, mode, from, to)
+		}
+		facts = append(facts, more...)
 	case models.RoleOps:
 		charts, facts, err = s.opsHome(r, lang, now)
 	}
@@ -59,7 +71,42 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, "home", err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "home", pageData{Title: t(lang, "home"), Charts: charts, Facts: facts})
+	s.render(w, r, http.StatusOK, "home", pageData{Title: t(lang, "home"), Charts: charts, Facts: facts, Modes: modes})
+}
+
+// modeLink is a home page's way to the figures of the other mode's
+// accounts.
+type modeLink struct {
+	Label, Href string
+	Current     bool
+}
+
+// homeMode picks whose figures a merchant's or finance's home shows: the
+// live accounts' or the test accounts' (?mode=), never both at once, as a
+// test account's payments and balances are play money. Unasked, it is the
+// live accounts', or the test ones' where there are only those (the demo
+// merchant). The links to switch are there when there are both.
+func (s *Server) homeMode(r *http.Request, lang, merchantID string) (string, []modeLink, error) {
+	live, test, err := s.Records.AccountModes(r.Context(), merchantID)
+	if err != nil {
+		return "", nil, err
+	}
+	mode := r.URL.Query().Get("mode")
+	if !testmode.Valid(mode) {
+		mode = testmode.Live
+		if test && !live {
+			mode = testmode.Test
+		}
+	}
+	if !live || !test {
+		return mode, nil, nil
+	}
+	var links []modeLink
+	for _, m := range []string{testmode.Live, testmode.Test} {
+		links = append(links, modeLink{Label: t(lang, "mode_"+m), Href: "/console/?" + url.Values{"mode": {m}, "lang": {lang}}.Encode(),
+			Current: m == mode})
+	}
+	return mode, links, nil
 }
 
 // days are the window's days, for columns that show every day, sold or not.
@@ -90,21 +137,21 @@ func amountText(minor int64, currency string) string {
 	return money.FromMinor(minor, currency).String() + " " + currency
 }
 
-func (s *Server) merchantHome(r *http.Request, lang, merchantID string, from, to time.Time) ([]chartView, []string, error) {
+func (s *Server) merchantHome(r *http.Request, lang, merchantID, mode string, from, to time.Time) ([]chartView, []string, error) {
 	ctx := r.Context()
-	payments, err := s.Records.PaymentDays(ctx, merchantID, from, to)
+	payments, err := s.Records.PaymentDays(ctx, merchantID, mode, from, to)
 	if err != nil {
 		return nil, nil, err
 	}
-	refunds, err := s.Records.RefundDays(ctx, merchantID, from, to)
+	refunds, err := s.Records.RefundDays(ctx, merchantID, mode, from, to)
 	if err != nil {
 		return nil, nil, err
 	}
-	declines, err := s.Records.DeclineReasons(ctx, merchantID, from, to, 8)
+	declines, err := s.Records.DeclineReasons(ctx, merchantID, mode, from, to, 8)
 	if err != nil {
 		return nil, nil, err
 	}
-	methods, err := s.Records.PaymentMethods(ctx, merchantID, from, to)
+	methods, err := s.Records.PaymentMethods(ctx, merchantID, mode, from, to)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -179,17 +226,17 @@ func rateText(part, whole int64) string {
 	return fmt.Sprintf("%d.%d%%", bp/100, bp%100/10)
 }
 
-func (s *Server) financeHome(r *http.Request, lang string, from, to time.Time) ([]chartView, []string, error) {
+func (s *Server) financeHome(r *http.Request, lang, mode string, from, to time.Time) ([]chartView, []string, error) {
 	ctx := r.Context()
-	accounts, err := s.Records.MerchantBalances(ctx)
+	accounts, err := s.Records.MerchantBalances(ctx, mode)
 	if err != nil {
 		return nil, nil, err
 	}
-	payouts, err := s.Records.PayoutStatuses(ctx, from, to)
+	payouts, err := s.Records.PayoutStatuses(ctx, mode, from, to)
 	if err != nil {
 		return nil, nil, err
 	}
-	settled, err := s.Records.SettlementDays(ctx, from, to)
+	settled, err := s.Records.SettlementDays(ctx, mode, from, to)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -284,7 +331,7 @@ func (s *Server) opsHome(r *http.Request, lang string, now time.Time) ([]chartVi
 	if err != nil {
 		return nil, nil, err
 	}
-	breakers, err := s.Records.ConnectorHealthSince(ctx, now.Add(-24*time.Hour))
+	breakers, err := s.Records.ConnectorHealthSince(ctx, now.Add(-BreakersChangedWithin), now.Add(-BreakersSeenWithin))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -280,3 +280,149 @@ func TestScopeFailsClosed(t *testing.T) {
 		})
 	}
 }
+
+// seedAccounts records the home tests' accounts with their modes, and a
+// test account A2 of merchant A with play money in every figure: its
+// payments, a decline, a refund, a balance, a settlement line and a payout.
+func seedAccounts(t *testing.T, c *testConsole, modes map[string]string) {
+	t.Helper()
+	for id, mode := range modes {
+		a := models.Account{ID: id, MerchantID: id[:1], Name: id, SignKeyID: "k", SignKeySealed: []byte("sealed"), Mode: mode,
+			AllowedQueryIPs: []string{}, Currencies: []string{"USD"}, AmountLimits: map[string]int64{}}
+		if err := c.db.Create(&a).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	day := func(d, h int) time.Time { return time.Date(2026, 11, d, h, 0, 0, 0, time.UTC) }
+	for i, o := range []models.Order{
+		{Amount: 77700, PaymentStatus: status.Paid, ResultCode: "0000", CreatedAt: day(19, 14)},
+		{Amount: 100, PaymentStatus: status.Failed, ResultCode: "A0009", ResultMessage: "Test decline", CreatedAt: day(20, 14)},
+	} {
+		o.TransactionID, o.WorkflowID = fmt.Sprintf("2000000000000900%03d", i), fmt.Sprintf("order/A/A2/T%d", i)
+		o.MerchantID, o.AccountID, o.OrderNo, o.Currency, o.CardBrand = "A", "A2", fmt.Sprintf("TEST-%d", i), "USD", "amex"
+		if err := c.db.Create(&o).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := []any{
+		&models.Refund{RefundReferenceID: "2000000000000900000-01", TransactionID: "2000000000000900000", MerchantID: "A", AccountID: "A2",
+			OrderNo: "TEST-0", Currency: "USD", Amount: 1000, Status: refund.Succeeded, ResultCode: "0000", CreatedAt: day(20, 15)},
+		&models.LedgerAccount{MerchantID: "A", AccountID: "A2", Currency: "USD", Kind: models.LedgerDeposit, Balance: 500000},
+		&models.ReconItem{Connector: "sim-acquirer", Day: day(19, 0), ItemKey: "line-test", Source: "line", Type: "capture",
+			Net: 4400, Gross: 4400, Currency: "USD", Class: "matched", Status: "none", MerchantID: "A", AccountID: "A2"},
+		&models.Payout{ID: "payout/A/test", MerchantID: "A", AccountID: "A2", RequestID: "req-test", TransactionID: "3000000000000900000",
+			ShortReferenceID: "20261120-T00000", Status: "COMPLETED", PaymentCurrency: "USD", PaymentAmount: 3300, SourceCurrency: "USD",
+			CreatedAt: day(20, 9), UpdatedAt: day(20, 9)},
+	}
+	for _, row := range rows {
+		if err := c.db.Create(row).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestHomeKeepsTestAndLiveApart: a merchant's and finance's home show the
+// figures of one mode's accounts, live unless asked or unless there are
+// only test accounts; a test account's play money never swells a live
+// figure, and the page says whose figures it shows.
+func TestHomeKeepsTestAndLiveApart(t *testing.T) {
+	c := newTestConsole(t)
+	seedHome(t, c)
+	seedAccounts(t, c, map[string]string{"A1": "live", "A2": "test", "B1": "live"})
+	live := "The figures of live accounts: test accounts&#39; payments and balances are not in them."
+	test := "The figures of test accounts: play money, never settled or paid out."
+	tests := []struct {
+		name, email, query string
+		charts             map[string]map[string]string
+		says, absent       []string
+		links              string // the mode switch's links, "" for none
+	}{
+		{name: "a merchant's live figures by default", email: "shop-a@example.com", charts: map[string]map[string]string{
+			"chart-volume": {"11-19": "60.00"}, "chart-refunds": {"11-20": "4.00"},
+			"chart-declines": {"A0001 Declined": "2"}, "chart-methods": {"card visa": "6"}},
+			says:   []string{live, "Approved in the last 14 days: 7.00 EUR · 65.00 USD."},
+			absent: []string{"777.00", "A0009", "card amex", test},
+			links:  `<strong aria-current="page">Live accounts</strong> <a href="/console/?lang=en&amp;mode=test">Test accounts</a>`},
+		{name: "a merchant's test figures when asked", email: "shop-a@example.com", query: "&mode=test", charts: map[string]map[string]string{
+			"chart-volume": {"11-19": "777.00", "11-20": "0.00"}, "chart-refunds": {"11-20": "10.00"},
+			"chart-declines": {"A0009 Test decline": "1"}, "chart-methods": {"card amex": "2"}, "chart-approval": {"11-19": "100%", "11-20": "0%"}},
+			says:   []string{test, "Approved in the last 14 days: 777.00 USD.", "Approval rate over the last 14 days: 50.0%."},
+			absent: []string{"60.00", "card visa", "PIX", live},
+			links:  `<a href="/console/?lang=en&amp;mode=live">Live accounts</a> <strong aria-current="page">Test accounts</strong>`},
+		{name: "an unknown mode is the default", email: "shop-a@example.com", query: "&mode=both", charts: map[string]map[string]string{
+			"chart-volume": {"11-19": "60.00"}}, says: []string{live}, absent: []string{"777.00"},
+			links: `<strong aria-current="page">Live accounts</strong>`},
+		{name: "a merchant with live accounts only has no switch", email: "shop-b@example.com", charts: map[string]map[string]string{
+			"chart-volume": {"11-19": "999.00"}}, says: []string{live}},
+		{name: "finance's live figures by default", email: "finance@example.com", charts: map[string]map[string]string{
+			"chart-balances-usd": {"Available": "1250.00 USD"},
+			"chart-payouts":      {"COMPLETED": "2 (150.00 USD)"},
+			"chart-settled":      {"11-19": "77.00"}},
+			says: []string{live}, absent: []string{"6250.00", "33.00", "121.00"},
+			links: `<strong aria-current="page">Live accounts</strong> <a href="/console/?lang=en&amp;mode=test">Test accounts</a>`},
+		{name: "finance's test figures when asked", email: "finance@example.com", query: "&mode=test", charts: map[string]map[string]string{
+			"chart-balances-usd": {"Available": "5000.00 USD", "Reserved": "0.00 USD"},
+			"chart-payouts":      {"COMPLETED": "1 (33.00 USD)"},
+			"chart-settled":      {"11-19": "44.00", "11-20": "0.00"}},
+			says: []string{test}, absent: []string{"1250.00", "chart-balances-eur", "FAILED"},
+			links: `<a href="/console/?lang=en&amp;mode=live">Live accounts</a> <strong aria-current="page">Test accounts</strong>`},
+	}
+	browsers := map[string]*http.Client{} // one sign-in per person: sign-ins are rate-limited
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if browsers[tc.email] == nil {
+				browsers[tc.email] = c.browser(t)
+				c.signIn(t, browsers[tc.email], tc.email)
+			}
+			code, page, _ := do(t, browsers[tc.email], "GET", c.srv.URL+"/console/?lang=en"+tc.query, nil)
+			if code != http.StatusOK {
+				t.Fatalf("home: %d", code)
+			}
+			for chart, want := range tc.charts {
+				got := figuresOf(t, page, chart)
+				for label, fig := range want {
+					if got[label] != fig {
+						t.Errorf("%s %q: %q, want %q (all: %v)", chart, label, got[label], fig, got)
+					}
+				}
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(page, s) {
+					t.Errorf("the page does not say %q", s)
+				}
+			}
+			for _, s := range tc.absent {
+				if strings.Contains(page, s) {
+					t.Errorf("the page shows %q", s)
+				}
+			}
+			nav := regexp.MustCompile(`<nav class="modes" id="modes"[^>]*>(.*?) </nav>`).FindStringSubmatch(page)
+			switch {
+			case tc.links == "" && nav != nil:
+				t.Errorf("a mode switch where there is one mode: %s", nav[0])
+			case tc.links != "" && (nav == nil || !strings.Contains(nav[1], tc.links)):
+				t.Errorf("mode switch %v, want it to hold %s", nav, tc.links)
+			}
+		})
+	}
+}
+
+// TestHomeOfTestAccountsOnly: a merchant whose accounts are all test ones
+// (the demo merchant) sees their figures unasked, without a switch.
+func TestHomeOfTestAccountsOnly(t *testing.T) {
+	c := newTestConsole(t)
+	seedHome(t, c)
+	seedAccounts(t, c, map[string]string{"A1": "test", "A2": "test", "B1": "live"})
+	hc := c.browser(t)
+	c.signIn(t, hc, "shop-a@example.com")
+	code, page, _ := do(t, hc, "GET", c.srv.URL+"/console/?lang=en", nil)
+	if code != http.StatusOK {
+		t.Fatalf("home: %d", code)
+	}
+	if got := figuresOf(t, page, "chart-volume")["11-19"]; got != "837.00" {
+		t.Errorf("volume of the 19th %q, want 837.00 (A1's 60.00 and A2's 777.00, both test accounts)", got)
+	}
+	if !strings.Contains(page, "The figures of test accounts") || strings.Contains(page, `id="modes"`) {
+		t.Error("the page should say it shows test accounts' figures, with no switch")
+	}
+}

@@ -14,6 +14,15 @@ const (
 	PayoutStuckAfter = 30 * time.Minute
 )
 
+// The breakers ops see: those that changed in the last day, and those not
+// closed whose worker still runs (it says so every
+// models.ConnectorHealthSeenEvery), however long ago they opened. A worker
+// that stopped long ago is no news.
+const (
+	BreakersChangedWithin = 24 * time.Hour
+	BreakersSeenWithin    = 3 * models.ConnectorHealthSeenEvery
+)
+
 // stuckRow is an order or payout not final after its expected time.
 type stuckRow struct {
 	Kind, ID, Status, Link string
@@ -39,9 +48,7 @@ func (s *Server) showStuck(w http.ResponseWriter, r *http.Request, message strin
 	for _, p := range stuck.Payouts {
 		rows = append(rows, stuckRow{Kind: "payout", ID: p.RequestID, Status: p.Status, Since: p.UpdatedAt, Link: s.workflowLink(p.ID)})
 	}
-	// The breakers that changed in the last day: a worker that stopped
-	// long ago is no news.
-	breakers, err := s.Records.ConnectorHealthSince(r.Context(), now.Add(-24*time.Hour))
+	breakers, err := s.Records.ConnectorHealthSince(r.Context(), now.Add(-BreakersChangedWithin), now.Add(-BreakersSeenWithin))
 	if err != nil {
 		s.fail(w, r, "connector health", err)
 		return

@@ -52,6 +52,7 @@ type pageData struct {
 	Rates        []rateRow
 	Charts       []chartView
 	Facts        []string
+	Modes        []modeLink
 }
 
 // render writes a page in the request's language.
@@ -158,7 +159,7 @@ var en = map[string]string{
 	"refund": "Refund", "approve": "Approve", "reject": "Reject", "refund_amount": "Refund amount", "capture": "Capture", "cancel": "Cancel", "timeline": "Timeline",
 	"temporal_link": "Open its workflow in the Temporal UI", "no_rows": "Nothing to show.", "refunded": "Refunded",
 	"captured": "Captured", "reason": "Reason", "rotate": "Rotate the sign key", "connector": "Connector", "routing": "routing", "breakers": "Connector breakers", "worker": "Worker",
-	"breakers_text": "Each worker's circuit breaker per connector, as it last changed in the last day: open, routed payments skip the connector; half_open, one payment probes it.", "new_key": "New sign key (shown once)",
+	"breakers_text": "Each worker's circuit breaker per connector, as it last changed in the last day, and any not closed in a worker still running however long ago it changed: open, routed payments skip the connector; half_open, one payment probes it.", "new_key": "New sign key (shown once)",
 	"key_text":     "The old key stays valid for 24 hours, so your systems can move to the new one.",
 	"failure_type": "Failure type", "merchant": "Merchant", "select": "Select", "preview": "Preview the re-run",
 	"run_rerun": "Re-run these payouts", "will": "What will happen", "rerun_of": "Re-run", "by": "By", "when": "When",
@@ -192,6 +193,9 @@ var en = map[string]string{
 	"nothing_stuck": "Nothing is stuck.", "no_backlog": "No notification is waiting.",
 	"age_1h": "under 1 h", "age_6h": "1 to 6 h", "age_24h": "6 to 24 h", "age_older": "over a day",
 	"search_box": "Order number, transaction id or shopper email", "search_none": "No order matches %q.",
+	"mode_live": "Live accounts", "mode_test": "Test accounts", "modes": "Whose figures",
+	"fact_mode_live": "The figures of live accounts: test accounts' payments and balances are not in them.",
+	"fact_mode_test": "The figures of test accounts: play money, never settled or paid out.",
 }
 
 var es = map[string]string{
@@ -222,7 +226,7 @@ var es = map[string]string{
 	"capture": "Capturar", "cancel": "Anular", "timeline": "Historial", "temporal_link": "Abrir su workflow en Temporal",
 	"no_rows": "Nada que mostrar.", "refunded": "Reembolsado", "captured": "Capturado", "reason": "Motivo",
 	"rotate": "Renovar la clave de firma", "connector": "Conector", "routing": "enrutamiento", "breakers": "Cortacircuitos de conectores", "worker": "Worker",
-	"breakers_text": "El cortacircuitos de cada worker por conector, según cambió por última vez en el último día: open, los pagos enrutados saltan el conector; half_open, un pago lo prueba.", "new_key": "Nueva clave de firma (se muestra una vez)",
+	"breakers_text": "El cortacircuitos de cada worker por conector, según cambió por última vez en el último día, y los que no están cerrados en un worker aún en marcha, cambiaran cuando cambiaran: open, los pagos enrutados saltan el conector; half_open, un pago lo prueba.", "new_key": "Nueva clave de firma (se muestra una vez)",
 	"key_text":     "La clave anterior sigue siendo válida 24 horas, para que sus sistemas pasen a la nueva.",
 	"failure_type": "Tipo de fallo", "merchant": "Comercio", "select": "Elegir", "preview": "Ver el reintento",
 	"run_rerun": "Reintentar estos pagos", "will": "Qué ocurrirá", "rerun_of": "Reintento", "by": "Por", "when": "Cuándo",
@@ -257,4 +261,7 @@ var es = map[string]string{
 	"nothing_stuck": "No hay nada atascado.", "no_backlog": "No hay notificaciones pendientes.",
 	"age_1h": "menos de 1 h", "age_6h": "de 1 a 6 h", "age_24h": "de 6 a 24 h", "age_older": "más de un día",
 	"search_box": "Número de pedido, id de transacción o correo del comprador", "search_none": "Ningún pedido coincide con %q.",
+	"mode_live": "Cuentas reales", "mode_test": "Cuentas de prueba", "modes": "De quién son las cifras",
+	"fact_mode_live": "Las cifras de las cuentas reales: los pagos y saldos de las cuentas de prueba no están en ellas.",
+	"fact_mode_test": "Las cifras de las cuentas de prueba: dinero ficticio, nunca liquidado ni pagado.",
 }

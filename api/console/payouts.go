@@ -204,7 +204,7 @@ func (s *Server) rerunPage(w http.ResponseWriter, r *http.Request) {
 // with ?account_id= also that account's latest ledger entries.
 func (s *Server) balances(w http.ResponseWriter, r *http.Request) {
 	lang := langOf(r)
-	accounts, err := s.Records.MerchantBalances(r.Context())
+	accounts, err := s.Records.MerchantBalances(r.Context(), "")
 	if err != nil {
 		s.fail(w, r, "list balances", err)
 		return
