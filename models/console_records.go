@@ -115,9 +115,12 @@ type OrderSearch struct {
 	TransactionID string
 	Last4         string
 	// Email is found through its keyed hash: exact, without regard to case.
-	Email    string
-	Status   int
-	From, To time.Time
+	// EmailHash is that hash itself (ShopperEmailHash), which a page's
+	// address carries in place of the email.
+	Email     string
+	EmailHash string
+	Status    int
+	From, To  time.Time
 	// AfterAt and AfterTx are the keyset cursor: the last row of the
 	// previous page.
 	AfterAt time.Time
@@ -155,6 +158,9 @@ func (r ConsoleRecords) SearchOrders(ctx context.Context, f OrderSearch, limit i
 			return nil, "", err
 		}
 		q = q.Where("shopper_email_hash = ?", h)
+	}
+	if f.EmailHash != "" {
+		q = q.Where("shopper_email_hash = ?", f.EmailHash)
 	}
 	if !f.AfterAt.IsZero() {
 		q = q.Where("(created_at, transaction_id) < (?, ?)", f.AfterAt, f.AfterTx)
@@ -318,6 +324,13 @@ func (r ConsoleRecords) PayoutsByID(ctx context.Context, ids []string) ([]Payout
 		return nil, fmt.Errorf("find payouts: %w", err)
 	}
 	return rows, nil
+}
+
+// ShopperEmailHash is the keyed hash under which orders keep a shopper's
+// email (exact, without regard to case): a page's address carries it in
+// place of the email, so no shopper's email is in a URL.
+func (r ConsoleRecords) ShopperEmailHash(email string) (string, error) {
+	return HashOf(r.DB, HashEmail, email)
 }
 
 // MerchantBalances are the pending, deposit and reserved ledger accounts of

@@ -63,6 +63,7 @@ type Records interface {
 	TakeLoginToken(ctx context.Context, key string, now time.Time, every time.Duration, burst int) (bool, error)
 	PruneLoginLimits(ctx context.Context, now time.Time) error
 	SearchOrders(ctx context.Context, f models.OrderSearch, limit int) ([]models.Order, string, error)
+	ShopperEmailHash(email string) (string, error)
 	MerchantOrder(ctx context.Context, merchantID, transactionID string) (*models.Order, error)
 	HistoryOf(ctx context.Context, transactionID string) (models.OrderHistory, error)
 	RecentRefunds(ctx context.Context, merchantID string, before time.Time, limit int) ([]models.Refund, error)
@@ -178,7 +179,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /console/{$}", s.signedIn(s.home))
 
 	mux.HandleFunc("GET /console/search", s.signedIn(s.roles(s.search, models.RoleMerchant, models.RoleOps)))
+	mux.HandleFunc("POST /console/search", s.signedIn(s.roles(s.csrfChecked(s.search), models.RoleMerchant, models.RoleOps)))
 	mux.HandleFunc("GET /console/orders", s.signedIn(s.roles(s.orderList, models.RoleMerchant, models.RoleOps)))
+	mux.HandleFunc("POST /console/orders", s.signedIn(s.roles(s.csrfChecked(s.filterOrders), models.RoleMerchant, models.RoleOps)))
 	mux.HandleFunc("GET /console/orders.csv", s.signedIn(s.roles(s.orderCSV, models.RoleMerchant, models.RoleOps)))
 	mux.HandleFunc("GET /console/orders/{tx}", s.signedIn(s.roles(s.orderPage, models.RoleMerchant, models.RoleOps)))
 	mux.HandleFunc("POST /console/orders/{tx}/refund", s.signedIn(s.roles(s.form(s.refund), models.RoleMerchant)))

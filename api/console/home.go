@@ -393,7 +393,9 @@ func (s *Server) opsHome(r *http.Request, lang string, now time.Time) ([]chartVi
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	sess := sessionOf(r.Context())
 	lang := langOf(r)
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	// The header's box posts (a shopper's email stays out of the address);
+	// a link may still ask by GET.
+	q := strings.TrimSpace(r.FormValue("q"))
 	if q == "" || len(q) > 200 {
 		http.Redirect(w, r, "/console/orders?lang="+lang, http.StatusSeeOther)
 		return
@@ -405,8 +407,13 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 		f.TransactionID = q
 		filter.Set("transaction_id", q)
 	case strings.Contains(q, "@"):
-		f.Email = strings.ToLower(q)
-		filter.Set("email", f.Email)
+		h, err := s.Records.ShopperEmailHash(q)
+		if err != nil {
+			s.fail(w, r, "search", err)
+			return
+		}
+		f.Shopper = h
+		filter.Set("shopper", h)
 	default:
 		f.OrderNo = q
 		filter.Set("order_no", q)

@@ -41,8 +41,12 @@ const noMerchant = " no merchant "
 // orderFilter is the order list's search, from the query string.
 type orderFilter struct {
 	OrderNo, TransactionID, Last4, Email string
-	Status                               int
-	From, To                             time.Time
+	// Shopper is a shopper's email as its keyed hash
+	// (models.ConsoleRecords.ShopperEmailHash): the list's address carries
+	// it in place of the email.
+	Shopper  string
+	Status   int
+	From, To time.Time
 	// After is the keyset cursor: the last row of the previous page.
 	AfterAt time.Time
 	AfterTx string
@@ -62,6 +66,9 @@ func parseOrderFilter(q url.Values) (orderFilter, error) {
 	}
 	if f.Last4 != "" && (len(f.Last4) != 4 || strings.Trim(f.Last4, "0123456789") != "") {
 		return f, errors.New("last4")
+	}
+	if f.Shopper = q.Get("shopper"); f.Shopper != "" && (len(f.Shopper) != 64 || strings.Trim(f.Shopper, "0123456789abcdef") != "") {
+		return f, errors.New("shopper")
 	}
 	for _, d := range []struct {
 		name string
@@ -91,13 +98,19 @@ func parseOrderFilter(q url.Values) (orderFilter, error) {
 // cursor of the next page ("" on the last).
 func (s *Server) orders(ctx context.Context, u models.ConsoleUser, f orderFilter, limit int) ([]models.Order, string, error) {
 	return s.Records.SearchOrders(ctx, models.OrderSearch{MerchantID: scope(u), OrderNo: f.OrderNo, TransactionID: f.TransactionID,
-		Last4: f.Last4, Email: f.Email, Status: f.Status, From: f.From, To: f.To, AfterAt: f.AfterAt, AfterTx: f.AfterTx}, limit)
+		Last4: f.Last4, Email: f.Email, EmailHash: f.Shopper, Status: f.Status, From: f.From, To: f.To, AfterAt: f.AfterAt, AfterTx: f.AfterTx}, limit)
 }
 
 func (s *Server) orderList(w http.ResponseWriter, r *http.Request) {
 	sess := sessionOf(r.Context())
 	lang := langOf(r)
 	q := r.URL.Query()
+	if q.Has("email") {
+		// A link from before the filter form posted: the same list, with
+		// the email out of the address from here on.
+		s.redirectToFilter(w, r, q)
+		return
+	}
 	f, err := parseOrderFilter(q)
 	if err != nil {
 		s.render(w, r, http.StatusBadRequest, "orders", pageData{Title: t(lang, "orders"), Error: t(lang, "search") + ": " + err.Error(), Query: q})
@@ -115,6 +128,38 @@ func (s *Server) orderList(w http.ResponseWriter, r *http.Request) {
 		d.Next = "/console/orders?" + nq.Encode()
 	}
 	s.render(w, r, http.StatusOK, "orders", d)
+}
+
+// orderFilterFields are the order list's filters a form sends and its
+// address keeps; a shopper's email is sent as email and kept as shopper.
+var orderFilterFields = []string{"lang", "order_no", "transaction_id", "status", "from", "to", "last4", "shopper"}
+
+// filterOrders takes the order list's filter form, sent by POST so that a
+// shopper's email never reaches an address (the browser's history, a
+// proxy's log), and redirects to the list with the email as its keyed
+// hash.
+func (s *Server) filterOrders(w http.ResponseWriter, r *http.Request) {
+	s.redirectToFilter(w, r, r.PostForm)
+}
+
+// redirectToFilter sends the browser to the order list that the filter
+// fields of form select, an email among them as its hash.
+func (s *Server) redirectToFilter(w http.ResponseWriter, r *http.Request, form url.Values) {
+	q := url.Values{}
+	for _, k := range orderFilterFields {
+		if v := strings.TrimSpace(form.Get(k)); v != "" {
+			q.Set(k, v)
+		}
+	}
+	if email := strings.TrimSpace(form.Get("email")); email != "" {
+		h, err := s.Records.ShopperEmailHash(email)
+		if err != nil {
+			s.fail(w, r, "hash the shopper's email", err)
+			return
+		}
+		q.Set("shopper", h)
+	}
+	http.Redirect(w, r, "/console/orders?"+q.Encode(), http.StatusSeeOther)
 }
 
 func cloneValues(q url.Values) url.Values {

@@ -46,7 +46,7 @@ func TestOrderListFilters(t *testing.T) {
 		{"by transaction id", "transaction_id=1000000000000000001", 200, "ORDER-A", "ORDER-B"},
 		{"by status with none", "status=6000", 200, "Nothing to show", "ORDER-A"},
 		{"by card last 4", "last4=4242", 200, "ORDER-A", ""},
-		{"by email, case folded", "email=ADA@example.com", 200, "ORDER-B", ""},
+		{"a shopper that is no hash", "shopper=ada@example.com", 400, "shopper", ""},
 		{"last 4 not digits", "last4=42x2", 400, "last4", ""},
 		{"a bad date", "from=yesterday", 400, "from", ""},
 		{"a bad cursor", "after=zz", 400, "after", ""},
@@ -58,6 +58,66 @@ func TestOrderListFilters(t *testing.T) {
 				t.Errorf("%d, has %q: %v, lacks %q: %v", code, tc.has, strings.Contains(page, tc.has), tc.not, !strings.Contains(page, tc.not))
 			}
 		})
+	}
+}
+
+// TestShopperEmailStaysOutOfAddresses: a search by a shopper's email, from
+// the list's filter form or the header's box, is posted, and the list it
+// leads to carries the email's keyed hash: no address (the browser's
+// history, a proxy's log) holds the email, and the list is the same.
+func TestShopperEmailStaysOutOfAddresses(t *testing.T) {
+	c := newTestConsole(t)
+	seedHome(t, c)
+	hash, err := (models.ConsoleRecords{DB: c.db}).ShopperEmailHash("shopper3@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := c.browser(t)
+	csrf := c.signIn(t, hc, "ops@example.com")
+	list := "/console/orders?lang=en&shopper=" + hash
+	tests := []struct {
+		name, method, target string
+		form                 url.Values
+		code                 int
+		location             string
+	}{
+		{"the filter form, the email in any case", "POST", "/console/orders",
+			url.Values{"csrf": {csrf}, "lang": {"en"}, "email": {" Shopper3@Example.com "}, "status": {""}}, http.StatusSeeOther, list},
+		{"the filter form keeps the other filters", "POST", "/console/orders",
+			url.Values{"csrf": {csrf}, "lang": {"en"}, "email": {"shopper3@example.com"}, "last4": {"4242"}}, http.StatusSeeOther,
+			"/console/orders?lang=en&last4=4242&shopper=" + hash},
+		{"the filter form again, the hash kept from the page", "POST", "/console/orders",
+			url.Values{"csrf": {csrf}, "lang": {"en"}, "email": {""}, "shopper": {hash}}, http.StatusSeeOther, list},
+		{"the filter form without its token", "POST", "/console/orders",
+			url.Values{"lang": {"en"}, "email": {"shopper3@example.com"}}, http.StatusForbidden, ""},
+		{"a link of before, with the email", "GET", "/console/orders?lang=en&email=shopper3%40example.com", nil, http.StatusSeeOther, list},
+		{"the header's box", "POST", "/console/search?lang=en", url.Values{"csrf": {csrf}, "q": {"shopper3@example.com"}},
+			http.StatusSeeOther, "/console/orders/2000000000000000003?lang=en"},
+		{"the header's box without its token", "POST", "/console/search?lang=en", url.Values{"q": {"shopper3@example.com"}},
+			http.StatusForbidden, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, h := do(t, hc, tc.method, c.srv.URL+tc.target, tc.form)
+			if code != tc.code || h.Get("Location") != tc.location {
+				t.Errorf("%d to %q, want %d to %q", code, h.Get("Location"), tc.code, tc.location)
+			}
+		})
+	}
+	// The list the hash leads to: that shopper's one order, and no email
+	// in its links or its form.
+	code, page, _ := do(t, hc, "GET", c.srv.URL+list, nil)
+	if code != http.StatusOK || !strings.Contains(page, ">HOME-3<") || strings.Contains(page, ">HOME-4<") {
+		t.Fatalf("the list by hash: %d, has HOME-3: %v, has HOME-4: %v", code, strings.Contains(page, ">HOME-3<"), strings.Contains(page, ">HOME-4<"))
+	}
+	if strings.Contains(page, "shopper3") || !strings.Contains(page, `href="/console/orders.csv?lang=en&amp;shopper=`+hash) ||
+		!strings.Contains(page, `<form class="filters" method="post" action="/console/orders"`) ||
+		!strings.Contains(page, `<form class="search" role="search" method="post" action="/console/search?lang=en">`) {
+		t.Errorf("the list shows the email, or its forms do not post, or its export does not filter by the hash:\n%s", page)
+	}
+	code, csv, _ := do(t, hc, "GET", c.srv.URL+"/console/orders.csv?shopper="+hash, nil)
+	if code != http.StatusOK || strings.Count(strings.TrimSpace(csv), "\n") != 1 || !strings.Contains(csv, "HOME-3") {
+		t.Errorf("the export by hash: %d\n%s", code, csv)
 	}
 }
 

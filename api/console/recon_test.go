@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -139,5 +140,40 @@ func TestFinanceReconciles(t *testing.T) {
 	// Merchant B asking for A's account gets its own, which has nothing.
 	if _, body, _ := do(t, shopB, "GET", c.srv.URL+statement, nil); strings.Contains(body, "sim-acquirer") {
 		t.Errorf("merchant B reads A's statement: %q", body)
+	}
+}
+
+// TestExportLinksKeepTheFilters: each list's export link carries the
+// page's filters as they are (a link that encoded its "=" and "&" exported
+// without them).
+func TestExportLinksKeepTheFilters(t *testing.T) {
+	c := newTestConsole(t)
+	seedRecon(t, c)
+	fin, ops := c.browser(t), c.browser(t)
+	c.signIn(t, fin, "finance@example.com")
+	c.signIn(t, ops, "ops@example.com")
+	tests := []struct {
+		name string
+		hc   *http.Client
+		page string
+		link string // as the page's HTML writes it
+	}{
+		{"the reconciliation's totals", fin, "/console/recon?from=2026-11-20&to=2026-11-20&connector=sim-acquirer",
+			`href="/console/recon.csv?connector=sim-acquirer&amp;from=2026-11-20&amp;to=2026-11-20"`},
+		{"the reconciliation's exceptions", fin, "/console/recon?from=2026-11-20&to=2026-11-20&lang=en",
+			`href="/console/recon/exceptions?from=2026-11-20&amp;to=2026-11-20&amp;lang=en"`},
+		{"the exceptions' queue", fin, "/console/recon/exceptions?status=all&lang=en",
+			`href="/console/recon/exceptions.csv?status=all"`},
+		{"the statement", fin, "/console/statement?merchant_id=A&account_id=A1&from=2026-11-20&to=2026-11-20",
+			`href="/console/statement.csv?account_id=A1&amp;from=2026-11-20&amp;merchant_id=A&amp;to=2026-11-20"`},
+		{"the orders", ops, "/console/orders?last4=4242&lang=en", `href="/console/orders.csv?lang=en&amp;last4=4242"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, page, _ := do(t, tc.hc, "GET", c.srv.URL+tc.page, nil)
+			if code != http.StatusOK || !strings.Contains(page, tc.link) {
+				t.Errorf("%d; the page lacks %s:\n%s", code, tc.link, page)
+			}
+		})
 	}
 }
