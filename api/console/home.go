@@ -420,10 +420,14 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) {
 	}
 	rows, _, err := s.orders(r.Context(), sess.User, f, 2)
 	if err == nil && len(rows) == 0 && f.OrderNo == "" {
-		// An order number may be 19 digits or hold an @ too.
-		f = orderFilter{OrderNo: q}
-		filter = url.Values{"lang": {lang}, "order_no": {q}}
-		rows, _, err = s.orders(r.Context(), sess.User, f, 2)
+		// An order number may be 19 digits or hold an @ too. When it is
+		// none, the page keeps the first guess's filter: a shopper's email
+		// stays its hash in the page's links.
+		var byNo []models.Order
+		byNo, _, err = s.orders(r.Context(), sess.User, orderFilter{OrderNo: q}, 2)
+		if len(byNo) > 0 {
+			rows, filter = byNo, url.Values{"lang": {lang}, "order_no": {q}}
+		}
 	}
 	if err != nil {
 		s.fail(w, r, "search", err)

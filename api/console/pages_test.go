@@ -115,6 +115,17 @@ func TestShopperEmailStaysOutOfAddresses(t *testing.T) {
 		!strings.Contains(page, `<form class="search" role="search" method="post" action="/console/search?lang=en">`) {
 		t.Errorf("the list shows the email, or its forms do not post, or its export does not filter by the hash:\n%s", page)
 	}
+	// An email no order has: the page says so, and its links filter by the
+	// hash, not by the email as an order number.
+	nobody, err := (models.ConsoleRecords{DB: c.db}).ShopperEmailHash("nobody@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, page, _ = do(t, hc, "POST", c.srv.URL+"/console/search?lang=en", url.Values{"csrf": {csrf}, "q": {"nobody@example.com"}})
+	if code != http.StatusOK || !strings.Contains(page, "No order matches &#34;nobody@example.com&#34;.") ||
+		strings.Contains(page, "order_no=nobody") || !strings.Contains(page, "shopper="+nobody) {
+		t.Errorf("a search for an unknown email: %d\n%s", code, page)
+	}
 	code, csv, _ := do(t, hc, "GET", c.srv.URL+"/console/orders.csv?shopper="+hash, nil)
 	if code != http.StatusOK || strings.Count(strings.TrimSpace(csv), "\n") != 1 || !strings.Contains(csv, "HOME-3") {
 		t.Errorf("the export by hash: %d\n%s", code, csv)
