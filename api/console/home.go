@@ -52,7 +52,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	switch sess.User.Role {
 	case models.RoleMerchant, models.RoleFinance:
 		var mode string
-		mode, modes, err = s.homeMode(r, lang, scope(sess.User))
+		mode, modes, err = s.pageMode(r, lang, scope(sess.User), "/console/")
 		if err != nil {
 			break
 		}
@@ -81,12 +81,13 @@ type modeLink struct {
 	Current     bool
 }
 
-// homeMode picks whose figures a merchant's or finance's home shows: the
-// live accounts' or the test accounts' (?mode=), never both at once, as a
-// test account's payments and balances are play money. Unasked, it is the
-// live accounts', or the test ones' where there are only those (the demo
-// merchant). The links to switch are there when there are both.
-func (s *Server) homeMode(r *http.Request, lang, merchantID string) (string, []modeLink, error) {
+// pageMode picks whose figures a page (a merchant's or finance's home, the
+// balances) shows: the live accounts' or the test accounts' (?mode=), never
+// both at once, as a test account's payments and balances are play money.
+// Unasked, it is the live accounts', or the test ones' where there are only
+// those (the demo merchant). The links to switch, to path, are there when
+// there are both.
+func (s *Server) pageMode(r *http.Request, lang, merchantID, path string) (string, []modeLink, error) {
 	live, test, err := s.Records.AccountModes(r.Context(), merchantID)
 	if err != nil {
 		return "", nil, err
@@ -103,7 +104,7 @@ func (s *Server) homeMode(r *http.Request, lang, merchantID string) (string, []m
 	}
 	var links []modeLink
 	for _, m := range []string{testmode.Live, testmode.Test} {
-		links = append(links, modeLink{Label: t(lang, "mode_"+m), Href: "/console/?" + url.Values{"mode": {m}, "lang": {lang}}.Encode(),
+		links = append(links, modeLink{Label: t(lang, "mode_"+m), Href: path + "?" + url.Values{"mode": {m}, "lang": {lang}}.Encode(),
 			Current: m == mode})
 	}
 	return mode, links, nil

@@ -340,6 +340,7 @@ func TestHomeKeepsTestAndLiveApart(t *testing.T) {
 		charts             map[string]map[string]string
 		says, absent       []string
 		links              string // the mode switch's links, "" for none
+		language           string // the language link, when the case checks it
 	}{
 		{name: "a merchant's live figures by default", email: "shop-a@example.com", charts: map[string]map[string]string{
 			"chart-volume": {"11-19": "60.00"}, "chart-refunds": {"11-20": "4.00"},
@@ -350,9 +351,10 @@ func TestHomeKeepsTestAndLiveApart(t *testing.T) {
 		{name: "a merchant's test figures when asked", email: "shop-a@example.com", query: "&mode=test", charts: map[string]map[string]string{
 			"chart-volume": {"11-19": "777.00", "11-20": "0.00"}, "chart-refunds": {"11-20": "10.00"},
 			"chart-declines": {"A0009 Test decline": "1"}, "chart-methods": {"card amex": "2"}, "chart-approval": {"11-19": "100%", "11-20": "0%"}},
-			says:   []string{test, "Approved in the last 14 days: 777.00 USD.", "Approval rate over the last 14 days: 50.0%."},
-			absent: []string{"60.00", "card visa", "PIX", live},
-			links:  `<a href="/console/?lang=en&amp;mode=live">Live accounts</a> <strong aria-current="page">Test accounts</strong>`},
+			says:     []string{test, "Approved in the last 14 days: 777.00 USD.", "Approval rate over the last 14 days: 50.0%."},
+			absent:   []string{"60.00", "card visa", "PIX", live},
+			links:    `<a href="/console/?lang=en&amp;mode=live">Live accounts</a> <strong aria-current="page">Test accounts</strong>`,
+			language: `<a href="/console/?lang=es&amp;mode=test">Español</a>`},
 		{name: "an unknown mode is the default", email: "shop-a@example.com", query: "&mode=both", charts: map[string]map[string]string{
 			"chart-volume": {"11-19": "60.00"}}, says: []string{live}, absent: []string{"777.00"},
 			links: `<strong aria-current="page">Live accounts</strong>`},
@@ -407,6 +409,9 @@ func TestHomeKeepsTestAndLiveApart(t *testing.T) {
 			case tc.links != "" && (nav == nil || !strings.Contains(nav[1], tc.links)):
 				t.Errorf("mode switch %v, want it to hold %s", nav, tc.links)
 			}
+			if tc.language != "" && !strings.Contains(page, tc.language) {
+				t.Errorf("the language link is not %s", tc.language)
+			}
 		})
 	}
 }
@@ -428,5 +433,53 @@ func TestHomeOfTestAccountsOnly(t *testing.T) {
 	}
 	if !strings.Contains(page, "The figures of test accounts") || strings.Contains(page, `id="modes"`) {
 		t.Error("the page should say it shows test accounts' figures, with no switch")
+	}
+}
+
+// TestBalancesKeepTestAndLiveApart: finance's balances list one mode's
+// accounts at a time, live unasked, with the switch and the entries' links
+// keeping the mode.
+func TestBalancesKeepTestAndLiveApart(t *testing.T) {
+	c := newTestConsole(t)
+	seedHome(t, c)
+	seedAccounts(t, c, map[string]string{"A1": "live", "A2": "test", "B1": "live"})
+	row := regexp.MustCompile(`<tr><td>([^<]*)</td><td><a href="([^"]*)">([^<]*)</a></td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td></tr>`)
+	tests := []struct {
+		name, query string
+		rows        []string // merchant account currency pending available reserved
+		link        string   // the first row's link to its entries
+		switchTo    string   // the switch's link to the other mode
+	}{
+		{name: "live unasked", rows: []string{"A A1 EUR 0.00 10.00 0.00", "A A1 USD 20.00 1000.00 50.00", "B B1 USD 0.00 250.00 0.00"},
+			link: "/console/balances?account_id=A1&amp;lang=en&amp;mode=live", switchTo: `<a href="/console/balances?lang=en&amp;mode=test">Test accounts</a>`},
+		{name: "test when asked", query: "&mode=test", rows: []string{"A A2 USD 0.00 5000.00 0.00"},
+			link: "/console/balances?account_id=A2&amp;lang=en&amp;mode=test", switchTo: `<a href="/console/balances?lang=en&amp;mode=live">Live accounts</a>`},
+		{name: "an unknown mode is live", query: "&mode=all", rows: []string{"A A1 EUR 0.00 10.00 0.00", "A A1 USD 20.00 1000.00 50.00", "B B1 USD 0.00 250.00 0.00"},
+			link: "/console/balances?account_id=A1&amp;lang=en&amp;mode=live", switchTo: `<a href="/console/balances?lang=en&amp;mode=test">Test accounts</a>`},
+	}
+	hc := c.browser(t)
+	c.signIn(t, hc, "finance@example.com")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, page, _ := do(t, hc, "GET", c.srv.URL+"/console/balances?lang=en"+tc.query, nil)
+			if code != http.StatusOK {
+				t.Fatalf("balances: %d", code)
+			}
+			var got []string
+			links := []string{}
+			for _, m := range row.FindAllStringSubmatch(page, -1) {
+				got = append(got, strings.Join([]string{m[1], m[3], m[4], m[5], m[6], m[7]}, " "))
+				links = append(links, m[2])
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.rows, "\n") {
+				t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(tc.rows, "\n"))
+			}
+			if len(links) == 0 || links[0] != tc.link {
+				t.Errorf("entries links %v, want the first %s", links, tc.link)
+			}
+			if !strings.Contains(page, tc.switchTo) {
+				t.Errorf("no switch link %s", tc.switchTo)
+			}
+		})
 	}
 }

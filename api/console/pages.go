@@ -25,6 +25,9 @@ type pageData struct {
 	Back    string
 	Email   string
 	Query   url.Values // the list's filters, to keep in links
+	// OtherLang is this page's address in the other language, with its
+	// other parameters (a filter, the home's mode) kept.
+	OtherLang string
 
 	Orders       []models.Order
 	Order        *models.Order
@@ -53,11 +56,13 @@ type pageData struct {
 	Charts       []chartView
 	Facts        []string
 	Modes        []modeLink
+	Mode         string // the accounts' mode a page's figures are of
 }
 
 // render writes a page in the request's language.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name string, d pageData) {
 	d.Lang = langOf(r)
+	d.OtherLang = otherLangURL(r, d.Lang)
 	if sess := sessionOf(r.Context()); sess != nil {
 		d.User = &sess.User
 		d.CSRF = sess.CSRF
@@ -67,6 +72,25 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name s
 	if err := pages.ExecuteTemplate(w, name+".html", d); err != nil {
 		s.Logger.Error("console: render", "page", name, "error", err)
 	}
+}
+
+// otherLangURL is the request's path and parameters with lang switched to
+// the language the page is not in. A page answering a form's post links to
+// its own address too, as the relative "?lang=" link did before.
+func otherLangURL(r *http.Request, lang string) string {
+	q := r.URL.Query()
+	if lang == "es" {
+		q.Set("lang", "en")
+	} else {
+		q.Set("lang", "es")
+	}
+	path := r.URL.Path
+	if path != "/console" && !strings.HasPrefix(path, "/console/") {
+		// Only the console's own pages render; a path of another shape (//host)
+		// must not become a link off the site.
+		path = "/console/"
+	}
+	return (&url.URL{Path: path, RawQuery: q.Encode()}).String()
 }
 
 // langOf is the page's language: ?lang=, else the browser's preference,

@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -277,5 +278,32 @@ func TestKeysPageShowsRouting(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %s", want)
 		}
+	}
+}
+
+// TestOtherLanguageKeepsThePage: the language link leads to the same page
+// with its filters, in the other language, and never off the console.
+func TestOtherLanguageKeepsThePage(t *testing.T) {
+	tests := []struct {
+		name, target, acceptLanguage, want string
+	}{
+		{name: "english to spanish, filters kept", target: "/console/orders?status=PAID&lang=en&account_id=A1", want: "/console/orders?account_id=A1&lang=es&status=PAID"},
+		{name: "spanish to english", target: "/console/?mode=test&lang=es", want: "/console/?lang=en&mode=test"},
+		{name: "no lang, the browser's spanish", target: "/console/payouts", acceptLanguage: "es-ES,es;q=0.9", want: "/console/payouts?lang=en"},
+		{name: "no lang, english by default", target: "/console/", want: "/console/?lang=es"},
+		{name: "the shopper's hash kept", target: "/console/orders?shopper=ab12&lang=en", want: "/console/orders?lang=es&shopper=ab12"},
+		{name: "a path off the console", target: "//evil.example/x?lang=en", want: "/console/?lang=es"},
+		{name: "the console's bare root", target: "/console?lang=en", want: "/console?lang=es"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, "http://console.test"+tc.target, nil)
+			if tc.acceptLanguage != "" {
+				r.Header.Set("Accept-Language", tc.acceptLanguage)
+			}
+			if got := otherLangURL(r, langOf(r)); got != tc.want {
+				t.Errorf("otherLangURL(%s) = %s, want %s", tc.target, got, tc.want)
+			}
+		})
 	}
 }

@@ -204,7 +204,12 @@ func (s *Server) rerunPage(w http.ResponseWriter, r *http.Request) {
 // with ?account_id= also that account's latest ledger entries.
 func (s *Server) balances(w http.ResponseWriter, r *http.Request) {
 	lang := langOf(r)
-	accounts, err := s.Records.MerchantBalances(r.Context(), "")
+	mode, modes, err := s.pageMode(r, lang, "", "/console/balances")
+	if err != nil {
+		s.fail(w, r, "account modes", err)
+		return
+	}
+	accounts, err := s.Records.MerchantBalances(r.Context(), mode)
 	if err != nil {
 		s.fail(w, r, "list balances", err)
 		return
@@ -228,7 +233,7 @@ func (s *Server) balances(w http.ResponseWriter, r *http.Request) {
 			rows[i].Reserved = a.Balance
 		}
 	}
-	d := pageData{Title: t(lang, "balances"), Accounts: rows}
+	d := pageData{Title: t(lang, "balances"), Accounts: rows, Mode: mode, Modes: modes}
 	if acc := r.URL.Query().Get("account_id"); acc != "" {
 		entries, err := s.Ledger.Entries(r.Context(), ledger.EntryFilter{AccountID: acc, Limit: 100})
 		if err != nil {
