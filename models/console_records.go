@@ -289,7 +289,10 @@ type PayoutSearch struct {
 	Status      string
 	FailureType string
 	MerchantID  string
-	Before      time.Time
+	// Mode keeps the payouts asked for in that mode ("live" or "test"),
+	// every payout when empty.
+	Mode   string
+	Before time.Time
 }
 
 // SearchPayouts is a page of the payouts f selects, newest first.
@@ -303,6 +306,9 @@ func (r ConsoleRecords) SearchPayouts(ctx context.Context, f PayoutSearch, limit
 	}
 	if f.MerchantID != "" {
 		q = q.Where("merchant_id = ?", f.MerchantID)
+	}
+	if f.Mode != "" {
+		q = q.Where("mode = ?", f.Mode)
 	}
 	if !f.Before.IsZero() {
 		q = q.Where("created_at < ?", f.Before)

@@ -135,7 +135,7 @@ func mainCurrency(rows []models.DayTotal, count func(models.DayTotal) int64) str
 }
 
 func amountText(minor int64, currency string) string {
-	return money.FromMinor(minor, currency).String() + " " + currency
+	return money.FromMinor(minor, currency).ExtendedString() + " " + currency
 }
 
 func (s *Server) merchantHome(r *http.Request, lang, merchantID, mode string, from, to time.Time) ([]chartView, []string, error) {
@@ -171,7 +171,7 @@ func (s *Server) merchantHome(r *http.Request, lang, merchantID, mode string, fr
 				}
 			}
 		}
-		volume = append(volume, svgchart.Plain(label, amount, money.FromMinor(amount, cur).String()))
+		volume = append(volume, svgchart.Plain(label, amount, money.FromMinor(amount, cur).ExtendedString()))
 		rate, text := int64(0), "–"
 		if ok+no > 0 {
 			rate = ok * 10000 / (ok + no)
@@ -185,7 +185,7 @@ func (s *Server) merchantHome(r *http.Request, lang, merchantID, mode string, fr
 				back += f.Amount
 			}
 		}
-		refunded = append(refunded, svgchart.Plain(label, back, money.FromMinor(back, cur).String()))
+		refunded = append(refunded, svgchart.Plain(label, back, money.FromMinor(back, cur).ExtendedString()))
 	}
 	for _, p := range payments {
 		perCurrency[p.Currency] += p.Amount
@@ -311,7 +311,7 @@ func (s *Server) financeHome(r *http.Request, lang, mode string, from, to time.T
 				net += d.Amount
 			}
 		}
-		settledBars = append(settledBars, svgchart.Plain(day.Format("01-02"), net, money.FromMinor(net, cur).String()))
+		settledBars = append(settledBars, svgchart.Plain(day.Format("01-02"), net, money.FromMinor(net, cur).ExtendedString()))
 	}
 	charts = append(charts, draw(lang, svgchart.Columns, svgchart.Chart{ID: "chart-settled",
 		Title: fmt.Sprintf(t(lang, "ch_settled"), cur), Desc: t(lang, "ch_settled_desc"), Bars: settledBars}))

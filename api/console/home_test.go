@@ -316,7 +316,7 @@ func seedAccounts(t *testing.T, c *testConsole, modes map[string]string) {
 			Net: 4400, Gross: 4400, Currency: "USD", Class: "matched", Status: "none", MerchantID: "A", AccountID: "A2"},
 		&models.Payout{ID: "payout/A/test", MerchantID: "A", AccountID: "A2", RequestID: "req-test", TransactionID: "3000000000000900000",
 			ShortReferenceID: "20261120-T00000", Status: "COMPLETED", PaymentCurrency: "USD", PaymentAmount: 3300, SourceCurrency: "USD",
-			CreatedAt: day(20, 9), UpdatedAt: day(20, 9)},
+			Mode: "test", CreatedAt: day(20, 9), UpdatedAt: day(20, 9)},
 	}
 	for _, row := range rows {
 		if err := c.db.Create(row).Error; err != nil {
@@ -479,6 +479,47 @@ func TestBalancesKeepTestAndLiveApart(t *testing.T) {
 			}
 			if !strings.Contains(page, tc.switchTo) {
 				t.Errorf("no switch link %s", tc.switchTo)
+			}
+		})
+	}
+}
+
+// TestPayoutsKeepTestAndLiveApart: finance's payouts list one mode's
+// payouts, live unasked, so a failed test payout is not among the live ones
+// to re-run; the filter form and the switch keep the mode.
+func TestPayoutsKeepTestAndLiveApart(t *testing.T) {
+	c := newTestConsole(t)
+	seedHome(t, c)
+	seedAccounts(t, c, map[string]string{"A1": "live", "A2": "test", "B1": "live"})
+	tests := []struct {
+		name, query     string
+		shown, hidden   []string
+		modeInput, link string
+	}{
+		{name: "live unasked", shown: []string{"req-0", "req-1", "req-2", "req-3", "10.00 USD"}, hidden: []string{"req-test", "33.00 USD"},
+			modeInput: `<input type="hidden" name="mode" value="live">`, link: `<a href="/console/payouts?lang=en&amp;mode=test">Test accounts</a>`},
+		{name: "test when asked", query: "&mode=test", shown: []string{"req-test", "33.00 USD"}, hidden: []string{"req-0", "req-2"},
+			modeInput: `<input type="hidden" name="mode" value="test">`, link: `<a href="/console/payouts?lang=en&amp;mode=live">Live accounts</a>`},
+		{name: "failed live ones by status", query: "&mode=live&status=FAILED", shown: []string{"req-2", `id="pick-req-2"`}, hidden: []string{"req-0", "req-test"},
+			modeInput: `<input type="hidden" name="mode" value="live">`, link: `<a href="/console/payouts?lang=en&amp;mode=test">Test accounts</a>`},
+	}
+	hc := c.browser(t)
+	c.signIn(t, hc, "finance@example.com")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, page, _ := do(t, hc, "GET", c.srv.URL+"/console/payouts?lang=en"+tc.query, nil)
+			if code != http.StatusOK {
+				t.Fatalf("payouts: %d", code)
+			}
+			for _, s := range append(tc.shown, tc.modeInput, tc.link) {
+				if !strings.Contains(page, s) {
+					t.Errorf("the page lacks %s", s)
+				}
+			}
+			for _, s := range tc.hidden {
+				if strings.Contains(page, ">"+s+"<") || strings.Contains(page, s+"\"") {
+					t.Errorf("the page shows %s", s)
+				}
 			}
 		})
 	}

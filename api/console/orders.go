@@ -121,7 +121,11 @@ func (s *Server) orderList(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, "list orders", err)
 		return
 	}
-	d := pageData{Title: t(lang, "orders"), Orders: rows, Query: q}
+	// The page's filters without its cursor: the export holds every order
+	// they select, not those after the page.
+	shown := cloneValues(q)
+	shown.Del("after")
+	d := pageData{Title: t(lang, "orders"), Orders: rows, Query: shown}
 	if next != "" {
 		nq := cloneValues(q)
 		nq.Set("after", next)
@@ -194,8 +198,8 @@ func (s *Server) orderCSV(w http.ResponseWriter, r *http.Request) {
 		}
 		for _, o := range rows {
 			_ = cw.Write([]string{o.CreatedAt.UTC().Format(time.RFC3339), o.MerchantID, o.AccountID, csvSafe(o.OrderNo), o.TransactionID,
-				o.Currency, money.FromMinor(o.Amount, o.Currency).String(), money.FromMinor(o.CapturedAmount, o.Currency).String(),
-				money.FromMinor(o.RefundedAmount, o.Currency).String(), strconv.Itoa(int(o.PaymentStatus)), o.ResultCode,
+				o.Currency, money.FromMinor(o.Amount, o.Currency).ExtendedString(), money.FromMinor(o.CapturedAmount, o.Currency).ExtendedString(),
+				money.FromMinor(o.RefundedAmount, o.Currency).ExtendedString(), strconv.Itoa(int(o.PaymentStatus)), o.ResultCode,
 				o.CardMasked, csvSafe(o.Details.ShopperEmail)})
 			written++
 		}
@@ -234,7 +238,7 @@ type event struct {
 }
 
 func (s *Server) timeline(ctx context.Context, o *models.Order) ([]event, error) {
-	evs := []event{{At: o.CreatedAt, Kind: "ev_created", Detail: money.FromMinor(o.Amount, o.Currency).String() + " " + o.Currency}}
+	evs := []event{{At: o.CreatedAt, Kind: "ev_created", Detail: money.FromMinor(o.Amount, o.Currency).ExtendedString() + " " + o.Currency}}
 	h, err := s.Records.HistoryOf(ctx, o.TransactionID)
 	if err != nil {
 		return nil, err
@@ -252,7 +256,7 @@ func (s *Server) timeline(ctx context.Context, o *models.Order) ([]event, error)
 	}
 	for _, rf := range h.Refunds {
 		evs = append(evs, event{At: rf.CreatedAt, Kind: "ev_refund",
-			Detail: rf.RefundReferenceID + " " + money.FromMinor(rf.Amount, rf.Currency).String() + " " + rf.Currency, Outcome: string(rf.Status)})
+			Detail: rf.RefundReferenceID + " " + money.FromMinor(rf.Amount, rf.Currency).ExtendedString() + " " + rf.Currency, Outcome: string(rf.Status)})
 	}
 	for _, a := range h.Attempts {
 		out := strconv.Itoa(a.StatusCode)

@@ -76,21 +76,46 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, code int, name s
 
 // otherLangURL is the request's path and parameters with lang switched to
 // the language the page is not in. A page answering a form's post links to
-// its own address too, as the relative "?lang=" link did before.
+// the page the form was on (pageOfPost), as the post's address takes no GET.
 func otherLangURL(r *http.Request, lang string) string {
 	q := r.URL.Query()
+	path := r.URL.Path
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		q = url.Values{}
+		path = pageOfPost(path)
+	}
 	if lang == "es" {
 		q.Set("lang", "en")
 	} else {
 		q.Set("lang", "es")
 	}
-	path := r.URL.Path
 	if path != "/console" && !strings.HasPrefix(path, "/console/") {
 		// Only the console's own pages render; a path of another shape (//host)
 		// must not become a link off the site.
 		path = "/console/"
 	}
 	return (&url.URL{Path: path, RawQuery: q.Encode()}).String()
+}
+
+// pageOfPost is the page a form posting to path is on, the console's home
+// when the form is not one of its pages'.
+func pageOfPost(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	switch {
+	case path == "/console/login" || path == "/console/orders":
+		return path
+	case len(parts) == 4 && parts[1] == "orders":
+		return "/console/orders/" + parts[2] // a refund, capture, cancel or review
+	case strings.HasPrefix(path, "/console/keys/"):
+		return "/console/keys"
+	case strings.HasPrefix(path, "/console/payouts/"):
+		return "/console/payouts"
+	case strings.HasPrefix(path, "/console/recon/exceptions/"):
+		return "/console/recon/exceptions"
+	case path == "/console/notifications/resend":
+		return "/console/stuck"
+	}
+	return "/console/"
 }
 
 // langOf is the page's language: ?lang=, else the browser's preference,
@@ -117,7 +142,7 @@ var funcs = template.FuncMap{
 	"payoutStatuses": func() []string { return []string{"NEW", "SCHEDULED", "SUBMITTED", "COMPLETED", "FAILED"} },
 	"t":              t,
 	"money": func(minor int64, currency string) string {
-		return money.FromMinor(minor, currency).String() + " " + currency
+		return money.FromMinor(minor, currency).ExtendedString() + " " + currency
 	},
 	"status": func(lang string, p status.Payment) string {
 		return t(lang, "status_"+strings.ReplaceAll(p.Name(), " ", "_"))
@@ -141,7 +166,7 @@ var funcs = template.FuncMap{
 	},
 	"authorised": func(o *models.Order) bool { return o.PaymentStatus == status.Authorised },
 	"held":       func(o *models.Order) bool { return o.PaymentStatus == status.HeldForReview },
-	"decimal":    func(minor int64, currency string) string { return money.FromMinor(minor, currency).String() },
+	"decimal":    func(minor int64, currency string) string { return money.FromMinor(minor, currency).ExtendedString() },
 	"bp":         func(bp int64) string { return fmt.Sprintf("%d.%02d%%", bp/100, bp%100) },
 }
 

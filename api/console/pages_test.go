@@ -285,7 +285,7 @@ func TestKeysPageShowsRouting(t *testing.T) {
 // with its filters, in the other language, and never off the console.
 func TestOtherLanguageKeepsThePage(t *testing.T) {
 	tests := []struct {
-		name, target, acceptLanguage, want string
+		name, method, target, acceptLanguage, want string
 	}{
 		{name: "english to spanish, filters kept", target: "/console/orders?status=PAID&lang=en&account_id=A1", want: "/console/orders?account_id=A1&lang=es&status=PAID"},
 		{name: "spanish to english", target: "/console/?mode=test&lang=es", want: "/console/?lang=en&mode=test"},
@@ -294,15 +294,61 @@ func TestOtherLanguageKeepsThePage(t *testing.T) {
 		{name: "the shopper's hash kept", target: "/console/orders?shopper=ab12&lang=en", want: "/console/orders?lang=es&shopper=ab12"},
 		{name: "a path off the console", target: "//evil.example/x?lang=en", want: "/console/?lang=es"},
 		{name: "the console's bare root", target: "/console?lang=en", want: "/console?lang=es"},
+		{name: "a refund's answer: the order", method: "POST", target: "/console/orders/2000000000000000001/refund?lang=en", want: "/console/orders/2000000000000000001?lang=es"},
+		{name: "a review's answer: the order", method: "POST", target: "/console/orders/2000000000000000001/review?lang=es", want: "/console/orders/2000000000000000001?lang=en"},
+		{name: "a key rotation's answer: the keys", method: "POST", target: "/console/keys/rotate?lang=en", want: "/console/keys?lang=es"},
+		{name: "a re-run's preview: the payouts", method: "POST", target: "/console/payouts/preview?lang=en", want: "/console/payouts?lang=es"},
+		{name: "an exception's act: the queue", method: "POST", target: "/console/recon/exceptions/5/act?lang=en", want: "/console/recon/exceptions?lang=es"},
+		{name: "a resend's answer: the stuck page", method: "POST", target: "/console/notifications/resend?lang=en", want: "/console/stuck?lang=es"},
+		{name: "a failed sign-in: the sign-in", method: "POST", target: "/console/login?lang=en", want: "/console/login?lang=es"},
+		{name: "another post: the home", method: "POST", target: "/console/search?lang=en", want: "/console/?lang=es"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := httptest.NewRequest(http.MethodGet, "http://console.test"+tc.target, nil)
+			method := tc.method
+			if method == "" {
+				method = http.MethodGet
+			}
+			r := httptest.NewRequest(method, "http://console.test"+tc.target, nil)
 			if tc.acceptLanguage != "" {
 				r.Header.Set("Accept-Language", tc.acceptLanguage)
 			}
 			if got := otherLangURL(r, langOf(r)); got != tc.want {
 				t.Errorf("otherLangURL(%s) = %s, want %s", tc.target, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestConsoleAmountsKeepTheirExponent: the console writes an amount with
+// its currency's digits, three for the payouts' and ledgers' three-digit
+// currencies, as the API and the CSV exports do.
+func TestConsoleAmountsKeepTheirExponent(t *testing.T) {
+	moneyOf := funcs["money"].(func(int64, string) string)
+	decimalOf := funcs["decimal"].(func(int64, string) string)
+	tests := []struct {
+		name        string
+		minor       int64
+		currency    string
+		wantMoney   string
+		wantDecimal string
+	}{
+		{name: "two digits", minor: 12345, currency: "USD", wantMoney: "123.45 USD", wantDecimal: "123.45"},
+		{name: "no digits", minor: 1200, currency: "JPY", wantMoney: "1200 JPY", wantDecimal: "1200"},
+		{name: "three digits, a payout in fils", minor: 12500, currency: "BHD", wantMoney: "12.500 BHD", wantDecimal: "12.500"},
+		{name: "three digits, a deposit", minor: 1234, currency: "KWD", wantMoney: "1.234 KWD", wantDecimal: "1.234"},
+		{name: "negative", minor: -5, currency: "OMR", wantMoney: "-0.005 OMR", wantDecimal: "-0.005"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := moneyOf(tc.minor, tc.currency); got != tc.wantMoney {
+				t.Errorf("money = %q, want %q", got, tc.wantMoney)
+			}
+			if got := amountText(tc.minor, tc.currency); got != tc.wantMoney {
+				t.Errorf("amountText = %q, want %q", got, tc.wantMoney)
+			}
+			if got := decimalOf(tc.minor, tc.currency); got != tc.wantDecimal {
+				t.Errorf("decimal = %q, want %q", got, tc.wantDecimal)
 			}
 		})
 	}

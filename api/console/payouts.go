@@ -43,7 +43,14 @@ type entryRow struct {
 func (s *Server) payoutList(w http.ResponseWriter, r *http.Request) {
 	lang := langOf(r)
 	q := r.URL.Query()
-	search := models.PayoutSearch{Status: q.Get("status"), FailureType: q.Get("failure_type"), MerchantID: q.Get("merchant_id")}
+	// One mode's payouts at a time: a test payout is play money, and a
+	// failed one is not finance's to re-run beside live ones.
+	mode, modes, err := s.pageMode(r, lang, "", "/console/payouts")
+	if err != nil {
+		s.fail(w, r, "account modes", err)
+		return
+	}
+	search := models.PayoutSearch{Status: q.Get("status"), FailureType: q.Get("failure_type"), MerchantID: q.Get("merchant_id"), Mode: mode}
 	if v := q.Get("before"); v != "" {
 		if at, err := time.Parse(time.RFC3339Nano, v); err == nil {
 			search.Before = at
@@ -54,7 +61,7 @@ func (s *Server) payoutList(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, "list payouts", err)
 		return
 	}
-	d := pageData{Title: t(lang, "payouts"), Query: q}
+	d := pageData{Title: t(lang, "payouts"), Query: q, Mode: mode, Modes: modes}
 	if len(rows) > PageSize {
 		rows = rows[:PageSize]
 		nq := cloneValues(q)
@@ -90,7 +97,7 @@ func (s *Server) rerunPreview(w http.ResponseWriter, r *http.Request) {
 		row := planRow{RequestID: it.PayoutID, Will: "re-run"}
 		if p := it.Payout; p != nil {
 			row.RequestID, row.MerchantID = p.RequestID, p.MerchantID
-			row.Amount = money.FromMinor(p.PaymentAmount, p.PaymentCurrency).String() + " " + p.PaymentCurrency
+			row.Amount = money.FromMinor(p.PaymentAmount, p.PaymentCurrency).ExtendedString() + " " + p.PaymentCurrency
 			row.Failure = p.FailureType
 		}
 		if !it.Rerun {
@@ -243,7 +250,7 @@ func (s *Server) balances(w http.ResponseWriter, r *http.Request) {
 		for _, e := range entries {
 			var lines []string
 			for _, l := range e.Lines {
-				lines = append(lines, fmt.Sprintf("%s %s %s", l.AccountKind, money.FromMinor(l.Amount, l.Currency).String(), l.Currency))
+				lines = append(lines, fmt.Sprintf("%s %s %s", l.AccountKind, money.FromMinor(l.Amount, l.Currency).ExtendedString(), l.Currency))
 			}
 			d.Entries = append(d.Entries, entryRow{At: e.CreatedAt, Kind: e.Kind, Reference: e.Reference, Lines: strings.Join(lines, "; ")})
 		}

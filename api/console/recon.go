@@ -27,18 +27,20 @@ type Reconciliation interface {
 }
 
 // reconWindow reads ?connector=, ?from= and ?to= (settlement days,
-// inclusive): the last 7 days by default, 400 at most.
+// inclusive): the last 7 days by default, the 7 days to ?to= when only it
+// is given, 400 at most.
 func (s *Server) reconWindow(q url.Values) (connector string, from, to time.Time, err error) {
 	today := reconcile.Day(s.Now())
-	from, to = today.AddDate(0, 0, -6), today
-	if v := q.Get("from"); v != "" {
-		if from, err = time.Parse(time.DateOnly, v); err != nil {
-			return "", from, to, errors.New("from must be YYYY-MM-DD")
-		}
-	}
+	to = today
 	if v := q.Get("to"); v != "" {
 		if to, err = time.Parse(time.DateOnly, v); err != nil {
 			return "", from, to, errors.New("to must be YYYY-MM-DD")
+		}
+	}
+	from = to.AddDate(0, 0, -6)
+	if v := q.Get("from"); v != "" {
+		if from, err = time.Parse(time.DateOnly, v); err != nil {
+			return "", from, to, errors.New("from must be YYYY-MM-DD")
 		}
 	}
 	if to.Before(from) || to.Sub(from) > 400*24*time.Hour {
@@ -102,6 +104,9 @@ func (s *Server) reconCSV(w http.ResponseWriter, r *http.Request) {
 }
 
 // reconStatuses are the exceptions' statuses the queue filters by.
+// ExceptionsPageSize is the exceptions one page of the queue shows.
+var ExceptionsPageSize = 500
+
 var reconStatuses = []string{models.ReconOpen, models.ReconClaimed, models.ReconResolved, models.ReconWrittenOff, "all"}
 
 // exceptionFilter reads the queue's filter: the window of settlement days
@@ -114,12 +119,27 @@ func (s *Server) exceptionFilter(q url.Values) (models.ReconExceptionFilter, err
 	if !slices.Contains(reconStatuses, f.Status) {
 		return f, errors.New("unknown status")
 	}
+	if v := q.Get("after"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return f, errors.New("after must be an exception's id")
+		}
+		f.AfterID = n
+	}
 	if q.Get("from") != "" || q.Get("to") != "" || q.Get("connector") != "" {
 		c, from, to, err := s.reconWindow(q)
 		if err != nil {
 			return f, err
 		}
-		f.Connector, f.From, f.To = c, from, to
+		// Only the bounds given: a connector alone is every day's of it,
+		// not the last week's that reconWindow would default to.
+		f.Connector = c
+		if q.Get("from") != "" {
+			f.From = from
+		}
+		if q.Get("to") != "" {
+			f.To = to
+		}
 	}
 	return f, nil
 }
@@ -131,7 +151,7 @@ func (s *Server) exceptionsPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad filter: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	f.Limit = 500
+	f.Limit = ExceptionsPageSize + 1
 	items, err := s.Recon.Exceptions(r.Context(), f)
 	if err != nil {
 		s.fail(w, r, "reconciliation exceptions", err)
@@ -139,7 +159,19 @@ func (s *Server) exceptionsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	q.Del("lang")
-	s.render(w, r, http.StatusOK, "exceptions", pageData{Title: t(langOf(r), "exceptions"), ReconItems: items, Query: q,
+	q.Del("done")
+	next := ""
+	if len(items) > ExceptionsPageSize {
+		items = items[:ExceptionsPageSize]
+		nq := cloneValues(q)
+		nq.Set("after", strconv.FormatInt(items[len(items)-1].ID, 10))
+		nq.Set("lang", langOf(r))
+		next = "/console/recon/exceptions?" + nq.Encode()
+	}
+	// The page's filters without its cursor: the export and an action's
+	// way back start from the first exception they select.
+	q.Del("after")
+	s.render(w, r, http.StatusOK, "exceptions", pageData{Title: t(langOf(r), "exceptions"), ReconItems: items, Query: q, Next: next,
 		Notice: r.URL.Query().Get("done"), Statuses: reconStatuses})
 }
 
@@ -193,7 +225,19 @@ func (s *Server) actOnException(w http.ResponseWriter, r *http.Request, act *mod
 		}
 	}
 	s.done(r.Context(), act, outcome)
-	http.Redirect(w, r, "/console/recon/exceptions?lang="+lang+"&done="+url.QueryEscape(outcome), http.StatusSeeOther)
+	// Back to the queue as finance had filtered it: the form carries the
+	// page's filters, of which only the filter's own keys are taken.
+	back := url.Values{}
+	if kept, err := url.ParseQuery(r.PostForm.Get("filters")); err == nil {
+		for _, k := range []string{"connector", "from", "to", "status"} {
+			if v := kept.Get(k); v != "" {
+				back.Set(k, v)
+			}
+		}
+	}
+	back.Set("lang", lang)
+	back.Set("done", outcome)
+	http.Redirect(w, r, "/console/recon/exceptions?"+back.Encode(), http.StatusSeeOther)
 }
 
 // statementFilter reads the statement's merchant account and window; a

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -95,15 +97,33 @@ func TestFinanceReconciles(t *testing.T) {
 		{"act on it again", duplicate, "claim", "again", models.ReconResolved, "Not done"},
 		{"resolve the missing capture", missing, "resolve", "settled by hand, see wire 7", models.ReconResolved, "resolved"},
 	}
+	// The queue's filters ride with the form and come back in the redirect;
+	// only the filter's own keys are kept.
+	filters := map[int]string{2: "connector=sim-acquirer&from=2026-11-20&to=2026-11-20&status=all&done=forged&evil=1"}
+	wantBack := map[int]url.Values{2: {"connector": {"sim-acquirer"}, "from": {"2026-11-20"}, "to": {"2026-11-20"}, "status": {"all"}}}
 	for i, a := range acts {
 		t.Run(a.name, func(t *testing.T) {
 			form := url.Values{"csrf": {csrf}, "form_id": {fmt.Sprintf("recon-act-%02d-0123456789abcdef", i)}, "action": {a.action}, "note": {a.note}}
+			if f, ok := filters[i]; ok {
+				form.Set("filters", f)
+			}
 			code, _, h := do(t, fin, "POST", fmt.Sprintf("%s/console/recon/exceptions/%d/act", c.srv.URL, a.id), form)
 			if code != 303 {
 				t.Fatalf("POST = %d", code)
 			}
 			if loc, _ := url.Parse(h.Get("Location")); !strings.Contains(loc.Query().Get("done"), a.wantPage) {
 				t.Errorf("outcome %q, want %q", loc.Query().Get("done"), a.wantPage)
+			}
+			if loc, _ := url.Parse(h.Get("Location")); loc != nil {
+				back := loc.Query()
+				back.Del("done")
+				want := url.Values{"lang": {"en"}}
+				for k, v := range wantBack[i] {
+					want[k] = v
+				}
+				if loc.Path != "/console/recon/exceptions" || back.Encode() != want.Encode() {
+					t.Errorf("back to %s?%s, want /console/recon/exceptions?%s", loc.Path, back.Encode(), want.Encode())
+				}
 			}
 			it, err := models.ReconItemByID(t.Context(), c.db, a.id)
 			if err != nil || it.Status != a.wantStatus {
@@ -167,6 +187,8 @@ func TestExportLinksKeepTheFilters(t *testing.T) {
 		{"the statement", fin, "/console/statement?merchant_id=A&account_id=A1&from=2026-11-20&to=2026-11-20",
 			`href="/console/statement.csv?account_id=A1&amp;from=2026-11-20&amp;merchant_id=A&amp;to=2026-11-20"`},
 		{"the orders", ops, "/console/orders?last4=4242&lang=en", `href="/console/orders.csv?lang=en&amp;last4=4242"`},
+		{"the orders from their second page: every order, not those after it", ops, "/console/orders?last4=4242&lang=en&after=1763600000000000000_2000000000000000009",
+			`href="/console/orders.csv?lang=en&amp;last4=4242"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -175,5 +197,108 @@ func TestExportLinksKeepTheFilters(t *testing.T) {
 				t.Errorf("%d; the page lacks %s:\n%s", code, tc.link, page)
 			}
 		})
+	}
+}
+
+// TestExceptionFilterTakesTheBoundsGiven: the queue's filter keeps only the
+// bounds finance gave (a connector alone is every day of it), and a window
+// given by its end alone is the week up to it, on every reconciliation page.
+func TestExceptionFilterTakesTheBoundsGiven(t *testing.T) {
+	s := &Server{Now: func() time.Time { return time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC) }}
+	day := func(m time.Month, d int) time.Time { return time.Date(2026, m, d, 0, 0, 0, 0, time.UTC) }
+	tests := []struct {
+		name     string
+		query    string
+		want     models.ReconExceptionFilter
+		wantErr  string
+		from, to time.Time // reconWindow's, when it has no error
+	}{
+		{name: "nothing: every day, open", query: "", want: models.ReconExceptionFilter{Status: "open", Limit: 10000},
+			from: day(11, 22), to: day(11, 29)},
+		{name: "a connector alone, as the form sends it", query: "connector=stripe&from=&to=&status=open",
+			want: models.ReconExceptionFilter{Connector: "stripe", Status: "open", Limit: 10000}, from: day(11, 22), to: day(11, 29)},
+		{name: "from alone", query: "from=2026-06-01&status=all",
+			want: models.ReconExceptionFilter{From: day(6, 1), Status: "all", Limit: 10000}, from: day(6, 1), to: day(11, 29)},
+		{name: "to alone: its week for the window", query: "to=2026-05-31",
+			want: models.ReconExceptionFilter{To: day(6, 1), Status: "open", Limit: 10000}, from: day(5, 25), to: day(6, 1)},
+		{name: "both", query: "from=2026-11-20&to=2026-11-20&connector=sim-acquirer&status=claimed",
+			want: models.ReconExceptionFilter{Connector: "sim-acquirer", From: day(11, 20), To: day(11, 21), Status: "claimed", Limit: 10000},
+			from: day(11, 20), to: day(11, 21)},
+		{name: "backwards", query: "from=2026-11-20&to=2026-11-19", wantErr: "the window must run forward, 400 days at most"},
+		{name: "not a day", query: "to=28/11/2026", wantErr: "to must be YYYY-MM-DD"},
+		{name: "unknown status", query: "status=lost", wantErr: "unknown status"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q, err := url.ParseQuery(tc.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := s.exceptionFilter(q)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || f != tc.want {
+				t.Fatalf("filter %+v, %v; want %+v", f, err, tc.want)
+			}
+			if _, from, to, err := s.reconWindow(q); err != nil || !from.Equal(tc.from) || !to.Equal(tc.to) {
+				t.Errorf("window %s..%s, %v; want %s..%s", from, to, err, tc.from, tc.to)
+			}
+		})
+	}
+}
+
+// TestExceptionsQueueHasPages: a queue longer than a page says so with a
+// link to the next, which keeps the filters; the export starts at the first.
+func TestExceptionsQueueHasPages(t *testing.T) {
+	c := newTestConsole(t)
+	_, missing, duplicate := seedRecon(t, c)
+	defer func(n int) { ExceptionsPageSize = n }(ExceptionsPageSize)
+	ExceptionsPageSize = 1
+	fin := c.browser(t)
+	c.signIn(t, fin, "finance@example.com")
+	row := regexp.MustCompile(`<tr><td>(\d+)</td>`)
+	next := regexp.MustCompile(`<a id="next" href="([^"]*)">`)
+	tests := []struct {
+		name     string
+		page     string
+		wantIDs  []int64
+		wantNext string
+	}{
+		{"the first page", "/console/recon/exceptions?connector=sim-acquirer&status=open&lang=en", []int64{missing},
+			fmt.Sprintf("/console/recon/exceptions?after=%d&amp;connector=sim-acquirer&amp;lang=en&amp;status=open", missing)},
+		{"the next", fmt.Sprintf("/console/recon/exceptions?after=%d&connector=sim-acquirer&lang=en&status=open", missing), []int64{duplicate}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, page, _ := do(t, fin, "GET", c.srv.URL+tc.page, nil)
+			if code != http.StatusOK {
+				t.Fatalf("GET = %d", code)
+			}
+			var ids []int64
+			for _, m := range row.FindAllStringSubmatch(page, -1) {
+				id, _ := strconv.ParseInt(m[1], 10, 64)
+				ids = append(ids, id)
+			}
+			if fmt.Sprint(ids) != fmt.Sprint(tc.wantIDs) {
+				t.Errorf("exceptions %v, want %v", ids, tc.wantIDs)
+			}
+			got := ""
+			if m := next.FindStringSubmatch(page); m != nil {
+				got = m[1]
+			}
+			if got != tc.wantNext {
+				t.Errorf("next %q, want %q", got, tc.wantNext)
+			}
+			if want := `href="/console/recon/exceptions.csv?connector=sim-acquirer&amp;status=open"`; !strings.Contains(page, want) {
+				t.Errorf("the export link is not %s", want)
+			}
+		})
+	}
+	if code, _, _ := do(t, fin, "GET", c.srv.URL+"/console/recon/exceptions?after=x", nil); code != http.StatusBadRequest {
+		t.Errorf("a cursor that is not an id: %d, want 400", code)
 	}
 }
