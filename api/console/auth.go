@@ -119,7 +119,8 @@ func (s *Server) form(next func(w http.ResponseWriter, r *http.Request, act *mod
 			return
 		}
 		if !first {
-			s.render(w, r, http.StatusOK, "message", pageData{Title: t(langOf(r), "already_done"), Message: prior.Outcome, Back: r.Referer()})
+			s.render(w, r, http.StatusOK, "message", pageData{Title: t(langOf(r), "already_done"), Message: prior.Outcome,
+				Back: pageOfPost(r.URL.Path) + "?lang=" + langOf(r)}) // no referrer comes: Referrer-Policy no-referrer
 			return
 		}
 		next(w, r, act)
@@ -133,8 +134,8 @@ func (s *Server) csrfChecked(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		sess := sessionOf(r.Context())
 		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-		if err := r.ParseForm(); err != nil {
-			http.Error(w, "bad form", http.StatusBadRequest)
+		if err := r.ParseForm(); err != nil || !isText(r.PostForm) {
+			http.Error(w, "bad form: it must be text", http.StatusBadRequest)
 			return
 		}
 		if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(sess.CSRF)) != 1 {

@@ -12,7 +12,10 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/password"
@@ -217,6 +220,10 @@ func (s *Server) Handler() http.Handler {
 // scripts and styles only from the page itself, no referrer.
 func (s *Server) headers(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isText(url.Values{"": {r.URL.Path}}) || !isText(r.URL.Query()) {
+			http.Error(w, "bad address: it must be text", http.StatusBadRequest)
+			return
+		}
 		h := w.Header()
 		h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 		h.Set("X-Frame-Options", "DENY")
@@ -225,4 +232,21 @@ func (s *Server) headers(next http.Handler) http.Handler {
 		h.Set("Cache-Control", "no-store")
 		next.ServeHTTP(w, r)
 	})
+}
+
+// isText reports whether every key and value is UTF-8 without a NUL byte.
+// Postgres refuses anything else, and that refusal is the caller's mistake
+// (400), not the console's trouble (503).
+func isText(values url.Values) bool {
+	for k, vs := range values {
+		if !utf8.ValidString(k) || strings.ContainsRune(k, 0) {
+			return false
+		}
+		for _, v := range vs {
+			if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -521,6 +521,10 @@ func TestDoubleClickRefundsOnce(t *testing.T) {
 	if code2 != 200 || !strings.Contains(page2, "Already sent") || !strings.Contains(page2, "0000:Success") {
 		t.Errorf("second: %d, want the first outcome under Already sent", code2)
 	}
+	// No referrer comes (Referrer-Policy: no-referrer): the way back is the order's page.
+	if want := `<a href="/console/orders/1000000000000000001?lang=en">Back</a>`; !strings.Contains(page2, want) {
+		t.Errorf("second: no link %s", want)
+	}
 	if len(c.ops.refunds) != 1 || c.ops.refunds[0].RefundAmount != 1250 || c.ops.refunds[0].Entry.Amount != 5000 {
 		t.Errorf("refunds sent: %+v, want one of 1250 on the 5000 order", c.ops.refunds)
 	}
@@ -720,5 +724,42 @@ func TestMarkConnectorHealthSeen(t *testing.T) {
 		if w := want[r.Connector+" "+r.Worker]; !r.SeenAt.Equal(w) {
 			t.Errorf("%s at %s seen at %s, want %s", r.Connector, r.Worker, r.SeenAt.UTC(), w)
 		}
+	}
+}
+
+// TestBytesThatAreNotTextAreRefused: an address or a form with bytes that
+// are not UTF-8 text, or a NUL, is the caller's mistake (400) before any of
+// it reaches Postgres, which would refuse it and leave the console a 503.
+// A sign-in's email is a wrong sign-in instead, counted as any other
+// (TestSignInWithAControlCharacter).
+func TestBytesThatAreNotTextAreRefused(t *testing.T) {
+	c := newTestConsole(t)
+	fin, ops := c.browser(t), c.browser(t)
+	finCSRF := c.signIn(t, fin, "finance@example.com")
+	opsCSRF := c.signIn(t, ops, "ops@example.com")
+	tests := []struct {
+		name, method, target string
+		hc                   *http.Client
+		form                 url.Values
+		want                 int
+	}{
+		{"an order number in the list's filter", "GET", "/console/orders?order_no=%FF", ops, nil, http.StatusBadRequest},
+		{"a transaction id in the path", "GET", "/console/orders/%FF", ops, nil, http.StatusBadRequest},
+		{"a NUL in a payouts filter", "GET", "/console/payouts?merchant_id=%00", fin, nil, http.StatusBadRequest},
+		{"a connector in the window", "GET", "/console/recon?connector=%FF", fin, nil, http.StatusBadRequest},
+		{"an account of the balances", "GET", "/console/balances?account_id=%FF", fin, nil, http.StatusBadRequest},
+		{"a key that is not text", "GET", "/console/orders?%FF=1", ops, nil, http.StatusBadRequest},
+		{"before signing in", "GET", "/console/login?lang=%FF", c.browser(t), nil, http.StatusBadRequest},
+		{"the header's search", "POST", "/console/search", ops, url.Values{"csrf": {opsCSRF}, "q": {"\xff\xfe"}}, http.StatusBadRequest},
+		{"a re-run's preview", "POST", "/console/payouts/preview", fin, url.Values{"csrf": {finCSRF}, "id": {"payout/\x00"}}, http.StatusBadRequest},
+		{"text is fine", "GET", "/console/orders?order_no=caf%C3%A9", ops, nil, http.StatusOK},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, body, _ := do(t, tc.hc, tc.method, c.srv.URL+tc.target, tc.form)
+			if code != tc.want {
+				t.Errorf("%s %s = %d, want %d: %.200s", tc.method, tc.target, code, tc.want, body)
+			}
+		})
 	}
 }

@@ -48,11 +48,8 @@ func (s *Server) disputesPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, "disputes", errNoDisputes)
 		return
 	}
-	merchantID := ""
 	u := sessionOf(r.Context()).User
-	if u.Role == models.RoleMerchant {
-		merchantID = u.MerchantID
-	}
+	merchantID := scope(u)
 	list, err := s.Disputes.ConsoleDisputes(r.Context(), merchantID, 200)
 	if err != nil {
 		s.fail(w, r, "disputes", err)

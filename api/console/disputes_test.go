@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/internal/adapters/password"
 	"github.com/paygate/paygate/models"
 )
 
@@ -29,6 +30,15 @@ func TestDisputesPage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A merchant user without a merchant (user creation refuses one; a row
+	// written by hand is not) sees no merchant's disputes.
+	hash, err := password.Hash(testPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.db.Create(&models.ConsoleUser{Email: "shop-none@example.com", Role: models.RoleMerchant, PasswordHash: hash, CreatedAt: now}).Error; err != nil {
+		t.Fatal(err)
+	}
 	// Merchant A has 1 payment and 1 dispute: 100%, warned at the default
 	// threshold; with a 10000 bp threshold nobody is.
 	tests := []struct {
@@ -40,6 +50,8 @@ func TestDisputesPage(t *testing.T) {
 		{"a merchant sees its own, the deadline near", "shop-a@example.com", 0,
 			[]string{"sim-acquirer:dp_a", "ORDER-A", "50.00 USD", "15.00", "due within 48 hours"},
 			[]string{"sim-acquirer:dp_b", "dispute-rates"}},
+		{"a merchant user without a merchant sees none", "shop-none@example.com", 0, nil,
+			[]string{"sim-acquirer:dp_a", "sim-acquirer:dp_b", "dispute-rates"}},
 		{"ops see every merchant's, nearest deadline first, and the rates", "ops@example.com", 0,
 			[]string{"sim-acquirer:dp_a", "sim-acquirer:dp_b", `id="dispute-rates"`, "<td>A</td><td>1</td><td>1</td><td>100.00% <strong>above the warning threshold"},
 			nil},

@@ -78,7 +78,11 @@ func (s *Server) rerunPreview(w http.ResponseWriter, r *http.Request) {
 	sess := sessionOf(r.Context())
 	lang := langOf(r)
 	r.Body = http.MaxBytesReader(w, r.Body, 256<<10)
-	if err := r.ParseForm(); err != nil || subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(sess.CSRF)) != 1 {
+	if err := r.ParseForm(); err != nil || !isText(r.PostForm) {
+		http.Error(w, "bad form: it must be text", http.StatusBadRequest)
+		return
+	}
+	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(sess.CSRF)) != 1 {
 		http.Error(w, "the form is stale or not ours (CSRF); reload the page", http.StatusForbidden)
 		return
 	}

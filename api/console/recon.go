@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"crypto/hmac"
 	"errors"
 	"fmt"
 	"net/http"
@@ -158,8 +159,14 @@ func (s *Server) exceptionsPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	// The outcome of this session's own action, not a text a link made up.
+	notice := q.Get("done")
+	if !hmac.Equal([]byte(q.Get("done_mac")), []byte(s.mac("done", sessionOf(r.Context()).hash, notice))) {
+		notice = ""
+	}
 	q.Del("lang")
 	q.Del("done")
+	q.Del("done_mac")
 	next := ""
 	if len(items) > ExceptionsPageSize {
 		items = items[:ExceptionsPageSize]
@@ -172,7 +179,7 @@ func (s *Server) exceptionsPage(w http.ResponseWriter, r *http.Request) {
 	// way back start from the first exception they select.
 	q.Del("after")
 	s.render(w, r, http.StatusOK, "exceptions", pageData{Title: t(langOf(r), "exceptions"), ReconItems: items, Query: q, Next: next,
-		Notice: r.URL.Query().Get("done"), Statuses: reconStatuses})
+		Notice: notice, Statuses: reconStatuses})
 }
 
 // exceptionsCSV exports the queue as filtered.
@@ -237,6 +244,7 @@ func (s *Server) actOnException(w http.ResponseWriter, r *http.Request, act *mod
 	}
 	back.Set("lang", lang)
 	back.Set("done", outcome)
+	back.Set("done_mac", s.mac("done", sess.hash, outcome))
 	http.Redirect(w, r, "/console/recon/exceptions?"+back.Encode(), http.StatusSeeOther)
 }
 

@@ -2,6 +2,7 @@ package console
 
 import (
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -116,7 +117,19 @@ func TestFinanceReconciles(t *testing.T) {
 			}
 			if loc, _ := url.Parse(h.Get("Location")); loc != nil {
 				back := loc.Query()
+				// The page shows the outcome it was sent to show, and no
+				// other text put in its place.
+				_, page, _ := do(t, fin, "GET", c.srv.URL+loc.String(), nil)
+				if !strings.Contains(page, `<p class="notice" role="status">`+html.EscapeString(back.Get("done"))+`</p>`) {
+					t.Errorf("the queue does not show the outcome %q", back.Get("done"))
+				}
+				forged := cloneValues(loc.Query())
+				forged.Set("done", "Exception 1: resolved by the CFO")
+				if _, page, _ := do(t, fin, "GET", c.srv.URL+loc.Path+"?"+forged.Encode(), nil); strings.Contains(page, "by the CFO") {
+					t.Error("the queue shows a notice a link made up")
+				}
 				back.Del("done")
+				back.Del("done_mac")
 				want := url.Values{"lang": {"en"}}
 				for k, v := range wantBack[i] {
 					want[k] = v
