@@ -55,7 +55,7 @@ type ReconRun struct {
 type ReconItem struct {
 	ID        int64     `gorm:"primaryKey"`
 	Connector string    `gorm:"size:32;not null;uniqueIndex:idx_recon_items_key,priority:1"`
-	Day       time.Time `gorm:"type:date;not null;uniqueIndex:idx_recon_items_key,priority:2"`
+	Day       time.Time `gorm:"type:date;not null;uniqueIndex:idx_recon_items_key,priority:2;index:idx_recon_items_mode_day,priority:2"`
 	// ItemKey names the item within its day, the same on every run: the
 	// line's number for a line, the type and references for an owed one.
 	ItemKey  string `gorm:"size:300;not null;uniqueIndex:idx_recon_items_key,priority:3"`
@@ -77,6 +77,9 @@ type ReconItem struct {
 	// line of nothing here.
 	MerchantID string `gorm:"size:32;not null;default:''"`
 	AccountID  string `gorm:"size:32;not null;default:''"`
+	// Mode is the account's (testmode.Live or Test), live for a line of no
+	// account here; SaveReconRun sets it from the account.
+	Mode string `gorm:"size:8;not null;default:live;index:idx_recon_items_mode_day,priority:1"`
 	// Posted is the reference of the journal entry that holds the item's
 	// money; PostError why a matched line is not posted yet.
 	Posted    string     `gorm:"size:255;not null;default:''"`
@@ -138,7 +141,10 @@ func SaveReconRun(ctx context.Context, db *gorm.DB, run *ReconRun, items []Recon
 				return err
 			}
 		}
-		return nil
+		// The items' mode is their account's, so that finance sees a test
+		// account's settlements apart from live money.
+		return tx.Exec(`UPDATE recon_items AS r SET mode = a.mode FROM accounts AS a
+WHERE r.connector = ? AND r.day = ? AND a.id = r.account_id AND r.mode <> a.mode`, run.Connector, run.Day).Error
 	})
 	if err != nil {
 		return fmt.Errorf("save reconciliation of %s %s: %w", run.Connector, run.Day.Format(time.DateOnly), err)
@@ -220,14 +226,18 @@ type ReconClassTotal struct {
 	Net       int64
 }
 
-// ReconTotals sums a window's runs per connector, day, class and currency
-// (connector empty for all), newest day first.
-func ReconTotals(ctx context.Context, db *gorm.DB, connector string, from, to time.Time) ([]ReconClassTotal, error) {
+// ReconTotals sums a window's items of one mode's accounts (mode empty for
+// both) per connector, day, class and currency (connector empty for all),
+// newest day first.
+func ReconTotals(ctx context.Context, db *gorm.DB, connector, mode string, from, to time.Time) ([]ReconClassTotal, error) {
 	q := db.WithContext(ctx).Model(&ReconItem{}).
 		Select("connector, day, source, class, currency, count(*) AS count, sum(gross) AS gross, sum(fee) AS fee, sum(net) AS net").
 		Where("day >= ? AND day < ?", from, to)
 	if connector != "" {
 		q = q.Where("connector = ?", connector)
+	}
+	if mode != "" {
+		q = q.Where("mode = ?", mode)
 	}
 	var out []ReconClassTotal
 	if err := q.Group("connector, day, source, class, currency").
@@ -235,6 +245,33 @@ func ReconTotals(ctx context.Context, db *gorm.DB, connector string, from, to ti
 		return nil, fmt.Errorf("reconciliation totals: %w", err)
 	}
 	return out, nil
+}
+
+// ReconModes says whether a window's items (connector empty for all;
+// either bound zero for none) include live accounts' and test accounts'.
+func ReconModes(ctx context.Context, db *gorm.DB, connector string, from, to time.Time) (live, test bool, err error) {
+	// Two EXISTS, each stopping at its first item (idx_recon_items_mode_day),
+	// where an aggregate would read every item of an open window.
+	where, args := "mode = ?", []any{}
+	if connector != "" {
+		where += " AND connector = ?"
+		args = append(args, connector)
+	}
+	if !from.IsZero() {
+		where += " AND day >= ?"
+		args = append(args, from)
+	}
+	if !to.IsZero() {
+		where += " AND day < ?"
+		args = append(args, to)
+	}
+	var row struct{ Live, Test bool }
+	all := append(append([]any{"live"}, args...), append([]any{"test"}, args...)...)
+	if err := db.WithContext(ctx).Raw("SELECT EXISTS (SELECT 1 FROM recon_items WHERE "+where+") AS live, "+
+		"EXISTS (SELECT 1 FROM recon_items WHERE "+where+") AS test", all...).Scan(&row).Error; err != nil {
+		return false, false, fmt.Errorf("reconciliation modes: %w", err)
+	}
+	return row.Live, row.Test, nil
 }
 
 // ReconRuns lists the runs of a window (connector empty for all), newest
@@ -251,12 +288,13 @@ func ReconRuns(ctx context.Context, db *gorm.DB, connector string, from, to time
 	return out, nil
 }
 
-// ReconExceptionFilter selects exceptions: by connector and day window
-// (either empty for all), by status (open when empty; "all" for every
+// ReconExceptionFilter selects exceptions: by connector, mode of the
+// account and day window (any empty for all), by status (open when empty; "all" for every
 // status but none), after AfterID, at most Limit (100 when zero, 10000 at
 // most).
 type ReconExceptionFilter struct {
 	Connector string
+	Mode      string
 	From, To  time.Time
 	Status    string
 	AfterID   int64
@@ -276,6 +314,9 @@ func ReconExceptions(ctx context.Context, db *gorm.DB, f ReconExceptionFilter) (
 	}
 	if f.Connector != "" {
 		q = q.Where("connector = ?", f.Connector)
+	}
+	if f.Mode != "" {
+		q = q.Where("mode = ?", f.Mode)
 	}
 	if !f.From.IsZero() {
 		q = q.Where("day >= ?", f.From)

@@ -86,12 +86,20 @@ type modeLink struct {
 // both at once, as a test account's payments and balances are play money.
 // Unasked, it is the live accounts', or the test ones' where there are only
 // those (the demo merchant). The links to switch, to path, are there when
-// there are both.
+// there are both; they keep the page's filters but not what belongs to one
+// mode's rows (modeBound).
 func (s *Server) pageMode(r *http.Request, lang, merchantID, path string) (string, []modeLink, error) {
 	live, test, err := s.Records.AccountModes(r.Context(), merchantID)
 	if err != nil {
 		return "", nil, err
 	}
+	mode, links := chooseMode(r, lang, path, live, test)
+	return mode, links, nil
+}
+
+// chooseMode is pageMode's choice where the page knows which modes its rows
+// have (live, test).
+func chooseMode(r *http.Request, lang, path string, live, test bool) (string, []modeLink) {
 	mode := r.URL.Query().Get("mode")
 	if !testmode.Valid(mode) {
 		mode = testmode.Live
@@ -100,15 +108,25 @@ func (s *Server) pageMode(r *http.Request, lang, merchantID, path string) (strin
 		}
 	}
 	if !live || !test {
-		return mode, nil, nil
+		return mode, nil
 	}
+	q := cloneValues(r.URL.Query())
+	for _, k := range modeBound {
+		q.Del(k)
+	}
+	q.Set("lang", lang)
 	var links []modeLink
 	for _, m := range []string{testmode.Live, testmode.Test} {
-		links = append(links, modeLink{Label: t(lang, "mode_"+m), Href: path + "?" + url.Values{"mode": {m}, "lang": {lang}}.Encode(),
-			Current: m == mode})
+		q.Set("mode", m)
+		links = append(links, modeLink{Label: t(lang, "mode_"+m), Href: path + "?" + q.Encode(), Current: m == mode})
 	}
-	return mode, links, nil
+	return mode, links
 }
+
+// modeBound are the parameters a switch of mode drops: a list's cursor
+// (before, after) points into one mode's rows, an account is of one mode,
+// and an action's notice was about the rows left behind.
+var modeBound = []string{"before", "after", "account_id", "done", "done_mac"}
 
 // days are the window's days, for columns that show every day, sold or not.
 func days(from, to time.Time) []time.Time {

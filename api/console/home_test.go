@@ -313,7 +313,7 @@ func seedAccounts(t *testing.T, c *testConsole, modes map[string]string) {
 			OrderNo: "TEST-0", Currency: "USD", Amount: 1000, Status: refund.Succeeded, ResultCode: "0000", CreatedAt: day(20, 15)},
 		&models.LedgerAccount{MerchantID: "A", AccountID: "A2", Currency: "USD", Kind: models.LedgerDeposit, Balance: 500000},
 		&models.ReconItem{Connector: "sim-acquirer", Day: day(19, 0), ItemKey: "line-test", Source: "line", Type: "capture",
-			Net: 4400, Gross: 4400, Currency: "USD", Class: "matched", Status: "none", MerchantID: "A", AccountID: "A2"},
+			Net: 4400, Gross: 4400, Currency: "USD", Class: "matched", Status: "none", MerchantID: "A", AccountID: "A2", Mode: "test"},
 		&models.Payout{ID: "payout/A/test", MerchantID: "A", AccountID: "A2", RequestID: "req-test", TransactionID: "3000000000000900000",
 			ShortReferenceID: "20261120-T00000", Status: "COMPLETED", PaymentCurrency: "USD", PaymentAmount: 3300, SourceCurrency: "USD",
 			Mode: "test", CreatedAt: day(20, 9), UpdatedAt: day(20, 9)},
@@ -454,6 +454,9 @@ func TestBalancesKeepTestAndLiveApart(t *testing.T) {
 			link: "/console/balances?account_id=A1&amp;lang=en&amp;mode=live", switchTo: `<a href="/console/balances?lang=en&amp;mode=test">Test accounts</a>`},
 		{name: "test when asked", query: "&mode=test", rows: []string{"A A2 USD 0.00 5000.00 0.00"},
 			link: "/console/balances?account_id=A2&amp;lang=en&amp;mode=test", switchTo: `<a href="/console/balances?lang=en&amp;mode=live">Live accounts</a>`},
+		{name: "an account's entries: the switch leaves the account, which is of one mode", query: "&mode=test&account_id=A2",
+			rows: []string{"A A2 USD 0.00 5000.00 0.00"}, link: "/console/balances?account_id=A2&amp;lang=en&amp;mode=test",
+			switchTo: `<a href="/console/balances?lang=en&amp;mode=live">Live accounts</a>`},
 		{name: "an unknown mode is live", query: "&mode=all", rows: []string{"A A1 EUR 0.00 10.00 0.00", "A A1 USD 20.00 1000.00 50.00", "B B1 USD 0.00 250.00 0.00"},
 			link: "/console/balances?account_id=A1&amp;lang=en&amp;mode=live", switchTo: `<a href="/console/balances?lang=en&amp;mode=test">Test accounts</a>`},
 	}
@@ -500,8 +503,12 @@ func TestPayoutsKeepTestAndLiveApart(t *testing.T) {
 			modeInput: `<input type="hidden" name="mode" value="live">`, link: `<a href="/console/payouts?lang=en&amp;mode=test">Test accounts</a>`},
 		{name: "test when asked", query: "&mode=test", shown: []string{"req-test", "33.00 USD"}, hidden: []string{"req-0", "req-2"},
 			modeInput: `<input type="hidden" name="mode" value="test">`, link: `<a href="/console/payouts?lang=en&amp;mode=live">Live accounts</a>`},
-		{name: "failed live ones by status", query: "&mode=live&status=FAILED", shown: []string{"req-2", `id="pick-req-2"`}, hidden: []string{"req-0", "req-test"},
-			modeInput: `<input type="hidden" name="mode" value="live">`, link: `<a href="/console/payouts?lang=en&amp;mode=test">Test accounts</a>`},
+		{name: "failed live ones by status, the switch keeping the filter", query: "&mode=live&status=FAILED", shown: []string{"req-2", `id="pick-req-2"`,
+			`<input type="hidden" name="filters" value="lang=en&amp;mode=live&amp;status=FAILED">`}, hidden: []string{"req-0", "req-test"},
+			modeInput: `<input type="hidden" name="mode" value="live">`, link: `<a href="/console/payouts?lang=en&amp;mode=test&amp;status=FAILED">Test accounts</a>`},
+		{name: "a second page: the switch starts the other mode's from its first", query: "&mode=test&before=2026-11-20T00:00:00Z",
+			shown: []string{`<input type="hidden" name="mode" value="test">`}, hidden: []string{"req-0"},
+			modeInput: `<input type="hidden" name="mode" value="test">`, link: `<a href="/console/payouts?lang=en&amp;mode=live">Live accounts</a>`},
 	}
 	hc := c.browser(t)
 	c.signIn(t, hc, "finance@example.com")
@@ -520,6 +527,37 @@ func TestPayoutsKeepTestAndLiveApart(t *testing.T) {
 				if strings.Contains(page, ">"+s+"<") || strings.Contains(page, s+"\"") {
 					t.Errorf("the page shows %s", s)
 				}
+			}
+		})
+	}
+}
+
+// TestPreviewLeadsBackToTheFilteredPayouts: the re-run preview, and its
+// refusal of an empty selection, lead back to the payouts as finance had
+// filtered them (the filter's own keys only, without the list's cursor).
+func TestPreviewLeadsBackToTheFilteredPayouts(t *testing.T) {
+	c := newTestConsole(t)
+	hc := c.browser(t)
+	csrf := c.signIn(t, hc, "finance@example.com")
+	tests := []struct {
+		name, filters string
+		ids           []string
+		code          int
+		back          string
+	}{
+		{"a selection, filtered failed live ones", "lang=en&mode=live&status=FAILED&failure_type=rail&before=2026-11-20T00:00:00Z&evil=1",
+			[]string{"p1"}, http.StatusOK, `href="/console/payouts?failure_type=rail&amp;lang=en&amp;mode=live&amp;status=FAILED"`},
+		{"nothing selected, test ones of a merchant", "mode=test&merchant_id=A", nil, http.StatusBadRequest,
+			`href="/console/payouts?lang=en&amp;merchant_id=A&amp;mode=test"`},
+		{"no filters", "", []string{"p1"}, http.StatusOK, `href="/console/payouts?lang=en"`},
+		{"filters that do not parse", "%zz", []string{"p1"}, http.StatusOK, `href="/console/payouts?lang=en"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			form := url.Values{"csrf": {csrf}, "filters": {tc.filters}, "id": tc.ids}
+			code, page, _ := do(t, hc, "POST", c.srv.URL+"/console/payouts/preview?lang=en", form)
+			if code != tc.code || !strings.Contains(page, tc.back) {
+				t.Errorf("%d, want %d; the page lacks %s:\n%s", code, tc.code, tc.back, page)
 			}
 		})
 	}

@@ -25,6 +25,7 @@ type pageData struct {
 	Back    string
 	Email   string
 	Query   url.Values // the list's filters, to keep in links
+	Window  url.Values // the reconciliation's days, for its statement's link
 	// OtherLang is this page's address in the other language, with its
 	// other parameters (a filter, the home's mode) kept.
 	OtherLang string

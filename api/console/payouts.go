@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -86,9 +87,10 @@ func (s *Server) rerunPreview(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the form is stale or not ours (CSRF); reload the page", http.StatusForbidden)
 		return
 	}
+	back := payoutsBack(r.PostForm.Get("filters"), lang)
 	ids := r.PostForm["id"]
 	if len(ids) == 0 || len(ids) > 1000 {
-		s.render(w, r, http.StatusBadRequest, "message", pageData{Title: t(lang, "preview"), Message: "select 1 to 1,000 failed payouts", Back: "/console/payouts?lang=" + lang})
+		s.render(w, r, http.StatusBadRequest, "message", pageData{Title: t(lang, "preview"), Message: "select 1 to 1,000 failed payouts", Back: back})
 		return
 	}
 	items, err := s.Reruns.Plan(r.Context(), models.PayoutSelection{IDs: ids})
@@ -109,7 +111,23 @@ func (s *Server) rerunPreview(w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows, row)
 	}
-	s.render(w, r, http.StatusOK, "preview", pageData{Title: t(lang, "preview"), Plan: rows, PlanIDs: strings.Join(ids, ",")})
+	s.render(w, r, http.StatusOK, "preview", pageData{Title: t(lang, "preview"), Plan: rows, PlanIDs: strings.Join(ids, ","), Back: back})
+}
+
+// payoutsBack is the way from a preview back to the payouts list as
+// finance had filtered it: the form carries the list's filters, of which
+// only the filter's own keys are taken (the cursor starts it afresh).
+func payoutsBack(filters, lang string) string {
+	back := url.Values{}
+	if kept, err := url.ParseQuery(filters); err == nil {
+		for _, k := range []string{"status", "failure_type", "merchant_id", "mode"} {
+			if v := kept.Get(k); v != "" {
+				back.Set(k, v)
+			}
+		}
+	}
+	back.Set("lang", lang)
+	return "/console/payouts?" + back.Encode()
 }
 
 // rerun re-runs the previewed payouts as a recorded batch, in the

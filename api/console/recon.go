@@ -20,7 +20,8 @@ import (
 // Reconciliation is the settlement reconciliation as finance sees it
 // (internal/adapters/reconcile.Service).
 type Reconciliation interface {
-	Totals(ctx context.Context, connector string, from, to time.Time) ([]models.ReconClassTotal, error)
+	Totals(ctx context.Context, connector, mode string, from, to time.Time) ([]models.ReconClassTotal, error)
+	Modes(ctx context.Context, connector string, from, to time.Time) (live, test bool, err error)
 	Runs(ctx context.Context, connector string, from, to time.Time) ([]models.ReconRun, error)
 	Exceptions(ctx context.Context, f models.ReconExceptionFilter) ([]models.ReconItem, error)
 	Act(ctx context.Context, id int64, action recon.Action, note, actor string) (models.ReconItem, error)
@@ -54,12 +55,19 @@ func (s *Server) reconWindow(q url.Values) (connector string, from, to time.Time
 	return connector, from, to.AddDate(0, 0, 1), nil
 }
 
-// reconPage shows each day's reconciliation per connector: the runs, and
-// per class how many items and how much.
+// reconPage shows each day's reconciliation per connector: the runs (the
+// acquirer's report as a whole), and per class how many items of one
+// mode's accounts and how much.
 func (s *Server) reconPage(w http.ResponseWriter, r *http.Request) {
+	lang := langOf(r)
 	connector, from, to, err := s.reconWindow(r.URL.Query())
 	if err != nil {
 		http.Error(w, "bad filter: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	mode, modes, err := s.reconMode(r, lang, "/console/recon", connector, from, to)
+	if err != nil {
+		s.fail(w, r, "account modes", err)
 		return
 	}
 	runs, err := s.Recon.Runs(r.Context(), connector, from, to)
@@ -67,13 +75,28 @@ func (s *Server) reconPage(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, "reconciliation runs", err)
 		return
 	}
-	totals, err := s.Recon.Totals(r.Context(), connector, from, to)
+	totals, err := s.Recon.Totals(r.Context(), connector, mode, from, to)
 	if err != nil {
 		s.fail(w, r, "reconciliation totals", err)
 		return
 	}
-	s.render(w, r, http.StatusOK, "recon", pageData{Title: t(langOf(r), "recon"), ReconRuns: runs, ReconTotals: totals,
-		Query: windowQuery(connector, from, to)})
+	q := windowQuery(connector, from, to)
+	q.Set("mode", mode)
+	s.render(w, r, http.StatusOK, "recon", pageData{Title: t(lang, "recon"), ReconRuns: runs, ReconTotals: totals,
+		Query: q, Mode: mode, Modes: modes, Window: windowQuery("", from, to)})
+}
+
+// reconMode picks the mode of the items a reconciliation page shows, as
+// pageMode does but by the modes of the items of its connector and window
+// (either bound zero for none): a line of no account here is live, so a
+// deployment of test accounts only can still have live items to show.
+func (s *Server) reconMode(r *http.Request, lang, path, connector string, from, to time.Time) (string, []modeLink, error) {
+	live, test, err := s.Recon.Modes(r.Context(), connector, from, to)
+	if err != nil {
+		return "", nil, err
+	}
+	mode, links := chooseMode(r, lang, path, live, test)
+	return mode, links, nil
 }
 
 // windowQuery is the filter as the page's links carry it.
@@ -85,14 +108,19 @@ func windowQuery(connector string, from, to time.Time) url.Values {
 	return q
 }
 
-// reconCSV exports the totals of the page's window.
+// reconCSV exports the totals of the page's window and mode.
 func (s *Server) reconCSV(w http.ResponseWriter, r *http.Request) {
 	connector, from, to, err := s.reconWindow(r.URL.Query())
 	if err != nil {
 		http.Error(w, "bad filter: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	totals, err := s.Recon.Totals(r.Context(), connector, from, to)
+	mode, _, err := s.reconMode(r, langOf(r), "", connector, from, to)
+	if err != nil {
+		s.fail(w, r, "account modes", err)
+		return
+	}
+	totals, err := s.Recon.Totals(r.Context(), connector, mode, from, to)
 	if err != nil {
 		s.fail(w, r, "reconciliation totals", err)
 		return
@@ -145,13 +173,20 @@ func (s *Server) exceptionFilter(q url.Values) (models.ReconExceptionFilter, err
 	return f, nil
 }
 
-// exceptionsPage is finance's queue of exceptions, each with its actions.
+// exceptionsPage is finance's queue of exceptions of one mode's accounts,
+// each with its actions.
 func (s *Server) exceptionsPage(w http.ResponseWriter, r *http.Request) {
 	f, err := s.exceptionFilter(r.URL.Query())
 	if err != nil {
 		http.Error(w, "bad filter: "+err.Error(), http.StatusBadRequest)
 		return
 	}
+	mode, modes, err := s.reconMode(r, langOf(r), "/console/recon/exceptions", f.Connector, f.From, f.To)
+	if err != nil {
+		s.fail(w, r, "account modes", err)
+		return
+	}
+	f.Mode = mode
 	f.Limit = ExceptionsPageSize + 1
 	items, err := s.Recon.Exceptions(r.Context(), f)
 	if err != nil {
@@ -167,6 +202,7 @@ func (s *Server) exceptionsPage(w http.ResponseWriter, r *http.Request) {
 	q.Del("lang")
 	q.Del("done")
 	q.Del("done_mac")
+	q.Set("mode", mode)
 	next := ""
 	if len(items) > ExceptionsPageSize {
 		items = items[:ExceptionsPageSize]
@@ -179,7 +215,7 @@ func (s *Server) exceptionsPage(w http.ResponseWriter, r *http.Request) {
 	// way back start from the first exception they select.
 	q.Del("after")
 	s.render(w, r, http.StatusOK, "exceptions", pageData{Title: t(langOf(r), "exceptions"), ReconItems: items, Query: q, Next: next,
-		Notice: notice, Statuses: reconStatuses})
+		Notice: notice, Statuses: reconStatuses, Mode: mode, Modes: modes})
 }
 
 // exceptionsCSV exports the queue as filtered.
@@ -187,6 +223,10 @@ func (s *Server) exceptionsCSV(w http.ResponseWriter, r *http.Request) {
 	f, err := s.exceptionFilter(r.URL.Query())
 	if err != nil {
 		http.Error(w, "bad filter: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	if f.Mode, _, err = s.reconMode(r, langOf(r), "", f.Connector, f.From, f.To); err != nil {
+		s.fail(w, r, "account modes", err)
 		return
 	}
 	items, err := s.Recon.Exceptions(r.Context(), f)
@@ -236,7 +276,7 @@ func (s *Server) actOnException(w http.ResponseWriter, r *http.Request, act *mod
 	// page's filters, of which only the filter's own keys are taken.
 	back := url.Values{}
 	if kept, err := url.ParseQuery(r.PostForm.Get("filters")); err == nil {
-		for _, k := range []string{"connector", "from", "to", "status"} {
+		for _, k := range []string{"connector", "mode", "from", "to", "status"} {
 			if v := kept.Get(k); v != "" {
 				back.Set(k, v)
 			}

@@ -192,11 +192,11 @@ func TestExportLinksKeepTheFilters(t *testing.T) {
 		link string // as the page's HTML writes it
 	}{
 		{"the reconciliation's totals", fin, "/console/recon?from=2026-11-20&to=2026-11-20&connector=sim-acquirer",
-			`href="/console/recon.csv?connector=sim-acquirer&amp;from=2026-11-20&amp;to=2026-11-20"`},
+			`href="/console/recon.csv?connector=sim-acquirer&amp;from=2026-11-20&amp;mode=live&amp;to=2026-11-20"`},
 		{"the reconciliation's exceptions", fin, "/console/recon?from=2026-11-20&to=2026-11-20&lang=en",
-			`href="/console/recon/exceptions?from=2026-11-20&amp;to=2026-11-20&amp;lang=en"`},
+			`href="/console/recon/exceptions?from=2026-11-20&amp;mode=live&amp;to=2026-11-20&amp;lang=en"`},
 		{"the exceptions' queue", fin, "/console/recon/exceptions?status=all&lang=en",
-			`href="/console/recon/exceptions.csv?status=all"`},
+			`href="/console/recon/exceptions.csv?mode=live&amp;status=all"`},
 		{"the statement", fin, "/console/statement?merchant_id=A&account_id=A1&from=2026-11-20&to=2026-11-20",
 			`href="/console/statement.csv?account_id=A1&amp;from=2026-11-20&amp;merchant_id=A&amp;to=2026-11-20"`},
 		{"the orders", ops, "/console/orders?last4=4242&lang=en", `href="/console/orders.csv?lang=en&amp;last4=4242"`},
@@ -282,7 +282,7 @@ func TestExceptionsQueueHasPages(t *testing.T) {
 		wantNext string
 	}{
 		{"the first page", "/console/recon/exceptions?connector=sim-acquirer&status=open&lang=en", []int64{missing},
-			fmt.Sprintf("/console/recon/exceptions?after=%d&amp;connector=sim-acquirer&amp;lang=en&amp;status=open", missing)},
+			fmt.Sprintf("/console/recon/exceptions?after=%d&amp;connector=sim-acquirer&amp;lang=en&amp;mode=live&amp;status=open", missing)},
 		{"the next", fmt.Sprintf("/console/recon/exceptions?after=%d&connector=sim-acquirer&lang=en&status=open", missing), []int64{duplicate}, ""},
 	}
 	for _, tc := range tests {
@@ -306,12 +306,116 @@ func TestExceptionsQueueHasPages(t *testing.T) {
 			if got != tc.wantNext {
 				t.Errorf("next %q, want %q", got, tc.wantNext)
 			}
-			if want := `href="/console/recon/exceptions.csv?connector=sim-acquirer&amp;status=open"`; !strings.Contains(page, want) {
+			if want := `href="/console/recon/exceptions.csv?connector=sim-acquirer&amp;mode=live&amp;status=open"`; !strings.Contains(page, want) {
 				t.Errorf("the export link is not %s", want)
 			}
 		})
 	}
 	if code, _, _ := do(t, fin, "GET", c.srv.URL+"/console/recon/exceptions?after=x", nil); code != http.StatusBadRequest {
 		t.Errorf("a cursor that is not an id: %d, want 400", code)
+	}
+}
+
+// TestReconciliationKeepsTestAndLiveApart: an item takes its account's mode
+// when the run is saved (a line of no account here is live), and the
+// totals, the queue, their exports and an action's way back show one
+// mode's items at a time, live unasked; the switch keeps the window.
+func TestReconciliationKeepsTestAndLiveApart(t *testing.T) {
+	c := newTestConsole(t)
+	c.s.Recon = &reconcile.Service{DB: c.db, Ledger: ledger.New(c.db), Now: time.Now}
+	seedAccounts(t, c, map[string]string{"A1": "live", "A2": "test"})
+	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	items := []models.ReconItem{
+		{ItemKey: "owed/capture/1", Source: models.ReconSourceOwed, OrderKey: "1", Type: "capture", Gross: 2500, Currency: "USD",
+			Class: "missing_at_acquirer", MerchantID: "A", AccountID: "A1", Status: models.ReconOpen},
+		{ItemKey: "owed/capture/2", Source: models.ReconSourceOwed, OrderKey: "2", Type: "capture", Gross: 700, Currency: "USD",
+			Class: "missing_at_acquirer", MerchantID: "A", AccountID: "A2", Status: models.ReconOpen},
+		{ItemKey: "line/9", Source: models.ReconSourceLine, LineNo: 9, OrderKey: "9", Type: "capture", Gross: 900, Fee: 30, Net: 870,
+			Currency: "USD", Class: "missing_here", Status: models.ReconOpen},
+	}
+	for i := range items {
+		items[i].Connector, items[i].Day = "sim-acquirer", day
+	}
+	run := &models.ReconRun{Connector: "sim-acquirer", Day: day, Lines: 1, Owed: 2, Exceptions: 3, RanAt: time.Now()}
+	if err := models.SaveReconRun(t.Context(), c.db, run, items); err != nil {
+		t.Fatal(err)
+	}
+	var saved []models.ReconItem
+	if err := c.db.Order("id").Find(&saved).Error; err != nil {
+		t.Fatal(err)
+	}
+	modes := map[string]string{}
+	for _, it := range saved[len(saved)-3:] {
+		modes[it.ItemKey] = it.Mode
+	}
+	if want := map[string]string{"owed/capture/1": "live", "owed/capture/2": "test", "line/9": "live"}; fmt.Sprint(modes) != fmt.Sprint(want) {
+		t.Fatalf("modes %v, want %v", modes, want)
+	}
+	testItem := saved[len(saved)-2].ID
+	// The next day settled only a test account's order.
+	next := day.AddDate(0, 0, 1)
+	onlyTest := []models.ReconItem{{Connector: "sim-acquirer", Day: next, ItemKey: "owed/capture/3", Source: models.ReconSourceOwed,
+		OrderKey: "3", Type: "capture", Gross: 300, Currency: "USD", Class: "missing_at_acquirer", MerchantID: "A", AccountID: "A2",
+		Status: models.ReconOpen}}
+	if err := models.SaveReconRun(t.Context(), c.db, &models.ReconRun{Connector: "sim-acquirer", Day: next, Owed: 1, Exceptions: 1,
+		RanAt: time.Now()}, onlyTest); err != nil {
+		t.Fatal(err)
+	}
+
+	fin := c.browser(t)
+	csrf := c.signIn(t, fin, "finance@example.com")
+	window := "from=2026-11-20&to=2026-11-20&lang=en"
+	pages := []struct {
+		name, path    string
+		shown, hidden []string
+	}{
+		{"the live totals unasked, a switch keeping the window", "/console/recon?" + window,
+			[]string{"<td>USD</td><td>1</td><td>25.00</td>", "<td>USD</td><td>1</td><td>9.00</td>",
+				`<a href="/console/recon?from=2026-11-20&amp;lang=en&amp;mode=test&amp;to=2026-11-20">Test accounts</a>`,
+				`<input type="hidden" name="mode" value="live">`,
+				`href="/console/statement?from=2026-11-20&amp;to=2026-11-20&amp;lang=en"`},
+			[]string{"<td>7.00</td>"}},
+		{"the test totals", "/console/recon?mode=test&" + window,
+			[]string{"<td>USD</td><td>1</td><td>7.00</td>", `<a href="/console/recon?from=2026-11-20&amp;lang=en&amp;mode=live&amp;to=2026-11-20">Live accounts</a>`},
+			[]string{"<td>25.00</td>", "<td>9.00</td>"}},
+		{"the live totals as CSV", "/console/recon.csv?from=2026-11-20&to=2026-11-20",
+			[]string{",missing_at_acquirer,USD,1,25.00,", ",missing_here,USD,1,9.00,"}, []string{"7.00"}},
+		{"the test totals as CSV", "/console/recon.csv?from=2026-11-20&to=2026-11-20&mode=test",
+			[]string{",missing_at_acquirer,USD,1,7.00,"}, []string{"25.00", "9.00"}},
+		{"the live queue unasked", "/console/recon/exceptions?lang=en",
+			[]string{"25.00 USD", "9.00 USD", `href="/console/recon/exceptions.csv?mode=live"`}, []string{"7.00 USD"}},
+		{"the test queue, its filters kept by the switch", "/console/recon/exceptions?mode=test&status=open&connector=sim-acquirer&lang=en",
+			[]string{"7.00 USD", `<a href="/console/recon/exceptions?connector=sim-acquirer&amp;lang=en&amp;mode=live&amp;status=open">Live accounts</a>`},
+			[]string{"25.00 USD", "9.00 USD"}},
+		{"the test queue as CSV", "/console/recon/exceptions.csv?mode=test", []string{",USD,7.00,", ",USD,3.00,"}, []string{"missing_here", "25.00"}},
+		{"a day of test items only: those unasked, no switch", "/console/recon?from=2026-11-21&to=2026-11-21&lang=en",
+			[]string{"<td>USD</td><td>1</td><td>3.00</td>", `<input type="hidden" name="mode" value="test">`}, []string{`id="modes"`}},
+		{"its queue likewise", "/console/recon/exceptions?from=2026-11-21&lang=en", []string{"3.00 USD"}, []string{`id="modes"`, "25.00 USD"}},
+	}
+	for _, p := range pages {
+		t.Run(p.name, func(t *testing.T) {
+			code, body, _ := do(t, fin, "GET", c.srv.URL+p.path, nil)
+			if code != http.StatusOK {
+				t.Fatalf("GET %s = %d", p.path, code)
+			}
+			for _, s := range p.shown {
+				if !strings.Contains(body, s) {
+					t.Errorf("GET %s lacks %s", p.path, s)
+				}
+			}
+			for _, s := range p.hidden {
+				if strings.Contains(body, s) {
+					t.Errorf("GET %s shows %s", p.path, s)
+				}
+			}
+		})
+	}
+
+	form := url.Values{"csrf": {csrf}, "form_id": {"recon-mode-0123456789abcdef"}, "action": {"resolve"}, "note": {"a test order"},
+		"filters": {"mode=test&status=open"}}
+	code, _, h := do(t, fin, "POST", fmt.Sprintf("%s/console/recon/exceptions/%d/act", c.srv.URL, testItem), form)
+	loc, _ := url.Parse(h.Get("Location"))
+	if code != http.StatusSeeOther || loc == nil || loc.Query().Get("mode") != "test" || loc.Query().Get("status") != "open" {
+		t.Errorf("act: %d, back to %v; want the test queue of open ones", code, loc)
 	}
 }

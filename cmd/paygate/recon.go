@@ -19,6 +19,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/reconcile"
 	"github.com/paygate/paygate/internal/domain/recon"
+	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
@@ -27,11 +28,11 @@ const reconUsage = `usage:
   paygate recon run -connector C [-day YYYY-MM-DD | -from YYYY-MM-DD -to YYYY-MM-DD]
       reconciles each settlement day (today by default) through its ReconcileSettlementDay
       workflow, waits, and prints what each found and posted; a day run again gives the same
-  paygate recon show [-connector C] [-from D] [-to D] [-format json|csv]
+  paygate recon show [-connector C] [-mode live|test|all] [-from D] [-to D] [-format json|csv]
       per day, connector and class: how many lines and settlements owed, and their amounts
-      (the last 7 days by default)
-  paygate recon exceptions [-connector C] [-from D] [-to D] [-status open|claimed|resolved|written_off|all] [-format json|csv]
-      lists the exceptions (open by default)
+      (the last 7 days, the live accounts' by default)
+  paygate recon exceptions [-connector C] [-mode live|test|all] [-from D] [-to D] [-status open|claimed|resolved|written_off|all] [-format json|csv]
+      lists the exceptions (open ones, the live accounts', by default)
   paygate recon statement -merchant-id M -account-id A [-from D] [-to D] [-format json|csv]
       a merchant account's settlement statement: what was settled to it per day, connector,
       type and currency (the last 7 days by default)
@@ -51,6 +52,7 @@ func runRecon(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	from := fs.String("from", "", "first settlement day, YYYY-MM-DD")
 	to := fs.String("to", "", "last settlement day, YYYY-MM-DD")
 	format := fs.String("format", "json", "json or csv")
+	mode := fs.String("mode", testmode.Live, "whose items: the live accounts', the test accounts' or all")
 	status := fs.String("status", "", "open (default), claimed, resolved, written_off or all")
 	item := fs.Int64("item", 0, "exception id")
 	action := fs.String("action", "", "resolve, write-off or claim")
@@ -69,6 +71,12 @@ func runRecon(ctx context.Context, args []string, stdout io.Writer, logger *slog
 	}
 	if *format != "json" && *format != "csv" {
 		return fmt.Errorf("-format must be json or csv\n%s", reconUsage)
+	}
+	switch {
+	case *mode == "all":
+		*mode = ""
+	case !testmode.Valid(*mode):
+		return fmt.Errorf("-mode must be live, test or all\n%s", reconUsage)
 	}
 	today := reconcile.Day(time.Now())
 	switch args[0] {
@@ -93,7 +101,7 @@ func runRecon(ctx context.Context, args []string, stdout io.Writer, logger *slog
 			return err
 		}
 		return withLedger(ctx, logger, func(g *app.Gateway, _ *ledger.Ledger) error {
-			totals, err := models.ReconTotals(ctx, g.DB, *connector, first, last.AddDate(0, 0, 1))
+			totals, err := models.ReconTotals(ctx, g.DB, *connector, *mode, first, last.AddDate(0, 0, 1))
 			if err != nil {
 				return err
 			}
@@ -112,7 +120,7 @@ func runRecon(ctx context.Context, args []string, stdout io.Writer, logger *slog
 			l = l.AddDate(0, 0, 1)
 		}
 		return withLedger(ctx, logger, func(g *app.Gateway, _ *ledger.Ledger) error {
-			items, err := models.ReconExceptions(ctx, g.DB, models.ReconExceptionFilter{Connector: *connector, From: f, To: l,
+			items, err := models.ReconExceptions(ctx, g.DB, models.ReconExceptionFilter{Connector: *connector, Mode: *mode, From: f, To: l,
 				Status: *status, Limit: 10000})
 			if err != nil {
 				return err

@@ -21,6 +21,7 @@ func TestReconFlags(t *testing.T) {
 		{"a malformed day", []string{"run", "-connector", "sim-acquirer", "-day", "26/11/2026"}, "-from must be YYYY-MM-DD"},
 		{"a window backwards", []string{"show", "-from", "2026-11-20", "-to", "2026-11-10"}, "-to is before -from"},
 		{"an unknown format", []string{"show", "-format", "xml"}, "-format must be json or csv"},
+		{"an unknown mode", []string{"exceptions", "-mode", "both"}, "-mode must be live, test or all"},
 		{"too long a window", []string{"run", "-connector", "sim-acquirer", "-from", "2024-01-01", "-to", "2026-01-01"}, "at most 400 days"},
 		{"act without an item", []string{"act", "-action", "resolve", "-note", "n", "-actor", "a"}, "-item is required"},
 		{"act with an unknown action", []string{"act", "-item", "7", "-action", "delete", "-note", "n", "-actor", "a"}, "-action must be"},

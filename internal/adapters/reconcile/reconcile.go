@@ -442,10 +442,17 @@ func (s *Service) Act(ctx context.Context, id int64, action recon.Action, note, 
 	return models.ReconItemByID(ctx, s.DB, id)
 }
 
-// Totals sums a window's items per day, connector, source, class and
-// currency (connector empty for all; to exclusive).
-func (s *Service) Totals(ctx context.Context, connector string, from, to time.Time) ([]models.ReconClassTotal, error) {
-	return models.ReconTotals(ctx, s.DB, connector, from, to)
+// Totals sums a window's items of one mode's accounts per day, connector,
+// source, class and currency (connector or mode empty for all; to
+// exclusive).
+func (s *Service) Totals(ctx context.Context, connector, mode string, from, to time.Time) ([]models.ReconClassTotal, error) {
+	return models.ReconTotals(ctx, s.DB, connector, mode, from, to)
+}
+
+// Modes says whether a window's items (connector empty for all; either
+// bound zero for none) include live accounts' and test accounts'.
+func (s *Service) Modes(ctx context.Context, connector string, from, to time.Time) (live, test bool, err error) {
+	return models.ReconModes(ctx, s.DB, connector, from, to)
 }
 
 // Runs lists a window's runs.
