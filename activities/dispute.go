@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -149,12 +151,29 @@ type DisputeRecord struct {
 	CreatedAt, UpdatedAt                          time.Time
 }
 
-// SaveDispute writes the dispute as its workflow knows it.
+// SaveDispute writes the dispute as its workflow knows it. The reason is
+// the acquirer's free text: it is kept to what its column holds, as text,
+// rather than leave the dispute unrecorded (and unanswerable) for it.
 func (a *DisputeActivities) SaveDispute(ctx context.Context, d DisputeRecord) error {
 	return storeError(a.Records.SaveDispute(ctx, &models.Dispute{ID: d.ID, Connector: d.Connector, ConnectorRef: d.ConnectorRef,
 		WorkflowID: d.WorkflowID, TransactionID: d.TransactionID, MerchantID: d.MerchantID, AccountID: d.AccountID,
-		OrderNo: d.OrderNo, Currency: d.Currency, Amount: d.Amount, Fee: d.Fee, Reason: d.Reason, Stage: d.Stage,
+		OrderNo: d.OrderNo, Currency: d.Currency, Amount: d.Amount, Fee: d.Fee, Reason: recordText(d.Reason, models.DisputeReasonSize), Stage: d.Stage,
 		Status: d.Status, EvidenceDue: d.EvidenceDue, Held: d.Held, CreatedAt: d.CreatedAt, UpdatedAt: d.UpdatedAt}))
+}
+
+// recordText is s as a varchar(n) column takes it: valid UTF-8, no
+// control characters, at most n characters.
+func recordText(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	if utf8.RuneCountInString(s) > n {
+		s = string([]rune(s)[:n])
+	}
+	return s
 }
 
 // DisputeMoney is a dispute's money: what the ledger holds under
@@ -222,12 +241,14 @@ func (a *DisputeActivities) disputeConnector(name string) (DisputeConnector, err
 }
 
 // acquirerErr keeps transport failures retryable and makes the acquirer's
-// refusals final.
+// refusals final: a refusal of the values, a dispute it does not know, and
+// a conflict with the dispute's state there (decided a moment ago, or an
+// answer it already took), which no retry can change.
 func (a *DisputeActivities) acquirerErr(what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, connector.ErrRejected) || errors.Is(err, connector.ErrNotFound) {
+	if errors.Is(err, connector.ErrRejected) || errors.Is(err, connector.ErrNotFound) || errors.Is(err, connector.ErrConflict) {
 		return temporal.NewNonRetryableApplicationError(what+": "+err.Error(), ErrTypeDisputeRefused, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)

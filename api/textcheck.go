@@ -36,6 +36,40 @@ var arrayLimits = map[string]int{
 	"refund_orders":          1000,
 }
 
+// longNestedText are the nested fields, by their path without indexes,
+// that hold more than maxNestedText: a dispute's evidence (api/disputes),
+// a statement of 20,000 characters (four bytes each at most) and a file of
+// 512 KiB in base64. The handler checks each against its own limit.
+var longNestedText = map[string]int{
+	"evidence[].text":           20000 * 4,
+	"evidence[].content_base64": (512<<10 + 2) / 3 * 4,
+}
+
+// multilineNested are the nested fields, by their path without indexes,
+// where tab, line feed and carriage return are allowed, as in
+// multilineFields: a dispute's written statement has paragraphs.
+var multilineNested = map[string]bool{"evidence[].text": true}
+
+// withoutIndexes is a field's path with its array indexes left out:
+// "evidence[3].text" → "evidence[].text".
+func withoutIndexes(path string) string {
+	var b strings.Builder
+	skipping := false
+	for _, r := range path {
+		switch {
+		case r == '[':
+			skipping = true
+			b.WriteRune(r)
+		case r == ']':
+			skipping = false
+			b.WriteRune(r)
+		case !skipping:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
 // multilineFields are the free-text fields where tab, line feed and carriage
 // return are allowed. Every other control character is refused everywhere.
 var multilineFields = map[string]bool{
@@ -56,7 +90,7 @@ func checkText(field, s string) *codes.Code {
 		if !isControl(r) {
 			continue
 		}
-		if (r == '\t' || r == '\n' || r == '\r') && multilineFields[leafName(field)] {
+		if (r == '\t' || r == '\n' || r == '\r') && (multilineFields[leafName(field)] || multilineNested[withoutIndexes(field)]) {
 			continue
 		}
 		c := codes.InvalidField.With(field + " contains a control character")
@@ -182,7 +216,11 @@ func checkJSONTextAt(raw []byte, prefix string, depth int) *codes.Code {
 			if code := checkText(fieldName(path, false), v); code != nil {
 				return code
 			}
-			if depth+len(stack) > 1 && len(v) > maxNestedText {
+			limit := maxNestedText
+			if n, ok := longNestedText[withoutIndexes(path)]; ok && prefix == "" {
+				limit = n
+			}
+			if depth+len(stack) > 1 && len(v) > limit {
 				c := codes.InvalidField.With(path + " is too long")
 				return &c
 			}

@@ -51,6 +51,12 @@ func TestDecodeBodyRefusesBadText(t *testing.T) {
 		{name: "batch array as JSON text nested too deeply", body: `{"refund_orders":"[{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":1}}}}}]"}`, want: "I0008:Invalid field value: refund_orders[0].a.a.a.a is nested too deeply"},
 		{name: "batch array as JSON text is fine", body: `{"refund_orders":"[{\"refund_reason\":\"line\\none\"}]"}`},
 		{name: "unicode text is fine", body: `{"first_name":"Zoë","note":"日本語 ✓"}`},
+		// A dispute's evidence holds letters of paragraphs and files.
+		{name: "a long evidence statement of paragraphs is fine", body: `{"evidence":[{"name":"n","text":"` + strings.Repeat("x", 9000) + `\n\tmore"}]}`},
+		{name: "a NUL in an evidence statement", body: `{"evidence":[{"name":"n","text":"a\u0000b"}]}`, want: "I0008:Invalid field value: evidence[0].text contains a control character"},
+		{name: "a newline in an evidence piece's name", body: `{"evidence":[{"name":"a\nb","text":"t"}]}`, want: "I0008:Invalid field value: evidence[0].name contains a control character"},
+		{name: "an evidence name over 2 KiB", body: `{"evidence":[{"name":"` + strings.Repeat("x", 2049) + `","text":"t"}]}`, want: "I0008:Invalid field value: evidence[0].name is too long"},
+		{name: "an evidence statement over its most bytes", body: `{"evidence":[{"name":"n","text":"` + strings.Repeat("x", 80001) + `"}]}`, want: "I0008:Invalid field value: evidence[0].text is too long"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

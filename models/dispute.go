@@ -10,6 +10,9 @@ import (
 	"gorm.io/gorm/clause"
 )
 
+// DisputeReasonSize is the characters a dispute's reason keeps.
+const DisputeReasonSize = 64
+
 // Dispute is a cardholder's dispute of a payment as the gateway records it
 // (internal/domain/dispute), one per connector and the connector's dispute
 // id. Its workflow writes it; the merchant API and the console read it.
@@ -26,7 +29,7 @@ type Dispute struct {
 	Currency      string `gorm:"size:3;not null"`
 	Amount        int64  `gorm:"not null"`
 	Fee           int64  `gorm:"not null;default:0"`
-	Reason        string `gorm:"size:64;not null;default:''"`
+	Reason        string `gorm:"size:64;not null;default:''"` // DisputeReasonSize characters
 	Stage         string `gorm:"size:20;not null"`
 	Status        string `gorm:"size:20;not null;index"`
 	// EvidenceDue is the deadline of the merchant's answer, while one is

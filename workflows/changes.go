@@ -52,6 +52,11 @@ const (
 	// answer moved the dispute is asked again; runs that met it before
 	// applied the older answer, and replay that.
 	changeDisputeStaleAnswer = "dispute-stale-answer"
+	// changeDisputeRefusedAnswer: a merchant's answer the acquirer refuses
+	// has the dispute ask the acquirer at once and refuse the answer as
+	// not awaited; runs that met a refusal before failed the update with
+	// the acquirer's error, and replay that.
+	changeDisputeRefusedAnswer = "dispute-refused-answer"
 	// changeRefusalInquiry: a charge attempt refused before it reached
 	// the acquirer (card not in the vault) or by it (a 4xx) asks the
 	// acquirer before the order fails, as an earlier attempt may have

@@ -157,7 +157,20 @@ func (w *disputeWorkflow) merchantAnswers(ctx workflow.Context, answer string) (
 	}
 	if err != nil {
 		w.answer = ""
-		return w.state, err
+		if errorType(err) != activities.ErrTypeDisputeRefused ||
+			workflow.GetVersion(ctx, changeDisputeRefusedAnswer, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			return w.state, err
+		}
+		// The acquirer refused the answer (the dispute moved there, or it
+		// took the answer before): the dispute takes what the acquirer now
+		// says, and the merchant is told the dispute no longer waits for
+		// this answer.
+		if facts, err := w.ask(ctx); err == nil {
+			if err := w.apply(ctx, facts); err != nil {
+				return w.state, err
+			}
+		}
+		return w.state, temporal.NewApplicationError("the acquirer refused the answer", ErrTypeEntryRefused)
 	}
 	return w.state, w.apply(ctx, facts)
 }

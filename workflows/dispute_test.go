@@ -2,6 +2,7 @@ package workflows_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -62,8 +64,16 @@ func newDisputeEnv(t *testing.T, is *issuer) *testsuite.TestWorkflowEnvironment 
 			}
 			return d, nil
 		}).Maybe()
+	// Like the simulated acquirer, the fake refuses an answer to a dispute
+	// that no longer waits for one (409, a final refusal).
+	conflict := func(what string) error {
+		return temporal.NewNonRetryableApplicationError(what+": acquirer: conflict", activities.ErrTypeDisputeRefused, nil)
+	}
 	env.OnActivity(dacts.SubmitDisputeEvidence, mock.Anything, mock.Anything).Return(
 		func(context.Context, activities.DisputeAnswer) (connector.Dispute, error) {
+			if snapshot().Status != "needs_response" {
+				return connector.Dispute{}, conflict("submit evidence")
+			}
 			is.set(func(d *connector.Dispute) {
 				d.Status = "under_review"
 				if is.onProof != nil {
@@ -74,6 +84,9 @@ func newDisputeEnv(t *testing.T, is *issuer) *testsuite.TestWorkflowEnvironment 
 		}).Maybe()
 	env.OnActivity(dacts.AcceptDispute, mock.Anything, mock.Anything).Return(
 		func(context.Context, activities.DisputeAsk) (connector.Dispute, error) {
+			if s := snapshot().Status; s != "needs_response" && s != "under_review" {
+				return connector.Dispute{}, conflict("accept dispute")
+			}
 			is.set(func(d *connector.Dispute) { d.Status = "lost" })
 			return snapshot(), nil
 		}).Maybe()
@@ -110,6 +123,7 @@ type disputeStep struct {
 	after  time.Duration
 	update string                   // the merchant's answer, or
 	issuer func(*connector.Dispute) // the acquirer's move, followed by its callback
+	silent bool                     // unless its callback is lost (or still on its way)
 }
 
 // TestDisputePaths follows issue 30's proof: "time-skipping workflow tests
@@ -168,6 +182,19 @@ func TestDisputePaths(t *testing.T) {
 			{after: 5 * day, issuer: decide("won")},
 		}, dispute.Won, []string{"hold", "release"},
 			[]string{"needs_response", "needs_response", "under_review", "needs_response", "under_review", "won"}},
+		// The acquirer refuses the concession at the deadline (409): the
+		// dispute asks it and takes its word, instead of conceding forever.
+		{"decided at the acquirer a second before the deadline, its callback late", chargeback, nil, []disputeStep{
+			{after: 7*day - time.Second, issuer: decide("won"), silent: true},
+		}, dispute.Won, []string{"hold", "release"}, []string{"needs_response", "reminder", "reminder", "won"}},
+		{"evidence refused as the acquirer decided meanwhile", chargeback, nil, []disputeStep{
+			{after: day, issuer: decide("lost"), silent: true},
+			{after: 2 * day, update: workflows.UpdateDisputeEvidence},
+		}, dispute.Lost, []string{"hold", "take"}, []string{"needs_response", "lost"}},
+		{"an acceptance refused as the acquirer decided meanwhile", chargeback, nil, []disputeStep{
+			{after: day, issuer: decide("won"), silent: true},
+			{after: 2 * day, update: workflows.UpdateAcceptDispute},
+		}, dispute.Won, []string{"hold", "release"}, []string{"needs_response", "won"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,7 +206,9 @@ func TestDisputePaths(t *testing.T) {
 				env.RegisterDelayedCallback(func() {
 					if s.issuer != nil {
 						is.set(s.issuer)
-						env.SignalWorkflow(workflows.SignalDisputeWord, nil)
+						if !s.silent {
+							env.SignalWorkflow(workflows.SignalDisputeWord, nil)
+						}
 						return
 					}
 					env.UpdateWorkflow(s.update, "", &testsuite.TestUpdateCallback{
@@ -273,5 +302,55 @@ func TestDisputeAnswerOlderThanTheEvidence(t *testing.T) {
 	want := []string{"needs_response", "under_review", "won"}
 	if !equalStrings(is.notices, want) {
 		t.Errorf("notifications %v, want %v", is.notices, want)
+	}
+}
+
+// TestDisputeAnswerRefusedByTheAcquirer: the merchant's answer to a
+// dispute the acquirer decided a moment before (its callback still on the
+// way) is refused there; the dispute takes the acquirer's word at once,
+// and the merchant is told the dispute no longer waits for an answer
+// (ErrTypeEntryRefused, the API's I0037), not a system error.
+func TestDisputeAnswerRefusedByTheAcquirer(t *testing.T) {
+	day := 24 * time.Hour
+	start := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name, update string
+		decided      string
+		final        dispute.Status
+		ledger       []string
+	}{
+		{"evidence, the dispute lost meanwhile", workflows.UpdateDisputeEvidence, "lost", dispute.Lost, []string{"hold", "take"}},
+		{"an acceptance, the dispute won meanwhile", workflows.UpdateAcceptDispute, "won", dispute.Won, []string{"hold", "release"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			is := &issuer{d: connector.Dispute{ID: "dp_1", Reference: "1379868670095785984", Amount: 5000, Currency: "USD",
+				Reason: "fraudulent", Stage: "chargeback", Status: "needs_response", EvidenceDue: start.Add(7 * day)}}
+			env := newDisputeEnv(t, is)
+			env.SetStartTime(start)
+			// Decided a minute before the answer, between two of the
+			// dispute's hourly inquiries.
+			env.RegisterDelayedCallback(func() { is.set(func(d *connector.Dispute) { d.Status = tc.decided }) }, 2*day-time.Minute)
+			var answerErr error
+			env.RegisterDelayedCallback(func() {
+				env.UpdateWorkflow(tc.update, "", &testsuite.TestUpdateCallback{
+					OnAccept: func() {}, OnReject: func(err error) { t.Errorf("answer rejected: %v", err) },
+					OnComplete: func(_ any, err error) { answerErr = err },
+				})
+			}, 2*day)
+			env.ExecuteWorkflow(workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: "sim-acquirer", DisputeID: "dp_1"})
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatalf("workflow error: %v", err)
+			}
+			var appErr *temporal.ApplicationError
+			if !errors.As(answerErr, &appErr) || appErr.Type() != workflows.ErrTypeEntryRefused {
+				t.Errorf("the answer ended with %v, want %s", answerErr, workflows.ErrTypeEntryRefused)
+			}
+			last := is.saved[len(is.saved)-1]
+			if last.Status != string(tc.final) || !last.UpdatedAt.Equal(start.Add(2*day)) || !equalStrings(is.ledger, tc.ledger) {
+				t.Errorf("last record %s at %s, ledger %v; want %s at %s, %v", last.Status, last.UpdatedAt, is.ledger,
+					tc.final, start.Add(2*day), tc.ledger)
+			}
+		})
 	}
 }

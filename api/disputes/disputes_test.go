@@ -6,11 +6,15 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/api/apidoc"
 	"github.com/paygate/paygate/api/apitest"
 	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/domain/signing"
@@ -94,6 +98,21 @@ func TestDispute(t *testing.T) {
 		base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n0000IHDR")) + `"}]`
 	lie := `[{"name":"contract.pdf","content_type":"application/pdf","content_base64":"` +
 		base64.StdEncoding.EncodeToString([]byte("plain words, no PDF")) + `"}]`
+	// A written statement as merchants write them (paragraphs, 5,000 and
+	// 20,000 characters) and a real-sized file: the body's text check
+	// once refused every string over 2 KiB and every line break.
+	statement := func(s string) string {
+		b, _ := json.Marshal([]map[string]string{{"name": "statement", "text": s}})
+		return string(b)
+	}
+	letter := statement("Shipped on 2 March by courier.\nSigned for by the shopper on 4 March.\n\tTracking: 1Z999.")
+	long := statement(strings.Repeat("é", 5000))
+	longest := statement(strings.Repeat("a", 20000))
+	over := statement(strings.Repeat("a", 20001))
+	pdf := `[{"name":"delivery.pdf","content_type":"application/pdf","content_base64":"` +
+		base64.StdEncoding.EncodeToString(append([]byte("%PDF-1.4\n"), make([]byte, 100<<10)...)) + `"}]`
+	biggest := `[{"name":"delivery.pdf","content_type":"application/pdf","content_base64":"` +
+		base64.StdEncoding.EncodeToString(append([]byte("%PDF-1.4\n"), make([]byte, 512<<10-9)...)) + `"}]`
 	tests := []struct {
 		name, action, id, evidence, sum string
 		d                               models.Dispute
@@ -105,6 +124,13 @@ func TestDispute(t *testing.T) {
 		{"query", "query", disputeID, "", "", open, false, "0000:Success", "needs_response", 0, 0},
 		{"text evidence", "evidence", disputeID, text, digest(text), open, false, "0000:Success", "under_review", 1, 1},
 		{"a PNG", "evidence", disputeID, png, digest(png), open, false, "0000:Success", "under_review", 1, 1},
+		{"a letter of three lines", "evidence", disputeID, letter, digest(letter), open, false, "0000:Success", "under_review", 1, 1},
+		{"a statement of 5,000 accented letters", "evidence", disputeID, long, digest(long), open, false, "0000:Success", "under_review", 1, 1},
+		{"a statement of 20,000 characters", "evidence", disputeID, longest, digest(longest), open, false, "0000:Success", "under_review", 1, 1},
+		{"a statement of 20,001 characters", "evidence", disputeID, over, digest(over), open, false,
+			"I0008:Invalid field value: evidence[0].text must be UTF-8 of at most 20000 characters", "", 0, 0},
+		{"a PDF of 100 KiB", "evidence", disputeID, pdf, digest(pdf), open, false, "0000:Success", "under_review", 1, 1},
+		{"a PDF of 512 KiB", "evidence", disputeID, biggest, digest(biggest), open, false, "0000:Success", "under_review", 1, 1},
 		{"accept", "accept", disputeID, "", "", open, false, "0000:Success", "accepted", 1, 0},
 		{"missing action", "", disputeID, "", "", open, false, "I0001:Missing required field: action", "", 0, 0},
 		{"unknown action", "win", disputeID, "", "", open, false, "I0008:Invalid field value: action must be list, query, evidence or accept", "", 0, 0},
@@ -155,3 +181,42 @@ func TestDispute(t *testing.T) {
 }
 
 type rawJSON = json.RawMessage
+
+// TestDocumentedActionsAreServed: every action the API's description
+// offers, and its example, is one the endpoint serves (the description
+// once offered "show" and "submit", which it refused).
+func TestDocumentedActionsAreServed(t *testing.T) {
+	due := time.Date(2027, 3, 8, 9, 0, 0, 0, time.UTC)
+	open := models.Dispute{ID: disputeID, Connector: "sim-acquirer", ConnectorRef: "dp_1", MerchantID: merchantID,
+		AccountID: accountID, Currency: "USD", Amount: 5000, Fee: 1500, Stage: "chargeback", Status: "needs_response", EvidenceDue: &due}
+	ops := (&Handler{}).Operations()
+	props := ops[0].RawRequest.Schema["properties"].(apidoc.Schema)
+	evidence := `[{"name":"delivery","text":"Delivered on 2026-11-20, signed for by the shopper."}]`
+	for _, action := range props["action"].(apidoc.Schema)["enum"].([]any) {
+		t.Run(fmt.Sprint(action), func(t *testing.T) {
+			r := &records{d: open}
+			id := disputeID
+			if action == "list" {
+				id = ""
+			}
+			body := map[string]any{"merchant_id": merchantID, "account_id": accountID, "dispute_id": id, "action": action}
+			sum := ""
+			if action == "evidence" {
+				sum = digest(evidence)
+				body["evidence"], body["evidence_sha256"] = rawJSON(evidence), sum
+			}
+			body["encryption_data"] = signing.Sign(signKey, merchantID, accountID, id, fmt.Sprint(action), sum)
+			var out struct {
+				ResultInfo string `json:"result_info"`
+			}
+			apitest.PostJSON(t, served(r, &answers{r: r}), "/v1/dispute", body, "", &out)
+			if out.ResultInfo != "0000:Success" {
+				t.Errorf("documented action %q: %s", action, out.ResultInfo)
+			}
+		})
+	}
+	example, _ := ops[0].Example.(map[string]any)
+	if a := example["action"]; !slices.Contains(props["action"].(apidoc.Schema)["enum"].([]any), a) {
+		t.Errorf("the example's action %v is not among the documented ones", a)
+	}
+}

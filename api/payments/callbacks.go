@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/gin-gonic/gin"
+
 	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/models"
 )
@@ -54,6 +56,25 @@ func readByAConnector[T any](h *Handler, read func(CallbackReader) (T, error)) (
 		return zero, connector.ErrCallbackMalformed
 	}
 	return zero, connector.ErrCallbackUnsigned
+}
+
+// callbackOrder finds the order a signed callback names. An order nobody
+// has (or a reference Postgres cannot hold) is a 404, the acquirer's
+// signal to stop; any other failure is a 503, so that the acquirer sends
+// the callback again rather than taking a passing fault of our record for
+// a final word. It answers the caller itself and reports whether to go on.
+func callbackOrder(c *gin.Context, h *Handler, reference string) (*models.Order, bool) {
+	o, err := h.Gate.Records.FindOrderByID(c.Request.Context(), reference)
+	switch {
+	case errors.Is(err, models.ErrNotFound) || models.IsDataError(err):
+		c.JSON(http.StatusNotFound, gin.H{"error": "unknown reference"})
+		return nil, false
+	case err != nil:
+		h.Gate.Logger.Error("callback: find order", "error", err)
+		c.JSON(http.StatusServiceUnavailable, gin.H{"error": "try again"})
+		return nil, false
+	}
+	return o, true
 }
 
 // readByOrdersConnector reports whether the connector that owns order o

@@ -53,9 +53,8 @@ func (h *Handler) disputeCallback(c *gin.Context) {
 		c.JSON(http.StatusUnauthorized, gin.H{"error": "bad signature"})
 		return
 	}
-	o, err := h.Gate.Records.FindOrderByID(ctx, cb.Reference)
-	if err != nil {
-		c.JSON(http.StatusNotFound, gin.H{"error": "unknown reference"})
+	o, ok := callbackOrder(c, h, cb.Reference)
+	if !ok {
 		return
 	}
 	if o.Connector == "" && o.PaymentStatus == status.Pending {

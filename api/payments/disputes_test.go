@@ -2,12 +2,15 @@ package payments
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/paygate/paygate/internal/domain/connector"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
@@ -68,8 +71,54 @@ func (paidOrders) FindOrderByID(_ context.Context, tx string) (*models.Order, er
 		return &models.Order{TransactionID: tx, PaymentStatus: status.Pending}, nil
 	case "1379868670095785986": // failed before any charge
 		return &models.Order{TransactionID: tx, PaymentStatus: status.Failed}, nil
+	case "1379868670095785987": // the record is down
+		return nil, errors.New("find order: connection refused")
+	case "1379868670095785988": // a reference Postgres cannot hold
+		return nil, fmt.Errorf("find order: %w", &pgconn.PgError{Code: "22021"})
 	}
 	return nil, models.ErrNotFound
+}
+
+func (disputeReturns) ReadAPMCallback(body []byte, h http.Header) (connector.APMCallback, error) {
+	if h.Get("X-Ours") == "" {
+		return connector.APMCallback{}, connector.ErrCallbackUnsigned
+	}
+	f := strings.Fields(string(body))
+	if len(f) != 3 || f[0] != "apm" {
+		return connector.APMCallback{}, connector.ErrCallbackMalformed
+	}
+	return connector.APMCallback{PaymentID: f[1], Reference: f[2]}, nil
+}
+
+// TestCallbacksWhenTheRecordFails: a signed callback whose order cannot be
+// read for a passing fault is a 503, which the acquirer sends again; only
+// an order nobody has is the 404 that tells it to stop.
+func TestCallbacksWhenTheRecordFails(t *testing.T) {
+	tests := []struct {
+		name, path, body string
+		want             int
+	}{
+		{"a dispute while the record is down", "/v1/disputes/callback", "dispute dp_1 1379868670095785987", http.StatusServiceUnavailable},
+		{"an APM payment while the record is down", "/v1/apm/callback", "apm ap_1 1379868670095785987", http.StatusServiceUnavailable},
+		{"a dispute of an order nobody has", "/v1/disputes/callback", "dispute dp_1 1379868670095785999", http.StatusNotFound},
+		{"an APM payment of an order nobody has", "/v1/apm/callback", "apm ap_1 1379868670095785999", http.StatusNotFound},
+		{"a reference Postgres cannot hold", "/v1/disputes/callback", "dispute dp_1 1379868670095785988", http.StatusNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := handler(nil)
+			w := &words{}
+			h.Callbacks, h.Gate.Records, h.Disputes = disputeReaders{}, paidOrders{}, w
+			req := httptest.NewRequest(http.MethodPost, tc.path, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-Ours", "1")
+			rec := httptest.NewRecorder()
+			h.Gate.Handler().ServeHTTP(rec, req)
+			if rec.Code != tc.want || len(w.got) != 0 {
+				t.Errorf("answer %d (%s), woken %v; want %d, nothing woken", rec.Code, rec.Body.String(), w.got, tc.want)
+			}
+		})
+	}
 }
 
 // TestDisputeCallbacks: issue 30's "tell us through a signed callback,

@@ -102,9 +102,8 @@ func (h *Handler) apmCallback(c *gin.Context) {
 		c.JSON(http.StatusUnauthorized, gin.H{"error": "bad signature"})
 		return
 	}
-	o, err := h.Gate.Records.FindOrderByID(ctx, cb.Reference)
-	if err != nil {
-		c.JSON(http.StatusNotFound, gin.H{"error": "unknown reference"})
+	o, ok := callbackOrder(c, h, cb.Reference)
+	if !ok {
 		return
 	}
 	if !readByOrdersConnector(h, o, cb, read) {
