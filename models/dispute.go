@@ -147,11 +147,15 @@ func DisputeEvidenceOf(ctx context.Context, db *gorm.DB, disputeID string) ([]Di
 
 // ConsoleDisputes lists disputes for the console: those waiting for the
 // merchant's evidence first, nearest deadline first, then the others
-// newest first; merchantID "" lists every merchant's.
-func ConsoleDisputes(ctx context.Context, db *gorm.DB, merchantID string, limit int) ([]Dispute, error) {
+// newest first; merchantID "" lists every merchant's, mode "" the
+// disputes of accounts of either mode.
+func ConsoleDisputes(ctx context.Context, db *gorm.DB, merchantID, mode string, limit int) ([]Dispute, error) {
 	q := db.WithContext(ctx).Model(&Dispute{})
 	if merchantID != "" {
 		q = q.Where("merchant_id = ?", merchantID)
+	}
+	if mode != "" {
+		q = q.Where(ofMode, map[string]any{"test": isTest(mode)})
 	}
 	var out []Dispute
 	err := q.Order("CASE WHEN status = 'needs_response' THEN 0 ELSE 1 END, evidence_due, created_at DESC, id").
@@ -170,19 +174,22 @@ type DisputeRate struct {
 	Disputes   int64
 }
 
-// DisputeRates counts, per merchant, the paid orders made since since and
-// the disputes raised since then.
-func DisputeRates(ctx context.Context, db *gorm.DB, since time.Time) ([]DisputeRate, error) {
+// DisputeRates counts, per merchant, the paid orders of its accounts of
+// one mode made since since and their disputes raised since then.
+func DisputeRates(ctx context.Context, db *gorm.DB, since time.Time, mode string) ([]DisputeRate, error) {
 	var out []DisputeRate
 	err := db.WithContext(ctx).Raw(`
 SELECT m.merchant_id,
        coalesce(p.payments, 0) AS payments,
        coalesce(d.disputes, 0) AS disputes
-FROM (SELECT merchant_id FROM orders WHERE created_at >= @since UNION SELECT merchant_id FROM disputes WHERE created_at >= @since) m
+FROM (SELECT merchant_id FROM orders WHERE created_at >= @since AND `+ofMode+`
+      UNION SELECT merchant_id FROM disputes WHERE created_at >= @since AND `+ofMode+`) m
 LEFT JOIN (SELECT merchant_id, count(*) AS payments FROM orders
-           WHERE created_at >= @since AND payment_status IN (3000, 4000, 4100) GROUP BY merchant_id) p USING (merchant_id)
-LEFT JOIN (SELECT merchant_id, count(*) AS disputes FROM disputes WHERE created_at >= @since GROUP BY merchant_id) d USING (merchant_id)
-ORDER BY 1`, map[string]any{"since": since}).Scan(&out).Error
+           WHERE created_at >= @since AND payment_status IN (3000, 4000, 4100) AND `+ofMode+`
+           GROUP BY merchant_id) p USING (merchant_id)
+LEFT JOIN (SELECT merchant_id, count(*) AS disputes FROM disputes
+           WHERE created_at >= @since AND `+ofMode+` GROUP BY merchant_id) d USING (merchant_id)
+ORDER BY 1`, map[string]any{"since": since, "test": isTest(mode)}).Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("dispute rates: %w", err)
 	}

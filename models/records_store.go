@@ -136,12 +136,12 @@ func (r Records) DisputeEvidenceOf(ctx context.Context, disputeID string) ([]Dis
 	return DisputeEvidenceOf(ctx, r.DB, disputeID)
 }
 
-func (r Records) ConsoleDisputes(ctx context.Context, merchantID string, limit int) ([]Dispute, error) {
-	return ConsoleDisputes(ctx, r.DB, merchantID, limit)
+func (r Records) ConsoleDisputes(ctx context.Context, merchantID, mode string, limit int) ([]Dispute, error) {
+	return ConsoleDisputes(ctx, r.DB, merchantID, mode, limit)
 }
 
-func (r Records) DisputeRates(ctx context.Context, since time.Time) ([]DisputeRate, error) {
-	return DisputeRates(ctx, r.DB, since)
+func (r Records) DisputeRates(ctx context.Context, since time.Time, mode string) ([]DisputeRate, error) {
+	return DisputeRates(ctx, r.DB, since, mode)
 }
 
 func (r Records) SaveOrderReopen(ctx context.Context, transactionID, run string, input []byte, at time.Time) (bool, error) {

@@ -57,6 +57,14 @@ const (
 	// not awaited; runs that met a refusal before failed the update with
 	// the acquirer's error, and replay that.
 	changeDisputeRefusedAnswer = "dispute-refused-answer"
+	// changeDisputeInquiryLost: an inquiry lost or accepted holds and
+	// takes the disputed money, which the acquirer took back; runs that
+	// lost an inquiry before moved no money, and replay that.
+	changeDisputeInquiryLost = "dispute-inquiry-lost"
+	// changeDisputeHoldRefused: a hold the ledger refused leaves the
+	// dispute not held; runs that met a refusal before counted it held and
+	// tried to release or take it, and replay that.
+	changeDisputeHoldRefused = "dispute-hold-refused"
 	// changeRefusalInquiry: a charge attempt refused before it reached
 	// the acquirer (card not in the vault) or by it (a 4xx) asks the
 	// acquirer before the order fails, as an earlier attempt may have

@@ -55,6 +55,9 @@ type disputeWorkflow struct {
 	answer string // "evidence" or "accept" once the merchant answered
 	busy   bool
 	create time.Time
+	// holdRefused: the ledger refused the hold for its values, which do
+	// not change, so it is not asked again.
+	holdRefused bool
 }
 
 // disputeAcquirerOptions: the acquirer is asked until it answers; a refusal
@@ -69,7 +72,8 @@ var disputeAcquirerOptions = workflow.ActivityOptions{
 // outcome. Every callback only wakes it (SignalDisputeWord); it asks the
 // acquirer and moves by the domain's table. The disputed money and the
 // fee are held once the acquirer has taken the money back (every stage but
-// an inquiry), released when won and taken when lost or accepted. The
+// an inquiry, and an inquiry once lost), released when won and taken when
+// lost or accepted. The
 // merchant is notified of each move and reminded before its evidence
 // deadline; evidence arrives by UpdateDisputeEvidence (read from the
 // record, never carried here), and a deadline passed without it loses the
@@ -299,19 +303,26 @@ func (w *disputeWorkflow) apply(ctx workflow.Context, facts connector.Dispute) e
 			w.answer = "" // a new stage asks for a new answer
 		}
 	}
-	if dispute.NeedsHold(w.state.Held, stage) {
-		if err := w.post(ctx, da.HoldDispute); err != nil {
+	if !w.holdRefused && dispute.NeedsHold(w.state.Held, stage, status) && (stage != dispute.Inquiry ||
+		workflow.GetVersion(ctx, changeDisputeInquiryLost, workflow.DefaultVersion, 1) == 1) {
+		posted, err := w.post(ctx, da.HoldDispute)
+		if err != nil {
 			return err
 		}
-		w.state.Held = true
+		// A hold the ledger refused is not held: the record says so, and
+		// the outcome moves nothing it does not hold.
+		if !posted && workflow.GetVersion(ctx, changeDisputeHoldRefused, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+			posted = true
+		}
+		w.state.Held, w.holdRefused = posted, !posted
 	}
 	switch dispute.Settle(w.state.Held, status) {
 	case dispute.Release:
-		if err := w.post(ctx, da.ReleaseDispute); err != nil {
+		if _, err := w.post(ctx, da.ReleaseDispute); err != nil {
 			return err
 		}
 	case dispute.Take:
-		if err := w.post(ctx, da.TakeDispute); err != nil {
+		if _, err := w.post(ctx, da.TakeDispute); err != nil {
 			return err
 		}
 	}
@@ -330,19 +341,20 @@ var disputeLedgerOptions = workflow.ActivityOptions{
 		NonRetryableErrorTypes: []string{activities.ErrTypeDisputeRefused}},
 }
 
-// post runs one ledger step (an activity of da) of the dispute's money. A
-// step the ledger refuses for its values is logged for ops: the dispute
-// goes on, as a workflow never fails because of data.
-func (w *disputeWorkflow) post(ctx workflow.Context, step any) error {
+// post runs one ledger step (an activity of da) of the dispute's money and
+// reports whether it posted. A step the ledger refuses for its values is
+// logged for ops: the dispute goes on, as a workflow never fails because
+// of data.
+func (w *disputeWorkflow) post(ctx workflow.Context, step any) (bool, error) {
 	actx := workflow.WithActivityOptions(ctx, disputeLedgerOptions)
 	err := workflow.ExecuteActivity(actx, step, activities.DisputeMoney{Reference: w.state.RecordID, OrderKey: w.state.TransactionID,
 		MerchantID: w.state.MerchantID, AccountID: w.state.AccountID, Currency: w.state.Amount.Currency,
 		Amount: w.state.Amount.Minor, Fee: w.state.Fee}).Get(ctx, nil)
 	if errorType(err) == activities.ErrTypeDisputeRefused {
 		workflow.GetLogger(ctx).Error("the ledger refused a dispute step", "dispute", w.state.RecordID, "error", err)
-		return nil
+		return false, nil
 	}
-	return err
+	return err == nil, err
 }
 
 // save writes the dispute's record.

@@ -35,6 +35,8 @@ type issuer struct {
 	ledger  []string
 	notices []string
 	saved   []activities.DisputeRecord
+	// refuseHold has the ledger refuse the hold for its values.
+	refuseHold bool
 }
 
 func (is *issuer) set(f func(*connector.Dispute)) {
@@ -103,6 +105,10 @@ func newDisputeEnv(t *testing.T, is *issuer) *testsuite.TestWorkflowEnvironment 
 		env.OnActivity(fn, mock.Anything, mock.Anything).Return(func(context.Context, activities.DisputeMoney) error {
 			is.mu.Lock()
 			defer is.mu.Unlock()
+			if name == "hold" && is.refuseHold {
+				is.ledger = append(is.ledger, "hold refused")
+				return temporal.NewNonRetryableApplicationError("hold: invalid", activities.ErrTypeDisputeRefused, nil)
+			}
 			is.ledger = append(is.ledger, name)
 			return nil
 		}).Maybe()
@@ -172,6 +178,17 @@ func TestDisputePaths(t *testing.T) {
 			{after: day, update: workflows.UpdateDisputeEvidence},
 			{after: 2 * day, issuer: decide("closed")},
 		}, dispute.Closed, nil, []string{"needs_response", "under_review", "closed"}},
+		// The acquirer takes a lost inquiry's money back: the dispute holds
+		// and takes it.
+		{"an inquiry not answered: conceded at the deadline", inquiry, nil, nil,
+			dispute.Lost, []string{"hold", "take"}, []string{"needs_response", "reminder", "reminder", "lost"}},
+		{"an inquiry accepted by the merchant", inquiry, nil, []disputeStep{
+			{after: day, update: workflows.UpdateAcceptDispute},
+		}, dispute.Accepted, []string{"hold", "take"}, []string{"needs_response", "accepted"}},
+		{"an inquiry won", inquiry, nil, []disputeStep{
+			{after: day, update: workflows.UpdateDisputeEvidence},
+			{after: 2 * day, issuer: decide("won")},
+		}, dispute.Won, nil, []string{"needs_response", "under_review", "won"}},
 		{"an inquiry that escalates, then pre-arbitration, then won", inquiry, nil, []disputeStep{
 			{after: day, issuer: func(d *connector.Dispute) { d.Stage, d.EvidenceDue = "chargeback", start.Add(10*day) }},
 			{after: 2 * day, update: workflows.UpdateDisputeEvidence},
@@ -350,6 +367,53 @@ func TestDisputeAnswerRefusedByTheAcquirer(t *testing.T) {
 			if last.Status != string(tc.final) || !last.UpdatedAt.Equal(start.Add(2*day)) || !equalStrings(is.ledger, tc.ledger) {
 				t.Errorf("last record %s at %s, ledger %v; want %s at %s, %v", last.Status, last.UpdatedAt, is.ledger,
 					tc.final, start.Add(2*day), tc.ledger)
+			}
+		})
+	}
+}
+
+// TestDisputeHoldRefused: a hold the ledger refuses for its values (a
+// dispute of nothing, its order refunded in full) leaves the dispute not
+// held, in its record too, and its outcome moves no money it never held.
+func TestDisputeHoldRefused(t *testing.T) {
+	day := 24 * time.Hour
+	start := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		update string
+		issuer string
+		final  dispute.Status
+	}{
+		{"accepted", workflows.UpdateAcceptDispute, "", dispute.Accepted},
+		{"won", workflows.UpdateDisputeEvidence, "won", dispute.Won},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			is := &issuer{d: connector.Dispute{ID: "dp_1", Reference: "1379868670095785984", Amount: 5000, Currency: "USD",
+				Reason: "fraudulent", Stage: "chargeback", Status: "needs_response", EvidenceDue: start.Add(7 * day)}, refuseHold: true}
+			env := newDisputeEnv(t, is)
+			env.SetStartTime(start)
+			env.RegisterDelayedCallback(func() {
+				env.UpdateWorkflow(tc.update, "", &testsuite.TestUpdateCallback{OnAccept: func() {}, OnReject: func(error) {}, OnComplete: func(any, error) {}})
+			}, day)
+			if tc.issuer != "" {
+				env.RegisterDelayedCallback(func() {
+					is.set(func(d *connector.Dispute) { d.Status = tc.issuer })
+					env.SignalWorkflow(workflows.SignalDisputeWord, nil)
+				}, 2*day)
+			}
+			env.ExecuteWorkflow(workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: "sim-acquirer", DisputeID: "dp_1"})
+			var st workflows.DisputeState
+			if err := env.GetWorkflowResult(&st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Held || st.Status != tc.final || !equalStrings(is.ledger, []string{"hold refused"}) {
+				t.Errorf("held %t, %s, ledger %v; want not held, %s, only the refused hold", st.Held, st.Status, is.ledger, tc.final)
+			}
+			for _, r := range is.saved {
+				if r.Held {
+					t.Errorf("a record says held: %+v", r)
+				}
 			}
 		})
 	}

@@ -12,8 +12,8 @@ import (
 // DisputeBook is the record of disputes as the console reads it
 // (models.Records).
 type DisputeBook interface {
-	ConsoleDisputes(ctx context.Context, merchantID string, limit int) ([]models.Dispute, error)
-	DisputeRates(ctx context.Context, since time.Time) ([]models.DisputeRate, error)
+	ConsoleDisputes(ctx context.Context, merchantID, mode string, limit int) ([]models.Dispute, error)
+	DisputeRates(ctx context.Context, since time.Time, mode string) ([]models.DisputeRate, error)
 }
 
 // errNoDisputes: the console was built without the record of disputes.
@@ -40,9 +40,11 @@ type rateRow struct {
 	Warn        bool
 }
 
-// disputesPage lists disputes, those waiting for evidence first by their
-// deadline (a merchant user sees its own), and for ops each merchant's
-// dispute rate over the last 30 days, warned above the threshold.
+// disputesPage lists one mode's disputes, those waiting for evidence first
+// by their deadline (a merchant user sees its own), and for ops each
+// merchant's dispute rate over the last 30 days, warned above the
+// threshold. The dispute test card disputes every capture, so a test
+// account's disputes would raise a live merchant's rate: live unasked.
 func (s *Server) disputesPage(w http.ResponseWriter, r *http.Request) {
 	if s.Disputes == nil {
 		s.fail(w, r, "disputes", errNoDisputes)
@@ -50,19 +52,24 @@ func (s *Server) disputesPage(w http.ResponseWriter, r *http.Request) {
 	}
 	u := sessionOf(r.Context()).User
 	merchantID := scope(u)
-	list, err := s.Disputes.ConsoleDisputes(r.Context(), merchantID, 200)
+	mode, modes, err := s.pageMode(r, langOf(r), merchantID, "/console/disputes")
+	if err != nil {
+		s.fail(w, r, "account modes", err)
+		return
+	}
+	list, err := s.Disputes.ConsoleDisputes(r.Context(), merchantID, mode, 200)
 	if err != nil {
 		s.fail(w, r, "disputes", err)
 		return
 	}
 	now := s.Now()
-	d := pageData{Title: t(langOf(r), "disputes")}
+	d := pageData{Title: t(langOf(r), "disputes"), Mode: mode, Modes: modes}
 	for _, x := range list {
 		d.Disputes = append(d.Disputes, disputeRow{Dispute: x,
 			DueSoon: x.Status == "needs_response" && x.EvidenceDue != nil && x.EvidenceDue.Sub(now) < disputeDueSoon})
 	}
 	if u.Role == models.RoleOps {
-		rates, err := s.Disputes.DisputeRates(r.Context(), now.Add(-30*24*time.Hour))
+		rates, err := s.Disputes.DisputeRates(r.Context(), now.Add(-30*24*time.Hour), mode)
 		if err != nil {
 			s.fail(w, r, "dispute rates", err)
 			return

@@ -83,3 +83,58 @@ func TestDisputesPage(t *testing.T) {
 		})
 	}
 }
+
+// TestDisputesKeepTestAndLiveApart: the disputes page and the dispute
+// rates are of one mode's accounts, live unasked: the dispute test card
+// disputes every capture, and a test account's disputes once raised its
+// merchant's live rate over the warning.
+func TestDisputesKeepTestAndLiveApart(t *testing.T) {
+	c := newTestConsole(t)
+	c.s.Disputes = models.Records{DB: c.db}
+	seedAccounts(t, c, map[string]string{"A1": "live", "A2": "test", "B1": "live"})
+	now := time.Now().UTC()
+	due := now.Add(5 * 24 * time.Hour)
+	for _, d := range []models.Dispute{
+		{ID: "sim-acquirer:dp_live", AccountID: "A1", TransactionID: "1000000000000000001", OrderNo: "ORDER-A"},
+		{ID: "sim-acquirer:dp_test", AccountID: "A2", TransactionID: "2000000000000900000", OrderNo: "TEST-0"},
+	} {
+		d.MerchantID, d.Status, d.EvidenceDue = "A", "needs_response", &due
+		d.Connector, d.ConnectorRef, d.WorkflowID, d.Currency, d.Amount, d.Fee = "sim-acquirer", d.ID, "dispute/"+d.ID, "USD", 5000, 1500
+		d.Stage, d.Reason, d.CreatedAt, d.UpdatedAt = "chargeback", "fraudulent", now, now
+		if err := models.SaveDispute(t.Context(), c.db, &d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name, who, query string
+		want, not        []string
+	}{
+		{"ops, live unasked: A's one live payment and its one dispute", "ops@example.com", "",
+			[]string{"sim-acquirer:dp_live", "<td>A</td><td>1</td><td>1</td>", `<a href="/console/disputes?lang=en&amp;mode=test">Test accounts</a>`},
+			[]string{"sim-acquirer:dp_test", "<td>A</td><td>2</td><td>2</td>"}},
+		{"ops, the test accounts'", "ops@example.com", "&mode=test",
+			[]string{"sim-acquirer:dp_test", "<td>A</td><td>1</td><td>1</td>"}, []string{"sim-acquirer:dp_live", "<td>B</td>"}},
+		{"the merchant, live unasked", "shop-a@example.com", "", []string{"sim-acquirer:dp_live"}, []string{"sim-acquirer:dp_test"}},
+		{"the merchant's test disputes", "shop-a@example.com", "&mode=test", []string{"sim-acquirer:dp_test"}, []string{"sim-acquirer:dp_live"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			hc := c.browser(t)
+			c.signIn(t, hc, tc.who)
+			code, body, _ := do(t, hc, "GET", c.srv.URL+"/console/disputes?lang=en"+tc.query, nil)
+			if code != 200 {
+				t.Fatalf("GET /console/disputes = %d", code)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("the page lacks %s", w)
+				}
+			}
+			for _, w := range tc.not {
+				if strings.Contains(body, w) {
+					t.Errorf("the page shows %s", w)
+				}
+			}
+		})
+	}
+}

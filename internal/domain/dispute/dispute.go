@@ -99,11 +99,14 @@ const (
 	Take
 )
 
-// NeedsHold reports whether a dispute at stage must now hold the merchant's
-// money: the acquirer has taken it back (every stage but an inquiry) and
-// it is not held yet. The hold is the disputed amount and the fee, from
-// the merchant's available balance.
-func NeedsHold(held bool, stage Stage) bool { return !held && stage != Inquiry }
+// NeedsHold reports whether a dispute at stage and status must now hold the
+// merchant's money: the acquirer has taken it back (every stage but an
+// inquiry, and an inquiry once lost or accepted) and it is not held yet.
+// The hold is the disputed amount and the fee, from the merchant's
+// available balance; a lost inquiry's is taken at once (Settle).
+func NeedsHold(held bool, stage Stage, status Status) bool {
+	return !held && (stage != Inquiry || status == Lost || status == Accepted)
+}
 
 // Settle is what a dispute's final status does with its held money.
 func Settle(held bool, final Status) Money {

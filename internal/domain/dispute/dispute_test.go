@@ -38,10 +38,31 @@ func TestCheck(t *testing.T) {
 }
 
 // TestMoney: a chargeback holds at once, an inquiry only once it
-// escalates; the outcome releases or takes what is held.
+// escalates or is lost (the acquirer takes the money back then); the
+// outcome releases or takes what is held.
 func TestMoney(t *testing.T) {
-	if !NeedsHold(false, Chargeback) || !NeedsHold(false, PreArbitration) || NeedsHold(false, Inquiry) || NeedsHold(true, Chargeback) {
-		t.Error("NeedsHold: a chargeback holds once, an inquiry never")
+	holds := []struct {
+		name   string
+		held   bool
+		stage  Stage
+		status Status
+		want   bool
+	}{
+		{"a chargeback", false, Chargeback, NeedsResponse, true},
+		{"a chargeback under review", false, Chargeback, UnderReview, true},
+		{"pre-arbitration", false, PreArbitration, NeedsResponse, true},
+		{"a chargeback held already", true, Chargeback, NeedsResponse, false},
+		{"an inquiry", false, Inquiry, NeedsResponse, false},
+		{"an inquiry under review", false, Inquiry, UnderReview, false},
+		{"an inquiry closed", false, Inquiry, Closed, false},
+		{"an inquiry won", false, Inquiry, Won, false},
+		{"an inquiry lost", false, Inquiry, Lost, true},
+		{"an inquiry accepted", false, Inquiry, Accepted, true},
+	}
+	for _, tc := range holds {
+		if got := NeedsHold(tc.held, tc.stage, tc.status); got != tc.want {
+			t.Errorf("NeedsHold, %s: %t, want %t", tc.name, got, tc.want)
+		}
 	}
 	tests := []struct {
 		held  bool
