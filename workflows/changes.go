@@ -65,6 +65,10 @@ const (
 	// dispute not held; runs that met a refusal before counted it held and
 	// tried to release or take it, and replay that.
 	changeDisputeHoldRefused = "dispute-hold-refused"
+	// changeDisputeFirstAskAgain: a dispute whose first inquiry the
+	// acquirer refused asks again for a week; runs that met a refusal
+	// before ended at once, and replay that.
+	changeDisputeFirstAskAgain = "dispute-first-ask-again"
 	// changeRefusalInquiry: a charge attempt refused before it reached
 	// the acquirer (card not in the vault) or by it (a 4xx) asks the
 	// acquirer before the order fails, as an earlier attempt may have

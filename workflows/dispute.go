@@ -86,6 +86,9 @@ func Dispute(ctx workflow.Context, in DisputeInput) (DisputeState, error) {
 		return w.state, err
 	}
 	facts, err := w.ask(ctx)
+	if err != nil && workflow.GetVersion(ctx, changeDisputeFirstAskAgain, workflow.DefaultVersion, 1) == 1 {
+		facts, err = w.askUntilAnswered(ctx)
+	}
 	if err != nil {
 		return w.state, nil
 	}
@@ -180,8 +183,12 @@ func (w *disputeWorkflow) merchantAnswers(ctx workflow.Context, answer string) (
 }
 
 // waitForWord waits for the acquirer's next word, the merchant's answer,
-// a reminder or the evidence deadline.
+// a reminder or the evidence deadline. A dispute ops cancel ends: its
+// timers and inquiries would all return at once, for ever.
 func (w *disputeWorkflow) waitForWord(ctx workflow.Context) error {
+	if err := ctx.Err(); err != nil {
+		return temporal.NewCanceledError("the dispute's workflow was cancelled")
+	}
 	status := w.state.Status
 	due := w.state.EvidenceDue
 	var next time.Time
@@ -259,6 +266,36 @@ func (w *disputeWorkflow) deadlinePassed(ctx workflow.Context) error {
 		}
 	}
 	return w.apply(ctx, facts)
+}
+
+// firstAskFor is how long a dispute whose first inquiry the acquirer
+// refused goes on asking before it gives up: its evidence window, about.
+const firstAskFor = 7 * 24 * time.Hour
+
+// askUntilAnswered asks the acquirer again, on its next word and every
+// hour, until it answers or firstAskFor has passed. A refusal of the first
+// inquiry is often passing (a worker without the connector's settings
+// during a deploy, a revoked key replaced, an acquirer whose reads lag its
+// callbacks), and the workflow is the dispute's only keeper: the word
+// that started it is taken, and later ones only signal it.
+func (w *disputeWorkflow) askUntilAnswered(ctx workflow.Context) (connector.Dispute, error) {
+	until := workflow.Now(ctx).Add(firstAskFor)
+	for {
+		tctx, cancel := workflow.WithCancel(ctx)
+		sel := workflow.NewSelector(ctx)
+		sel.AddReceive(w.words, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })
+		sel.AddFuture(workflow.NewTimer(tctx, time.Hour), func(workflow.Future) {})
+		sel.Select(ctx)
+		cancel()
+		facts, err := w.ask(ctx)
+		if err == nil || !workflow.Now(ctx).Before(until) {
+			if err != nil {
+				workflow.GetLogger(ctx).Error("the acquirer refused every inquiry of the dispute; giving up",
+					"dispute", w.state.RecordID, "error", err)
+			}
+			return facts, err
+		}
+	}
 }
 
 // ask asks the acquirer where the dispute stands.

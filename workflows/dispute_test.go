@@ -37,6 +37,9 @@ type issuer struct {
 	saved   []activities.DisputeRecord
 	// refuseHold has the ledger refuse the hold for its values.
 	refuseHold bool
+	// askRefusals is how many inquiries the acquirer refuses for good
+	// (DisputeRefused), first; asked counts them all.
+	askRefusals, asked int
 }
 
 func (is *issuer) set(f func(*connector.Dispute)) {
@@ -60,7 +63,13 @@ func newDisputeEnv(t *testing.T, is *issuer) *testsuite.TestWorkflowEnvironment 
 			d := snapshot()
 			is.mu.Lock()
 			held := is.held
+			is.asked++
+			refuse := is.asked <= is.askRefusals
 			is.mu.Unlock()
+			if refuse {
+				return connector.Dispute{}, temporal.NewNonRetryableApplicationError("connector not configured",
+					activities.ErrTypeDisputeRefused, nil)
+			}
 			if held != nil {
 				held()
 			}
@@ -416,5 +425,78 @@ func TestDisputeHoldRefused(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDisputeFirstInquiryRefused: a dispute whose first inquiry the
+// acquirer refuses for good (the worker without the connector's settings
+// in a deploy, a key being replaced) asks again on the next word and every
+// hour for a week, instead of ending with the dispute unheld and every
+// later callback taken for nothing.
+func TestDisputeFirstInquiryRefused(t *testing.T) {
+	start := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name     string
+		refusals int
+		word     time.Duration // a callback this long after the start (0: none)
+		status   dispute.Status
+		ledger   []string
+		answered time.Duration // when the acquirer's answer was applied (0: never)
+	}{
+		{"answered on the third hour's inquiry", 3, 0, dispute.NeedsResponse, []string{"hold"}, 3 * time.Hour},
+		{"answered when the next callback comes", 1, 10 * time.Minute, dispute.NeedsResponse, []string{"hold"}, 10 * time.Minute},
+		{"refused for a week: given up", 1000, 0, "", nil, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			is := &issuer{d: connector.Dispute{ID: "dp_1", Reference: "1379868670095785984", Amount: 5000, Currency: "USD",
+				Reason: "fraudulent", Stage: "chargeback", Status: "needs_response", EvidenceDue: start.Add(30 * 24 * time.Hour)},
+				askRefusals: tc.refusals}
+			env := newDisputeEnv(t, is)
+			env.SetStartTime(start)
+			if tc.word > 0 {
+				env.RegisterDelayedCallback(func() { env.SignalWorkflow(workflows.SignalDisputeWord, nil) }, tc.word)
+			}
+			var st workflows.DisputeState
+			env.RegisterDelayedCallback(func() {
+				v, err := env.QueryWorkflow(workflows.QueryDisputeState)
+				if err == nil {
+					_ = v.Get(&st)
+				}
+				is.mu.Lock()
+				defer is.mu.Unlock()
+				if st.Status != tc.status || !equalStrings(is.ledger, tc.ledger) {
+					t.Errorf("after 8 days: %q, ledger %v; want %q, %v", st.Status, is.ledger, tc.status, tc.ledger)
+				}
+			}, 8*24*time.Hour)
+			env.ExecuteWorkflow(workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: "sim-acquirer", DisputeID: "dp_1"})
+			switch {
+			case tc.answered == 0 && (is.asked != 1+7*24 || len(is.saved) != 0):
+				t.Errorf("asked %d times, %d records; want 169 (the first, then hourly for a week), none", is.asked, len(is.saved))
+			case tc.answered > 0 && (len(is.saved) == 0 || !is.saved[0].UpdatedAt.Equal(start.Add(tc.answered))):
+				t.Errorf("records %+v; the first want at %s", is.saved, start.Add(tc.answered))
+			}
+		})
+	}
+}
+
+// TestDisputeCancelled: a dispute's workflow ops cancel ends as cancelled
+// (it spun before: every timer and inquiry of a cancelled workflow returns
+// at once), its money left as it stands for ops to settle.
+func TestDisputeCancelled(t *testing.T) {
+	start := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
+	is := &issuer{d: connector.Dispute{ID: "dp_1", Reference: "1379868670095785984", Amount: 5000, Currency: "USD",
+		Reason: "fraudulent", Stage: "chargeback", Status: "needs_response", EvidenceDue: start.Add(7 * 24 * time.Hour)}}
+	env := newDisputeEnv(t, is)
+	env.SetStartTime(start)
+	env.SetTestTimeout(20 * time.Second)
+	env.RegisterDelayedCallback(env.CancelWorkflow, 24*time.Hour)
+	env.ExecuteWorkflow(workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: "sim-acquirer", DisputeID: "dp_1"})
+	var canceled *temporal.CanceledError
+	if err := env.GetWorkflowError(); !errors.As(err, &canceled) {
+		t.Errorf("workflow error %v, want cancelled", err)
+	}
+	if !equalStrings(is.ledger, []string{"hold"}) {
+		t.Errorf("ledger %v, want the hold only", is.ledger)
 	}
 }
