@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	gwclient "github.com/paygate/paygate/client"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/payout"
 	"github.com/paygate/paygate/workflows"
@@ -22,7 +23,11 @@ func TestScheduledPayoutPaysTheAvailableBalance(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	creds := payoutAccount(t, 1_000_00)
-	tmpl := payout.Request{
+	// The template's notify_url hears of the payout, as an API payout's
+	// does (it heard nothing before: the schedule dropped it).
+	box, notifyURL := newInbox(t, gwclient.New(env.api.URL,
+		gwclient.Credentials{MerchantID: creds.MerchantID, AccountID: creds.AccountID, SignKey: creds.SignKey}))
+	tmpl := payout.Request{NotifyURL: notifyURL,
 		PaymentMethod: "SWIFT", SwiftChargeOption: "SHARED", FundSource: "DepositAccount", Reference: "scheduled",
 		Beneficiary: &payout.Beneficiary{EntityType: "COMPANY", CompanyName: "Muller GmbH",
 			Address: payout.BeneficiaryAddress{City: "Berlin", CountryCode: "DE"},
@@ -58,6 +63,10 @@ func TestScheduledPayoutPaysTheAvailableBalance(t *testing.T) {
 	}
 	if st.Status != payout.StatusCompleted {
 		t.Fatalf("scheduled payout %s: %+v", id, st)
+	}
+	requestID := payout.ScheduledRequestID(creds.MerchantID, creds.AccountID, time.Now())
+	if n, err := box.await(ctx, "payout", requestID); err != nil || n.Status != string(payout.StatusCompleted) {
+		t.Errorf("the template's notify_url heard %+v, %v; want the payout COMPLETED", n, err)
 	}
 	// 1,000.00 less the 10% reserve went out; the rail's fee came out of
 	// what the beneficiary received.

@@ -60,7 +60,8 @@ func ScheduledPayouts(ctx workflow.Context, in ScheduledPayoutsInput) (Scheduled
 		})
 		child := workflow.ExecuteChildWorkflow(cctx, PayoutWorkflowType, PayoutInput{
 			ID: id, MerchantID: p.MerchantID, AccountID: p.AccountID, RequestID: p.RequestID, TransactionID: p.TransactionID,
-			ShortReferenceID: p.ShortReferenceID, Instruction: p.Instruction, Mode: p.Mode, Run: 1, NotifySchedule: in.NotifySchedule,
+			ShortReferenceID: p.ShortReferenceID, Instruction: p.Instruction, NotifyURL: p.Instruction.Request.NotifyURL,
+			Mode: p.Mode, Run: 1, NotifySchedule: in.NotifySchedule,
 			Shape: CurrentPayoutShape,
 		})
 		err := child.GetChildWorkflowExecution().Get(ctx, nil)

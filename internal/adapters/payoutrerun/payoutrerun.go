@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"gorm.io/gorm"
 
@@ -35,6 +36,9 @@ const (
 	ReasonNotFound      = "not found"
 	ReasonUnknownStatus = "unknown status"
 	ReasonDoneInBatch   = "already re-run by this batch"
+	// ReasonChangedSincePlan: the payout was re-run elsewhere (or its run
+	// moved on) between the plan and the start.
+	ReasonChangedSincePlan = "changed since the plan"
 )
 
 var (
@@ -425,8 +429,29 @@ feed:
 	wg.Wait()
 }
 
-// startOne starts one re-run and records it before and after.
+// startOne starts one re-run and records it before and after. The payout
+// is read again first: a plan can be minutes old (the CLI waits for its
+// "y"), and a payout re-run elsewhere since and failed again would be
+// started with that run's number, whose reservation is already released.
+// One that failed again at a later run is skipped, for finance to plan
+// again; one whose later run is under way (this batch's own, started
+// before it was cut short, or another's) is joined by the start as before.
 func (s *Service) startOne(ctx context.Context, p *models.Payout, row *models.PayoutRerunItem) {
+	fresh, err := models.FindPayout(ctx, s.DB, p.ID)
+	switch {
+	case err != nil:
+		row.Outcome, row.Reason = models.ItemError, truncate(err.Error(), 500)
+	case fresh.Run != p.Run && fresh.Status == string(payout.StatusFailed):
+		row.Outcome, row.Reason = models.ItemSkipped, fmt.Sprintf("%s: now %s at run %d, planned %s at run %d",
+			ReasonChangedSincePlan, fresh.Status, fresh.Run, p.Status, p.Run)
+	}
+	if err != nil || row.Outcome == models.ItemSkipped {
+		row.UpdatedAt = s.now()
+		if err := models.SavePayoutRerunItems(context.WithoutCancel(ctx), s.DB, []models.PayoutRerunItem{*row}); err != nil {
+			s.log().Error("record payout re-run item", "payout", p.ID, "error", err)
+		}
+		return
+	}
 	row.Outcome, row.UpdatedAt = models.ItemStarting, s.now()
 	if err := models.SavePayoutRerunItems(ctx, s.DB, []models.PayoutRerunItem{*row}); err != nil {
 		// Without the "starting" row a resumed batch could not tell this
@@ -494,6 +519,11 @@ func truncate(s string, n int) string {
 	s = strings.ToValidUTF8(s, "?")
 	if len(s) <= n {
 		return s
+	}
+	// Cut at a character's boundary: half a character is not text, and
+	// the record would refuse it.
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n]
 }

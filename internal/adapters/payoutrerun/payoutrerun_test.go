@@ -406,3 +406,64 @@ func TestThousandFailedPlannedQuickly(t *testing.T) {
 		t.Errorf("plan and dry-run of 1000 took %s", d)
 	}
 }
+
+// TestRerunOfAStalePlanSkipsWhatChanged: a plan can be minutes old (the
+// CLI waits for its "y"). A payout re-run elsewhere since then and failed
+// again would start with that run's number, whose reservation is already
+// released, and could pay with nothing held; it is skipped with the reason,
+// for finance to plan again, and the unchanged ones start.
+func TestRerunOfAStalePlanSkipsWhatChanged(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(ctx context.Context, db *gorm.DB, p models.Payout) error
+		want   string // the changed payout's outcome
+		reason string
+	}{
+		{"re-run elsewhere and failed again", func(ctx context.Context, db *gorm.DB, p models.Payout) error {
+			return models.UpdatePayout(ctx, db, p.ID, models.PayoutUpdate{Status: "FAILED", Run: p.Run + 1}, time.Now())
+		}, models.ItemSkipped, "changed since the plan: now FAILED at run 2, planned FAILED at run 1"},
+		// Joined by the start, as a resumed batch joins the run it started
+		// before it was cut short.
+		{"re-run elsewhere and still running", func(ctx context.Context, db *gorm.DB, p models.Payout) error {
+			return models.UpdatePayout(ctx, db, p.ID, models.PayoutUpdate{Status: "SUBMITTED", Run: p.Run + 1}, time.Now())
+		}, models.ItemStarted, ""},
+		{"unchanged", func(context.Context, *gorm.DB, models.Payout) error { return nil }, models.ItemStarted, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			db := testDB(t)
+			failed := insertPayouts(t, db, "fail", "FAILED", 2)
+			fw := &fakeWorkflow{db: db, started: map[string]int{}}
+			svc := payoutrerun.New(db, fw.start, nil)
+			ctx := t.Context()
+			sel := models.PayoutSelection{IDs: []string{failed[0].ID, failed[1].ID}}
+			items, err := svc.Plan(ctx, sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tc.change(ctx, db, failed[0]); err != nil {
+				t.Fatal(err)
+			}
+			res, err := svc.Run(ctx, payoutrerun.Request{Selection: sel, By: "alice", Source: "cli"}, items, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]models.PayoutRerunItem{}
+			for _, row := range res.Items {
+				got[row.PayoutID] = row
+			}
+			if r := got[failed[0].ID]; r.Outcome != tc.want || r.Reason != tc.reason {
+				t.Errorf("the changed payout: %s (%q), want %s (%q)", r.Outcome, r.Reason, tc.want, tc.reason)
+			}
+			if got[failed[1].ID].Outcome != models.ItemStarted || fw.started[failed[1].ID] != 1 {
+				t.Errorf("the unchanged payout: %+v, started %d times; want started once", got[failed[1].ID], fw.started[failed[1].ID])
+			}
+			if want := map[bool]int{true: 1, false: 0}[tc.want == models.ItemStarted]; fw.started[failed[0].ID] != want {
+				t.Errorf("the changed payout started %d times, want %d", fw.started[failed[0].ID], want)
+			}
+			if r := res.Rerun; r.Status != models.RerunFinished {
+				t.Errorf("batch %+v, want finished", r)
+			}
+		})
+	}
+}

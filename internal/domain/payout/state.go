@@ -2,6 +2,9 @@ package payout
 
 import (
 	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/notify"
@@ -24,7 +27,10 @@ const maxFailureReason = 500
 
 // Failed is the payout ended FAILED with failure type ft and reason: an
 // unknown type when none is given, the type's own reason when the reason is
-// empty, and a reason cut to what the record keeps.
+// empty, and a reason as the record keeps it: text (a rail's message may
+// hold bytes that are not, which Postgres refuses, leaving the payout in
+// flight with its money released), at most maxFailureReason bytes, cut at
+// a character's boundary.
 func (s State) Failed(ft FailureType, reason string) State {
 	if ft == "" {
 		ft = FailureUnknown
@@ -32,8 +38,18 @@ func (s State) Failed(ft FailureType, reason string) State {
 	if reason == "" {
 		reason = ft.Reason()
 	}
+	reason = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(reason, "\uFFFD"))
 	if len(reason) > maxFailureReason {
-		reason = reason[:maxFailureReason]
+		cut := maxFailureReason
+		for cut > 0 && !utf8.RuneStart(reason[cut]) {
+			cut--
+		}
+		reason = reason[:cut]
 	}
 	s.Status, s.FailureType, s.FailureReason = StatusFailed, ft, reason
 	return s

@@ -26,6 +26,14 @@ func TestFailed(t *testing.T) {
 		{"no type: unknown", "", "boom", FailureUnknown, "boom"},
 		{"neither", "", "", FailureUnknown, "The payout failed for an unknown reason"},
 		{"a long reason is cut to 500 bytes", FailureRailRejected, long, FailureRailRejected, long[:500]},
+		{"cut at a character's boundary", FailureRailRejected, strings.Repeat("a", 499) + "é" + long, FailureRailRejected,
+			strings.Repeat("a", 499)},
+		{"a euro sign across the cut", FailureRailRejected, strings.Repeat("a", 498) + "€" + long, FailureRailRejected,
+			strings.Repeat("a", 498)},
+		{"bytes that are not text replaced", FailureRailRejected, "refus\xe9 par la banque", FailureRailRejected,
+			"refus\uFFFD par la banque"},
+		{"a NUL and a line break are spaces", FailureRailRejected, "rail: bad\x00 iban\nline 2", FailureRailRejected,
+			"rail: bad  iban line 2"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
