@@ -26,13 +26,29 @@ type ScheduledPayoutsResult struct {
 	Skipped []string // merchant/account: why
 }
 
+// searchScheduledStart is the time a Temporal schedule meant an action to
+// start, which the server sets on the workflows it starts.
+var searchScheduledStart = temporal.NewSearchAttributeKeyTime("TemporalScheduledStartTime")
+
+// scheduledDay is the day (UTC) a run pays for: the day its schedule meant
+// it for, so a run caught up after midnight (an outage, a worker late)
+// pays the day it missed, weekly and monthly schedules included; the day
+// it starts on for a run started by hand.
+func scheduledDay(ctx workflow.Context) time.Time {
+	at, ok := workflow.GetTypedSearchAttributes(ctx).GetTime(searchScheduledStart)
+	if !ok || at.IsZero() {
+		at = workflow.Now(ctx)
+	}
+	return at.UTC()
+}
+
 // ScheduledPayouts pays out the available balance of every account whose
 // payout schedule is due today, each through a Payout workflow of its own
 // (the same one a merchant's request starts) that outlives this run. A
 // day's payout has one request id per account, and a payout workflow id is
 // never reused, so a run repeated pays nothing twice.
 func ScheduledPayouts(ctx workflow.Context, in ScheduledPayoutsInput) (ScheduledPayoutsResult, error) {
-	day := workflow.Now(ctx).UTC().Format(time.DateOnly)
+	day := scheduledDay(ctx).Format(time.DateOnly)
 	out := ScheduledPayoutsResult{Day: day}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
