@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -73,12 +74,11 @@ var disputeAcquirerOptions = workflow.ActivityOptions{
 // acquirer and moves by the domain's table. The disputed money and the
 // fee are held once the acquirer has taken the money back (every stage but
 // an inquiry, and an inquiry once lost), released when won and taken when
-// lost or accepted. The
-// merchant is notified of each move and reminded before its evidence
-// deadline; evidence arrives by UpdateDisputeEvidence (read from the
-// record, never carried here), and a deadline passed without it loses the
-// dispute. It never fails because of data: a dispute of no order of ours
-// is logged and ends.
+// lost or accepted. The merchant is notified of each move and reminded
+// before its evidence deadline; evidence arrives by UpdateDisputeEvidence
+// (read from the record, never carried here), and a deadline passed
+// without it loses the dispute. It never fails because of data: a dispute
+// of no order of ours is logged and ends.
 func Dispute(ctx workflow.Context, in DisputeInput) (DisputeState, error) {
 	w := &disputeWorkflow{in: in, words: workflow.GetSignalChannel(ctx, SignalDisputeWord), create: workflow.Now(ctx)}
 	w.state.RecordID = in.Connector + ":" + in.DisputeID
@@ -88,6 +88,10 @@ func Dispute(ctx workflow.Context, in DisputeInput) (DisputeState, error) {
 	facts, err := w.ask(ctx)
 	if err != nil && workflow.GetVersion(ctx, changeDisputeFirstAskAgain, workflow.DefaultVersion, 1) == 1 {
 		facts, err = w.askUntilAnswered(ctx)
+	}
+	var canceled *temporal.CanceledError
+	if errors.As(err, &canceled) {
+		return w.state, err
 	}
 	if err != nil {
 		return w.state, nil
@@ -281,6 +285,10 @@ const firstAskFor = 7 * 24 * time.Hour
 func (w *disputeWorkflow) askUntilAnswered(ctx workflow.Context) (connector.Dispute, error) {
 	until := workflow.Now(ctx).Add(firstAskFor)
 	for {
+		if err := ctx.Err(); err != nil {
+			// Cancelled by ops: every timer and inquiry would return at once.
+			return connector.Dispute{}, temporal.NewCanceledError("the dispute's workflow was cancelled")
+		}
 		tctx, cancel := workflow.WithCancel(ctx)
 		sel := workflow.NewSelector(ctx)
 		sel.AddReceive(w.words, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })

@@ -500,3 +500,24 @@ func TestDisputeCancelled(t *testing.T) {
 		t.Errorf("ledger %v, want the hold only", is.ledger)
 	}
 }
+
+// TestDisputeCancelledWhileAskingAgain: a dispute cancelled while it asks
+// again after a refused first inquiry ends as cancelled (it would spin: a
+// cancelled workflow's timers and inquiries return at once).
+func TestDisputeCancelledWhileAskingAgain(t *testing.T) {
+	start := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
+	is := &issuer{d: connector.Dispute{ID: "dp_1", Reference: "1379868670095785984", Amount: 5000, Currency: "USD",
+		Reason: "fraudulent", Stage: "chargeback", Status: "needs_response", EvidenceDue: start.Add(30 * 24 * time.Hour)},
+		askRefusals: 1000}
+	env := newDisputeEnv(t, is)
+	env.SetStartTime(start)
+	env.RegisterDelayedCallback(env.CancelWorkflow, 90*time.Minute)
+	env.ExecuteWorkflow(workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: "sim-acquirer", DisputeID: "dp_1"})
+	var canceled *temporal.CanceledError
+	if err := env.GetWorkflowError(); !errors.As(err, &canceled) {
+		t.Errorf("workflow error %v, want cancelled", err)
+	}
+	if is.asked != 2 || len(is.ledger) != 0 {
+		t.Errorf("asked %d times, ledger %v; want twice (the first, then at the hour), nothing held", is.asked, is.ledger)
+	}
+}
