@@ -118,16 +118,23 @@ func (s *Server) rerunPreview(w http.ResponseWriter, r *http.Request) {
 // finance had filtered it: the form carries the list's filters, of which
 // only the filter's own keys are taken (the cursor starts it afresh).
 func payoutsBack(filters, lang string) string {
+	return "/console/payouts?" + keptFilters(filters, lang, "status", "failure_type", "merchant_id", "mode").Encode()
+}
+
+// keptFilters is a list's way back from a form posted on it: of the
+// filters the form carried (the list's query, encoded), only keys, and the
+// language. A field that does not parse, or other keys, steer nothing.
+func keptFilters(filters, lang string, keys ...string) url.Values {
 	back := url.Values{}
 	if kept, err := url.ParseQuery(filters); err == nil {
-		for _, k := range []string{"status", "failure_type", "merchant_id", "mode"} {
+		for _, k := range keys {
 			if v := kept.Get(k); v != "" {
 				back.Set(k, v)
 			}
 		}
 	}
 	back.Set("lang", lang)
-	return "/console/payouts?" + back.Encode()
+	return back
 }
 
 // rerun re-runs the previewed payouts as a recorded batch, in the

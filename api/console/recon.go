@@ -274,15 +274,7 @@ func (s *Server) actOnException(w http.ResponseWriter, r *http.Request, act *mod
 	s.done(r.Context(), act, outcome)
 	// Back to the queue as finance had filtered it: the form carries the
 	// page's filters, of which only the filter's own keys are taken.
-	back := url.Values{}
-	if kept, err := url.ParseQuery(r.PostForm.Get("filters")); err == nil {
-		for _, k := range []string{"connector", "mode", "from", "to", "status"} {
-			if v := kept.Get(k); v != "" {
-				back.Set(k, v)
-			}
-		}
-	}
-	back.Set("lang", lang)
+	back := keptFilters(r.PostForm.Get("filters"), lang, "connector", "mode", "from", "to", "status")
 	back.Set("done", outcome)
 	back.Set("done_mac", s.mac("done", sess.hash, outcome))
 	http.Redirect(w, r, "/console/recon/exceptions?"+back.Encode(), http.StatusSeeOther)
