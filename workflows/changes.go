@@ -90,6 +90,12 @@ const (
 	// cancellation does not reach; runs cancelled before tried on the
 	// cancelled context, left the money reserved, and replay that.
 	changePayoutCancelRelease = "payout-cancel-release"
+	// changePayoutRailOutage: a payout whose rail call ran out of retries
+	// asks the rail again for a day (askRail), and a look before the
+	// submission that went unanswered keeps the money reserved; runs that
+	// met an unanswered call before ended at once (the first look's as
+	// RAIL_UNAVAILABLE, the money released), and replay that.
+	changePayoutRailOutage = "payout-rail-outage"
 	// changeAcceptedFirst: an update that moves money or changes the record
 	// (an order's capture, cancel, review, refund and shopper updates; a
 	// subscription's changes) ends its workflow task, with an activity

@@ -137,6 +137,40 @@ func (w *payoutWorkflow) rail(ctx workflow.Context, fn, in, out any) error {
 	return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, payoutRailOptions), fn, in).Get(ctx, out)
 }
 
+// askRail calls the rail through fn as rail does and, when the call's retries
+// run out on a rail that does not answer, asks again on a growing durable
+// timer (railOutageFirst doubling to railOutageMax) for railOutageHorizon
+// (changePayoutRailOutage). Only the rail's word on a transfer may release
+// or settle its money, and an outage of more than the retries' quarter of an
+// hour is an outage to wait out, not an answer.
+func (w *payoutWorkflow) askRail(ctx workflow.Context, fn, in, out any) error {
+	err := w.rail(ctx, fn, in, out)
+	if err == nil || isRailRejected(err) {
+		return err
+	}
+	if w.version(ctx, changePayoutRailOutage, 1) == workflow.DefaultVersion {
+		return err
+	}
+	giveUp := workflow.Now(ctx).Add(railOutageHorizon)
+	for wait := railOutageFirst; workflow.Now(ctx).Before(giveUp); wait = min(2*wait, railOutageMax) {
+		workflow.GetLogger(ctx).Warn("payout rail not answering: asking again later", "payout", w.in.ID, "wait", wait, "error", err)
+		if serr := workflow.Sleep(ctx, wait); serr != nil {
+			return fmt.Errorf("%w (asking again stopped: %w)", err, serr)
+		}
+		if err = w.rail(ctx, fn, in, out); err == nil || isRailRejected(err) {
+			return err
+		}
+	}
+	return err
+}
+
+// Asking a rail that does not answer again (askRail).
+const (
+	railOutageFirst   = time.Minute
+	railOutageMax     = time.Hour
+	railOutageHorizon = 24 * time.Hour
+)
+
 // Polling of a submitted transfer: from payoutPollFirst doubling to
 // payoutPollMax. Each poll is a durable timer, so a long wait costs nothing.
 const (
@@ -338,11 +372,19 @@ func (w *payoutWorkflow) awaitPaymentDate(ctx workflow.Context) error {
 // accepted despite the retries comes back with Found false.
 func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer, error) {
 	var prior activities.PayoutTransfer
-	if err := w.rail(ctx, pa.PayoutFindTransfer, activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}, &prior); err != nil {
+	if err := w.askRail(ctx, pa.PayoutFindTransfer, activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}, &prior); err != nil {
 		if isRailRejected(err) {
 			return prior, err
 		}
-		return activities.PayoutTransfer{}, nil
+		if w.version(ctx, changePayoutRailOutage, 1) == workflow.DefaultVersion {
+			return activities.PayoutTransfer{}, nil
+		}
+		// No answer for a day. This look is not proof that nothing was
+		// submitted: the rail calls are local activities, and a worker that
+		// died after the rail took the transfer, before its workflow task
+		// completed, left no trace of the submission in the history, so
+		// this look is then run again. Releasing could pay the money twice.
+		return activities.PayoutTransfer{}, fmt.Errorf("%w: %w", errTransferUnknown, err)
 	}
 	in := w.in.Instruction
 	ch := w.state.Charges
@@ -376,7 +418,7 @@ func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer
 	// submission may still have been accepted, so ask once more before
 	// giving up.
 	var found activities.PayoutTransfer
-	if ferr := w.rail(ctx, pa.PayoutFindTransfer, activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}, &found); ferr != nil {
+	if ferr := w.askRail(ctx, pa.PayoutFindTransfer, activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}, &found); ferr != nil {
 		if w.version(ctx, changePayoutUnknownSubmission, 1) == workflow.DefaultVersion {
 			return activities.PayoutTransfer{}, nil
 		}
@@ -431,7 +473,7 @@ func (w *payoutWorkflow) poll(ctx workflow.Context, t activities.PayoutTransfer)
 			return t, err
 		}
 		wait = min(2*wait, payoutPollMax)
-		if err := w.rail(ctx, pa.PayoutGetTransfer, activities.PayoutGetInput{TransferID: t.ID, PayoutID: w.in.ID, Mode: w.in.Mode}, &t); err != nil {
+		if err := w.askRail(ctx, pa.PayoutGetTransfer, activities.PayoutGetInput{TransferID: t.ID, PayoutID: w.in.ID, Mode: w.in.Mode}, &t); err != nil {
 			return t, err
 		}
 	}

@@ -49,6 +49,11 @@ type payoutRail struct {
 	findErr   func(n int) error
 	found     activities.PayoutTransfer
 	finds     int
+	// finder, when set, answers every find by call number in place of
+	// findErr and found; getErr scripts PayoutGetTransfer's failures.
+	finder func(n int) (activities.PayoutTransfer, error)
+	getErr func(n int) error
+	gets   int
 	// railModes are the modes the rail calls carried, in order;
 	// startModes those the record's start was given.
 	railModes, startModes []string
@@ -194,6 +199,9 @@ func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironmen
 			defer f.mu.Unlock()
 			f.railModes = append(f.railModes, in.Mode)
 			f.finds++
+			if f.finder != nil {
+				return f.finder(f.finds - 1)
+			}
 			if f.findErr != nil {
 				if err := f.findErr(f.finds - 1); err != nil {
 					return activities.PayoutTransfer{}, err
@@ -227,6 +235,12 @@ func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironmen
 			f.railModes = append(f.railModes, in.Mode)
 			if f.clock != nil {
 				f.polledAt = append(f.polledAt, f.clock())
+			}
+			f.gets++
+			if f.getErr != nil {
+				if err := f.getErr(f.gets - 1); err != nil {
+					return activities.PayoutTransfer{}, err
+				}
 			}
 			if f.polls > 0 {
 				f.polls--
@@ -469,6 +483,82 @@ func TestPayoutSubmissionUnanswered(t *testing.T) {
 			}
 			if f.submits != 30 {
 				t.Errorf("submissions = %d, want the 30 attempts", f.submits)
+			}
+		})
+	}
+}
+
+// TestPayoutRailOutage: a rail that answers none of a call's retries (a
+// quarter of an hour) is asked again on a growing timer for a day. The
+// look before the submission is the case that matters most: the rail calls
+// are local activities, so a worker that died after the rail took the
+// transfer left no submission in the history, and the task run again looks
+// first. Taking that unanswered look for "never submitted" released money
+// the rail then paid; now the payout waits for the rail's word, and after a
+// day without one keeps the money reserved for ops.
+func TestPayoutRailOutage(t *testing.T) {
+	down := errors.New("rail: connection refused")
+	taken := activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferSubmitted, Attempt: 1}
+	// The first look's 30 attempts, then 15 of the next look's.
+	outage := func(answer activities.PayoutTransfer) func(int) (activities.PayoutTransfer, error) {
+		return func(n int) (activities.PayoutTransfer, error) {
+			if n < 45 {
+				return activities.PayoutTransfer{}, down
+			}
+			return answer, nil
+		}
+	}
+	tests := []struct {
+		name      string
+		finder    func(int) (activities.PayoutTransfer, error)
+		getErr    func(int) error
+		wantFails bool
+		want      payout.Status
+		submits   int
+		released  int
+		settled   int
+		waited    time.Duration // at least, by the test's clock
+	}{
+		{name: "an outage before anything was submitted", finder: outage(activities.PayoutTransfer{}),
+			want: payout.StatusCompleted, submits: 1, settled: 1, waited: time.Minute},
+		{name: "a transfer taken before the worker died", finder: outage(taken),
+			want: payout.StatusCompleted, submits: 1, settled: 1, waited: time.Minute},
+		{name: "no answer for a day", finder: func(int) (activities.PayoutTransfer, error) { return activities.PayoutTransfer{}, down },
+			wantFails: true, want: payout.StatusNew, waited: 24 * time.Hour},
+		{name: "the rail stops answering about a transfer it took, then answers",
+			getErr: func(n int) error {
+				if n < 40 {
+					return down
+				}
+				return nil
+			},
+			want: payout.StatusCompleted, submits: 1, settled: 1, waited: time.Minute},
+		{name: "the rail stops answering about a transfer it took, for a day",
+			getErr:    func(int) error { return down },
+			wantFails: true, want: payout.StatusSubmitted, submits: 1, waited: 24 * time.Hour},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, finder: tc.finder, getErr: tc.getErr,
+				outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
+			env := newPayoutEnv(t, f)
+			start := env.Now()
+			env.ExecuteWorkflow(workflows.PayoutWorkflowType, payoutInput())
+			if !env.IsWorkflowCompleted() {
+				t.Fatal("workflow did not complete")
+			}
+			if err := env.GetWorkflowError(); (err != nil) != tc.wantFails {
+				t.Fatalf("workflow error = %v, want failed %v", err, tc.wantFails)
+			}
+			if last := f.statuses[len(f.statuses)-1]; last != tc.want {
+				t.Errorf("statuses = %v, want the last %v", f.statuses, tc.want)
+			}
+			if f.submits != tc.submits || len(f.released) != tc.released || len(f.settled) != tc.settled {
+				t.Errorf("submits %d, released %v, settled %v; want %d, %d and %d",
+					f.submits, f.released, f.settled, tc.submits, tc.released, tc.settled)
+			}
+			if waited := env.Now().Sub(start); waited < tc.waited {
+				t.Errorf("ended after %s, want at least %s", waited, tc.waited)
 			}
 		})
 	}
