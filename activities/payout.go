@@ -3,6 +3,7 @@ package activities
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -131,9 +132,17 @@ type PayoutRecordStartInput struct {
 // same payout (a finance re-run), sets it back to NEW under the new run
 // number. A retry finds the row and changes nothing more.
 func (p *PayoutActivities) PayoutRecordStart(ctx context.Context, in PayoutRecordStartInput) error {
+	_, err := p.recordStart(ctx, in)
+	return err
+}
+
+// recordStart is PayoutRecordStart, returning the short reference recorded:
+// the run's own, or another drawn for the same day when another payout
+// holds it (models.InsertPayout), or the row's when it was recorded before.
+func (p *PayoutActivities) recordStart(ctx context.Context, in PayoutRecordStartInput) (string, error) {
 	req, err := json.Marshal(in.Instruction)
 	if err != nil {
-		return temporal.NewNonRetryableApplicationError("encode instruction", ErrTypeRecordRejected, err)
+		return "", temporal.NewNonRetryableApplicationError("encode instruction", ErrTypeRecordRejected, err)
 	}
 	row := &models.Payout{
 		ID: in.ID, MerchantID: in.MerchantID, AccountID: in.AccountID, RequestID: in.RequestID,
@@ -144,16 +153,21 @@ func (p *PayoutActivities) PayoutRecordStart(ctx context.Context, in PayoutRecor
 		Mode:      cmp.Or(in.Mode, testmode.Live),
 		CreatedAt: in.At, UpdatedAt: in.At,
 	}
-	if err := p.Records.InsertPayout(ctx, row); err != nil {
-		return recordError(err)
+	day, derr := time.Parse("20060102", in.ShortReferenceID[:min(8, len(in.ShortReferenceID))])
+	if derr != nil {
+		day = in.At
+	}
+	redraw := func() (string, error) { return payout.NewShortReference(day, rand.Reader) }
+	if err := p.Records.InsertPayout(ctx, row, redraw); err != nil {
+		return "", recordError(err)
 	}
 	if in.Run > 1 {
 		err := p.Records.UpdatePayout(ctx, in.ID, models.PayoutUpdate{Status: string(payout.StatusNew), Run: in.Run}, in.At)
 		if err != nil {
-			return recordError(err)
+			return "", recordError(err)
 		}
 	}
-	return nil
+	return row.ShortReferenceID, nil
 }
 
 // recordError makes a write that Postgres refused for its values

@@ -34,6 +34,10 @@ type PayoutOpenResult struct {
 	FailureReason  string             `json:",omitempty"`
 	Insufficient   bool               `json:",omitempty"`
 	ReserveRefused string             `json:",omitempty"`
+	// ShortReferenceID is the payout's short reference when the record's
+	// differs from the run's (another payout held the one drawn); the run
+	// goes on with it.
+	ShortReferenceID string `json:",omitempty"`
 }
 
 // PayoutOpen records a run's start, prices it, records the charges and
@@ -43,10 +47,14 @@ type PayoutOpenResult struct {
 // one. A write Postgres refuses is a RecordRejected error (the run ends, as
 // when its record fails); a price or a reservation refused is a result.
 func (p *PayoutActivities) PayoutOpen(ctx context.Context, in PayoutOpenInput) (PayoutOpenResult, error) {
-	if err := p.PayoutRecordStart(ctx, in.Start); err != nil {
+	ref, err := p.recordStart(ctx, in.Start)
+	if err != nil {
 		return PayoutOpenResult{}, err
 	}
 	var out PayoutOpenResult
+	if ref != in.Start.ShortReferenceID {
+		out.ShortReferenceID = ref
+	}
 	if in.Charges != nil {
 		out.Charges = *in.Charges
 	} else {
@@ -55,12 +63,13 @@ func (p *PayoutActivities) PayoutOpen(ctx context.Context, in PayoutOpenInput) (
 			return PayoutOpenResult{}, err
 		}
 		if priced.FailureType != "" {
-			return PayoutOpenResult{FailureType: priced.FailureType, FailureReason: priced.FailureReason}, nil
+			out.FailureType, out.FailureReason = priced.FailureType, priced.FailureReason
+			return out, nil
 		}
 		out.Charges = priced.Charges
 	}
 	ch := out.Charges
-	err := p.PayoutRecord(ctx, PayoutRecordInput{ID: in.Start.ID, Status: payout.StatusNew, Charges: &ch, At: in.Start.At})
+	err = p.PayoutRecord(ctx, PayoutRecordInput{ID: in.Start.ID, Status: payout.StatusNew, Charges: &ch, At: in.Start.At})
 	if err != nil {
 		return PayoutOpenResult{}, err
 	}

@@ -1,8 +1,10 @@
 package activities_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,6 +84,69 @@ func TestPayoutOpen(t *testing.T) {
 			rec, err := models.FindPayout(t.Context(), db, id)
 			if err != nil || rec.Status != string(payout.StatusNew) || rec.FeeAmount != 500 || rec.TransferAmount != 10000 {
 				t.Errorf("record = %+v, %v; want NEW with its charges", rec, err)
+			}
+		})
+	}
+}
+
+// TestPayoutOpenDrawsAnotherShortReference: two payouts of one day that
+// drew the same short reference are both recorded; the second gets another
+// of the same day and reports it, a retry of its step reports the one
+// recorded, and a payout whose reference is its own reports none.
+func TestPayoutOpenDrawsAnotherShortReference(t *testing.T) {
+	db := testdb.Open(t, "paygate_payoutref_")
+	p := &activities.PayoutActivities{Records: models.Records{DB: db}, Ledger: &stepLedger{}}
+	ch := payout.Charges{Transfer: money.FromMinor(100, "USD"), Fee: money.FromMinor(0, "USD"),
+		BeneficiaryReceives: money.FromMinor(100, "USD"), PayerPays: money.FromMinor(100, "USD")}
+	open := func(n int) activities.PayoutOpenResult {
+		t.Helper()
+		id := fmt.Sprintf("payout/m1/ref-%d", n)
+		got, err := p.PayoutOpen(t.Context(), activities.PayoutOpenInput{
+			Start: activities.PayoutRecordStartInput{ID: id, MerchantID: "m1", AccountID: "a1", RequestID: fmt.Sprintf("ref-%d", n),
+				TransactionID: fmt.Sprintf("80000000000000000%02d", n), ShortReferenceID: "20260101-SAME01",
+				Instruction: payout.Instruction{PaymentAmount: money.FromMinor(100, "USD"), SourceCurrency: "USD"},
+				Run:         1, At: time.Date(2026, 1, 2, 0, 0, 1, 0, time.UTC)},
+			Charges: &ch, Reference: id + "/run/1"})
+		if err != nil {
+			t.Fatalf("payout %d: %v", n, err)
+		}
+		rec, err := models.FindPayout(t.Context(), db, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := cmp.Or(got.ShortReferenceID, "20260101-SAME01"); rec.ShortReferenceID != want {
+			t.Errorf("payout %d: recorded %s, reported %q", n, rec.ShortReferenceID, got.ShortReferenceID)
+		}
+		return got
+	}
+	tests := []struct {
+		name   string
+		payout int
+		check  func(t *testing.T, ref string, first string)
+	}{
+		{"the first keeps its own", 1, func(t *testing.T, ref, _ string) {
+			if ref != "" {
+				t.Errorf("reported %q, want none", ref)
+			}
+		}},
+		{"the second gets another of the same day", 2, func(t *testing.T, ref, _ string) {
+			if !payout.ValidShortReference(ref) || ref == "20260101-SAME01" || !strings.HasPrefix(ref, "20260101-") {
+				t.Errorf("reported %q, want another reference of 2026-01-01", ref)
+			}
+		}},
+		{"a retry of the second reports the one recorded", 2, func(t *testing.T, ref, first string) {
+			if ref != first {
+				t.Errorf("reported %q, want %q as the first time", ref, first)
+			}
+		}},
+	}
+	var second string
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := open(tc.payout)
+			tc.check(t, got.ShortReferenceID, second)
+			if tc.payout == 2 && second == "" {
+				second = got.ShortReferenceID
 			}
 		})
 	}

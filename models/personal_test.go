@@ -149,7 +149,7 @@ func TestUnprotectedWritesAreRefused(t *testing.T) {
 	if !errors.Is(err, models.ErrNotProtected) {
 		t.Errorf("order: %v, want ErrNotProtected", err)
 	}
-	err = models.InsertPayout(t.Context(), db, &models.Payout{ID: "payout/M1/u", Request: []byte(`{}`)})
+	err = models.InsertPayout(t.Context(), db, &models.Payout{ID: "payout/M1/u", Request: []byte(`{}`)}, nil)
 	if !errors.Is(err, models.ErrNotProtected) {
 		t.Errorf("payout: %v, want ErrNotProtected", err)
 	}
@@ -327,7 +327,7 @@ func TestEraseExpired(t *testing.T) {
 			PaymentCurrency: "EUR", PaymentAmount: 500, SourceCurrency: "EUR",
 			Request:   []byte(`{"request":{"beneficiary":{"first_name":"Bartholomew"}},"iban":"GB33BUKB20201555555555"}`),
 			CreatedAt: old, UpdatedAt: old}
-		if err := models.InsertPayout(t.Context(), db, p); err != nil {
+		if err := models.InsertPayout(t.Context(), db, p, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

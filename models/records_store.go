@@ -51,8 +51,8 @@ func (r Records) PayoutMode(ctx context.Context, id string) (string, error) {
 	return PayoutMode(ctx, r.DB, id)
 }
 
-func (r Records) InsertPayout(ctx context.Context, p *Payout) error {
-	return InsertPayout(ctx, r.DB, p)
+func (r Records) InsertPayout(ctx context.Context, p *Payout, redraw func() (string, error)) error {
+	return InsertPayout(ctx, r.DB, p, redraw)
 }
 
 func (r Records) UpdatePayout(ctx context.Context, id string, u PayoutUpdate, at time.Time) error {

@@ -282,6 +282,11 @@ func (w *payoutWorkflow) open(ctx workflow.Context) (done bool, err error) {
 		var opened activities.PayoutOpenResult
 		err := workflow.ExecuteLocalActivity(sctx, pa.PayoutOpen, activities.PayoutOpenInput{
 			Start: start, Charges: in.Charges, Reference: w.reference()}).Get(ctx, &opened)
+		if err == nil && opened.ShortReferenceID != "" {
+			// Another payout held the reference drawn: the rail and the
+			// merchant's notification get the one recorded.
+			w.in.ShortReferenceID = opened.ShortReferenceID
+		}
 		switch {
 		case errorType(err) == activities.ErrTypePayoutReserveFailed:
 			_, err := w.finish(ctx, payout.FailureUnknown, "funds could not be reserved: "+failureReason(err), false)

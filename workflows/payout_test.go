@@ -71,6 +71,10 @@ type payoutRail struct {
 	// reserveFails: PayoutOpen's reservation failed until its retries ran out.
 	reserveFails string
 	closes       int
+	// recordedRef is the short reference PayoutOpen reports recorded in
+	// place of the run's; references are those the submissions carried.
+	recordedRef string
+	references  []string
 }
 
 // The payout activities' steps as the fake takes them. open and close
@@ -143,6 +147,7 @@ func (f *payoutRail) open(ctx context.Context, in activities.PayoutOpenInput) (a
 		return activities.PayoutOpenResult{}, temporal.NewNonRetryableApplicationError(f.reserveFails, activities.ErrTypePayoutReserveFailed, nil)
 	}
 	out.Insufficient, out.ReserveRefused = f.reserved.Insufficient, f.reserveRefused
+	out.ShortReferenceID = f.recordedRef
 	return out, nil
 }
 
@@ -218,6 +223,7 @@ func newPayoutEnv(t *testing.T, f *payoutRail) *testsuite.TestWorkflowEnvironmen
 			defer f.mu.Unlock()
 			f.railModes = append(f.railModes, in.Mode)
 			f.submits++
+			f.references = append(f.references, in.Reference)
 			if f.submitErr != nil {
 				if err := f.submitErr(f.submits - 1); err != nil {
 					return activities.PayoutTransfer{}, err
@@ -559,6 +565,34 @@ func TestPayoutRailOutage(t *testing.T) {
 			}
 			if waited := env.Now().Sub(start); waited < tc.waited {
 				t.Errorf("ended after %s, want at least %s", waited, tc.waited)
+			}
+		})
+	}
+}
+
+// TestPayoutTakesTheRecordedShortReference: when another payout held the
+// short reference the run was given, the record drew another, and the run
+// sends that one to the rail and to the merchant.
+func TestPayoutTakesTheRecordedShortReference(t *testing.T) {
+	tests := []struct {
+		name, recorded, want string
+	}{
+		{"its own reference", "", "20260101-ABC123"},
+		{"another drawn by the record", "20260101-XYZ789", "20260101-XYZ789"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, recordedRef: tc.recorded,
+				outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
+			env := newPayoutEnv(t, f)
+			if st := runPayout(t, env, payoutInput()); st.Status != payout.StatusCompleted {
+				t.Fatalf("state = %+v", st)
+			}
+			if len(f.references) != 1 || f.references[0] != tc.want {
+				t.Errorf("the rail was sent %v, want %s", f.references, tc.want)
+			}
+			if len(f.notes) != 1 || f.notes[0].Fields["short_reference_id"] != tc.want {
+				t.Errorf("notifications %+v, want short_reference_id %s", f.notes, tc.want)
 			}
 		})
 	}
