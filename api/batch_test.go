@@ -112,6 +112,11 @@ func (f *fakeStore) FindOrderByTransaction(_ context.Context, merchantID, accoun
 	return o, nil
 }
 
+// RefundBlockingDispute: no payment of the fake is disputed.
+func (f *fakeStore) RefundBlockingDispute(context.Context, string) (*models.Dispute, error) {
+	return nil, nil
+}
+
 // FindOrders serves a query naming orders by transaction id.
 func (f *fakeStore) FindOrders(_ context.Context, merchantID, accountID string, orderNos, trades []string) ([]models.Order, error) {
 	f.mu.Lock()

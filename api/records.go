@@ -12,6 +12,7 @@ import (
 type Records interface {
 	FindOrderByTransaction(ctx context.Context, merchantID, accountID, transactionID string) (*models.Order, error)
 	FindRefunds(ctx context.Context, merchantID, accountID string, transactionIDs, refundIDs []string) ([]models.Refund, error)
+	RefundBlockingDispute(ctx context.Context, transactionID string) (*models.Dispute, error)
 	MethodTallies
 	FindOrderByNo(ctx context.Context, accountID, orderNo string) (*models.Order, error)
 	FindSubscription(ctx context.Context, merchantID, accountID, recurringID string) (*models.Subscription, error)

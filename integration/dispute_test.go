@@ -67,10 +67,17 @@ func TestDisputeEndToEnd(t *testing.T) {
 	tests := []struct {
 		name, outcome string
 		want          map[string]int64
+		// The refund of 1.00 asked once the dispute is decided: its
+		// entry's status and message, and the acquirer's refunds after.
+		refundStatus, refundMessage string
+		refunds                     int
+		refunded                    int64
 	}{
-		{"won", "won", map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDisputeDebt: 0, models.LedgerDeposit: 0}},
+		{"won", "won", map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDisputeDebt: 0, models.LedgerDeposit: 0},
+			"1", "0000:Success", 1, 100},
 		{"lost", "lost", map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDisputeDebt: -2734, models.LedgerDeposit: 0,
-			models.LedgerFeeIncome: 1500, models.LedgerDisputeClearing: 1234}},
+			models.LedgerFeeIncome: 1500, models.LedgerDisputeClearing: 1234},
+			"0", "I0038:Refund not allowed while the payment is disputed: chargeback lost", 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,10 +100,33 @@ func TestDisputeEndToEnd(t *testing.T) {
 			if held[models.LedgerDisputeHold] != 2734 || held[models.LedgerDisputeDebt] != -2734 {
 				t.Errorf("held: %v", held)
 			}
+			// A refund now would pay the cardholder twice: refused, and
+			// nothing reaches the acquirer.
+			refundDisputed(t, creds, paid.TransactionID, paid.OrderNo, "while disputed", "0", "I0038:Refund not allowed while the payment is disputed: chargeback needs_response")
 			simDispute(t, "/_sim/disputes/"+raised.DisputeID+"/decide", map[string]any{"outcome": tc.outcome})
 			waitDispute(t, creds, id, tc.outcome)
 			waitLedger(t, creds, tc.want)
+			refundDisputed(t, creds, paid.TransactionID, paid.OrderNo, "once decided", tc.refundStatus, tc.refundMessage)
+			if n, sum := refundsOf(paid.TransactionID); n != tc.refunds || sum != tc.refunded {
+				t.Errorf("the acquirer has %d refunds summing %d, want %d summing %d", n, sum, tc.refunds, tc.refunded)
+			}
 		})
+	}
+}
+
+// refundDisputed asks a refund of 1.00 of the paid order tx for reason
+// and checks its entry's status and message. Each call gives its own
+// reason: the same signed request again is answered as the first time.
+func refundDisputed(t *testing.T, creds merchant.Credentials, tx, orderNo, reason, status, message string) {
+	t.Helper()
+	_, r := batch(t, creds, "/v1/refund", "refund_orders", []batchEntry{
+		with(ref(tx, orderNo, "12.34"), "refund_amount", "1.00", "refund_reason", reason),
+	})
+	if r.ReturnStatus != "1" || len(r.Entries) != 1 {
+		t.Fatalf("refund: %s %q", r.ReturnStatus, r.ReturnMessage)
+	}
+	if e := r.Entries[0]; e["refund_status"] != status || e["refund_message"] != message {
+		t.Errorf("refund entry %v, want status %s and %q", e, status, message)
 	}
 }
 

@@ -353,3 +353,8 @@ func (r ConsoleRecords) MerchantBalances(ctx context.Context, mode string) ([]Le
 	}
 	return accounts, nil
 }
+
+// RefundBlockingDispute is models.RefundBlockingDispute over the records' database.
+func (r ConsoleRecords) RefundBlockingDispute(ctx context.Context, transactionID string) (*Dispute, error) {
+	return RefundBlockingDispute(ctx, r.DB, transactionID)
+}

@@ -8,6 +8,8 @@ import (
 
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
+
+	"github.com/paygate/paygate/internal/domain/dispute"
 )
 
 // DisputeReasonSize is the characters a dispute's reason keeps.
@@ -114,6 +116,23 @@ func FindDispute(ctx context.Context, db *gorm.DB, merchantID, accountID, id str
 		return nil, fmt.Errorf("find dispute %s: %w", id, err)
 	}
 	return &d, nil
+}
+
+// RefundBlockingDispute returns a dispute of the payment transactionID that
+// refuses its refunds (dispute.BlocksRefund), or nil when none does.
+func RefundBlockingDispute(ctx context.Context, db *gorm.DB, transactionID string) (*Dispute, error) {
+	var open []Dispute
+	err := db.WithContext(ctx).Where("transaction_id = ? AND status NOT IN ?", transactionID,
+		[]string{string(dispute.Won), string(dispute.Closed)}).Order("created_at, id").Find(&open).Error
+	if err != nil {
+		return nil, fmt.Errorf("disputes of %s: %w", transactionID, err)
+	}
+	for i := range open {
+		if dispute.BlocksRefund(dispute.Stage(open[i].Stage), dispute.Status(open[i].Status)) {
+			return &open[i], nil
+		}
+	}
+	return nil, nil
 }
 
 // ListDisputes returns the account's disputes, newest first, at most limit.

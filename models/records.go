@@ -89,6 +89,11 @@ func (r Records) FindOrderByTransaction(ctx context.Context, merchantID, account
 	return FindOrderByTransaction(ctx, r.DB, merchantID, accountID, transactionID)
 }
 
+// RefundBlockingDispute is models.RefundBlockingDispute over the records' database.
+func (r Records) RefundBlockingDispute(ctx context.Context, transactionID string) (*Dispute, error) {
+	return RefundBlockingDispute(ctx, r.DB, transactionID)
+}
+
 // FindRefunds is models.FindRefunds over the records' database.
 func (r Records) FindRefunds(ctx context.Context, merchantID, accountID string, transactionIDs, refundIDs []string) ([]Refund, error) {
 	return FindRefunds(ctx, r.DB, merchantID, accountID, transactionIDs, refundIDs)

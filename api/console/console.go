@@ -70,6 +70,7 @@ type Records interface {
 	MerchantOrder(ctx context.Context, merchantID, transactionID string) (*models.Order, error)
 	HistoryOf(ctx context.Context, transactionID string) (models.OrderHistory, error)
 	RecentRefunds(ctx context.Context, merchantID string, before time.Time, limit int) ([]models.Refund, error)
+	RefundBlockingDispute(ctx context.Context, transactionID string) (*models.Dispute, error)
 	MerchantAccounts(ctx context.Context, merchantID string) ([]models.Account, error)
 	FindStuck(ctx context.Context, ordersBefore, payoutsBefore time.Time, limit, backlog int) (models.Stuck, error)
 	SearchPayouts(ctx context.Context, f models.PayoutSearch, limit int) ([]models.Payout, error)

@@ -534,6 +534,44 @@ func TestDoubleClickRefundsOnce(t *testing.T) {
 	}
 }
 
+// TestRefundOfADisputedPayment: the console refuses a refund of a payment
+// whose chargeback is open or lost, as the merchant API does, and nothing
+// reaches the order; an open inquiry and a dispute won let it through.
+func TestRefundOfADisputedPayment(t *testing.T) {
+	tests := []struct {
+		name, stage, status string
+		want                string
+		refunds             int
+	}{
+		{"a chargeback awaiting the merchant", "chargeback", "needs_response", "I0038:Refund not allowed while the payment is disputed: chargeback needs_response", 0},
+		{"an inquiry lost", "inquiry", "lost", "I0038:Refund not allowed while the payment is disputed: inquiry lost", 0},
+		{"an inquiry open", "inquiry", "needs_response", "0000:Success", 1},
+		{"a chargeback won", "chargeback", "won", "0000:Success", 1},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTestConsole(t)
+			now := time.Now()
+			if err := models.SaveDispute(t.Context(), c.db, &models.Dispute{ID: "sim-acquirer:dp_1", Connector: "sim-acquirer",
+				ConnectorRef: "dp_1", WorkflowID: "dispute/sim-acquirer/dp_1", TransactionID: "1000000000000000001",
+				MerchantID: "A", AccountID: "A1", OrderNo: "ORDER-A", Currency: "USD", Amount: 5000, Stage: tc.stage,
+				Status: tc.status, CreatedAt: now, UpdatedAt: now}); err != nil {
+				t.Fatal(err)
+			}
+			hc := c.browser(t)
+			csrf := c.signIn(t, hc, "shop-a@example.com")
+			form := refundForm(csrf, fmt.Sprintf("disputed-%02d-0123456789abcdef", i), "10.00")
+			code, page, _ := do(t, hc, "POST", c.srv.URL+"/console/orders/1000000000000000001/refund", form)
+			if code != http.StatusOK || !strings.Contains(page, tc.want) {
+				t.Errorf("answered %d without %q", code, tc.want)
+			}
+			if n := len(c.ops.refunds); n != tc.refunds {
+				t.Errorf("%d refunds reached the order, want %d", n, tc.refunds)
+			}
+		})
+	}
+}
+
 func TestLogout(t *testing.T) {
 	c := newTestConsole(t)
 	hc := c.browser(t)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/routing"
 	"github.com/paygate/paygate/internal/domain/status"
@@ -364,8 +365,17 @@ func (s *Server) refund(w http.ResponseWriter, r *http.Request, act *models.Cons
 			return workflows.OperationResult{}, fmt.Errorf("I0008:refund amount must be a positive amount in %s", o.Currency)
 		}
 		reason := strings.TrimSpace(r.PostForm.Get("reason"))
-		if len(reason) > 200 {
-			reason = reason[:200]
+		if rs := []rune(reason); len(rs) > 200 {
+			// Whole characters: a cut one is text Postgres refuses.
+			reason = string(rs[:200])
+		}
+		d, err := s.Records.RefundBlockingDispute(ctx, o.TransactionID)
+		if err != nil {
+			return workflows.OperationResult{}, err
+		}
+		if d != nil {
+			c := codes.RefundDisputed.With(d.Stage + " " + d.Status)
+			return workflows.OperationResult{Status: workflows.EntryRefused, ResultCode: c.ID, ResultMessage: c.Message}, nil
 		}
 		return s.Orders.Refund(ctx, o.WorkflowID, workflows.RefundRequest{Entry: entryOf(o), RefundAmount: amount.Minor, Reason: reason})
 	})

@@ -23,7 +23,7 @@ func (h *Handler) Operations() []apidoc.Operation {
 	}
 	entryCodes := api.CodeIDs(append([]codes.Code{codes.OK, codes.RefundPending, codes.InvalidAmount, codes.UnsupportedCurrency,
 		codes.TooManyOrders, codes.OrderNotFound, codes.InvalidState, codes.OrderMismatch, codes.CompatibleRefundLimit,
-		codes.RefundNotFound, codes.TooManyRefunds, codes.PendingNotCancellable, codes.ConnectorError, codes.AcquirerTimeout,
+		codes.RefundNotFound, codes.TooManyRefunds, codes.RefundDisputed, codes.PendingNotCancellable, codes.ConnectorError, codes.AcquirerTimeout,
 		codes.AuthorisationExpired}, api.RequestCodes...)...)
 	var ops []apidoc.Operation
 	for _, d := range []doc{

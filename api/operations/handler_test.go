@@ -2,6 +2,7 @@ package operations
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"sync"
@@ -19,6 +20,11 @@ import (
 const (
 	txKnown   = "1379868670095785984"
 	txUnknown = "1379868670095785999"
+	// txDisputed is an order like txKnown's whose chargeback awaits the
+	// merchant's answer.
+	txDisputed = "1379868670095785985"
+	// txDisputesUnread is an order whose disputes cannot be read.
+	txDisputesUnread = "1379868670095785986"
 )
 
 // records holds one 100.00 USD order and the compatible refunds reserved
@@ -31,11 +37,21 @@ type records struct {
 }
 
 func (r *records) FindOrderByTransaction(_ context.Context, m, a, tx string) (*models.Order, error) {
-	if m != apitest.MerchantID || a != apitest.AccountID || tx != txKnown {
+	if m != apitest.MerchantID || a != apitest.AccountID || tx != txKnown && tx != txDisputed && tx != txDisputesUnread {
 		return nil, models.ErrNotFound
 	}
 	return &models.Order{TransactionID: tx, WorkflowID: "order/x", MerchantID: m, AccountID: a,
 		OrderNo: "ORD-1", Currency: "USD", Amount: 10000}, nil
+}
+
+func (r *records) RefundBlockingDispute(_ context.Context, tx string) (*models.Dispute, error) {
+	switch tx {
+	case txDisputesUnread:
+		return nil, errors.New("database: connection reset")
+	case txDisputed:
+		return &models.Dispute{TransactionID: tx, Stage: "chargeback", Status: "needs_response"}, nil
+	}
+	return nil, nil
 }
 
 // SignatureSeen: every signature is new (the edge notes compatible
@@ -190,6 +206,18 @@ func TestBatchEntries(t *testing.T) {
 		{"an order of nobody's", "/v1/capture", "capture_orders", entry(txUnknown), nil,
 			map[string]string{"transaction_id": txUnknown, "order_no": "ORD-1", "currency": "USD", "amount": "100.00",
 				"capture_status": "0", "error_message": codes.OrderNotFound.String()}},
+		{"a refund of a disputed payment", "/v1/refund", "refund_orders", entry(txDisputed, "refund_amount", "10.00"), nil,
+			map[string]string{"transaction_id": txDisputed, "order_no": "ORD-1", "currency": "USD", "amount": "100.00",
+				"refund_amount": "10.00", "refund_reason": "", "refund_status": "0",
+				"refund_message": codes.RefundDisputed.With("chargeback needs_response").String(), "refund_reference": "", "refund_reference_id": ""}},
+		{"a refund whose disputes cannot be read", "/v1/refund", "refund_orders", entry(txDisputesUnread, "refund_amount", "10.00"), nil,
+			map[string]string{"transaction_id": txDisputesUnread, "order_no": "ORD-1", "currency": "USD", "amount": "100.00",
+				"refund_amount": "10.00", "refund_reason": "", "refund_status": "0",
+				"refund_message": codes.SystemError.String(), "refund_reference": "", "refund_reference_id": ""}},
+		{"a capture of a disputed payment", "/v1/capture", "capture_orders", entry(txDisputed),
+			workflows.CaptureRequest{Entry: workflows.EntryRef{TransactionID: txDisputed, OrderNo: "ORD-1", Currency: "USD", Amount: 10000}},
+			map[string]string{"transaction_id": txDisputed, "order_no": "ORD-1", "currency": "USD", "amount": "100.00",
+				"capture_status": "1", "error_message": ""}},
 		{"a refund of nothing", "/v1/refund", "refund_orders", entry(txKnown, "refund_amount", "0.00"), nil,
 			map[string]string{"transaction_id": txKnown, "order_no": "ORD-1", "currency": "USD", "amount": "100.00",
 				"refund_amount": "0.00", "refund_reason": "", "refund_status": "0",

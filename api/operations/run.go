@@ -71,6 +71,16 @@ func (h *Handler) runEntry(ctx context.Context, ops OrderOps, op batchOp, mercha
 	if err != nil {
 		return h.entryFailed(op, e, err)
 	}
+	if op.kind == batchRefund {
+		// The order does not know of its disputes; their record does.
+		d, err := h.Gate.Records.RefundBlockingDispute(ctx, o.TransactionID)
+		if err != nil {
+			return h.entryFailed(op, e, err)
+		}
+		if d != nil {
+			return refusedEntry(codes.RefundDisputed.With(d.Stage + " " + d.Status))
+		}
+	}
 	workflowID := o.WorkflowID
 	if workflowID == "" {
 		workflowID = workflows.OrderWorkflowID(o.MerchantID, o.AccountID, o.OrderNo)

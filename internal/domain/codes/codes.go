@@ -117,6 +117,9 @@ var (
 	// DisputeNotAnswerable refuses evidence or an acceptance of a dispute
 	// that does not wait for the merchant's answer.
 	DisputeNotAnswerable = Code{"I0037", "The dispute does not wait for an answer"}
+	// RefundDisputed refuses a refund of a payment whose dispute has taken
+	// its money back or is deciding a chargeback (dispute.BlocksRefund).
+	RefundDisputed = Code{"I0038", "Refund not allowed while the payment is disputed"}
 
 	RiskReview          = Code{"R0000", "Held for risk review"}
 	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
@@ -166,7 +169,7 @@ func All() []Code {
 		UnsupportedMethod, InvalidState, OrderMismatch, IdempotencyConflict, RequestInProgress, PayoutMismatch, PayoutNotFound,
 		TokenNotFound, TokenDeleted, SubscriptionNotFound, TestCardOnLive, TestAccountConnector, CompatibleRefundLimit, LiveAccountSimulator,
 		RefundNotFound, TooManyRefunds, ConnectorCannot, SubscriptionEnded, PendingNotCancellable,
-		DisputeNotFound, DisputeNotAnswerable,
+		DisputeNotFound, DisputeNotAnswerable, RefundDisputed,
 		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
 		RiskCountryMismatch, RiskTestValue,
 		ConnectorError, ThreeDSNotAvailable,

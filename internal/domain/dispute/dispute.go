@@ -108,6 +108,15 @@ func NeedsHold(held bool, stage Stage, status Status) bool {
 	return !held && (stage != Inquiry || status == Lost || status == Accepted)
 }
 
+// BlocksRefund reports whether a dispute at stage and status refuses a
+// refund of its payment: the acquirer has taken the money back, or is
+// deciding a chargeback that takes it, so a refund would pay the
+// cardholder twice. An open inquiry does not (refunding is how a merchant
+// settles one), nor does a dispute won or an inquiry closed.
+func BlocksRefund(stage Stage, status Status) bool {
+	return status != Won && status != Closed && NeedsHold(false, stage, status)
+}
+
 // Settle is what a dispute's final status does with its held money.
 func Settle(held bool, final Status) Money {
 	switch {

@@ -83,6 +83,37 @@ func TestMoney(t *testing.T) {
 	}
 }
 
+// TestBlocksRefund: a refund is refused while the acquirer has taken the
+// money back or decides a chargeback that takes it; an inquiry still open
+// takes one (it settles the inquiry), as do a dispute won and one closed.
+func TestBlocksRefund(t *testing.T) {
+	tests := []struct {
+		name   string
+		stage  Stage
+		status Status
+		want   bool
+	}{
+		{"a chargeback awaiting the merchant", Chargeback, NeedsResponse, true},
+		{"a chargeback under review", Chargeback, UnderReview, true},
+		{"a chargeback lost", Chargeback, Lost, true},
+		{"a chargeback accepted", Chargeback, Accepted, true},
+		{"a chargeback won", Chargeback, Won, false},
+		{"pre-arbitration", PreArbitration, NeedsResponse, true},
+		{"pre-arbitration won", PreArbitration, Won, false},
+		{"an inquiry", Inquiry, NeedsResponse, false},
+		{"an inquiry under review", Inquiry, UnderReview, false},
+		{"an inquiry lost", Inquiry, Lost, true},
+		{"an inquiry accepted", Inquiry, Accepted, true},
+		{"an inquiry closed", Inquiry, Closed, false},
+		{"an inquiry won", Inquiry, Won, false},
+	}
+	for _, tc := range tests {
+		if got := BlocksRefund(tc.stage, tc.status); got != tc.want {
+			t.Errorf("BlocksRefund, %s: %t, want %t", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestRemindersBefore: 72 and 24 hours before the deadline, those still
 // ahead.
 func TestRemindersBefore(t *testing.T) {
