@@ -320,7 +320,17 @@ type PayoutTransfer struct {
 	Attempt int
 }
 
-func transferOf(t rail.Transfer) PayoutTransfer {
+// transferOf is the rail's transfer as the workflow reads it. A status the
+// rail did not document is an error, retried as an outage is: the workflow
+// settles a transfer that is neither submitted nor failed, and money must
+// not be settled on a word we cannot read (a "returned" or "cancelled" some
+// rail version adds).
+func transferOf(t rail.Transfer) (PayoutTransfer, error) {
+	switch t.Status {
+	case rail.StatusSubmitted, rail.StatusCompleted, rail.StatusFailed:
+	default:
+		return PayoutTransfer{}, fmt.Errorf("rail: transfer %s has a status we do not know: %q", t.ID, t.Status)
+	}
 	out := PayoutTransfer{Found: true, ID: t.ID, Status: t.Status, Attempt: t.Attempt}
 	if t.Status == rail.StatusFailed {
 		out.FailureType = railFailureType(t.FailureType)
@@ -329,7 +339,7 @@ func transferOf(t rail.Transfer) PayoutTransfer {
 			out.FailureReason = out.FailureType.Reason()
 		}
 	}
-	return out
+	return out, nil
 }
 
 // railFailureType maps the rail's failure codes to the payout's.
@@ -365,7 +375,7 @@ func (p *PayoutActivities) PayoutFindTransfer(ctx context.Context, in PayoutFind
 	if err != nil {
 		return PayoutTransfer{}, railError(err)
 	}
-	return transferOf(t), nil
+	return transferOf(t)
 }
 
 // PayoutSubmitInput is a transfer to submit. PriorAttempt is the latest
@@ -394,7 +404,7 @@ func (p *PayoutActivities) PayoutSubmit(ctx context.Context, in PayoutSubmitInpu
 	t, err := r.FindByKey(ctx, in.IdempotencyKey)
 	switch {
 	case err == nil && (t.Status != rail.StatusFailed || t.Attempt > in.PriorAttempt):
-		return transferOf(t), nil
+		return transferOf(t)
 	case err != nil && !errors.Is(err, rail.ErrNotFound):
 		return PayoutTransfer{}, railError(err)
 	}
@@ -403,7 +413,7 @@ func (p *PayoutActivities) PayoutSubmit(ctx context.Context, in PayoutSubmitInpu
 	if err != nil {
 		return PayoutTransfer{}, railError(err)
 	}
-	return transferOf(t), nil
+	return transferOf(t)
 }
 
 // PayoutGetInput names a transfer by the rail's id.
@@ -423,7 +433,7 @@ func (p *PayoutActivities) PayoutGetTransfer(ctx context.Context, in PayoutGetIn
 	if err != nil {
 		return PayoutTransfer{}, railError(err)
 	}
-	return transferOf(t), nil
+	return transferOf(t)
 }
 
 // railError makes an error non-retryable only when the rail answered and

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -84,6 +85,71 @@ func TestPayoutRailByMode(t *testing.T) {
 			}
 			if subErr != nil || getErr != nil || findErr != nil || sub.ID != tt.want || got.ID != tt.want {
 				t.Errorf("submitted to %q (%v), got from %q (%v), find %v; want %q", sub.ID, subErr, got.ID, getErr, findErr, tt.want)
+			}
+		})
+	}
+}
+
+// statusRail answers every read and look with a transfer of status, and
+// counts the submissions it takes.
+type statusRail struct {
+	status  string
+	submits int
+}
+
+func (s *statusRail) Submit(context.Context, rail.SubmitRequest) (rail.Transfer, error) {
+	s.submits++
+	return rail.Transfer{ID: "tr_1", Status: rail.StatusSubmitted, Attempt: 1}, nil
+}
+func (s *statusRail) Get(context.Context, string) (rail.Transfer, error) {
+	return rail.Transfer{ID: "tr_1", Status: s.status, Attempt: 1}, nil
+}
+func (s *statusRail) FindByKey(context.Context, string) (rail.Transfer, error) {
+	return rail.Transfer{ID: "tr_1", Status: s.status, Attempt: 1}, nil
+}
+
+// TestPayoutTransferStatusesRead: the three statuses the rail documents are
+// read as they are; any other is an error retried like an outage, never a
+// result: the workflow settles what is neither submitted nor failed, and no
+// submission follows a look it could not read.
+func TestPayoutTransferStatusesRead(t *testing.T) {
+	tests := []struct {
+		status  string
+		wantErr bool
+	}{
+		{rail.StatusSubmitted, false},
+		{rail.StatusCompleted, false},
+		{rail.StatusFailed, false},
+		{"returned", true},
+		{"", true},
+	}
+	for _, tc := range tests {
+		t.Run(cmp.Or(tc.status, "no status"), func(t *testing.T) {
+			r := &statusRail{status: tc.status}
+			p := &PayoutActivities{Rail: r}
+			got, getErr := p.PayoutGetTransfer(t.Context(), PayoutGetInput{TransferID: "tr_1", Mode: testmode.Live})
+			found, findErr := p.PayoutFindTransfer(t.Context(), PayoutFindInput{IdempotencyKey: "k", Mode: testmode.Live})
+			sub, subErr := p.PayoutSubmit(t.Context(), PayoutSubmitInput{IdempotencyKey: "k", Mode: testmode.Live, Amount: 100,
+				Currency: "USD", PriorAttempt: 1})
+			for name, err := range map[string]error{"get": getErr, "find": findErr, "submit": subErr} {
+				var app *temporal.ApplicationError
+				if (err != nil) != tc.wantErr || errors.As(err, &app) && app.NonRetryable() {
+					t.Errorf("%s: error %v, want a retryable error %v", name, err, tc.wantErr)
+				}
+			}
+			if tc.wantErr {
+				if r.submits != 0 {
+					t.Errorf("%d submissions after an unreadable look", r.submits)
+				}
+				return
+			}
+			if got.Status != tc.status || found.Status != tc.status {
+				t.Errorf("read %q and %q, want %q", got.Status, found.Status, tc.status)
+			}
+			// A failed attempt the run saw before it (PriorAttempt 1) is
+			// submitted again; the others are this run's.
+			if want := map[bool]int{true: 1, false: 0}[tc.status == rail.StatusFailed]; r.submits != want || sub.ID != "tr_1" {
+				t.Errorf("submissions %d, want %d (%+v)", r.submits, want, sub)
 			}
 		})
 	}
