@@ -69,6 +69,16 @@ const (
 	// acquirer refused asks again for a week; runs that met a refusal
 	// before ended at once, and replay that.
 	changeDisputeFirstAskAgain = "dispute-first-ask-again"
+	// changeDisputeAskedAgain: a dispute the acquirer moves from under
+	// review back to needs_response at the same stage takes a new answer
+	// and has a deadline again; runs that met such a move before kept the
+	// first answer as given (a new one refused, no deadline), and replay
+	// that.
+	changeDisputeAskedAgain = "dispute-asked-again"
+	// changeDisputeContinueAsNew: a dispute continues as new after its
+	// run's share of wakes (or on Temporal's suggestion); runs begun before
+	// that reach it replay without, and never continue.
+	changeDisputeContinueAsNew = "dispute-continue-as-new"
 	// changeRefusalInquiry: a charge attempt refused before it reached
 	// the acquirer (card not in the vault) or by it (a 4xx) asks the
 	// acquirer before the order fails, as an earlier attempt may have

@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -27,6 +28,34 @@ type DisputeInput struct {
 	// NotifySchedule is the retry schedule of the merchant's
 	// notifications (the default when empty).
 	NotifySchedule notify.Schedule
+	// WakesPerRun bounds the wakes one run takes before the dispute
+	// continues as new (DefaultDisputeWakesPerRun when 0).
+	WakesPerRun int `json:",omitempty"`
+	// Resume is the dispute as the run before handed it over; nil on
+	// the first run.
+	Resume *DisputeResume `json:",omitempty"`
+}
+
+// DefaultDisputeWakesPerRun bounds the wakes (the acquirer's words, the
+// hourly asks, reminders) of one run of a dispute before it continues as
+// new, beside Temporal's own suggestion. A dispute can stay open for
+// months, asked every hour, and each wake adds about a dozen events: a
+// history past Temporal's limit would end the workflow with the money held.
+const DefaultDisputeWakesPerRun = 1000
+
+// DisputeResume is what a dispute's next run takes over from the run
+// before (changeDisputeContinueAsNew).
+type DisputeResume struct {
+	Order       activities.DisputedOrder
+	State       DisputeState
+	Answer      string `json:",omitempty"`
+	HoldRefused bool   `json:",omitempty"`
+	Created     time.Time
+	// Woken: the acquirer's words came that the run before did not ask
+	// about; the next run asks first.
+	Woken bool `json:",omitempty"`
+	// Runs is how many runs came before.
+	Runs int
 }
 
 // DisputeState is a dispute as its workflow knows it (QueryDisputeState,
@@ -82,8 +111,15 @@ var disputeAcquirerOptions = workflow.ActivityOptions{
 func Dispute(ctx workflow.Context, in DisputeInput) (DisputeState, error) {
 	w := &disputeWorkflow{in: in, words: workflow.GetSignalChannel(ctx, SignalDisputeWord), create: workflow.Now(ctx)}
 	w.state.RecordID = in.Connector + ":" + in.DisputeID
+	if r := in.Resume; r != nil {
+		w.order, w.state, w.answer, w.holdRefused, w.create = r.Order, r.State, r.Answer, r.HoldRefused, r.Created
+		w.in.Resume = nil
+	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return w.state, err
+	}
+	if in.Resume != nil {
+		return w.follow(ctx, in.Resume.Woken, in.Resume.Runs)
 	}
 	facts, err := w.ask(ctx)
 	if err != nil && workflow.GetVersion(ctx, changeDisputeFirstAskAgain, workflow.DefaultVersion, 1) == 1 {
@@ -115,12 +151,56 @@ func Dispute(ctx workflow.Context, in DisputeInput) (DisputeState, error) {
 	if err := w.apply(ctx, facts); err != nil {
 		return w.state, err
 	}
-	for !w.state.Status.Final() {
+	return w.follow(ctx, false, 0)
+}
+
+// follow waits for the dispute's words until its outcome; a run resumed
+// with words the run before did not ask about (woken) asks first. A run
+// that has taken its share of wakes hands over to a new one.
+func (w *disputeWorkflow) follow(ctx workflow.Context, woken bool, runs int) (DisputeState, error) {
+	if runs > 0 {
+		_ = workflow.UpsertTypedSearchAttributes(ctx, SearchDisputeID.ValueSet(w.state.RecordID),
+			SearchMerchantID.ValueSet(w.state.MerchantID), SearchAccountID.ValueSet(w.state.AccountID),
+			SearchTransactionID.ValueSet(w.state.TransactionID), SearchDisputeStatus.ValueSet(int64(w.state.Status.Code())))
+	}
+	if woken {
+		if facts, err := w.ask(ctx); err == nil {
+			if err := w.apply(ctx, facts); err != nil {
+				return w.state, err
+			}
+		}
+	}
+	limit := cmp.Or(w.in.WakesPerRun, DefaultDisputeWakesPerRun)
+	for wakes := 1; !w.state.Status.Final(); wakes++ {
 		if err := w.waitForWord(ctx); err != nil {
 			return w.state, err
 		}
+		if w.state.Status.Final() || wakes < limit && !workflow.GetInfo(ctx).GetContinueAsNewSuggested() {
+			continue
+		}
+		if workflow.GetVersion(ctx, changeDisputeContinueAsNew, workflow.DefaultVersion, 1) == 1 {
+			return w.state, w.continueAsNew(ctx, runs+1)
+		}
 	}
 	return w.state, workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) })
+}
+
+// continueAsNew hands the dispute over to its next run once no answer of
+// the merchant is under way; words that came meanwhile have the next run
+// ask the acquirer first.
+func (w *disputeWorkflow) continueAsNew(ctx workflow.Context, runs int) error {
+	if err := workflow.Await(ctx, func() bool { return !w.busy && workflow.AllHandlersFinished(ctx) }); err != nil {
+		return err
+	}
+	woken := false
+	for w.words.ReceiveAsync(nil) {
+		woken = true
+	}
+	next := w.in
+	next.Resume = &DisputeResume{Order: w.order, State: w.state, Answer: w.answer, HoldRefused: w.holdRefused,
+		Created: w.create, Woken: woken, Runs: runs}
+	workflow.GetLogger(ctx).Info("dispute continues as new", "dispute", w.state.RecordID, "runs", runs)
+	return workflow.NewContinueAsNewError(ctx, DisputeWorkflowType, next)
 }
 
 func (w *disputeWorkflow) registerHandlers(ctx workflow.Context) error {
@@ -344,8 +424,14 @@ func (w *disputeWorkflow) apply(ctx workflow.Context, facts connector.Dispute) e
 	w.state.EvidenceDue = time.Time{}
 	if status == dispute.NeedsResponse {
 		w.state.EvidenceDue = facts.EvidenceDue
-		if escalated {
+		switch {
+		case escalated:
 			w.answer = "" // a new stage asks for a new answer
+		case from == dispute.UnderReview && w.answer != "" &&
+			workflow.GetVersion(ctx, changeDisputeAskedAgain, workflow.DefaultVersion, 1) == 1:
+			// The acquirer asks for more at the same stage: the answer
+			// given is not the one now due.
+			w.answer = ""
 		}
 	}
 	if !w.holdRefused && dispute.NeedsHold(w.state.Held, stage, status) && (stage != dispute.Inquiry ||

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -208,6 +209,20 @@ func TestDisputePaths(t *testing.T) {
 			{after: 5 * day, issuer: decide("won")},
 		}, dispute.Won, []string{"hold", "release"},
 			[]string{"needs_response", "needs_response", "under_review", "needs_response", "under_review", "won"}},
+		// The acquirer asks for more at the same stage: a new answer is
+		// due, taken, and its deadline kept.
+		{"asked for more at the same stage, answered again, won", chargeback, nil, []disputeStep{
+			{after: day, update: workflows.UpdateDisputeEvidence},
+			{after: 2 * day, issuer: func(d *connector.Dispute) { d.Status, d.EvidenceDue = "needs_response", start.Add(10*day) }},
+			{after: 3 * day, update: workflows.UpdateDisputeEvidence},
+			{after: 4 * day, issuer: decide("won")},
+		}, dispute.Won, []string{"hold", "release"},
+			[]string{"needs_response", "under_review", "needs_response", "under_review", "won"}},
+		{"asked for more at the same stage, not answered: lost at the new deadline", chargeback, nil, []disputeStep{
+			{after: day, update: workflows.UpdateDisputeEvidence},
+			{after: 2 * day, issuer: func(d *connector.Dispute) { d.Status, d.EvidenceDue = "needs_response", start.Add(10*day) }},
+		}, dispute.Lost, []string{"hold", "take"},
+			[]string{"needs_response", "under_review", "needs_response", "reminder", "reminder", "lost"}},
 		// The acquirer refuses the concession at the deadline (409): the
 		// dispute asks it and takes its word, instead of conceding forever.
 		{"decided at the acquirer a second before the deadline, its callback late", chargeback, nil, []disputeStep{
@@ -519,5 +534,94 @@ func TestDisputeCancelledWhileAskingAgain(t *testing.T) {
 	}
 	if is.asked != 2 || len(is.ledger) != 0 {
 		t.Errorf("asked %d times, ledger %v; want twice (the first, then at the hour), nothing held", is.asked, is.ledger)
+	}
+}
+
+// TestDisputeContinuesAsNew: a dispute that has taken its run's share of
+// wakes (the hourly asks of a dispute open for months) continues as new
+// with what it knows; the next run takes the merchant's answer and the
+// outcome without holding or notifying again, and a run handed words the
+// run before did not ask about asks first.
+func TestDisputeContinuesAsNew(t *testing.T) {
+	day := 24 * time.Hour
+	start := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
+	is := &issuer{d: connector.Dispute{ID: "dp_1", Reference: "1379868670095785984", Amount: 5000, Currency: "USD",
+		Reason: "fraudulent", Stage: "chargeback", Status: "needs_response", EvidenceDue: start.Add(7 * day)}}
+	env := newDisputeEnv(t, is)
+	env.SetStartTime(start)
+	env.ExecuteWorkflow(workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: "sim-acquirer", DisputeID: "dp_1", WakesPerRun: 3})
+	var can *workflow.ContinueAsNewError
+	if err := env.GetWorkflowError(); !errors.As(err, &can) {
+		t.Fatalf("first run ended with %v, want continue-as-new", err)
+	}
+	var next workflows.DisputeInput
+	if err := converter.GetDefaultDataConverter().FromPayloads(can.Input, &next); err != nil {
+		t.Fatal(err)
+	}
+	r := next.Resume
+	if r == nil || r.Runs != 1 || r.State.Status != dispute.NeedsResponse || !r.State.Held || r.State.Fee != 1500 ||
+		r.Order.TransactionID != "1379868670095785984" || r.Answer != "" || !r.Created.Equal(start) || next.WakesPerRun != 3 {
+		t.Fatalf("handed over %+v (input %+v)", r, next)
+	}
+	if !equalStrings(is.ledger, []string{"hold"}) || !equalStrings(is.notices, []string{"needs_response"}) {
+		t.Fatalf("first run: ledger %v, notices %v", is.ledger, is.notices)
+	}
+
+	tests := []struct {
+		name    string
+		woken   bool
+		steps   []disputeStep
+		ledger  []string
+		notices []string
+	}{
+		{"the next run takes the answer and the outcome", false, []disputeStep{
+			{after: day, update: workflows.UpdateDisputeEvidence},
+			{after: 2 * day, issuer: func(d *connector.Dispute) { d.Status = "won" }},
+		}, []string{"release"}, []string{"under_review", "won"}},
+		{"a run handed unasked words asks first", true, nil, []string{"release"}, []string{"won"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			is2 := &issuer{d: is.d}
+			if tc.woken {
+				is2.d.Status = "won" // decided, its callback taken by the run before
+			}
+			env := newDisputeEnv(t, is2)
+			env.SetStartTime(start.Add(3 * time.Hour))
+			for _, s := range tc.steps {
+				env.RegisterDelayedCallback(func() {
+					if s.issuer != nil {
+						is2.set(s.issuer)
+						env.SignalWorkflow(workflows.SignalDisputeWord, nil)
+						return
+					}
+					env.UpdateWorkflow(s.update, "", &testsuite.TestUpdateCallback{
+						OnAccept: func() {}, OnReject: func(err error) { t.Errorf("answer refused: %v", err) },
+						OnComplete: func(any, error) {},
+					})
+				}, s.after)
+			}
+			in := next
+			resume := *next.Resume
+			resume.Woken = tc.woken
+			in.Resume, in.WakesPerRun = &resume, 0
+			env.ExecuteWorkflow(workflows.DisputeWorkflowType, in)
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatalf("next run: %v", err)
+			}
+			var st workflows.DisputeState
+			if err := env.GetWorkflowResult(&st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Status != dispute.Won || !st.Held || st.Notices != 1+len(tc.notices) {
+				t.Errorf("final %+v", st)
+			}
+			if !equalStrings(is2.ledger, tc.ledger) || !equalStrings(is2.notices, tc.notices) {
+				t.Errorf("next run: ledger %v, notices %v; want %v and %v", is2.ledger, is2.notices, tc.ledger, tc.notices)
+			}
+			if last := is2.saved[len(is2.saved)-1]; last.Status != "won" || !last.CreatedAt.Equal(start) {
+				t.Errorf("last record %+v", last)
+			}
+		})
 	}
 }
