@@ -79,6 +79,15 @@ const (
 	// run's share of wakes (or on Temporal's suggestion); runs begun before
 	// that reach it replay without, and never continue.
 	changeDisputeContinueAsNew = "dispute-continue-as-new"
+	// changeIdleSavedThenMoved: a first run that saved its state for
+	// reopening when idle, then took an operation that ended the order
+	// (refunded in full), saves its final state as it ends; runs that met
+	// it before left the paid state saved, and replay that.
+	changeIdleSavedThenMoved = "idle-saved-then-moved"
+	// changeRefundFailedAnswer: a refund the acquirer answers failed at
+	// once is answered refused with its code; runs that met one before
+	// answered it done (0000), and replay that.
+	changeRefundFailedAnswer = "refund-failed-answer"
 	// changeRefusalInquiry: a charge attempt refused before it reached
 	// the acquirer (card not in the vault) or by it (a 4xx) asks the
 	// acquirer before the order fails, as an earlier attempt may have

@@ -119,8 +119,12 @@ func (w *orderWorkflow) closeIdle(ctx workflow.Context) bool {
 		return false
 	}
 	// An operation taken while the state was saved changed it: the run
-	// goes on and saves again when it is idle.
-	return w.quiet(ctx) && w.st.Status == current && w.st.Writes == writes
+	// goes on and saves again when it is idle, or when it ends.
+	if w.quiet(ctx) && w.st.Status == current && w.st.Writes == writes {
+		return true
+	}
+	w.savedIdle = true
+	return false
 }
 
 // reopen runs an order reopened by an operation: it takes the state the

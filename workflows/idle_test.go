@@ -1,12 +1,16 @@
 package workflows_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/paygate/paygate/internal/domain/capture"
 	"github.com/paygate/paygate/internal/domain/status"
@@ -298,6 +302,61 @@ func TestFoldedSaveFollowsAFullRefund(t *testing.T) {
 				workflows.RefundRequest{Entry: entry, RefundAmount: amount}}})
 			if got := later[0].code(); got != "I0018" || len(acq.refunds) != 1 {
 				t.Errorf("refund after the order closed = %s with %d refunds at the acquirer, want I0018 and 1", got, len(acq.refunds))
+			}
+		})
+	}
+}
+
+// TestFullRefundWhileTheStateIsSaved: a full refund that arrives while the
+// first run saves its state for reopening (the order idle a moment
+// before) ends the order refunded; the run leaves that state in the
+// record, so a later refund reopens it refunded and is refused, not taken
+// again under the same reference, key and ledger posting.
+func TestFullRefundWhileTheStateIsSaved(t *testing.T) {
+	tests := []struct {
+		name      string
+		shape     int
+		notifyURL string
+	}{
+		{"shape 3", 3, ""},
+		{"a notified order", workflows.CurrentOrderShape, "https://shop.example/notify"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			acq := &acquirer{risk: accepted, authorise: answer(approved(amount))}
+			env := newEnv(t, acq)
+			env.SetStartTime(paidAt)
+			in := orderInput("auto")
+			in.Shape, in.Details.NotifyURL = tc.shape, tc.notifyURL
+			sent := false
+			var first outcome
+			env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+				if sent || info.ActivityType.Name != "SaveOrderReopen" {
+					return
+				}
+				sent = true
+				env.UpdateWorkflow(workflows.UpdateRefund, "", &testsuite.TestUpdateCallback{
+					OnAccept: func() {}, OnReject: func(err error) { first.answered, first.rejected = true, err },
+					OnComplete: func(v any, err error) {
+						first.answered, first.err = true, err
+						if r, ok := v.(workflows.OperationResult); ok {
+							first.result = r
+						}
+					},
+				}, workflows.RefundRequest{Entry: entry, RefundAmount: amount})
+			})
+			run(t, env, in)
+			if !sent || first.code() != "0000" {
+				t.Fatalf("the full refund while the state was saved: sent %v, answered %s", sent, first.code())
+			}
+			if saved := savedInput(t, acq); saved.Resume == nil || saved.Resume.Status != status.Refunded || saved.Resume.Refunded != amount {
+				t.Fatalf("the record's last state %+v, want refunded in full", saved.Resume)
+			}
+			later := reopen(t, acq, paidAt.Add(time.Hour), []step{{0, workflows.UpdateRefund,
+				workflows.RefundRequest{Entry: entry, RefundAmount: 5000}}})
+			if got := later[0].code(); got != "I0018" || len(acq.refunds) != 1 || len(acq.debits) != 1 {
+				t.Errorf("a refund after the order closed = %s with %d refunds and %d debits, want I0018, 1 and 1",
+					got, len(acq.refunds), len(acq.debits))
 			}
 		})
 	}

@@ -468,7 +468,8 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 	next, r, effects := w.st.RefundSent(r, answer, out.Status, out.RefundID, w.in.Currency)
 	err = w.carryOut(ctx)(next, effects)
 	switch {
-	case answer == order.RefundAnswered && r.Settled:
+	case answer == order.RefundAnswered && r.Settled &&
+		(r.Status == refund.Succeeded || w.version(ctx, changeRefundFailedAnswer, 1) == workflow.DefaultVersion):
 		// Settled by the answer: a refusal of its move is the entry's.
 		if err != nil {
 			return w.stepFailed(err)

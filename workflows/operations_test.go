@@ -286,6 +286,40 @@ func TestOrderOperations(t *testing.T) {
 
 // TestRefundReferencesAndKeys checks refund ids <transaction_id>-NN and that
 // each refund has its own idempotency key at the acquirer.
+// TestRefundAnsweredFailed: a refund the acquirer answers failed at once
+// is the merchant's refusal, with the acquirer's code and the refund's
+// references; the order stays paid and nothing is debited. It was answered
+// done (0000) while its row said failed.
+func TestRefundAnsweredFailed(t *testing.T) {
+	tests := []struct {
+		name       string
+		status     refund.Status
+		wantEntry  int
+		wantCode   string
+		wantStatus status.Payment
+		wantDebits int
+	}{
+		{"succeeded", refund.Succeeded, workflows.EntryDone, "0000", status.PartiallyRefunded, 1},
+		{"failed", refund.Failed, workflows.EntryRefused, "C0001", status.Paid, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			acq := &acquirer{risk: accepted, authorise: answer(approved(amount)),
+				refundStatus: func(int) refund.Status { return tc.status }}
+			outs, st := runSteps(t, acq, "auto", []step{
+				{time.Hour, workflows.UpdateRefund, workflows.RefundRequest{Entry: entry, RefundAmount: 100}},
+			})
+			r := outs[0].result
+			if r.Status != tc.wantEntry || r.ResultCode != tc.wantCode || r.RefundReferenceID != txID+"-01" {
+				t.Errorf("answer %+v, want entry %d code %s", r, tc.wantEntry, tc.wantCode)
+			}
+			if st.PaymentStatus != tc.wantStatus || len(acq.debits) != tc.wantDebits {
+				t.Errorf("order %d with %d debits, want %d and %d", st.PaymentStatus, len(acq.debits), tc.wantStatus, tc.wantDebits)
+			}
+		})
+	}
+}
+
 func TestRefundReferencesAndKeys(t *testing.T) {
 	acq := &acquirer{risk: accepted, authorise: answer(approved(amount))}
 	outs, _ := runSteps(t, acq, "auto", []step{

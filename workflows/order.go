@@ -251,6 +251,10 @@ type orderWorkflow struct {
 	// foldedSave: this run saved a reopen state with an outcome, so it
 	// must leave its final state in the record however it ends.
 	foldedSave bool
+	// savedIdle: closeIdle saved a reopen state and the run went on (an
+	// operation came meanwhile), so, as foldedSave, the run must leave
+	// its final state in the record (changeIdleSavedThenMoved).
+	savedIdle bool
 	// firstCharge is the charge's first attempt, made by the record's
 	// local activity (shape 5), until chargeAt takes it as its first
 	// Authorise's.
@@ -325,10 +329,12 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 	}); err != nil {
 		return PaymentResult{}, err
 	}
-	if w.foldedSave && w.closesIdle() {
-		// The outcome's write saved the order paid (shape 4), and the run
-		// ends another way (refunded in full, say): the record must hold
-		// what the order is now, or an operation would reopen it as paid.
+	if w.closesIdle() && (w.foldedSave || w.savedIdle && w.version(ctx, changeIdleSavedThenMoved, 1) == 1) {
+		// The outcome's write saved the order paid (shape 4), or the run
+		// saved it paid when idle and an operation came meanwhile, and the
+		// run ends another way (refunded in full, say): the record must
+		// hold what the order is now, or an operation would reopen it as
+		// paid and refund it again.
 		w.closeIdle(ctx)
 	}
 	return res, nil
