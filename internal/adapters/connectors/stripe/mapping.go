@@ -131,7 +131,15 @@ func errorOf(ctx context.Context, what string, err error) error {
 	detail := fmt.Sprintf("stripe %d %s %s (request %s)", se.HTTPStatusCode, se.Type, se.Code, se.RequestID)
 	var kind error
 	switch {
+	case se.HTTPStatusCode == http.StatusConflict:
+		// The same key in flight: Stripe answers 409, whatever type it
+		// gives, while the first request under the key runs, and saves no
+		// answer for it. The outcome is unknown until asked again; read as
+		// a refusal, a refund Stripe then made would be recorded failed
+		// and refunded a second time.
+		kind = connector.ErrTimeout
 	case se.Type == stripego.ErrorTypeIdempotency:
+		// A key sent again with other parameters (400).
 		kind = connector.ErrConflict
 	case conflicts[se.Code]:
 		kind = connector.ErrConflict
@@ -140,9 +148,9 @@ func errorOf(ctx context.Context, what string, err error) error {
 	case se.HTTPStatusCode == http.StatusTooManyRequests:
 		// Refused before anything was done: safe to send again.
 		kind = connector.ErrUnavailable
-	case se.HTTPStatusCode == http.StatusConflict || se.HTTPStatusCode >= 500:
-		// The same key in flight, or Stripe failed while working on it:
-		// the outcome is unknown until asked again.
+	case se.HTTPStatusCode >= 500:
+		// Stripe failed while working on it: the outcome is unknown
+		// until asked again.
 		kind = connector.ErrTimeout
 	default:
 		kind = connector.ErrRejected
