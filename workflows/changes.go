@@ -88,6 +88,11 @@ const (
 	// once is answered refused with its code; runs that met one before
 	// answered it done (0000), and replay that.
 	changeRefundFailedAnswer = "refund-failed-answer"
+	// changeAmountKeepsDunning: a subscription's change of its amount
+	// alone does not start its cycle over (an attempt at once, the dunning
+	// anew); runs that took such a change before restarted it, and replay
+	// that.
+	changeAmountKeepsDunning = "amount-keeps-dunning"
 	// changeRefusalInquiry: a charge attempt refused before it reached
 	// the acquirer (card not in the vault) or by it (a 4xx) asks the
 	// acquirer before the order fails, as an earlier attempt may have

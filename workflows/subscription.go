@@ -212,7 +212,12 @@ func (w *subscriptionWorkflow) change(ctx workflow.Context, action string, apply
 	if !changed {
 		return w.state, nil
 	}
-	w.state, w.rescheduled = next, true
+	// A change of the amount alone leaves the cycle's dates and its
+	// dunning as they are: the charge reads the amount when it starts.
+	// Restarting the cycle made an attempt at once and its dunning over.
+	moved := next.Status != w.state.Status || !next.Plan.SameDates(w.state.Plan)
+	w.rescheduled = moved || workflow.GetVersion(ctx, changeAmountKeepsDunning, workflow.DefaultVersion, 1) == workflow.DefaultVersion
+	w.state = next
 	if err := w.record(ctx, action); err != nil {
 		return w.state, err
 	}

@@ -393,6 +393,24 @@ func TestSubscriptionChanges(t *testing.T) {
 			wantStatus:  subscription.Finished,
 		},
 		{
+			// The retry keeps its day and charges the new amount; the
+			// cycle does not start over with an attempt at once.
+			name:    "amount amended during a retry: the dunning goes on",
+			decline: func(cycle, attempt int) bool { return cycle == 2 && attempt == 0 },
+			changes: []subscriptionChange{
+				{after: 28*day + 6*time.Hour, update: workflows.UpdateAmendSubscription,
+					amend: workflows.SubscriptionAmendment{Amount: usd(2500)}},
+			},
+			wantCharges: []charge{
+				{cycle: 2, at: at(2, 28), amount: 1000, orderNo: "R1-c2"},
+				{cycle: 2, attempt: 1, at: at(3, 1), amount: 2500, approved: true, orderNo: "R1-c2-r1"},
+				{cycle: 3, at: at(3, 31), amount: 2500, approved: true, orderNo: "R1-c3"},
+				{cycle: 4, at: at(4, 30), amount: 2500, approved: true, orderNo: "R1-c4"},
+			},
+			wantNotices: [][2]string{{"amend", "1"}},
+			wantStatus:  subscription.Finished,
+		},
+		{
 			name: "cancelled while paused: nothing more is charged",
 			changes: []subscriptionChange{
 				{after: 10 * day, update: workflows.UpdatePauseSubscription},

@@ -29,6 +29,11 @@ type Plan struct {
 	Changes int `json:",omitempty"`
 }
 
+// SameDates reports whether p and o put every charge on the same date.
+func (p Plan) SameDates(o Plan) bool {
+	return p.Anchor.Equal(o.Anchor) && p.AnchorCycle == o.AnchorCycle && p.Skip == o.Skip
+}
+
 // Due is when charge cycle (cycle >= 2) falls under the plan: the terms'
 // schedule, moved by Anchor and Skip. Dates are always computed from an
 // anchor, so month ends stay stable (Terms.Due).
