@@ -93,6 +93,11 @@ const (
 	// anew); runs that took such a change before restarted it, and replay
 	// that.
 	changeAmountKeepsDunning = "amount-keeps-dunning"
+	// changeCancelBeforeCharge: a subscription cancelled while a charge
+	// is prepared (its transaction id drawn) does not start that charge;
+	// runs that met such a cancel before charged once more, and replay
+	// that.
+	changeCancelBeforeCharge = "cancel-before-charge"
 	// changeRefusalInquiry: a charge attempt refused before it reached
 	// the acquirer (card not in the vault) or by it (a 4xx) asks the
 	// acquirer before the order fails, as an earlier attempt may have

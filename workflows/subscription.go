@@ -260,6 +260,9 @@ func (w *subscriptionWorkflow) chargeCycle(ctx workflow.Context, cycle int) (boo
 		w.charging = true
 		res, err := w.charge(ctx, cycle, w.state.Tried)
 		w.charging = false
+		if errors.Is(err, errCancelledBeforeCharge) {
+			return true, w.ended(ctx)
+		}
 		if err != nil {
 			return false, err
 		}
@@ -330,6 +333,10 @@ func (w *subscriptionWorkflow) continueAsNew(ctx workflow.Context) (Subscription
 	return w.state, workflow.NewContinueAsNewError(ctx, SubscriptionWorkflowType, next)
 }
 
+// errCancelledBeforeCharge is charge's error when a cancel came while the
+// charge was prepared, before its order started.
+var errCancelledBeforeCharge = errors.New("subscription cancelled before the charge")
+
 // charge makes the cycle's attempt as an order of its own and waits for
 // its result.
 func (w *subscriptionWorkflow) charge(ctx workflow.Context, cycle, attempt int) (SubscriptionChargeResult, error) {
@@ -337,6 +344,11 @@ func (w *subscriptionWorkflow) charge(ctx workflow.Context, cycle, attempt int) 
 	var id activities.NextTransactionIDResult
 	if err := workflow.ExecuteLocalActivity(lctx, a.NextTransactionID).Get(ctx, &id); err != nil {
 		return SubscriptionChargeResult{}, err
+	}
+	if w.cancelled && workflow.GetVersion(ctx, changeCancelBeforeCharge, workflow.DefaultVersion, 1) == 1 {
+		// The merchant cancelled while the charge was being prepared:
+		// nothing has reached the card yet, so nothing does.
+		return SubscriptionChargeResult{}, errCancelledBeforeCharge
 	}
 	orderNo := ChargeOrderNo(w.in.RecurringID, cycle, attempt)
 	amount := w.state.Plan.AmountOf(w.in.Terms, cycle)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -303,6 +304,50 @@ func TestSubscriptionContinuesAsNew(t *testing.T) {
 	}
 	if b2.started {
 		t.Error("a continued run recorded the subscription again")
+	}
+}
+
+// TestSubscriptionCancelledWhileAChargeIsPrepared: a cancel that comes
+// while a cycle's charge is being prepared (its transaction id drawn) stops
+// that charge: nothing reaches the card after the cancel, and the
+// subscription ends cancelled.
+func TestSubscriptionCancelledWhileAChargeIsPrepared(t *testing.T) {
+	b := &billing{}
+	env := newSubscriptionEnv(t, b)
+	env.SetStartTime(firstPaid)
+	var cancelled *workflows.SubscriptionState
+	sent := false
+	env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+		if sent || info.ActivityType.Name != "NextTransactionID" {
+			return
+		}
+		sent = true
+		env.UpdateWorkflow(workflows.UpdateCancelSubscription, "", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { t.Errorf("cancel rejected: %v", err) }, OnAccept: func() {},
+			OnComplete: func(v any, err error) {
+				if err != nil {
+					t.Errorf("cancel: %v", err)
+					return
+				}
+				st := v.(workflows.SubscriptionState)
+				cancelled = &st
+			},
+		})
+	})
+	env.ExecuteWorkflow(workflows.SubscriptionWorkflowType, subscriptionInput(subscription.Terms{ContractName: "Gold",
+		Amount: usd(1000), PromoAmount: usd(1000), Interval: subscription.Month, IntervalCount: 1, BillingCycles: 4}))
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	var st workflows.SubscriptionState
+	if err := env.GetWorkflowResult(&st); err != nil {
+		t.Fatal(err)
+	}
+	if !sent || cancelled == nil || cancelled.Status != subscription.Cancelled || st.Status != subscription.Cancelled {
+		t.Fatalf("cancel sent %v, answered %+v, final %d; want cancelled", sent, cancelled, st.Status)
+	}
+	if len(b.charges) != 0 {
+		t.Errorf("charges after the cancel: %+v", b.charges)
 	}
 }
 
