@@ -98,6 +98,11 @@ const (
 	// runs that met such a cancel before charged once more, and replay
 	// that.
 	changeCancelBeforeCharge = "cancel-before-charge"
+	// changeChargeOrderClosed: a subscription whose charge order closes
+	// without reporting reads its record for a day and takes its result,
+	// or is suspended when it has none; runs that met such an order before
+	// waited for its report for ever, and replay that.
+	changeChargeOrderClosed = "charge-order-closed"
 	// changeRefusalInquiry: a charge attempt refused before it reached
 	// the acquirer (card not in the vault) or by it (a 4xx) asks the
 	// acquirer before the order fails, as an earlier attempt may have

@@ -263,6 +263,12 @@ func (w *subscriptionWorkflow) chargeCycle(ctx workflow.Context, cycle int) (boo
 		if errors.Is(err, errCancelledBeforeCharge) {
 			return true, w.ended(ctx)
 		}
+		if errors.Is(err, errChargeUnknown) {
+			// Suspended for ops: charging again could charge the period
+			// twice, and waiting for ever left cancels unanswered.
+			_, err := w.end(ctx, subscription.Suspended)
+			return true, err
+		}
 		if err != nil {
 			return false, err
 		}
@@ -397,13 +403,61 @@ func (w *subscriptionWorkflow) charge(ctx workflow.Context, cycle, attempt int) 
 		// record tells its result, and it is never made twice.
 		return w.recordedCharge(ctx, cycle, attempt, orderNo)
 	}
+	closed := false
 	for {
 		var res SubscriptionChargeResult
-		w.results.Receive(ctx, &res)
+		if closed {
+			w.results.Receive(ctx, &res)
+		} else {
+			reported := false
+			sel := workflow.NewSelector(ctx)
+			sel.AddReceive(w.results, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, &res); reported = true })
+			sel.AddFuture(child, func(workflow.Future) { closed = true })
+			sel.Select(ctx)
+			if !reported {
+				// The order closed. Its report, when it made one, came
+				// before it closed and waits on the channel.
+				for w.results.ReceiveAsync(&res) {
+					if res.Cycle == cycle && res.Attempt == attempt {
+						return res, nil
+					}
+				}
+				if workflow.GetVersion(ctx, changeChargeOrderClosed, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+					continue
+				}
+				return w.closedCharge(ctx, cycle, attempt, orderNo)
+			}
+		}
 		if res.Cycle == cycle && res.Attempt == attempt {
 			return res, nil
 		}
 	}
+}
+
+// errChargeUnknown is charge's error when the cycle's order closed without
+// a report and its record has no final result within a day.
+var errChargeUnknown = errors.New("the charge's outcome is unknown")
+
+// closedCharge reads the result of a charge order that closed without
+// reporting it (it failed, ops terminated it, its report was lost). Its
+// record is asked for a day; an order still pending then may have charged
+// the card, so it is neither taken as paid nor charged again.
+func (w *subscriptionWorkflow) closedCharge(ctx workflow.Context, cycle, attempt int, orderNo string) (SubscriptionChargeResult, error) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout:    10 * time.Second,
+		ScheduleToCloseTimeout: 24 * time.Hour,
+		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Minute},
+	})
+	var found activities.ChargeOrderResult
+	err := workflow.ExecuteActivity(actx, a.FindChargeOrder, activities.FindChargeOrderInput{
+		MerchantID: w.in.MerchantID, AccountID: w.in.AccountID, OrderNo: orderNo,
+	}).Get(ctx, &found)
+	if err != nil {
+		workflow.GetLogger(ctx).Error("subscription charge closed without a result", "order_no", orderNo, "error", err)
+		return SubscriptionChargeResult{}, fmt.Errorf("%w: %s", errChargeUnknown, orderNo)
+	}
+	return SubscriptionChargeResult{Cycle: cycle, Attempt: attempt, TransactionID: found.TransactionID, OrderNo: orderNo,
+		Approved: found.Approved, ResultCode: found.ResultCode, ResultMessage: found.ResultMessage}, nil
 }
 
 // recordedCharge reads the result of a charge order made before, waiting

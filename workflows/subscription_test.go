@@ -29,6 +29,9 @@ type billing struct {
 	// the stored card deleted (I0025).
 	decline func(cycle, attempt int) bool
 	deleted func(cycle, attempt int) bool
+	// lost says which charge orders fail without reporting to their
+	// subscription (a database away for a day, ops terminating them).
+	lost    func(cycle, attempt int) bool
 	charges []charge
 	updates []activities.UpdateSubscriptionInput
 	started bool
@@ -66,6 +69,9 @@ func newSubscriptionEnv(t *testing.T, b *billing) *testsuite.TestWorkflowEnviron
 		res := workflows.PaymentResult{TransactionID: in.TransactionID, OrderNo: in.OrderNo, PaymentStatus: status.Paid}
 		if !approved {
 			res.PaymentStatus = status.Failed
+		}
+		if b.lost != nil && b.lost(r.Cycle, r.Attempt) {
+			return res, errors.New("order failed: its record could not be written")
 		}
 		err := workflow.SignalExternalWorkflow(ctx, r.WorkflowID, "", workflows.SignalSubscriptionCharge,
 			workflows.SubscriptionChargeResult{Cycle: r.Cycle, Attempt: r.Attempt, TransactionID: in.TransactionID,
@@ -348,6 +354,53 @@ func TestSubscriptionCancelledWhileAChargeIsPrepared(t *testing.T) {
 	}
 	if len(b.charges) != 0 {
 		t.Errorf("charges after the cancel: %+v", b.charges)
+	}
+}
+
+// TestSubscriptionChargeOrderClosedWithoutReporting: a charge order that
+// fails without reporting (its record written or not) no longer leaves the
+// subscription waiting for ever with its cancels unanswered: the record
+// tells the result, and an order with none after a day suspends the
+// subscription rather than charge the period again.
+func TestSubscriptionChargeOrderClosedWithoutReporting(t *testing.T) {
+	tests := []struct {
+		name       string
+		recorded   *activities.ChargeOrderResult // nil: still pending
+		wantStatus subscription.Status
+		wantCycles int // charges made, all cycles
+	}{
+		{"its record says paid: the next cycles follow", &activities.ChargeOrderResult{TransactionID: "9000000000000000001", Approved: true},
+			subscription.Finished, 3},
+		{"its record stays pending: suspended, nothing charged again", nil, subscription.Suspended, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &billing{lost: func(cycle, _ int) bool { return cycle == 2 }}
+			env := newSubscriptionEnv(t, b)
+			env.SetStartTime(firstPaid)
+			env.OnActivity(acts.FindChargeOrder, mock.Anything, mock.Anything).Return(
+				func(context.Context, activities.FindChargeOrderInput) (activities.ChargeOrderResult, error) {
+					if tc.recorded == nil {
+						return activities.ChargeOrderResult{}, errors.New("charge order not final yet")
+					}
+					return *tc.recorded, nil
+				})
+			env.ExecuteWorkflow(workflows.SubscriptionWorkflowType, subscriptionInput(subscription.Terms{ContractName: "Gold",
+				Amount: usd(1000), PromoAmount: usd(1000), Interval: subscription.Month, IntervalCount: 1, BillingCycles: 4}))
+			if !env.IsWorkflowCompleted() {
+				t.Fatal("the subscription did not end")
+			}
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatalf("workflow error: %v", err)
+			}
+			var st workflows.SubscriptionState
+			if err := env.GetWorkflowResult(&st); err != nil {
+				t.Fatal(err)
+			}
+			if st.Status != tc.wantStatus || len(b.charges) != tc.wantCycles {
+				t.Errorf("status %d after %d charges %+v, want %d after %d", st.Status, len(b.charges), b.charges, tc.wantStatus, tc.wantCycles)
+			}
+		})
 	}
 }
 
