@@ -146,6 +146,8 @@ func TestAuthoriseRefusalEchoesOnlyWellFormedValues(t *testing.T) {
 		{"unknown currency", "currency", "XYZ", "ORD-2026-0002", "", "", "I0004:Currency not supported for this account: unknown currency XYZ"},
 		{"malformed amount", "amount", "12.345", "ORD-2026-0002", "USD", "", "I0003:Invalid amount: amount must be a positive decimal with at most two fraction digits"},
 		{"order_no with a space", "order_no", "ORD 1", "", "USD", "12.34", "I0008:Invalid field value: order_no must be 1 to 64 printable characters without spaces"},
+		{"a subscription charge's order_no", "order_no", "R1379868670095785984-c4", "R1379868670095785984-c4", "USD", "12.34",
+			"I0008:Invalid field value: order_no of the form R<19 digits>-c<n> is the gateway's own, for subscription charges"},
 		{"digit in first_name", "first_name", "4Ada", "ORD-2026-0002", "USD", "12.34", "I0008:Invalid field value: first_name must not contain digits"},
 		{"digit in last_name", "last_name", "Lovelace4", "ORD-2026-0002", "USD", "12.34", "I0008:Invalid field value: last_name must not contain digits"},
 	}

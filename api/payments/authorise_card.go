@@ -19,6 +19,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/country"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/subscription"
 	"github.com/paygate/paygate/internal/domain/testmode"
 	"github.com/paygate/paygate/workflows"
 )
@@ -162,6 +163,9 @@ func validateCardOrder(req *authoriseRequest, account *merchant.Account, now fun
 	}
 	if len(req.OrderNo) > order.MaxOrderNo || !order.Printable(req.OrderNo) {
 		return fail(codes.InvalidField.With("order_no must be 1 to 64 printable characters without spaces"))
+	}
+	if subscription.IsChargeOrderNo(req.OrderNo) {
+		return fail(codes.InvalidField.With(reservedOrderNo))
 	}
 	if !money.KnownCurrency(req.Currency) {
 		return fail(codes.UnsupportedCurrency.With("unknown currency " + req.Currency))

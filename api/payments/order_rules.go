@@ -9,6 +9,7 @@ import (
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/order"
+	"github.com/paygate/paygate/internal/domain/subscription"
 )
 
 // The field rules every kind of order shares: lengths, printable order
@@ -57,6 +58,10 @@ func overlong(d *order.Details) string {
 	return ""
 }
 
+// reservedOrderNo refuses a merchant's order_no of the form the gateway
+// gives its subscriptions' charges (subscription.IsChargeOrderNo).
+const reservedOrderNo = "order_no of the form R<19 digits>-c<n> is the gateway's own, for subscription charges"
+
 // validateRedirectOrder checks what every order that sends the shopper away
 // and back has: order_no, currency, amount and the http(s) return_url,
 // cancel_url and notify_url.
@@ -67,6 +72,9 @@ func validateRedirectOrder(d *order.Details, account *merchant.Account) (money.A
 	}
 	if len(d.OrderNo) > order.MaxOrderNo || !order.Printable(d.OrderNo) {
 		return fail(codes.InvalidField.With("order_no must be 1 to 64 printable characters without spaces"))
+	}
+	if subscription.IsChargeOrderNo(d.OrderNo) {
+		return fail(codes.InvalidField.With(reservedOrderNo))
 	}
 	if !money.KnownCurrency(d.Currency) || !account.AllowsCurrency(d.Currency) {
 		return fail(codes.UnsupportedCurrency.With(d.Currency))

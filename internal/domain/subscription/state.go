@@ -2,6 +2,7 @@ package subscription
 
 import (
 	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/paygate/paygate/internal/domain/codes"
@@ -59,6 +60,16 @@ func ChargeOrderNo(recurringID string, cycle, attempt int) string {
 	}
 	return fmt.Sprintf("%s-c%d-r%d", recurringID, cycle, attempt)
 }
+
+// chargeOrderNo is the form of ChargeOrderNo's order numbers: "R" and the
+// first payment's transaction id (19 digits), the cycle, maybe the attempt.
+var chargeOrderNo = regexp.MustCompile(`^R[0-9]{19}-c[0-9]+(-r[0-9]+)?$`)
+
+// IsChargeOrderNo reports whether orderNo has the form of a subscription's
+// charge order. Those numbers are the gateway's: a merchant's own order
+// under one would be taken for the subscription's charge of that cycle
+// (counted paid, or declined, without the card being charged).
+func IsChargeOrderNo(orderNo string) bool { return chargeOrderNo.MatchString(orderNo) }
 
 // CycleDue is the subscription once a cycle falls due at due: its first
 // attempt is then.

@@ -102,3 +102,26 @@ func TestEndings(t *testing.T) {
 		t.Errorf("ChargeOrderNo retry = %q", got)
 	}
 }
+
+// TestIsChargeOrderNo: the form of the charges' order numbers, which a
+// merchant's order may not take; near misses are the merchant's.
+func TestIsChargeOrderNo(t *testing.T) {
+	tests := []struct {
+		orderNo string
+		want    bool
+	}{
+		{ChargeOrderNo("R1379868670095785984", 4, 0), true},
+		{ChargeOrderNo("R1379868670095785984", 12, 3), true},
+		{"R1379868670095785984-c", false},
+		{"R137986867009578598-c4", false},
+		{"R1379868670095785984-c4-x", false},
+		{"ORD-R1379868670095785984-c4", false},
+		{"R1379868670095785984-c4-r", false},
+		{"ORDER-2026-0001", false},
+	}
+	for _, tc := range tests {
+		if got := IsChargeOrderNo(tc.orderNo); got != tc.want {
+			t.Errorf("IsChargeOrderNo(%q) = %v, want %v", tc.orderNo, got, tc.want)
+		}
+	}
+}
