@@ -443,29 +443,28 @@ var errChargeUnknown = errors.New("the charge's outcome is unknown")
 // record is asked for a day; an order still pending then may have charged
 // the card, so it is neither taken as paid nor charged again.
 func (w *subscriptionWorkflow) closedCharge(ctx workflow.Context, cycle, attempt int, orderNo string) (SubscriptionChargeResult, error) {
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout:    10 * time.Second,
-		ScheduleToCloseTimeout: 24 * time.Hour,
-		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 10 * time.Minute},
-	})
-	var found activities.ChargeOrderResult
-	err := workflow.ExecuteActivity(actx, a.FindChargeOrder, activities.FindChargeOrderInput{
-		MerchantID: w.in.MerchantID, AccountID: w.in.AccountID, OrderNo: orderNo,
-	}).Get(ctx, &found)
+	res, err := w.chargeOfRecord(ctx, cycle, attempt, orderNo, 24*time.Hour, 10*time.Minute)
 	if err != nil {
 		workflow.GetLogger(ctx).Error("subscription charge closed without a result", "order_no", orderNo, "error", err)
 		return SubscriptionChargeResult{}, fmt.Errorf("%w: %s", errChargeUnknown, orderNo)
 	}
-	return SubscriptionChargeResult{Cycle: cycle, Attempt: attempt, TransactionID: found.TransactionID, OrderNo: orderNo,
-		Approved: found.Approved, ResultCode: found.ResultCode, ResultMessage: found.ResultMessage}, nil
+	return res, nil
 }
 
 // recordedCharge reads the result of a charge order made before, waiting
 // until it is final.
 func (w *subscriptionWorkflow) recordedCharge(ctx workflow.Context, cycle, attempt int, orderNo string) (SubscriptionChargeResult, error) {
+	return w.chargeOfRecord(ctx, cycle, attempt, orderNo, 0, time.Minute)
+}
+
+// chargeOfRecord reads a charge order's final result from its record
+// (FindChargeOrder, retried while the order is missing or pending, for
+// within when set, else without end, at most every maxInterval).
+func (w *subscriptionWorkflow) chargeOfRecord(ctx workflow.Context, cycle, attempt int, orderNo string, within, maxInterval time.Duration) (SubscriptionChargeResult, error) {
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: 10 * time.Second,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute},
+		StartToCloseTimeout:    10 * time.Second,
+		ScheduleToCloseTimeout: within,
+		RetryPolicy:            &temporal.RetryPolicy{InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: maxInterval},
 	})
 	var found activities.ChargeOrderResult
 	err := workflow.ExecuteActivity(actx, a.FindChargeOrder, activities.FindChargeOrderInput{
