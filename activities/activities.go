@@ -4,6 +4,7 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -128,9 +129,32 @@ type TransactionIDs interface {
 func (a *Activities) connector(name string) (Connector, error) {
 	c, err := a.Connectors.Get(name)
 	if err != nil {
-		return nil, temporal.NewNonRetryableApplicationError("connector not configured", ErrTypeAcquirerRejected, err)
+		return nil, ConnectorMissingError(err)
 	}
 	return c, nil
+}
+
+// connectorMissing is the detail that tells a connector missing from this
+// worker's configuration from an acquirer's refusal: both are
+// AcquirerRejected, but only the refusal is the acquirer's word.
+const connectorMissing = "connector-missing"
+
+// ConnectorMissingError is the error of an activity whose connector this
+// worker's configuration does not run (cause says which).
+func ConnectorMissingError(cause error) error {
+	return temporal.NewApplicationErrorWithOptions("connector not configured", ErrTypeAcquirerRejected,
+		temporal.ApplicationErrorOptions{NonRetryable: true, Cause: cause, Details: []any{connectorMissing}})
+}
+
+// IsConnectorMissing reports whether err is ConnectorMissingError's: the
+// request never reached an acquirer, which therefore said nothing of it.
+func IsConnectorMissing(err error) bool {
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != ErrTypeAcquirerRejected || !appErr.HasDetails() {
+		return false
+	}
+	var detail string
+	return appErr.Details(&detail) == nil && detail == connectorMissing
 }
 
 // Error types of application errors the activities return, for the

@@ -42,35 +42,42 @@ func TestConnectorRouting(t *testing.T) {
 		name         string
 		run          func() error
 		nonRetryable bool
+		// missing: the connector is not configured here, which is no
+		// acquirer's word (IsConnectorMissing).
+		missing bool
 	}{
 		{"charge at an unknown connector", func() error {
 			_, err := a.Authorise(ctx, AuthoriseInput{Connector: "acme-bank", CardToken: "tok", IdempotencyKey: "k"})
 			return err
-		}, true},
+		}, true, true},
 		{"charge at the default, not configured here", func() error {
 			_, err := a.Authorise(ctx, AuthoriseInput{CardToken: "tok", IdempotencyKey: "k"})
 			return err
-		}, true},
+		}, true, true},
 		{"capture at an unknown connector", func() error {
 			_, err := a.CaptureCharge(ctx, CaptureInput{Connector: "acme-bank", ChargeID: "c", IdempotencyKey: "k", Amount: 1, Currency: "USD"})
 			return err
-		}, true},
+		}, true, true},
+		{"refund at an unknown connector", func() error {
+			_, err := a.RefundCharge(ctx, RefundInput{Connector: "acme-bank", ChargeID: "c", IdempotencyKey: "k", Amount: 1, Currency: "USD"})
+			return err
+		}, true, true},
 		{"3-D Secure at sim-bank", func() error {
 			_, err := a.Authenticate3DS(ctx, ThreeDSInput{Connector: "sim-bank", CardToken: "tok", IdempotencyKey: "k"})
 			return err
-		}, true},
+		}, true, false},
 		{"APM at sim-bank", func() error {
 			_, err := a.CreateAPMPayment(ctx, APMInput{Connector: "sim-bank", IdempotencyKey: "k"})
 			return err
-		}, true},
+		}, true, false},
 		{"capture of an unknown payment at sim-bank", func() error {
 			_, err := a.CaptureCharge(ctx, CaptureInput{Connector: "sim-bank", ChargeID: "pay_nope", IdempotencyKey: "k", Amount: 100, Currency: "USD"})
 			return err
-		}, true},
+		}, true, false},
 		{"inquiry at an unknown connector", func() error {
 			_, err := a.InquireCharge(ctx, InquireInput{Connector: "acme-bank", IdempotencyKey: "k"})
 			return err
-		}, false},
+		}, false, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -85,6 +92,9 @@ func TestConnectorRouting(t *testing.T) {
 			}
 			if nonRetryable && appErr.Type() != ErrTypeAcquirerRejected {
 				t.Errorf("error type %q, want %s", appErr.Type(), ErrTypeAcquirerRejected)
+			}
+			if IsConnectorMissing(err) != tc.missing {
+				t.Errorf("error %v: connector missing %t, want %t", err, IsConnectorMissing(err), tc.missing)
 			}
 		})
 	}

@@ -109,6 +109,16 @@ const (
 	// charged; orders that met a refusal before failed at once, and replay
 	// that.
 	changeRefusalInquiry = "charge-refusal-inquiry"
+	// changeLateLook: a charge that stayed unknown at a connector whose
+	// inquiry may lag (Stripe) is sent again with its key and asked about
+	// over an hour before the order fails (lookLate); orders that met one
+	// before failed at once, and replay that.
+	changeLateLook = "charge-late-look"
+	// changeRefundConnectorMissing: a refund sent again after an unknown
+	// outcome by a worker whose configuration lacks its connector is sent
+	// again later, not failed; orders that met that before failed the
+	// refund and released its amount, and replay that.
+	changeRefundConnectorMissing = "refund-connector-missing"
 	// changePayoutNotifyInline: a payout makes its notification's first
 	// attempt itself (a local activity in its last workflow task) and
 	// starts the Redeliver child only when that attempt is not

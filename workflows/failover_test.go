@@ -115,15 +115,22 @@ func TestChargeFailover(t *testing.T) {
 			},
 			[]activities.InquiryResult{{Found: false}},
 			[]call{{"sim-bank", keyBank}, {"sim-bank", keyBank}}, []call{{"sim-bank", keyBank}}, "0000", "sim-bank", []string{"sim-bank:approved"}},
+		// Three rounds, then four late looks (lookLate), all at the
+		// connector that may have charged.
 		{"an outcome that stays unknown never moves on", route,
-			[]func() (activities.ChargeOutcome, error){
+			slices.Repeat([]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
+			}, 7),
+			slices.Repeat([]activities.InquiryResult{{Found: false}}, 7),
+			slices.Repeat([]call{{"sim-bank", keyBank}}, 7),
+			slices.Repeat([]call{{"sim-bank", keyBank}}, 7), "C0001", "sim-bank", []string{"sim-bank:unknown"}},
+		{"an outcome a late look finds stops there", route,
+			slices.Repeat([]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
-				func() (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
-			},
-			[]activities.InquiryResult{{Found: false}, {Found: false}, {Found: false}},
-			[]call{{"sim-bank", keyBank}, {"sim-bank", keyBank}, {"sim-bank", keyBank}},
-			[]call{{"sim-bank", keyBank}, {"sim-bank", keyBank}, {"sim-bank", keyBank}}, "C0001", "sim-bank", []string{"sim-bank:unknown"}},
+			}, 4),
+			[]activities.InquiryResult{{Found: false}, {Found: false}, {Found: false}, {Found: true, Outcome: at("sim-bank", approved(amount))}},
+			slices.Repeat([]call{{"sim-bank", keyBank}}, 4),
+			slices.Repeat([]call{{"sim-bank", keyBank}}, 4), "0000", "sim-bank", []string{"sim-bank:approved"}},
 		{"the first skipped by its breaker, the second approves", route,
 			[]func() (activities.ChargeOutcome, error){
 				func() (activities.ChargeOutcome, error) {

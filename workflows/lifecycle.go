@@ -611,12 +611,15 @@ func (w *orderWorkflow) resolveRefund(ctx workflow.Context, r order.Refund) {
 	err := onGrowingTimer(ctx, func() bool {
 		var out activities.RefundOutcome
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundCharge, w.refundInput(r)).Get(ctx, &out)
+		// A worker whose configuration lacks the connector sent nothing:
+		// the first send may have made the refund, so that is no refusal.
+		missing := activities.IsConnectorMissing(err) && w.version(ctx, changeRefundConnectorMissing, 1) != workflow.DefaultVersion
 		if err == nil {
 			r.AcquirerRef, settled = out.RefundID, out.Status
-		} else if !acquirerRefused(err) {
+		} else if !acquirerRefused(err) || missing {
 			workflow.GetLogger(ctx).Warn("refund still unanswered: sent again later", "refund", r.Reference, "error", err)
 		}
-		return err == nil || acquirerRefused(err)
+		return err == nil || acquirerRefused(err) && !missing
 	})
 	if err != nil {
 		return

@@ -911,6 +911,9 @@ func (w *orderWorkflow) chargeAt(ctx workflow.Context, conn string, failover boo
 	key := w.chargeKey(conn)
 	actx := workflow.WithLocalActivityOptions(ctx, authoriseOptions)
 	ictx := workflow.WithActivityOptions(ctx, inquiryOptions)
+	// final: the connector's last "not found" was its final word (its
+	// inquiry is never behind a charge, as the simulators').
+	final := false
 	for round := 0; round < chargeRounds; round++ {
 		var outcome activities.ChargeOutcome
 		var err error
@@ -976,6 +979,7 @@ func (w *orderWorkflow) chargeAt(ctx workflow.Context, conn string, failover boo
 		if deleted {
 			return activities.ChargeOutcome{}, codes.TokenDeleted, "", nil
 		}
+		final = found.NeverCharged
 		if failover && found.NeverCharged {
 			// The connector's final word: nothing was charged, so the
 			// payment may go on to the next connector.
@@ -983,8 +987,51 @@ func (w *orderWorkflow) chargeAt(ctx workflow.Context, conn string, failover boo
 			return activities.ChargeOutcome{}, codes.ConnectorError, routing.Down, nil
 		}
 	}
+	if !final && w.version(ctx, changeLateLook, 1) != workflow.DefaultVersion {
+		if outcome, ok := w.lookLate(ctx, conn, key, failover); ok {
+			return outcome, outcomeCode(outcome), attemptOutcome(outcome), nil
+		}
+	}
 	// Never answered, and never found: it may still have charged.
 	return activities.ChargeOutcome{}, codes.ConnectorError, routing.Unknown, nil
+}
+
+// lateLooks are the waits of lookLate, an hour in all: Stripe's search
+// catches up with a new charge within minutes, and it keeps a key's first
+// answer for a day.
+var lateLooks = []time.Duration{time.Minute, 4 * time.Minute, 15 * time.Minute, 40 * time.Minute}
+
+// lookLate settles a charge that stayed unknown at a connector whose
+// inquiry may lag behind its charges (Stripe's search): its "not found"
+// did not say the card was not charged, and the order's failure would
+// have told the merchant so, who charges again (a subscription's next
+// attempt does, under a new key). After each wait the charge is sent again
+// with its key, which such a connector answers with the key's first answer
+// (or makes now, once), and else asked about. It reports false when every
+// look went unanswered.
+func (w *orderWorkflow) lookLate(ctx workflow.Context, conn, key string, failover bool) (activities.ChargeOutcome, bool) {
+	actx := workflow.WithLocalActivityOptions(ctx, authoriseOptions)
+	ictx := workflow.WithActivityOptions(ctx, inquiryOptions)
+	for _, wait := range lateLooks {
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return activities.ChargeOutcome{}, false
+		}
+		var outcome activities.ChargeOutcome
+		err := workflow.ExecuteLocalActivity(actx, a.Authorise, w.authoriseInput(conn, key, failover)).Get(ctx, &outcome)
+		if err == nil {
+			return outcome, true
+		}
+		workflow.GetLogger(ctx).Warn("charge still unknown", "connector", conn, "error", err)
+		var found activities.InquiryResult
+		if err := workflow.ExecuteActivity(ictx, a.InquireCharge, activities.InquireInput{Connector: conn, IdempotencyKey: key,
+			AttemptsEnded: true}).Get(ctx, &found); err != nil {
+			return activities.ChargeOutcome{}, false
+		}
+		if found.Found {
+			return found.Outcome, true
+		}
+	}
+	return activities.ChargeOutcome{}, false
 }
 
 // ThreeDSData is a 3-D Secure result as an order's charge carries it.

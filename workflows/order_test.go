@@ -660,11 +660,46 @@ func TestOrder(t *testing.T) {
 			wantFinish: paid, wantAuths: 2, wantInquires: 1,
 		},
 		{
-			name: "timeout every round gives up after three rounds", captureMode: "auto", risk: accepted,
+			name: "timeout every round at a connector whose inquiry is final gives up after three rounds", captureMode: "auto", risk: accepted,
+			authorise: func(int) (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
+			inquire: func(int) (activities.InquiryResult, error) {
+				return activities.InquiryResult{Found: false, NeverCharged: true}, nil
+			},
+			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "C0001", wantMessage: "Acquirer error",
+			wantFinish: connectorError, wantAuths: 3, wantInquires: 3,
+		},
+		{
+			// Stripe's search may lag a charge: three rounds, then four
+			// late looks over an hour, before the order says not charged.
+			name: "timeout every round at a connector whose inquiry may lag gives up after an hour of late looks", captureMode: "auto", risk: accepted,
 			authorise:  func(int) (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
 			inquire:    func(int) (activities.InquiryResult, error) { return activities.InquiryResult{Found: false}, nil },
 			wantStatus: status.Failed, wantOrder: status.OrderFailure, wantCode: "C0001", wantMessage: "Acquirer error",
-			wantFinish: connectorError, wantAuths: 3, wantInquires: 3,
+			wantFinish: connectorError, wantAuths: 7, wantInquires: 7,
+		},
+		{
+			name: "a late look's charge with the same key is answered with the first charge", captureMode: "auto", risk: accepted,
+			authorise: func(n int) (activities.ChargeOutcome, error) {
+				if n < 3 {
+					return activities.ChargeOutcome{}, timeout()
+				}
+				return approved(amount), nil
+			},
+			inquire:    func(int) (activities.InquiryResult, error) { return activities.InquiryResult{Found: false}, nil },
+			wantStatus: status.Paid, wantOrder: status.OrderSuccess, wantCode: "0000", wantMessage: "Success",
+			wantFinish: paid, wantAuths: 4, wantInquires: 3,
+		},
+		{
+			name: "a late look's inquiry finds the charge the search missed", captureMode: "auto", risk: accepted,
+			authorise: func(int) (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
+			inquire: func(n int) (activities.InquiryResult, error) {
+				if n < 4 {
+					return activities.InquiryResult{Found: false}, nil
+				}
+				return activities.InquiryResult{Found: true, Outcome: approved(amount)}, nil
+			},
+			wantStatus: status.Paid, wantOrder: status.OrderSuccess, wantCode: "0000", wantMessage: "Success",
+			wantFinish: paid, wantAuths: 5, wantInquires: 5,
 		},
 		{
 			name: "acquirer rejected, no charge found: a connector error", captureMode: "auto", risk: accepted,
