@@ -119,6 +119,12 @@ const (
 	// again later, not failed; orders that met that before failed the
 	// refund and released its amount, and replay that.
 	changeRefundConnectorMissing = "refund-connector-missing"
+	// changeRefundWatchedUnsaved: a pending refund whose row could not be
+	// written is watched (or sent again) all the same and answered
+	// pending; orders that met such a write before failed the update and
+	// left the refund's amount held with nothing to settle it, and replay
+	// that.
+	changeRefundWatchedUnsaved = "refund-watched-unsaved"
 	// changePayoutNotifyInline: a payout makes its notification's first
 	// attempt itself (a local activity in its last workflow task) and
 	// starts the Redeliver child only when that attempt is not

@@ -477,6 +477,21 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 		res := w.done()
 		res.RefundReferenceID, res.RefundReference = r.Reference, r.AcquirerRef
 		return res, nil
+	case err != nil && !r.Settled && w.version(ctx, changeRefundWatchedUnsaved, 1) != workflow.DefaultVersion:
+		// The pending refund's row could not be written (a day of retries,
+		// or values the record refuses). The refund may be made all the
+		// same, so its watcher still runs, and writes the row when it
+		// settles; the merchant hears pending, not an error that invites
+		// a second refund.
+		workflow.GetLogger(ctx).Error("pending refund not recorded: watched all the same", "refund", r.Reference, "error", err)
+		for _, e := range effects {
+			switch e.(type) {
+			case order.WatchRefund, order.ResendRefund:
+				if err := w.carry(ctx, e); err != nil {
+					return OperationResult{}, err
+				}
+			}
+		}
 	case err != nil:
 		return OperationResult{}, err
 	}

@@ -150,6 +150,10 @@ type acquirer struct {
 	// nil or when it returns nil); voidErr VoidCharge's.
 	refundErr func(n int) error
 	voidErr   func(n int) error
+	// saveRefundErr scripts SaveRefund's failures by call number;
+	// failed saves are counted in refundSaveFails, not kept in saved.
+	saveRefundErr   func(n int) error
+	refundSaveFails int
 
 	// The order's saved state for reopening, as the record keeps it: the
 	// last saved input and the run that holds it ("" when free).
@@ -477,6 +481,12 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 		func(_ context.Context, in activities.SaveRefundInput) error {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
+			if acq.saveRefundErr != nil {
+				if err := acq.saveRefundErr(len(acq.saved) + acq.refundSaveFails); err != nil {
+					acq.refundSaveFails++
+					return err
+				}
+			}
 			acq.saved = append(acq.saved, in)
 			return nil
 		}).Maybe()

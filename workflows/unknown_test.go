@@ -33,6 +33,14 @@ func acquirerRefuses() error {
 	return temporal.NewNonRetryableApplicationError("refund: refused by the acquirer", activities.ErrTypeAcquirerRejected, nil)
 }
 
+// rowRefusedFirst is a record that refuses the first refund row's values.
+func rowRefusedFirst(n int) error {
+	if n == 0 {
+		return temporal.NewNonRetryableApplicationError("refund row refused", activities.ErrTypeRecordRejected, nil)
+	}
+	return nil
+}
+
 // TestRefundWithoutAnAnswer: a refund the acquirer never answered through
 // all of the local activity's attempts is not taken for failed. It stays
 // pending with its amount held, so a second refund of the whole amount is
@@ -55,6 +63,8 @@ func TestRefundWithoutAnAnswer(t *testing.T) {
 		// wantSends is how often the first refund goes with its key
 		// when it was kept pending (attempts+1 when 0).
 		wantSends int
+		// saveErr scripts the refund rows' writes (all written when nil).
+		saveErr func(n int) error
 	}{
 		{
 			name:      "no answer, then the refund made",
@@ -105,6 +115,24 @@ func TestRefundWithoutAnAnswer(t *testing.T) {
 			wantRefunded: 100, wantStatus: status.PartiallyRefunded, wantSends: attempts + 2,
 		},
 		{
+			// The record refuses the pending row; the refund is sent again
+			// all the same, and its row written once it is made.
+			name:      "no answer, its pending row refused by the record, then the refund made",
+			refundErr: silentFor(attempts), saveErr: rowRefusedFirst,
+			wantFirst: workflows.EntryPending, wantFirstCode: "0001",
+			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
+			wantSaved:    []refund.Status{refund.Succeeded},
+			wantRefunded: 100, wantStatus: status.PartiallyRefunded,
+		},
+		{
+			name:         "answered pending, its row refused by the record, then made",
+			refundStatus: func(int) refund.Status { return refund.Pending }, saveErr: rowRefusedFirst,
+			wantFirst: workflows.EntryPending, wantFirstCode: "0001",
+			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
+			wantSaved:    []refund.Status{refund.Succeeded},
+			wantRefunded: 100, wantStatus: status.PartiallyRefunded, wantSends: 1,
+		},
+		{
 			name: "refused at once",
 			refundErr: func(n int) error {
 				if n == 0 {
@@ -121,7 +149,7 @@ func TestRefundWithoutAnAnswer(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			acq := &acquirer{risk: accepted, authorise: answer(approved(amount)), refundErr: tc.refundErr,
-				refundStatus: tc.refundStatus}
+				refundStatus: tc.refundStatus, saveRefundErr: tc.saveErr}
 			outs, final := runSteps(t, acq, "auto", []step{
 				{time.Hour, workflows.UpdateRefund, workflows.RefundRequest{Entry: entry, RefundAmount: 100}},
 				{time.Hour + time.Millisecond, workflows.UpdateRefund, workflows.RefundRequest{Entry: entry, RefundAmount: amount}},
