@@ -104,10 +104,14 @@ func (s *Service) Reconcile(ctx context.Context, connector string, day time.Time
 	if err != nil {
 		return Summary{}, err
 	}
-	// Chargebacks and fee adjustments name orders of any day.
+	if err := s.refundsGivenBack(ctx, lines); err != nil {
+		return Summary{}, err
+	}
+	// Chargebacks, fee adjustments and refunds given back name orders of
+	// any day.
 	var named []string
 	for _, l := range lines {
-		if l.Type == recon.Chargeback || l.Type == recon.FeeAdjustment {
+		if l.Type == recon.Chargeback || l.Type == recon.FeeAdjustment || l.Type == recon.RefundFailure {
 			named = append(named, l.OrderKey)
 		}
 	}
@@ -156,7 +160,7 @@ func (s *Service) now() time.Time {
 func (s *Service) items(ctx context.Context, connector string, day time.Time, rep recon.Report) ([]models.ReconItem, error) {
 	var loose []string
 	for _, l := range rep.Lines {
-		if l.Settles < 0 && l.Class == recon.Matched {
+		if l.Settles < 0 && (l.Class == recon.Matched || l.Class == recon.RefundReversed) {
 			loose = append(loose, l.OrderKey)
 		}
 	}
@@ -184,6 +188,36 @@ func (s *Service) items(ctx context.Context, connector string, day time.Time, re
 			AccountID: e.AccountID, Status: status(e.Class)})
 	}
 	return out, nil
+}
+
+// refundsGivenBack names the order of each refund failure line that does
+// not name one (Stripe's names only the refund), from the refund of that
+// acquirer reference here, so that finance sees whose refund it was.
+func (s *Service) refundsGivenBack(ctx context.Context, lines []recon.Line) error {
+	var refs []string
+	for _, l := range lines {
+		if l.Type == recon.RefundFailure && l.OrderKey == "" && l.Reference != "" {
+			refs = append(refs, l.Reference)
+		}
+	}
+	if len(refs) == 0 {
+		return nil
+	}
+	var rows []struct{ AcquirerRef, TransactionID string }
+	if err := s.DB.WithContext(ctx).Model(&models.Refund{}).Select("acquirer_ref, transaction_id").
+		Where("acquirer_ref IN ?", refs).Scan(&rows).Error; err != nil {
+		return fmt.Errorf("refunds given back: %w", err)
+	}
+	of := make(map[string]string, len(rows))
+	for _, r := range rows {
+		of[r.AcquirerRef] = r.TransactionID
+	}
+	for i := range lines {
+		if l := &lines[i]; l.Type == recon.RefundFailure && l.OrderKey == "" {
+			l.OrderKey = of[l.Reference]
+		}
+	}
+	return nil
 }
 
 // status is a new item's status: open for what needs a person.

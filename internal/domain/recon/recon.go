@@ -23,6 +23,10 @@ const (
 	Refund        LineType = "refund"
 	Chargeback    LineType = "chargeback"
 	FeeAdjustment LineType = "fee_adjustment"
+	// RefundFailure is a refund the acquirer gave back after it had
+	// succeeded (the card's issuer could not take it): the money is the
+	// merchant's again, and the shopper was not refunded.
+	RefundFailure LineType = "refund_failure"
 )
 
 // Line is one line of an acquirer's settlement report. Amounts are minor
@@ -102,6 +106,9 @@ const (
 	Duplicate         Class = "duplicate"       // a second line of what was already settled
 	RefundMismatch    Class = "refund_mismatch" // a refund settled for another amount
 	FeeOutside        Class = "fee_outside_schedule"
+	// RefundReversed is a RefundFailure line: a refund the record holds as
+	// made did not reach the shopper, which the merchant must hear of.
+	RefundReversed Class = "refund_reversed"
 )
 
 // LineResult is a line and what it was found to be. Settles is the index
@@ -169,7 +176,7 @@ type key struct {
 // duplicate. Chargebacks (a dispute's debit, or its reinstatement when
 // won) and fee adjustments are the acquirer's own: they are matched to the
 // order they name when it exists here (owed that day or in cfg.Orders),
-// else missing here.
+// else missing here. A refund failure is always an exception.
 func Reconcile(dayEnd time.Time, lines []Line, expected []Expected, cfg Config) Report {
 	var rep Report
 	byRef := map[key]int{}
@@ -204,6 +211,15 @@ func Reconcile(dayEnd time.Time, lines []Line, expected []Expected, cfg Config) 
 
 func classify(rep *Report, l Line, byRef map[key]int, byOrder map[key][]int, known func(string) bool, cfg Config) LineResult {
 	r := LineResult{Line: l, Settles: -1}
+	if l.Type == RefundFailure {
+		// Always a person's: the record says refunded, and nothing here
+		// undoes that by itself.
+		r.Class, r.Detail = RefundReversed, fmt.Sprintf("the acquirer gave refund %s back: the shopper was not refunded", l.Reference)
+		if !known(l.OrderKey) {
+			r.Detail += "; no refund of that reference here"
+		}
+		return r
+	}
 	if l.Type == Chargeback || l.Type == FeeAdjustment {
 		if known(l.OrderKey) {
 			r.Class, r.Detail = Matched, "the acquirer's own line, of an order here"

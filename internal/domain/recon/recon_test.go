@@ -102,6 +102,16 @@ func TestReconcile(t *testing.T) {
 			[]Line{{No: 1, Reference: "dp_5", OrderKey: "T5", Type: Chargeback, Gross: 1000, Fee: 15, Net: -1015, Currency: "USD"},
 				{No: 2, Reference: "dp_6", OrderKey: "T6", Type: Chargeback, Gross: 1000, Net: -1000, Currency: "USD"}},
 			[]Class{Matched, MissingHere}, nil},
+		{"a refund the acquirer gave back, of an order here and of none",
+			nil,
+			[]Line{{No: 1, Reference: "re_5", OrderKey: "T5", Type: RefundFailure, Gross: -200, Net: 200, Currency: "USD"},
+				{No: 2, Reference: "re_6", Type: RefundFailure, Gross: -300, Net: 300, Currency: "USD"}},
+			[]Class{RefundReversed, RefundReversed}, nil},
+		{"a refund given back the day it is owed still settles it",
+			[]Expected{{OrderKey: "T1", Reference: "re_1", Type: Refund, Amount: 200, Currency: "USD", At: old}},
+			[]Line{{No: 1, Reference: "re_1", OrderKey: "T1", Type: Refund, Gross: 200, Net: -200, Currency: "USD"},
+				{No: 2, Reference: "re_1", OrderKey: "T1", Type: RefundFailure, Gross: -200, Net: 200, Currency: "USD"}},
+			[]Class{Matched, RefundReversed}, []Class{Matched}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,8 +16,8 @@ import (
 // the report of day is the balance transactions created on the day
 // SettlementDays before (UTC), in the matching engine's terms. A capture is
 // named by its PaymentIntent (what our orders keep), a refund by its id;
-// disputes' adjustments are chargebacks, Stripe's own fees fee
-// adjustments; payouts and transfers are not settlements of payments and
+// disputes' adjustments are chargebacks, a refund given back a refund
+// failure, Stripe's own fees fee adjustments; payouts and transfers are not settlements of payments and
 // are left out. Stripe's currencies are lower case; ours are upper.
 func (c *Client) Settlement(ctx context.Context, day time.Time) ([]recon.Line, error) {
 	of := day.UTC().Truncate(24*time.Hour).AddDate(0, 0, -c.settlementDays)
@@ -60,6 +60,10 @@ func lineOf(bt *stripego.BalanceTransaction) (recon.Line, bool) {
 		}
 	case stripego.BalanceTransactionTypeRefund, stripego.BalanceTransactionTypePaymentRefund:
 		l.Type, l.Gross = recon.Refund, -bt.Amount
+	case stripego.BalanceTransactionTypeRefundFailure:
+		// The refund's money back on the balance: the refund (the source)
+		// did not reach the card after all.
+		l.Type, l.Gross = recon.RefundFailure, -bt.Amount
 	case stripego.BalanceTransactionTypeAdjustment:
 		if bt.Source == nil || bt.Source.Type != stripego.BalanceTransactionSourceTypeDispute {
 			l.Type, l.Gross = recon.FeeAdjustment, 0

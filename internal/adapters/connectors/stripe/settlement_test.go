@@ -11,7 +11,8 @@ import (
 // day two days before are the report: a charge is a capture of its
 // PaymentIntent with our reference, a refund a refund, a dispute's
 // adjustment a chargeback of the disputed order, Stripe's own fee a fee
-// adjustment; a payout is no settlement line. Currencies come back upper
+// adjustment, a refund given back a refund failure; a payout is no
+// settlement line. Currencies come back upper
 // case.
 func TestSettlementFromBalanceTransactions(t *testing.T) {
 	f, c := newFakeStripe(t)
@@ -26,6 +27,8 @@ func TestSettlementFromBalanceTransactions(t *testing.T) {
 		{"id": "txn_4", "object": "balance_transaction", "type": "stripe_fee", "amount": -200, "fee": 0, "net": -200, "currency": "eur"},
 		{"id": "txn_5", "object": "balance_transaction", "type": "payout", "amount": -9000, "fee": 0, "net": -9000, "currency": "eur",
 			"source": map[string]any{"id": "po_1", "object": "payout"}},
+		{"id": "txn_6", "object": "balance_transaction", "type": "refund_failure", "amount": 2500, "fee": 0, "net": 2500, "currency": "eur",
+			"source": map[string]any{"id": "re_1", "object": "refund"}},
 	}
 	lines, err := c.Settlement(t.Context(), time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC))
 	if err != nil {
@@ -36,6 +39,7 @@ func TestSettlementFromBalanceTransactions(t *testing.T) {
 		{No: 2, Reference: "re_1", Type: recon.Refund, Gross: 2500, Net: -2500, Currency: "EUR", Batch: "txn_2"},
 		{No: 3, Reference: "dp_1", OrderKey: "1379868670095785984", Type: recon.Chargeback, Gross: 5000, Fee: 1500, Net: -6500, Currency: "EUR", Batch: "txn_3"},
 		{No: 4, Reference: "txn_4", Type: recon.FeeAdjustment, Net: -200, Currency: "EUR", Batch: "txn_4"},
+		{No: 5, Reference: "re_1", Type: recon.RefundFailure, Gross: -2500, Net: 2500, Currency: "EUR", Batch: "txn_6"},
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("lines %+v, want %d", lines, len(want))
