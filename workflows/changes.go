@@ -125,6 +125,12 @@ const (
 	// left the refund's amount held with nothing to settle it, and replay
 	// that.
 	changeRefundWatchedUnsaved = "refund-watched-unsaved"
+	// changeOperationUnanswered: a merchant's capture or cancel the
+	// acquirer answered neither way is sent again with its key until it
+	// answers (a refusal then settled by asking about the charge), and
+	// answered as the acquirer has it; orders that met one before
+	// answered it refused C0001, and replay that.
+	changeOperationUnanswered = "operation-unanswered"
 	// changePayoutNotifyInline: a payout makes its notification's first
 	// attempt itself (a local activity in its last workflow task) and
 	// starts the Redeliver child only when that attempt is not

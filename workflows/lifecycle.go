@@ -182,9 +182,7 @@ func (w *orderWorkflow) afterFailedVoid(ctx workflow.Context, voidErr error) (in
 	wait := refundPollFirst
 	for {
 		workflow.GetLogger(ctx).Warn("void at the end of the authorisation window failed: asking the acquirer", "error", voidErr)
-		var found activities.InquiryResult
-		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.InquireCharge,
-			activities.InquireInput{Connector: w.chargeConnector(), IdempotencyKey: w.chargeKey(w.chargeConnector())}).Get(ctx, &found)
+		found, err := w.askCharge(ctx)
 		switch {
 		case err != nil:
 			// No word on the charge: it may still stand.
@@ -280,10 +278,15 @@ func (w *orderWorkflow) capture(ctx workflow.Context, req CaptureRequest) (Opera
 		return OperationResult{}, err
 	}
 	amount := w.standing().CaptureAmount(req.CaptureAmount)
+	in := activities.CaptureInput{Connector: w.chargeConnector(), ChargeID: w.st.ChargeID,
+		IdempotencyKey: idempotencyKey(w.id, "capture"), Amount: amount, Currency: w.in.Currency}
 	var out activities.CaptureOutcome
-	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.CaptureCharge,
-		activities.CaptureInput{Connector: w.chargeConnector(), ChargeID: w.st.ChargeID,
-			IdempotencyKey: idempotencyKey(w.id, "capture"), Amount: amount, Currency: w.in.Currency}).Get(ctx, &out)
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.CaptureCharge, in).Get(ctx, &out)
+	if err != nil && !acquirerRefused(err) && w.version(ctx, changeOperationUnanswered, 1) != workflow.DefaultVersion {
+		// The acquirer may have captured: the capture is not answered
+		// until it says, and the lock keeps the window's void away.
+		out.CapturedAmount, err = w.captureUnanswered(ctx, in, err)
+	}
 	if err != nil {
 		return w.acquirerFailed(ctx, err)
 	}
@@ -325,12 +328,98 @@ func (w *orderWorkflow) cancel(ctx workflow.Context, req CancelRequest) (Operati
 		return w.done(), nil
 	}
 	if err := w.void(ctx); err != nil {
-		return w.acquirerFailed(ctx, err)
+		if acquirerRefused(err) || w.version(ctx, changeOperationUnanswered, 1) == workflow.DefaultVersion {
+			return w.acquirerFailed(ctx, err)
+		}
+		// The acquirer may have released the authorisation: the cancel is
+		// not answered until it says.
+		captured, err := w.voidUnanswered(ctx, err)
+		switch {
+		case captured > 0:
+			// A capture the acquirer made but whose answer was lost: the
+			// order is paid, and it can no longer be cancelled.
+			if err := w.carryOut(ctx)(w.st.CaptureDone(captured, w.in.Currency)); err != nil {
+				return w.stepFailed(err)
+			}
+			c := codes.InvalidState.With("the acquirer had captured the payment")
+			return OperationResult{Status: EntryRefused, ResultCode: c.ID, ResultMessage: c.Message, PaymentStatus: w.st.Status}, nil
+		case err != nil:
+			return w.acquirerFailed(ctx, err)
+		}
 	}
 	if err := w.carryOut(ctx)(w.st.Voided()); err != nil {
 		return w.stepFailed(err)
 	}
 	return w.done(), nil
+}
+
+// captureUnanswered learns what became of a capture the acquirer answered
+// neither way (sendErr): it is sent again with its key on a growing durable
+// timer until the acquirer answers. A refusal then may be of a capture the
+// first send made (an acquirer that forgot the key refuses a second capture),
+// so the charge is asked about. It returns the captured amount, or the
+// refusal; its other error is only the workflow's cancellation.
+func (w *orderWorkflow) captureUnanswered(ctx workflow.Context, in activities.CaptureInput, sendErr error) (int64, error) {
+	lctx := workflow.WithLocalActivityOptions(ctx, acquirerOpOptions)
+	for wait := refundPollFirst; ; wait = min(wait*2, refundPollMax) {
+		workflow.GetLogger(ctx).Warn("capture unanswered: sent again later", "error", sendErr)
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return 0, err
+		}
+		var out activities.CaptureOutcome
+		sendErr = workflow.ExecuteLocalActivity(lctx, a.CaptureCharge, in).Get(ctx, &out)
+		if sendErr == nil {
+			return out.CapturedAmount, nil
+		}
+		if !acquirerRefused(sendErr) || activities.IsConnectorMissing(sendErr) {
+			continue
+		}
+		charge, err := w.askCharge(ctx)
+		if err != nil {
+			continue
+		}
+		if charge.Found && charge.Outcome.CapturedAmount > 0 {
+			return charge.Outcome.CapturedAmount, nil
+		}
+		return 0, sendErr
+	}
+}
+
+// voidUnanswered learns what became of a void the acquirer answered neither
+// way (sendErr), as captureUnanswered does for a capture. It returns nil once
+// the authorisation is voided, the amount the acquirer had captured, or the
+// refusal; its other error is only the workflow's cancellation.
+func (w *orderWorkflow) voidUnanswered(ctx workflow.Context, sendErr error) (int64, error) {
+	for wait := refundPollFirst; ; wait = min(wait*2, refundPollMax) {
+		workflow.GetLogger(ctx).Warn("void unanswered: sent again later", "error", sendErr)
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return 0, err
+		}
+		if sendErr = w.void(ctx); sendErr == nil {
+			return 0, nil
+		}
+		if !acquirerRefused(sendErr) || activities.IsConnectorMissing(sendErr) {
+			continue
+		}
+		charge, err := w.askCharge(ctx)
+		switch {
+		case err != nil:
+			continue
+		case charge.Found && charge.Outcome.CapturedAmount > 0:
+			return charge.Outcome.CapturedAmount, nil
+		case charge.Found && charge.Outcome.Voided:
+			return 0, nil
+		}
+		return 0, sendErr
+	}
+}
+
+// askCharge asks the acquirer what its charge stands at now.
+func (w *orderWorkflow) askCharge(ctx workflow.Context) (activities.InquiryResult, error) {
+	var found activities.InquiryResult
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.InquireCharge,
+		activities.InquireInput{Connector: w.chargeConnector(), IdempotencyKey: w.chargeKey(w.chargeConnector())}).Get(ctx, &found)
+	return found, err
 }
 
 // cancelPending cancels an order waiting for its shopper, as far as its

@@ -150,6 +150,8 @@ type acquirer struct {
 	// nil or when it returns nil); voidErr VoidCharge's.
 	refundErr func(n int) error
 	voidErr   func(n int) error
+	// captureErr scripts CaptureCharge's failures by call number.
+	captureErr func(n int) error
 	// saveRefundErr scripts SaveRefund's failures by call number;
 	// failed saves are counted in refundSaveFails, not kept in saved.
 	saveRefundErr   func(n int) error
@@ -377,6 +379,11 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
 			acq.captures = append(acq.captures, in)
+			if acq.captureErr != nil {
+				if err := acq.captureErr(len(acq.captures) - 1); err != nil {
+					return activities.CaptureOutcome{}, err
+				}
+			}
 			return activities.CaptureOutcome{CapturedAmount: in.Amount}, nil
 		}).Maybe()
 	env.OnActivity(acts.VoidCharge, mock.Anything, mock.Anything).Return(

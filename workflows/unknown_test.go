@@ -277,3 +277,110 @@ func TestVoidFailsAtTheWindowsEnd(t *testing.T) {
 		})
 	}
 }
+
+// refusedFrom scripts an acquirer that answers none of the first calls
+// calls and refuses the rest.
+func refusedFrom(calls int) func(n int) error {
+	return func(n int) error {
+		if n < calls {
+			return acquirerSilent
+		}
+		return temporal.NewNonRetryableApplicationError("refused by the acquirer", activities.ErrTypeAcquirerRejected, nil)
+	}
+}
+
+// TestCaptureAndCancelWithoutAnAnswer: a merchant's capture or cancel the
+// acquirer answered neither way through all of the local activity's
+// attempts is not taken for refused: it is sent again with its key until
+// the acquirer answers, and a refusal after an unanswered send is settled
+// by asking about the charge. The entry is answered as the acquirer has it.
+// A refusal of the first send is refused at once, as before.
+func TestCaptureAndCancelWithoutAnAnswer(t *testing.T) {
+	const attempts = 8 // acquirerOpOptions
+	standing := activities.InquiryResult{Found: true, Outcome: activities.ChargeOutcome{ChargeID: "ch_1", Approved: true}}
+	with := func(edit func(*activities.ChargeOutcome)) func(int) (activities.InquiryResult, error) {
+		return func(int) (activities.InquiryResult, error) {
+			r := standing
+			edit(&r.Outcome)
+			return r, nil
+		}
+	}
+	captured := with(func(o *activities.ChargeOutcome) { o.CapturedAmount = amount })
+	voided := with(func(o *activities.ChargeOutcome) { o.Voided = true })
+	uncaptured := with(func(*activities.ChargeOutcome) {})
+	captureStep := step{time.Hour, workflows.UpdateCapture, workflows.CaptureRequest{Entry: entry}}
+	cancelStep := step{time.Hour, workflows.UpdateCancel, workflows.CancelRequest{Entry: entry}}
+	tests := []struct {
+		name       string
+		step       step
+		captureErr func(n int) error
+		voidErr    func(n int) error
+		inquire    func(n int) (activities.InquiryResult, error)
+		wantEntry  int
+		wantCode   string
+		// The captures and voids sent, the inquiries made, the ledger's
+		// credit and the order's final status.
+		captures, voids, inquiries int
+		credited                   int64
+		final                      status.Payment
+	}{
+		{
+			name: "capture unanswered, then made", step: captureStep, captureErr: silentFor(attempts),
+			wantEntry: workflows.EntryDone, wantCode: "0000", captures: attempts + 1, credited: amount, final: status.Paid,
+		},
+		{
+			name: "capture unanswered, then refused: the acquirer had captured", step: captureStep,
+			captureErr: refusedFrom(attempts), inquire: captured,
+			wantEntry: workflows.EntryDone, wantCode: "0000", captures: attempts + 1, inquiries: 1, credited: amount, final: status.Paid,
+		},
+		{
+			name: "capture unanswered, then refused: not captured, the order expires at the window's end", step: captureStep,
+			captureErr: refusedFrom(attempts), inquire: uncaptured,
+			wantEntry: workflows.EntryRefused, wantCode: "C0001", captures: attempts + 1, inquiries: 1, voids: 1, final: status.Expired,
+		},
+		{
+			name: "capture refused at once", step: captureStep, captureErr: refusedFrom(0),
+			wantEntry: workflows.EntryRefused, wantCode: "C0001", captures: 1, voids: 1, final: status.Expired,
+		},
+		{
+			name: "cancel unanswered, then voided", step: cancelStep, voidErr: silentFor(attempts),
+			wantEntry: workflows.EntryDone, wantCode: "0000", voids: attempts + 1, final: status.Cancelled,
+		},
+		{
+			name: "cancel unanswered, then refused: the acquirer says voided", step: cancelStep,
+			voidErr: refusedFrom(attempts), inquire: voided,
+			wantEntry: workflows.EntryDone, wantCode: "0000", voids: attempts + 1, inquiries: 1, final: status.Cancelled,
+		},
+		{
+			name: "cancel unanswered, then refused: the acquirer had captured, so the order is paid", step: cancelStep,
+			voidErr: refusedFrom(attempts), inquire: captured,
+			wantEntry: workflows.EntryRefused, wantCode: "I0018", voids: attempts + 1, inquiries: 1, credited: amount, final: status.Paid,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			acq := &acquirer{risk: accepted, authorise: answer(approved(0)), captureErr: tc.captureErr, voidErr: tc.voidErr,
+				inquire: tc.inquire}
+			outs, final := runSteps(t, acq, "manual", []step{tc.step})
+			if got := outs[0].result; got.Status != tc.wantEntry || outs[0].code() != tc.wantCode {
+				t.Errorf("entry = %v %s (%v), want %v %s", got.Status, outs[0].code(), outs[0].err, tc.wantEntry, tc.wantCode)
+			}
+			var credited int64
+			for _, c := range acq.credits {
+				credited += c.Amount
+			}
+			if len(acq.captures) != tc.captures || len(acq.voids) != tc.voids || len(acq.inqs) != tc.inquiries ||
+				credited != tc.credited || final.PaymentStatus != tc.final {
+				t.Errorf("captures %d, voids %d, inquiries %d, credited %d, final %v; want %d, %d, %d, %d, %v",
+					len(acq.captures), len(acq.voids), len(acq.inqs), credited, final.PaymentStatus,
+					tc.captures, tc.voids, tc.inquiries, tc.credited, tc.final)
+			}
+			// Every send of the operation carries its one key.
+			for _, c := range acq.captures {
+				if c.IdempotencyKey != acq.captures[0].IdempotencyKey {
+					t.Errorf("capture keys %q and %q", c.IdempotencyKey, acq.captures[0].IdempotencyKey)
+				}
+			}
+		})
+	}
+}
