@@ -131,6 +131,11 @@ const (
 	// answered as the acquirer has it; orders that met one before
 	// answered it refused C0001, and replay that.
 	changeOperationUnanswered = "operation-unanswered"
+	// changePayoutLookAgain: a payout whose submission went unanswered
+	// and whose first look found no transfer asks the rail again after 1,
+	// 4, 15 and 40 minutes before it releases the money; runs that met
+	// that before released it at once, and replay that.
+	changePayoutLookAgain = "payout-look-again"
 	// changePayoutNotifyInline: a payout makes its notification's first
 	// attempt itself (a local activity in its last workflow task) and
 	// starts the Redeliver child only when that attempt is not

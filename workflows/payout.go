@@ -431,8 +431,29 @@ func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer
 		// so the money must stay reserved.
 		return activities.PayoutTransfer{}, fmt.Errorf("%w: %w", errTransferUnknown, ferr)
 	}
-	if found.Found && (found.Status != activities.TransferFailed || found.Attempt > prior.Attempt) {
+	taken := func() bool {
+		return found.Found && (found.Status != activities.TransferFailed || found.Attempt > prior.Attempt)
+	}
+	if taken() {
 		return found, nil
+	}
+	if w.version(ctx, changePayoutLookAgain, 1) == workflow.DefaultVersion {
+		return activities.PayoutTransfer{}, nil
+	}
+	// A submission still on its way may land after that first look (the
+	// rail does not refuse requests past their deadline): the money stays
+	// reserved while the rail is asked again, an hour in all.
+	for _, wait := range lateLooks {
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return activities.PayoutTransfer{}, err
+		}
+		found = activities.PayoutTransfer{}
+		if ferr := w.askRail(ctx, pa.PayoutFindTransfer, activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}, &found); ferr != nil {
+			return activities.PayoutTransfer{}, fmt.Errorf("%w: %w", errTransferUnknown, ferr)
+		}
+		if taken() {
+			return found, nil
+		}
 	}
 	return activities.PayoutTransfer{}, nil
 }

@@ -457,10 +457,22 @@ func TestPayoutSubmissionUnanswered(t *testing.T) {
 		want      payout.Status
 		released  int
 		settled   int
+		// finder answers the finds in place of findErr and found;
+		// finds is how many are made (the look before the submission
+		// included).
+		finder func(n int) (activities.PayoutTransfer, error)
+		finds  int
 	}{
-		{name: "the rail never took it", want: payout.StatusFailed, released: 1},
+		// The look after the submission, then four more over an hour.
+		{name: "the rail never took it", want: payout.StatusFailed, released: 1, finds: 6},
+		{name: "the rail shows the transfer only at a later look", finder: func(n int) (activities.PayoutTransfer, error) {
+			if n < 3 {
+				return activities.PayoutTransfer{}, nil
+			}
+			return activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferSubmitted, Attempt: 1}, nil
+		}, want: payout.StatusCompleted, settled: 1, finds: 4},
 		{name: "the rail took it", found: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferSubmitted, Attempt: 1},
-			want: payout.StatusCompleted, settled: 1},
+			want: payout.StatusCompleted, settled: 1, finds: 2},
 		{name: "the rail does not say", findErr: func(n int) error {
 			if n == 0 {
 				return nil
@@ -471,7 +483,7 @@ func TestPayoutSubmissionUnanswered(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f := &payoutRail{reserved: activities.PayoutReserveResult{Reserved: true}, submitErr: silent, findErr: tc.findErr,
-				found:   tc.found,
+				found: tc.found, finder: tc.finder,
 				outcome: activities.PayoutTransfer{Found: true, ID: "tr_1", Status: activities.TransferCompleted, Attempt: 1}}
 			env := newPayoutEnv(t, f)
 			env.ExecuteWorkflow(workflows.PayoutWorkflowType, payoutInput())
@@ -489,6 +501,9 @@ func TestPayoutSubmissionUnanswered(t *testing.T) {
 			}
 			if f.submits != 30 {
 				t.Errorf("submissions = %d, want the 30 attempts", f.submits)
+			}
+			if tc.finds > 0 && f.finds != tc.finds {
+				t.Errorf("finds = %d, want %d", f.finds, tc.finds)
 			}
 		})
 	}
