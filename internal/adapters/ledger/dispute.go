@@ -45,15 +45,17 @@ func (l *Ledger) HoldDispute(ctx context.Context, h DisputeHold) (Entry, error) 
 	var out Entry
 	err := l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		ref := disputeRef(h.Reference, "held")
+		accounts, err := l.lockAccounts(tx, h.MerchantID, h.AccountID, h.Currency,
+			[]string{models.LedgerDeposit, models.LedgerDisputeDebt, models.LedgerDisputeHold})
+		if err != nil {
+			return err
+		}
+		// A repeat is looked for under the lock: one that committed while
+		// this waited for it has lines read from a deposit since emptied.
 		if prior, err := l.entryByReference(ctx, tx, ref); err == nil {
 			out = prior
 			return nil
 		} else if !errors.Is(err, gorm.ErrRecordNotFound) {
-			return err
-		}
-		accounts, err := l.lockAccounts(tx, h.MerchantID, h.AccountID, h.Currency,
-			[]string{models.LedgerDeposit, models.LedgerDisputeDebt, models.LedgerDisputeHold})
-		if err != nil {
 			return err
 		}
 		fromDeposit := min(max(accounts[models.LedgerDeposit].Balance, 0), total)

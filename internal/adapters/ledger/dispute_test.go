@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/models"
@@ -201,4 +202,71 @@ func TestChargebackWaitsForItsDispute(t *testing.T) {
 		t.Errorf("balances %v", b)
 	}
 	assertInvariants(t, db)
+}
+
+// TestDisputeHoldRepeatedWhileLocked: two attempts of one hold that both
+// wait for the merchant's accounts (a retry overlapping an attempt still
+// running) post it once and both answer that entry; a repeat looked for
+// before the lock was missed, and the second attempt, reading the deposit
+// the first had emptied, was refused as a conflicting posting.
+func TestDisputeHoldRepeatedWhileLocked(t *testing.T) {
+	db := testDB(t)
+	l := ledger.New(db)
+	ctx := t.Context()
+	topUp(t, l, "funding", 2000)
+	// Every account the hold locks exists, so both attempts go straight
+	// to the lock.
+	if _, err := l.HoldDispute(ctx, hold("sim-acquirer:dp_0", 100, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.ReleaseDispute(ctx, "sim-acquirer:dp_0"); err != nil {
+		t.Fatal(err)
+	}
+	blocker := db.Begin()
+	if err := blocker.Exec("SELECT id FROM ledger_accounts WHERE merchant_id = ? AND kind = ? FOR UPDATE",
+		merchantID, models.LedgerDeposit).Error; err != nil {
+		blocker.Rollback()
+		t.Fatal(err)
+	}
+	type answer struct {
+		entry ledger.Entry
+		err   error
+	}
+	answers := make(chan answer, 2)
+	for range 2 {
+		go func() {
+			e, err := l.HoldDispute(ctx, hold("sim-acquirer:dp_1", 2000, 1500))
+			answers <- answer{e, err}
+		}()
+	}
+	// Both attempts wait on the blocker's lock before it lets go.
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for waiting := 0; waiting < 2; {
+		select {
+		case <-ctx.Done():
+			blocker.Rollback()
+			t.Fatal(ctx.Err())
+		case <-tick.C:
+		}
+		if err := db.Raw("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'").
+			Scan(&waiting).Error; err != nil {
+			blocker.Rollback()
+			t.Fatal(err)
+		}
+	}
+	if err := blocker.Commit().Error; err != nil {
+		t.Fatal(err)
+	}
+	first, second := <-answers, <-answers
+	if first.err != nil || second.err != nil || first.entry.ID != second.entry.ID {
+		t.Fatalf("attempts answered %+v and %+v, want one entry twice", first, second)
+	}
+	got := balances(t, db)
+	want := map[string]int64{models.LedgerDeposit: 0, models.LedgerDisputeDebt: -1500, models.LedgerDisputeHold: 3500}
+	for kind, v := range want {
+		if got[kind] != v {
+			t.Errorf("%s = %d, want %d", kind, got[kind], v)
+		}
+	}
 }
