@@ -151,3 +151,63 @@ func TestPayoutOpenDrawsAnotherShortReference(t *testing.T) {
 		})
 	}
 }
+
+// TestPayoutOpenRetriedAtAnotherPrice runs PayoutOpen twice for one run on
+// the real ledger, as a retry after a worker died past the reservation's
+// commit does, the second time at another price: the ledger refuses the
+// second reservation, and the run's close with its reference (what the
+// workflow does as it fails, payout-release-unreserved) gives the first
+// reservation back, which nothing else would ever release.
+func TestPayoutOpenRetriedAtAnotherPrice(t *testing.T) {
+	db := testdb.Open(t, "paygate_payoutretry_")
+	ctx := t.Context()
+	l := ledger.New(db)
+	if _, err := l.TopUp(ctx, ledger.TopUp{Reference: "funding", MerchantID: "m1", AccountID: "a1", Currency: "USD", Amount: 50000}); err != nil {
+		t.Fatal(err)
+	}
+	p := &activities.PayoutActivities{Records: models.Records{DB: db}, Ledger: l}
+	const id = "payout/m1/retried"
+	charges := func(fee int64) *payout.Charges {
+		return &payout.Charges{FeePaidBy: payout.FeePayer, Fee: money.FromMinor(fee, "USD"), PayerPays: money.FromMinor(10000+fee, "USD"),
+			Transfer: money.FromMinor(10000, "USD"), BeneficiaryReceives: money.FromMinor(10000, "USD")}
+	}
+	open := func(fee int64) activities.PayoutOpenResult {
+		t.Helper()
+		got, err := p.PayoutOpen(ctx, activities.PayoutOpenInput{
+			Start: activities.PayoutRecordStartInput{ID: id, MerchantID: "m1", AccountID: "a1", RequestID: "retried",
+				TransactionID: "9100000000000000001", ShortReferenceID: "20260101-RETRY1",
+				Instruction: payout.Instruction{PaymentAmount: money.FromMinor(10000, "USD"), SourceCurrency: "USD"},
+				Run:         1, At: time.Now()},
+			Charges: charges(fee), Reference: id + "/run/1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	balance := func() ledger.Balance {
+		t.Helper()
+		b, err := l.Balance(ctx, "m1", "a1", "USD")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if got := open(500); got.ReserveRefused != "" || got.Insufficient {
+		t.Fatalf("first open = %+v", got)
+	}
+	if got := open(600); got.ReserveRefused == "" {
+		t.Fatalf("the retry at another price = %+v, want its reservation refused", got)
+	}
+	if b := balance(); b.Reserved != 10500 || b.Available != 39500 {
+		t.Fatalf("after the retry: %+v, want the first reservation open", b)
+	}
+	err := p.PayoutClose(ctx, activities.PayoutCloseInput{Reference: id + "/run/1",
+		Record: activities.PayoutRecordInput{ID: id, Status: payout.StatusFailed, FailureType: payout.FailureUnknown,
+			FailureReason: "funds could not be reserved"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := balance(); b.Reserved != 0 || b.Available != 50000 {
+		t.Errorf("after the close: %+v, want everything available again", b)
+	}
+}

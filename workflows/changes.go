@@ -136,6 +136,11 @@ const (
 	// 4, 15 and 40 minutes before it releases the money; runs that met
 	// that before released it at once, and replay that.
 	changePayoutLookAgain = "payout-look-again"
+	// changePayoutReleaseUnreserved: a payout whose reservation was
+	// refused or failed releases the run's reservation as it fails, in
+	// case an earlier attempt made it; runs that failed so before left
+	// such a reservation open, and replay that.
+	changePayoutReleaseUnreserved = "payout-release-unreserved"
 	// changePayoutNotifyInline: a payout makes its notification's first
 	// attempt itself (a local activity in its last workflow task) and
 	// starts the Redeliver child only when that attempt is not

@@ -289,7 +289,7 @@ func (w *payoutWorkflow) open(ctx workflow.Context) (done bool, err error) {
 		}
 		switch {
 		case errorType(err) == activities.ErrTypePayoutReserveFailed:
-			_, err := w.finish(ctx, payout.FailureUnknown, "funds could not be reserved: "+failureReason(err), false)
+			_, err := w.finish(ctx, payout.FailureUnknown, "funds could not be reserved: "+failureReason(err), w.releaseUnreserved(ctx))
 			return true, err
 		case err != nil:
 			// Without its record the payout does not exist for the
@@ -303,7 +303,7 @@ func (w *payoutWorkflow) open(ctx workflow.Context) (done bool, err error) {
 		w.state.Charges = &opened.Charges
 		switch {
 		case opened.ReserveRefused != "":
-			_, err := w.finish(ctx, payout.FailureUnknown, "funds could not be reserved: "+opened.ReserveRefused, false)
+			_, err := w.finish(ctx, payout.FailureUnknown, "funds could not be reserved: "+opened.ReserveRefused, w.releaseUnreserved(ctx))
 			return true, err
 		case opened.Insufficient:
 			_, err := w.finish(ctx, payout.FailureInsufficientFunds, payout.FailureInsufficientFunds.Reason(), false)
@@ -340,13 +340,22 @@ func (w *payoutWorkflow) open(ctx workflow.Context) (done bool, err error) {
 	}).Get(ctx, &reserved)
 	switch {
 	case err != nil:
-		_, err := w.finish(ctx, payout.FailureUnknown, "funds could not be reserved: "+failureReason(err), false)
+		_, err := w.finish(ctx, payout.FailureUnknown, "funds could not be reserved: "+failureReason(err), w.releaseUnreserved(ctx))
 		return true, err
 	case reserved.Insufficient:
 		_, err := w.finish(ctx, payout.FailureInsufficientFunds, payout.FailureInsufficientFunds.Reason(), false)
 		return true, err
 	}
 	return false, nil
+}
+
+// releaseUnreserved reports whether a run whose reservation was refused or
+// failed releases it all the same: an earlier attempt of the run may have
+// made it (a worker that died after the commit, the retry priced anew and
+// refused as a conflict), and nothing else would ever release it. Releasing
+// a reservation never made changes nothing.
+func (w *payoutWorkflow) releaseUnreserved(ctx workflow.Context) bool {
+	return w.version(ctx, changePayoutReleaseUnreserved, 1) != workflow.DefaultVersion
 }
 
 // reference is the ledger reservation of this run. Each run reserves anew,
