@@ -215,6 +215,9 @@ type InquiryResult struct {
 	// record of charges by key is never behind), so the charge was surely
 	// never made and a routed payment may move on.
 	NeverCharged bool `json:",omitempty"`
+	// Final: the connector's inquiry is never behind its charges, so a
+	// charge found is as it stands now (not an index that may lag).
+	Final bool `json:",omitempty"`
 }
 
 // finalInquiry is implemented by connectors whose inquiry is final: a
@@ -251,14 +254,15 @@ func (a *Activities) InquireCharge(ctx context.Context, in InquireInput) (Inquir
 		}
 	}
 	charge, err := conn.Inquire(ctx, in.IdempotencyKey)
+	f, ok := conn.(finalInquiry)
+	final := ok && f.FinalInquiry()
 	if errors.Is(err, connector.ErrNotFound) {
-		f, ok := conn.(finalInquiry)
-		return InquiryResult{Found: false, NeverCharged: ok && f.FinalInquiry()}, nil
+		return InquiryResult{Found: false, NeverCharged: final, Final: final}, nil
 	}
 	if err != nil {
 		return InquiryResult{}, fmt.Errorf("inquire %s: %w", in.IdempotencyKey, err)
 	}
-	return InquiryResult{Found: true, Outcome: outcomeOf(conn.Name(), charge)}, nil
+	return InquiryResult{Found: true, Outcome: outcomeOf(conn.Name(), charge), Final: final}, nil
 }
 
 // scheduledAt is when this activity was scheduled (its first attempt's,

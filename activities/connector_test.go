@@ -100,8 +100,8 @@ func TestConnectorRouting(t *testing.T) {
 	}
 
 	found, err := a.InquireCharge(ctx, InquireInput{Connector: "sim-bank", IdempotencyKey: "never-sent"})
-	if err != nil || found.Found {
-		t.Errorf("inquiry of a charge sim-bank never saw = %+v, %v, want not found", found, err)
+	if err != nil || found.Found || !found.NeverCharged || !found.Final {
+		t.Errorf("inquiry of a charge sim-bank never saw = %+v, %v, want not found, finally", found, err)
 	}
 	if n := len(srv.Payments()); n != 0 {
 		t.Errorf("sim-bank holds %d payments, want none", n)

@@ -141,6 +141,11 @@ const (
 	// case an earlier attempt made it; runs that failed so before left
 	// such a reservation open, and replay that.
 	changePayoutReleaseUnreserved = "payout-release-unreserved"
+	// changeVoidRefusedLookAgain: a void at the window's end refused
+	// while a lagging inquiry (Stripe's search) showed the charge
+	// authorised asks again over an hour before the order expires; runs
+	// that met that before expired at once, and replay that.
+	changeVoidRefusedLookAgain = "void-refused-look-again"
 	// changePayoutNotifyInline: a payout makes its notification's first
 	// attempt itself (a local activity in its last workflow task) and
 	// starts the Redeliver child only when that attempt is not

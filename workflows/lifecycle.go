@@ -188,6 +188,13 @@ func (w *orderWorkflow) afterFailedVoid(ctx workflow.Context, voidErr error) (in
 			// No word on the charge: it may still stand.
 		case found.Found && found.Outcome.CapturedAmount > 0:
 			return found.Outcome.CapturedAmount, nil
+		case found.Found && !found.Outcome.Voided && acquirerRefused(voidErr) && !found.Final &&
+			w.version(ctx, changeVoidRefusedLookAgain, 1) != workflow.DefaultVersion:
+			// A void refused while the charge looks authorised: every
+			// acquirer here refuses a void only of a charge captured or
+			// voided, so the look is behind (Stripe's search). It is
+			// asked again before the order says expired.
+			return w.lookAgainAfterRefusedVoid(ctx), nil
 		case !found.Found || found.Outcome.Voided || acquirerRefused(voidErr):
 			return 0, nil
 		}
@@ -199,6 +206,27 @@ func (w *orderWorkflow) afterFailedVoid(ctx workflow.Context, voidErr error) (in
 			return 0, nil
 		}
 	}
+}
+
+// lookAgainAfterRefusedVoid asks about a charge whose void was refused
+// while its inquiry showed it authorised, after each of lateLooks, and
+// returns the amount captured once a look shows it, or 0 when every look
+// shows it uncaptured (released at the acquirer, as the refusal said).
+func (w *orderWorkflow) lookAgainAfterRefusedVoid(ctx workflow.Context) int64 {
+	for _, wait := range lateLooks {
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return 0
+		}
+		found, err := w.askCharge(ctx)
+		switch {
+		case err != nil:
+		case found.Found && found.Outcome.CapturedAmount > 0:
+			return found.Outcome.CapturedAmount
+		case !found.Found || found.Outcome.Voided:
+			return 0
+		}
+	}
+	return 0
 }
 
 // accepted ends the workflow task of the update being handled before its

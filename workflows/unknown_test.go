@@ -202,7 +202,10 @@ func TestVoidFailsAtTheWindowsEnd(t *testing.T) {
 	voidRefused := func(int) error {
 		return temporal.NewNonRetryableApplicationError("void: refused by the acquirer", activities.ErrTypeAcquirerRejected, nil)
 	}
-	standing := activities.InquiryResult{Found: true, Outcome: activities.ChargeOutcome{ChargeID: "ch_1", Approved: true}}
+	// The simulators' inquiry is final: a charge found is as it stands.
+	standing := activities.InquiryResult{Found: true, Outcome: activities.ChargeOutcome{ChargeID: "ch_1", Approved: true}, Final: true}
+	lagging := standing
+	lagging.Final = false
 	tests := []struct {
 		name     string
 		voidErr  func(n int) error
@@ -211,6 +214,8 @@ func TestVoidFailsAtTheWindowsEnd(t *testing.T) {
 		voids    int
 		credited int64
 		notice   string
+		// inquiries, when set, is how often the charge is asked about.
+		inquiries int
 	}{
 		{
 			name: "void refused, the charge not captured: expired here, the hold ends with the issuer", voidErr: voidRefused,
@@ -225,6 +230,24 @@ func TestVoidFailsAtTheWindowsEnd(t *testing.T) {
 				return r, nil
 			},
 			want: status.Paid, voids: 1, credited: amount, notice: workflows.NotifyCapture,
+		},
+		{
+			// Stripe's search may show a charge captured moments ago as
+			// authorised: it is asked again before the order expires.
+			name: "void refused, a lagging inquiry shows it authorised, a later look captured", voidErr: voidRefused,
+			inquire: func(n int) (activities.InquiryResult, error) {
+				r := lagging
+				if n >= 2 {
+					r.Outcome.CapturedAmount = amount
+				}
+				return r, nil
+			},
+			want: status.Paid, voids: 1, credited: amount, notice: workflows.NotifyCapture,
+		},
+		{
+			name: "void refused, a lagging inquiry shows it authorised at every look: expired", voidErr: voidRefused,
+			inquire: func(int) (activities.InquiryResult, error) { return lagging, nil },
+			want:    status.Expired, voids: 1, notice: workflows.NotifyExpiry, inquiries: 5,
 		},
 		{
 			name: "no answer, the acquirer says voided", voidErr: silentFor(1000),
@@ -259,6 +282,9 @@ func TestVoidFailsAtTheWindowsEnd(t *testing.T) {
 			}
 			if len(acq.voids) != tc.voids {
 				t.Errorf("voids = %d, want %d", len(acq.voids), tc.voids)
+			}
+			if tc.inquiries > 0 && len(acq.inqs) != tc.inquiries {
+				t.Errorf("inquiries = %d, want %d", len(acq.inqs), tc.inquiries)
 			}
 			var credited int64
 			for _, c := range acq.credits {
