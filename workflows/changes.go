@@ -146,6 +146,11 @@ const (
 	// authorised asks again over an hour before the order expires; runs
 	// that met that before expired at once, and replay that.
 	changeVoidRefusedLookAgain = "void-refused-look-again"
+	// changeRefundSettledUnsaved: a held refund that settles while its row
+	// cannot be written still debits the ledger, moves the order and
+	// notifies the merchant; orders that met such a write before stopped
+	// at it, and replay that.
+	changeRefundSettledUnsaved = "refund-settled-unsaved"
 	// changePayoutNotifyInline: a payout makes its notification's first
 	// attempt itself (a local activity in its last workflow task) and
 	// starts the Redeliver child only when that attempt is not

@@ -194,7 +194,7 @@ func (w *orderWorkflow) afterFailedVoid(ctx workflow.Context, voidErr error) (in
 			// acquirer here refuses a void only of a charge captured or
 			// voided, so the look is behind (Stripe's search). It is
 			// asked again before the order says expired.
-			return w.lookAgainAfterRefusedVoid(ctx), nil
+			return w.lookAgainAfterRefusedVoid(ctx)
 		case !found.Found || found.Outcome.Voided || acquirerRefused(voidErr):
 			return 0, nil
 		}
@@ -211,22 +211,23 @@ func (w *orderWorkflow) afterFailedVoid(ctx workflow.Context, voidErr error) (in
 // lookAgainAfterRefusedVoid asks about a charge whose void was refused
 // while its inquiry showed it authorised, after each of lateLooks, and
 // returns the amount captured once a look shows it, or 0 when every look
-// shows it uncaptured (released at the acquirer, as the refusal said).
-func (w *orderWorkflow) lookAgainAfterRefusedVoid(ctx workflow.Context) int64 {
+// shows it uncaptured (released at the acquirer, as the refusal said); its
+// error is only the workflow's cancellation.
+func (w *orderWorkflow) lookAgainAfterRefusedVoid(ctx workflow.Context) (int64, error) {
 	for _, wait := range lateLooks {
 		if err := workflow.Sleep(ctx, wait); err != nil {
-			return 0
+			return 0, err
 		}
 		found, err := w.askCharge(ctx)
 		switch {
 		case err != nil:
 		case found.Found && found.Outcome.CapturedAmount > 0:
-			return found.Outcome.CapturedAmount
+			return found.Outcome.CapturedAmount, nil
 		case !found.Found || found.Outcome.Voided:
-			return 0
+			return 0, nil
 		}
 	}
-	return 0
+	return 0, nil
 }
 
 // accepted ends the workflow task of the update being handled before its
@@ -721,8 +722,21 @@ func (w *orderWorkflow) settleHeld(ctx workflow.Context, r order.Refund, settled
 	}
 	defer w.lock.Unlock()
 	next, _, effects := w.st.RefundSettled(r, settled, true, w.in.Currency)
-	if err := w.carryOut(ctx)(next, effects); err != nil {
+	w.st = next
+	for _, e := range effects {
+		err := w.carry(ctx, e)
+		if err == nil {
+			continue
+		}
+		if _, row := e.(order.SaveRefund); row && w.version(ctx, changeRefundSettledUnsaved, 1) != workflow.DefaultVersion {
+			// The refund is settled at the acquirer whatever its row
+			// says: the ledger, the order and the merchant still hear of
+			// it.
+			workflow.GetLogger(ctx).Error("settled refund's row not recorded", "refund", r.Reference, "error", err)
+			continue
+		}
 		workflow.GetLogger(ctx).Error("record settled refund", "refund", r.Reference, "error", err)
+		return
 	}
 }
 

@@ -454,7 +454,7 @@ func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer
 	// reserved while the rail is asked again, an hour in all.
 	for _, wait := range lateLooks {
 		if err := workflow.Sleep(ctx, wait); err != nil {
-			return activities.PayoutTransfer{}, err
+			return activities.PayoutTransfer{}, fmt.Errorf("%w: %w", errTransferUnknown, err)
 		}
 		found = activities.PayoutTransfer{}
 		if ferr := w.askRail(ctx, pa.PayoutFindTransfer, activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}, &found); ferr != nil {

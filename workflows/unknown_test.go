@@ -125,6 +125,16 @@ func TestRefundWithoutAnAnswer(t *testing.T) {
 			wantRefunded: 100, wantStatus: status.PartiallyRefunded,
 		},
 		{
+			// Every write of its row refused: the refund made at the
+			// acquirer still debits the ledger and moves the order.
+			name:      "no answer, every row refused by the record, then the refund made",
+			refundErr: silentFor(attempts), saveErr: func(int) error { return rowRefusedFirst(0) },
+			wantFirst: workflows.EntryPending, wantFirstCode: "0001",
+			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
+			wantSaved:    nil,
+			wantRefunded: 100, wantStatus: status.PartiallyRefunded,
+		},
+		{
 			name:         "answered pending, its row refused by the record, then made",
 			refundStatus: func(int) refund.Status { return refund.Pending }, saveErr: rowRefusedFirst,
 			wantFirst: workflows.EntryPending, wantFirstCode: "0001",
