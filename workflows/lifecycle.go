@@ -214,20 +214,19 @@ func (w *orderWorkflow) afterFailedVoid(ctx workflow.Context, voidErr error) (in
 // shows it uncaptured (released at the acquirer, as the refusal said); its
 // error is only the workflow's cancellation.
 func (w *orderWorkflow) lookAgainAfterRefusedVoid(ctx workflow.Context) (int64, error) {
-	for _, wait := range lateLooks {
-		if err := workflow.Sleep(ctx, wait); err != nil {
-			return 0, err
-		}
+	var captured int64
+	_, err := onLateLooks(ctx, func() (bool, bool) {
 		found, err := w.askCharge(ctx)
 		switch {
 		case err != nil:
+			return false, false
 		case found.Found && found.Outcome.CapturedAmount > 0:
-			return found.Outcome.CapturedAmount, nil
-		case !found.Found || found.Outcome.Voided:
-			return 0, nil
+			captured = found.Outcome.CapturedAmount
+			return true, false
 		}
-	}
-	return 0, nil
+		return false, !found.Found || found.Outcome.Voided
+	})
+	return captured, err
 }
 
 // accepted ends the workflow task of the update being handled before its
@@ -390,28 +389,34 @@ func (w *orderWorkflow) cancel(ctx workflow.Context, req CancelRequest) (Operati
 // refusal; its other error is only the workflow's cancellation.
 func (w *orderWorkflow) captureUnanswered(ctx workflow.Context, in activities.CaptureInput, sendErr error) (int64, error) {
 	lctx := workflow.WithLocalActivityOptions(ctx, acquirerOpOptions)
-	for wait := refundPollFirst; ; wait = min(wait*2, refundPollMax) {
-		workflow.GetLogger(ctx).Warn("capture unanswered: sent again later", "error", sendErr)
-		if err := workflow.Sleep(ctx, wait); err != nil {
-			return 0, err
-		}
+	var captured int64
+	workflow.GetLogger(ctx).Warn("capture unanswered: sent again later", "error", sendErr)
+	err := onGrowingTimer(ctx, func() bool {
 		var out activities.CaptureOutcome
-		sendErr = workflow.ExecuteLocalActivity(lctx, a.CaptureCharge, in).Get(ctx, &out)
-		if sendErr == nil {
-			return out.CapturedAmount, nil
+		if sendErr = workflow.ExecuteLocalActivity(lctx, a.CaptureCharge, in).Get(ctx, &out); sendErr == nil {
+			captured = out.CapturedAmount
+			return true
 		}
-		if !acquirerRefused(sendErr) || activities.IsConnectorMissing(sendErr) {
-			continue
+		if !w.refusedAfterUnanswered(ctx, "capture", sendErr) {
+			return false
 		}
 		charge, err := w.askCharge(ctx)
 		if err != nil {
-			continue
+			return false
 		}
-		if charge.Found && charge.Outcome.CapturedAmount > 0 {
-			return charge.Outcome.CapturedAmount, nil
+		captured = charge.Outcome.CapturedAmount
+		if charge.Found && captured > 0 {
+			sendErr = nil
 		}
+		return true
+	})
+	if err != nil {
+		return 0, err
+	}
+	if sendErr != nil {
 		return 0, sendErr
 	}
+	return captured, nil
 }
 
 // voidUnanswered learns what became of a void the acquirer answered neither
@@ -419,28 +424,42 @@ func (w *orderWorkflow) captureUnanswered(ctx workflow.Context, in activities.Ca
 // the authorisation is voided, the amount the acquirer had captured, or the
 // refusal; its other error is only the workflow's cancellation.
 func (w *orderWorkflow) voidUnanswered(ctx workflow.Context, sendErr error) (int64, error) {
-	for wait := refundPollFirst; ; wait = min(wait*2, refundPollMax) {
-		workflow.GetLogger(ctx).Warn("void unanswered: sent again later", "error", sendErr)
-		if err := workflow.Sleep(ctx, wait); err != nil {
-			return 0, err
-		}
+	var captured int64
+	workflow.GetLogger(ctx).Warn("void unanswered: sent again later", "error", sendErr)
+	err := onGrowingTimer(ctx, func() bool {
 		if sendErr = w.void(ctx); sendErr == nil {
-			return 0, nil
+			return true
 		}
-		if !acquirerRefused(sendErr) || activities.IsConnectorMissing(sendErr) {
-			continue
+		if !w.refusedAfterUnanswered(ctx, "void", sendErr) {
+			return false
 		}
 		charge, err := w.askCharge(ctx)
 		switch {
 		case err != nil:
-			continue
+			return false
 		case charge.Found && charge.Outcome.CapturedAmount > 0:
-			return charge.Outcome.CapturedAmount, nil
+			captured, sendErr = charge.Outcome.CapturedAmount, nil
 		case charge.Found && charge.Outcome.Voided:
-			return 0, nil
+			sendErr = nil
 		}
-		return 0, sendErr
+		return true
+	})
+	if err != nil {
+		return 0, err
 	}
+	return captured, sendErr
+}
+
+// refusedAfterUnanswered reports whether a resend of an operation the
+// acquirer did not answer (what) was refused by the acquirer; anything else
+// (no answer again, the connector missing on this worker) is logged and
+// sent again later.
+func (w *orderWorkflow) refusedAfterUnanswered(ctx workflow.Context, what string, err error) bool {
+	if acquirerRefused(err) && !activities.IsConnectorMissing(err) {
+		return true
+	}
+	workflow.GetLogger(ctx).Warn(what+" unanswered: sent again later", "error", err)
+	return false
 }
 
 // askCharge asks the acquirer what its charge stands at now.

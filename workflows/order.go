@@ -1012,26 +1012,37 @@ var lateLooks = []time.Duration{time.Minute, 4 * time.Minute, 15 * time.Minute, 
 func (w *orderWorkflow) lookLate(ctx workflow.Context, conn, key string, failover bool) (activities.ChargeOutcome, bool) {
 	actx := workflow.WithLocalActivityOptions(ctx, authoriseOptions)
 	ictx := workflow.WithActivityOptions(ctx, inquiryOptions)
-	for _, wait := range lateLooks {
-		if err := workflow.Sleep(ctx, wait); err != nil {
-			return activities.ChargeOutcome{}, false
-		}
-		var outcome activities.ChargeOutcome
+	var outcome activities.ChargeOutcome
+	found, _ := onLateLooks(ctx, func() (bool, bool) {
 		err := workflow.ExecuteLocalActivity(actx, a.Authorise, w.authoriseInput(conn, key, failover)).Get(ctx, &outcome)
 		if err == nil {
-			return outcome, true
+			return true, false
 		}
 		workflow.GetLogger(ctx).Warn("charge still unknown", "connector", conn, "error", err)
-		var found activities.InquiryResult
+		var inquiry activities.InquiryResult
 		if err := workflow.ExecuteActivity(ictx, a.InquireCharge, activities.InquireInput{Connector: conn, IdempotencyKey: key,
-			AttemptsEnded: true}).Get(ctx, &found); err != nil {
-			return activities.ChargeOutcome{}, false
+			AttemptsEnded: true}).Get(ctx, &inquiry); err != nil {
+			return false, true
 		}
-		if found.Found {
-			return found.Outcome, true
+		outcome = inquiry.Outcome
+		return inquiry.Found, false
+	})
+	return outcome, found
+}
+
+// onLateLooks calls look after each of lateLooks until it reports done or
+// stop, and reports whether it was done; its error is only the workflow's
+// cancellation.
+func onLateLooks(ctx workflow.Context, look func() (done, stop bool)) (bool, error) {
+	for _, wait := range lateLooks {
+		if err := workflow.Sleep(ctx, wait); err != nil {
+			return false, err
+		}
+		if done, stop := look(); done || stop {
+			return done, nil
 		}
 	}
-	return activities.ChargeOutcome{}, false
+	return false, nil
 }
 
 // ThreeDSData is a 3-D Secure result as an order's charge carries it.

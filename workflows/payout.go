@@ -452,17 +452,21 @@ func (w *payoutWorkflow) submit(ctx workflow.Context) (activities.PayoutTransfer
 	// A submission still on its way may land after that first look (the
 	// rail does not refuse requests past their deadline): the money stays
 	// reserved while the rail is asked again, an hour in all.
-	for _, wait := range lateLooks {
-		if err := workflow.Sleep(ctx, wait); err != nil {
-			return activities.PayoutTransfer{}, fmt.Errorf("%w: %w", errTransferUnknown, err)
-		}
+	var ferr error
+	done, err := onLateLooks(ctx, func() (bool, bool) {
 		found = activities.PayoutTransfer{}
-		if ferr := w.askRail(ctx, pa.PayoutFindTransfer, activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}, &found); ferr != nil {
-			return activities.PayoutTransfer{}, fmt.Errorf("%w: %w", errTransferUnknown, ferr)
+		if ferr = w.askRail(ctx, pa.PayoutFindTransfer, activities.PayoutFindInput{IdempotencyKey: w.in.ID, Mode: w.in.Mode}, &found); ferr != nil {
+			return false, true
 		}
-		if taken() {
-			return found, nil
-		}
+		return taken(), false
+	})
+	switch {
+	case err != nil:
+		return activities.PayoutTransfer{}, fmt.Errorf("%w: %w", errTransferUnknown, err)
+	case ferr != nil:
+		return activities.PayoutTransfer{}, fmt.Errorf("%w: %w", errTransferUnknown, ferr)
+	case done:
+		return found, nil
 	}
 	return activities.PayoutTransfer{}, nil
 }
