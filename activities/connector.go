@@ -193,6 +193,10 @@ type InquireInput struct {
 	// Connector names the order's connector; empty means the default.
 	Connector      string
 	IdempotencyKey string
+	// ChargeID, when the acquirer's answer gave one, lets a connector that
+	// reads a charge by its id (ChargeReader) answer as the charge stands
+	// now rather than from an index that may lag.
+	ChargeID string `json:",omitempty"`
 	// SentBefore, when set, is a moment before which another attempt (a
 	// worker that died) may have sent a charge with the key that is still
 	// on its way. A connector that refuses requests past their deadline
@@ -225,6 +229,12 @@ type InquiryResult struct {
 // inquiry may lag behind a charge (Stripe's search) does not implement it.
 type finalInquiry interface{ FinalInquiry() bool }
 
+// ChargeReader is implemented by connectors whose inquiry by key may lag
+// (Stripe's search) but which read a charge by its id as it stands now.
+type ChargeReader interface {
+	LookCharge(ctx context.Context, chargeID string) (connector.Charge, error)
+}
+
 // requestDeadline is implemented by connectors that stamp every charge
 // with the end of their timeout and whose acquirer makes no charge past it
 // (the simulators): no charge sent before a moment can be made later than
@@ -252,6 +262,16 @@ func (a *Activities) InquireCharge(ctx context.Context, in InquireInput) (Inquir
 			return InquiryResult{}, fmt.Errorf("inquire %s: %w", in.IdempotencyKey, ctx.Err())
 		case <-t.C:
 		}
+	}
+	if r, ok := conn.(ChargeReader); ok && in.ChargeID != "" {
+		// The charge's own record, never behind: final. One the acquirer
+		// does not find by the id it gave is no answer (a wrong account's
+		// keys), not "never charged".
+		charge, err := r.LookCharge(ctx, in.ChargeID)
+		if err != nil {
+			return InquiryResult{}, fmt.Errorf("inquire %s: %w", in.ChargeID, err)
+		}
+		return InquiryResult{Found: true, Outcome: outcomeOf(conn.Name(), charge), Final: true}, nil
 	}
 	charge, err := conn.Inquire(ctx, in.IdempotencyKey)
 	f, ok := conn.(finalInquiry)

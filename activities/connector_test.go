@@ -3,8 +3,10 @@ package activities
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
+	"slices"
 	"testing"
 
 	"go.temporal.io/sdk/temporal"
@@ -12,6 +14,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/connectors"
 	simbankclient "github.com/paygate/paygate/internal/adapters/connectors/simbank"
 	"github.com/paygate/paygate/internal/dev/simbank"
+	"github.com/paygate/paygate/internal/domain/connector"
 )
 
 // TestConnectorRouting runs the activities against a registry holding the
@@ -105,5 +108,64 @@ func TestConnectorRouting(t *testing.T) {
 	}
 	if n := len(srv.Payments()); n != 0 {
 		t.Errorf("sim-bank holds %d payments, want none", n)
+	}
+}
+
+// readingConnector is an acquirer whose search by key lags (it shows the
+// charge authorised) while its read by id shows the capture.
+type readingConnector struct {
+	Connector
+	looked []string
+}
+
+func (c *readingConnector) Name() string { return "lagging" }
+
+func (c *readingConnector) Inquire(context.Context, string) (connector.Charge, error) {
+	return connector.Charge{ID: "pi_1", Status: connector.Approved, Amount: 1000, Currency: "USD"}, nil
+}
+
+func (c *readingConnector) LookCharge(_ context.Context, id string) (connector.Charge, error) {
+	c.looked = append(c.looked, id)
+	if id != "pi_1" {
+		return connector.Charge{}, fmt.Errorf("look %s: %w", id, connector.ErrNotFound)
+	}
+	return connector.Charge{ID: "pi_1", Status: connector.Approved, Amount: 1000, Currency: "USD", CapturedAmount: 600}, nil
+}
+
+// TestInquiryByChargeID: an inquiry that knows the charge's id reads it
+// by the id where the connector can, as it stands now (final); one that
+// does not searches by the key; an id the acquirer does not know is no
+// answer, never "not charged".
+func TestInquiryByChargeID(t *testing.T) {
+	conn := &readingConnector{}
+	reg := connectors.New[Connector]("lagging")
+	if err := reg.Register(conn.Name(), conn); err != nil {
+		t.Fatal(err)
+	}
+	a := &Activities{Connectors: reg}
+	tests := []struct {
+		name     string
+		in       InquireInput
+		want     InquiryResult
+		wantErr  bool
+		wantLook []string
+	}{
+		{"by id: the capture shows, final", InquireInput{Connector: "lagging", IdempotencyKey: "k", ChargeID: "pi_1"},
+			InquiryResult{Found: true, Outcome: ChargeOutcome{ChargeID: "pi_1", Approved: true, CapturedAmount: 600, Connector: "lagging"}, Final: true},
+			false, []string{"pi_1"}},
+		{"by key: the search's lagging view, not final", InquireInput{Connector: "lagging", IdempotencyKey: "k"},
+			InquiryResult{Found: true, Outcome: ChargeOutcome{ChargeID: "pi_1", Approved: true, Connector: "lagging"}},
+			false, nil},
+		{"by an id the acquirer does not know: no answer", InquireInput{Connector: "lagging", IdempotencyKey: "k", ChargeID: "pi_2"},
+			InquiryResult{}, true, []string{"pi_2"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			conn.looked = nil
+			got, err := a.InquireCharge(t.Context(), tc.in)
+			if (err != nil) != tc.wantErr || got != tc.want || !slices.Equal(conn.looked, tc.wantLook) {
+				t.Errorf("= %+v, %v (looked %v); want %+v, error %t (looked %v)", got, err, conn.looked, tc.want, tc.wantErr, tc.wantLook)
+			}
+		})
 	}
 }

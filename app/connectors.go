@@ -130,6 +130,10 @@ type gatewayConnector interface {
 	api.ConnectorOffer
 }
 
+// Stripe's search by key may lag its record, so the activities read a
+// charge they know by its id.
+var _ activities.ChargeReader = (*stripe.Client)(nil)
+
 // buildConnectors makes every connector the configuration runs.
 func (c Config) buildConnectors() ([]gatewayConnector, error) {
 	var out []gatewayConnector

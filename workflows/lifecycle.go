@@ -462,11 +462,14 @@ func (w *orderWorkflow) refusedAfterUnanswered(ctx workflow.Context, what string
 	return false
 }
 
-// askCharge asks the acquirer what its charge stands at now.
+// askCharge asks the acquirer what its charge stands at now, by the
+// charge's id where the connector reads one (Stripe's search by key may
+// show a capture or void of moments ago not yet made).
 func (w *orderWorkflow) askCharge(ctx workflow.Context) (activities.InquiryResult, error) {
 	var found activities.InquiryResult
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.InquireCharge,
-		activities.InquireInput{Connector: w.chargeConnector(), IdempotencyKey: w.chargeKey(w.chargeConnector())}).Get(ctx, &found)
+		activities.InquireInput{Connector: w.chargeConnector(), IdempotencyKey: w.chargeKey(w.chargeConnector()),
+			ChargeID: w.st.ChargeID}).Get(ctx, &found)
 	return found, err
 }
 

@@ -296,6 +296,11 @@ func TestVoidFailsAtTheWindowsEnd(t *testing.T) {
 			if tc.inquiries > 0 && len(acq.inqs) != tc.inquiries {
 				t.Errorf("inquiries = %d, want %d", len(acq.inqs), tc.inquiries)
 			}
+			for _, q := range acq.inqs {
+				if q.ChargeID != chargeID {
+					t.Errorf("inquiry by charge id %q, want %q", q.ChargeID, chargeID)
+				}
+			}
 			var credited int64
 			for _, c := range acq.credits {
 				credited += c.Amount
@@ -415,6 +420,13 @@ func TestCaptureAndCancelWithoutAnAnswer(t *testing.T) {
 			for _, c := range acq.captures {
 				if c.IdempotencyKey != acq.captures[0].IdempotencyKey {
 					t.Errorf("capture keys %q and %q", c.IdempotencyKey, acq.captures[0].IdempotencyKey)
+				}
+			}
+			// The charge is asked about by its id, which Stripe reads as it
+			// stands now (its search by key may lag behind a capture).
+			for _, q := range acq.inqs {
+				if q.ChargeID != chargeID {
+					t.Errorf("inquiry by charge id %q, want %q", q.ChargeID, chargeID)
 				}
 			}
 		})

@@ -246,6 +246,21 @@ func (c *Client) Inquire(ctx context.Context, idempotencyKey string) (connector.
 	return connector.Charge{}, fmt.Errorf("%s: %w", what, connector.ErrNotFound)
 }
 
+// LookCharge reads the PaymentIntent chargeID as it stands now. Unlike
+// Inquire's search, a read by id is never behind Stripe's own record, so a
+// capture or cancel that Stripe made shows at once.
+func (c *Client) LookCharge(ctx context.Context, chargeID string) (connector.Charge, error) {
+	what := "look " + chargeID
+	if chargeID == "" || strings.ContainsAny(chargeID, "/?#") {
+		return connector.Charge{}, fmt.Errorf("%s: %w: unusable charge id", what, connector.ErrRejected)
+	}
+	pi, err := c.api.V1PaymentIntents.Retrieve(ctx, chargeID, nil)
+	if err != nil {
+		return connector.Charge{}, errorOf(ctx, what, err)
+	}
+	return chargeOf(what, pi)
+}
+
 // Capture captures part or all of an uncaptured PaymentIntent; Stripe
 // releases the rest.
 func (c *Client) Capture(ctx context.Context, req connector.CaptureRequest) (connector.Charge, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -42,7 +43,10 @@ type fakeStripe struct {
 	release chan struct{}             // closed to let hanging charges go
 	created int                       // PaymentIntents made
 	balance []map[string]any          // balance transactions, as listed
-	listed  url.Values                // the last balance transactions query
+	// indexed, when set, is what the search sees: Stripe's search index,
+	// behind its record (index takes it).
+	indexed map[string]map[string]any
+	listed  url.Values // the last balance transactions query
 }
 
 type fakeAnswer struct {
@@ -118,7 +122,11 @@ func (f *fakeStripe) handle(method, path string, form, query url.Values) (int, a
 		return http.StatusOK, pi, false
 	case method == http.MethodGet && path == "/v1/payment_intents/search":
 		found := []any{}
-		for _, pi := range f.intents {
+		searched := f.intents
+		if f.indexed != nil {
+			searched = f.indexed
+		}
+		for _, pi := range searched {
 			if query.Get("query") == "metadata['paygate_key']:'"+pi["metadata"].(map[string]string)["paygate_key"]+"'" {
 				found = append(found, pi)
 			}
@@ -202,6 +210,17 @@ func (f *fakeStripe) charge(form url.Values) (int, any, bool) {
 		return http.StatusOK, pi, true
 	}
 	return http.StatusOK, pi, false
+}
+
+// index makes the search see the PaymentIntents as they are now, and not
+// what becomes of them later, as Stripe's search may lag its record.
+func (f *fakeStripe) index() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.indexed = map[string]map[string]any{}
+	for id, pi := range f.intents {
+		f.indexed[id] = maps.Clone(pi)
+	}
 }
 
 func stripeError(typ, code, declineCode string) map[string]any {
@@ -331,6 +350,48 @@ func TestAfterTheCharge(t *testing.T) {
 	voided, err := c.Void(ctx, connector.VoidRequest{ChargeID: second.ID, IdempotencyKey: "void/2"})
 	if err != nil || !voided.Voided || voided.Status != connector.Approved {
 		t.Errorf("void = %+v, %v; want voided", voided, err)
+	}
+}
+
+// TestLookChargeIsCurrent: a charge read by its id is as Stripe has it
+// now, where the search by key may still show it as it was: the capture
+// and the void an order asks about after an unanswered send.
+func TestLookChargeIsCurrent(t *testing.T) {
+	f, c := newFakeStripe(t)
+	ctx := t.Context()
+	req := charge(cardApproved, false)
+	auth, err := c.Charge(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.index()
+	if _, err := c.Capture(ctx, connector.CaptureRequest{ChargeID: auth.ID, IdempotencyKey: "cap/1", Amount: 600, Currency: "USD"}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		look    func() (connector.Charge, error)
+		want    connector.Charge
+		wantErr error
+	}{
+		{"the search by key, behind", func() (connector.Charge, error) { return c.Inquire(ctx, req.IdempotencyKey) },
+			connector.Charge{ID: auth.ID, Status: connector.Approved, Amount: 1000, Currency: "USD"}, nil},
+		{"the read by id, as it stands", func() (connector.Charge, error) { return c.LookCharge(ctx, auth.ID) },
+			connector.Charge{ID: auth.ID, Status: connector.Approved, Amount: 1000, Currency: "USD", CapturedAmount: 600}, nil},
+		{"no such PaymentIntent", func() (connector.Charge, error) { return c.LookCharge(ctx, "pi_404") },
+			connector.Charge{}, connector.ErrNotFound},
+		{"an id that would change the path: nothing sent", func() (connector.Charge, error) { return c.LookCharge(ctx, "pi_1/capture") },
+			connector.Charge{}, connector.ErrRejected},
+		{"no id", func() (connector.Charge, error) { return c.LookCharge(ctx, "") },
+			connector.Charge{}, connector.ErrRejected},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.look()
+			if !errors.Is(err, tc.wantErr) || got != tc.want {
+				t.Errorf("= %+v, %v; want %+v, %v", got, err, tc.want, tc.wantErr)
+			}
+		})
 	}
 }
 

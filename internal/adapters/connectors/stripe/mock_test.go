@@ -178,6 +178,10 @@ func TestAgainstStripeMock(t *testing.T) {
 			_, err := c.Inquire(ctx, "order/1/charge/1")
 			return err
 		}, []want{{"GET", "/v1/payment_intents/search", "", map[string]string{"query": "metadata['paygate_key']:'order/1/charge/1'"}}}},
+		{"a charge read by its id", func() error {
+			_, err := c.LookCharge(ctx, "pi_1")
+			return err
+		}, []want{{"GET", "/v1/payment_intents/pi_1", "", nil}}},
 		{"partial capture", func() error {
 			_, err := c.Capture(ctx, connector.CaptureRequest{ChargeID: "pi_1", IdempotencyKey: "order/1/capture/1", Amount: 1000, Currency: "USD"})
 			return err
