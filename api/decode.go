@@ -46,6 +46,14 @@ var nestedFields = map[string]bool{
 	"beneficiary": true, "payer": true, // POST /v1/payout
 }
 
+// fieldKey is a field's name as the JSON decoder matches it to a struct's
+// tag: without regard to case (encoding/json folds K, the Kelvin sign and
+// k alike, and s with the long s). The checks look names up by it, so that
+// "REFUND_ORDERS" is checked as the refund_orders it is decoded into.
+func fieldKey(name string) string {
+	return strings.ToLower(strings.ToUpper(name))
+}
+
 // decodeBody fills dst from a JSON or form body. A body that starts with '{'
 // is JSON whatever the Content-Type says (docs/design.md §3); anything else is read
 // as a form and turned into the same JSON shape, so both take one path.
@@ -100,7 +108,7 @@ func formToJSON(body string) ([]byte, error) {
 		if code := checkFormText(key, v); code != nil {
 			return nil, &fieldError{code: *code}
 		}
-		if nestedFields[key] {
+		if nestedFields[fieldKey(key)] {
 			t := strings.TrimSpace(v)
 			if t != "" && (t[0] == '[' || t[0] == '{') {
 				if !json.Valid([]byte(t)) {

@@ -41,6 +41,8 @@ var bodySeeds = []string{
 	`{"refund_orders":"[{\"refund_reason\":\"a\\u0000b\"}]"}`,
 	`refund_orders=%5B%7B%22refund_reason%22%3A%22a%5Cu0000b%22%7D%5D`,
 	`refund_orders=%22%5B%5D%22`,
+	`{"REFUND_ORDERS":"[{\"refund_reason\":\"a\\u0000b\"}]"}`,
+	`REFUND_ORDERS=%5B%7B%22refund_reason%22%3A%22a%5Cu0000b%22%7D%5D`,
 	"note=a%00b",
 	"note=a%ffb",
 	"a%00b=%ff",
@@ -143,7 +145,7 @@ func FuzzFormToJSON(f *testing.F) {
 			if !utf8.ValidString(key) || !utf8.ValidString(v) {
 				convertible = false
 			}
-			if tv := strings.TrimSpace(v); nestedFields[key] && tv != "" && (tv[0] == '[' || tv[0] == '{') && !json.Valid([]byte(tv)) {
+			if tv := strings.TrimSpace(v); nestedFields[fieldKey(key)] && tv != "" && (tv[0] == '[' || tv[0] == '{') && !json.Valid([]byte(tv)) {
 				convertible = false
 			}
 		}
@@ -169,7 +171,7 @@ func FuzzFormToJSON(f *testing.F) {
 		}
 		for key, raw := range obj {
 			v := values[key][0]
-			if tv := strings.TrimSpace(v); nestedFields[key] && tv != "" && (tv[0] == '[' || tv[0] == '{') {
+			if tv := strings.TrimSpace(v); nestedFields[fieldKey(key)] && tv != "" && (tv[0] == '[' || tv[0] == '{') {
 				if string(raw) != tv {
 					t.Errorf("nested %s = %s, want it as written: %s", key, raw, tv)
 				}

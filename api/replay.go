@@ -76,6 +76,12 @@ type replayRoute struct {
 	// strong-for-money account's stored answer is given only to a request
 	// with a strong signature of its own.
 	movesMoney bool
+	// notRerun: run again, the operation moves money again (every refund
+	// entry is a new refund), so a request whose identical predecessor
+	// died unanswered is not run (EarlierRequestUnanswered). The other
+	// batches are one update per content, refused by the order's state
+	// when already done.
+	notRerun bool
 }
 
 // replayRoutes are the merchant operations the guard covers.
@@ -88,7 +94,7 @@ var replayRoutes = map[string]replayRoute{
 	"/v1/capture":         {bodies: true, movesMoney: true, answers: BatchAnswers("capture_orders")},
 	"/v1/review":          {bodies: true, movesMoney: true, answers: BatchAnswers("review_orders")},
 	"/v1/cancel":          {bodies: true, movesMoney: true, answers: BatchAnswers("cancel_orders")},
-	"/v1/refund":          {bodies: true, movesMoney: true, answers: BatchAnswers("refund_orders")},
+	"/v1/refund":          {bodies: true, movesMoney: true, notRerun: true, answers: BatchAnswers("refund_orders")},
 	// A payout is also one per request_id; the key makes a retry with a
 	// new request_id the same payout, as merchants expect of the header.
 	"/v1/payout":             {movesMoney: true, answers: JSONAnswers},
@@ -220,6 +226,10 @@ func (s *Server) guarded(c *gin.Context, op string, who Echo, keys []models.Repl
 		switch res.Outcome {
 		case replay.Claimed:
 			claims = append(claims, held{k, res.Claim})
+			if res.Abandoned && replayRoutes[op].notRerun {
+				s.abandoned(c, op, who, keep)
+				return
+			}
 			continue
 		case replay.Conflict:
 			release()
@@ -267,6 +277,21 @@ func (s *Server) guarded(c *gin.Context, op string, who Echo, keys []models.Repl
 		release()
 	}
 	s.Replays.PruneSoon()
+}
+
+// abandoned answers a request whose identical predecessor died unanswered
+// (notRerun routes) without running it, and keeps that answer under its
+// keys: its entries may have been made, so each must be looked up, never
+// sent again as they were.
+func (s *Server) abandoned(c *gin.Context, op string, who Echo, keep func(models.ReplayAnswer)) {
+	s.Logger.Warn("identical request ended without an answer: not run again", "operation", op,
+		"merchant_id", who.MerchantID, "account_id", who.AccountID)
+	rec := &answerRecorder{ResponseWriter: c.Writer}
+	c.Writer = rec
+	code := codes.EarlierRequestUnanswered.With("look its entries up with /v1/retrievalRefund and send only the missing ones")
+	s.refuseReplay(c, op, who, http.StatusOK, code)
+	keep(models.ReplayAnswer{Status: http.StatusOK, ContentType: rec.Header().Get("Content-Type"), Body: rec.buf.Bytes(),
+		ResultCode: code.ID})
 }
 
 // mayReplay reports whether the stored answer may go to this request. The

@@ -802,3 +802,49 @@ func TestSystemErrorIsNotKept(t *testing.T) {
 		t.Errorf("third time: %s (replayed %q) after %d calls, want the kept success", r.ResultInfo, third.Header().Get(ReplayedHeader), calls)
 	}
 }
+
+// TestAbandonedRequestNotRunAgain: a batch whose identical predecessor was
+// claimed and never answered (its process died; here a claim made with no
+// lease, so it has lapsed) may have done its work. A refund batch is then
+// not run again, since each of its entries would be a second refund: it is
+// refused I0039, unsigned, and keeps that answer. A capture batch is one
+// update per content and runs.
+func TestAbandonedRequestNotRunAgain(t *testing.T) {
+	tests := []struct {
+		name, path, array string
+		entry             map[string]any
+		wantMessage       string
+		wantSent          int
+	}{
+		{"refund: not run again", "/v1/refund", "refund_orders", entry(txA, "refund_amount", "10.00"),
+			"I0039:An identical request ended without an answer: look its entries up with /v1/retrievalRefund and send only the missing ones", 0},
+		{"capture: run", "/v1/capture", "capture_orders", entry(txA), "", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newReplayEnv(t)
+			body := batchFields(tc.array, testSignKey, tc.entry).json(t)
+			db := env.store.Records.(models.Records).DB
+			dead := models.ReplayKey{Scope: testMerchantID + "/" + testAccountID, Operation: tc.path, Key: "body:" + env.srv.bodyFingerprint(body)}
+			if got, err := models.ClaimReplay(t.Context(), db, dead, env.srv.bodyFingerprint(body), "dead-request", 0, time.Hour); err != nil || !got.Taken || got.Abandoned {
+				t.Fatalf("the dead request's claim: %+v, %v", got, err)
+			}
+			first := send(t, env, tc.path, body)
+			again := send(t, env, tc.path, body)
+			if tc.wantMessage != "" {
+				if msg := jsonField(t, first, "return_message"); first.Code != http.StatusOK || msg != tc.wantMessage ||
+					jsonField(t, first, "return_status") != "0" || jsonField(t, first, "encryption_data") != "" {
+					t.Errorf("answered %d %s, want an unsigned %s", first.Code, first.Body.String(), tc.wantMessage)
+				}
+			} else if jsonField(t, first, "return_status") != "1" {
+				t.Errorf("answered %s, want the batch run", first.Body.String())
+			}
+			if !bytes.Equal(again.Body.Bytes(), first.Body.Bytes()) || again.Header().Get(ReplayedHeader) != "true" {
+				t.Errorf("sent again: %s (replayed %q), want the first answer kept", again.Body.String(), again.Header().Get(ReplayedHeader))
+			}
+			if n := len(env.ops.recorded()); n != tc.wantSent {
+				t.Errorf("%d operations sent, want %d", n, tc.wantSent)
+			}
+		})
+	}
+}

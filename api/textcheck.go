@@ -210,7 +210,7 @@ func checkJSONTextAt(raw []byte, prefix string, depth int) *codes.Code {
 				if code := checkText("a field name", v); code != nil {
 					return code
 				}
-				top.key, top.haveKey = v, true
+				top.key, top.haveKey = fieldKey(v), true
 				continue
 			}
 			if code := checkText(fieldName(path, false), v); code != nil {

@@ -48,6 +48,12 @@ func TestDecodeBodyRefusesBadText(t *testing.T) {
 		{name: "nested too deeply", body: `{"note":"x","custom_obj":` + deep + `}`, want: "I0008:Invalid field value: custom_obj.a.a.a.a.a is nested too deeply"},
 		{name: "overlong nested text", body: `{"cart_items":[{"basic_item_data":{"name":"` + strings.Repeat("x", 2049) + `"}}]}`, want: "I0008:Invalid field value: cart_items[0].basic_item_data.name is too long"},
 		{name: "NUL escaped in a batch array sent as JSON text", body: `{"refund_orders":"[{\"refund_reason\":\"a\\u0000b\"}]"}`, want: "I0008:Invalid field value: refund_orders[0].refund_reason contains a control character"},
+		// The decoder takes a field's name in any case, so the checks do.
+		{name: "NUL escaped in a batch array sent as JSON text under an upper-case name", body: `{"REFUND_ORDERS":"[{\"refund_reason\":\"a\\u0000b\"}]"}`, want: "I0008:Invalid field value: refund_orders[0].refund_reason contains a control character"},
+		{name: "NUL in a form's batch array under a mixed-case name", body: "Refund_Orders=%5B%7B%22refund_reason%22%3A%22a%5Cu0000b%22%7D%5D", want: "I0008:Invalid field value: refund_orders[0].refund_reason contains a control character"},
+		{name: "NUL in an entry's field of upper-case name", body: `{"refund_orders":[{"REFUND_REASON":"a\u0000b"}]}`, want: "I0008:Invalid field value: refund_orders[0].refund_reason contains a control character"},
+		{name: "101 cart items under an upper-case name", body: `{"CART_ITEMS":` + manyItems + `}`, want: "I0011:Request body too large: cart_items holds more than 100 entries"},
+		{name: "101 cart items under a name with the long s, which the decoder folds to s", body: `{"cart_item\u017f":` + manyItems + `}`, want: "I0011:Request body too large: cart_items holds more than 100 entries"},
 		{name: "batch array as JSON text nested too deeply", body: `{"refund_orders":"[{\"a\":{\"a\":{\"a\":{\"a\":{\"a\":1}}}}}]"}`, want: "I0008:Invalid field value: refund_orders[0].a.a.a.a is nested too deeply"},
 		{name: "batch array as JSON text is fine", body: `{"refund_orders":"[{\"refund_reason\":\"line\\none\"}]"}`},
 		{name: "unicode text is fine", body: `{"first_name":"Zoë","note":"日本語 ✓"}`},

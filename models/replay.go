@@ -78,6 +78,7 @@ type ReplayKey struct {
 // Postgres locks the row and re-checks the WHERE on the committed version,
 // so exactly one of them gets the row back.
 const claimReplaySQL = `
+WITH prior AS (SELECT state FROM replay_entries WHERE scope = @scope AND operation = @operation AND key = @key)
 INSERT INTO replay_entries AS e (scope, operation, key, fingerprint, state, claim, claimed_until,
 	status, content_type, body, result_code, strong, created_at, expires_at)
 VALUES (@scope, @operation, @key, @fingerprint, 'in_progress', @claim, now() + make_interval(secs => @lease),
@@ -87,32 +88,46 @@ ON CONFLICT (scope, operation, key) DO UPDATE SET
 	claimed_until = EXCLUDED.claimed_until, status = 0, content_type = '', body = NULL,
 	result_code = '', strong = false, created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at
 WHERE e.expires_at <= now() OR (e.state = 'in_progress' AND e.claimed_until <= now())
-RETURNING claim`
+RETURNING claim, COALESCE((SELECT state FROM prior), '') AS prior_state`
 
-// ClaimReplay claims k for the request holding the token claim. It reports
-// whether the claim was taken; if not, existing is the entry that holds
-// the key (nil when it vanished in between: try again).
-func ClaimReplay(ctx context.Context, db *gorm.DB, k ReplayKey, fingerprint, claim string, lease, ttl time.Duration) (bool, *ReplayEntry, error) {
-	var got []string
+// ReplayClaim is what ClaimReplay did.
+type ReplayClaim struct {
+	// Taken: the key is the caller's now.
+	Taken bool
+	// Abandoned: it was taken from a request that claimed it and never
+	// answered (its process died, or its claim lapsed): what that request
+	// did is not known.
+	Abandoned bool
+	// Existing is the entry that holds the key when it was not taken (nil
+	// when it vanished in between: try again).
+	Existing *ReplayEntry
+}
+
+// ClaimReplay claims k for the request holding the token claim.
+func ClaimReplay(ctx context.Context, db *gorm.DB, k ReplayKey, fingerprint, claim string, lease, ttl time.Duration) (ReplayClaim, error) {
+	var got []struct {
+		Claim      string
+		PriorState string
+	}
 	err := db.WithContext(ctx).Raw(claimReplaySQL, map[string]any{
 		"scope": k.Scope, "operation": k.Operation, "key": k.Key, "fingerprint": fingerprint, "claim": claim,
 		"lease": lease.Seconds(), "ttl": ttl.Seconds(),
 	}).Scan(&got).Error
 	if err != nil {
-		return false, nil, fmt.Errorf("claim replay key: %w", err)
+		return ReplayClaim{}, fmt.Errorf("claim replay key: %w", err)
 	}
-	if len(got) == 1 && got[0] == claim {
-		return true, nil, nil
+	if len(got) == 1 && got[0].Claim == claim {
+		return ReplayClaim{Taken: true, Abandoned: got[0].PriorState == ReplayInProgress}, nil
 	}
 	var e ReplayEntry
 	err = db.WithContext(ctx).Where("scope = ? AND operation = ? AND key = ? AND expires_at > now()", k.Scope, k.Operation, k.Key).Take(&e).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return false, nil, nil
+		return ReplayClaim{}, nil
 	}
 	if err != nil {
-		return false, nil, fmt.Errorf("read replay entry: %w", err)
+		return ReplayClaim{}, fmt.Errorf("read replay entry: %w", err)
 	}
-	return false, &e, nil
+	return ReplayClaim{Existing: &e}, nil
 }
 
 // FindReplay reads the live entry of k; ErrNotFound when there is none.

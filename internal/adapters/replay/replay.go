@@ -72,6 +72,9 @@ type Result struct {
 	Outcome Outcome
 	// Claim is the token to Complete or Release with (Claimed).
 	Claim string
+	// Abandoned (Claimed): the key was taken from a request that claimed
+	// it and never answered; it may have done its work.
+	Abandoned bool
 	// Answer is the first answer (Answered).
 	Answer models.ReplayAnswer
 }
@@ -113,13 +116,14 @@ func (s *Store) Claim(ctx context.Context, k models.ReplayKey, fingerprint strin
 	deadline := time.Now().Add(wait)
 	pause := 20 * time.Millisecond
 	for vanished := 0; ; {
-		taken, e, err := models.ClaimReplay(ctx, s.db, k, fingerprint, token, s.Lease, s.TTL)
+		got, err := models.ClaimReplay(ctx, s.db, k, fingerprint, token, s.Lease, s.TTL)
 		if err != nil {
 			return Result{}, err
 		}
+		e := got.Existing
 		switch {
-		case taken:
-			return Result{Outcome: Claimed, Claim: token}, nil
+		case got.Taken:
+			return Result{Outcome: Claimed, Claim: token, Abandoned: got.Abandoned}, nil
 		case e == nil && vanished < 10:
 			vanished++
 			continue // released or expired between the two statements

@@ -120,6 +120,10 @@ var (
 	// RefundDisputed refuses a refund of a payment whose dispute has taken
 	// its money back or is deciding a chargeback (dispute.BlocksRefund).
 	RefundDisputed = Code{"I0038", "Refund not allowed while the payment is disputed"}
+	// EarlierRequestUnanswered refuses a request identical to one that was
+	// being answered when its process died: what it did is not known, and
+	// running it again could refund twice.
+	EarlierRequestUnanswered = Code{"I0039", "An identical request ended without an answer"}
 
 	RiskReview          = Code{"R0000", "Held for risk review"}
 	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
@@ -169,7 +173,7 @@ func All() []Code {
 		UnsupportedMethod, InvalidState, OrderMismatch, IdempotencyConflict, RequestInProgress, PayoutMismatch, PayoutNotFound,
 		TokenNotFound, TokenDeleted, SubscriptionNotFound, TestCardOnLive, TestAccountConnector, CompatibleRefundLimit, LiveAccountSimulator,
 		RefundNotFound, TooManyRefunds, ConnectorCannot, SubscriptionEnded, PendingNotCancellable,
-		DisputeNotFound, DisputeNotAnswerable, RefundDisputed,
+		DisputeNotFound, DisputeNotAnswerable, RefundDisputed, EarlierRequestUnanswered,
 		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
 		RiskCountryMismatch, RiskTestValue,
 		ConnectorError, ThreeDSNotAvailable,
