@@ -70,7 +70,17 @@ type DeliverResult struct {
 	Delivered  bool
 	StatusCode int
 	Error      string
+	// SupersededBy names a newer notification about the same payout or
+	// subscription: this one was not sent and is marked failed, so that
+	// an older word never reaches the merchant after a newer one.
+	SupersededBy string `json:",omitempty"`
 }
+
+// superseded are the kinds of notification a newer one of the same
+// transaction replaces: each says where the payout (a re-run's outcome)
+// or the subscription now stands. An order's notifications each tell of
+// their own event, in order, and are all sent.
+var superseded = map[string]bool{NotifyTypePayout: true, notify.TypeSubscription: true}
 
 // maxErrorText bounds what is kept of a failed attempt's error.
 const maxErrorText = 300
@@ -84,6 +94,21 @@ func (a *Activities) DeliverNotification(ctx context.Context, in DeliverInput) (
 	}
 	if n.Status == notify.Delivered {
 		return DeliverResult{Delivered: true, StatusCode: n.LastStatusCode}, nil
+	}
+	if superseded[n.NotifyType] {
+		// A payout re-run's COMPLETED sent before the first run's FAILED,
+		// still being retried, would otherwise be followed by it.
+		newer, err := a.Records.NewerNotification(ctx, n)
+		if err != nil {
+			return DeliverResult{}, err
+		}
+		if newer != "" {
+			if err := a.Records.SupersedeNotification(ctx, n.NotifyID, newer); err != nil {
+				return DeliverResult{}, err
+			}
+			a.Logger.Info("notification superseded: not sent", "notify_id", n.NotifyID, "by", newer)
+			return DeliverResult{SupersededBy: newer}, nil
+		}
 	}
 	account, err := a.Accounts.Load(ctx, n.MerchantID, n.AccountID)
 	if err != nil {

@@ -56,3 +56,16 @@ func (a *Activities) KeepCard(ctx context.Context, in KeepCardInput) (KeepCardRe
 	}
 	return KeepCardResult{TokenID: kept.TokenID}, nil
 }
+
+// StoredCardInput names a stored card by its token_id.
+type StoredCardInput struct {
+	TokenID string
+}
+
+// StoredCardGone reports whether the stored card was deleted (by the
+// merchant, or with its shopper's data), so that a subscription makes no
+// charge order, which would record the shopper's details again, for a card
+// it can no longer charge.
+func (a *Activities) StoredCardGone(ctx context.Context, in StoredCardInput) (bool, error) {
+	return a.Records.StoredCardDeleted(ctx, in.TokenID)
+}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"crypto/hmac"
 	"errors"
 	"strings"
 
@@ -60,6 +61,15 @@ func (s *Server) authenticate(c *gin.Context, account *merchant.Account, strongO
 		c.Set(ctxStrong, true)
 		return key, true
 	}
+	if isBrowserCheckout(c) && strings.HasPrefix(sig, forwardProofPrefix) {
+		// The forwarding page of a checkout the merchant signed strongly:
+		// our own proof that it did, over the order's recipe values.
+		if !hmac.Equal([]byte(sig), []byte(s.ForwardProof(values...))) || sig == forwardProofPrefix {
+			return "", false
+		}
+		c.Set(ContextAuthenticated, true)
+		return account.SignKey(), true
+	}
 	if strongOnly && !isBrowserCheckout(c) {
 		return "", false
 	}
@@ -115,6 +125,25 @@ func (s *Server) proveStrong(c *gin.Context, account *merchant.Account) (string,
 		return "", false
 	}
 	return key, true
+}
+
+// forwardProofPrefix starts the signInfo of a forwarding page answered to
+// a strongly signed checkout; no encryption_data (64 hex digits) does.
+const forwardProofPrefix = "pgfwd1."
+
+// ForwardProof is the signInfo of the forwarding page answered to a
+// checkout the merchant signed strongly, which has no encryption_data to
+// give the shopper's browser: an HMAC under a key derived from the
+// gateway's SessionKey over the checkout recipe's values, separated, so it
+// proves only that this gateway answered that order's page. It is not a
+// merchant's signature of anything, and opens only the payment page of the
+// order the signed request made. Without a SessionKey it is the bare
+// prefix, which proves nothing.
+func (s *Server) ForwardProof(values ...string) string {
+	if len(s.SessionKey) == 0 {
+		return forwardProofPrefix
+	}
+	return forwardProofPrefix + s.keyedHex("paygate checkout forwarding", []byte(strings.Join(values, "\x00")))
 }
 
 // isBrowserCheckout reports whether the request is the shopper's browser

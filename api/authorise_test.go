@@ -97,6 +97,8 @@ func TestAuthoriseRefusesBeforeWorkflow(t *testing.T) {
 		{name: "I0008 shopper_email with display name", mutate: set("shopper_email", "Ada <ada@example.com>"), wantCode: codes.InvalidField},
 		{name: "I0008 notify_url ftp", mutate: set("notify_url", "ftp://x"), wantCode: codes.InvalidField},
 		{name: "I0008 notify_url without host", mutate: set("notify_url", "https://"), wantCode: codes.InvalidField},
+		// Every delivery to it would be refused (notifyclient.CheckURL).
+		{name: "I0008 notify_url with user info", mutate: set("notify_url", "https://user:pass@shop.example/notify"), wantCode: codes.InvalidField},
 		{name: "I0008 bad shopper_ip", mutate: set("shopper_ip", "300.1.2.3"), wantCode: codes.InvalidField},
 		{name: "I0008 billing_country ZZ", mutate: set("billing_country", "ZZ"), wantCode: codes.InvalidField},
 		{name: "I0008 delivery_country lower-case", mutate: set("delivery_country", "gb"), wantCode: codes.InvalidField},

@@ -172,6 +172,12 @@ func (s *Server) bodyFingerprint(body []byte) string {
 	return s.keyedHex("paygate replay fingerprints", body)
 }
 
+// PinFingerprint names a request's content in a pin of the replay store
+// (replay.Store.Pin), keyed as bodyFingerprint is, for the same reason.
+func (s *Server) PinFingerprint(content []byte) string {
+	return s.keyedHex("paygate replay pins", content)
+}
+
 // keyedHex is the hex HMAC-SHA256 of data under a key derived from the
 // SessionKey for label, one key per use; without a SessionKey (tests) a
 // plain SHA-256.

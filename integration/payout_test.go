@@ -460,3 +460,42 @@ func TestPayoutWokenByTheRail(t *testing.T) {
 		t.Errorf("history: %d words of the rail, %d reads of the transfer, %d timers fired; want a read per word at most, no timer", words, reads, timersFired)
 	}
 }
+
+// TestRefusedPayoutSignatureNotReusable: a payout refused before it was
+// recorded (here its IBAN fails the check digits) leaves its request_id
+// bound to that content. Its encryption_data covers the request_id and the
+// amount but not the beneficiary: whoever saw it and sends it again with
+// their own bank details is refused I0022, and nothing is paid.
+func TestRefusedPayoutSignatureNotReusable(t *testing.T) {
+	creds := payoutAccount(t, 1_000_000)
+	rid := newRequestID()
+	refusedBody := payoutBody(creds, rid, "300.00", "DE00370400440532013000")
+	forged := payoutBody(creds, rid, "300.00", ibanCompletes)
+	forged["beneficiary"].(map[string]any)["company_name"] = "Mallory Ltd"
+	forged["beneficiary"].(map[string]any)["bank_details"].(map[string]any)["account_name"] = "Mallory Ltd"
+	tests := []struct {
+		name string
+		body map[string]any
+		want string
+	}{
+		{"the merchant's payout, refused", refusedBody, "I0008:"},
+		{"its signature on another beneficiary", forged, "I0022:"},
+		{"the merchant's payout again: refused as before", refusedBody, "I0008:"},
+	}
+	for _, tc := range tests {
+		_, out := postPayout(t, "/v1/payout", tc.body)
+		if info, _ := out["result_info"].(string); !strings.HasPrefix(info, tc.want) || out["encryption_data"] != "" {
+			t.Errorf("%s: %v, want %s unsigned", tc.name, out, tc.want)
+		}
+	}
+	_, q := postPayout(t, "/v1/payout/query", map[string]any{
+		"merchant_id": creds.MerchantID, "account_id": creds.AccountID, "request_id": rid,
+		"encryption_data": signing.Sign(creds.SignKey, creds.MerchantID, creds.AccountID, rid),
+	})
+	if info, _ := q["result_info"].(string); !strings.HasPrefix(info, "I0023:") {
+		t.Errorf("query = %v, want no payout", q)
+	}
+	if b := balance(t, creds); b.Available != 1_000_000 || b.Reserved != 0 {
+		t.Errorf("balance = %+v, want nothing taken", b)
+	}
+}

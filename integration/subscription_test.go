@@ -341,19 +341,20 @@ func TestDeletedCardEndsItsSubscription(t *testing.T) {
 		t.Fatalf("subscription status %d, want suspended (%d)", sub.Status, subscription.Suspended)
 	}
 	time.Sleep(3 * time.Second) // past the next due date: nothing more
-	orders := chargeOrders(t, first.RecurringID)
-	last := orders[len(orders)-1]
-	if last.PaymentStatus == status.Paid || last.ResultCode != "I0025" {
-		t.Errorf("the charge after the delete: status %d code %s, want refused I0025", last.PaymentStatus, last.ResultCode)
-	}
-	for _, o := range orders[:len(orders)-1] {
-		if o.PaymentStatus != status.Paid {
-			t.Errorf("charge %s before the delete: status %d code %s", o.OrderNo, o.PaymentStatus, o.ResultCode)
+	// The cycle after the delete makes no charge order: the subscription
+	// finds the card gone first. Only a charge under way as the token was
+	// deleted may have an order, refused I0025 before the acquirer.
+	for _, o := range chargeOrders(t, first.RecurringID) {
+		if o.PaymentStatus == status.Paid {
+			continue
 		}
-	}
-	for _, c := range env.sim.Charges() {
-		if c.Reference == last.TransactionID {
-			t.Errorf("the charge on the deleted card reached the acquirer: %+v", c)
+		if o.ResultCode != "I0025" {
+			t.Errorf("charge %s: status %d code %s, want paid, or refused I0025", o.OrderNo, o.PaymentStatus, o.ResultCode)
+		}
+		for _, c := range env.sim.Charges() {
+			if c.Reference == o.TransactionID {
+				t.Errorf("the charge on the deleted card reached the acquirer: %+v", c)
+			}
 		}
 	}
 }

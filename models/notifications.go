@@ -117,6 +117,36 @@ func RecordAttempt(ctx context.Context, db *gorm.DB, a *NotificationAttempt, del
 	})
 }
 
+// NewerNotification returns the id of the latest notification of the
+// same kind about the same transaction made after n (a higher seq), or ""
+// when there is none.
+func NewerNotification(ctx context.Context, db *gorm.DB, n *Notification) (string, error) {
+	var ids []string
+	err := db.WithContext(ctx).Model(&Notification{}).
+		Where("transaction_id = ? AND notify_type = ? AND seq > ?", n.TransactionID, n.NotifyType, n.Seq).
+		Order("seq DESC").Limit(1).Pluck("notify_id", &ids).Error
+	if err != nil {
+		return "", fmt.Errorf("newer notification than %s: %w", n.NotifyID, err)
+	}
+	if len(ids) == 0 {
+		return "", nil
+	}
+	return ids[0], nil
+}
+
+// SupersedeNotification marks a notification not yet delivered failed,
+// with why it is not sent: a newer one about the same thing (by) says what
+// it said, and more recently.
+func SupersedeNotification(ctx context.Context, db *gorm.DB, notifyID, by string) error {
+	err := db.WithContext(ctx).Model(&Notification{}).
+		Where("notify_id = ? AND status <> ?", notifyID, NotifyDelivered).
+		Updates(map[string]any{"status": NotifyFailed, "last_error": "superseded by " + by + ": not sent", "updated_at": time.Now()}).Error
+	if err != nil {
+		return fmt.Errorf("supersede notification %s: %w", notifyID, err)
+	}
+	return nil
+}
+
 // SetNotificationStatus sets the status, never taking a delivered
 // notification back to pending or failed.
 func SetNotificationStatus(ctx context.Context, db *gorm.DB, notifyID string, status notify.Status) error {

@@ -23,6 +23,14 @@ func (r Records) FindNotification(ctx context.Context, notifyID string) (*Notifi
 	return FindNotification(ctx, r.DB, notifyID)
 }
 
+func (r Records) NewerNotification(ctx context.Context, n *Notification) (string, error) {
+	return NewerNotification(ctx, r.DB, n)
+}
+
+func (r Records) SupersedeNotification(ctx context.Context, notifyID, by string) error {
+	return SupersedeNotification(ctx, r.DB, notifyID, by)
+}
+
 func (r Records) RecordAttempt(ctx context.Context, a *NotificationAttempt, delivered bool) error {
 	return RecordAttempt(ctx, r.DB, a, delivered)
 }

@@ -98,6 +98,13 @@ const (
 	// runs that met such a cancel before charged once more, and replay
 	// that.
 	changeCancelBeforeCharge = "cancel-before-charge"
+	// changeSubscriptionCardGone: a subscription asks whether its stored
+	// card is still there before it makes a cycle's charge order, and one
+	// deleted (by the merchant, or erased with its shopper) suspends it
+	// with no order made; runs before made the order, which recorded the
+	// shopper's details again before the charge was refused, and replay
+	// that.
+	changeSubscriptionCardGone = "subscription-card-gone"
 	// changeChargeOrderClosed: a subscription whose charge order closes
 	// without reporting reads its record for a day and takes its result,
 	// or is suspended when it has none; runs that met such an order before
@@ -151,6 +158,34 @@ const (
 	// notifies the merchant; orders that met such a write before stopped
 	// at it, and replay that.
 	changeRefundSettledUnsaved = "refund-settled-unsaved"
+	// changeShopperCallOff: an order that stops waiting for its shopper at
+	// its window's end, or by the shopper's own cancel, first calls off
+	// what the shopper could still complete (the APM payment at its
+	// provider; at Stripe, the 3-D Secure PaymentIntent), and a shopper's
+	// cancel is refused while the shopper is at the challenge; orders that
+	// ended so before asked the provider once, and replay that.
+	changeShopperCallOff = "shopper-call-off"
+	// changeThreeDSFailedAtStart: a 3-D Secure authentication that fails
+	// as it starts, or asks for a challenge with no ACS to send the shopper
+	// to, fails the payment at once (A0005); orders that met one before
+	// waited for a challenge that could not come, and replay that.
+	changeThreeDSFailedAtStart = "threeds-failed-at-start"
+	// changePayAfterAPMChosen: a card given on the payment page whose
+	// update waited for the order's lock while the shopper chose an APM is
+	// refused, as its validator would have; orders that met that race
+	// before attached the card to the APM order, and replay that.
+	changePayAfterAPMChosen = "pay-after-apm-chosen"
+	// changeAPMReviewRejects: an APM order the risk rules would hold for
+	// review is rejected instead (a reviewer's approval had no shopper to
+	// send to the provider, and charged a card the order does not have);
+	// orders held so before replay the hold.
+	changeAPMReviewRejects = "apm-review-rejects"
+	// changeShopperWindow: an order at the APM provider waits the APM
+	// window, also when the shopper chose the APM on the payment page, and
+	// a pending order's window starts again when it sends its shopper on
+	// (the challenge, the provider); orders begun before kept the page's
+	// session from its start, and replay that.
+	changeShopperWindow = "shopper-window"
 	// changePayoutNotifyInline: a payout makes its notification's first
 	// attempt itself (a local activity in its last workflow task) and
 	// starts the Redeliver child only when that attempt is not

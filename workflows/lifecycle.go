@@ -53,7 +53,17 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 	w.continues = w.in.Resume != nil ||
 		w.version(ctx, changeContinueAsNew, 1) != workflow.DefaultVersion
 	for {
-		deadline := w.st.Deadline(w.in.Kind, w.in.Windows)
+		kind, restarts := w.in.Kind, false
+		if w.st.Status == status.Pending && w.version(ctx, changeShopperWindow, 1) != workflow.DefaultVersion {
+			// The shopper sent on (to the challenge, to the provider)
+			// starts the window again; one at the APM provider has the
+			// APM window, also when the payment page sent them there.
+			restarts = true
+			if w.in.APM != nil {
+				kind = KindAPM
+			}
+		}
+		deadline := w.st.Deadline(kind, w.in.Windows)
 		if deadline.Final {
 			// Wait for pending refunds to settle and for the notifications
 			// to be delivered (or given up), then end.
@@ -86,9 +96,10 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 		}
 		moved := true
 		if remaining > 0 {
+			since := w.st.Since
 			var err error
 			moved, err = workflow.AwaitWithTimeout(ctx, remaining, func() bool {
-				return w.st.Status != current || refundable && w.runFull(ctx)
+				return w.st.Status != current || refundable && w.runFull(ctx) || restarts && !w.st.Since.Equal(since)
 			})
 			if err != nil {
 				return err

@@ -142,6 +142,11 @@ func deliver(ctx workflow.Context, id string, schedule notify.Schedule, made int
 		if err == nil && res.Delivered {
 			return notify.Delivered, attempt
 		}
+		if err == nil && res.SupersededBy != "" {
+			// A newer notification about the same thing was made; the
+			// activity marked this one failed, unsent.
+			return notify.Failed, attempt
+		}
 		if err != nil {
 			workflow.GetLogger(ctx).Warn("notification attempt failed", "notify_id", id, "attempt", attempt, "error", err)
 		}

@@ -191,3 +191,27 @@ func TestRedeliverAfterTheSendersAttempt(t *testing.T) {
 		t.Errorf("the first attempt came %v after the start, want after the schedule's %v", at, first)
 	}
 }
+
+// TestRedeliverStopsAtASupersededNotification: a notification the activity
+// found superseded by a newer one (a payout's first run's FAILED once the
+// re-run's COMPLETED exists) is not tried again: Redeliver counts it failed
+// after that one attempt, which sent nothing, and goes on to the next.
+func TestRedeliverStopsAtASupersededNotification(t *testing.T) {
+	acq := &acquirer{supersededBy: map[string]string{"P-r01": "P-r02"}}
+	env := newEnv(t, acq)
+	env.RegisterWorkflowWithOptions(workflows.Redeliver, workflowOptions(workflows.RedeliverWorkflowType))
+	env.ExecuteWorkflow(workflows.RedeliverWorkflowType, workflows.RedeliverInput{NotifyIDs: []string{"P-r01", "S-s02"},
+		Schedule: notify.DefaultSchedule(), Attempted: 1})
+	var res workflows.RedeliverResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, d := range acq.deliveries {
+		ids = append(ids, d.NotifyID)
+	}
+	if !reflect.DeepEqual(res.Failed, []string{"P-r01"}) || !reflect.DeepEqual(res.Delivered, []string{"S-s02"}) ||
+		!reflect.DeepEqual(ids, []string{"P-r01", "S-s02"}) {
+		t.Errorf("result %+v after attempts of %v; want P-r01 failed after one attempt, S-s02 delivered", res, ids)
+	}
+}

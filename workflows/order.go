@@ -608,6 +608,17 @@ func (w *orderWorkflow) checkAndCharge(ctx workflow.Context, checked *risk.Resul
 	}
 
 	next, step := w.st.RiskChecked(verdict)
+	if step.Status == status.HeldForReview && (in.Kind == KindAPM || in.APM != nil) &&
+		w.version(ctx, changeAPMReviewRejects, 1) != workflow.DefaultVersion {
+		// An APM payment is made by the shopper at the provider, now or
+		// never: a reviewer's later approval has no shopper to send there
+		// (it charged a card the order does not have). The rules wanted a
+		// person to look before money moved, so it does not move.
+		rejected := verdict
+		rejected.Action = risk.Reject
+		next, step = w.st.RiskChecked(rejected)
+		step.Code = step.Code.With("an APM payment cannot wait for a review")
+	}
 	w.st = next
 	if step.Next == order.FinishPayment {
 		// A held order's CVV stays sealed in the vault until a reviewer

@@ -163,18 +163,30 @@ type acquirer struct {
 	reopenInput []byte
 	reopenRun   string
 
-	// Notifications: deliverOK decides each attempt (acknowledged when nil).
-	deliverOK  func(id string, attempt int, now time.Time) bool
-	notes      []activities.RecordNotificationInput
-	deliveries []activities.DeliverInput
-	marks      []activities.MarkNotificationInput
-	env        *testsuite.TestWorkflowEnvironment
+	// Notifications: deliverOK decides each attempt (acknowledged when nil);
+	// supersededBy, when it names one, makes the notification id a newer
+	// one's, marked failed and not sent.
+	deliverOK    func(id string, attempt int, now time.Time) bool
+	supersededBy map[string]string
+	notes        []activities.RecordNotificationInput
+	deliveries   []activities.DeliverInput
+	marks        []activities.MarkNotificationInput
+	env          *testsuite.TestWorkflowEnvironment
 
 	// The shopper's side.
 	threeDS    activities.ThreeDSOutcome // Authenticate3DS's answer
 	apmStatus  connector.APMStatus       // GetAPMPayment's answer
 	apmCreated []activities.APMInput
 	attached   []activities.AttachCardInput
+	// apmCancel answers CancelAPMPayment by call number; nil: the provider
+	// calls the payment off, or says the shopper paid first when apmStatus
+	// is succeeded. apmCancels are the calls.
+	apmCancel  func(n int) (activities.APMOutcome, error)
+	apmCancels []activities.APMStatusInput
+	// authCancelErr scripts CancelAuthentication's failures by call
+	// number; authCancels are the calls.
+	authCancelErr func(n int) error
+	authCancels   []activities.ThreeDSStatusInput
 
 	// The ledger: every posting, credits and debits in call order;
 	// ledgerErr scripts the credit's failures by call number, ledgerCalls
@@ -446,6 +458,29 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 		func(_ context.Context, in activities.APMStatusInput) (activities.APMOutcome, error) {
 			return activities.APMOutcome{PaymentID: in.PaymentID, Status: acq.apmStatus}, nil
 		}).Maybe()
+	env.OnActivity(acts.CancelAPMPayment, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.APMStatusInput) (activities.APMOutcome, error) {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.apmCancels = append(acq.apmCancels, in)
+			if acq.apmCancel != nil {
+				return acq.apmCancel(len(acq.apmCancels) - 1)
+			}
+			if acq.apmStatus == connector.APMSucceeded {
+				return activities.APMOutcome{PaymentID: in.PaymentID, Status: connector.APMSucceeded}, nil
+			}
+			return activities.APMOutcome{PaymentID: in.PaymentID, Status: connector.APMCancelled}, nil
+		}).Maybe()
+	env.OnActivity(acts.CancelAuthentication, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in activities.ThreeDSStatusInput) error {
+			acq.mu.Lock()
+			defer acq.mu.Unlock()
+			acq.authCancels = append(acq.authCancels, in)
+			if acq.authCancelErr != nil {
+				return acq.authCancelErr(len(acq.authCancels) - 1)
+			}
+			return nil
+		}).Maybe()
 	env.OnActivity(acts.AttachCard, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.AttachCardInput) error {
 			acq.mu.Lock()
@@ -472,6 +507,9 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 			acq.mu.Lock()
 			defer acq.mu.Unlock()
 			acq.deliveries = append(acq.deliveries, in)
+			if by := acq.supersededBy[in.NotifyID]; by != "" {
+				return activities.DeliverResult{SupersededBy: by}, nil
+			}
 			if acq.deliverOK != nil && !acq.deliverOK(in.NotifyID, in.Attempt, acq.env.Now()) {
 				return activities.DeliverResult{StatusCode: 503, Error: "HTTP 503"}, nil
 			}

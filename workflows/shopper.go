@@ -134,6 +134,13 @@ func (w *orderWorkflow) authenticate(ctx workflow.Context) (PaymentResult, error
 		workflow.GetLogger(ctx).Error("3-D Secure authentication failed", "error", err)
 		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: status.Failed}, codes.ConnectorError, true)
 	}
+	if out.Status != connector.Authenticated && (out.Status == connector.AuthenticationFailed || out.ACSURL == "") &&
+		w.version(ctx, changeThreeDSFailedAtStart, 1) != workflow.DefaultVersion {
+		workflow.GetLogger(ctx).Warn("3-D Secure authentication failed as it started", "status", out.Status)
+		next, step := w.st.ThreeDSFailedAtStart(out.AuthenticationID)
+		w.st = next
+		return w.finish(ctx, activities.FinishOrderInput{PaymentStatus: step.Status}, step.Code, true)
+	}
 	next, step := w.st.ThreeDSStarted(out.AuthenticationID, out.Status, out.ECI, out.CAVV)
 	w.st = next
 	if step.Next == order.ChargeCard {
@@ -333,7 +340,15 @@ func (w *orderWorkflow) apmSettle(ctx workflow.Context, paymentID string, provid
 
 // shopperLapsed ends an order whose shopper did not finish in time.
 func (w *orderWorkflow) shopperLapsed(ctx workflow.Context) error {
-	if w.st.APM.Awaiting {
+	if (w.st.APM.Awaiting || w.st.ThreeDS.Awaiting) && w.version(ctx, changeShopperCallOff, 1) != workflow.DefaultVersion {
+		paid, err := w.callOffAtLapse(ctx)
+		if err != nil {
+			return err
+		}
+		if paid {
+			return nil
+		}
+	} else if w.st.APM.Awaiting {
 		// The provider may have settled without reaching us: ask it once.
 		var out activities.APMOutcome
 		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.GetAPMPayment,
@@ -352,12 +367,64 @@ func (w *orderWorkflow) shopperLapsed(ctx workflow.Context) error {
 	return w.notify(ctx, NotifyPayment, res.Code(), nil)
 }
 
-// shopperWindow is how long the order waits for its shopper.
-func (w *orderWorkflow) shopperWindow() time.Duration {
-	if w.in.Kind == KindAPM || w.in.APM != nil {
-		return max(w.in.Windows.APM, 0)
+// callOffAtLapse calls off, at the window's end, what the shopper could
+// still complete: the APM payment at its provider, which would otherwise
+// take a later payment the order no longer awaits, and a 3-D Secure
+// authentication that holds something (Stripe's PaymentIntent, authorised
+// once the shopper passes). It reports paid when the provider says the
+// shopper paid first (the order is then settled paid). An unanswered call
+// is sent again on a growing timer, the order pending meanwhile; its
+// error is only the workflow's cancellation or the settlement's.
+func (w *orderWorkflow) callOffAtLapse(ctx workflow.Context) (bool, error) {
+	actx := workflow.WithLocalActivityOptions(ctx, acquirerOpOptions)
+	if w.st.ThreeDS.Awaiting {
+		callOff := func() bool {
+			err := workflow.ExecuteLocalActivity(actx, a.CancelAuthentication,
+				activities.ThreeDSStatusInput{Connector: w.connectorName(), AuthenticationID: w.st.ThreeDS.AuthenticationID}).Get(ctx, nil)
+			if err != nil {
+				workflow.GetLogger(ctx).Warn("3-D Secure authentication not called off: asked again later", "error", err)
+			}
+			return err == nil
+		}
+		if !callOff() {
+			if err := onGrowingTimer(ctx, callOff); err != nil {
+				return false, err
+			}
+		}
+		return false, nil
 	}
-	return max(w.in.Windows.Session, 0)
+	var out activities.APMOutcome
+	cannot := false
+	callOff := func() bool {
+		err := workflow.ExecuteLocalActivity(actx, a.CancelAPMPayment,
+			activities.APMStatusInput{Connector: w.connectorName(), PaymentID: w.st.APM.PaymentID}).Get(ctx, &out)
+		switch {
+		case errorType(err) == activities.ErrTypeCannotCancel:
+			cannot = true
+			return true
+		case err != nil:
+			workflow.GetLogger(ctx).Warn("APM payment not called off: asked again later", "payment_id", w.st.APM.PaymentID, "error", err)
+			return false
+		}
+		return out.Status != connector.APMPending
+	}
+	if !callOff() {
+		if err := onGrowingTimer(ctx, callOff); err != nil {
+			return false, err
+		}
+	}
+	if cannot {
+		// The provider keeps the payment open: ask it once, as before.
+		err := workflow.ExecuteLocalActivity(actx, a.GetAPMPayment,
+			activities.APMStatusInput{Connector: w.connectorName(), PaymentID: w.st.APM.PaymentID}).Get(ctx, &out)
+		if err != nil {
+			return false, nil
+		}
+	}
+	if out.Status == connector.APMSucceeded {
+		return true, w.apmSettle(ctx, w.st.APM.PaymentID, out.Status)
+	}
+	return false, nil
 }
 
 // registerShopperHandlers installs the signals and updates of the shopper's side.
@@ -447,6 +514,11 @@ func (w *orderWorkflow) payFromPage(ctx workflow.Context, req PayRequest) (Payme
 	if w.st.Status != status.Pending || w.st.Card.Token != "" {
 		return PaymentResult{}, refuse(codes.InvalidState, "the order is not waiting for a card")
 	}
+	if w.in.APM != nil && w.version(ctx, changePayAfterAPMChosen, 1) != workflow.DefaultVersion {
+		// The shopper chose an APM (in another tab) while this card waited
+		// for the lock: the order pays there, as its validator says.
+		return PaymentResult{}, refuse(codes.InvalidState, "the order is not waiting for a card")
+	}
 	if err := w.accepted(ctx); err != nil {
 		return PaymentResult{}, err
 	}
@@ -526,8 +598,28 @@ func (w *orderWorkflow) shopperCancel(ctx workflow.Context, _ struct{}) (Payment
 	if w.st.Status != status.Pending {
 		return PaymentResult{}, temporal.NewApplicationError("the order is not waiting for the shopper", ErrTypeEntryRefused, codes.InvalidState.ID)
 	}
+	callOff := w.version(ctx, changeShopperCallOff, 1) != workflow.DefaultVersion
+	if callOff && w.st.ThreeDS.Awaiting {
+		// A pay that sent the shopper to the challenge ran while this
+		// cancel waited for the lock: the challenge's answer decides.
+		return PaymentResult{}, temporal.NewApplicationError("the shopper is at the 3-D Secure challenge", ErrTypeEntryRefused, codes.InvalidState.ID)
+	}
 	if err := w.accepted(ctx); err != nil {
 		return PaymentResult{}, err
+	}
+	if callOff && w.st.APM.Awaiting {
+		// The shopper left the page for the provider, and cancels from
+		// another tab: the payment is called off there first, or the
+		// provider would still take it.
+		paid, refusal, err := w.callOffAPM(ctx)
+		switch {
+		case err != nil:
+			return PaymentResult{}, err
+		case paid:
+			return *w.st.Result, nil
+		case refusal != nil:
+			return PaymentResult{}, temporal.NewApplicationError(refusal.Message, ErrTypeEntryRefused, refusal.ID)
+		}
 	}
 	next, step := w.st.ShopperLeft()
 	w.st = next
@@ -540,6 +632,31 @@ func (w *orderWorkflow) shopperCancel(ctx workflow.Context, _ struct{}) (Payment
 		return PaymentResult{}, err
 	}
 	return res, nil
+}
+
+// callOffAPM calls the order's APM payment off at its provider, for the
+// shopper's cancel. paid: the shopper paid first, and the order is settled
+// paid; refusal: the provider cannot call it off or did not answer, and the
+// order waits on for the shopper or its window.
+func (w *orderWorkflow) callOffAPM(ctx workflow.Context) (bool, *codes.Code, error) {
+	var out activities.APMOutcome
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.CancelAPMPayment,
+		activities.APMStatusInput{Connector: w.connectorName(), PaymentID: w.st.APM.PaymentID}).Get(ctx, &out)
+	switch {
+	case errorType(err) == activities.ErrTypeCannotCancel || err == nil && out.Status == connector.APMPending:
+		c := codes.PendingNotCancellable
+		return false, &c, nil
+	case err != nil:
+		workflow.GetLogger(ctx).Warn("APM payment not called off", "payment_id", w.st.APM.PaymentID, "error", err)
+		c := codes.ConnectorError.With("the provider did not answer the cancel")
+		return false, &c, nil
+	case out.Status == connector.APMSucceeded:
+		if err := w.apmSettle(ctx, w.st.APM.PaymentID, out.Status); err != nil {
+			return false, nil, err
+		}
+		return true, nil, nil
+	}
+	return false, nil, nil
 }
 
 // browserOf is the shopper's browser and device as the payment order gives

@@ -17,6 +17,7 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/risk"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/workflows"
 )
@@ -136,6 +137,13 @@ func TestShopperSide(t *testing.T) {
 			firstOrder: status.OrderPending, issuerURL: "http://provider/apm/ap_1", final: status.Failed, code: "A0007",
 		},
 		{
+			// A reviewer's approval would have no shopper to send to the
+			// provider: the rules' hold is a refusal, with their code.
+			name: "APM the rules would hold for review: refused, nothing started at the provider",
+			in:   apmInput, acq: &acquirer{risk: risk.Result{Action: risk.Review, Score: 60, Rule: risk.RuleCardVelocity}},
+			firstOrder: status.OrderFailure, final: status.Failed, code: "R0004",
+		},
+		{
 			name: "APM abandoned: expires after its window",
 			in:   apmInput, acq: &acquirer{risk: accepted, apmStatus: "pending"},
 			firstOrder: status.OrderPending, issuerURL: "http://provider/apm/ap_1", final: status.Expired, code: "A0008",
@@ -162,6 +170,17 @@ func TestShopperSide(t *testing.T) {
 			name: "3-D Secure challenge never answered: fails after the session window",
 			in:   threeDSInput, acq: &acquirer{risk: accepted, threeDS: challenge},
 			firstOrder: status.OrderPending, issuerURL: "http://sim/acs/au_1", final: status.Failed, code: "A0005",
+		},
+		{
+			// Stripe declines the card as it confirms the authentication.
+			name: "3-D Secure failed as it started: fails at once, no challenge awaited",
+			in:   threeDSInput, acq: &acquirer{risk: accepted, threeDS: activities.ThreeDSOutcome{AuthenticationID: "au_3", Status: "failed"}},
+			firstOrder: status.OrderFailure, final: status.Failed, code: "A0005",
+		},
+		{
+			name: "a challenge with no ACS to send the shopper to: fails at once",
+			in:   threeDSInput, acq: &acquirer{risk: accepted, threeDS: activities.ThreeDSOutcome{AuthenticationID: "au_4", Status: "challenge_required"}},
+			firstOrder: status.OrderFailure, final: status.Failed, code: "A0005",
 		},
 		{
 			name:       "frictionless 3-D Secure charges at once",
@@ -202,6 +221,9 @@ func TestShopperSide(t *testing.T) {
 			}
 			if len(tc.acq.auths) != tc.auths {
 				t.Errorf("charges = %d, want %d", len(tc.acq.auths), tc.auths)
+			}
+			if st.PaymentStatus == status.Failed && tc.acq.risk.Action != risk.Accept && len(tc.acq.apmCreated) != 0 {
+				t.Errorf("%d APM payments started for an order the rules refused", len(tc.acq.apmCreated))
 			}
 			if tc.auths > 0 && tc.in().ThreeDS && tc.acq.auths[0].ThreeDS == nil {
 				t.Error("the charge carries no 3-D Secure data")
@@ -512,9 +534,10 @@ func TestCancelPendingOrder(t *testing.T) {
 				return activities.APMOutcome{PaymentID: "ap_1", Status: "succeeded"}, nil
 			},
 			workflows.EntryRefused, "I0018", status.Paid, "0000", 1, 0},
+		// The window's end asks the provider to call it off too.
 		{"APM whose provider cannot cancel: the order waits on", apmInput, &acquirer{risk: accepted, apmStatus: "pending"},
 			func() (activities.APMOutcome, error) { return activities.APMOutcome{}, cannot },
-			workflows.EntryRefused, "I0035", status.Expired, "A0008", 1, 0},
+			workflows.EntryRefused, "I0035", status.Expired, "A0008", 2, 0},
 		{"3-D Secure challenge: the authentication called off", threeDSInput, &acquirer{risk: accepted, threeDS: challenge}, nil,
 			workflows.EntryDone, "0000", status.Failed, "A0009", 0, 1},
 		{"payment page without a card: nothing at the connector", checkout, &acquirer{risk: accepted}, nil,
@@ -522,22 +545,11 @@ func TestCancelPendingOrder(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.apmCancel != nil {
+				tc.acq.apmCancel = func(int) (activities.APMOutcome, error) { return tc.apmCancel() }
+			}
 			env := newEnv(t, tc.acq)
 			withACS(env, &acs{})
-			var apmCancels, authCancels int
-			env.OnActivity(acts.CancelAPMPayment, mock.Anything, mock.Anything).Return(
-				func(context.Context, activities.APMStatusInput) (activities.APMOutcome, error) {
-					apmCancels++
-					return tc.apmCancel()
-				}).Maybe()
-			env.OnActivity(acts.CancelAuthentication, mock.Anything, mock.Anything).Return(
-				func(_ context.Context, in activities.ThreeDSStatusInput) error {
-					if in.AuthenticationID != "au_1" {
-						t.Errorf("called off %q, want au_1", in.AuthenticationID)
-					}
-					authCancels++
-					return nil
-				}).Maybe()
 			var got workflows.OperationResult
 			env.RegisterDelayedCallback(func() {
 				env.UpdateWorkflow(workflows.UpdateCancel, "", &testsuite.TestUpdateCallback{
@@ -559,9 +571,14 @@ func TestCancelPendingOrder(t *testing.T) {
 			if st.PaymentStatus != tc.final || st.Result == nil || st.Result.ResultCode != tc.finalCode {
 				t.Errorf("final: %v %+v, want %v %s", st.PaymentStatus, st.Result, tc.final, tc.finalCode)
 			}
-			if apmCancels != tc.apmCancels || authCancels != tc.authCancel || len(tc.acq.auths) != 0 {
+			if len(tc.acq.apmCancels) != tc.apmCancels || len(tc.acq.authCancels) != tc.authCancel || len(tc.acq.auths) != 0 {
 				t.Errorf("APM cancels %d, authentication cancels %d, charges %d; want %d, %d, 0",
-					apmCancels, authCancels, len(tc.acq.auths), tc.apmCancels, tc.authCancel)
+					len(tc.acq.apmCancels), len(tc.acq.authCancels), len(tc.acq.auths), tc.apmCancels, tc.authCancel)
+			}
+			for _, c := range tc.acq.authCancels {
+				if c.AuthenticationID != "au_1" {
+					t.Errorf("called off %q, want au_1", c.AuthenticationID)
+				}
 			}
 		})
 	}
@@ -637,7 +654,14 @@ func TestHostedPageAPM(t *testing.T) {
 					env.SignalWorkflow(workflows.SignalAPMResult, workflows.APMResult{PaymentID: "ap_1"})
 				}, time.Hour)
 			}
+			// Once at the provider, the order waits the APM window, not the
+			// page's session of 15 minutes.
+			var at30 status.Payment
+			stateAt(t, env, 30*time.Minute, &at30)
 			run(t, env, tc.in())
+			if !tc.rejected && at30 != status.Pending {
+				t.Errorf("status at 30 minutes %v, want pending", at30)
+			}
 			if (rejected != nil) != tc.rejected {
 				t.Fatalf("rejected = %v, want %v", rejected, tc.rejected)
 			}
@@ -659,5 +683,301 @@ func TestHostedPageAPM(t *testing.T) {
 				t.Errorf("APM payment = %+v", acq.apmCreated[0])
 			}
 		})
+	}
+}
+
+// stateAt queries the order's status at d into *got.
+func stateAt(t *testing.T, env *testsuite.TestWorkflowEnvironment, d time.Duration, got *status.Payment) {
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(workflows.QueryOrderState)
+		if err != nil {
+			t.Errorf("query at %v: %v", d, err)
+			return
+		}
+		var st workflows.OrderState
+		if err := v.Get(&st); err != nil {
+			t.Errorf("query at %v: %v", d, err)
+		}
+		*got = st.PaymentStatus
+	}, d)
+}
+
+// TestShopperWindowEnds: an order whose shopper did not finish in time
+// first calls off what the shopper could still complete, so that a later
+// payment at the provider, or a challenge passed at Stripe, takes no money
+// the order no longer awaits. A provider that says the shopper paid first
+// settles the order paid; one that does not answer is asked again, the
+// order pending meanwhile; one that cannot call off is asked once.
+func TestShopperWindowEnds(t *testing.T) {
+	const attempts = 8 // acquirerOpOptions
+	cannot := temporal.NewNonRetryableApplicationError("cannot", activities.ErrTypeCannotCancel, nil)
+	silentCancel := func(calls int) func(int) (activities.APMOutcome, error) {
+		return func(n int) (activities.APMOutcome, error) {
+			if n < calls {
+				return activities.APMOutcome{}, acquirerSilent
+			}
+			return activities.APMOutcome{PaymentID: "ap_1", Status: connector.APMCancelled}, nil
+		}
+	}
+	tests := []struct {
+		name        string
+		in          func() workflows.OrderInput
+		acq         *acquirer
+		window      time.Duration
+		final       status.Payment
+		code        string
+		apmCancels  int
+		authCancels int
+		// pendingAfter: the order is still pending this long after its
+		// window's end (0: not checked).
+		pendingAfter time.Duration
+	}{
+		{name: "APM left at the provider: called off, then expired", in: apmInput,
+			acq: &acquirer{risk: accepted, apmStatus: "pending"}, window: 24 * time.Hour,
+			final: status.Expired, code: "A0008", apmCancels: 1},
+		{name: "APM paid while its callback was lost: the call-off says so, the order is paid", in: apmInput,
+			acq: &acquirer{risk: accepted, apmStatus: "succeeded"}, window: 24 * time.Hour,
+			final: status.Paid, code: "0000", apmCancels: 1},
+		{name: "APM call-off unanswered: the order waits, asks again, then expires", in: apmInput,
+			acq: &acquirer{risk: accepted, apmStatus: "pending", apmCancel: silentCancel(2 * attempts)}, window: 24 * time.Hour,
+			final: status.Expired, code: "A0008", apmCancels: 2*attempts + 1, pendingAfter: 30 * time.Second},
+		{name: "APM whose provider cannot call off: asked once, still pending, expired", in: apmInput,
+			acq: &acquirer{risk: accepted, apmStatus: "pending",
+				apmCancel: func(int) (activities.APMOutcome, error) { return activities.APMOutcome{}, cannot }},
+			window: 24 * time.Hour, final: status.Expired, code: "A0008", apmCancels: 1},
+		{name: "3-D Secure challenge left: the authentication is called off", in: threeDSInput,
+			acq: &acquirer{risk: accepted, threeDS: challenge}, window: 15 * time.Minute,
+			final: status.Failed, code: "A0005", authCancels: 1},
+		{name: "3-D Secure call-off unanswered, then made", in: threeDSInput,
+			acq: &acquirer{risk: accepted, threeDS: challenge, authCancelErr: silentFor(attempts)}, window: 15 * time.Minute,
+			final: status.Failed, code: "A0005", authCancels: attempts + 1, pendingAfter: 10 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t, tc.acq)
+			withACS(env, &acs{})
+			var before, after status.Payment
+			stateAt(t, env, tc.window-time.Minute, &before)
+			if tc.pendingAfter > 0 {
+				stateAt(t, env, tc.window+tc.pendingAfter, &after)
+			}
+			run(t, env, tc.in())
+			st := finalState(t, env)
+			if st.PaymentStatus != tc.final || st.Result == nil || st.Result.ResultCode != tc.code {
+				t.Errorf("final: %v %+v, want %v %s", st.PaymentStatus, st.Result, tc.final, tc.code)
+			}
+			if before != status.Pending || tc.pendingAfter > 0 && after != status.Pending {
+				t.Errorf("status before the window's end %v, after it %v; want pending", before, after)
+			}
+			if len(tc.acq.apmCancels) != tc.apmCancels || len(tc.acq.authCancels) != tc.authCancels || len(tc.acq.auths) != 0 {
+				t.Errorf("APM call-offs %d, authentication call-offs %d, charges %d; want %d, %d, 0",
+					len(tc.acq.apmCancels), len(tc.acq.authCancels), len(tc.acq.auths), tc.apmCancels, tc.authCancels)
+			}
+		})
+	}
+}
+
+// TestShopperCancel: the shopper's cancel on the payment page ends the
+// order (A0007) once nothing can still be paid: an APM the shopper chose
+// is called off at its provider first (a payment made there first leaves
+// the order paid; a provider that cannot call it off refuses the cancel),
+// and a shopper sent to the 3-D Secure challenge by a pay that ran while
+// the cancel waited is not cancelled under the challenge.
+func TestShopperCancel(t *testing.T) {
+	cannot := temporal.NewNonRetryableApplicationError("cannot", activities.ErrTypeCannotCancel, nil)
+	checkout := func(threeDS bool) func() workflows.OrderInput {
+		return func() workflows.OrderInput {
+			in := orderInput("auto")
+			in.Kind = workflows.KindCheckout
+			in.Card = workflows.CardRef{}
+			in.PublicURL = "https://gw.example"
+			in.ThreeDS = threeDS
+			return in
+		}
+	}
+	pix := workflows.PayAPMRequest{APM: workflows.APMOrder{Method: "PIX", Country: "BR", Document: "12345678901",
+		ReturnURL: "https://gw.example/v1/checkout/apm/return?session=s"}}
+	card := orderInput("auto").Card
+	tests := []struct {
+		name string
+		in   func() workflows.OrderInput
+		acq  *acquirer
+		// before is what the shopper did first: "pix", "card" (sent in
+		// the same moment as the cancel) or nothing.
+		before     string
+		acs        *acs
+		wantErr    string // the cancel's refusal; empty: answered
+		wantStatus status.Payment
+		final      status.Payment
+		code       string
+		apmCancels int
+	}{
+		{name: "page left before any choice", in: checkout(false), acq: &acquirer{risk: accepted},
+			wantStatus: status.Failed, final: status.Failed, code: "A0007"},
+		{name: "PIX chosen, then cancelled: called off at the provider", in: checkout(false), acq: &acquirer{risk: accepted, apmStatus: "pending"},
+			before: "pix", wantStatus: status.Failed, final: status.Failed, code: "A0007", apmCancels: 1},
+		{name: "PIX chosen and paid first: the order is paid", in: checkout(false), acq: &acquirer{risk: accepted, apmStatus: "pending",
+			apmCancel: func(int) (activities.APMOutcome, error) {
+				return activities.APMOutcome{PaymentID: "ap_1", Status: connector.APMSucceeded}, nil
+			}},
+			before: "pix", wantStatus: status.Paid, final: status.Paid, code: "0000", apmCancels: 1},
+		{name: "PIX chosen at a provider that cannot call it off: refused, the order waits its window", in: checkout(false),
+			acq: &acquirer{risk: accepted, apmStatus: "pending",
+				apmCancel: func(int) (activities.APMOutcome, error) { return activities.APMOutcome{}, cannot }},
+			before: "pix", wantErr: "I0035", final: status.Expired, code: "A0008", apmCancels: 2},
+		{name: "a card sent to the challenge in the same moment: refused, the challenge decides", in: checkout(true),
+			acq: &acquirer{risk: accepted, threeDS: challenge, authorise: answer(approved(amount))}, acs: acsSays("authenticated"),
+			before: "card", wantErr: "I0018", final: status.Paid, code: "0000"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := newEnv(t, tc.acq)
+			ac := tc.acs
+			if ac == nil {
+				ac = &acs{}
+			}
+			withACS(env, ac)
+			env.OnActivity(acts.AttachPaymentMethod, mock.Anything, mock.Anything).Return(nil).Maybe()
+			at := 2 * time.Minute
+			switch tc.before {
+			case "pix":
+				env.RegisterDelayedCallback(func() {
+					env.UpdateWorkflow(workflows.UpdatePayAPM, "", &testsuite.TestUpdateCallback{
+						OnAccept: func() {}, OnReject: func(err error) { t.Errorf("pay-apm rejected: %v", err) }, OnComplete: func(any, error) {},
+					}, pix)
+				}, time.Minute)
+			case "card":
+				at = time.Minute
+				env.RegisterDelayedCallback(func() {
+					env.UpdateWorkflow(workflows.UpdatePay, "", &testsuite.TestUpdateCallback{
+						OnAccept: func() {}, OnReject: func(err error) { t.Errorf("pay rejected: %v", err) }, OnComplete: func(any, error) {},
+					}, workflows.PayRequest{Card: card})
+				}, at)
+				env.RegisterDelayedCallback(func() {
+					env.SignalWorkflow(workflows.SignalThreeDSResult, workflows.ThreeDSResult{AuthenticationID: "au_1"})
+				}, 5*time.Minute)
+			}
+			var got workflows.PaymentResult
+			var gotErr error
+			env.RegisterDelayedCallback(func() {
+				env.UpdateWorkflow(workflows.UpdateShopperCancel, "", &testsuite.TestUpdateCallback{
+					OnAccept: func() {},
+					OnReject: func(err error) { gotErr = err },
+					OnComplete: func(v any, err error) {
+						got, _ = v.(workflows.PaymentResult)
+						gotErr = err
+					},
+				}, struct{}{})
+			}, at)
+			run(t, env, tc.in())
+			switch {
+			case tc.wantErr != "":
+				if gotErr == nil || !strings.Contains(gotErr.Error(), tc.wantErr) && !hasCode(gotErr, tc.wantErr) {
+					t.Errorf("cancel answered %+v, %v; want refused %s", got, gotErr, tc.wantErr)
+				}
+			case gotErr != nil || got.PaymentStatus != tc.wantStatus:
+				t.Errorf("cancel answered %+v, %v; want %v", got, gotErr, tc.wantStatus)
+			}
+			st := finalState(t, env)
+			if st.PaymentStatus != tc.final || st.Result == nil || st.Result.ResultCode != tc.code {
+				t.Errorf("final: %v %+v, want %v %s", st.PaymentStatus, st.Result, tc.final, tc.code)
+			}
+			if len(tc.acq.apmCancels) != tc.apmCancels {
+				t.Errorf("APM call-offs %d, want %d", len(tc.acq.apmCancels), tc.apmCancels)
+			}
+		})
+	}
+}
+
+// hasCode reports whether err is an application error carrying result
+// code id in its details.
+func hasCode(err error, id string) bool {
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || !appErr.HasDetails() {
+		return false
+	}
+	var got string
+	return appErr.Details(&got) == nil && got == id
+}
+
+// TestHostedPageChallengeWindow: a shopper the payment page sends to the
+// 3-D Secure challenge late in its session has the challenge's own window
+// from then, not what was left of the page's.
+func TestHostedPageChallengeWindow(t *testing.T) {
+	tests := []struct {
+		name     string
+		answerAt time.Duration // the ACS's callback; 0: none
+		final    status.Payment
+		code     string
+	}{
+		{"challenge passed six minutes after a card given at 14 minutes", 20 * time.Minute, status.Paid, "0000"},
+		{"challenge left: fails when its own window ends", 0, status.Failed, "A0005"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			acq := &acquirer{risk: accepted, threeDS: challenge, authorise: answer(approved(amount))}
+			env := newEnv(t, acq)
+			withACS(env, acsSays("authenticated"))
+			in := orderInput("auto")
+			in.Kind = workflows.KindCheckout
+			in.ThreeDS = true
+			card := in.Card
+			in.Card = workflows.CardRef{}
+			env.RegisterDelayedCallback(func() {
+				env.UpdateWorkflow(workflows.UpdatePay, "", &testsuite.TestUpdateCallback{
+					OnAccept: func() {}, OnReject: func(err error) { t.Errorf("pay rejected: %v", err) }, OnComplete: func(any, error) {},
+				}, workflows.PayRequest{Card: card})
+			}, 14*time.Minute)
+			if tc.answerAt > 0 {
+				env.RegisterDelayedCallback(func() {
+					env.SignalWorkflow(workflows.SignalThreeDSResult, workflows.ThreeDSResult{AuthenticationID: "au_1"})
+				}, tc.answerAt)
+			}
+			var at28 status.Payment
+			stateAt(t, env, 28*time.Minute, &at28)
+			run(t, env, in)
+			st := finalState(t, env)
+			if st.PaymentStatus != tc.final || st.Result == nil || st.Result.ResultCode != tc.code {
+				t.Errorf("final: %v %+v, want %v %s", st.PaymentStatus, st.Result, tc.final, tc.code)
+			}
+			if want := map[bool]status.Payment{false: status.Pending, true: status.Paid}[tc.answerAt > 0]; at28 != want {
+				t.Errorf("status at 28 minutes %v, want %v", at28, want)
+			}
+		})
+	}
+}
+
+// TestHostedPageCardAndAPMTogether: a card given in one tab at the moment
+// the shopper chooses an APM in another waits for the order's lock while
+// the APM starts; it is then refused, as its validator refuses a card
+// once an APM is chosen, and never attached to the APM's order.
+func TestHostedPageCardAndAPMTogether(t *testing.T) {
+	acq := &acquirer{risk: accepted, apmStatus: "pending"}
+	env := newEnv(t, acq)
+	withACS(env, &acs{})
+	env.OnActivity(acts.AttachPaymentMethod, mock.Anything, mock.Anything).Return(nil).Maybe()
+	in := orderInput("auto")
+	in.Kind = workflows.KindCheckout
+	card := in.Card
+	in.Card = workflows.CardRef{}
+	in.PublicURL = "https://gw.example"
+	pix := workflows.PayAPMRequest{APM: workflows.APMOrder{Method: "PIX", Country: "BR", Document: "12345678901",
+		ReturnURL: "https://gw.example/v1/checkout/apm/return?session=s"}}
+	var cardErr error
+	env.RegisterDelayedCallback(func() {
+		env.UpdateWorkflow(workflows.UpdatePayAPM, "", &testsuite.TestUpdateCallback{
+			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("pay-apm rejected: %v", err) }, OnComplete: func(any, error) {},
+		}, pix)
+		env.UpdateWorkflow(workflows.UpdatePay, "", &testsuite.TestUpdateCallback{
+			OnAccept: func() {}, OnReject: func(err error) { cardErr = err },
+			OnComplete: func(_ any, err error) { cardErr = err },
+		}, workflows.PayRequest{Card: card})
+	}, time.Minute)
+	run(t, env, in)
+	if cardErr == nil || !strings.Contains(cardErr.Error(), "not waiting for a card") {
+		t.Errorf("the card: %v, want refused as not waiting for a card", cardErr)
+	}
+	if len(acq.attached) != 0 || len(acq.apmCreated) != 1 || len(acq.auths) != 0 {
+		t.Errorf("cards attached %d, APM payments %d, charges %d; want 0, 1, 0", len(acq.attached), len(acq.apmCreated), len(acq.auths))
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/paygate/paygate/activities"
 	"github.com/paygate/paygate/internal/domain/capture"
+	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/internal/domain/order"
 	"github.com/paygate/paygate/internal/domain/status"
@@ -347,6 +348,18 @@ var errCancelledBeforeCharge = errors.New("subscription cancelled before the cha
 // its result.
 func (w *subscriptionWorkflow) charge(ctx workflow.Context, cycle, attempt int) (SubscriptionChargeResult, error) {
 	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
+	if w.in.Card.TokenID != "" && workflow.GetVersion(ctx, changeSubscriptionCardGone, workflow.DefaultVersion, 1) == 1 {
+		// An order for a deleted card would record the shopper's details
+		// (perhaps erased) again, only to be refused I0025.
+		var gone bool
+		if err := workflow.ExecuteLocalActivity(lctx, a.StoredCardGone, activities.StoredCardInput{TokenID: w.in.Card.TokenID}).Get(ctx, &gone); err != nil {
+			return SubscriptionChargeResult{}, err
+		}
+		if gone {
+			return SubscriptionChargeResult{Cycle: cycle, Attempt: attempt, ResultCode: codes.TokenDeleted.ID,
+				ResultMessage: codes.TokenDeleted.Message}, nil
+		}
+	}
 	var id activities.NextTransactionIDResult
 	if err := workflow.ExecuteLocalActivity(lctx, a.NextTransactionID).Get(ctx, &id); err != nil {
 		return SubscriptionChargeResult{}, err

@@ -29,6 +29,10 @@ type billing struct {
 	// the stored card deleted (I0025).
 	decline func(cycle, attempt int) bool
 	deleted func(cycle, attempt int) bool
+	// goneFrom, when set, is when the stored card is deleted, as the
+	// subscription's look before a charge finds it (looks counts them).
+	goneFrom time.Time
+	looks    int
 	// lost says which charge orders fail without reporting to their
 	// subscription (a database away for a day, ops terminating them).
 	lost    func(cycle, attempt int) bool
@@ -85,6 +89,15 @@ func newSubscriptionEnv(t *testing.T, b *billing) *testsuite.TestWorkflowEnviron
 		b.ids++
 		return activities.NextTransactionIDResult{TransactionID: fmt.Sprintf("9%018d", b.ids)}, nil
 	}).Maybe()
+	env.OnActivity(acts.StoredCardGone, mock.Anything, mock.Anything).Return(func(_ context.Context, in activities.StoredCardInput) (bool, error) {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.looks++
+		if in.TokenID != "tk_1" {
+			t.Errorf("looked at stored card %q, want tk_1", in.TokenID)
+		}
+		return !b.goneFrom.IsZero() && !env.Now().Before(b.goneFrom), nil
+	}).Maybe()
 	env.OnActivity(acts.RecordSubscription, mock.Anything, mock.Anything).Return(
 		func(context.Context, activities.RecordSubscriptionInput) error {
 			b.mu.Lock()
@@ -126,6 +139,7 @@ func TestSubscriptionCharges(t *testing.T) {
 		terms      subscription.Terms
 		decline    func(cycle, attempt int) bool
 		deleted    func(cycle, attempt int) bool
+		goneFrom   time.Time
 		cancelAt   time.Duration // after the first payment; 0: no cancel
 		wantStatus subscription.Status
 		// wantCharges lists every charge made: cycle, attempt, offset of
@@ -192,6 +206,16 @@ func TestSubscriptionCharges(t *testing.T) {
 			},
 		},
 		{
+			// Erased with its shopper, say: no order records the
+			// shopper's details again only to be refused I0025.
+			name: "a card deleted between two cycles: no charge order, the subscription suspended", terms: monthly,
+			goneFrom:   time.Date(2027, 3, 15, 0, 0, 0, 0, time.UTC),
+			wantStatus: subscription.Suspended,
+			wantCharges: []charge{
+				{cycle: 2, at: time.Date(2027, 2, 28, 10, 0, 0, 0, time.UTC), amount: 100},
+			},
+		},
+		{
 			name: "cancel in the middle of a retry stops every later charge", terms: monthly,
 			decline: func(cycle, _ int) bool { return cycle == 2 },
 			// 28 February is day 28; the first retry is on 1 March (day
@@ -206,7 +230,7 @@ func TestSubscriptionCharges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := &billing{decline: tt.decline, deleted: tt.deleted}
+			b := &billing{decline: tt.decline, deleted: tt.deleted, goneFrom: tt.goneFrom}
 			env := newSubscriptionEnv(t, b)
 			env.SetStartTime(firstPaid)
 			var cancelled workflows.SubscriptionState
@@ -276,6 +300,12 @@ func TestSubscriptionCharges(t *testing.T) {
 			last := b.updates[len(b.updates)-1]
 			if subscription.Status(last.Status) != tt.wantStatus {
 				t.Errorf("last recorded status %d, want %d", last.Status, tt.wantStatus)
+			}
+			if h := state.History; !tt.goneFrom.IsZero() && (len(h) == 0 || h[len(h)-1].ResultCode != "I0025" || h[len(h)-1].OrderNo != "") {
+				t.Errorf("last charge result %+v, want I0025 with no order", h)
+			}
+			if b.looks < len(b.charges) {
+				t.Errorf("%d looks at the stored card for %d charges, want one before each", b.looks, len(b.charges))
 			}
 		})
 	}

@@ -231,7 +231,7 @@ func validateCardOrder(req *authoriseRequest, account *merchant.Account, now fun
 		return fail(codes.InvalidField.With("shopper_email"))
 	}
 	if req.NotifyURL != "" && !validURL(req.NotifyURL) {
-		return fail(codes.InvalidField.With("notify_url must be an http or https URL"))
+		return fail(codes.InvalidField.With("notify_url must be an http or https URL without user info"))
 	}
 	if req.ShopperIP != "" {
 		if _, err := netip.ParseAddr(req.ShopperIP); err != nil {

@@ -109,7 +109,14 @@ func (h *Handler) startCheckout(m *api.Merchant, req *checkoutRequest) {
 	}
 	gw := checkoutGateway
 	gw.ConnectorCode = res.Connector
-	fields := checkout.ForwardingFields(api.RequestFields(m.Body()), gw, req.EncryptionData, c.ClientIP())
+	signInfo := req.EncryptionData
+	if api.StrongHeaderSent(c) {
+		// Signed strongly: the header proved the key (encryption_data,
+		// if any, was not looked at), and the browser cannot send one. It
+		// carries our own proof instead.
+		signInfo = h.Gate.ForwardProof(req.SignedValues()...)
+	}
+	fields := checkout.ForwardingFields(api.RequestFields(m.Body()), gw, signInfo, c.ClientIP())
 	c.Set(api.ContextResultCode, res.ResultCode)
 	api.StartPage(c, http.StatusOK)
 	if err := checkout.RenderForwarding(c.Writer, checkout.ForwardingData{Action: h.Gate.PublicURL + "/v1/checkout", Fields: fields}); err != nil {

@@ -164,3 +164,47 @@ func TestPaymentPageMethods(t *testing.T) {
 		})
 	}
 }
+
+// cancellingShopper answers the shopper's cancel with result.
+type cancellingShopper struct {
+	ShopperFlows
+	result workflows.PaymentResult
+}
+
+func (s *cancellingShopper) CancelCheckout(context.Context, string) (workflows.PaymentResult, error) {
+	return s.result, nil
+}
+
+// TestCheckoutCancel: the shopper who cancels goes to the merchant's
+// cancel_url with the signed result, or to return_url when the order has
+// none, or when the provider says the shopper paid the APM they chose
+// before cancelling: a paid order goes where a payment goes.
+func TestCheckoutCancel(t *testing.T) {
+	hosted := models.Order{TransactionID: txID, WorkflowID: "order/h", MerchantID: merchantID, AccountID: accountID,
+		OrderNo: "ORD-H", Currency: "BRL", Amount: 10000, PaymentStatus: status.Pending,
+		Details: order.Details{ReturnURL: "https://shop.example/return", CancelURL: "https://shop.example/cancel"}}
+	noCancelURL := hosted
+	noCancelURL.Details.CancelURL = ""
+	failed := workflows.PaymentResult{PaymentStatus: status.Failed, OrderStatus: status.OrderFailure, ResultCode: "A0007"}
+	paid := workflows.PaymentResult{PaymentStatus: status.Paid, OrderStatus: status.OrderSuccess, ResultCode: "0000"}
+	tests := []struct {
+		name   string
+		order  models.Order
+		result workflows.PaymentResult
+		want   string
+	}{
+		{"cancelled: to cancel_url", hosted, failed, "https://shop.example/cancel?"},
+		{"cancelled, no cancel_url: to return_url", noCancelURL, failed, "https://shop.example/return?"},
+		{"paid at the provider first: to return_url", hosted, paid, "https://shop.example/return?"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := handler(func(a *models.Account) { a.Currencies = []string{"BRL"} })
+			h.Shopper, h.Gate.Records = &cancellingShopper{result: tc.result}, hostedOrders{order: tc.order}
+			rec := post(t, h.Gate.Handler(), "/v1/checkout/cancel", map[string]string{"session": h.sessionFor(txID)})
+			if loc := rec.Header().Get("Location"); rec.Code != http.StatusSeeOther || !strings.HasPrefix(loc, tc.want) {
+				t.Errorf("answer %d to %q, want %d to %s…", rec.Code, loc, http.StatusSeeOther, tc.want)
+			}
+		})
+	}
+}

@@ -108,7 +108,9 @@ func (h *Handler) checkoutCancel(c *gin.Context) {
 		return
 	}
 	target := o.Details.CancelURL
-	if target == "" {
+	if target == "" || res.PaymentStatus == status.Paid {
+		// A shopper who paid at the APM provider before cancelling here
+		// has paid: they go where a payment goes.
 		target = o.Details.ReturnURL
 	}
 	h.redirectWithResult(c, target, o, &res)

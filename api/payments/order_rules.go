@@ -29,13 +29,15 @@ func firstEmpty(fields map[string]string) string {
 }
 
 // validURL reports whether s is an absolute http or https URL within the
-// length limit.
+// length limit, without user info: a notification to such a URL is
+// refused at every delivery (notifyclient.CheckURL), and credentials do
+// not belong in a redirect or a stored column.
 func validURL(s string) bool {
 	if len(s) > order.MaxURL {
 		return false
 	}
 	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil
 }
 
 // overlong names the first free-text field longer than the limit.
@@ -87,7 +89,7 @@ func validateRedirectOrder(d *order.Details, account *merchant.Account) (money.A
 		{"return_url", d.ReturnURL}, {"cancel_url", d.CancelURL}, {"notify_url", d.NotifyURL},
 	} {
 		if u.value != "" && !validURL(u.value) {
-			return fail(codes.InvalidField.With(u.name + " must be an http or https URL"))
+			return fail(codes.InvalidField.With(u.name + " must be an http or https URL without user info"))
 		}
 	}
 	return amount, nil

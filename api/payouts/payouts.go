@@ -16,6 +16,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/paygate/paygate/api"
+	"github.com/paygate/paygate/internal/adapters/replay"
 	"github.com/paygate/paygate/internal/domain/codes"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/payout"
@@ -139,6 +140,9 @@ func (h *Handler) payout(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
+	if !h.pinRequestID(m, &req) {
+		return
+	}
 	now := h.Gate.Now()
 	in, err := payout.Validate(req.Request, now)
 	var fe *payout.FieldError
@@ -207,6 +211,49 @@ func (h *Handler) payout(c *gin.Context) {
 		h.Gate.Logger.Warn("wait for payout", "payout", id, "error", err)
 	}
 	h.renderPayout(c, p, m.Key())
+}
+
+// requestIDPin is how long a request_id signed with encryption_data stays
+// bound to its first content: as long as such a signature may be seen
+// again, which is for ever in practice.
+const requestIDPin = 10 * 365 * 24 * time.Hour
+
+// pinRequestID binds a payout's request_id to its content the first time a
+// request proves the key for it with encryption_data, whether or not the
+// payout is then made. That signature covers the request_id and the amount
+// but not the beneficiary, so a request refused before it was recorded (a
+// bad IBAN, say) could be sent again by whoever saw it, with their own bank
+// details, and be paid. The same request_id with other content is refused
+// I0022, as for a recorded payout; a strong signature covers the whole body
+// and is not pinned. It answers the refusal itself.
+func (h *Handler) pinRequestID(m *api.Merchant, req *payoutRequest) bool {
+	c := m.GinContext()
+	if api.StrongHeaderSent(c) || h.Gate.Replays == nil {
+		return true
+	}
+	content := req.Request
+	content.EncryptionData = ""
+	raw, err := json.Marshal(content)
+	if err != nil {
+		m.Refuse(codes.SystemError)
+		return false
+	}
+	k := models.ReplayKey{Scope: req.MerchantID, Operation: "/v1/payout", Key: "pin:request_id:" + strings.ToLower(strings.TrimSpace(req.RequestID))}
+	outcome, err := h.Gate.Replays.Pin(c.Request.Context(), k, h.Gate.PinFingerprint(raw), requestIDPin)
+	switch {
+	case err != nil:
+		h.Gate.Logger.Error("pin payout request_id", "error", err)
+		m.Refuse(codes.SystemError)
+		return false
+	case outcome == replay.Conflict:
+		h.Gate.Logger.Warn("payout request_id sent again with other content under encryption_data", "merchant_id", req.MerchantID)
+		m.Refuse(codes.PayoutMismatch.With(req.RequestID))
+		return false
+	case outcome == replay.Busy:
+		m.Refuse(codes.RequestInProgress)
+		return false
+	}
+	return true
 }
 
 // payoutQuery handles POST /v1/payout/query: the payout's current answer.

@@ -551,8 +551,8 @@ func (s *Service) SetSettlement(ctx context.Context, merchantID, accountID strin
 	}
 	if u := set.NotifyURL; u != "" {
 		p, err := url.Parse(u)
-		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || len(u) > 1024 {
-			return fmt.Errorf("%w: notify_url must be an absolute http or https URL of 1,024 characters at most", ErrInvalidSettings)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || p.User != nil || len(u) > 1024 {
+			return fmt.Errorf("%w: notify_url must be an absolute http or https URL without user info, of 1,024 characters at most", ErrInvalidSettings)
 		}
 	}
 	if set.PayoutSchedule != nil {

@@ -151,6 +151,32 @@ func (s *Store) Claim(ctx context.Context, k models.ReplayKey, fingerprint strin
 	}
 }
 
+// Pin binds k to fingerprint for ttl: the first call pins it (Claimed), a
+// later one with the same fingerprint finds it (Answered), one with
+// another fingerprint is refused (Conflict). Busy when another request
+// pins it at the same moment.
+func (s *Store) Pin(ctx context.Context, k models.ReplayKey, fingerprint string, ttl time.Duration) (Outcome, error) {
+	token, err := newToken()
+	if err != nil {
+		return 0, err
+	}
+	got, err := models.ClaimReplay(ctx, s.db, k, fingerprint, token, s.Lease, ttl)
+	switch {
+	case err != nil:
+		return 0, err
+	case got.Taken:
+		if err := models.CompleteReplay(ctx, s.db, k, token, models.ReplayAnswer{}); err != nil {
+			return 0, err
+		}
+		return Claimed, nil
+	case got.Existing == nil || got.Existing.State != models.ReplayDone:
+		return Busy, nil
+	case got.Existing.Fingerprint != fingerprint:
+		return Conflict, nil
+	}
+	return Answered, nil
+}
+
 // Complete stores the answer of the claim, sealed.
 func (s *Store) Complete(ctx context.Context, k models.ReplayKey, claim string, a models.ReplayAnswer) error {
 	if s.Keys != nil {

@@ -192,16 +192,16 @@ func TestExpiredEntriesAndLapsedClaims(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, err := s.Claim(ctx, key, "fp2", 0)
-	if err != nil || c.Outcome != replay.Claimed {
-		t.Fatalf("claim over an expired entry = %+v, %v", c, err)
+	if err != nil || c.Outcome != replay.Claimed || c.Abandoned {
+		t.Fatalf("claim over an expired answer = %+v, %v; want claimed, not abandoned", c, err)
 	}
 	// A claim whose request died (its lease lapsed) is taken over.
 	if err := db.Exec(`UPDATE replay_entries SET claimed_until = now() - interval '1 second'`).Error; err != nil {
 		t.Fatal(err)
 	}
 	d, err := s.Claim(ctx, key, "fp2", 0)
-	if err != nil || d.Outcome != replay.Claimed || d.Claim == c.Claim {
-		t.Fatalf("claim over a lapsed claim = %+v, %v", d, err)
+	if err != nil || d.Outcome != replay.Claimed || d.Claim == c.Claim || !d.Abandoned {
+		t.Fatalf("claim over a lapsed claim = %+v, %v; want claimed from an abandoned request", d, err)
 	}
 	// The overtaken request can no longer store its answer.
 	if err := s.Complete(ctx, key, c.Claim, answer("overtaken")); err != nil {
@@ -209,6 +209,34 @@ func TestExpiredEntriesAndLapsedClaims(t *testing.T) {
 	}
 	if e, err := models.FindReplay(ctx, db, key); err != nil || e.State != models.ReplayInProgress || e.Claim != d.Claim {
 		t.Errorf("entry = %+v, %v; want the new claim in progress", e, err)
+	}
+}
+
+// TestPin: a pinned key takes only its first content, for its own time to
+// live, whatever the store's.
+func TestPin(t *testing.T) {
+	db := testDB(t)
+	s := replay.New(db)
+	ctx := t.Context()
+	pin := models.ReplayKey{Scope: "10086", Operation: "/v1/payout", Key: "pin:request_id:r1"}
+	tests := []struct {
+		name        string
+		fingerprint string
+		want        replay.Outcome
+	}{
+		{"first content: pinned", "fp1", replay.Claimed},
+		{"the same content again", "fp1", replay.Answered},
+		{"other content: refused", "fp2", replay.Conflict},
+	}
+	for _, tc := range tests {
+		got, err := s.Pin(ctx, pin, tc.fingerprint, 48*time.Hour)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %v, %v; want %v", tc.name, got, err, tc.want)
+		}
+	}
+	e, err := models.FindReplay(ctx, db, pin)
+	if err != nil || e.State != models.ReplayDone || time.Until(e.ExpiresAt) < 47*time.Hour {
+		t.Errorf("pin = %+v, %v; want done for 48 hours", e, err)
 	}
 }
 

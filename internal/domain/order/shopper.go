@@ -69,6 +69,16 @@ func (s State) ThreeDSStarted(authenticationID string, st connector.Authenticati
 	return s, Step{Next: SendToACS}
 }
 
+// ThreeDSFailedAtStart is the order whose authentication failed as it
+// started (the card declined at the acquirer's confirmation), or asked for
+// a challenge with nowhere to send the shopper: the payment fails at once
+// (A0005), with no challenge to wait for.
+func (s State) ThreeDSFailedAtStart(authenticationID string) (State, Step) {
+	s.ThreeDS.Used, s.ThreeDS.AuthenticationID = true, authenticationID
+	s.ThreeDS.Awaiting, s.ThreeDS.Result = false, "failed"
+	return s, Step{Next: FinishPayment, Status: status.Failed, Code: codes.ThreeDSFailed}
+}
+
 // AwaitsThreeDS reports whether the order waits for the challenge of the
 // authentication authenticationID; a callback for any other changes nothing.
 func (s State) AwaitsThreeDS(authenticationID string) bool {

@@ -117,6 +117,8 @@ func TestShopperEndings(t *testing.T) {
 			Step{Next: FinishPayment, Status: status.Expired, Code: codes.SessionExpired}, ""},
 		{"hosted page left", State{Status: status.Pending}.ShopperLeft,
 			Step{Next: FinishPayment, Status: status.Failed, Code: codes.ShopperCancelled}, ""},
+		{"3-D Secure failed as it started", func() (State, Step) { return State{Status: status.Pending}.ThreeDSFailedAtStart("au_1") },
+			Step{Next: FinishPayment, Status: status.Failed, Code: codes.ThreeDSFailed}, "failed"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -295,8 +295,8 @@ func (v *validator) url(field, value string, required bool) {
 		return
 	}
 	u, err := url.Parse(value)
-	if len(value) > maxURL || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		v.fail(field, codes.InvalidField, err, "must be an http or https URL of at most %d characters", maxURL)
+	if len(value) > maxURL || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		v.fail(field, codes.InvalidField, err, "must be an http or https URL without user info, of at most %d characters", maxURL)
 	}
 }
 

@@ -301,6 +301,7 @@ func TestValidateFields(t *testing.T) {
 		{"client_data with a NUL", func(r *Request) { r.ClientData = "a\x00b" }, "client_data", codes.InvalidField, nil},
 		{"notify_url javascript", func(r *Request) { r.NotifyURL = "javascript:alert(1)" }, "notify_url", codes.InvalidField, nil},
 		{"notify_url without host", func(r *Request) { r.NotifyURL = "https:///path" }, "notify_url", codes.InvalidField, nil},
+		{"notify_url with user info", func(r *Request) { r.NotifyURL = "https://user:pass@shop.example/payouts" }, "notify_url", codes.InvalidField, nil},
 
 		// The first failure in the fixed order wins.
 		{"merchant_id before IBAN", func(r *Request) {

@@ -1,0 +1,34 @@
+package merchant_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/paygate/paygate/internal/adapters/merchant"
+	"github.com/paygate/paygate/internal/domain/keyring"
+)
+
+// TestSettlementNotifyURLRefused: a settlement notify_url the deliveries
+// would refuse every time is refused when it is set, before anything is
+// stored.
+func TestSettlementNotifyURLRefused(t *testing.T) {
+	db := testDB(t)
+	spec, _ := keyring.GenerateSpec("k1")
+	keys, err := keyring.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := merchant.NewService(db, keys, 0)
+	for _, tc := range []struct{ name, url string }{
+		{"user info", "https://user:pass@shop.example/settlements"},
+		{"not http", "ftp://shop.example/settlements"},
+		{"no host", "https:///settlements"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := svc.SetSettlement(t.Context(), "30086", "30086001", merchant.SettlementSettings{NotifyURL: tc.url})
+			if !errors.Is(err, merchant.ErrInvalidSettings) {
+				t.Errorf("SetSettlement(%q) = %v, want ErrInvalidSettings", tc.url, err)
+			}
+		})
+	}
+}
