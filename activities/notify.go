@@ -70,17 +70,17 @@ type DeliverResult struct {
 	Delivered  bool
 	StatusCode int
 	Error      string
-	// SupersededBy names a newer notification about the same payout or
-	// subscription: this one was not sent and is marked failed, so that
-	// an older word never reaches the merchant after a newer one.
+	// SupersededBy names a newer notification about the same payout: this
+	// one was not sent and is marked failed, so that an older word never
+	// reaches the merchant after a newer one.
 	SupersededBy string `json:",omitempty"`
 }
 
 // superseded are the kinds of notification a newer one of the same
-// transaction replaces: each says where the payout (a re-run's outcome)
-// or the subscription now stands. An order's notifications each tell of
-// their own event, in order, and are all sent.
-var superseded = map[string]bool{NotifyTypePayout: true, notify.TypeSubscription: true}
+// transaction replaces: a payout's says where the payout (its latest
+// run's outcome) stands. An order's and a subscription's each tell of
+// their own event (a refund, a pause, an amendment) and are all sent.
+var superseded = map[string]bool{NotifyTypePayout: true}
 
 // maxErrorText bounds what is kept of a failed attempt's error.
 const maxErrorText = 300

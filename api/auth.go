@@ -67,8 +67,9 @@ func (s *Server) authenticate(c *gin.Context, account *merchant.Account, strongO
 		if !hmac.Equal([]byte(sig), []byte(s.ForwardProof(values...))) || sig == forwardProofPrefix {
 			return "", false
 		}
+		// No key: the browser proved none, and nothing is signed for it.
 		c.Set(ContextAuthenticated, true)
-		return account.SignKey(), true
+		return "", true
 	}
 	if strongOnly && !isBrowserCheckout(c) {
 		return "", false

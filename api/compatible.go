@@ -11,7 +11,8 @@ type signatureReuse interface{ SignatureReused(operation string) }
 
 // noteSignatureUse remembers a compatible signature of an operation that
 // moves money with the body it came with, and reports it to ops when it
-// comes again with another body. It never refuses: the merchant's capture
+// comes again with another body, or with the same batch body once the
+// replay store has forgotten it. It never refuses: the merchant's capture
 // and later refund of one order carry the same signature.
 func (s *Server) noteSignatureUse(c *gin.Context, accountID, sig string, body []byte) {
 	if s.Records == nil || sig == "" {
@@ -24,6 +25,15 @@ func (s *Server) noteSignatureUse(c *gin.Context, accountID, sig string, body []
 		return
 	}
 	if use.BodyFingerprint == fingerprint {
+		// The same body again, past the replay store's window (within it
+		// the store answers it): executed again, and reported as such.
+		if s.Replays != nil && s.Now().Sub(use.FirstSeen) > s.Replays.TTL && replayRoutes[op].bodies {
+			s.Logger.Warn("a compatible signature replayed after its replay window", "account_id", accountID,
+				"operation", op, "first_seen", use.FirstSeen)
+			if m, ok := s.Metrics.(signatureReuse); ok {
+				m.SignatureReused(op)
+			}
+		}
 		return
 	}
 	s.Logger.Warn("a compatible signature seen again with other content", "account_id", accountID,

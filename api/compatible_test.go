@@ -184,3 +184,30 @@ func TestSignatureSeenAgainIsReported(t *testing.T) {
 		t.Errorf("signature use %+v", use)
 	}
 }
+
+// TestSignatureReplayedAfterItsWindowIsReported: the same refund body sent
+// again once the replay store has forgotten its first answer (its 24 hours
+// here made none) is executed again; it is reported to ops as a replay
+// after the window, as another body would be.
+func TestSignatureReplayedAfterItsWindowIsReported(t *testing.T) {
+	env := newLimitedEnv(t)
+	m := &reuseMetrics{reused: map[string]int{}}
+	env.srv.Metrics = m
+	env.srv.Replays.TTL = 0
+	at := env.srv.Now()
+	env.srv.Now = func() time.Time { return at }
+	body := limitedRefund(t, txL1, "USD", "1.00", "")
+	if got := refundEntryCode(t, send(t, env, "/v1/refund", body)); got != "0000:Success" {
+		t.Fatalf("first refund: %s", got)
+	}
+	if m.reused["/v1/refund"] != 0 {
+		t.Fatalf("the first use reported: %v", m.reused)
+	}
+	at = at.Add(25 * time.Hour)
+	if got := refundEntryCode(t, send(t, env, "/v1/refund", body)); got != "0000:Success" {
+		t.Fatalf("the same refund again: %s", got)
+	}
+	if m.reused["/v1/refund"] != 1 || !strings.Contains(env.logs.String(), "a compatible signature replayed after its replay window") {
+		t.Errorf("reports %v, logs:\n%s\nwant the replay after the window reported once", m.reused, env.logs.String())
+	}
+}

@@ -281,6 +281,16 @@ func TestPayoutRepeatedRequestPaysOnce(t *testing.T) {
 	if k, ok := railKey(t, creds, rid); !ok || k.Attempts != 1 || k.Completed != 1 {
 		t.Errorf("rail: %+v, want one attempt", k)
 	}
+	// The same payout in another form (the request_id in upper case, the
+	// IBAN in groups) is the same payout: its first answer, not I0022.
+	for name, body := range map[string]map[string]any{
+		"request_id in upper case": payoutBody(creds, strings.ToUpper(rid), "250.00", ibanCompletes),
+		"IBAN in groups":           payoutBody(creds, rid, "250.00", "DE89 3704 0044 0532 0130 00"),
+	} {
+		if _, again := postPayout(t, "/v1/payout", body); again["transaction_id"] != first["transaction_id"] {
+			t.Errorf("%s: %v, want the first payout", name, again)
+		}
+	}
 	// The same request_id with other content is refused, unsigned.
 	other := payoutBody(creds, rid, "251.00", ibanCompletes)
 	_, refused := postPayout(t, "/v1/payout", other)

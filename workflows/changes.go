@@ -105,6 +105,11 @@ const (
 	// shopper's details again before the charge was refused, and replay
 	// that.
 	changeSubscriptionCardGone = "subscription-card-gone"
+	// changeSubscriptionChargeUnknown: a charge order that could not learn
+	// whether the card was charged (SubscriptionChargeResult.Unknown)
+	// suspends its subscription for ops instead of being retried under a
+	// new key; runs that met one before retried, and replay that.
+	changeSubscriptionChargeUnknown = "subscription-charge-unknown"
 	// changeChargeOrderClosed: a subscription whose charge order closes
 	// without reporting reads its record for a day and takes its result,
 	// or is suspended when it has none; runs that met such an order before
@@ -180,6 +185,21 @@ const (
 	// send to the provider, and charged a card the order does not have);
 	// orders held so before replay the hold.
 	changeAPMReviewRejects = "apm-review-rejects"
+	// changeDisputeNoticeID: a dispute notice whose id would pass 40
+	// characters (a dispute id over 34) is named by the dispute id's
+	// digest and the notice's number; disputes before cut the id at 40,
+	// which dropped the number so that later notices shared the first's
+	// id and were lost, and replay that.
+	changeDisputeNoticeID = "dispute-notice-id"
+	// changeRedeliverGroups: a resend of several orders' notifications
+	// (RedeliverInput.Groups) delivers each order's by a child of its own;
+	// a run a worker of the code before began went on one by one, and
+	// replays so.
+	changeRedeliverGroups = "redeliver-groups"
+	// changeNotifySuperseded: a delivery the activity found superseded by
+	// a newer notification ends at once; a worker of the code before took
+	// it for a refused attempt and waited, and replays so.
+	changeNotifySuperseded = "notify-superseded"
 	// changeShopperWindow: an order at the APM provider waits the APM
 	// window, also when the shopper chose the APM on the payment page, and
 	// a pending order's window starts again when it sends its shopper on

@@ -2,6 +2,8 @@ package workflows
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -518,7 +520,14 @@ func (w *disputeWorkflow) notify(ctx workflow.Context, kind string) error {
 	w.state.Notices++
 	id := fmt.Sprintf("dp-%s-%02d", w.in.DisputeID, w.state.Notices)
 	if len(id) > 40 {
-		id = id[:40]
+		if workflow.GetVersion(ctx, changeDisputeNoticeID, workflow.DefaultVersion, 1) == 1 {
+			// A dispute id too long for the column (a UUID's 36) is named
+			// by its digest, so the notice's number is kept and each
+			// notice has an id of its own.
+			id = fmt.Sprintf("dp-%s-%02d", disputeDigest(w.in.DisputeID), w.state.Notices)
+		} else {
+			id = id[:40]
+		}
 	}
 	due := ""
 	if !w.state.EvidenceDue.IsZero() {
@@ -547,4 +556,10 @@ func (w *disputeWorkflow) notify(ctx workflow.Context, kind string) error {
 		workflow.GetLogger(ctx).Error("dispute notification not started", "dispute", w.state.RecordID, "error", err)
 	}
 	return nil
+}
+
+// disputeDigest names a dispute id in 24 hex digits of its SHA-256.
+func disputeDigest(id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return hex.EncodeToString(sum[:12])
 }

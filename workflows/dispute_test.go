@@ -3,7 +3,9 @@ package workflows_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,10 +34,11 @@ type issuer struct {
 	onProof func(*connector.Dispute) // what evidence does
 	// held, when set, is called after an inquiry read the dispute and
 	// before it answers: a slow acquirer.
-	held    func()
-	ledger  []string
-	notices []string
-	saved   []activities.DisputeRecord
+	held      func()
+	ledger    []string
+	notices   []string
+	noticeIDs []string
+	saved     []activities.DisputeRecord
 	// refuseHold has the ledger refuse the hold for its values.
 	refuseHold bool
 	// askRefusals is how many inquiries the acquirer refuses for good
@@ -127,6 +130,7 @@ func newDisputeEnv(t *testing.T, is *issuer) *testsuite.TestWorkflowEnvironment 
 		is.mu.Lock()
 		defer is.mu.Unlock()
 		is.notices = append(is.notices, n.Fields["event"])
+		is.noticeIDs = append(is.noticeIDs, n.NotifyID)
 		return nil
 	}).Maybe()
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: workflows.DisputeWorkflowID("sim-acquirer", "dp_1"), TaskQueue: workflows.TaskQueue})
@@ -623,5 +627,37 @@ func TestDisputeContinuesAsNew(t *testing.T) {
 				t.Errorf("last record %+v", last)
 			}
 		})
+	}
+}
+
+// TestDisputeNoticeIDsOfALongDisputeID: a dispute whose id is too long for
+// a notice id with its number (a UUID) has each notice named by the id's
+// digest and the notice's number: every notice has an id of its own,
+// within the column's 40 characters.
+func TestDisputeNoticeIDsOfALongDisputeID(t *testing.T) {
+	const long = "2f1c9a7e-5b3d-4c8e-9f0a-6d2b7e4c1a93"
+	day := 24 * time.Hour
+	start := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
+	is := &issuer{d: connector.Dispute{ID: long, Reference: "1379868670095785984", Amount: 5000, Currency: "USD",
+		Reason: "fraudulent", Stage: "chargeback", Status: "needs_response", EvidenceDue: start.Add(7 * day)}}
+	env := newDisputeEnv(t, is)
+	env.SetStartTime(start)
+	env.RegisterDelayedCallback(func() {
+		is.set(func(d *connector.Dispute) { d.Status = "lost" })
+		env.SignalWorkflow(workflows.SignalDisputeWord, nil)
+	}, 10*day)
+	env.ExecuteWorkflow(workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: "sim-acquirer", DisputeID: long})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	if len(is.noticeIDs) < 2 {
+		t.Fatalf("notices %v, want at least two", is.noticeIDs)
+	}
+	seen := map[string]bool{}
+	for i, id := range is.noticeIDs {
+		if len(id) > 40 || seen[id] || !strings.HasSuffix(id, fmt.Sprintf("-%02d", i+1)) {
+			t.Errorf("notice %d id %q (all %v): want its own, numbered, at most 40 characters", i+1, id, is.noticeIDs)
+		}
+		seen[id] = true
 	}
 }

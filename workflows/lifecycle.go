@@ -95,8 +95,8 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 			continue
 		}
 		moved := true
+		since := w.st.Since
 		if remaining > 0 {
-			since := w.st.Since
 			var err error
 			moved, err = workflow.AwaitWithTimeout(ctx, remaining, func() bool {
 				return w.st.Status != current || refundable && w.runFull(ctx) || restarts && !w.st.Since.Equal(since)
@@ -118,9 +118,10 @@ func (w *orderWorkflow) lifecycle(ctx workflow.Context) error {
 		if err := w.lockLoaded(ctx); err != nil {
 			return err
 		}
-		// An operation may have moved the order while we waited for the lock.
+		// An operation may have moved the order while we waited for the
+		// lock, or sent the shopper on, which starts the window again.
 		var err error
-		if w.st.Status == current {
+		if w.st.Status == current && !(restarts && !w.st.Since.Equal(since)) {
 			err = lapse(ctx)
 		}
 		w.lock.Unlock()

@@ -142,7 +142,8 @@ func deliver(ctx workflow.Context, id string, schedule notify.Schedule, made int
 		if err == nil && res.Delivered {
 			return notify.Delivered, attempt
 		}
-		if err == nil && res.SupersededBy != "" {
+		if err == nil && res.SupersededBy != "" &&
+			workflow.GetVersion(ctx, changeNotifySuperseded, workflow.DefaultVersion, 1) == 1 {
 			// A newer notification about the same thing was made; the
 			// activity marked this one failed, unsent.
 			return notify.Failed, attempt
@@ -176,7 +177,17 @@ type RedeliverInput struct {
 	// tries once itself before it hands its notification over); 0 for a
 	// resend, which starts at once.
 	Attempted int
+	// Groups, when it holds more than one, is NotifyIDs split by the
+	// transaction they tell of, each in delivery order: each group is
+	// delivered by a Redeliver child of its own, a few at a time, so that a
+	// receiver refusing one order's notifications for days holds up no
+	// other order's, and no history grows with the whole selection.
+	Groups [][]string `json:",omitempty"`
 }
+
+// redeliverGroupsAtOnce bounds the groups delivered at the same time: a
+// resend of a day is at most a few hundred orders, sent to one merchant.
+const redeliverGroupsAtOnce = 16
 
 // RedeliverResult tells what became of each notification.
 type RedeliverResult struct {
@@ -187,6 +198,11 @@ type RedeliverResult struct {
 // Redeliver delivers notifications again, in order, with their original
 // notify_id and body, on the same retry schedule as the first time.
 func Redeliver(ctx workflow.Context, in RedeliverInput) (RedeliverResult, error) {
+	// A worker of the code before took Groups for nothing and went on one
+	// by one; its run replays so.
+	if len(in.Groups) > 1 && workflow.GetVersion(ctx, changeRedeliverGroups, workflow.DefaultVersion, 1) == 1 {
+		return redeliverGroups(ctx, in)
+	}
 	// A notification handed over after its sender's attempt (Attempted)
 	// is pending, or delivered if that attempt's answer was recorded late:
 	// it is not reset (that would send a delivered one again), and its
@@ -211,6 +227,43 @@ func Redeliver(ctx workflow.Context, in RedeliverInput) (RedeliverResult, error)
 			out.Delivered = append(out.Delivered, id)
 		} else {
 			out.Failed = append(out.Failed, id)
+		}
+	}
+	return out, nil
+}
+
+// redeliverGroups delivers each group of in by a Redeliver child, at most
+// redeliverGroupsAtOnce at a time, and gathers what became of each
+// notification. A group whose child failed counts as failed whole.
+func redeliverGroups(ctx workflow.Context, in RedeliverInput) (RedeliverResult, error) {
+	parent := workflow.GetInfo(ctx).WorkflowExecution.ID
+	var out RedeliverResult
+	sel := workflow.NewSelector(ctx)
+	running, next := 0, 0
+	start := func(i int) {
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: fmt.Sprintf("%s/%04d", parent, i)})
+		child := workflow.ExecuteChildWorkflow(cctx, RedeliverWorkflowType, RedeliverInput{NotifyIDs: in.Groups[i], Schedule: in.Schedule})
+		running++
+		sel.AddFuture(child, func(f workflow.Future) {
+			running--
+			var r RedeliverResult
+			if err := f.Get(ctx, &r); err != nil {
+				workflow.GetLogger(ctx).Error("redelivery group failed", "group", i, "error", err)
+				out.Failed = append(out.Failed, in.Groups[i]...)
+				return
+			}
+			out.Delivered = append(out.Delivered, r.Delivered...)
+			out.Failed = append(out.Failed, r.Failed...)
+		})
+	}
+	for next < len(in.Groups) || running > 0 {
+		for running < redeliverGroupsAtOnce && next < len(in.Groups) {
+			start(next)
+			next++
+		}
+		sel.Select(ctx)
+		if err := ctx.Err(); err != nil {
+			return out, err
 		}
 	}
 	return out, nil

@@ -3,6 +3,8 @@ package workflows_test
 import (
 	"context"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -213,5 +215,51 @@ func TestRedeliverStopsAtASupersededNotification(t *testing.T) {
 	if !reflect.DeepEqual(res.Failed, []string{"P-r01"}) || !reflect.DeepEqual(res.Delivered, []string{"S-s02"}) ||
 		!reflect.DeepEqual(ids, []string{"P-r01", "S-s02"}) {
 		t.Errorf("result %+v after attempts of %v; want P-r01 failed after one attempt, S-s02 delivered", res, ids)
+	}
+}
+
+// TestRedeliverGroupsGoOnTheirOwn: a resend of several orders' notifications
+// delivers each order's by a child of its own, in order within the order:
+// a receiver refusing one order's first notification for days holds up
+// that order's second, and not the other order's, which is delivered at
+// once. Each child resets only its own notifications, as it starts.
+func TestRedeliverGroupsGoOnTheirOwn(t *testing.T) {
+	acq := &acquirer{}
+	env := newEnv(t, acq)
+	env.RegisterWorkflowWithOptions(workflows.Redeliver, workflowOptions(workflows.RedeliverWorkflowType))
+	var resets [][]string
+	env.OnActivity(acts.ResetNotifications, anyArg, anyArg).Return(func(_ context.Context, in activities.LoadNotificationsInput) ([]string, error) {
+		resets = append(resets, in.NotifyIDs)
+		return in.NotifyIDs, nil
+	})
+	start := env.Now()
+	delivered := map[string]time.Duration{}
+	acq.deliverOK = func(id string, attempt int, now time.Time) bool {
+		if id == "A-n01" && now.Sub(start) < 2*time.Hour {
+			return false
+		}
+		if _, ok := delivered[id]; !ok {
+			delivered[id] = now.Sub(start)
+		}
+		return true
+	}
+	ids := []string{"A-n01", "A-n02", "B-n01"}
+	env.ExecuteWorkflow(workflows.RedeliverWorkflowType, workflows.RedeliverInput{NotifyIDs: ids, Schedule: notify.DefaultSchedule(),
+		Groups: [][]string{{"A-n01", "A-n02"}, {"B-n01"}}})
+	var res workflows.RedeliverResult
+	if err := env.GetWorkflowResult(&res); err != nil {
+		t.Fatal(err)
+	}
+	got := append([]string(nil), res.Delivered...)
+	slices.Sort(got)
+	if !reflect.DeepEqual(got, ids) || len(res.Failed) != 0 {
+		t.Errorf("result %+v, want all three delivered", res)
+	}
+	if delivered["B-n01"] > time.Minute || delivered["A-n01"] < 2*time.Hour || delivered["A-n02"] < delivered["A-n01"] {
+		t.Errorf("delivered at %v: want B-n01 at once, A-n02 after A-n01 after two hours", delivered)
+	}
+	slices.SortFunc(resets, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
+	if !reflect.DeepEqual(resets, [][]string{{"A-n01", "A-n02"}, {"B-n01"}}) {
+		t.Errorf("resets %v, want each group by its own child", resets)
 	}
 }

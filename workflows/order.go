@@ -255,6 +255,9 @@ type orderWorkflow struct {
 	// operation came meanwhile), so, as foldedSave, the run must leave
 	// its final state in the record (changeIdleSavedThenMoved).
 	savedIdle bool
+	// chargeUnknown is set when a charge ended with its outcome unknown:
+	// a subscription is told, so it does not charge the period again.
+	chargeUnknown bool
 	// firstCharge is the charge's first attempt, made by the record's
 	// local activity (shape 5), until chargeAt takes it as its first
 	// Authorise's.
@@ -1004,6 +1007,7 @@ func (w *orderWorkflow) chargeAt(ctx workflow.Context, conn string, failover boo
 		}
 	}
 	// Never answered, and never found: it may still have charged.
+	w.chargeUnknown = true
 	return activities.ChargeOutcome{}, codes.ConnectorError, routing.Unknown, nil
 }
 

@@ -372,53 +372,75 @@ func (w *orderWorkflow) shopperLapsed(ctx workflow.Context) error {
 // take a later payment the order no longer awaits, and a 3-D Secure
 // authentication that holds something (Stripe's PaymentIntent, authorised
 // once the shopper passes). It reports paid when the provider says the
-// shopper paid first (the order is then settled paid). An unanswered call
-// is sent again on a growing timer, the order pending meanwhile; its
-// error is only the workflow's cancellation or the settlement's.
+// shopper paid first (the order is then settled paid). A call-off the
+// provider does not answer is sent again after each of lateLooks, the order
+// pending meanwhile, with the APM payment's status read beside it; one it
+// refuses (the payment is over, or cannot be called off) or that stays
+// unanswered for that hour is left, and the status asked once, as before.
+// Its error is only the workflow's cancellation or the settlement's.
 func (w *orderWorkflow) callOffAtLapse(ctx workflow.Context) (bool, error) {
 	actx := workflow.WithLocalActivityOptions(ctx, acquirerOpOptions)
 	if w.st.ThreeDS.Awaiting {
 		callOff := func() bool {
 			err := workflow.ExecuteLocalActivity(actx, a.CancelAuthentication,
 				activities.ThreeDSStatusInput{Connector: w.connectorName(), AuthenticationID: w.st.ThreeDS.AuthenticationID}).Get(ctx, nil)
-			if err != nil {
+			if err != nil && !acquirerRefused(err) {
 				workflow.GetLogger(ctx).Warn("3-D Secure authentication not called off: asked again later", "error", err)
+				return false
 			}
-			return err == nil
+			return true
 		}
 		if !callOff() {
-			if err := onGrowingTimer(ctx, callOff); err != nil {
+			answered, err := onLateLooks(ctx, func() (bool, bool) { return callOff(), false })
+			if err != nil {
 				return false, err
+			}
+			if !answered {
+				workflow.GetLogger(ctx).Error("3-D Secure authentication never called off: the order fails, the acquirer's hold lapses on its own")
 			}
 		}
 		return false, nil
 	}
+	in := activities.APMStatusInput{Connector: w.connectorName(), PaymentID: w.st.APM.PaymentID}
 	var out activities.APMOutcome
-	cannot := false
-	callOff := func() bool {
-		err := workflow.ExecuteLocalActivity(actx, a.CancelAPMPayment,
-			activities.APMStatusInput{Connector: w.connectorName(), PaymentID: w.st.APM.PaymentID}).Get(ctx, &out)
+	ask := func() bool {
+		var seen activities.APMOutcome
+		if err := workflow.ExecuteLocalActivity(actx, a.GetAPMPayment, in).Get(ctx, &seen); err != nil {
+			return false
+		}
+		out = seen
+		return true
+	}
+	callOff := func() (done bool) {
+		err := workflow.ExecuteLocalActivity(actx, a.CancelAPMPayment, in).Get(ctx, &out)
 		switch {
-		case errorType(err) == activities.ErrTypeCannotCancel:
-			cannot = true
+		case errorType(err) == activities.ErrTypeCannotCancel || acquirerRefused(err):
+			// Nothing to call off, or no way to: the status decides.
+			out = activities.APMOutcome{}
+			ask()
 			return true
 		case err != nil:
-			workflow.GetLogger(ctx).Warn("APM payment not called off: asked again later", "payment_id", w.st.APM.PaymentID, "error", err)
+			workflow.GetLogger(ctx).Warn("APM payment not called off: asked again later", "payment_id", in.PaymentID, "error", err)
 			return false
 		}
 		return out.Status != connector.APMPending
 	}
 	if !callOff() {
-		if err := onGrowingTimer(ctx, callOff); err != nil {
+		answered, err := onLateLooks(ctx, func() (bool, bool) {
+			if callOff() {
+				return true, false
+			}
+			// A payment the shopper completed meanwhile is settled,
+			// whatever the call-off's fate.
+			return ask() && out.Status == connector.APMSucceeded, false
+		})
+		if err != nil {
 			return false, err
 		}
-	}
-	if cannot {
-		// The provider keeps the payment open: ask it once, as before.
-		err := workflow.ExecuteLocalActivity(actx, a.GetAPMPayment,
-			activities.APMStatusInput{Connector: w.connectorName(), PaymentID: w.st.APM.PaymentID}).Get(ctx, &out)
-		if err != nil {
-			return false, nil
+		if !answered {
+			workflow.GetLogger(ctx).Error("APM payment never called off: the order expires as the provider last had it", "payment_id", in.PaymentID)
+			out = activities.APMOutcome{}
+			ask()
 		}
 	}
 	if out.Status == connector.APMSucceeded {

@@ -745,6 +745,25 @@ func TestShopperWindowEnds(t *testing.T) {
 			acq: &acquirer{risk: accepted, apmStatus: "pending",
 				apmCancel: func(int) (activities.APMOutcome, error) { return activities.APMOutcome{}, cannot }},
 			window: 24 * time.Hour, final: status.Expired, code: "A0008", apmCancels: 1},
+		// A refusal is the provider's answer: nothing left to call off, or
+		// no way to; the status decides, once.
+		{name: "APM call-off refused (the payment unknown there): asked once, expired", in: apmInput,
+			acq: &acquirer{risk: accepted, apmStatus: "pending",
+				apmCancel: func(int) (activities.APMOutcome, error) { return activities.APMOutcome{}, refusedByAcquirer }},
+			window: 24 * time.Hour, final: status.Expired, code: "A0008", apmCancels: 1},
+		{name: "APM call-off refused, the shopper had paid: the order is paid", in: apmInput,
+			acq: &acquirer{risk: accepted, apmStatus: "succeeded",
+				apmCancel: func(int) (activities.APMOutcome, error) { return activities.APMOutcome{}, refusedByAcquirer }},
+			window: 24 * time.Hour, final: status.Paid, code: "0000", apmCancels: 1},
+		{name: "APM call-off never answered: after an hour of looks the status decides, expired", in: apmInput,
+			acq: &acquirer{risk: accepted, apmStatus: "pending", apmCancel: silentCancel(1000)}, window: 24 * time.Hour,
+			final: status.Expired, code: "A0008", apmCancels: 5 * attempts, pendingAfter: 50 * time.Minute},
+		{name: "APM call-off unanswered while the shopper had paid: the look's status read settles it paid", in: apmInput,
+			acq: &acquirer{risk: accepted, apmStatus: "succeeded", apmCancel: silentCancel(1000)}, window: 24 * time.Hour,
+			final: status.Paid, code: "0000", apmCancels: 2 * attempts},
+		{name: "3-D Secure call-off refused (already ended there): the order fails at once", in: threeDSInput,
+			acq:    &acquirer{risk: accepted, threeDS: challenge, authCancelErr: func(int) error { return refusedByAcquirer }},
+			window: 15 * time.Minute, final: status.Failed, code: "A0005", authCancels: 1},
 		{name: "3-D Secure challenge left: the authentication is called off", in: threeDSInput,
 			acq: &acquirer{risk: accepted, threeDS: challenge}, window: 15 * time.Minute,
 			final: status.Failed, code: "A0005", authCancels: 1},
@@ -981,3 +1000,6 @@ func TestHostedPageCardAndAPMTogether(t *testing.T) {
 		t.Errorf("cards attached %d, APM payments %d, charges %d; want 0, 1, 0", len(acq.attached), len(acq.apmCreated), len(acq.auths))
 	}
 }
+
+// refusedByAcquirer is the acquirer's (or provider's) refusal of a request.
+var refusedByAcquirer = temporal.NewNonRetryableApplicationError("refused by the provider", activities.ErrTypeAcquirerRejected, nil)

@@ -115,7 +115,7 @@ func (w *orderWorkflow) reportCharge(ctx workflow.Context, res PaymentResult) {
 	approved := res.PaymentStatus == status.Paid || res.PaymentStatus == status.Authorised
 	err := workflow.SignalExternalWorkflow(ctx, r.WorkflowID, "", SignalSubscriptionCharge, SubscriptionChargeResult{
 		Cycle: r.Cycle, Attempt: r.Attempt, TransactionID: res.TransactionID, OrderNo: w.in.OrderNo,
-		Approved: approved, ResultCode: res.ResultCode, ResultMessage: res.ResultMessage,
+		Approved: approved, ResultCode: res.ResultCode, ResultMessage: res.ResultMessage, Unknown: w.chargeUnknown && !approved,
 	}).Get(ctx, nil)
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("subscription not told of its charge", "recurring_id", r.RecurringID, "error", err)

@@ -32,6 +32,7 @@ func TestOrderStoredCards(t *testing.T) {
 		name      string
 		edit      func(in *workflows.OrderInput)
 		authorise func(n int) (activities.ChargeOutcome, error)
+		inquire   func(n int) (activities.InquiryResult, error)
 		recordErr func(n int) error
 
 		wantToken      string
@@ -41,6 +42,8 @@ func TestOrderStoredCards(t *testing.T) {
 		wantDeletes    int
 		wantSubscribed bool
 		wantSignal     bool
+		// wantUnknown: the signal says the charge's outcome is unknown.
+		wantUnknown bool
 	}{
 		{name: "token_flag YES keeps the card", edit: func(in *workflows.OrderInput) { in.Details.TokenFlag = "YES" },
 			authorise: answer(approved(amount)), wantToken: "tk_kept", wantKept: 1, wantRisk: 1},
@@ -65,6 +68,14 @@ func TestOrderStoredCards(t *testing.T) {
 				in.Recurring = &workflows.RecurringCharge{RecurringID: "R1", WorkflowID: "subscription/m/R1", Cycle: 3, Attempt: 1}
 			},
 			authorise: answer(approved(amount)), wantToken: "tk_stored", wantStoredAuth: true, wantSignal: true},
+		{name: "a subscription's charge whose outcome stayed unknown says so",
+			edit: func(in *workflows.OrderInput) {
+				stored(in)
+				in.Recurring = &workflows.RecurringCharge{RecurringID: "R1", WorkflowID: "subscription/m/R1", Cycle: 3, Attempt: 1}
+			},
+			authorise: func(int) (activities.ChargeOutcome, error) { return activities.ChargeOutcome{}, timeout() },
+			inquire:   func(int) (activities.InquiryResult, error) { return activities.InquiryResult{}, nil },
+			wantToken: "tk_stored", wantStoredAuth: true, wantSignal: true, wantUnknown: true},
 		{name: "an unrecordable order on a stored card leaves the card in the vault",
 			edit: stored,
 			recordErr: func(int) error {
@@ -79,7 +90,7 @@ func TestOrderStoredCards(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			acq := &acquirer{risk: accepted, authorise: tt.authorise, recordErr: tt.recordErr}
+			acq := &acquirer{risk: accepted, authorise: tt.authorise, inquire: tt.inquire, recordErr: tt.recordErr}
 			env := newEnv(t, acq)
 			var mu sync.Mutex
 			var kept []activities.KeepCardInput
@@ -149,6 +160,9 @@ func TestOrderStoredCards(t *testing.T) {
 			if tt.wantSignal {
 				want := workflows.SubscriptionChargeResult{Cycle: 3, Attempt: 1, TransactionID: txID, OrderNo: orderNo,
 					Approved: true, ResultCode: "0000", ResultMessage: "Success"}
+				if tt.wantUnknown {
+					want.Approved, want.ResultCode, want.ResultMessage, want.Unknown = false, "C0001", "Acquirer error", true
+				}
 				if len(signals) != 1 || signals[0] != want {
 					t.Errorf("signals = %+v, want %+v", signals, want)
 				}

@@ -274,12 +274,25 @@ func (w *subscriptionWorkflow) chargeCycle(ctx workflow.Context, cycle int) (boo
 			return false, err
 		}
 		next, step := w.state.Charged(cycle, attempt, res, due, offsets)
+		// told: the merchant hears of a suspension no charge order told
+		// of (the order that would have was not made, or said unknown).
+		told := res.OrderNo == "" && res.ResultCode == codes.TokenDeleted.ID
+		if res.Unknown && step == subscription.Retry &&
+			workflow.GetVersion(ctx, changeSubscriptionChargeUnknown, workflow.DefaultVersion, 1) == 1 {
+			// The card may have been charged: a retry under a new key
+			// could charge the period twice. Suspended for ops, as a
+			// charge whose order never reported.
+			step, told = subscription.Suspend, true
+		}
 		w.state = next
 		switch step {
 		case subscription.NextCycle:
 			return false, nil
 		case subscription.Suspend:
 			_, err := w.end(ctx, subscription.Suspended)
+			if err == nil && told && !w.cancelled {
+				w.notifySubscription(ctx, "suspend", w.in.RecurringID+"-end", w.state.Plan.Changes+1)
+			}
 			return true, err
 		}
 		if err := w.record(ctx, ""); err != nil {
@@ -568,10 +581,16 @@ func (w *subscriptionWorkflow) showStatus(ctx workflow.Context) {
 // the orders' durable schedule. A notification that cannot be recorded is
 // logged; the change itself stands.
 func (w *subscriptionWorkflow) notifyChange(ctx workflow.Context, action string) {
+	w.notifySubscription(ctx, action, fmt.Sprintf("%s-s%02d", w.in.RecurringID, w.state.Plan.Changes), w.state.Plan.Changes)
+}
+
+// notifySubscription records the subscription's notification id of a
+// change (action) as it now stands, seq its place among the
+// subscription's notifications, and hands it to a Redeliver child.
+func (w *subscriptionWorkflow) notifySubscription(ctx workflow.Context, action, id string, seq int) {
 	if w.in.Details.NotifyURL == "" {
 		return
 	}
-	id := fmt.Sprintf("%s-s%02d", w.in.RecurringID, w.state.Plan.Changes)
 	amount := w.state.NextAmount(w.in.Terms)
 	next := ""
 	if !w.state.Next.IsZero() {
@@ -587,7 +606,7 @@ func (w *subscriptionWorkflow) notifyChange(ctx workflow.Context, action string)
 	lctx := workflow.WithLocalActivityOptions(ctx, storeOptions)
 	err := workflow.ExecuteLocalActivity(lctx, a.RecordNotification, activities.RecordNotificationInput{
 		NotifyID: id, TransactionID: w.in.FirstTransactionID, MerchantID: w.in.MerchantID, AccountID: w.in.AccountID,
-		Seq: w.state.Plan.Changes, Type: notify.TypeSubscription, URL: w.in.Details.NotifyURL, Fields: fields,
+		Seq: seq, Type: notify.TypeSubscription, URL: w.in.Details.NotifyURL, Fields: fields,
 	}).Get(ctx, nil)
 	if err != nil {
 		workflow.GetLogger(ctx).Error("subscription notification not recorded", "recurring_id", w.in.RecurringID, "error", err)

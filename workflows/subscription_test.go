@@ -29,6 +29,8 @@ type billing struct {
 	// the stored card deleted (I0025).
 	decline func(cycle, attempt int) bool
 	deleted func(cycle, attempt int) bool
+	// unknown says which attempts end with the charge's outcome unknown.
+	unknown func(cycle, attempt int) bool
 	// goneFrom, when set, is when the stored card is deleted, as the
 	// subscription's look before a charge finds it (looks counts them).
 	goneFrom time.Time
@@ -66,6 +68,10 @@ func newSubscriptionEnv(t *testing.T, b *billing) *testsuite.TestWorkflowEnviron
 		if b.deleted != nil && b.deleted(r.Cycle, r.Attempt) {
 			approved, code = false, "I0025"
 		}
+		unknown := b.unknown != nil && b.unknown(r.Cycle, r.Attempt)
+		if unknown {
+			approved, code = false, "C0001"
+		}
 		b.mu.Lock()
 		b.charges = append(b.charges, charge{cycle: r.Cycle, attempt: r.Attempt, at: workflow.Now(ctx), amount: in.Amount,
 			orderNo: in.OrderNo, approved: approved})
@@ -79,7 +85,7 @@ func newSubscriptionEnv(t *testing.T, b *billing) *testsuite.TestWorkflowEnviron
 		}
 		err := workflow.SignalExternalWorkflow(ctx, r.WorkflowID, "", workflows.SignalSubscriptionCharge,
 			workflows.SubscriptionChargeResult{Cycle: r.Cycle, Attempt: r.Attempt, TransactionID: in.TransactionID,
-				OrderNo: in.OrderNo, Approved: approved, ResultCode: code}).Get(ctx, nil)
+				OrderNo: in.OrderNo, Approved: approved, ResultCode: code, Unknown: unknown}).Get(ctx, nil)
 		return res, err
 	}, workflow.RegisterOptions{Name: workflows.OrderWorkflowType})
 	env.RegisterActivity(&activities.Activities{})
@@ -139,6 +145,7 @@ func TestSubscriptionCharges(t *testing.T) {
 		terms      subscription.Terms
 		decline    func(cycle, attempt int) bool
 		deleted    func(cycle, attempt int) bool
+		unknown    func(cycle, attempt int) bool
 		goneFrom   time.Time
 		cancelAt   time.Duration // after the first payment; 0: no cancel
 		wantStatus subscription.Status
@@ -206,6 +213,16 @@ func TestSubscriptionCharges(t *testing.T) {
 			},
 		},
 		{
+			// A retry under a new key could charge the period twice.
+			name: "a charge whose outcome stayed unknown suspends the subscription, no retry", terms: monthly,
+			unknown:    func(cycle, _ int) bool { return cycle == 3 },
+			wantStatus: subscription.Suspended,
+			wantCharges: []charge{
+				{cycle: 2, at: time.Date(2027, 2, 28, 10, 0, 0, 0, time.UTC), amount: 100, approved: true},
+				{cycle: 3, at: time.Date(2027, 3, 31, 10, 0, 0, 0, time.UTC), amount: 100},
+			},
+		},
+		{
 			// Erased with its shopper, say: no order records the
 			// shopper's details again only to be refused I0025.
 			name: "a card deleted between two cycles: no charge order, the subscription suspended", terms: monthly,
@@ -230,9 +247,20 @@ func TestSubscriptionCharges(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := &billing{decline: tt.decline, deleted: tt.deleted, goneFrom: tt.goneFrom}
+			b := &billing{decline: tt.decline, deleted: tt.deleted, unknown: tt.unknown, goneFrom: tt.goneFrom}
 			env := newSubscriptionEnv(t, b)
 			env.SetStartTime(firstPaid)
+			var notices []activities.RecordNotificationInput
+			env.OnActivity(acts.RecordNotification, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in activities.RecordNotificationInput) error {
+					b.mu.Lock()
+					defer b.mu.Unlock()
+					notices = append(notices, in)
+					return nil
+				}).Maybe()
+			env.RegisterWorkflowWithOptions(func(workflow.Context, workflows.RedeliverInput) (workflows.RedeliverResult, error) {
+				return workflows.RedeliverResult{}, nil
+			}, workflow.RegisterOptions{Name: workflows.RedeliverWorkflowType})
 			var cancelled workflows.SubscriptionState
 			if tt.cancelAt > 0 {
 				env.RegisterDelayedCallback(func() {
@@ -249,9 +277,21 @@ func TestSubscriptionCharges(t *testing.T) {
 					})
 				}, tt.cancelAt)
 			}
-			env.ExecuteWorkflow(workflows.SubscriptionWorkflowType, subscriptionInput(tt.terms))
+			in := subscriptionInput(tt.terms)
+			in.Details.NotifyURL = "https://merchant.example/notify"
+			env.ExecuteWorkflow(workflows.SubscriptionWorkflowType, in)
 			if err := env.GetWorkflowError(); err != nil {
 				t.Fatalf("workflow error: %v", err)
+			}
+			// A suspension no charge order told of is told by the
+			// subscription: a card gone, a charge unknown.
+			if tell := !tt.goneFrom.IsZero() || tt.unknown != nil; tell {
+				if len(notices) != 1 || notices[0].NotifyID != "R1-end" || notices[0].Fields["change"] != "suspend" ||
+					notices[0].Fields["recurring_status"] != "3" {
+					t.Errorf("notices %+v, want one suspend notice R1-end", notices)
+				}
+			} else if len(notices) != 0 {
+				t.Errorf("notices %+v, want none", notices)
 			}
 			var state workflows.SubscriptionState
 			if err := env.GetWorkflowResult(&state); err != nil {
@@ -269,7 +309,7 @@ func TestSubscriptionCharges(t *testing.T) {
 				}
 				for i, want := range tt.wantCharges {
 					got := b.charges[i]
-					if tt.decline == nil && tt.deleted == nil {
+					if tt.decline == nil && tt.deleted == nil && tt.unknown == nil {
 						want.approved = true
 					}
 					if got.cycle != want.cycle || got.attempt != want.attempt || !got.at.Equal(want.at) ||

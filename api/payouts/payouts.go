@@ -140,11 +140,11 @@ func (h *Handler) payout(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	if !h.pinRequestID(m, &req) {
-		return
-	}
 	now := h.Gate.Now()
 	in, err := payout.Validate(req.Request, now)
+	if !h.pinRequestID(m, &req, in, err == nil) {
+		return
+	}
 	var fe *payout.FieldError
 	if errors.As(err, &fe) {
 		m.Refuse(fe.Result())
@@ -219,27 +219,35 @@ func (h *Handler) payout(c *gin.Context) {
 const requestIDPin = 10 * 365 * 24 * time.Hour
 
 // pinRequestID binds a payout's request_id to its content the first time a
-// request proves the key for it with encryption_data, whether or not the
+// request carrying encryption_data proves the key for it, whether or not the
 // payout is then made. That signature covers the request_id and the amount
 // but not the beneficiary, so a request refused before it was recorded (a
 // bad IBAN, say) could be sent again by whoever saw it, with their own bank
 // details, and be paid. The same request_id with other content is refused
-// I0022, as for a recorded payout; a strong signature covers the whole body
-// and is not pinned. It answers the refusal itself.
-func (h *Handler) pinRequestID(m *api.Merchant, req *payoutRequest) bool {
+// I0022, as for a recorded payout. A valid request is pinned in its
+// canonical form (in), as a recorded payout is compared, so a retry that
+// differs only in form still gets the first payout's answer; one refused by
+// validation as sent. A request without encryption_data (strongly signed;
+// the header covers the body) is not pinned. It answers the refusal itself.
+func (h *Handler) pinRequestID(m *api.Merchant, req *payoutRequest, in payout.Instruction, valid bool) bool {
 	c := m.GinContext()
-	if api.StrongHeaderSent(c) || h.Gate.Replays == nil {
+	rid, err := payout.ParseRequestID(req.RequestID)
+	if strings.TrimSpace(req.EncryptionData) == "" || h.Gate.Replays == nil || err != nil {
+		// A request_id that is no UUID is refused by validation.
 		return true
 	}
-	content := req.Request
+	content, state := req.Request, "refused:"
+	if valid {
+		content, state = in.Request, "valid:"
+	}
 	content.EncryptionData = ""
 	raw, err := json.Marshal(content)
 	if err != nil {
 		m.Refuse(codes.SystemError)
 		return false
 	}
-	k := models.ReplayKey{Scope: req.MerchantID, Operation: "/v1/payout", Key: "pin:request_id:" + strings.ToLower(strings.TrimSpace(req.RequestID))}
-	outcome, err := h.Gate.Replays.Pin(c.Request.Context(), k, h.Gate.PinFingerprint(raw), requestIDPin)
+	k := models.ReplayKey{Scope: req.MerchantID, Operation: "/v1/payout", Key: "pin:request_id:" + rid}
+	outcome, err := h.Gate.Replays.Pin(c.Request.Context(), k, h.Gate.PinFingerprint(append([]byte(state), raw...)), requestIDPin)
 	switch {
 	case err != nil:
 		h.Gate.Logger.Error("pin payout request_id", "error", err)
@@ -247,7 +255,7 @@ func (h *Handler) pinRequestID(m *api.Merchant, req *payoutRequest) bool {
 		return false
 	case outcome == replay.Conflict:
 		h.Gate.Logger.Warn("payout request_id sent again with other content under encryption_data", "merchant_id", req.MerchantID)
-		m.Refuse(codes.PayoutMismatch.With(req.RequestID))
+		m.Refuse(codes.PayoutMismatch.With(rid))
 		return false
 	case outcome == replay.Busy:
 		m.Refuse(codes.RequestInProgress)

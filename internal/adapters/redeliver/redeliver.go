@@ -92,6 +92,18 @@ func (s *Service) Start(ctx context.Context, sel models.NotificationSelection, s
 	for i := range found {
 		ids[i] = found[i].NotifyID
 	}
+	// One order's notifications go out in order, each order on its own:
+	// found is in delivery order, by transaction.
+	var groups [][]string
+	for i, n := range found {
+		if i == 0 || n.TransactionID != found[i-1].TransactionID {
+			groups = append(groups, nil)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], n.NotifyID)
+	}
+	if len(groups) == 1 {
+		groups = nil
+	}
 	newID := s.NewID
 	if newID == nil {
 		newID = rand.Text
@@ -100,7 +112,7 @@ func (s *Service) Start(ctx context.Context, sel models.NotificationSelection, s
 	_, err = s.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:        id,
 		TaskQueue: workflows.TaskQueue,
-	}, workflows.RedeliverWorkflowType, workflows.RedeliverInput{NotifyIDs: ids, Schedule: schedule})
+	}, workflows.RedeliverWorkflowType, workflows.RedeliverInput{NotifyIDs: ids, Schedule: schedule, Groups: groups})
 	if err != nil {
 		return Result{}, fmt.Errorf("start redelivery: %w", err)
 	}

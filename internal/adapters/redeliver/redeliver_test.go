@@ -44,13 +44,26 @@ func TestStart(t *testing.T) {
 		want      Result
 		wantErr   error
 		wantStart bool
+		// wantGroups: the ids by transaction, when more than one.
+		wantGroups [][]string
 	}{
 		{
-			name:  "started with the ids in found order",
-			sel:   byOrder,
-			found: []models.Notification{{NotifyID: "1379868670095785984-n02"}, {NotifyID: "1379868670095785984-n01"}, {NotifyID: "1379868670095785985-n01"}},
+			name: "started with the ids in found order, by order",
+			sel:  byOrder,
+			found: []models.Notification{{NotifyID: "1379868670095785984-n02", TransactionID: "1379868670095785984"},
+				{NotifyID: "1379868670095785984-n01", TransactionID: "1379868670095785984"},
+				{NotifyID: "1379868670095785985-n01", TransactionID: "1379868670095785985"}},
 			want: Result{WorkflowID: "redeliver/RANDOM",
 				NotifyIDs: []string{"1379868670095785984-n02", "1379868670095785984-n01", "1379868670095785985-n01"}},
+			wantStart:  true,
+			wantGroups: [][]string{{"1379868670095785984-n02", "1379868670095785984-n01"}, {"1379868670095785985-n01"}},
+		},
+		{
+			name: "one order's notifications: no groups",
+			sel:  byOrder,
+			found: []models.Notification{{NotifyID: "1379868670095785984-n01", TransactionID: "1379868670095785984"},
+				{NotifyID: "1379868670095785984-n02", TransactionID: "1379868670095785984"}},
+			want:      Result{WorkflowID: "redeliver/RANDOM", NotifyIDs: []string{"1379868670095785984-n01", "1379868670095785984-n02"}},
 			wantStart: true,
 		},
 		{name: "nothing found", sel: byOrder, wantErr: ErrNothingToResend},
@@ -95,7 +108,7 @@ func TestStart(t *testing.T) {
 			for i, n := range tc.found {
 				ids[i] = n.NotifyID
 			}
-			wantArgs := []any{workflows.RedeliverInput{NotifyIDs: ids, Schedule: schedule}}
+			wantArgs := []any{workflows.RedeliverInput{NotifyIDs: ids, Schedule: schedule, Groups: tc.wantGroups}}
 			if c.options.ID != "redeliver/RANDOM" || c.options.TaskQueue != "paygate" ||
 				c.workflow != "Redeliver" || !reflect.DeepEqual(c.args, wantArgs) {
 				t.Errorf("started %+v %v %+v, want id redeliver/RANDOM on paygate, Redeliver %+v", c.options, c.workflow, c.args, wantArgs)

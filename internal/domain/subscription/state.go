@@ -19,6 +19,10 @@ type ChargeResult struct {
 	Approved      bool
 	ResultCode    string
 	ResultMessage string
+	// Unknown: the order could not learn whether the card was charged
+	// (the acquirer never answered and never showed the charge). Another
+	// attempt, under a new key, could charge the period twice.
+	Unknown bool `json:",omitempty"`
 }
 
 // State is a subscription as its workflow knows it. The rules below take it
