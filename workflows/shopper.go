@@ -372,7 +372,8 @@ func (w *orderWorkflow) shopperLapsed(ctx workflow.Context) error {
 // take a later payment the order no longer awaits, and a 3-D Secure
 // authentication that holds something (Stripe's PaymentIntent, authorised
 // once the shopper passes). It reports paid when the provider says the
-// shopper paid first (the order is then settled paid). A call-off the
+// shopper paid first, or the ACS that the shopper passed the challenge
+// (the order is then settled: paid, or charged). A call-off the
 // provider does not answer is sent again after each of lateLooks, the order
 // pending meanwhile, with the APM payment's status read beside it; one it
 // refuses (the payment is over, or cannot be called off) or that stays
@@ -381,6 +382,15 @@ func (w *orderWorkflow) shopperLapsed(ctx workflow.Context) error {
 func (w *orderWorkflow) callOffAtLapse(ctx workflow.Context) (bool, error) {
 	actx := workflow.WithLocalActivityOptions(ctx, acquirerOpOptions)
 	if w.st.ThreeDS.Awaiting {
+		// A shopper who passed the challenge and closed the browser before
+		// coming back sent no callback: the ACS is asked first, and a card
+		// it authenticated is charged, as the callback would have had it.
+		var au activities.ThreeDSOutcome
+		err := workflow.ExecuteLocalActivity(actx, a.Get3DSAuthentication,
+			activities.ThreeDSStatusInput{Connector: w.connectorName(), AuthenticationID: w.st.ThreeDS.AuthenticationID}).Get(ctx, &au)
+		if err == nil && au.Status == connector.Authenticated {
+			return true, w.threeDSSettle(ctx, au)
+		}
 		callOff := func() bool {
 			err := workflow.ExecuteLocalActivity(actx, a.CancelAuthentication,
 				activities.ThreeDSStatusInput{Connector: w.connectorName(), AuthenticationID: w.st.ThreeDS.AuthenticationID}).Get(ctx, nil)

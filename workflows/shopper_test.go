@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"strings"
@@ -314,8 +315,10 @@ func TestCallbacksAreNotTrusted(t *testing.T) {
 			final:  status.Failed, code: "A0005", threeDS: "challenge:timeout", inquired: map[string]int{"Get3DSAuthentication": 1},
 		},
 		{
+			// The ACS has the order's own authentication still at the
+			// challenge: the window's end asks it, and fails the order.
 			name: "3-D Secure callback for another authentication: ignored, the ACS is not asked",
-			in:   threeDSInput, acq: &acquirer{risk: accepted, threeDS: challenge}, acs: acsSays("authenticated"),
+			in:   threeDSInput, acq: &acquirer{risk: accepted, threeDS: challenge}, acs: acsSays("challenge_required"),
 			signals: []signalAt{{time.Minute, workflows.SignalThreeDSResult,
 				workflows.ThreeDSResult{AuthenticationID: "au_other", Status: "authenticated", CAVV: "c"}}},
 			checks: []check{{2 * time.Minute, status.Pending}},
@@ -731,6 +734,10 @@ func TestShopperWindowEnds(t *testing.T) {
 		// pendingAfter: the order is still pending this long after its
 		// window's end (0: not checked).
 		pendingAfter time.Duration
+		// acs answers the window's end's question (none: no answer);
+		// charges is how many charges follow.
+		acs     *acs
+		charges int
 	}{
 		{name: "APM left at the provider: called off, then expired", in: apmInput,
 			acq: &acquirer{risk: accepted, apmStatus: "pending"}, window: 24 * time.Hour,
@@ -764,6 +771,12 @@ func TestShopperWindowEnds(t *testing.T) {
 		{name: "3-D Secure call-off refused (already ended there): the order fails at once", in: threeDSInput,
 			acq:    &acquirer{risk: accepted, threeDS: challenge, authCancelErr: func(int) error { return refusedByAcquirer }},
 			window: 15 * time.Minute, final: status.Failed, code: "A0005", authCancels: 1},
+		{name: "3-D Secure passed, the shopper never back: the ACS asked at the window's end, the card charged", in: threeDSInput,
+			acq: &acquirer{risk: accepted, threeDS: challenge, authorise: answer(approved(amount))}, acs: acsSays("authenticated"),
+			window: 15 * time.Minute, final: status.Paid, code: "0000", charges: 1},
+		{name: "3-D Secure still at the challenge when the window ends: called off, failed", in: threeDSInput,
+			acq: &acquirer{risk: accepted, threeDS: challenge}, acs: acsSays("challenge_required"),
+			window: 15 * time.Minute, final: status.Failed, code: "A0005", authCancels: 1},
 		{name: "3-D Secure challenge left: the authentication is called off", in: threeDSInput,
 			acq: &acquirer{risk: accepted, threeDS: challenge}, window: 15 * time.Minute,
 			final: status.Failed, code: "A0005", authCancels: 1},
@@ -774,7 +787,7 @@ func TestShopperWindowEnds(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env := newEnv(t, tc.acq)
-			withACS(env, &acs{})
+			withACS(env, cmp.Or(tc.acs, &acs{}))
 			var before, after status.Payment
 			stateAt(t, env, tc.window-time.Minute, &before)
 			if tc.pendingAfter > 0 {
@@ -788,9 +801,9 @@ func TestShopperWindowEnds(t *testing.T) {
 			if before != status.Pending || tc.pendingAfter > 0 && after != status.Pending {
 				t.Errorf("status before the window's end %v, after it %v; want pending", before, after)
 			}
-			if len(tc.acq.apmCancels) != tc.apmCancels || len(tc.acq.authCancels) != tc.authCancels || len(tc.acq.auths) != 0 {
-				t.Errorf("APM call-offs %d, authentication call-offs %d, charges %d; want %d, %d, 0",
-					len(tc.acq.apmCancels), len(tc.acq.authCancels), len(tc.acq.auths), tc.apmCancels, tc.authCancels)
+			if len(tc.acq.apmCancels) != tc.apmCancels || len(tc.acq.authCancels) != tc.authCancels || len(tc.acq.auths) != tc.charges {
+				t.Errorf("APM call-offs %d, authentication call-offs %d, charges %d; want %d, %d, %d",
+					len(tc.acq.apmCancels), len(tc.acq.authCancels), len(tc.acq.auths), tc.apmCancels, tc.authCancels, tc.charges)
 			}
 		})
 	}
@@ -932,11 +945,13 @@ func TestHostedPageChallengeWindow(t *testing.T) {
 		{"challenge passed six minutes after a card given at 14 minutes", 20 * time.Minute, status.Paid, "0000"},
 		{"challenge left: fails when its own window ends", 0, status.Failed, "A0005"},
 	}
+	// The ACS: authenticated once the shopper passes; still at the
+	// challenge for the one who left.
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			acq := &acquirer{risk: accepted, threeDS: challenge, authorise: answer(approved(amount))}
 			env := newEnv(t, acq)
-			withACS(env, acsSays("authenticated"))
+			withACS(env, acsSays(map[bool]connector.AuthenticationStatus{true: "authenticated", false: "challenge_required"}[tc.answerAt > 0]))
 			in := orderInput("auto")
 			in.Kind = workflows.KindCheckout
 			in.ThreeDS = true
