@@ -108,6 +108,19 @@ func threeDSInput() workflows.OrderInput {
 	return in
 }
 
+// checkoutInput is a payment page's order, waiting for its shopper, and the
+// card the shopper would give there.
+func checkoutInput() (workflows.OrderInput, workflows.CardRef) {
+	in := orderInput("auto")
+	card := in.Card
+	in.Kind, in.Card, in.PublicURL = workflows.KindCheckout, workflows.CardRef{}, "https://gw.example"
+	return in, card
+}
+
+// pixOnThePage is the shopper's choice of PIX on the payment page.
+var pixOnThePage = workflows.PayAPMRequest{APM: workflows.APMOrder{Method: "PIX", Country: "BR", Document: "12345678901",
+	ReturnURL: "https://gw.example/v1/checkout/apm/return?session=s"}}
+
 var challenge = activities.ThreeDSOutcome{AuthenticationID: "au_1", Status: "challenge_required", ACSURL: "http://sim/acs/au_1"}
 
 func TestShopperSide(t *testing.T) {
@@ -595,18 +608,14 @@ func TestCancelPendingOrder(t *testing.T) {
 func TestHostedPageAPM(t *testing.T) {
 	checkout := func(mut func(*workflows.OrderInput)) func() workflows.OrderInput {
 		return func() workflows.OrderInput {
-			in := orderInput("auto")
-			in.Kind = workflows.KindCheckout
-			in.Card = workflows.CardRef{}
-			in.PublicURL = "https://gw.example"
+			in, _ := checkoutInput()
 			if mut != nil {
 				mut(&in)
 			}
 			return in
 		}
 	}
-	pix := workflows.PayAPMRequest{APM: workflows.APMOrder{Method: "PIX", Country: "BR", Document: "12345678901",
-		ReturnURL: "https://gw.example/v1/checkout/apm/return?session=s"}}
+	pix := pixOnThePage
 	tests := []struct {
 		name      string
 		in        func() workflows.OrderInput
@@ -819,17 +828,12 @@ func TestShopperCancel(t *testing.T) {
 	cannot := temporal.NewNonRetryableApplicationError("cannot", activities.ErrTypeCannotCancel, nil)
 	checkout := func(threeDS bool) func() workflows.OrderInput {
 		return func() workflows.OrderInput {
-			in := orderInput("auto")
-			in.Kind = workflows.KindCheckout
-			in.Card = workflows.CardRef{}
-			in.PublicURL = "https://gw.example"
+			in, _ := checkoutInput()
 			in.ThreeDS = threeDS
 			return in
 		}
 	}
-	pix := workflows.PayAPMRequest{APM: workflows.APMOrder{Method: "PIX", Country: "BR", Document: "12345678901",
-		ReturnURL: "https://gw.example/v1/checkout/apm/return?session=s"}}
-	card := orderInput("auto").Card
+	_, card := checkoutInput()
 	tests := []struct {
 		name string
 		in   func() workflows.OrderInput
@@ -876,7 +880,7 @@ func TestShopperCancel(t *testing.T) {
 				env.RegisterDelayedCallback(func() {
 					env.UpdateWorkflow(workflows.UpdatePayAPM, "", &testsuite.TestUpdateCallback{
 						OnAccept: func() {}, OnReject: func(err error) { t.Errorf("pay-apm rejected: %v", err) }, OnComplete: func(any, error) {},
-					}, pix)
+					}, pixOnThePage)
 				}, time.Minute)
 			case "card":
 				at = time.Minute
@@ -952,11 +956,8 @@ func TestHostedPageChallengeWindow(t *testing.T) {
 			acq := &acquirer{risk: accepted, threeDS: challenge, authorise: answer(approved(amount))}
 			env := newEnv(t, acq)
 			withACS(env, acsSays(map[bool]connector.AuthenticationStatus{true: "authenticated", false: "challenge_required"}[tc.answerAt > 0]))
-			in := orderInput("auto")
-			in.Kind = workflows.KindCheckout
+			in, card := checkoutInput()
 			in.ThreeDS = true
-			card := in.Card
-			in.Card = workflows.CardRef{}
 			env.RegisterDelayedCallback(func() {
 				env.UpdateWorkflow(workflows.UpdatePay, "", &testsuite.TestUpdateCallback{
 					OnAccept: func() {}, OnReject: func(err error) { t.Errorf("pay rejected: %v", err) }, OnComplete: func(any, error) {},
@@ -990,18 +991,12 @@ func TestHostedPageCardAndAPMTogether(t *testing.T) {
 	env := newEnv(t, acq)
 	withACS(env, &acs{})
 	env.OnActivity(acts.AttachPaymentMethod, mock.Anything, mock.Anything).Return(nil).Maybe()
-	in := orderInput("auto")
-	in.Kind = workflows.KindCheckout
-	card := in.Card
-	in.Card = workflows.CardRef{}
-	in.PublicURL = "https://gw.example"
-	pix := workflows.PayAPMRequest{APM: workflows.APMOrder{Method: "PIX", Country: "BR", Document: "12345678901",
-		ReturnURL: "https://gw.example/v1/checkout/apm/return?session=s"}}
+	in, card := checkoutInput()
 	var cardErr error
 	env.RegisterDelayedCallback(func() {
 		env.UpdateWorkflow(workflows.UpdatePayAPM, "", &testsuite.TestUpdateCallback{
 			OnAccept: func() {}, OnReject: func(err error) { t.Errorf("pay-apm rejected: %v", err) }, OnComplete: func(any, error) {},
-		}, pix)
+		}, pixOnThePage)
 		env.UpdateWorkflow(workflows.UpdatePay, "", &testsuite.TestUpdateCallback{
 			OnAccept: func() {}, OnReject: func(err error) { cardErr = err },
 			OnComplete: func(_ any, err error) { cardErr = err },

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"gorm.io/gorm"
+
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/merchant"
 	"github.com/paygate/paygate/internal/domain/keyring"
@@ -14,12 +16,7 @@ import (
 // simulated connectors only; a mode can be changed, and a bad one refused.
 func TestAccountMode(t *testing.T) {
 	db := testDB(t)
-	spec, _ := keyring.GenerateSpec("k1")
-	keys, err := keyring.Parse(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := merchant.NewService(db, keys, 0)
+	svc := newService(t, db)
 	// Stripe here runs on a test-mode key: a test account may reach it.
 	svc.TestConnector = func(name string) bool { return testmode.Simulated(name) || name == "stripe" }
 	ctx := t.Context()
@@ -90,4 +87,16 @@ func TestAccountMode(t *testing.T) {
 	if a, _ := svc.Load(ctx, "30086", "30086003"); a.Mode != testmode.Test {
 		t.Errorf("the refused account is %q", a.Mode)
 	}
+}
+
+// newService is the account service over db, with a keyring of one
+// generated key.
+func newService(t *testing.T, db *gorm.DB) *merchant.Service {
+	t.Helper()
+	spec, _ := keyring.GenerateSpec("k1")
+	keys, err := keyring.Parse(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return merchant.NewService(db, keys, 0)
 }

@@ -5,20 +5,13 @@ import (
 	"testing"
 
 	"github.com/paygate/paygate/internal/adapters/merchant"
-	"github.com/paygate/paygate/internal/domain/keyring"
 )
 
 // TestSettlementNotifyURLRefused: a settlement notify_url the deliveries
 // would refuse every time is refused when it is set, before anything is
 // stored.
 func TestSettlementNotifyURLRefused(t *testing.T) {
-	db := testDB(t)
-	spec, _ := keyring.GenerateSpec("k1")
-	keys, err := keyring.Parse(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := merchant.NewService(db, keys, 0)
+	svc := newService(t, testDB(t))
 	for _, tc := range []struct{ name, url string }{
 		{"user info", "https://user:pass@shop.example/settlements"},
 		{"not http", "ftp://shop.example/settlements"},
