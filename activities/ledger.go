@@ -61,12 +61,10 @@ func (a *LedgerActivities) LedgerCreditOrder(ctx context.Context, in LedgerOrder
 }
 
 // LedgerDebitRefund debits a settled refund from the merchant's pending money
-// (the capture not settled yet) or deposit.
-// A deposit that holds less than the refund (the merchant has paid it out
-// since) is returned as a plain error and so retried: the refund has left
-// the acquirer, the merchant owes it, and it is posted as soon as a top-up
-// or a paid order makes room. Meanwhile the workflow's pending activity
-// shows the wait, with the error, in the Temporal UI.
+// (the capture not settled yet) or deposit. What a deposit lacks (the
+// merchant has paid it out since) is posted as the merchant's debt, which
+// money coming to the deposit repays first (ledger.DebitRefund): the
+// refund has left the acquirer, so it is on the ledger at once.
 func (a *LedgerActivities) LedgerDebitRefund(ctx context.Context, in LedgerOrderInput) (LedgerPostingResult, error) {
 	e, err := a.Ledger.DebitRefund(ctx, posting(in))
 	if err != nil {

@@ -73,9 +73,9 @@ func TestDisputeEndToEnd(t *testing.T) {
 		refunds                     int
 		refunded                    int64
 	}{
-		{"won", "won", map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDisputeDebt: 0, models.LedgerDeposit: 0},
+		{"won", "won", map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDebt: 0, models.LedgerDeposit: 0},
 			"1", "0000:Success", 1, 100},
-		{"lost", "lost", map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDisputeDebt: -2734, models.LedgerDeposit: 0,
+		{"lost", "lost", map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDebt: -2734, models.LedgerDeposit: 0,
 			models.LedgerFeeIncome: 1500, models.LedgerDisputeClearing: 1234},
 			"0", "I0038:Refund not allowed while the payment is disputed: chargeback lost", 0, 0},
 	}
@@ -97,7 +97,7 @@ func TestDisputeEndToEnd(t *testing.T) {
 				t.Errorf("workflow %s", d.WorkflowID)
 			}
 			held := ledgerOf(t, creds)
-			if held[models.LedgerDisputeHold] != 2734 || held[models.LedgerDisputeDebt] != -2734 {
+			if held[models.LedgerDisputeHold] != 2734 || held[models.LedgerDebt] != -2734 {
 				t.Errorf("held: %v", held)
 			}
 			// A refund now would pay the cardholder twice: refused, and
@@ -213,7 +213,7 @@ func TestDisputeEvidenceWins(t *testing.T) {
 		t.Logf("evidence answered %s before the outcome was recorded", answer.Disputes[0].Status)
 		waitDispute(t, creds, id, "won")
 	}
-	waitLedger(t, creds, map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDisputeDebt: 0})
+	waitLedger(t, creds, map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDebt: 0})
 
 	var rows []struct{ Sealed []byte }
 	if err := env.gw.DB.Raw("SELECT sealed FROM dispute_evidences WHERE dispute_id = ?", id).Scan(&rows).Error; err != nil || len(rows) != 1 {

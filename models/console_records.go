@@ -344,7 +344,7 @@ func (r ConsoleRecords) ShopperEmailHash(email string) (string, error) {
 // accounts in mode (testmode), or of all of them when mode is empty.
 func (r ConsoleRecords) MerchantBalances(ctx context.Context, mode string) ([]LedgerAccount, error) {
 	var accounts []LedgerAccount
-	q := r.DB.WithContext(ctx).Where("kind IN ?", []string{LedgerPending, LedgerDeposit, LedgerReserved})
+	q := r.DB.WithContext(ctx).Where("kind IN ?", []string{LedgerPending, LedgerDeposit, LedgerReserved, LedgerDebt})
 	if mode != "" {
 		q = q.Where(ofMode, map[string]any{"test": isTest(mode)})
 	}

@@ -44,10 +44,11 @@ const (
 	// LedgerDisputeHold is the merchant's money a dispute holds (the
 	// disputed amount and its fee) until its outcome releases or takes it.
 	LedgerDisputeHold = "dispute_hold"
-	// LedgerDisputeDebt is what a dispute's hold took beyond the
-	// merchant's available funds: the merchant owes it, so it runs below
-	// zero.
-	LedgerDisputeDebt = "dispute_debt"
+	// LedgerDebt is what the merchant owes the gateway: what a dispute's
+	// hold or a refund's debit took beyond the merchant's deposit. It runs
+	// below zero, and money coming to the deposit repays it first. It is
+	// stored as dispute_debt, the name it had when only disputes made it.
+	LedgerDebt = "dispute_debt"
 	// LedgerDisputeClearing is the acquirer's side of disputes: below zero
 	// by what it took back on chargebacks and still owes us until the
 	// outcome (a lost dispute's hold pays it; a won one's reinstatement

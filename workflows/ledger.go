@@ -41,7 +41,7 @@ const (
 // postToLedger posts an order's money to the ledger beside the order, not in
 // its way: the posting runs in a goroutine of its own, so neither the
 // merchant's answer nor the order's next step waits for it, and a ledger
-// that is down or a deposit too short for a refund never fails the payment.
+// that is down never fails the payment.
 // The order ends only once every posting is done (inFlight).
 //
 // From version 2 the posting is first tried as a local activity, a few

@@ -438,26 +438,31 @@ func TestHomeOfTestAccountsOnly(t *testing.T) {
 
 // TestBalancesKeepTestAndLiveApart: finance's balances list one mode's
 // accounts at a time, live unasked, with the switch and the entries' links
-// keeping the mode.
+// keeping the mode, and what each merchant owes beside its money.
 func TestBalancesKeepTestAndLiveApart(t *testing.T) {
 	c := newTestConsole(t)
 	seedHome(t, c)
 	seedAccounts(t, c, map[string]string{"A1": "live", "A2": "test", "B1": "live"})
-	row := regexp.MustCompile(`<tr><td>([^<]*)</td><td><a href="([^"]*)">([^<]*)</a></td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td></tr>`)
+	// B owes 40.00: a refund or a dispute its deposit could not cover
+	// while a payout of B's held the money, given back since.
+	if err := c.db.Create(&models.LedgerAccount{MerchantID: "B", AccountID: "B1", Currency: "USD", Kind: models.LedgerDebt, Balance: -4000}).Error; err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile(`<tr><td>([^<]*)</td><td><a href="([^"]*)">([^<]*)</a></td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td></tr>`)
 	tests := []struct {
 		name, query string
-		rows        []string // merchant account currency pending available reserved
+		rows        []string // merchant account currency pending available reserved owed
 		link        string   // the first row's link to its entries
 		switchTo    string   // the switch's link to the other mode
 	}{
-		{name: "live unasked", rows: []string{"A A1 EUR 0.00 10.00 0.00", "A A1 USD 20.00 1000.00 50.00", "B B1 USD 0.00 250.00 0.00"},
+		{name: "live unasked", rows: []string{"A A1 EUR 0.00 10.00 0.00 0.00", "A A1 USD 20.00 1000.00 50.00 0.00", "B B1 USD 0.00 250.00 0.00 40.00"},
 			link: "/console/balances?account_id=A1&amp;lang=en&amp;mode=live", switchTo: `<a href="/console/balances?lang=en&amp;mode=test">Test accounts</a>`},
-		{name: "test when asked", query: "&mode=test", rows: []string{"A A2 USD 0.00 5000.00 0.00"},
+		{name: "test when asked", query: "&mode=test", rows: []string{"A A2 USD 0.00 5000.00 0.00 0.00"},
 			link: "/console/balances?account_id=A2&amp;lang=en&amp;mode=test", switchTo: `<a href="/console/balances?lang=en&amp;mode=live">Live accounts</a>`},
 		{name: "an account's entries: the switch leaves the account, which is of one mode", query: "&mode=test&account_id=A2",
-			rows: []string{"A A2 USD 0.00 5000.00 0.00"}, link: "/console/balances?account_id=A2&amp;lang=en&amp;mode=test",
+			rows: []string{"A A2 USD 0.00 5000.00 0.00 0.00"}, link: "/console/balances?account_id=A2&amp;lang=en&amp;mode=test",
 			switchTo: `<a href="/console/balances?lang=en&amp;mode=live">Live accounts</a>`},
-		{name: "an unknown mode is live", query: "&mode=all", rows: []string{"A A1 EUR 0.00 10.00 0.00", "A A1 USD 20.00 1000.00 50.00", "B B1 USD 0.00 250.00 0.00"},
+		{name: "an unknown mode is live", query: "&mode=all", rows: []string{"A A1 EUR 0.00 10.00 0.00 0.00", "A A1 USD 20.00 1000.00 50.00 0.00", "B B1 USD 0.00 250.00 0.00 40.00"},
 			link: "/console/balances?account_id=A1&amp;lang=en&amp;mode=live", switchTo: `<a href="/console/balances?lang=en&amp;mode=test">Test accounts</a>`},
 	}
 	hc := c.browser(t)
@@ -471,7 +476,7 @@ func TestBalancesKeepTestAndLiveApart(t *testing.T) {
 			var got []string
 			links := []string{}
 			for _, m := range row.FindAllStringSubmatch(page, -1) {
-				got = append(got, strings.Join([]string{m[1], m[3], m[4], m[5], m[6], m[7]}, " "))
+				got = append(got, strings.Join([]string{m[1], m[3], m[4], m[5], m[6], m[7], m[8]}, " "))
 				links = append(links, m[2])
 			}
 			if strings.Join(got, "\n") != strings.Join(tc.rows, "\n") {

@@ -436,6 +436,9 @@ func (s *Server) refundList(w http.ResponseWriter, r *http.Request) {
 type balanceRow struct {
 	MerchantID, AccountID, Currency string
 	Pending, Available, Reserved    int64
+	// Owed is what the merchant owes the gateway (disputes and refunds
+	// its deposit could not cover).
+	Owed int64
 	// Connector and Routing: the account's connector, and its routing
 	// rules in words (none: every order goes to the connector).
 	Connector string

@@ -265,8 +265,10 @@ func (s *Server) balances(w http.ResponseWriter, r *http.Request) {
 			rows[i].Pending = a.Balance
 		case models.LedgerDeposit:
 			rows[i].Available = a.Balance
-		default:
+		case models.LedgerReserved:
 			rows[i].Reserved = a.Balance
+		case models.LedgerDebt:
+			rows[i].Owed = -a.Balance
 		}
 	}
 	d := pageData{Title: t(lang, "balances"), Accounts: rows, Mode: mode, Modes: modes}

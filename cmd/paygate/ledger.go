@@ -225,5 +225,6 @@ func balanceView(b ledger.Balance) map[string]string {
 		"pending":   money.FromMinor(b.Pending, b.Currency).ExtendedString(),
 		"available": money.FromMinor(b.Available, b.Currency).ExtendedString(),
 		"reserved":  money.FromMinor(b.Reserved, b.Currency).ExtendedString(),
+		"owed":      money.FromMinor(b.Owed, b.Currency).ExtendedString(),
 	}
 }

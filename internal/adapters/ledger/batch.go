@@ -128,7 +128,7 @@ func (l *Ledger) postBatch(ctx context.Context, tx *gorm.DB, batch []Settlement,
 		o := owner{s.MerchantID, s.AccountID, s.Currency}
 		if s.Kind == SettleCapture {
 			c, ok := credited[s.OrderKey]
-			debt := accounts[o][models.LedgerDisputeDebt]
+			debt := accounts[o][models.LedgerDebt]
 			lines, err = linesOf(s, c, ok, debt.Balance+delta[debt.ID])
 		} else {
 			lines, err = linesOf(s, 0, slices.Contains(refunds, "refund/"+s.RefundKey), 0)

@@ -46,7 +46,7 @@ func (l *Ledger) HoldDispute(ctx context.Context, h DisputeHold) (Entry, error) 
 	err := l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		ref := disputeRef(h.Reference, "held")
 		accounts, err := l.lockAccounts(tx, h.MerchantID, h.AccountID, h.Currency,
-			[]string{models.LedgerDeposit, models.LedgerDisputeDebt, models.LedgerDisputeHold})
+			[]string{models.LedgerDeposit, models.LedgerDebt, models.LedgerDisputeHold})
 		if err != nil {
 			return err
 		}
@@ -64,7 +64,7 @@ func (l *Ledger) HoldDispute(ctx context.Context, h DisputeHold) (Entry, error) 
 			lines = append(lines, line{models.LedgerDeposit, -fromDeposit})
 		}
 		if debt := total - fromDeposit; debt > 0 {
-			lines = append(lines, line{models.LedgerDisputeDebt, -debt})
+			lines = append(lines, line{models.LedgerDebt, -debt})
 		}
 		e, _, err := l.post(ctx, tx, posting{
 			kind: models.EntryDisputeHold, reference: ref, merchantID: h.MerchantID, accountID: h.AccountID,
@@ -87,10 +87,10 @@ func (l *Ledger) HoldDispute(ctx context.Context, h DisputeHold) (Entry, error) 
 // ErrDisputeClosed.
 func (l *Ledger) ReleaseDispute(ctx context.Context, reference string) (Entry, error) {
 	return l.closeDispute(ctx, reference, "released", models.EntryDisputeRelease, func(accounts map[string]*models.LedgerAccount, total int64) []line {
-		toDebt := min(max(-accounts[models.LedgerDisputeDebt].Balance, 0), total)
+		toDebt := min(max(-accounts[models.LedgerDebt].Balance, 0), total)
 		m := lineSet{}
 		m.add(models.LedgerDisputeHold, -total)
-		m.add(models.LedgerDisputeDebt, toDebt)
+		m.add(models.LedgerDebt, toDebt)
 		m.add(models.LedgerDeposit, total-toDebt)
 		return m.lines()
 	})
@@ -112,7 +112,7 @@ func (l *Ledger) TakeDispute(ctx context.Context, reference string, fee int64) (
 }
 
 // disputeCloseKinds are the accounts a dispute's outcome may move.
-var disputeCloseKinds = []string{models.LedgerDeposit, models.LedgerDisputeDebt, models.LedgerDisputeHold,
+var disputeCloseKinds = []string{models.LedgerDeposit, models.LedgerDebt, models.LedgerDisputeHold,
 	models.LedgerDisputeClearing, models.LedgerFeeIncome}
 
 // closeDispute posts a dispute's outcome under the lock of its hold

@@ -30,13 +30,13 @@ func TestDisputeMoney(t *testing.T) {
 		{"held from the deposit", 10000, "", map[string]int64{
 			models.LedgerDeposit: 6500, models.LedgerDisputeHold: 3500}},
 		{"held beyond the deposit: the rest is the merchant's debt", 2000, "", map[string]int64{
-			models.LedgerDeposit: 0, models.LedgerDisputeDebt: -1500, models.LedgerDisputeHold: 3500}},
+			models.LedgerDeposit: 0, models.LedgerDebt: -1500, models.LedgerDisputeHold: 3500}},
 		{"won: back where it came from", 2000, "release", map[string]int64{
-			models.LedgerDeposit: 2000, models.LedgerDisputeDebt: 0, models.LedgerDisputeHold: 0}},
+			models.LedgerDeposit: 2000, models.LedgerDebt: 0, models.LedgerDisputeHold: 0}},
 		{"lost: the amount to the acquirer, the fee to the gateway", 10000, "take", map[string]int64{
 			models.LedgerDeposit: 6500, models.LedgerDisputeHold: 0, models.LedgerDisputeClearing: 2000, models.LedgerFeeIncome: 1500}},
 		{"lost beyond the deposit: the debt stays", 2000, "take", map[string]int64{
-			models.LedgerDeposit: 0, models.LedgerDisputeDebt: -1500, models.LedgerDisputeHold: 0,
+			models.LedgerDeposit: 0, models.LedgerDebt: -1500, models.LedgerDisputeHold: 0,
 			models.LedgerDisputeClearing: 2000, models.LedgerFeeIncome: 1500}},
 	}
 	for _, tc := range tests {
@@ -138,20 +138,20 @@ func TestDisputeWithTheAcquirersReport(t *testing.T) {
 		want    map[string]int64
 	}{
 		{"lost: debited, taken", 10000, []step{holdIt, debit, take}, map[string]int64{
-			models.LedgerDeposit: 6500, models.LedgerDisputeDebt: 0, models.LedgerSettlementCash: 2015, models.LedgerFeeExpense: -15,
+			models.LedgerDeposit: 6500, models.LedgerDebt: 0, models.LedgerSettlementCash: 2015, models.LedgerFeeExpense: -15,
 			models.LedgerFeeIncome: 1500}},
 		{"lost: taken before the report's debit", 10000, []step{holdIt, take, debit}, map[string]int64{
 			models.LedgerDeposit: 6500, models.LedgerSettlementCash: 2015, models.LedgerFeeExpense: -15, models.LedgerFeeIncome: 1500}},
 		{"won: debited, released, reinstated", 10000, []step{holdIt, debit, release, reinstated}, map[string]int64{
 			models.LedgerDeposit: 10000, models.LedgerSettlementCash: 15, models.LedgerFeeExpense: -15, models.LedgerFeeIncome: 0}},
 		{"lost beyond the deposit, the debt repaid by the next settlement", 2000, []step{holdIt, debit, take, settled}, map[string]int64{
-			models.LedgerDeposit: 2000 - 2000 + 9680 - 1500, models.LedgerDisputeDebt: 0, models.LedgerSettlementCash: 2015 - 9680,
+			models.LedgerDeposit: 2000 - 2000 + 9680 - 1500, models.LedgerDebt: 0, models.LedgerSettlementCash: 2015 - 9680,
 			models.LedgerFeeExpense: -15 - 320, models.LedgerFeeIncome: 1500 + 320}},
 		{"won after the debt was repaid: all back to the deposit", 2000, []step{holdIt, settled, debit, release, reinstated}, map[string]int64{
-			models.LedgerDeposit: 2000 + 9680, models.LedgerDisputeDebt: 0, models.LedgerSettlementCash: 15 - 9680,
+			models.LedgerDeposit: 2000 + 9680, models.LedgerDebt: 0, models.LedgerSettlementCash: 15 - 9680,
 			models.LedgerFeeExpense: -15 - 320, models.LedgerFeeIncome: 320}},
 		{"won while still in debt: the debt cleared first", 2000, []step{holdIt, release}, map[string]int64{
-			models.LedgerDeposit: 2000, models.LedgerDisputeDebt: 0}},
+			models.LedgerDeposit: 2000, models.LedgerDebt: 0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -263,7 +263,7 @@ func TestDisputeHoldRepeatedWhileLocked(t *testing.T) {
 		t.Fatalf("attempts answered %+v and %+v, want one entry twice", first, second)
 	}
 	got := balances(t, db)
-	want := map[string]int64{models.LedgerDeposit: 0, models.LedgerDisputeDebt: -1500, models.LedgerDisputeHold: 3500}
+	want := map[string]int64{models.LedgerDeposit: 0, models.LedgerDebt: -1500, models.LedgerDisputeHold: 3500}
 	for kind, v := range want {
 		if got[kind] != v {
 			t.Errorf("%s = %d, want %d", kind, got[kind], v)

@@ -99,13 +99,20 @@ type Reservation struct {
 
 // Balance is a merchant account's money in one currency: Pending captured
 // and not yet settled by the acquirer, Available in the deposit account
-// (what payouts draw on), Reserved for payouts in flight.
+// (what payouts draw on), Reserved for payouts in flight, and Owed what the
+// merchant owes the gateway (disputes and refunds its deposit could not
+// cover; zero or above).
 type Balance struct {
 	Currency  string
 	Pending   int64
 	Available int64
 	Reserved  int64
+	Owed      int64
 }
+
+// Payable is what a payout may take of the balance: the deposit less what
+// the merchant owes.
+func (b Balance) Payable() int64 { return max(b.Available-b.Owed, 0) }
 
 // Line is one line of a journal entry: Amount (signed; positive credits)
 // on the merchant account's ledger account of kind AccountKind.
@@ -226,23 +233,55 @@ const pgAccountsNotOpen = "L0001"
 // DebitRefund debits a refund's amount from the merchant's money, back to
 // acquirer clearing: from pending while the acquirer has not settled the
 // order's capture (the refund then comes out of that settlement), from the
-// deposit once it has. A refund larger than the deposit is refused with
-// ErrInsufficientFunds and posts nothing: balances never go negative, so
-// the debit waits (its caller retries) until the deposit holds enough.
+// deposit once it has. What the deposit lacks is taken as the merchant's
+// debt, as a dispute's hold takes it: the refund has left the acquirer
+// already, so it is on the ledger at once, and a capture's settlement, a
+// top-up or a won dispute's release repays it before crediting the
+// deposit. A repeat posts nothing more.
 func (l *Ledger) DebitRefund(ctx context.Context, p OrderPosting) (Entry, error) {
 	if err := check(p.Reference, p.MerchantID, p.AccountID, p.Currency, p.Amount, 0); err != nil {
 		return Entry{}, err
 	}
 	var out Entry
 	err := l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		// The order's settlement locks the same accounts, so it waits for
+		// the refund or the refund for it.
+		kinds := refundKinds
+		if p.OrderKey == "" {
+			// A posting of no order draws on the deposit alone.
+			kinds = refundKinds[1:]
+		}
+		accounts, err := l.lockAccounts(tx, p.MerchantID, p.AccountID, p.Currency, kinds)
+		if err != nil {
+			return err
+		}
+		// A repeat is the entry posted first, looked for under the lock:
+		// its lines were read from balances that may have moved since.
+		if prior, err := l.entryByReference(ctx, tx, p.Reference); err == nil {
+			if !sameOrderPosting(prior, models.EntryRefund, p, models.LedgerAcquirerClearing) {
+				return fmt.Errorf("%w: %s is a %s entry", ErrReferenceConflict, p.Reference, prior.Kind)
+			}
+			out = prior
+			return nil
+		} else if !errors.Is(err, gorm.ErrRecordNotFound) {
+			return err
+		}
 		from, err := l.refundSource(ctx, tx, p)
 		if err != nil {
 			return err
 		}
+		m := lineSet{}
+		m.add(models.LedgerAcquirerClearing, p.Amount)
+		if from == models.LedgerPending {
+			m.add(models.LedgerPending, -p.Amount)
+		} else {
+			fromDeposit := min(max(accounts[models.LedgerDeposit].Balance, 0), p.Amount)
+			m.add(models.LedgerDeposit, -fromDeposit)
+			m.add(models.LedgerDebt, -(p.Amount - fromDeposit))
+		}
 		e, _, err := l.post(ctx, tx, posting{
 			kind: models.EntryRefund, reference: p.Reference, merchantID: p.MerchantID, accountID: p.AccountID,
-			orderKey: p.OrderKey, currency: p.Currency, description: "refund",
-			lines: []line{{from, -p.Amount}, {models.LedgerAcquirerClearing, p.Amount}},
+			orderKey: p.OrderKey, currency: p.Currency, description: "refund", lines: m.lines(),
 		})
 		out = e
 		return err
@@ -253,17 +292,52 @@ func (l *Ledger) DebitRefund(ctx context.Context, p OrderPosting) (Entry, error)
 	return out, nil
 }
 
-// TopUp credits operator funding to the merchant's deposit.
+// refundKinds are the accounts a refund's debit may move, pending first.
+var refundKinds = []string{models.LedgerPending, models.LedgerDeposit, models.LedgerDebt, models.LedgerAcquirerClearing}
+
+// sameOrderPosting reports whether a posted entry is p: of kind, the same
+// owner, and p's amount credited to counterpart in p's currency.
+func sameOrderPosting(e Entry, kind string, p OrderPosting, counterpart string) bool {
+	if e.Kind != kind || e.MerchantID != p.MerchantID || e.AccountID != p.AccountID {
+		return false
+	}
+	return slices.ContainsFunc(e.Lines, func(ln Line) bool {
+		return ln.AccountKind == counterpart && ln.Currency == p.Currency && ln.Amount == p.Amount
+	})
+}
+
+// TopUp credits operator funding to the merchant's deposit, after repaying
+// what the merchant owes (the debt disputes and refunds left): money the
+// merchant sends comes first to what it owes, as its settlements do.
 func (l *Ledger) TopUp(ctx context.Context, t TopUp) (Entry, error) {
 	if err := check(t.Reference, t.MerchantID, t.AccountID, t.Currency, t.Amount, 0); err != nil {
 		return Entry{}, err
 	}
 	var out Entry
 	err := l.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		accounts, err := l.lockAccounts(tx, t.MerchantID, t.AccountID, t.Currency,
+			[]string{models.LedgerDeposit, models.LedgerDebt, models.LedgerOperatorFunding})
+		if err != nil {
+			return err
+		}
+		if prior, err := l.entryByReference(ctx, tx, t.Reference); err == nil {
+			if !sameOrderPosting(prior, models.EntryTopUp, OrderPosting{MerchantID: t.MerchantID, AccountID: t.AccountID,
+				Currency: t.Currency, Amount: -t.Amount}, models.LedgerOperatorFunding) {
+				return fmt.Errorf("%w: %s is a %s entry", ErrReferenceConflict, t.Reference, prior.Kind)
+			}
+			out = prior
+			return nil
+		} else if !errors.Is(err, gorm.ErrRecordNotFound) {
+			return err
+		}
+		repay := min(max(-accounts[models.LedgerDebt].Balance, 0), t.Amount)
+		m := lineSet{}
+		m.add(models.LedgerDeposit, t.Amount-repay)
+		m.add(models.LedgerDebt, repay)
+		m.add(models.LedgerOperatorFunding, -t.Amount)
 		e, _, err := l.post(ctx, tx, posting{
 			kind: models.EntryTopUp, reference: t.Reference, merchantID: t.MerchantID, accountID: t.AccountID,
-			currency: t.Currency, description: "operator top-up",
-			lines: []line{{models.LedgerDeposit, t.Amount}, {models.LedgerOperatorFunding, -t.Amount}},
+			currency: t.Currency, description: "operator top-up", lines: m.lines(),
 		})
 		out = e
 		return err
@@ -692,8 +766,8 @@ func withLines(ctx context.Context, db *gorm.DB, rows []models.JournalEntry) ([]
 	return out, nil
 }
 
-// Balance returns the merchant account's available and reserved balance in
-// currency; an account the ledger has never moved has zero.
+// Balance returns the merchant account's balance in currency; an account
+// the ledger has never moved has zero.
 func (l *Ledger) Balance(ctx context.Context, merchantID, accountID, currency string) (Balance, error) {
 	all, err := l.balances(ctx, merchantID, accountID, currency)
 	if err != nil {
@@ -712,7 +786,7 @@ func (l *Ledger) Balances(ctx context.Context, merchantID, accountID string) ([]
 }
 
 func (l *Ledger) balances(ctx context.Context, merchantID, accountID, currency string) ([]Balance, error) {
-	q := l.db.WithContext(ctx).Where("merchant_id = ? AND account_id = ? AND kind IN ?", merchantID, accountID, nonNegative)
+	q := l.db.WithContext(ctx).Where("merchant_id = ? AND account_id = ? AND kind IN ?", merchantID, accountID, balanceKinds)
 	if currency != "" {
 		q = q.Where("currency = ?", currency)
 	}
@@ -733,10 +807,15 @@ func (l *Ledger) balances(ctx context.Context, merchantID, accountID, currency s
 			b.Reserved = r.Balance
 		case models.LedgerPending:
 			b.Pending = r.Balance
+		case models.LedgerDebt:
+			b.Owed = -r.Balance
 		}
 	}
 	return out, nil
 }
+
+// balanceKinds are the accounts a Balance reads.
+var balanceKinds = append(slices.Clone(nonNegative), models.LedgerDebt)
 
 // Entries lists posted entries with their lines, for operators.
 func (l *Ledger) Entries(ctx context.Context, f EntryFilter) ([]Entry, error) {

@@ -123,7 +123,7 @@ func reservation(ref string, amount, fee int64) ledger.Reservation {
 // of 100.00, and checks every balance to the cent.
 func TestOperations(t *testing.T) {
 	type want struct {
-		pending, deposit, reserved, acquirer, rail, fee, funding int64
+		pending, deposit, reserved, acquirer, rail, fee, funding, debt int64
 	}
 	tests := []struct {
 		name    string
@@ -154,11 +154,29 @@ func TestOperations(t *testing.T) {
 			want: want{deposit: 7500, acquirer: 2500, funding: -10000}, entries: 2,
 		},
 		{
-			name: "refund beyond the balance", op: func(ctx context.Context, l *ledger.Ledger) error {
+			name: "refund beyond the balance: the rest owed", op: func(ctx context.Context, l *ledger.Ledger) error {
 				_, err := l.DebitRefund(ctx, order("refund/1-02", 10001))
 				return err
 			},
-			wantErr: ledger.ErrInsufficientFunds,
+			want: want{acquirer: 10001, funding: -10000, debt: -1}, entries: 2,
+		},
+		{
+			name: "a refund's reference reused for another amount", op: func(ctx context.Context, l *ledger.Ledger) error {
+				if _, err := l.DebitRefund(ctx, order("refund/1-03", 2500)); err != nil {
+					return err
+				}
+				_, err := l.DebitRefund(ctx, order("refund/1-03", 2600))
+				return err
+			},
+			wantErr: ledger.ErrReferenceConflict,
+			want:    want{deposit: 7500, acquirer: 2500, funding: -10000}, entries: 2,
+		},
+		{
+			name: "a top-up's reference reused for another amount", op: func(ctx context.Context, l *ledger.Ledger) error {
+				_, err := l.TopUp(ctx, ledger.TopUp{Reference: "t1", MerchantID: merchantID, AccountID: accountID, Currency: usd, Amount: 10001})
+				return err
+			},
+			wantErr: ledger.ErrReferenceConflict,
 			want:    want{deposit: 10000, funding: -10000}, entries: 1,
 		},
 		{
@@ -272,6 +290,7 @@ func TestOperations(t *testing.T) {
 				for kind, amount := range map[string]int64{
 					models.LedgerPending: w.pending, models.LedgerDeposit: w.deposit, models.LedgerReserved: w.reserved, models.LedgerAcquirerClearing: w.acquirer,
 					models.LedgerRailClearing: w.rail, models.LedgerFeeIncome: w.fee, models.LedgerOperatorFunding: w.funding,
+					models.LedgerDebt: w.debt,
 				} {
 					if got[kind] != amount {
 						t.Errorf("round %d: %s balance = %d, want %d", round+1, kind, got[kind], amount)
@@ -285,8 +304,9 @@ func TestOperations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if bal.Available != tc.want.deposit || bal.Reserved != tc.want.reserved || bal.Pending != tc.want.pending {
-				t.Errorf("Balance() = %+v, want available %d, reserved %d", bal, tc.want.deposit, tc.want.reserved)
+			if bal.Available != tc.want.deposit || bal.Reserved != tc.want.reserved || bal.Pending != tc.want.pending || bal.Owed != -tc.want.debt {
+				t.Errorf("Balance() = %+v, want available %d, reserved %d, pending %d, owed %d", bal, tc.want.deposit, tc.want.reserved,
+					tc.want.pending, -tc.want.debt)
 			}
 			assertInvariants(t, db)
 		})
@@ -616,9 +636,9 @@ func TestBalancesByCurrency(t *testing.T) {
 
 // TestConcurrentMixedPostings: paid orders, refunds, top-ups and payout
 // reservations race on one merchant account whose ledger accounts do not
-// exist yet. Every posting either goes through or is refused for funds (no
-// deadlock, no other error), and the balances are exactly the sum of those
-// that went through.
+// exist yet. Every posting goes through, a reservation alone may be refused
+// for funds (no deadlock, no other error; what a refund's deposit lacks is
+// owed), and the balances are exactly the sum of those that went through.
 func TestConcurrentMixedPostings(t *testing.T) {
 	db := testDB(t)
 	l := ledger.New(db)
@@ -671,7 +691,7 @@ func TestConcurrentMixedPostings(t *testing.T) {
 		switch {
 		case r.err == nil:
 			done[r.kind]++
-		case errors.Is(r.err, ledger.ErrInsufficientFunds) && (r.kind == "refund" || r.kind == "reserve"):
+		case errors.Is(r.err, ledger.ErrInsufficientFunds) && r.kind == "reserve":
 		default:
 			t.Errorf("%s: %v", r.kind, r.err)
 		}
@@ -679,7 +699,15 @@ func TestConcurrentMixedPostings(t *testing.T) {
 	if done["credit"] != each || done["top-up"] != each {
 		t.Errorf("%d credits and %d top-ups went through, want %d each", done["credit"], done["top-up"], each)
 	}
+	if done["refund"] != each {
+		t.Errorf("%d refunds went through, want %d: what the deposit lacks is owed", done["refund"], each)
+	}
 	got := balances(t, db)
+	if got[models.LedgerDeposit] > 0 && got[models.LedgerDebt] < 0 {
+		t.Errorf("deposit %d beside a debt of %d: the debt is repaid first", got[models.LedgerDeposit], -got[models.LedgerDebt])
+	}
+	// The deposit less what is owed: the debt is the deposit's shortfall.
+	got[models.LedgerDeposit] += got[models.LedgerDebt]
 	want := map[string]int64{
 		models.LedgerPending:          done["credit"] * credit,
 		models.LedgerDeposit:          done["top-up"]*top - done["refund"]*refund - done["reserve"]*(reserve+fee),

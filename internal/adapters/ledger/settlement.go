@@ -110,7 +110,7 @@ func (l *Ledger) PostSettlement(ctx context.Context, s Settlement) (Entry, error
 		} else if !errors.Is(err, gorm.ErrRecordNotFound) {
 			return err
 		}
-		lines, err := l.settlementLines(ctx, tx, s, accounts[models.LedgerDisputeDebt].Balance)
+		lines, err := l.settlementLines(ctx, tx, s, accounts[models.LedgerDebt].Balance)
 		if err != nil {
 			return err
 		}
@@ -142,7 +142,7 @@ func checkSettlement(s Settlement) error {
 // settlementKinds are the accounts a settlement may move.
 var settlementKinds = []string{models.LedgerPending, models.LedgerDeposit, models.LedgerAcquirerClearing,
 	models.LedgerSettlementCash, models.LedgerFeeExpense, models.LedgerFeeIncome, models.LedgerWriteOff,
-	models.LedgerDisputeDebt, models.LedgerDisputeClearing}
+	models.LedgerDebt, models.LedgerDisputeClearing}
 
 // settlementLines are the lines of s, read under the accounts' locks; debt
 // is the owner's dispute debt balance.
@@ -193,7 +193,7 @@ func linesOf(s Settlement, credited int64, posted bool, debt int64) ([]line, err
 		m.add(models.LedgerPending, -credited)
 		repay := min(max(-debt, 0), max(credited-s.MerchantFee, 0))
 		m.add(models.LedgerDeposit, credited-s.MerchantFee-repay)
-		m.add(models.LedgerDisputeDebt, repay)
+		m.add(models.LedgerDebt, repay)
 		m.add(models.LedgerFeeIncome, s.MerchantFee)
 	case SettleRefund:
 		if !posted {
@@ -241,26 +241,11 @@ WHERE (e.reference = ? OR (e.order_key = ? AND e.kind = 'refund'))`, "order/"+or
 
 // refundSource is the account a refund draws on: the order's pending money
 // while its capture is not settled, the deposit once it is (or when the
-// posting names no order, as before settlement came). Both accounts are
-// locked before the read, so the order's settlement waits for the refund or
-// the refund for the settlement.
+// posting names no order, as before settlement came). The caller holds the
+// accounts' locks, so the order's settlement cannot come between.
 func (l *Ledger) refundSource(ctx context.Context, tx *gorm.DB, p OrderPosting) (string, error) {
 	if p.OrderKey == "" {
 		return models.LedgerDeposit, nil
-	}
-	// A repeat draws where the first posting drew, settled since or not.
-	var prior []string
-	if err := tx.WithContext(ctx).Raw(`SELECT a.kind FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id
-JOIN ledger_accounts a ON a.id = l.ledger_account_id WHERE e.reference = ? AND a.kind IN ?`,
-		p.Reference, []string{models.LedgerPending, models.LedgerDeposit}).Scan(&prior).Error; err != nil {
-		return "", fmt.Errorf("find refund %s: %w", p.Reference, err)
-	}
-	if len(prior) == 1 {
-		return prior[0], nil
-	}
-	if _, err := l.lockAccounts(tx, p.MerchantID, p.AccountID, p.Currency,
-		[]string{models.LedgerPending, models.LedgerDeposit, models.LedgerAcquirerClearing}); err != nil {
-		return "", err
 	}
 	var n int64
 	if err := tx.WithContext(ctx).Model(&models.JournalEntry{}).
@@ -312,8 +297,9 @@ func (m lineSet) sum() int64 {
 }
 
 // lineOrder is the order of a set's lines: the settlement's accounts, then
-// the dispute hold a dispute's outcome closes.
-var lineOrder = append(slices.Clone(settlementKinds), models.LedgerDisputeHold)
+// the dispute hold a dispute's outcome closes and the operator's funding of
+// a top-up.
+var lineOrder = append(slices.Clone(settlementKinds), models.LedgerDisputeHold, models.LedgerOperatorFunding)
 
 // lines are the set's non-zero lines in lineOrder.
 func (m lineSet) lines() []line {

@@ -3,6 +3,7 @@ package ledger_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 
@@ -57,6 +58,18 @@ func TestSettlement(t *testing.T) {
 			return err
 		}
 	}
+	reserve := func(ref string, amount int64) step {
+		return func(ctx context.Context, l *ledger.Ledger) error { return l.Reserve(ctx, reservation(ref, amount, 0)) }
+	}
+	fund := func(ref string, amount int64) step {
+		return func(ctx context.Context, l *ledger.Ledger) error {
+			_, err := l.TopUp(ctx, ledger.TopUp{Reference: ref, MerchantID: merchantID, AccountID: accountID, Currency: usd, Amount: amount})
+			return err
+		}
+	}
+	// paidOut: a capture of 100.00 settled in full, then 190.00 of the
+	// deposit's 200.00 reserved for a payout, leaving 10.00.
+	paidOut := []step{credit("1", 10000), settle(capture("1", 10000, 10000, 0, 0)), reserve("payout/1", 19000)}
 	tests := []struct {
 		name    string
 		steps   []step
@@ -99,6 +112,34 @@ func TestSettlement(t *testing.T) {
 			want: map[string]int64{models.LedgerDeposit: 16680, models.LedgerAcquirerClearing: 3000, models.LedgerSettlementCash: -9680,
 				models.LedgerFeeExpense: -320, models.LedgerFeeIncome: 320, models.LedgerOperatorFunding: -10000},
 			entries: 4,
+		},
+		{
+			name:  "a refund beyond the deposit takes what the deposit lacks as the merchant's debt",
+			steps: append(slices.Clone(paidOut), refund("1", "1-01", 10000)),
+			want: map[string]int64{models.LedgerReserved: 19000, models.LedgerDebt: -9000, models.LedgerAcquirerClearing: 10000,
+				models.LedgerSettlementCash: -10000, models.LedgerOperatorFunding: -10000},
+			entries: 5,
+		},
+		{
+			name:  "the next capture's settlement repays a refund's debt before the deposit",
+			steps: append(slices.Clone(paidOut), refund("1", "1-01", 10000), credit("2", 5000), settle(capture("2", 5000, 5000, 0, 0))),
+			want: map[string]int64{models.LedgerReserved: 19000, models.LedgerDebt: -4000, models.LedgerAcquirerClearing: 10000,
+				models.LedgerSettlementCash: -15000, models.LedgerOperatorFunding: -10000},
+			entries: 7,
+		},
+		{
+			name:  "a top-up repays the merchant's debt, the rest to the deposit",
+			steps: append(slices.Clone(paidOut), refund("1", "1-01", 10000), fund("t2", 10000)),
+			want: map[string]int64{models.LedgerDeposit: 1000, models.LedgerReserved: 19000, models.LedgerAcquirerClearing: 10000,
+				models.LedgerSettlementCash: -10000, models.LedgerOperatorFunding: -20000},
+			entries: 6,
+		},
+		{
+			name:  "a top-up smaller than the debt repays part of it",
+			steps: append(slices.Clone(paidOut), refund("1", "1-01", 10000), fund("t2", 2500)),
+			want: map[string]int64{models.LedgerReserved: 19000, models.LedgerDebt: -6500, models.LedgerAcquirerClearing: 10000,
+				models.LedgerSettlementCash: -10000, models.LedgerOperatorFunding: -12500},
+			entries: 6,
 		},
 		{
 			name:  "a capture never settled, written off: the gateway bears it",
@@ -163,7 +204,7 @@ func TestSettlement(t *testing.T) {
 				got := balances(t, db)
 				for _, kind := range []string{models.LedgerPending, models.LedgerDeposit, models.LedgerReserved, models.LedgerAcquirerClearing,
 					models.LedgerSettlementCash, models.LedgerFeeExpense, models.LedgerFeeIncome, models.LedgerWriteOff, models.LedgerOperatorFunding,
-					models.LedgerDisputeHold, models.LedgerDisputeDebt, models.LedgerDisputeClearing} {
+					models.LedgerDisputeHold, models.LedgerDebt, models.LedgerDisputeClearing} {
 					if got[kind] != tc.want[kind] {
 						t.Errorf("round %d: %s balance = %d, want %d", round+1, kind, got[kind], tc.want[kind])
 					}

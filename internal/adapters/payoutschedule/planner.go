@@ -93,9 +93,10 @@ func (p *Planner) Due(ctx context.Context, day time.Time) (Plan, error) {
 		if err != nil {
 			return Plan{}, err
 		}
-		amount := s.Amount(b.Available)
+		// What the merchant owes is repaid before anything is paid out.
+		amount := s.Amount(b.Payable())
 		if amount == 0 {
-			skip(fmt.Sprintf("available %d %s, less the reserve, is below the minimum %d", b.Available, s.Currency, s.Minimum))
+			skip(fmt.Sprintf("available %d %s, less %d owed and the reserve, is below the minimum %d", b.Available, s.Currency, b.Owed, s.Minimum))
 			continue
 		}
 		in, err := payout.Validate(s.Request(a.MerchantID, a.ID, day, amount), day)

@@ -96,3 +96,44 @@ func TestDue(t *testing.T) {
 		t.Errorf("skipped %v", skipped)
 	}
 }
+
+// TestDuePaysWhatIsNotOwed: a merchant owing 300.00 (a refund its deposit
+// could not cover while a payout held the money) gets 700.00 of its
+// 1,000.00 once that payout's reservation is released: what it owes is
+// repaid before anything is paid out.
+func TestDuePaysWhatIsNotOwed(t *testing.T) {
+	db := testDB(t)
+	ctx := t.Context()
+	thursday := time.Date(2026, 11, 26, 7, 0, 0, 0, time.UTC)
+	l := ledger.New(db)
+	if err := db.Create(&models.Merchant{ID: "M", Name: "M"}).Error; err != nil {
+		t.Fatal(err)
+	}
+	sched := &payout.Schedule{Interval: payout.Daily, Currency: "EUR", Template: template()}
+	if err := db.Create(&models.Account{ID: "owing", MerchantID: "M", Name: "owing", SignKeyID: "k", SignKeySealed: []byte{1},
+		AllowedQueryIPs: []string{}, Currencies: []string{"EUR"}, AmountLimits: map[string]int64{}, PayoutSchedule: sched}).Error; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.TopUp(ctx, ledger.TopUp{Reference: "t/owing", MerchantID: "M", AccountID: "owing", Currency: "EUR", Amount: 1_000_00}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Reserve(ctx, ledger.Reservation{Reference: "payout/owing/1", MerchantID: "M", AccountID: "owing", Currency: "EUR", Amount: 1_000_00}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.DebitRefund(ctx, ledger.OrderPosting{Reference: "refund/owing-01", MerchantID: "M", AccountID: "owing", Currency: "EUR", Amount: 300_00}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Release(ctx, "payout/owing/1"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := l.Balance(ctx, "M", "owing", "EUR"); err != nil || b.Available != 1_000_00 || b.Owed != 300_00 || b.Payable() != 700_00 {
+		t.Fatalf("Balance() = %+v, %v; want 1,000.00 available, 300.00 owed, 700.00 payable", b, err)
+	}
+	plan, err := (&payoutschedule.Planner{DB: db, Ledger: l, IDs: &seqIDs{}}).Due(ctx, thursday)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Payouts) != 1 || plan.Payouts[0].Instruction.PaymentAmount.Minor != 700_00 {
+		t.Errorf("payouts %+v, want one of 700.00", plan.Payouts)
+	}
+}
