@@ -14,6 +14,7 @@ import (
 
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/dispute"
 	"github.com/paygate/paygate/internal/domain/notify"
 	"github.com/paygate/paygate/models"
 )
@@ -22,7 +23,7 @@ import (
 // the merchant's answer.
 type DisputeConnector interface {
 	GetDispute(ctx context.Context, id string) (connector.Dispute, error)
-	SubmitDisputeEvidence(ctx context.Context, id, text string) (connector.Dispute, error)
+	SubmitDisputeEvidence(ctx context.Context, id string, ev connector.Evidence) (connector.Dispute, error)
 	AcceptDispute(ctx context.Context, id string) (connector.Dispute, error)
 }
 
@@ -83,7 +84,8 @@ type DisputeAnswer struct {
 }
 
 // SubmitDisputeEvidence sends the merchant's recorded evidence to the
-// acquirer: the texts, and each file by name, type and size.
+// acquirer: every text, and the newest file of each kind with its bytes (a
+// later answer's file of a kind replaces the earlier one).
 func (a *DisputeActivities) SubmitDisputeEvidence(ctx context.Context, in DisputeAnswer) (connector.Dispute, error) {
 	c, err := a.disputeConnector(in.Connector)
 	if err != nil {
@@ -93,16 +95,31 @@ func (a *DisputeActivities) SubmitDisputeEvidence(ctx context.Context, in Disput
 	if err != nil {
 		return connector.Dispute{}, err
 	}
-	var parts []string
-	for _, e := range evidence {
-		if e.Kind == "text" {
-			parts = append(parts, e.Name+": "+string(e.Content))
-		} else {
-			parts = append(parts, fmt.Sprintf("file %s (%s, %d bytes)", e.Name, e.ContentType, e.Size))
+	d, err := c.SubmitDisputeEvidence(ctx, in.DisputeID, evidenceOf(evidence))
+	return d, a.acquirerErr("submit evidence "+in.DisputeID, err)
+}
+
+// evidenceOf is what the acquirer gets of a dispute's recorded evidence,
+// oldest first: the texts one a line, and the newest file of each kind, in
+// dispute.FileKinds' order. A text file goes as text: acquirers take
+// documents and images as files (Stripe refuses text files).
+func evidenceOf(recorded []models.DisputeEvidence) connector.Evidence {
+	var texts []string
+	newest := map[string]models.DisputeEvidence{}
+	for _, e := range recorded {
+		if e.Kind == "text" || strings.HasPrefix(e.ContentType, "text/plain") {
+			texts = append(texts, e.Name+": "+string(e.Content))
+			continue
+		}
+		newest[dispute.FileKind(e.Name)] = e
+	}
+	out := connector.Evidence{Text: strings.Join(texts, "\n")}
+	for _, kind := range dispute.FileKinds {
+		if e, ok := newest[kind]; ok {
+			out.Files = append(out.Files, connector.EvidenceFile{Kind: kind, Name: e.Name, ContentType: e.ContentType, Content: e.Content})
 		}
 	}
-	d, err := c.SubmitDisputeEvidence(ctx, in.DisputeID, strings.Join(parts, "\n"))
-	return d, a.acquirerErr("submit evidence "+in.DisputeID, err)
+	return out
 }
 
 // AcceptDispute gives the dispute up at the acquirer.

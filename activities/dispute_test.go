@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/dispute"
 	"github.com/paygate/paygate/models"
 )
 
@@ -23,7 +24,7 @@ func (r refusingAcquirer) GetDispute(context.Context, string) (connector.Dispute
 	return connector.Dispute{}, r.err
 }
 
-func (r refusingAcquirer) SubmitDisputeEvidence(context.Context, string, string) (connector.Dispute, error) {
+func (r refusingAcquirer) SubmitDisputeEvidence(context.Context, string, connector.Evidence) (connector.Dispute, error) {
 	return connector.Dispute{}, r.err
 }
 
@@ -114,6 +115,63 @@ func TestDisputeReasonFitsItsColumn(t *testing.T) {
 			}
 			if got := rec.saved[0].Reason; got != tc.want {
 				t.Errorf("reason %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestEvidenceOf: an answer sends every text, one a line, and the newest
+// file of each kind with its bytes, in the kinds' order: a later answer's
+// receipt replaces the earlier one, and files named after no kind are the
+// one uncategorized file.
+func TestEvidenceOf(t *testing.T) {
+	text := func(name, body string) models.DisputeEvidence {
+		return models.DisputeEvidence{Kind: "text", Name: name, Content: []byte(body)}
+	}
+	file := func(name, body string) models.DisputeEvidence {
+		return models.DisputeEvidence{Kind: "file", Name: name, ContentType: "application/pdf", Content: []byte(body)}
+	}
+	tests := []struct {
+		name      string
+		recorded  []models.DisputeEvidence
+		wantText  string
+		wantFiles []string // kind name content
+	}{
+		{name: "texts alone", recorded: []models.DisputeEvidence{text("tracking", "delivered"), text("note", "signed for")},
+			wantText: "tracking: delivered\nnote: signed for"},
+		{name: "a file of each kind, in the kinds' order",
+			recorded: []models.DisputeEvidence{file("door.png", "photo"), text("tracking", "delivered"), file("Receipt.pdf", "receipt"),
+				file("shipping-documentation.pdf", "label")},
+			wantText:  "tracking: delivered",
+			wantFiles: []string{"receipt Receipt.pdf receipt", "shipping_documentation shipping-documentation.pdf label", "uncategorized_file door.png photo"}},
+		{name: "a later receipt replaces the earlier",
+			recorded:  []models.DisputeEvidence{file("receipt.pdf", "first"), file("RECEIPT.PDF", "second")},
+			wantFiles: []string{"receipt RECEIPT.PDF second"}},
+		{name: "a text file goes as text",
+			recorded: []models.DisputeEvidence{text("tracking", "delivered"),
+				{Kind: "file", Name: "receipt.txt", ContentType: "text/plain; charset=utf-8", Content: []byte("paid 50.00")}},
+			wantText: "tracking: delivered\nreceipt.txt: paid 50.00"},
+		{name: "of two files of no kind the newer is sent",
+			recorded:  []models.DisputeEvidence{file("a.pdf", "one"), file("b.pdf", "two")},
+			wantFiles: []string{"uncategorized_file b.pdf two"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := evidenceOf(tc.recorded)
+			if got.Text != tc.wantText {
+				t.Errorf("text %q, want %q", got.Text, tc.wantText)
+			}
+			var files []string
+			for _, f := range got.Files {
+				files = append(files, f.Kind+" "+f.Name+" "+string(f.Content))
+			}
+			if strings.Join(files, "|") != strings.Join(tc.wantFiles, "|") {
+				t.Errorf("files %q, want %q", files, tc.wantFiles)
+			}
+			for _, f := range got.Files {
+				if f.Kind != dispute.FileKind(f.Name) {
+					t.Errorf("file %s sent as %s", f.Name, f.Kind)
+				}
 			}
 		})
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
@@ -176,7 +177,8 @@ func waitLedger(t *testing.T, creds merchant.Credentials, want map[string]int64)
 }
 
 // TestDisputeEvidenceWins: the merchant answers a dispute with evidence
-// through its signed endpoint; the acquirer decides on it (the simulator's
+// (a text and a receipt file) through its signed endpoint; the acquirer
+// gets the text and the file's bytes, decides on them (the simulator's
 // winning words) and the hold is released. The evidence is kept sealed in
 // the record and never appears in the dispute's workflow history.
 func TestDisputeEvidenceWins(t *testing.T) {
@@ -189,7 +191,10 @@ func TestDisputeEvidenceWins(t *testing.T) {
 	waitDispute(t, creds, id, "needs_response")
 
 	secret := "tracking 1Z999AA10123456784 " + simulator.WinningEvidence
-	evidence := `[{"name":"tracking","text":"` + secret + `"}]`
+	// A scanned receipt of 400 KiB: a real file's size.
+	receipt := append([]byte("%PDF-1.4\nreceipt 1Z999AA10123456784, signed for\n"), make([]byte, 400<<10)...)
+	evidence := `[{"name":"tracking","text":"` + secret + `"},{"name":"Receipt.pdf","content_type":"application/pdf","content_base64":"` +
+		base64.StdEncoding.EncodeToString(receipt) + `"}]`
 	sum := sha256.Sum256([]byte(evidence))
 	digest := hex.EncodeToString(sum[:])
 	body := `{"merchant_id":"` + creds.MerchantID + `","account_id":"` + creds.AccountID + `","dispute_id":"` + id +
@@ -215,15 +220,35 @@ func TestDisputeEvidenceWins(t *testing.T) {
 	}
 	waitLedger(t, creds, map[string]int64{models.LedgerDisputeHold: 0, models.LedgerDebt: 0})
 
-	var rows []struct{ Sealed []byte }
-	if err := env.gw.DB.Raw("SELECT sealed FROM dispute_evidences WHERE dispute_id = ?", id).Scan(&rows).Error; err != nil || len(rows) != 1 {
-		t.Fatalf("evidence rows %d (%v), want 1", len(rows), err)
+	// The acquirer got the receipt's bytes, as a receipt.
+	resp, err := http.Get(env.simHTTP.URL + "/v1/disputes/" + raised.DisputeID)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if bytes.Contains(rows[0].Sealed, []byte("1Z999AA10123456784")) {
-		t.Error("the evidence is stored in clear")
+	var atAcquirer simulator.Dispute
+	err = json.NewDecoder(resp.Body).Decode(&atAcquirer)
+	resp.Body.Close()
+	receiptSum := sha256.Sum256(receipt)
+	if err != nil || len(atAcquirer.EvidenceFiles) != 1 || atAcquirer.EvidenceFiles[0] != (simulator.EvidenceFileSeen{Kind: "receipt",
+		Name: "Receipt.pdf", Size: len(receipt), SHA256: hex.EncodeToString(receiptSum[:])}) {
+		t.Errorf("the acquirer's evidence files %+v (%v), want the receipt", atAcquirer.EvidenceFiles, err)
+	}
+
+	var rows []struct{ Sealed []byte }
+	if err := env.gw.DB.Raw("SELECT sealed FROM dispute_evidences WHERE dispute_id = ?", id).Scan(&rows).Error; err != nil || len(rows) != 2 {
+		t.Fatalf("evidence rows %d (%v), want 2", len(rows), err)
+	}
+	for _, r := range rows {
+		if bytes.Contains(r.Sealed, []byte("1Z999AA10123456784")) {
+			t.Error("the evidence is stored in clear")
+		}
 	}
 	stored, err := models.DisputeEvidenceOf(context.Background(), env.gw.DB, id)
-	if err != nil || len(stored) != 1 || string(stored[0].Content) != secret {
+	texts := map[string]string{}
+	for _, e := range stored {
+		texts[e.Name] = string(e.Content)
+	}
+	if err != nil || len(stored) != 2 || texts["tracking"] != secret || texts["Receipt.pdf"] != string(receipt) {
 		t.Errorf("evidence opened: %+v (%v)", stored, err)
 	}
 	wid := workflows.DisputeWorkflowID("sim-acquirer", raised.DisputeID)

@@ -146,11 +146,25 @@ func ListDisputes(ctx context.Context, db *gorm.DB, merchantID, accountID string
 	return out, nil
 }
 
-// AddDisputeEvidence stores a piece of evidence, sealed; the same piece
-// again (its id is made of its content) is stored once.
-func AddDisputeEvidence(ctx context.Context, db *gorm.DB, e *DisputeEvidence) error {
-	if err := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(e).Error; err != nil {
-		return fmt.Errorf("add evidence to %s: %w", e.DisputeID, err)
+// AddDisputeEvidence stores a piece of evidence, sealed, and reports
+// whether it is new; the same piece again (its id is made of its content)
+// is stored once.
+func AddDisputeEvidence(ctx context.Context, db *gorm.DB, e *DisputeEvidence) (bool, error) {
+	res := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(e)
+	if res.Error != nil {
+		return false, fmt.Errorf("add evidence to %s: %w", e.DisputeID, res.Error)
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// RemoveDisputeEvidence drops pieces of a dispute's evidence by id: those
+// an answer the acquirer refused brought, which no later answer may send.
+func RemoveDisputeEvidence(ctx context.Context, db *gorm.DB, disputeID string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := db.WithContext(ctx).Where("dispute_id = ? AND id IN ?", disputeID, ids).Delete(&DisputeEvidence{}).Error; err != nil {
+		return fmt.Errorf("remove evidence of %s: %w", disputeID, err)
 	}
 	return nil
 }

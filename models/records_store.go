@@ -136,8 +136,13 @@ func (r Records) ListDisputes(ctx context.Context, merchantID, accountID string,
 	return ListDisputes(ctx, r.DB, merchantID, accountID, limit)
 }
 
-func (r Records) AddDisputeEvidence(ctx context.Context, e *DisputeEvidence) error {
+func (r Records) AddDisputeEvidence(ctx context.Context, e *DisputeEvidence) (bool, error) {
 	return AddDisputeEvidence(ctx, r.DB, e)
+}
+
+// RemoveDisputeEvidence is models.RemoveDisputeEvidence over the records' database.
+func (r Records) RemoveDisputeEvidence(ctx context.Context, disputeID string, ids []string) error {
+	return RemoveDisputeEvidence(ctx, r.DB, disputeID, ids)
 }
 
 func (r Records) DisputeEvidenceOf(ctx context.Context, disputeID string) ([]DisputeEvidence, error) {

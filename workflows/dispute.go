@@ -226,6 +226,11 @@ func (w *disputeWorkflow) registerHandlers(ctx workflow.Context) error {
 	}, workflow.UpdateHandlerOptions{Validator: answerable})
 }
 
+// AnswerRefusedByAcquirer is the message of a merchant's answer the
+// acquirer refused: the dispute moved there, or the acquirer did not take
+// the evidence (the caller tells them apart by the dispute's status).
+const AnswerRefusedByAcquirer = "the acquirer refused the answer"
+
 // merchantAnswers sends the merchant's evidence, or its acceptance, to the
 // acquirer and applies what the acquirer then says.
 func (w *disputeWorkflow) merchantAnswers(ctx workflow.Context, answer string) (DisputeState, error) {
@@ -263,7 +268,7 @@ func (w *disputeWorkflow) merchantAnswers(ctx workflow.Context, answer string) (
 				return w.state, err
 			}
 		}
-		return w.state, temporal.NewApplicationError("the acquirer refused the answer", ErrTypeEntryRefused)
+		return w.state, temporal.NewApplicationError(AnswerRefusedByAcquirer, ErrTypeEntryRefused)
 	}
 	return w.state, w.apply(ctx, facts)
 }

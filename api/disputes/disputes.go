@@ -23,6 +23,7 @@ import (
 	"github.com/paygate/paygate/api"
 	"github.com/paygate/paygate/api/flows"
 	"github.com/paygate/paygate/internal/domain/codes"
+	"github.com/paygate/paygate/internal/domain/dispute"
 	"github.com/paygate/paygate/internal/domain/money"
 	"github.com/paygate/paygate/internal/domain/signing"
 	"github.com/paygate/paygate/models"
@@ -33,7 +34,8 @@ import (
 type Records interface {
 	ListDisputes(ctx context.Context, merchantID, accountID string, limit int) ([]models.Dispute, error)
 	FindDispute(ctx context.Context, merchantID, accountID, id string) (*models.Dispute, error)
-	AddDisputeEvidence(ctx context.Context, e *models.DisputeEvidence) error
+	AddDisputeEvidence(ctx context.Context, e *models.DisputeEvidence) (bool, error)
+	RemoveDisputeEvidence(ctx context.Context, disputeID string, ids []string) error
 }
 
 // Answers sends the merchant's answers to disputes' workflows
@@ -216,6 +218,7 @@ func (h *Handler) dispute(c *gin.Context) {
 		return
 	}
 	update := workflows.UpdateAcceptDispute
+	var added []string // the pieces this answer stored first
 	if req.Action == actionEvidence {
 		pieces, code := readEvidence(req)
 		if code != nil {
@@ -224,10 +227,14 @@ func (h *Handler) dispute(c *gin.Context) {
 		}
 		for _, p := range pieces {
 			p.DisputeID = d.ID
-			if err := h.Records.AddDisputeEvidence(ctx, p); err != nil {
+			isNew, err := h.Records.AddDisputeEvidence(ctx, p)
+			if err != nil {
 				h.Gate.Logger.Error("store dispute evidence", "dispute", d.ID, "error", err)
 				m.Refuse(codes.SystemError)
 				return
+			}
+			if isNew {
+				added = append(added, p.ID)
 			}
 		}
 		update = workflows.UpdateDisputeEvidence
@@ -235,6 +242,17 @@ func (h *Handler) dispute(c *gin.Context) {
 	_, err = h.Answers.Answer(ctx, d.Connector, d.ConnectorRef, update)
 	switch {
 	case errors.Is(err, flows.ErrDisputeNotAnswerable):
+		// The pieces of an answer not taken are not kept: a later answer
+		// sends every piece kept, and would send a refused file again.
+		if err := h.Records.RemoveDisputeEvidence(ctx, d.ID, added); err != nil {
+			h.Gate.Logger.Error("remove refused dispute evidence", "dispute", d.ID, "error", err)
+			m.Refuse(codes.SystemError)
+			return
+		}
+		if errors.Is(err, flows.ErrAnswerRefused) && req.Action == actionEvidence && h.stillWaits(ctx, req) {
+			m.Refuse(codes.EvidenceRefused)
+			return
+		}
 		m.Refuse(codes.DisputeNotAnswerable)
 		return
 	case err != nil:
@@ -248,6 +266,14 @@ func (h *Handler) dispute(c *gin.Context) {
 		return
 	}
 	h.answer(c, m, req, []models.Dispute{*d})
+}
+
+// stillWaits reports whether the dispute, as its workflow last read it
+// from the acquirer, still waits for the merchant's answer: an answer the
+// acquirer refused then had its evidence refused, not its moment.
+func (h *Handler) stillWaits(ctx context.Context, req disputeRequest) bool {
+	d, err := h.Records.FindDispute(ctx, req.MerchantID, req.AccountID, req.DisputeID)
+	return err == nil && d.Status == "needs_response" && d.EvidenceDue != nil && d.EvidenceDue.After(time.Now())
 }
 
 // answer answers disputes, signed for the caller who proved the key.
@@ -285,6 +311,7 @@ func readEvidence(req disputeRequest) ([]*models.DisputeEvidence, *codes.Code) {
 		return fail(codes.InvalidField.With(fmt.Sprintf("evidence holds 1 to %d pieces", maxPieces)))
 	}
 	out := make([]*models.DisputeEvidence, 0, len(pieces))
+	fileKinds := map[string]bool{}
 	for i, p := range pieces {
 		field := evidenceKey + "[" + strconv.Itoa(i) + "]"
 		name := strings.TrimSpace(p.Name)
@@ -309,6 +336,14 @@ func readEvidence(req disputeRequest) ([]*models.DisputeEvidence, *codes.Code) {
 			}
 			if !slices.Contains(fileTypes, declared) || http.DetectContentType(content) != declared {
 				return fail(codes.InvalidField.With(field + ".content_type must be application/pdf, image/png, image/jpeg or text/plain, and the content that type"))
+			}
+			// Acquirers take one file of each kind, so two in one answer
+			// would leave one unsent; a text file goes as text.
+			if kind := dispute.FileKind(name); declared != "text/plain; charset=utf-8" && fileKinds[kind] {
+				return fail(codes.InvalidField.With(fmt.Sprintf("%s is a second file of kind %s; name each file after its kind (%s), one file of any other name",
+					field, kind, strings.Join(dispute.FileKinds[:len(dispute.FileKinds)-1], ", "))))
+			} else {
+				fileKinds[kind] = true
 			}
 			e.Kind, e.ContentType, e.Content = "file", declared, content
 		default:

@@ -47,8 +47,18 @@ func (r *records) FindDispute(_ context.Context, m, a, id string) (*models.Dispu
 	return &d, nil
 }
 
-func (r *records) AddDisputeEvidence(_ context.Context, e *models.DisputeEvidence) error {
+func (r *records) AddDisputeEvidence(_ context.Context, e *models.DisputeEvidence) (bool, error) {
+	for _, kept := range r.evidence {
+		if kept.ID == e.ID {
+			return false, nil
+		}
+	}
 	r.evidence = append(r.evidence, e)
+	return true, nil
+}
+
+func (r *records) RemoveDisputeEvidence(_ context.Context, _ string, ids []string) error {
+	r.evidence = slices.DeleteFunc(r.evidence, func(e *models.DisputeEvidence) bool { return slices.Contains(ids, e.ID) })
 	return nil
 }
 
@@ -56,12 +66,16 @@ func (r *records) AddDisputeEvidence(_ context.Context, e *models.DisputeEvidenc
 type answers struct {
 	r       *records
 	updates []string
-	refuse  bool
+	refuse  error
+	moved   string // the dispute's status at the acquirer after a refusal, if it moved
 }
 
 func (a *answers) Answer(_ context.Context, _, _, update string) (workflows.DisputeState, error) {
-	if a.refuse {
-		return workflows.DisputeState{}, flows.ErrDisputeNotAnswerable
+	if a.refuse != nil {
+		if a.moved != "" {
+			a.r.d.Status = a.moved
+		}
+		return workflows.DisputeState{}, a.refuse
 	}
 	a.updates = append(a.updates, update)
 	a.r.d.Status = "under_review"
@@ -113,42 +127,65 @@ func TestDispute(t *testing.T) {
 		base64.StdEncoding.EncodeToString(append([]byte("%PDF-1.4\n"), make([]byte, 100<<10)...)) + `"}]`
 	biggest := `[{"name":"delivery.pdf","content_type":"application/pdf","content_base64":"` +
 		base64.StdEncoding.EncodeToString(append([]byte("%PDF-1.4\n"), make([]byte, 512<<10-9)...)) + `"}]`
+	pdfOf := func(name string) string {
+		return `{"name":"` + name + `","content_type":"application/pdf","content_base64":"` +
+			base64.StdEncoding.EncodeToString([]byte("%PDF-1.4\n"+name)) + `"}`
+	}
+	kinds := "[" + pdfOf("Receipt.pdf") + "," + pdfOf("shipping-documentation.pdf") + "," + pdfOf("photo.pdf") + "]"
+	twoReceipts := "[" + pdfOf("receipt.pdf") + "," + pdfOf("RECEIPT.PDF") + "]"
+	twoOthers := "[" + pdfOf("a.pdf") + "," + pdfOf("b.pdf") + "]"
 	tests := []struct {
 		name, action, id, evidence, sum string
 		d                               models.Dispute
-		refuse                          bool
+		refuse                          error
 		want, status                    string
 		updates, stored                 int
 	}{
-		{"list", "list", "", "", "", open, false, "0000:Success", "needs_response", 0, 0},
-		{"query", "query", disputeID, "", "", open, false, "0000:Success", "needs_response", 0, 0},
-		{"text evidence", "evidence", disputeID, text, digest(text), open, false, "0000:Success", "under_review", 1, 1},
-		{"a PNG", "evidence", disputeID, png, digest(png), open, false, "0000:Success", "under_review", 1, 1},
-		{"a letter of three lines", "evidence", disputeID, letter, digest(letter), open, false, "0000:Success", "under_review", 1, 1},
-		{"a statement of 5,000 accented letters", "evidence", disputeID, long, digest(long), open, false, "0000:Success", "under_review", 1, 1},
-		{"a statement of 20,000 characters", "evidence", disputeID, longest, digest(longest), open, false, "0000:Success", "under_review", 1, 1},
-		{"a statement of 20,001 characters", "evidence", disputeID, over, digest(over), open, false,
+		{"list", "list", "", "", "", open, nil, "0000:Success", "needs_response", 0, 0},
+		{"query", "query", disputeID, "", "", open, nil, "0000:Success", "needs_response", 0, 0},
+		{"text evidence", "evidence", disputeID, text, digest(text), open, nil, "0000:Success", "under_review", 1, 1},
+		{"a PNG", "evidence", disputeID, png, digest(png), open, nil, "0000:Success", "under_review", 1, 1},
+		{"a letter of three lines", "evidence", disputeID, letter, digest(letter), open, nil, "0000:Success", "under_review", 1, 1},
+		{"a statement of 5,000 accented letters", "evidence", disputeID, long, digest(long), open, nil, "0000:Success", "under_review", 1, 1},
+		{"a statement of 20,000 characters", "evidence", disputeID, longest, digest(longest), open, nil, "0000:Success", "under_review", 1, 1},
+		{"a statement of 20,001 characters", "evidence", disputeID, over, digest(over), open, nil,
 			"I0008:Invalid field value: evidence[0].text must be UTF-8 of at most 20000 characters", "", 0, 0},
-		{"a PDF of 100 KiB", "evidence", disputeID, pdf, digest(pdf), open, false, "0000:Success", "under_review", 1, 1},
-		{"a PDF of 512 KiB", "evidence", disputeID, biggest, digest(biggest), open, false, "0000:Success", "under_review", 1, 1},
-		{"accept", "accept", disputeID, "", "", open, false, "0000:Success", "accepted", 1, 0},
-		{"missing action", "", disputeID, "", "", open, false, "I0001:Missing required field: action", "", 0, 0},
-		{"unknown action", "win", disputeID, "", "", open, false, "I0008:Invalid field value: action must be list, query, evidence or accept", "", 0, 0},
-		{"query without an id", "query", "", "", "", open, false, "I0001:Missing required field: dispute_id", "", 0, 0},
-		{"another account's dispute", "query", "sim-acquirer:dp_2", "", "", open, false, "I0036:Dispute not found", "", 0, 0},
-		{"evidence without its digest", "evidence", disputeID, text, "", open, false,
+		{"a PDF of 100 KiB", "evidence", disputeID, pdf, digest(pdf), open, nil, "0000:Success", "under_review", 1, 1},
+		{"a PDF of 512 KiB", "evidence", disputeID, biggest, digest(biggest), open, nil, "0000:Success", "under_review", 1, 1},
+		{"a file of each kind, and one of no kind", "evidence", disputeID, kinds, digest(kinds), open, nil, "0000:Success", "under_review", 1, 3},
+		{"two receipts", "evidence", disputeID, twoReceipts, digest(twoReceipts), open, nil,
+			"I0008:Invalid field value: evidence[1] is a second file of kind receipt; name each file after its kind (receipt, customer_communication, customer_signature, shipping_documentation, service_documentation, refund_policy, cancellation_policy, duplicate_charge_documentation), one file of any other name", "", 0, 0},
+		{"two files of no kind", "evidence", disputeID, twoOthers, digest(twoOthers), open, nil,
+			"I0008:Invalid field value: evidence[1] is a second file of kind uncategorized_file; name each file after its kind (receipt, customer_communication, customer_signature, shipping_documentation, service_documentation, refund_policy, cancellation_policy, duplicate_charge_documentation), one file of any other name", "", 0, 0},
+		{"accept", "accept", disputeID, "", "", open, nil, "0000:Success", "accepted", 1, 0},
+		{"missing action", "", disputeID, "", "", open, nil, "I0001:Missing required field: action", "", 0, 0},
+		{"unknown action", "win", disputeID, "", "", open, nil, "I0008:Invalid field value: action must be list, query, evidence or accept", "", 0, 0},
+		{"query without an id", "query", "", "", "", open, nil, "I0001:Missing required field: dispute_id", "", 0, 0},
+		{"another account's dispute", "query", "sim-acquirer:dp_2", "", "", open, nil, "I0036:Dispute not found", "", 0, 0},
+		{"evidence without its digest", "evidence", disputeID, text, "", open, nil,
 			"I0008:Invalid field value: evidence_sha256 must be the hex SHA-256 of the evidence as sent", "", 0, 0},
-		{"a PDF that is not one", "evidence", disputeID, lie, digest(lie), open, false,
+		{"a PDF that is not one", "evidence", disputeID, lie, digest(lie), open, nil,
 			"I0008:Invalid field value: evidence[0].content_type must be application/pdf, image/png, image/jpeg or text/plain, and the content that type", "", 0, 0},
-		{"evidence under review", "evidence", disputeID, text, digest(text), reviewed, false,
+		{"evidence under review", "evidence", disputeID, text, digest(text), reviewed, nil,
 			"I0037:The dispute does not wait for an answer: it is under_review", "", 0, 0},
-		{"the workflow refuses: past its deadline", "accept", disputeID, "", "", open, true,
+		{"the workflow refuses: past its deadline", "accept", disputeID, "", "", open, flows.ErrDisputeNotAnswerable,
+			"I0037:The dispute does not wait for an answer", "", 0, 0},
+		{"the workflow refuses evidence: its pieces are not kept", "evidence", disputeID, png, digest(png), open, flows.ErrDisputeNotAnswerable,
+			"I0037:The dispute does not wait for an answer", "", 0, 0},
+		{"the acquirer refuses the evidence: the dispute still waits", "evidence", disputeID, kinds, digest(kinds), open, flows.ErrAnswerRefused,
+			"I0040:The acquirer refused the evidence", "", 0, 0},
+		{"the acquirer refuses: the dispute moved there", "evidence", disputeID, png, digest(png), open, flows.ErrAnswerRefused,
+			"I0037:The dispute does not wait for an answer", "", 0, 0},
+		{"the acquirer refuses the acceptance", "accept", disputeID, "", "", open, flows.ErrAnswerRefused,
 			"I0037:The dispute does not wait for an answer", "", 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &records{d: tc.d}
 			a := &answers{r: r, refuse: tc.refuse}
+			if tc.name == "the acquirer refuses: the dispute moved there" {
+				a.moved = "won"
+			}
 			body := map[string]any{"merchant_id": merchantID, "account_id": accountID, "dispute_id": tc.id, "action": tc.action,
 				"evidence_sha256": tc.sum,
 				"encryption_data": signing.Sign(signKey, merchantID, accountID, tc.id, tc.action, tc.sum)}

@@ -45,6 +45,11 @@ func (t *TemporalDisputes) Word(ctx context.Context, connector, disputeID string
 // answer (it is under review, decided, or its workflow has ended).
 var ErrDisputeNotAnswerable = errors.New("the dispute does not wait for an answer")
 
+// ErrAnswerRefused: the acquirer refused the answer; the dispute, as the
+// workflow then read it from the acquirer, says whether it still waits
+// for one (the evidence was refused) or has moved on.
+var ErrAnswerRefused = fmt.Errorf("%w: the acquirer refused it", ErrDisputeNotAnswerable)
+
 // answerWait bounds how long a merchant's answer is sent again while
 // Temporal did not take it (TemporalBusy).
 const answerWait = 30 * time.Second
@@ -69,6 +74,8 @@ func (t *TemporalDisputes) Answer(ctx context.Context, connector, disputeID, upd
 	var notFound *serviceerror.NotFound
 	var appErr *temporal.ApplicationError
 	switch {
+	case errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeEntryRefused && appErr.Message() == workflows.AnswerRefusedByAcquirer:
+		return st, ErrAnswerRefused
 	case errors.As(err, &notFound), errors.As(err, &appErr) && appErr.Type() == workflows.ErrTypeEntryRefused:
 		return st, ErrDisputeNotAnswerable
 	case err != nil:

@@ -236,8 +236,8 @@ const pgAccountsNotOpen = "L0001"
 // deposit once it has. What the deposit lacks is taken as the merchant's
 // debt, as a dispute's hold takes it: the refund has left the acquirer
 // already, so it is on the ledger at once, and a capture's settlement, a
-// top-up or a won dispute's release repays it before crediting the
-// deposit. A repeat posts nothing more.
+// top-up, a won dispute's release or a payout's release repays it before
+// crediting the deposit. A repeat posts nothing more.
 func (l *Ledger) DebitRefund(ctx context.Context, p OrderPosting) (Entry, error) {
 	if err := check(p.Reference, p.MerchantID, p.AccountID, p.Currency, p.Amount, 0); err != nil {
 		return Entry{}, err
@@ -393,7 +393,7 @@ func (l *Ledger) Reserve(ctx context.Context, r Reservation) error {
 // its Fee to fee income. Settling a settled reservation is a no-op; settling
 // a released one is refused with ErrReservationClosed.
 func (l *Ledger) Settle(ctx context.Context, reference string) error {
-	err := l.closeReservation(ctx, reference, models.ReservationSettled, func(r models.LedgerReservation) []line {
+	err := l.closeReservation(ctx, reference, models.ReservationSettled, nil, func(r models.LedgerReservation, _ map[string]*models.LedgerAccount) []line {
 		lines := []line{{models.LedgerReserved, -(r.Amount + r.Fee)}, {models.LedgerRailClearing, r.Amount}}
 		if r.Fee > 0 {
 			lines = append(lines, line{models.LedgerFeeIncome, r.Fee})
@@ -406,13 +406,25 @@ func (l *Ledger) Settle(ctx context.Context, reference string) error {
 	return nil
 }
 
-// Release closes a reservation unpaid: Amount and Fee go back to the
-// deposit. Releasing a released reservation is a no-op; releasing a settled
-// one is refused with ErrReservationClosed.
+// Release closes a reservation unpaid: Amount and Fee repay what the
+// merchant owes (LedgerDebt), the rest goes back to the deposit, so no
+// payout draws on a deposit beside a debt. Releasing a released
+// reservation is a no-op; releasing a settled one is refused with
+// ErrReservationClosed.
 func (l *Ledger) Release(ctx context.Context, reference string) error {
-	err := l.closeReservation(ctx, reference, models.ReservationReleased, func(r models.LedgerReservation) []line {
+	kinds := []string{models.LedgerReserved, models.LedgerDeposit, models.LedgerDebt}
+	err := l.closeReservation(ctx, reference, models.ReservationReleased, kinds, func(r models.LedgerReservation, accounts map[string]*models.LedgerAccount) []line {
 		total := r.Amount + r.Fee
-		return []line{{models.LedgerReserved, -total}, {models.LedgerDeposit, total}}
+		repay := min(max(-accounts[models.LedgerDebt].Balance, 0), total)
+		// In ledger_close_reservation's order (migration 0034), no zero line.
+		lines := []line{{models.LedgerReserved, -total}}
+		if total > repay {
+			lines = append(lines, line{models.LedgerDeposit, total - repay})
+		}
+		if repay > 0 {
+			lines = append(lines, line{models.LedgerDebt, repay})
+		}
+		return lines
 	})
 	if err != nil {
 		return fmt.Errorf("release %s: %w", reference, err)
@@ -422,8 +434,10 @@ func (l *Ledger) Release(ctx context.Context, reference string) error {
 
 // closeReservation settles or releases (to) an open reservation, under the
 // lock of its row so that a settle and a release racing cannot both go
-// through.
-func (l *Ledger) closeReservation(ctx context.Context, reference, to string, lines func(models.LedgerReservation) []line) error {
+// through. The general path locks the accounts of kinds first, when lines
+// reads their balances.
+func (l *Ledger) closeReservation(ctx context.Context, reference, to string, kinds []string,
+	lines func(models.LedgerReservation, map[string]*models.LedgerAccount) []line) error {
 	if reference == "" {
 		return fmt.Errorf("%w: empty reference", ErrInvalid)
 	}
@@ -453,9 +467,15 @@ func (l *Ledger) closeReservation(ctx context.Context, reference, to string, lin
 		case models.ReservationSettled, models.ReservationReleased:
 			return fmt.Errorf("%w: it is %s", ErrReservationClosed, r.Status)
 		}
+		var accounts map[string]*models.LedgerAccount
+		if len(kinds) > 0 {
+			if accounts, err = l.lockAccounts(tx, r.MerchantID, r.AccountID, r.Currency, kinds); err != nil {
+				return err
+			}
+		}
 		if _, _, err := l.post(ctx, tx, posting{
 			kind: kind, reference: reference + "#" + kind, merchantID: r.MerchantID, accountID: r.AccountID,
-			currency: r.Currency, description: "payout " + to, lines: lines(r),
+			currency: r.Currency, description: "payout " + to, lines: lines(r, accounts),
 		}); err != nil {
 			return err
 		}

@@ -9,8 +9,8 @@ import (
 )
 
 // TestReservationPaths: a payout's reservation, settlement and release are
-// one statement each once the merchant's accounts are open (migration
-// 0031); the first of each, a repeat, a reservation closed the other way
+// one statement each once the merchant's accounts are open (migrations
+// 0031 and 0034: a release repays the merchant's debt first); the first of each, a repeat, a reservation closed the other way
 // and one that does not exist take the general path, and every path
 // leaves the same journal and balances.
 func TestReservationPaths(t *testing.T) {
@@ -28,7 +28,7 @@ func TestReservationPaths(t *testing.T) {
 		statements int64
 		wantErr    error
 		// The balances after, in cents, and the journal's entries.
-		wantDeposit, wantReserved, wantClearing, wantFees, wantEntries int64
+		wantDeposit, wantReserved, wantClearing, wantFees, wantDebt, wantEntries int64
 		// wantStatus is the reservation's status after ("" for none).
 		wantStatus string
 	}{
@@ -47,6 +47,10 @@ func TestReservationPaths(t *testing.T) {
 			wantDeposit: 10000 - 2050, wantClearing: 2000, wantFees: 50, wantEntries: 5, wantStatus: models.ReservationSettled},
 		{name: "release is one statement", before: []step{{"reserve", "po/1"}}, do: step{"release", "po/1"}, statements: 1,
 			wantDeposit: 10000, wantEntries: 3, wantStatus: models.ReservationReleased},
+		{name: "a release repays the merchant's debt first, in one statement", before: []step{{"reserve", "po/all"}, {"refund", "refund/1"}},
+			do: step{"release", "po/all"}, statements: 1, wantDeposit: 10000 - 300, wantEntries: 4, wantStatus: models.ReservationReleased},
+		{name: "a release smaller than the debt repays part of it", before: []step{{"reserve", "po/all"}, {"refund", "refund/big"}},
+			do: step{"release", "po/all"}, statements: 1, wantDebt: -2000, wantEntries: 4, wantStatus: models.ReservationReleased},
 		{name: "settling twice changes nothing", before: []step{{"reserve", "po/1"}, {"settle", "po/1"}}, do: step{"settle", "po/1"},
 			wantDeposit: 10000 - 1025, wantClearing: 1000, wantFees: 25, wantEntries: 3, wantStatus: models.ReservationSettled},
 		{name: "settling a released reservation is refused", before: []step{{"reserve", "po/1"}, {"release", "po/1"}}, do: step{"settle", "po/1"},
@@ -61,10 +65,21 @@ func TestReservationPaths(t *testing.T) {
 		switch s.op {
 		case "reserve":
 			amount := int64(1000)
-			if s.ref == "po/big" {
+			switch s.ref {
+			case "po/big":
 				amount = 9000 // 90.00 + 0.25 against 89.75 left
+			case "po/all":
+				amount = 9975 // the whole deposit with its fee
 			}
 			return l.Reserve(t.Context(), reservation(s.ref, amount, 25))
+		case "refund":
+			// A refund the emptied deposit cannot cover: owed.
+			amount := int64(300)
+			if s.ref == "refund/big" {
+				amount = 12000
+			}
+			_, err := l.DebitRefund(t.Context(), order(s.ref, amount))
+			return err
 		case "settle":
 			return l.Settle(t.Context(), s.ref)
 		case "release":
@@ -97,10 +112,10 @@ func TestReservationPaths(t *testing.T) {
 			}
 			b := balances(t, db)
 			if b[models.LedgerDeposit] != tt.wantDeposit || b[models.LedgerReserved] != tt.wantReserved ||
-				b[models.LedgerRailClearing] != tt.wantClearing || b[models.LedgerFeeIncome] != tt.wantFees {
-				t.Errorf("deposit %d, reserved %d, rail clearing %d, fees %d; want %d, %d, %d, %d",
-					b[models.LedgerDeposit], b[models.LedgerReserved], b[models.LedgerRailClearing], b[models.LedgerFeeIncome],
-					tt.wantDeposit, tt.wantReserved, tt.wantClearing, tt.wantFees)
+				b[models.LedgerRailClearing] != tt.wantClearing || b[models.LedgerFeeIncome] != tt.wantFees || b[models.LedgerDebt] != tt.wantDebt {
+				t.Errorf("deposit %d, reserved %d, rail clearing %d, fees %d, debt %d; want %d, %d, %d, %d, %d",
+					b[models.LedgerDeposit], b[models.LedgerReserved], b[models.LedgerRailClearing], b[models.LedgerFeeIncome], b[models.LedgerDebt],
+					tt.wantDeposit, tt.wantReserved, tt.wantClearing, tt.wantFees, tt.wantDebt)
 			}
 			if got := countEntries(t, db); got != tt.wantEntries {
 				t.Errorf("%d entries, want %d", got, tt.wantEntries)

@@ -2,7 +2,11 @@ package simulator
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -44,8 +48,12 @@ type Dispute struct {
 	EvidenceDue time.Time `json:"evidence_due_by,omitzero"`
 	// EvidenceCount counts the merchant's answers; the simulator keeps
 	// none of their text, only reads it for the test words.
-	EvidenceCount int       `json:"evidence_count"`
-	CreatedAt     time.Time `json:"created_at"`
+	EvidenceCount int `json:"evidence_count"`
+	// EvidenceFiles are the files of the last answer as they arrived: each
+	// one's kind, name, size and SHA-256, so a test can tell its bytes
+	// came (the simulator keeps no content).
+	EvidenceFiles []EvidenceFileSeen `json:"evidence_files,omitempty"`
+	CreatedAt     time.Time          `json:"created_at"`
 	// DebitedAt is when the acquirer took the disputed amount back (a
 	// chargeback, or an inquiry lost), ReinstatedAt when it gave it back
 	// (won after the debit): each is a line of that day's settlement.
@@ -200,9 +208,46 @@ func (s *Server) handleGetDispute(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// evidenceRequest is the body of POST /v1/disputes/{id}/evidence.
+// evidenceRequest is the body of POST /v1/disputes/{id}/evidence: the
+// texts, and at most one file of each kind.
 type evidenceRequest struct {
-	Text string `json:"text"`
+	Text  string `json:"text"`
+	Files []struct {
+		Kind          string `json:"kind"`
+		Name          string `json:"name"`
+		ContentType   string `json:"content_type"`
+		ContentBase64 string `json:"content_base64"`
+	} `json:"files"`
+}
+
+// EvidenceFileSeen is a file of an answer as the simulator received it.
+type EvidenceFileSeen struct {
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+	Size   int    `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// filesSeen checks an answer's files (named, of a kind once each, bytes in
+// base64) and returns them as seen, or why they are refused.
+func (req evidenceRequest) filesSeen() ([]EvidenceFileSeen, string) {
+	var out []EvidenceFileSeen
+	kinds := map[string]bool{}
+	for i, f := range req.Files {
+		content, err := base64.StdEncoding.DecodeString(f.ContentBase64)
+		switch {
+		case f.Kind == "" || f.Name == "":
+			return nil, fmt.Sprintf("file %d has no kind or no name", i)
+		case kinds[f.Kind]:
+			return nil, "two files of kind " + f.Kind
+		case err != nil || len(content) == 0:
+			return nil, fmt.Sprintf("file %d has no content in base64", i)
+		}
+		kinds[f.Kind] = true
+		sum := sha256.Sum256(content)
+		out = append(out, EvidenceFileSeen{Kind: f.Kind, Name: f.Name, Size: len(content), SHA256: hex.EncodeToString(sum[:])})
+	}
+	return out, ""
 }
 
 // handleDisputeEvidence takes the merchant's evidence of a dispute that
@@ -211,7 +256,12 @@ type evidenceRequest struct {
 // is refused.
 func (s *Server) handleDisputeEvidence(w http.ResponseWriter, r *http.Request) {
 	var req evidenceRequest
-	if !decodeBody(w, r, &req) {
+	if !decodeBodyUpTo(w, r, &req, maxEvidenceBytes) {
+		return
+	}
+	files, refused := req.filesSeen()
+	if refused != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request", refused)
 		return
 	}
 	s.changeDispute(w, r, func(d *Dispute) (int, string) {
@@ -222,6 +272,7 @@ func (s *Server) handleDisputeEvidence(w http.ResponseWriter, r *http.Request) {
 			return http.StatusConflict, "the evidence is late"
 		}
 		d.EvidenceCount++
+		d.EvidenceFiles = files
 		d.Status = DisputeUnderReview
 		switch {
 		case strings.Contains(req.Text, WinningEvidence):

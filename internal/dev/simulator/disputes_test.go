@@ -3,6 +3,7 @@ package simulator
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"net/http"
@@ -28,6 +29,11 @@ func TestDisputeLifecycle(t *testing.T) {
 		want               string // the dispute's status after
 	}
 	var id string
+	// A receipt of the size the gateway takes (512 KiB), nine of them
+	// within the answer's bound.
+	receipt := append([]byte("%PDF-1.4 the receipt"), make([]byte, 512<<10-20)...)
+	receiptFile := map[string]string{"kind": "receipt", "name": "r.pdf", "content_type": "application/pdf",
+		"content_base64": base64.StdEncoding.EncodeToString(receipt)}
 	raise := devCall(t, http.MethodPost, ts.URL+"/_sim/disputes", map[string]any{"reference": ch.Reference, "callback_url": receiver.URL})
 	d := decode[Dispute](t, raise)
 	id = d.DisputeID
@@ -40,7 +46,12 @@ func TestDisputeLifecycle(t *testing.T) {
 		{"evidence", http.MethodPost, "/v1/disputes/" + id + "/evidence", map[string]string{"text": "receipt"}, false, http.StatusOK, DisputeUnderReview},
 		{"evidence again", http.MethodPost, "/v1/disputes/" + id + "/evidence", map[string]string{"text": "more"}, false, http.StatusConflict, ""},
 		{"escalated", http.MethodPost, "/_sim/disputes/" + id + "/decide", map[string]string{"outcome": "pre_arbitration"}, true, http.StatusOK, DisputeNeedsResponse},
-		{"winning evidence", http.MethodPost, "/v1/disputes/" + id + "/evidence", map[string]string{"text": "x " + WinningEvidence}, false, http.StatusOK, DisputeWon},
+		{"two receipts", http.MethodPost, "/v1/disputes/" + id + "/evidence", map[string]any{"text": "x", "files": []map[string]string{
+			receiptFile, receiptFile}}, false, http.StatusBadRequest, ""},
+		{"a file without its bytes", http.MethodPost, "/v1/disputes/" + id + "/evidence", map[string]any{"text": "x", "files": []map[string]string{
+			{"kind": "receipt", "name": "r.pdf", "content_base64": "not base64!"}}}, false, http.StatusBadRequest, ""},
+		{"winning evidence", http.MethodPost, "/v1/disputes/" + id + "/evidence", map[string]any{"text": "x " + WinningEvidence,
+			"files": []map[string]string{receiptFile}}, false, http.StatusOK, DisputeWon},
 		{"accepted after the end", http.MethodPost, "/v1/disputes/" + id + "/accept", struct{}{}, false, http.StatusConflict, ""},
 		{"an inquiry's close of a chargeback", http.MethodPost, "/_sim/disputes/" + id + "/decide", map[string]string{"outcome": "closed"}, true, http.StatusConflict, ""},
 		{"no such dispute", http.MethodGet, "/v1/disputes/dp_none", nil, false, http.StatusNotFound, ""},
@@ -63,6 +74,12 @@ func TestDisputeLifecycle(t *testing.T) {
 				}
 			}
 		})
+	}
+	// The winning answer's file arrived whole.
+	sum := sha256.Sum256(receipt)
+	if got := decode[Dispute](t, call(t, http.MethodGet, ts.URL+"/v1/disputes/"+id, nil)); len(got.EvidenceFiles) != 1 ||
+		got.EvidenceFiles[0] != (EvidenceFileSeen{Kind: "receipt", Name: "r.pdf", Size: len(receipt), SHA256: hex.EncodeToString(sum[:])}) {
+		t.Errorf("evidence files %+v, want the receipt", got.EvidenceFiles)
 	}
 	// raised, evidence, escalated, winning evidence: four moves, four callbacks.
 	cbs := rc.callbacks()

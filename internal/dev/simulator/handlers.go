@@ -520,7 +520,12 @@ func validCurrency(s string) bool {
 
 // decodeBody reads a JSON object into v, answering 400 itself on failure.
 func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	return decodeBodyUpTo(w, r, v, maxBodyBytes)
+}
+
+// decodeBodyUpTo is decodeBody for a body of at most limit bytes.
+func decodeBodyUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		// The decoder's message could quote a field; answer a fixed text.

@@ -27,8 +27,11 @@ const (
 	defaultSettleDelay  = 2 * time.Second
 	defaultSlowDelay    = 3 * time.Second
 	maxBodyBytes        = 64 << 10
-	defaultSecret       = "sim-secret"
-	callbackTimeout     = 5 * time.Second
+	// maxEvidenceBytes bounds a dispute answer's body: a file of each
+	// kind, 512 KiB each as the gateway takes them, in base64.
+	maxEvidenceBytes = 8 << 20
+	defaultSecret    = "sim-secret"
+	callbackTimeout  = 5 * time.Second
 )
 
 // Charge statuses.

@@ -124,6 +124,10 @@ var (
 	// being answered when its process died: what it did is not known, and
 	// running it again could refund twice.
 	EarlierRequestUnanswered = Code{"I0039", "An identical request ended without an answer"}
+	// EvidenceRefused: the acquirer refused a dispute answer's evidence
+	// (its files' type, size or pages); the dispute still waits for an
+	// answer, and the refused pieces are not kept.
+	EvidenceRefused = Code{"I0040", "The acquirer refused the evidence"}
 
 	RiskReview          = Code{"R0000", "Held for risk review"}
 	RiskAmountLimit     = Code{"R0001", "Amount exceeds the account limit"}
@@ -173,7 +177,7 @@ func All() []Code {
 		UnsupportedMethod, InvalidState, OrderMismatch, IdempotencyConflict, RequestInProgress, PayoutMismatch, PayoutNotFound,
 		TokenNotFound, TokenDeleted, SubscriptionNotFound, TestCardOnLive, TestAccountConnector, CompatibleRefundLimit, LiveAccountSimulator,
 		RefundNotFound, TooManyRefunds, ConnectorCannot, SubscriptionEnded, PendingNotCancellable,
-		DisputeNotFound, DisputeNotAnswerable, RefundDisputed, EarlierRequestUnanswered,
+		DisputeNotFound, DisputeNotAnswerable, RefundDisputed, EarlierRequestUnanswered, EvidenceRefused,
 		RiskReview, RiskAmountLimit, RiskBlockedCard, RiskRejected, RiskVelocity, RiskBlockedBIN, RiskBlockedCountry,
 		RiskCountryMismatch, RiskTestValue,
 		ConnectorError, ThreeDSNotAvailable,

@@ -24,3 +24,19 @@ type DisputeCallback struct {
 	DisputeID string
 	Reference string
 }
+
+// Evidence is a merchant's answer to a dispute as the acquirer gets it:
+// the texts, one "name: text" a line, and the files with their bytes.
+type Evidence struct {
+	Text  string
+	Files []EvidenceFile
+}
+
+// EvidenceFile is one file of a merchant's evidence. Kind is what it shows
+// (dispute.FileKind of its name), at most one file of each kind.
+type EvidenceFile struct {
+	Kind        string
+	Name        string
+	ContentType string
+	Content     []byte
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/paygate/paygate/internal/domain/money"
@@ -168,4 +169,39 @@ func Read(stage, status string) (Stage, Status, bool) {
 		return "", "", false
 	}
 	return st, s, true
+}
+
+// The kinds of file a merchant's evidence may hold. A file named after a
+// kind (its name, lower-cased, without its extension, spaces and hyphens as
+// underscores: "Receipt.pdf", "shipping-documentation.png") is evidence of
+// that kind; any other name is FileOther. Acquirers take one file of each
+// kind (Stripe has a field for each), so a dispute's answer sends the newest
+// file of each kind.
+const (
+	FileReceipt                      = "receipt"
+	FileCustomerCommunication        = "customer_communication"
+	FileCustomerSignature            = "customer_signature"
+	FileShippingDocumentation        = "shipping_documentation"
+	FileServiceDocumentation         = "service_documentation"
+	FileRefundPolicy                 = "refund_policy"
+	FileCancellationPolicy           = "cancellation_policy"
+	FileDuplicateChargeDocumentation = "duplicate_charge_documentation"
+	FileOther                        = "uncategorized_file"
+)
+
+// FileKinds are the kinds of evidence file, FileOther last.
+var FileKinds = []string{FileReceipt, FileCustomerCommunication, FileCustomerSignature, FileShippingDocumentation,
+	FileServiceDocumentation, FileRefundPolicy, FileCancellationPolicy, FileDuplicateChargeDocumentation, FileOther}
+
+// FileKind is the kind of evidence a file of this name is.
+func FileKind(name string) string {
+	base := strings.ToLower(strings.TrimSpace(name))
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	base = strings.NewReplacer(" ", "_", "-", "_").Replace(strings.TrimSpace(base))
+	if slices.Contains(FileKinds, base) {
+		return base
+	}
+	return FileOther
 }

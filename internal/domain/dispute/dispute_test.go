@@ -140,3 +140,29 @@ func TestRead(t *testing.T) {
 		}
 	}
 }
+
+// TestFileKind: a file named after a kind, in any case, with an extension,
+// spaces or hyphens, is of that kind; any other name is the uncategorized
+// file.
+func TestFileKind(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"receipt", FileReceipt},
+		{"Receipt.pdf", FileReceipt},
+		{" RECEIPT.PNG ", FileReceipt},
+		{"shipping-documentation.pdf", FileShippingDocumentation},
+		{"Customer Communication.png", FileCustomerCommunication},
+		{"duplicate_charge_documentation.jpeg", FileDuplicateChargeDocumentation},
+		{"uncategorized_file.pdf", FileOther},
+		{"receipt.final.pdf", FileOther},
+		{"my receipt.pdf", FileOther},
+		{".pdf", FileOther},
+		{"", FileOther},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := FileKind(tc.name); got != tc.want {
+				t.Errorf("FileKind(%q) = %q, want %q", tc.name, got, tc.want)
+			}
+		})
+	}
+}

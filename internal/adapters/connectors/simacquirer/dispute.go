@@ -2,6 +2,7 @@ package simacquirer
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -49,16 +50,27 @@ func (c *Connector) GetDispute(ctx context.Context, id string) (connector.Disput
 	return c.disputeCall(ctx, "get dispute "+id, http.MethodGet, "/v1/disputes/"+url.PathEscape(id), nil)
 }
 
-// SubmitDisputeEvidence sends the merchant's evidence (its texts, and the
-// names and sizes of its files) and returns the dispute as it then stands.
-func (c *Connector) SubmitDisputeEvidence(ctx context.Context, id, text string) (connector.Dispute, error) {
+// SubmitDisputeEvidence sends the merchant's evidence (its texts, and its
+// files with their bytes) and returns the dispute as it then stands.
+func (c *Connector) SubmitDisputeEvidence(ctx context.Context, id string, ev connector.Evidence) (connector.Dispute, error) {
 	if id == "" {
 		return connector.Dispute{}, fmt.Errorf("dispute evidence: %w: empty id", ErrRejected)
 	}
+	type file struct {
+		Kind          string `json:"kind"`
+		Name          string `json:"name"`
+		ContentType   string `json:"content_type"`
+		ContentBase64 string `json:"content_base64"`
+	}
+	files := make([]file, 0, len(ev.Files))
+	for _, f := range ev.Files {
+		files = append(files, file{Kind: f.Kind, Name: f.Name, ContentType: f.ContentType, ContentBase64: base64.StdEncoding.EncodeToString(f.Content)})
+	}
 	return c.disputeCall(ctx, "dispute evidence "+id, http.MethodPost, "/v1/disputes/"+url.PathEscape(id)+"/evidence",
 		struct {
-			Text string `json:"text"`
-		}{text})
+			Text  string `json:"text"`
+			Files []file `json:"files"`
+		}{ev.Text, files})
 }
 
 // AcceptDispute gives the dispute up at the acquirer.

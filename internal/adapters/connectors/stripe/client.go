@@ -44,8 +44,9 @@ const (
 type Config struct {
 	// SecretKey is the account's secret key (sk_live_... or sk_test_...).
 	SecretKey string
-	// BaseURL is Stripe's API address; empty is https://api.stripe.com.
-	// Tests point it at stripe-mock or a fake.
+	// BaseURL is Stripe's API address; empty is https://api.stripe.com,
+	// whose file uploads go to https://files.stripe.com. Tests point it at
+	// stripe-mock or a fake, which then takes the uploads too.
 	BaseURL string
 	// Timeout bounds each request; zero means 10 seconds.
 	Timeout time.Duration
@@ -87,11 +88,15 @@ func New(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	base := cfg.BaseURL
+	base, files := cfg.BaseURL, cfg.BaseURL
 	if base == "" {
-		base = "https://api.stripe.com"
+		base, files = "https://api.stripe.com", "https://files.stripe.com"
 	}
 	u, err := outbound.BaseURL("stripe client", base)
+	if err != nil {
+		return nil, err
+	}
+	fu, err := outbound.BaseURL("stripe client", files)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +115,12 @@ func New(cfg Config) (*Client, error) {
 		LeveledLogger:   &stripego.LeveledLogger{Level: stripego.LevelNull},
 		EnableTelemetry: stripego.Bool(false),
 	}
-	return &Client{api: stripego.NewClient(cfg.SecretKey, stripego.WithBackends(stripego.NewBackendsWithConfig(backend))),
+	backends := stripego.NewBackendsWithConfig(backend)
+	// Stripe takes file uploads (dispute evidence) on a host of their own.
+	uploads := *backend
+	uploads.URL = stripego.String(strings.TrimSuffix(fu.String(), "/"))
+	backends.Uploads = stripego.GetBackendWithConfig(stripego.UploadsBackend, &uploads)
+	return &Client{api: stripego.NewClient(cfg.SecretKey, stripego.WithBackends(backends)),
 		callbackSecret: []byte(cfg.CallbackSecret), webhookSecret: cfg.WebhookSecret, settlementDays: cmp.Or(cfg.SettlementDays, 2)}, nil
 }
 

@@ -1,6 +1,7 @@
 package stripe
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +15,7 @@ import (
 	"github.com/stripe/stripe-go/v82/webhook"
 
 	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/dispute"
 )
 
 // Stripe's disputes map onto ours: its warning_* statuses are an inquiry
@@ -56,24 +58,55 @@ func (c *Client) GetDispute(ctx context.Context, id string) (connector.Dispute, 
 	return disputeOf(d), nil
 }
 
-// SubmitDisputeEvidence submits the merchant's evidence as the dispute's
-// uncategorized text.
-func (c *Client) SubmitDisputeEvidence(ctx context.Context, id, text string) (connector.Dispute, error) {
+// SubmitDisputeEvidence submits the merchant's evidence: the texts as the
+// dispute's uncategorized text, and each file uploaded to Stripe (purpose
+// dispute_evidence) and named in the evidence field of its kind.
+func (c *Client) SubmitDisputeEvidence(ctx context.Context, id string, ev connector.Evidence) (connector.Dispute, error) {
 	what := "dispute evidence " + id
 	if id == "" {
 		return connector.Dispute{}, fmt.Errorf("%s: %w: empty id", what, connector.ErrRejected)
 	}
-	params := &stripego.DisputeUpdateParams{Evidence: &stripego.DisputeUpdateEvidenceParams{UncategorizedText: stripego.String(text)},
-		Submit: stripego.Bool(true)}
+	evidence := &stripego.DisputeUpdateEvidenceParams{UncategorizedText: stripego.String(ev.Text)}
+	// The update's key covers the text and every file, so the same answer
+	// sent again (a retried activity) is one submission.
+	answer := sha256.New()
+	answer.Write([]byte(ev.Text))
+	for _, f := range ev.Files {
+		field := evidenceField(evidence, f.Kind)
+		if field == nil {
+			return connector.Dispute{}, fmt.Errorf("%s: %w: no evidence field for a file of kind %q", what, connector.ErrRejected, f.Kind)
+		}
+		sum := sha256.Sum256(append([]byte(f.Kind+"\x00"+f.Name+"\x00"), f.Content...))
+		params := &stripego.FileCreateParams{Purpose: stripego.String(string(stripego.FilePurposeDisputeEvidence)),
+			FileReader: bytes.NewReader(f.Content), Filename: stripego.String(f.Name)}
+		params.SetIdempotencyKey("dispute-file:" + id + ":" + hex.EncodeToString(sum[:12]))
+		file, err := c.api.V1Files.Create(ctx, params)
+		if err != nil {
+			return connector.Dispute{}, errorOf(ctx, what+" file "+f.Kind, err)
+		}
+		*field = stripego.String(file.ID)
+		answer.Write([]byte("\x00" + f.Kind + "\x00" + file.ID))
+	}
+	params := &stripego.DisputeUpdateParams{Evidence: evidence, Submit: stripego.Bool(true)}
 	params.AddExpand("payment_intent")
-	// The same evidence sent again (a retried activity) is one submission.
-	sum := sha256.Sum256([]byte(text))
-	params.SetIdempotencyKey("dispute-evidence:" + id + ":" + hex.EncodeToString(sum[:8]))
+	params.SetIdempotencyKey("dispute-evidence:" + id + ":" + hex.EncodeToString(answer.Sum(nil)[:8]))
 	d, err := c.api.V1Disputes.Update(ctx, id, params)
 	if err != nil {
 		return connector.Dispute{}, errorOf(ctx, what, err)
 	}
 	return disputeOf(d), nil
+}
+
+// evidenceField is the field of Stripe's evidence that takes a file of
+// kind (dispute.FileKinds), nil for a kind it has none for.
+func evidenceField(e *stripego.DisputeUpdateEvidenceParams, kind string) **string {
+	return map[string]**string{
+		dispute.FileReceipt: &e.Receipt, dispute.FileCustomerCommunication: &e.CustomerCommunication,
+		dispute.FileCustomerSignature: &e.CustomerSignature, dispute.FileShippingDocumentation: &e.ShippingDocumentation,
+		dispute.FileServiceDocumentation: &e.ServiceDocumentation, dispute.FileRefundPolicy: &e.RefundPolicy,
+		dispute.FileCancellationPolicy: &e.CancellationPolicy, dispute.FileDuplicateChargeDocumentation: &e.DuplicateChargeDocumentation,
+		dispute.FileOther: &e.UncategorizedFile,
+	}[kind]
 }
 
 // AcceptDispute closes the dispute: the merchant accepts it.

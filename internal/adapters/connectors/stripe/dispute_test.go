@@ -93,3 +93,39 @@ func evidenceDigest(text string) string {
 	sum := sha256.Sum256([]byte(text))
 	return hex.EncodeToString(sum[:8])
 }
+
+// hostsOf is a transport that records the host and path of each request and
+// answers none of them.
+type hostsOf struct{ seen []string }
+
+func (h *hostsOf) RoundTrip(req *http.Request) (*http.Response, error) {
+	h.seen = append(h.seen, req.URL.Host+req.URL.Path)
+	return nil, errors.New("no network in this test")
+}
+
+// TestEvidenceFilesGoToStripesFileHost: Stripe takes uploads on
+// files.stripe.com, not on the API's host; a client pointed at another
+// address (stripe-mock) sends both there.
+func TestEvidenceFilesGoToStripesFileHost(t *testing.T) {
+	ev := connector.Evidence{Text: "delivered", Files: []connector.EvidenceFile{
+		{Kind: "receipt", Name: "receipt.pdf", ContentType: "application/pdf", Content: []byte("%PDF-1.4")}}}
+	tests := []struct{ name, baseURL, want string }{
+		{"Stripe", "", "files.stripe.com/v1/files"},
+		{"stripe-mock", "http://127.0.0.1:12111", "127.0.0.1:12111/v1/files"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hostsOf{}
+			c, err := New(Config{SecretKey: "sk_test_paygate", BaseURL: tc.baseURL, Transport: h})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.SubmitDisputeEvidence(t.Context(), "dp_1", ev); err == nil {
+				t.Fatal("an answer with no network went through")
+			}
+			if len(h.seen) != 1 || h.seen[0] != tc.want {
+				t.Errorf("requests %v, want one to %s", h.seen, tc.want)
+			}
+		})
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +19,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/dispute"
 	"github.com/paygate/paygate/internal/domain/refund"
 )
 
@@ -77,6 +80,7 @@ func stripeMock(t *testing.T) string {
 type sent struct {
 	method, path, key string
 	form              url.Values
+	body              []byte
 }
 
 // recorder keeps every request on its way to the socket.
@@ -97,7 +101,7 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 		form = req.URL.Query()
 	}
 	r.mu.Lock()
-	r.sent = append(r.sent, sent{req.Method, req.URL.Path, req.Header.Get("Idempotency-Key"), form})
+	r.sent = append(r.sent, sent{req.Method, req.URL.Path, req.Header.Get("Idempotency-Key"), form, body})
 	r.mu.Unlock()
 	return r.next.RoundTrip(req)
 }
@@ -216,7 +220,7 @@ func TestAgainstStripeMock(t *testing.T) {
 			return err
 		}, []want{{"GET", "/v1/disputes/dp_1", "", nil}}},
 		{"a dispute's evidence", func() error {
-			_, err := c.SubmitDisputeEvidence(ctx, "dp_1", "tracking: delivered")
+			_, err := c.SubmitDisputeEvidence(ctx, "dp_1", connector.Evidence{Text: "tracking: delivered"})
 			return err
 		}, []want{{"POST", "/v1/disputes/dp_1", "dispute-evidence:dp_1:" + evidenceDigest("tracking: delivered"), map[string]string{"evidence[uncategorized_text]": "tracking: delivered",
 			"submit": "true"}}}},
@@ -259,5 +263,62 @@ func TestAgainstStripeMock(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEvidenceFilesAgainstStripeMock: each file of an answer is uploaded,
+// with its bytes, as dispute evidence, and the dispute's update names the
+// uploaded file in the field of its kind beside the texts; the update's key
+// covers the files, so another file is another submission.
+func TestEvidenceFilesAgainstStripeMock(t *testing.T) {
+	sock := stripeMock(t)
+	rec := &recorder{next: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", sock)
+	}}}
+	c, err := New(Config{SecretKey: "sk_test_paygate", BaseURL: "http://stripe-mock", Transport: rec, CallbackSecret: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	receipt := []byte("%PDF-1.4 receipt of order 1379868670095785984")
+	photo := []byte("\x89PNG\r\n\x1a\n the parcel at the door")
+	ev := connector.Evidence{Text: "tracking: delivered", Files: []connector.EvidenceFile{
+		{Kind: dispute.FileReceipt, Name: "Receipt.pdf", ContentType: "application/pdf", Content: receipt},
+		{Kind: dispute.FileOther, Name: "door.png", ContentType: "image/png", Content: photo},
+	}}
+	if _, err := c.SubmitDisputeEvidence(t.Context(), "dp_1", ev); err != nil {
+		t.Fatalf("stripe-mock refused the answer: %v", err)
+	}
+	got := rec.take()
+	if len(got) != 3 {
+		t.Fatalf("sent %d requests, want two uploads and the update: %+v", len(got), got)
+	}
+	fileKey := func(kind, name string, content []byte) string {
+		sum := sha256.Sum256(append([]byte(kind+"\x00"+name+"\x00"), content...))
+		return "dispute-file:dp_1:" + hex.EncodeToString(sum[:12])
+	}
+	for i, f := range []struct {
+		key     string
+		name    string
+		content []byte
+	}{{fileKey(dispute.FileReceipt, "Receipt.pdf", receipt), "Receipt.pdf", receipt}, {fileKey(dispute.FileOther, "door.png", photo), "door.png", photo}} {
+		g := got[i]
+		if g.method != "POST" || g.path != "/v1/files" || g.key != f.key {
+			t.Errorf("upload %d: %s %s key %q, want POST /v1/files key %q", i, g.method, g.path, g.key, f.key)
+		}
+		for _, part := range [][]byte{[]byte("dispute_evidence"), []byte(`filename="` + f.name + `"`), f.content} {
+			if !bytes.Contains(g.body, part) {
+				t.Errorf("upload %d does not carry %q", i, part)
+			}
+		}
+	}
+	update := got[2]
+	fileID := update.form.Get("evidence[receipt]")
+	if update.path != "/v1/disputes/dp_1" || !strings.HasPrefix(fileID, "file_") || update.form.Get("evidence[uncategorized_file]") == "" ||
+		update.form.Get("evidence[uncategorized_text]") != "tracking: delivered" || update.form.Get("submit") != "true" {
+		t.Errorf("update %s %v, want the receipt, the other file and the text", update.path, update.form)
+	}
+	if update.key == "dispute-evidence:dp_1:"+evidenceDigest("tracking: delivered") || !strings.HasPrefix(update.key, "dispute-evidence:dp_1:") {
+		t.Errorf("update key %q: the files must count in it", update.key)
 	}
 }
