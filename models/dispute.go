@@ -148,8 +148,17 @@ func ListDisputes(ctx context.Context, db *gorm.DB, merchantID, accountID string
 
 // AddDisputeEvidence stores a piece of evidence, sealed, and reports
 // whether it is new; the same piece again (its id is made of its content)
-// is stored once.
+// is stored once, dated anew, so that a file sent again is again its
+// kind's newest.
 func AddDisputeEvidence(ctx context.Context, db *gorm.DB, e *DisputeEvidence) (bool, error) {
+	again := db.WithContext(ctx).Model(&DisputeEvidence{}).Where("id = ? AND dispute_id = ?", e.ID, e.DisputeID).
+		Update("created_at", e.CreatedAt)
+	if again.Error != nil {
+		return false, fmt.Errorf("add evidence to %s: %w", e.DisputeID, again.Error)
+	}
+	if again.RowsAffected == 1 {
+		return false, nil
+	}
 	res := db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(e)
 	if res.Error != nil {
 		return false, fmt.Errorf("add evidence to %s: %w", e.DisputeID, res.Error)

@@ -75,6 +75,11 @@ const (
 	// first answer as given (a new one refused, no deadline), and replay
 	// that.
 	changeDisputeAskedAgain = "dispute-asked-again"
+	// changeDisputeAcquirerFee: a dispute takes the fee its acquirer
+	// reports (connector.Dispute.FeeKnown) until its hold; a worker of the
+	// code before would hold or take 15 major units beside it. Asked only
+	// when the acquirer reported a fee, which no fact recorded before did.
+	changeDisputeAcquirerFee = "dispute-acquirer-fee"
 	// changeDisputeContinueAsNew: a dispute continues as new after its
 	// run's share of wakes (or on Temporal's suggestion); runs begun before
 	// that reach it replay without, and never continue.

@@ -441,6 +441,13 @@ func (w *disputeWorkflow) apply(ctx workflow.Context, facts connector.Dispute) e
 			w.answer = ""
 		}
 	}
+	// The acquirer's own fee is what the merchant pays, passed through,
+	// until the hold fixes it (dispute.Fee's default where none is
+	// reported). Facts recorded before acquirers reported fees have none,
+	// so their histories replay as they ran.
+	if facts.FeeKnown && !w.state.Held && workflow.GetVersion(ctx, changeDisputeAcquirerFee, workflow.DefaultVersion, 1) == 1 {
+		w.state.Fee = facts.Fee
+	}
 	if !w.holdRefused && dispute.NeedsHold(w.state.Held, stage, status) && (stage != dispute.Inquiry ||
 		workflow.GetVersion(ctx, changeDisputeInquiryLost, workflow.DefaultVersion, 1) == 1) {
 		posted, err := w.post(ctx, da.HoldDispute)

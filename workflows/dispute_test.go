@@ -36,6 +36,7 @@ type issuer struct {
 	// before it answers: a slow acquirer.
 	held      func()
 	ledger    []string
+	fees      []int64 // the fee of each ledger step
 	notices   []string
 	noticeIDs []string
 	saved     []activities.DisputeRecord
@@ -115,9 +116,10 @@ func newDisputeEnv(t *testing.T, is *issuer) *testsuite.TestWorkflowEnvironment 
 		return nil
 	}).Maybe()
 	for name, fn := range map[string]any{"hold": dacts.HoldDispute, "release": dacts.ReleaseDispute, "take": dacts.TakeDispute} {
-		env.OnActivity(fn, mock.Anything, mock.Anything).Return(func(context.Context, activities.DisputeMoney) error {
+		env.OnActivity(fn, mock.Anything, mock.Anything).Return(func(_ context.Context, m activities.DisputeMoney) error {
 			is.mu.Lock()
 			defer is.mu.Unlock()
+			is.fees = append(is.fees, m.Fee)
 			if name == "hold" && is.refuseHold {
 				is.ledger = append(is.ledger, "hold refused")
 				return temporal.NewNonRetryableApplicationError("hold: invalid", activities.ErrTypeDisputeRefused, nil)
@@ -659,5 +661,66 @@ func TestDisputeNoticeIDsOfALongDisputeID(t *testing.T) {
 			t.Errorf("notice %d id %q (all %v): want its own, numbered, at most 40 characters", i+1, id, is.noticeIDs)
 		}
 		seen[id] = true
+	}
+}
+
+// TestDisputeFeePassedThrough: the merchant pays the acquirer's own fee for
+// a dispute, as the acquirer reports it, fixed by the hold; where it
+// reports none, 15 major units of the dispute's currency.
+func TestDisputeFeePassedThrough(t *testing.T) {
+	day := 24 * time.Hour
+	start := time.Date(2027, 3, 1, 9, 0, 0, 0, time.UTC)
+	due := start.Add(7 * day)
+	chargeback := connector.Dispute{ID: "dp_1", Reference: "1379868670095785984", Amount: 5000, Currency: "USD",
+		Reason: "fraudulent", Stage: "chargeback", Status: "needs_response", EvidenceDue: due}
+	withFee := func(d connector.Dispute, fee int64) connector.Dispute { d.Fee, d.FeeKnown = fee, true; return d }
+	yen := withFee(chargeback, 2239)
+	yen.Amount, yen.Currency = 1000, "JPY"
+	inquiry := chargeback
+	inquiry.Stage = "inquiry"
+	tests := []struct {
+		name  string
+		first connector.Dispute
+		steps []disputeStep
+		fees  []int64 // of the hold and the take
+		fee   int64   // the dispute's, at its end
+	}{
+		{"no fee reported: 15.00", chargeback, nil, []int64{1500, 1500}, 1500},
+		{"no fee reported in yen: 15", func() connector.Dispute { d := chargeback; d.Amount, d.Currency = 1000, "JPY"; return d }(),
+			nil, []int64{15, 15}, 15},
+		{"the acquirer's fee in yen", yen, nil, []int64{2239, 2239}, 2239},
+		{"an inquiry's fee, reported when it escalates", inquiry, []disputeStep{
+			{after: day, issuer: func(d *connector.Dispute) { d.Stage, d.Fee, d.FeeKnown = "chargeback", 1800, true }},
+		}, []int64{1800, 1800}, 1800},
+		{"a fee reported after the hold does not change it", withFee(chargeback, 1500), []disputeStep{
+			{after: day, issuer: func(d *connector.Dispute) { d.Fee = 2000 }},
+		}, []int64{1500, 1500}, 1500},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			is := &issuer{d: tc.first}
+			env := newDisputeEnv(t, is)
+			env.SetStartTime(start)
+			for _, s := range tc.steps {
+				env.RegisterDelayedCallback(func() {
+					is.set(s.issuer)
+					env.SignalWorkflow(workflows.SignalDisputeWord, nil)
+				}, s.after)
+			}
+			env.ExecuteWorkflow(workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: "sim-acquirer", DisputeID: "dp_1"})
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatalf("workflow error: %v", err)
+			}
+			var st workflows.DisputeState
+			if err := env.GetWorkflowResult(&st); err != nil {
+				t.Fatal(err)
+			}
+			// Not answered, the dispute is lost at its deadline: held, then taken.
+			if st.Status != dispute.Lost || st.Fee != tc.fee || !equalStrings(is.ledger, []string{"hold", "take"}) ||
+				fmt.Sprint(is.fees) != fmt.Sprint(tc.fees) {
+				t.Errorf("status %s fee %d, ledger %v with fees %v; want lost, %d, hold and take with %v", st.Status, st.Fee, is.ledger,
+					is.fees, tc.fee, tc.fees)
+			}
+		})
 	}
 }

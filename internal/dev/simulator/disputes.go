@@ -57,7 +57,10 @@ type Dispute struct {
 	// DebitedAt is when the acquirer took the disputed amount back (a
 	// chargeback, or an inquiry lost), ReinstatedAt when it gave it back
 	// (won after the debit): each is a line of that day's settlement.
-	DebitedAt    time.Time `json:"debited_at,omitzero"`
+	DebitedAt time.Time `json:"debited_at,omitzero"`
+	// Fee is the acquirer's chargeback fee, charged with the debit (in
+	// minor units of Currency); none before it.
+	Fee          int64     `json:"fee,omitempty"`
 	ReinstatedAt time.Time `json:"reinstated_at,omitzero"`
 	// CallbackStatus is the HTTP status the last callback was answered
 	// with, 0 when none came; CallbackAttempts counts the callbacks sent,
@@ -155,7 +158,7 @@ const chargebackFee = 1500
 func (s *Server) moveDisputedMoney(d *Dispute) {
 	now := s.now()
 	if d.DebitedAt.IsZero() && (d.Stage != DisputeInquiry || d.Status == DisputeLost) {
-		d.DebitedAt = now
+		d.DebitedAt, d.Fee = now, chargebackFee
 	}
 	if d.Status == DisputeWon && !d.DebitedAt.IsZero() && d.ReinstatedAt.IsZero() {
 		d.ReinstatedAt = now

@@ -37,7 +37,7 @@ func TestDisputeLifecycle(t *testing.T) {
 	raise := devCall(t, http.MethodPost, ts.URL+"/_sim/disputes", map[string]any{"reference": ch.Reference, "callback_url": receiver.URL})
 	d := decode[Dispute](t, raise)
 	id = d.DisputeID
-	if d.Status != DisputeNeedsResponse || d.Stage != DisputeChargeback || d.Amount != 5000 || d.Reason != "fraudulent" ||
+	if d.Status != DisputeNeedsResponse || d.Stage != DisputeChargeback || d.Amount != 5000 || d.Reason != "fraudulent" || d.Fee != chargebackFee ||
 		!d.EvidenceDue.After(time.Now().Add(6*24*time.Hour)) {
 		t.Fatalf("raised %+v", d)
 	}

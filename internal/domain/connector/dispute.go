@@ -15,6 +15,11 @@ type Dispute struct {
 	Stage       string
 	Status      string
 	EvidenceDue time.Time
+	// Fee is the acquirer's fee for the dispute in minor units of
+	// Currency, when it reports one (FeeKnown): what the merchant pays,
+	// passed through.
+	Fee      int64
+	FeeKnown bool
 }
 
 // DisputeCallback is what an acquirer's dispute callback names once its

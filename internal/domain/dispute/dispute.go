@@ -131,8 +131,9 @@ func Settle(held bool, final Status) Money {
 	return Keep
 }
 
-// FeeMajor is the dispute fee the merchant pays on a chargeback, in major
-// units of the payment's currency: 15.00 USD, 15.00 EUR, 15 JPY.
+// FeeMajor is the dispute fee the merchant pays on a chargeback whose
+// acquirer reports no fee of its own, in major units of the payment's
+// currency: 15.00 USD, 15.00 EUR, 15 JPY.
 const FeeMajor = 15
 
 // Fee is the dispute fee in minor units of currency (money.Parse's

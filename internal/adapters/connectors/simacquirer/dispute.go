@@ -23,11 +23,17 @@ type simDispute struct {
 	Stage       string    `json:"stage"`
 	Status      string    `json:"status"`
 	EvidenceDue time.Time `json:"evidence_due_by"`
+	// Fee is the acquirer's chargeback fee, once it took the money back.
+	Fee *int64 `json:"fee"`
 }
 
 func disputeOf(d simDispute) connector.Dispute {
-	return connector.Dispute{ID: d.DisputeID, ChargeID: d.ChargeID, Reference: d.Reference, Amount: d.Amount,
+	out := connector.Dispute{ID: d.DisputeID, ChargeID: d.ChargeID, Reference: d.Reference, Amount: d.Amount,
 		Currency: d.Currency, Reason: d.Reason, Stage: d.Stage, Status: d.Status, EvidenceDue: d.EvidenceDue.UTC()}
+	if d.Fee != nil {
+		out.Fee, out.FeeKnown = *d.Fee, true
+	}
+	return out
 }
 
 // disputeCall runs one dispute request of the acquirer's API.

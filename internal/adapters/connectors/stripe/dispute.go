@@ -40,7 +40,33 @@ func disputeOf(d *stripego.Dispute) connector.Dispute {
 	if d.EvidenceDetails != nil && d.EvidenceDetails.DueBy > 0 {
 		out.EvidenceDue = time.Unix(d.EvidenceDetails.DueBy, 0).UTC()
 	}
+	out.Fee, out.FeeKnown = disputeFee(d)
 	return out
+}
+
+// disputeFee is Stripe's fee for a dispute, from the balance transactions
+// that took its money back, in minor units of the dispute's currency: a
+// fee in another currency (the Stripe account's) is converted at the rate
+// of the transaction that carries it, the amount it took for the
+// dispute's, rounded half up. A dispute that took no money (an inquiry)
+// reports no fee.
+func disputeFee(d *stripego.Dispute) (int64, bool) {
+	var fee int64
+	known := false
+	for _, bt := range d.BalanceTransactions {
+		if bt == nil || bt.Amount >= 0 {
+			continue
+		}
+		known = true
+		if strings.EqualFold(string(bt.Currency), string(d.Currency)) {
+			fee += bt.Fee
+			continue
+		}
+		// fee × dispute amount / |amount taken|, half up, in integers.
+		taken := -bt.Amount
+		fee += (2*bt.Fee*d.Amount + taken) / (2 * taken)
+	}
+	return fee, known
 }
 
 // GetDispute reads a dispute, its PaymentIntent expanded for our reference.

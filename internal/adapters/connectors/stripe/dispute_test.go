@@ -129,3 +129,37 @@ func TestEvidenceFilesGoToStripesFileHost(t *testing.T) {
 		})
 	}
 }
+
+// TestDisputeFee: Stripe's fee for a dispute is read from the balance
+// transaction that took its money back, converted to the dispute's
+// currency at that transaction's rate when the Stripe account settles in
+// another; an inquiry, which took nothing, reports none.
+func TestDisputeFee(t *testing.T) {
+	withdrawal := func(currency string, amount, fee int64) *stripego.BalanceTransaction {
+		return &stripego.BalanceTransaction{Amount: amount, Currency: stripego.Currency(currency), Fee: fee}
+	}
+	tests := []struct {
+		name     string
+		currency string
+		amount   int64
+		bts      []*stripego.BalanceTransaction
+		want     int64
+		known    bool
+	}{
+		{"an inquiry took nothing", "usd", 5000, nil, 0, false},
+		{"a chargeback in the account's currency", "usd", 5000, []*stripego.BalanceTransaction{withdrawal("usd", -5000, 1500)}, 1500, true},
+		{"a yen chargeback on a dollar account: 15.00 USD at 1,000 JPY for 6.70 USD", "jpy", 1000,
+			[]*stripego.BalanceTransaction{withdrawal("usd", -670, 1500)}, 2239, true},
+		{"a euro chargeback on a dollar account, half up", "eur", 1000, []*stripego.BalanceTransaction{withdrawal("usd", -1080, 1500)}, 1389, true},
+		{"won: the reinstatement adds no fee", "usd", 5000,
+			[]*stripego.BalanceTransaction{withdrawal("usd", -5000, 1500), withdrawal("usd", 5000, 0)}, 1500, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fee, known := disputeFee(&stripego.Dispute{Amount: tc.amount, Currency: stripego.Currency(tc.currency), BalanceTransactions: tc.bts})
+			if fee != tc.want || known != tc.known {
+				t.Errorf("disputeFee = %d, %v; want %d, %v", fee, known, tc.want, tc.known)
+			}
+		})
+	}
+}
