@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/paygate/paygate/internal/adapters/reconcile"
+	"github.com/paygate/paygate/internal/domain/notify"
 )
 
 // Reconciler reconciles a connector's settlement day
@@ -40,6 +41,9 @@ const ErrTypeNoSettlements = "NoSettlements"
 type ReconDayInput struct {
 	Connector string
 	Day       string
+	// NotifySchedule is the retry schedule of the day's settlement
+	// notices (PAYGATE_NOTIFY_SCHEDULE); zero is notify's default.
+	NotifySchedule notify.Schedule `json:",omitzero"`
 }
 
 func (in ReconDayInput) day() (time.Time, error) {

@@ -62,9 +62,10 @@ func (g *Gateway) EnsureReconSchedules(ctx context.Context) error {
 
 func (g *Gateway) ensureReconSchedule(ctx context.Context, connector string) error {
 	return g.ensureSchedule(ctx, workflows.ReconScheduleID(connector), ReconCron, &client.ScheduleWorkflowAction{
-		ID:                       "recon-due/" + connector,
-		Workflow:                 workflows.ReconcileDueWorkflowType,
-		Args:                     []any{workflows.ReconDueInput{Connector: connector, BackfillDays: ReconBackfillDays}},
+		ID:       "recon-due/" + connector,
+		Workflow: workflows.ReconcileDueWorkflowType,
+		Args: []any{workflows.ReconDueInput{Connector: connector, BackfillDays: ReconBackfillDays,
+			NotifySchedule: g.Config.NotifySchedule}},
 		TaskQueue:                workflows.TaskQueue,
 		WorkflowExecutionTimeout: 23 * time.Hour,
 	})

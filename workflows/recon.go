@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/paygate/paygate/activities"
+	"github.com/paygate/paygate/internal/domain/notify"
 )
 
 // ra names the reconciliation activities; never dereferenced.
@@ -64,14 +65,15 @@ func ReconcileDay(ctx workflow.Context, in activities.ReconDayInput) (ReconDayRe
 		return dataError(out, err)
 	}
 	// Each notice is delivered by a Redeliver child that outlives this run,
-	// on the durable schedule orders use; one already under way (the day
-	// run again) is left to itself.
+	// on the durable schedule orders use (the deployment's, since
+	// 2026-11-29: the notify default before); one already under way (the
+	// day run again) is left to itself.
 	for _, id := range out.Notices {
 		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
 			WorkflowID:        "notify/" + id,
 			ParentClosePolicy: enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		})
-		child := workflow.ExecuteChildWorkflow(cctx, RedeliverWorkflowType, RedeliverInput{NotifyIDs: []string{id}})
+		child := workflow.ExecuteChildWorkflow(cctx, RedeliverWorkflowType, RedeliverInput{NotifyIDs: []string{id}, Schedule: in.NotifySchedule})
 		if err := child.GetChildWorkflowExecution().Get(ctx, nil); err != nil && !temporal.IsWorkflowExecutionAlreadyStartedError(err) {
 			workflow.GetLogger(ctx).Error("settlement notice not started", "notify_id", id, "error", err)
 		}
@@ -95,6 +97,9 @@ func dataError(out ReconDayResult, err error) (ReconDayResult, error) {
 type ReconDueInput struct {
 	Connector    string
 	BackfillDays int
+	// NotifySchedule is the retry schedule of the settlement notices the
+	// days send (PAYGATE_NOTIFY_SCHEDULE); zero is notify's default.
+	NotifySchedule notify.Schedule `json:",omitzero"`
 }
 
 // ReconDueResult is every day a scheduled run reconciled.
@@ -126,7 +131,8 @@ func ReconcileDue(ctx workflow.Context, in ReconDueInput) (ReconDueResult, error
 			ParentClosePolicy:     enumspb.PARENT_CLOSE_POLICY_ABANDON,
 		})
 		var r ReconDayResult
-		err := workflow.ExecuteChildWorkflow(cctx, ReconcileDayWorkflowType, activities.ReconDayInput{Connector: in.Connector, Day: d}).Get(ctx, &r)
+		err := workflow.ExecuteChildWorkflow(cctx, ReconcileDayWorkflowType, activities.ReconDayInput{Connector: in.Connector, Day: d,
+			NotifySchedule: in.NotifySchedule}).Get(ctx, &r)
 		if temporal.IsWorkflowExecutionAlreadyStartedError(err) {
 			continue
 		}

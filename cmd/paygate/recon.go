@@ -226,7 +226,7 @@ func reconRun(ctx context.Context, logger *slog.Logger, connector string, first,
 			ID: workflows.ReconDayWorkflowID(connector, day), TaskQueue: workflows.TaskQueue,
 			WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE,
 			WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		}, workflows.ReconcileDayWorkflowType, activities.ReconDayInput{Connector: connector, Day: day})
+		}, workflows.ReconcileDayWorkflowType, activities.ReconDayInput{Connector: connector, Day: day, NotifySchedule: g.Config.NotifySchedule})
 		if err != nil {
 			return fmt.Errorf("start reconciliation of %s %s: %w", connector, day, err)
 		}
