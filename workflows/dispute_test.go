@@ -265,14 +265,7 @@ func TestDisputePaths(t *testing.T) {
 					})
 				}, s.after)
 			}
-			env.ExecuteWorkflow(workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: "sim-acquirer", DisputeID: "dp_1"})
-			if err := env.GetWorkflowError(); err != nil {
-				t.Fatalf("workflow error: %v", err)
-			}
-			var st workflows.DisputeState
-			if err := env.GetWorkflowResult(&st); err != nil {
-				t.Fatal(err)
-			}
+			st := runDispute(t, env)
 			if st.Status != tc.final || st.Fee != 1500 || st.Amount.Minor != 5000 {
 				t.Errorf("final %s fee %d amount %d, want %s 1500 5000", st.Status, st.Fee, st.Amount.Minor, tc.final)
 			}
@@ -288,6 +281,21 @@ func TestDisputePaths(t *testing.T) {
 			_ = refused // a late answer finds the dispute lost and its workflow closed
 		})
 	}
+}
+
+// runDispute runs the dispute dp_1 of the simulated acquirer to its end
+// and returns its final state.
+func runDispute(t *testing.T, env *testsuite.TestWorkflowEnvironment) workflows.DisputeState {
+	t.Helper()
+	env.ExecuteWorkflow(workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: "sim-acquirer", DisputeID: "dp_1"})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatalf("workflow error: %v", err)
+	}
+	var st workflows.DisputeState
+	if err := env.GetWorkflowResult(&st); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 func equalStrings(a, b []string) bool {
@@ -707,14 +715,7 @@ func TestDisputeFeePassedThrough(t *testing.T) {
 					env.SignalWorkflow(workflows.SignalDisputeWord, nil)
 				}, s.after)
 			}
-			env.ExecuteWorkflow(workflows.DisputeWorkflowType, workflows.DisputeInput{Connector: "sim-acquirer", DisputeID: "dp_1"})
-			if err := env.GetWorkflowError(); err != nil {
-				t.Fatalf("workflow error: %v", err)
-			}
-			var st workflows.DisputeState
-			if err := env.GetWorkflowResult(&st); err != nil {
-				t.Fatal(err)
-			}
+			st := runDispute(t, env)
 			// Not answered, the dispute is lost at its deadline: held, then taken.
 			if st.Status != dispute.Lost || st.Fee != tc.fee || !equalStrings(is.ledger, []string{"hold", "take"}) ||
 				fmt.Sprint(is.fees) != fmt.Sprint(tc.fees) {

@@ -114,10 +114,10 @@ func (r *recorder) take() []sent {
 	return out
 }
 
-// TestAgainstStripeMock sends every call of the connector to stripe-mock:
-// each is a request Stripe's API takes (no 400), on the path and with the
-// Idempotency-Key and fields we mean.
-func TestAgainstStripeMock(t *testing.T) {
+// mockClient is a client of a stripe-mock of its own, every request it
+// sends kept by the recorder on its way.
+func mockClient(t *testing.T) (*Client, *recorder) {
+	t.Helper()
 	sock := stripeMock(t)
 	rec := &recorder{next: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		var d net.Dialer
@@ -127,6 +127,14 @@ func TestAgainstStripeMock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return c, rec
+}
+
+// TestAgainstStripeMock sends every call of the connector to stripe-mock:
+// each is a request Stripe's API takes (no 400), on the path and with the
+// Idempotency-Key and fields we mean.
+func TestAgainstStripeMock(t *testing.T) {
+	c, rec := mockClient(t)
 	ctx := t.Context()
 	visa := connector.Card{Number: "4242424242424242", ExpiryMonth: "12", ExpiryYear: "2035", CVV: "123"}
 	type want struct {
@@ -271,15 +279,7 @@ func TestAgainstStripeMock(t *testing.T) {
 // uploaded file in the field of its kind beside the texts; the update's key
 // covers the files, so another file is another submission.
 func TestEvidenceFilesAgainstStripeMock(t *testing.T) {
-	sock := stripeMock(t)
-	rec := &recorder{next: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, "unix", sock)
-	}}}
-	c, err := New(Config{SecretKey: "sk_test_paygate", BaseURL: "http://stripe-mock", Transport: rec, CallbackSecret: "s"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, rec := mockClient(t)
 	receipt := []byte("%PDF-1.4 receipt of order 1379868670095785984")
 	photo := []byte("\x89PNG\r\n\x1a\n the parcel at the door")
 	ev := connector.Evidence{Text: "tracking: delivered", Files: []connector.EvidenceFile{
