@@ -228,6 +228,18 @@ func (acq *acquirer) authoriseCall(t *testing.T, in activities.AuthoriseInput) (
 	return acq.authorise(len(acq.auths) - 1)
 }
 
+// recordCall keeps a call of the fake acquirer, in, in *calls under its
+// lock, and answers what *fail, when scripted, says of that call.
+func recordCall[T any](acq *acquirer, calls *[]T, fail *func(n int) error, in T) error {
+	acq.mu.Lock()
+	defer acq.mu.Unlock()
+	*calls = append(*calls, in)
+	if *fail != nil {
+		return (*fail)(len(*calls) - 1)
+	}
+	return nil
+}
+
 func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
@@ -400,13 +412,7 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 		}).Maybe()
 	env.OnActivity(acts.VoidCharge, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.VoidInput) error {
-			acq.mu.Lock()
-			defer acq.mu.Unlock()
-			acq.voids = append(acq.voids, in)
-			if acq.voidErr != nil {
-				return acq.voidErr(len(acq.voids) - 1)
-			}
-			return nil
+			return recordCall(acq, &acq.voids, &acq.voidErr, in)
 		}).Maybe()
 	env.OnActivity(acts.RefundCharge, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.RefundInput) (activities.RefundOutcome, error) {
@@ -473,13 +479,7 @@ func newEnv(t *testing.T, acq *acquirer) *testsuite.TestWorkflowEnvironment {
 		}).Maybe()
 	env.OnActivity(acts.CancelAuthentication, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.ThreeDSStatusInput) error {
-			acq.mu.Lock()
-			defer acq.mu.Unlock()
-			acq.authCancels = append(acq.authCancels, in)
-			if acq.authCancelErr != nil {
-				return acq.authCancelErr(len(acq.authCancels) - 1)
-			}
-			return nil
+			return recordCall(acq, &acq.authCancels, &acq.authCancelErr, in)
 		}).Maybe()
 	env.OnActivity(acts.AttachCard, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, in activities.AttachCardInput) error {
