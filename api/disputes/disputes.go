@@ -338,11 +338,14 @@ func readEvidence(req disputeRequest) ([]*models.DisputeEvidence, *codes.Code) {
 				return fail(codes.InvalidField.With(field + ".content_type must be application/pdf, image/png, image/jpeg or text/plain, and the content that type"))
 			}
 			// Acquirers take one file of each kind, so two in one answer
-			// would leave one unsent; a text file goes as text.
-			if kind := dispute.FileKind(name); declared != "text/plain; charset=utf-8" && fileKinds[kind] {
-				return fail(codes.InvalidField.With(fmt.Sprintf("%s is a second file of kind %s; name each file after its kind (%s), one file of any other name",
-					field, kind, strings.Join(dispute.FileKinds[:len(dispute.FileKinds)-1], ", "))))
-			} else {
+			// would leave one unsent; a text file goes as text and takes
+			// no kind.
+			if declared != "text/plain; charset=utf-8" {
+				kind := dispute.FileKind(name)
+				if fileKinds[kind] {
+					return fail(codes.InvalidField.With(fmt.Sprintf("%s is a second file of kind %s; name each file after its kind (%s), one file of any other name",
+						field, kind, strings.Join(dispute.FileKinds[:len(dispute.FileKinds)-1], ", "))))
+				}
 				fileKinds[kind] = true
 			}
 			e.Kind, e.ContentType, e.Content = "file", declared, content

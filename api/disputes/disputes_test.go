@@ -134,6 +134,9 @@ func TestDispute(t *testing.T) {
 	kinds := "[" + pdfOf("Receipt.pdf") + "," + pdfOf("shipping-documentation.pdf") + "," + pdfOf("photo.pdf") + "]"
 	twoReceipts := "[" + pdfOf("receipt.pdf") + "," + pdfOf("RECEIPT.PDF") + "]"
 	twoOthers := "[" + pdfOf("a.pdf") + "," + pdfOf("b.pdf") + "]"
+	// A text file goes as text: it takes no kind from a file.
+	textThenPDF := `[{"name":"receipt.txt","content_type":"text/plain","content_base64":"` +
+		base64.StdEncoding.EncodeToString([]byte("paid 50.00 on 2 March")) + `"},` + pdfOf("receipt.pdf") + "]"
 	tests := []struct {
 		name, action, id, evidence, sum string
 		d                               models.Dispute
@@ -153,6 +156,7 @@ func TestDispute(t *testing.T) {
 		{"a PDF of 100 KiB", "evidence", disputeID, pdf, digest(pdf), open, nil, "0000:Success", "under_review", 1, 1},
 		{"a PDF of 512 KiB", "evidence", disputeID, biggest, digest(biggest), open, nil, "0000:Success", "under_review", 1, 1},
 		{"a file of each kind, and one of no kind", "evidence", disputeID, kinds, digest(kinds), open, nil, "0000:Success", "under_review", 1, 3},
+		{"a receipt as text beside a receipt as PDF", "evidence", disputeID, textThenPDF, digest(textThenPDF), open, nil, "0000:Success", "under_review", 1, 2},
 		{"two receipts", "evidence", disputeID, twoReceipts, digest(twoReceipts), open, nil,
 			"I0008:Invalid field value: evidence[1] is a second file of kind receipt; name each file after its kind (receipt, customer_communication, customer_signature, shipping_documentation, service_documentation, refund_policy, cancellation_policy, duplicate_charge_documentation), one file of any other name", "", 0, 0},
 		{"two files of no kind", "evidence", disputeID, twoOthers, digest(twoOthers), open, nil,
