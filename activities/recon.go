@@ -10,6 +10,7 @@ import (
 
 	"github.com/paygate/paygate/internal/adapters/reconcile"
 	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/recon"
 )
 
 // Reconciler reconciles a connector's settlement day
@@ -37,6 +38,10 @@ type ReconActivities struct {
 // reconciling it can never succeed.
 const ErrTypeNoSettlements = "NoSettlements"
 
+// ErrTypeBadReport: the acquirer's report of the day cannot be reconciled
+// as it stands (recon.ErrBadReport); asking again gives the same report.
+const ErrTypeBadReport = "BadReport"
+
 // ReconDayInput names a connector's settlement day (YYYY-MM-DD).
 type ReconDayInput struct {
 	Connector string
@@ -55,15 +60,19 @@ func (in ReconDayInput) day() (time.Time, error) {
 }
 
 func reconError(err error) error {
-	if errors.Is(err, reconcile.ErrUnknownConnector) {
+	switch {
+	case errors.Is(err, reconcile.ErrUnknownConnector):
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeNoSettlements, err)
+	case errors.Is(err, recon.ErrBadReport):
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeBadReport, err)
 	}
 	return err
 }
 
 // ReconcileSettlementDay reads the day's report and what is owed, matches
 // them and stores the run. A report the acquirer cannot give yet is an
-// error, retried.
+// error, retried; one that cannot be read is recorded on the day's run and
+// not retried.
 func (a *ReconActivities) ReconcileSettlementDay(ctx context.Context, in ReconDayInput) (reconcile.Summary, error) {
 	d, err := in.day()
 	if err != nil {

@@ -48,6 +48,10 @@ type ReconRun struct {
 	Posted   int       `gorm:"not null;default:0"`
 	Unposted int       `gorm:"not null;default:0"`
 	RanAt    time.Time `gorm:"not null"`
+	// Error is why the acquirer's report of the day was refused on its
+	// last run (migration 0035); the day's items are those of the last
+	// run that could read it, and the day stays due.
+	Error string `gorm:"size:500;not null;default:''"`
 }
 
 // ReconItem is one settlement line or one owed settlement of a run, with
@@ -116,7 +120,12 @@ const reconItemBatch = 1000
 // is now matched needs nobody any more.
 func SaveReconRun(ctx context.Context, db *gorm.DB, run *ReconRun, items []ReconItem) error {
 	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		if err := tx.Clauses(clause.OnConflict{UpdateAll: true}).Create(run).Error; err != nil {
+		// Posted and Unposted are the posting's to count (CountReconPosting),
+		// not a new run's to reset.
+		if err := tx.Clauses(clause.OnConflict{
+			Columns:   []clause.Column{{Name: "connector"}, {Name: "day"}},
+			DoUpdates: clause.AssignmentColumns([]string{"lines", "owed", "exceptions", "ran_at", "error"}),
+		}).Create(run).Error; err != nil {
 			return err
 		}
 		for start := 0; start < len(items); start += reconItemBatch {
@@ -152,6 +161,40 @@ WHERE r.connector = ? AND r.day = ? AND a.id = r.account_id AND r.mode <> a.mode
 	return nil
 }
 
+// RefuseReconRun records that the acquirer's report of a day was refused
+// (why): a day run before keeps its items and counts, one never run gets a
+// run of nothing, so that finance sees the day and why.
+func RefuseReconRun(ctx context.Context, db *gorm.DB, connector string, day time.Time, why string, at time.Time) error {
+	run := &ReconRun{Connector: connector, Day: day, RanAt: at, Error: CutText(why, 500)}
+	err := db.WithContext(ctx).Clauses(clause.OnConflict{
+		Columns:   []clause.Column{{Name: "connector"}, {Name: "day"}},
+		DoUpdates: clause.AssignmentColumns([]string{"ran_at", "error"}),
+	}).Create(run).Error
+	if err != nil {
+		return fmt.Errorf("refuse reconciliation of %s %s: %w", connector, day.Format(time.DateOnly), err)
+	}
+	return nil
+}
+
+// toPost is what makes an item's money the ledger's to hold: a matched
+// line, or an exception finance wrote off.
+const toPost = "(source = 'line' AND class IN ('matched','fee_outside_schedule')) OR status = 'written_off'"
+
+// ReconDaysUnposted lists the days from from (inclusive) to to (exclusive)
+// that have an item whose money the ledger should hold and does not yet:
+// one it could not take (PostError), or one a posting that stopped never
+// reached.
+func ReconDaysUnposted(ctx context.Context, db *gorm.DB, connector string, from, to time.Time) ([]time.Time, error) {
+	var days []time.Time
+	err := db.WithContext(ctx).Model(&ReconItem{}).Distinct("day").
+		Where("connector = ? AND day >= ? AND day < ? AND posted = ''", connector, from, to).
+		Where(toPost).Order("day").Pluck("day", &days).Error
+	if err != nil {
+		return nil, fmt.Errorf("unposted days of %s: %w", connector, err)
+	}
+	return days, nil
+}
+
 // ReconItemsToPost lists a day's items whose money the ledger should hold
 // and does not yet, after afterID, at most limit: matched lines, and
 // exceptions finance wrote off.
@@ -159,7 +202,7 @@ func ReconItemsToPost(ctx context.Context, db *gorm.DB, connector string, day ti
 	var out []ReconItem
 	err := db.WithContext(ctx).
 		Where("connector = ? AND day = ? AND id > ? AND posted = ''", connector, day, afterID).
-		Where("(source = 'line' AND class IN ('matched','fee_outside_schedule')) OR status = 'written_off'").
+		Where(toPost).
 		Order("id").Limit(limit).Find(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("items to post of %s %s: %w", connector, day.Format(time.DateOnly), err)
@@ -184,10 +227,7 @@ func MarkReconPostedAll(ctx context.Context, db *gorm.DB, ps []ReconPosting) err
 	values := make([]string, 0, len(ps))
 	args := make([]any, 0, 3*len(ps))
 	for _, p := range ps {
-		e := p.Error
-		if len(e) > 500 {
-			e = e[:500]
-		}
+		e := CutText(p.Error, 500)
 		values = append(values, "(?::bigint, ?::text, ?::text)")
 		args = append(args, p.ID, p.Posted, e)
 	}

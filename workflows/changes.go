@@ -239,6 +239,10 @@ const (
 	// holds the update as accepted before the acquirer or the record hears
 	// of it. Runs that took such an update before replay without it.
 	changeAcceptedFirst = "update-accepted-first"
+	// changeReconDayFailedGoesOn: a scheduled reconciliation goes on to the
+	// next day when a day's child failed (its acquirer's report unanswered
+	// for a day); runs that met one before failed there, and replay that.
+	changeReconDayFailedGoesOn = "recon-day-failed-goes-on"
 )
 
 // endTaskOptions: endTask's pause is an activity that does nothing, run by

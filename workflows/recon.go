@@ -25,8 +25,8 @@ func ReconScheduleID(connector string) string { return "paygate-recon-" + connec
 
 // ReconDayResult is what a day's reconciliation found and posted. Error is
 // set, and the rest empty, when the day could not be reconciled for what it
-// is (a connector without settlement reports, a malformed day): the
-// workflow completes, it does not fail on data.
+// is (a connector without settlement reports, a malformed day, a report
+// that cannot be read): the workflow completes, it does not fail on data.
 type ReconDayResult struct {
 	Summary activities.ReconSummary
 	Posted  activities.ReconPostSummary
@@ -45,7 +45,7 @@ var reconOptions = workflow.ActivityOptions{
 	ScheduleToCloseTimeout: 24 * time.Hour,
 	RetryPolicy: &temporal.RetryPolicy{
 		InitialInterval: 5 * time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Minute,
-		NonRetryableErrorTypes: []string{activities.ErrTypeNoSettlements},
+		NonRetryableErrorTypes: []string{activities.ErrTypeNoSettlements, activities.ErrTypeBadReport},
 	},
 }
 
@@ -85,7 +85,7 @@ func ReconcileDay(ctx workflow.Context, in activities.ReconDayInput) (ReconDayRe
 // error is the input's, and fails it otherwise (the retries ran out).
 func dataError(out ReconDayResult, err error) (ReconDayResult, error) {
 	var app *temporal.ApplicationError
-	if errors.As(err, &app) && app.Type() == activities.ErrTypeNoSettlements {
+	if errors.As(err, &app) && (app.Type() == activities.ErrTypeNoSettlements || app.Type() == activities.ErrTypeBadReport) {
 		out.Error = app.Error()
 		return out, nil
 	}
@@ -134,6 +134,12 @@ func ReconcileDue(ctx workflow.Context, in ReconDueInput) (ReconDueResult, error
 		err := workflow.ExecuteChildWorkflow(cctx, ReconcileDayWorkflowType, activities.ReconDayInput{Connector: in.Connector, Day: d,
 			NotifySchedule: in.NotifySchedule}).Get(ctx, &r)
 		if temporal.IsWorkflowExecutionAlreadyStartedError(err) {
+			continue
+		}
+		if err != nil && workflow.GetVersion(ctx, changeReconDayFailedGoesOn, workflow.DefaultVersion, 1) == 1 {
+			// A day that failed (its acquirer did not answer for a day) is
+			// due again tomorrow; it does not hold up the days after it.
+			workflow.GetLogger(ctx).Error("settlement day not reconciled", "connector", in.Connector, "day", d, "error", err)
 			continue
 		}
 		if err != nil {

@@ -2,11 +2,14 @@ package workflows_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -64,6 +67,77 @@ func TestSettlementNoticesFollowTheDeploymentsSchedule(t *testing.T) {
 			for _, in := range got {
 				if in.Schedule != tc.want {
 					t.Errorf("notice %v delivered on %+v, want %+v", in.NotifyIDs, in.Schedule, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestReconDaysDoNotFailOnData: a day whose report cannot be read
+// completes with the reason in its result (the workflow never fails on
+// data), and a scheduled run whose day failed for another cause (its
+// acquirer unanswered for a day of retries) goes on to the next day.
+func TestReconDaysDoNotFailOnData(t *testing.T) {
+	badReport := temporal.NewNonRetryableApplicationError("settlement report of sim-bank 2026-11-27: the settlement report cannot be read: entry 2: line number 1 comes twice",
+		activities.ErrTypeBadReport, nil)
+	tests := []struct {
+		name string
+		// failing is each day's reconciliation error, by day.
+		failing map[string]error
+		// want is the days the run reports, with their errors.
+		want map[string]string
+	}{
+		{"a report that cannot be read is the day's result", map[string]error{"2026-11-27": badReport},
+			map[string]string{"2026-11-27": badReport.Error(), "2026-11-28": ""}},
+		{"a day that failed holds up no other", map[string]error{"2026-11-27": errors.New("acquirer down")},
+			map[string]string{"2026-11-28": ""}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var s testsuite.WorkflowTestSuite
+			env := s.NewTestWorkflowEnvironment()
+			env.RegisterWorkflowWithOptions(workflows.ReconcileDue, workflow.RegisterOptions{Name: workflows.ReconcileDueWorkflowType})
+			env.RegisterWorkflowWithOptions(workflows.ReconcileDay, workflow.RegisterOptions{Name: workflows.ReconcileDayWorkflowType})
+			env.RegisterActivity(&activities.ReconActivities{})
+			env.OnActivity(racts.ReconDaysDue, mock.Anything, mock.Anything).Return([]string{"2026-11-27", "2026-11-28"}, nil)
+			env.OnActivity(racts.ReconcileSettlementDay, mock.Anything, mock.Anything).Return(
+				func(_ context.Context, in activities.ReconDayInput) (activities.ReconSummary, error) {
+					if err := tc.failing[in.Day]; err != nil {
+						if !temporal.IsApplicationError(err) {
+							// Retries ran out: what the activity's last attempt left.
+							err = temporal.NewNonRetryableApplicationError(err.Error(), "Unavailable", err)
+						}
+						return activities.ReconSummary{}, err
+					}
+					return activities.ReconSummary{Day: in.Day, Lines: 1}, nil
+				})
+			env.OnActivity(racts.PostSettlementDay, mock.Anything, mock.Anything).Return(activities.ReconPostSummary{Posted: 1}, nil)
+			env.OnActivity(racts.RecordSettlementNotices, mock.Anything, mock.Anything).Return([]string(nil), nil)
+			env.ExecuteWorkflow(workflows.ReconcileDueWorkflowType, workflows.ReconDueInput{Connector: "sim-bank"})
+			if err := env.GetWorkflowError(); err != nil {
+				t.Fatalf("the run failed: %v", err)
+			}
+			var out workflows.ReconDueResult
+			if err := env.GetWorkflowResult(&out); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for i, d := range out.Days {
+				day := d.Summary.Day
+				if day == "" {
+					day = "2026-11-27" // a refused day's summary is empty; only that day fails here
+				}
+				got[day] = d.Error
+				if d.Error == "" && d.Posted.Posted != 1 {
+					t.Errorf("day %d posted %+v, want 1", i, d.Posted)
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("days %v, want %v", got, tc.want)
+			}
+			for day, want := range tc.want {
+				if g, ok := got[day]; !ok || !strings.Contains(g, want) {
+					t.Errorf("day %s: error %q, want %q", day, g, want)
 				}
 			}
 		})

@@ -187,7 +187,7 @@ func t(lang, key string) string {
 var en = map[string]string{
 	"recon": "Reconciliation", "exceptions": "Exceptions", "statement": "Settlement statement", "recon_runs": "Runs",
 	"recon_classes": "Per class", "day": "Day", "lines": "Lines", "owed": "Owed", "posted": "Posted", "unposted": "Not posted yet",
-	"ran_at": "Ran at", "source": "Source", "class": "Class", "count": "Count", "gross": "Gross", "fee": "Fee", "net": "Net",
+	"ran_at": "Ran at", "report_refused": "Report refused", "source": "Source", "class": "Class", "count": "Count", "gross": "Gross", "fee": "Fee", "net": "Net",
 	"detail": "Detail", "note": "Note", "act": "Act", "action": "Action",
 	"act_resolve": "Resolve", "act_write_off": "Write off", "act_claim": "Claim from the acquirer",
 	"source_line": "acquirer's line", "source_owed": "owed by our record",
@@ -253,7 +253,7 @@ var en = map[string]string{
 var es = map[string]string{
 	"recon": "Conciliación", "exceptions": "Excepciones", "statement": "Liquidación", "recon_runs": "Ejecuciones",
 	"recon_classes": "Por clase", "day": "Día", "lines": "Líneas", "owed": "Debido", "posted": "Contabilizado", "unposted": "Sin contabilizar",
-	"ran_at": "Ejecutado", "source": "Origen", "class": "Clase", "count": "Cantidad", "gross": "Bruto", "fee": "Comisión", "net": "Neto",
+	"ran_at": "Ejecutado", "report_refused": "Informe rechazado", "source": "Origen", "class": "Clase", "count": "Cantidad", "gross": "Bruto", "fee": "Comisión", "net": "Neto",
 	"detail": "Detalle", "note": "Nota", "act": "Aplicar", "action": "Acción",
 	"act_resolve": "Resolver", "act_write_off": "Dar de baja", "act_claim": "Reclamar al adquirente",
 	"source_line": "línea del adquirente", "source_owed": "debido según nuestro registro",

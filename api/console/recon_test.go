@@ -53,6 +53,11 @@ func seedRecon(t *testing.T, c *testConsole) (day time.Time, missing, duplicate 
 func TestFinanceReconciles(t *testing.T) {
 	c := newTestConsole(t)
 	_, missing, duplicate := seedRecon(t, c)
+	// A day whose report was refused shows why.
+	if err := models.RefuseReconRun(t.Context(), c.db, "sim-bank", time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC),
+		"settlement report of sim-bank 2026-11-21: the settlement report cannot be read: entry 2: line number 1 comes twice", time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	fin := c.browser(t)
 	csrf := c.signIn(t, fin, "finance@example.com")
 	window := "from=2026-11-20&to=2026-11-20"
@@ -63,6 +68,8 @@ func TestFinanceReconciles(t *testing.T) {
 	}{
 		{"the day per class", "/console/recon?" + window, []string{"<td>2026-11-20</td><td>sim-acquirer</td><td>2</td><td>2</td><td>2</td><td>1</td><td>0</td>",
 			"<td>owed by our record</td><td>missing at the acquirer</td><td>USD</td><td>1</td><td>25.00</td>"}},
+		{"a refused report, with why", "/console/recon?from=2026-11-21&to=2026-11-21", []string{"<td>2026-11-21</td><td>sim-bank</td><td>0</td><td>0</td><td>0</td><td>0</td><td>0</td>",
+			"<td>settlement report of sim-bank 2026-11-21: the settlement report cannot be read: entry 2: line number 1 comes twice</td>"}},
 		{"the totals as CSV", "/console/recon.csv?" + window, []string{"day,connector,source,class,currency,count,gross,fee,net\n",
 			"2026-11-20,sim-acquirer,owed,missing_at_acquirer,USD,1,25.00,0.00,0.00\n", "2026-11-20,sim-acquirer,line,duplicate,USD,1,50.00,1.75,48.25\n"}},
 		{"the queue with its actions", "/console/recon/exceptions", []string{fmt.Sprintf(`action="/console/recon/exceptions/%d/act`, missing),

@@ -11,11 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"gorm.io/gorm"
 
@@ -440,7 +438,7 @@ func (s *Service) startOne(ctx context.Context, p *models.Payout, row *models.Pa
 	fresh, err := models.FindPayout(ctx, s.DB, p.ID)
 	switch {
 	case err != nil:
-		row.Outcome, row.Reason = models.ItemError, truncate(err.Error(), 500)
+		row.Outcome, row.Reason = models.ItemError, models.CutText(err.Error(), 500)
 	case fresh.Run != p.Run && fresh.Status == string(payout.StatusFailed):
 		row.Outcome, row.Reason = models.ItemSkipped, fmt.Sprintf("%s: now %s at run %d, planned %s at run %d",
 			ReasonChangedSincePlan, fresh.Status, fresh.Run, p.Status, p.Run)
@@ -468,7 +466,7 @@ func (s *Service) startOne(ctx context.Context, p *models.Payout, row *models.Pa
 		// stays "starting" for a resume to settle.
 		return
 	case err != nil:
-		row.Outcome, row.Reason = models.ItemError, truncate(err.Error(), 500)
+		row.Outcome, row.Reason = models.ItemError, models.CutText(err.Error(), 500)
 	default:
 		row.Outcome, row.RunID = models.ItemStarted, runID
 	}
@@ -513,17 +511,4 @@ func (s *Service) log() *slog.Logger {
 		return s.Logger
 	}
 	return slog.Default()
-}
-
-func truncate(s string, n int) string {
-	s = strings.ToValidUTF8(s, "?")
-	if len(s) <= n {
-		return s
-	}
-	// Cut at a character's boundary: half a character is not text, and
-	// the record would refuse it.
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

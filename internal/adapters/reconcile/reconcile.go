@@ -96,8 +96,18 @@ func (s *Service) Reconcile(ctx context.Context, connector string, day time.Time
 	}
 	day = Day(day)
 	lines, err := c.Source.Settlement(ctx, day)
+	if err == nil {
+		err = recon.CheckLines(lines)
+	}
 	if err != nil {
-		return Summary{}, fmt.Errorf("settlement report of %s %s: %w", connector, day.Format(time.DateOnly), err)
+		err = fmt.Errorf("settlement report of %s %s: %w", connector, day.Format(time.DateOnly), err)
+		if errors.Is(err, recon.ErrBadReport) {
+			// Kept for finance; the day stays due for a corrected report.
+			if rerr := models.RefuseReconRun(ctx, s.DB, connector, day, err.Error(), s.now()); rerr != nil {
+				return Summary{}, rerr
+			}
+		}
+		return Summary{}, err
 	}
 	of := day.AddDate(0, 0, -c.Terms.Days)
 	owed, err := models.SettlementsOwed(ctx, s.DB, connector, of, of.AddDate(0, 0, 1))
@@ -246,17 +256,25 @@ func orderOwners(ctx context.Context, db *gorm.DB, keys []string) (map[string][2
 }
 
 // DaysDue lists the days from from to to (inclusive) that have no
-// reconciliation yet, or whose settled money the ledger could not all take
-// (a capture posted late), oldest first.
+// reconciliation yet, whose report was refused, or whose settled money the
+// ledger does not all hold (a capture posted late, a posting that stopped
+// part way), oldest first.
 func (s *Service) DaysDue(ctx context.Context, connector string, from, to time.Time) ([]time.Time, error) {
 	from, to = Day(from), Day(to)
 	runs, err := models.ReconRuns(ctx, s.DB, connector, from, to.AddDate(0, 0, 1))
 	if err != nil {
 		return nil, err
 	}
+	unposted, err := models.ReconDaysUnposted(ctx, s.DB, connector, from, to.AddDate(0, 0, 1))
+	if err != nil {
+		return nil, err
+	}
 	done := map[string]bool{}
 	for _, r := range runs {
-		done[r.Day.UTC().Format(time.DateOnly)] = r.Unposted == 0
+		done[r.Day.UTC().Format(time.DateOnly)] = r.Error == ""
+	}
+	for _, d := range unposted {
+		done[d.UTC().Format(time.DateOnly)] = false
 	}
 	var out []time.Time
 	for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {

@@ -9,6 +9,7 @@ package recon
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -46,6 +47,70 @@ type Line struct {
 	Batch     string
 	// No is the line's place in the report, for the exceptions queue.
 	No int
+}
+
+// ErrBadReport: the acquirer's settlement report cannot be reconciled as
+// it stands (unreadable, a line numbered twice, a field no line can hold).
+// Reading it again gives the same, so it is not retried: the day waits for
+// the acquirer's corrected report.
+var ErrBadReport = errors.New("the settlement report cannot be read")
+
+// Bounds of a line's fields: what the reconciliation's record holds.
+const (
+	maxOrderKey  = 64
+	maxReference = 255
+)
+
+// CheckLines finds what makes a report impossible to reconcile: a line
+// number that is not positive or comes twice (a line is known by its
+// number on every run of its day), a type the engine does not know, a
+// currency that is not three capital letters, a reference or order key
+// longer than the record holds. The error wraps ErrBadReport and names the
+// first such line.
+func CheckLines(lines []Line) error {
+	seen := make(map[int]bool, len(lines))
+	for i, l := range lines {
+		var why string
+		switch {
+		case l.No <= 0:
+			why = fmt.Sprintf("line number %d is not positive", l.No)
+		case seen[l.No]:
+			why = fmt.Sprintf("line number %d comes twice", l.No)
+		case !l.Type.known():
+			why = fmt.Sprintf("line %d: type %q", l.No, l.Type)
+		case !isCurrency(l.Currency):
+			why = fmt.Sprintf("line %d: currency %q", l.No, l.Currency)
+		case len(l.OrderKey) > maxOrderKey:
+			why = fmt.Sprintf("line %d: order key longer than %d bytes", l.No, maxOrderKey)
+		case len(l.Reference) > maxReference:
+			why = fmt.Sprintf("line %d: reference longer than %d bytes", l.No, maxReference)
+		}
+		if why != "" {
+			return fmt.Errorf("%w: entry %d: %s", ErrBadReport, i+1, why)
+		}
+		seen[l.No] = true
+	}
+	return nil
+}
+
+func (t LineType) known() bool {
+	switch t {
+	case Capture, Refund, Chargeback, FeeAdjustment, RefundFailure:
+		return true
+	}
+	return false
+}
+
+func isCurrency(c string) bool {
+	if len(c) != 3 {
+		return false
+	}
+	for _, r := range []byte(c) {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // Expected is a settlement the record says is owed: a capture or a refund

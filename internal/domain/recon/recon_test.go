@@ -1,8 +1,10 @@
 package recon
 
 import (
+	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -152,5 +154,48 @@ func TestReconcileAgainGivesTheSame(t *testing.T) {
 	exLines, exExpected := first.Exceptions()
 	if len(exLines) != 3 || len(exExpected) != 1 || exExpected[0].OrderKey != "T3" {
 		t.Errorf("exceptions: %d lines, %v", len(exLines), exExpected)
+	}
+}
+
+// TestCheckLines: a report is refused whole, naming its first line that no
+// reconciliation can hold; a report of good lines, in any order, passes.
+func TestCheckLines(t *testing.T) {
+	good := []Line{settled(2, "T2", "ch_2", 1000, "EUR"), settled(1, "T1", "ch_1", 1000, "EUR")}
+	with := func(edit func(*Line)) []Line {
+		ls := slices.Clone(good)
+		edit(&ls[1])
+		return ls
+	}
+	long := func(n int) string { return strings.Repeat("k", n) }
+	tests := []struct {
+		name  string
+		lines []Line
+		want  string // "" for a report that passes
+	}{
+		{"good lines", good, ""},
+		{"no lines", nil, ""},
+		{"the longest keys the record holds", with(func(l *Line) { l.OrderKey, l.Reference = long(64), long(255) }), ""},
+		{"a line numbered twice", with(func(l *Line) { l.No = 2 }), "entry 2: line number 2 comes twice"},
+		{"a line numbered 0", with(func(l *Line) { l.No = 0 }), "entry 2: line number 0 is not positive"},
+		{"a negative line number", with(func(l *Line) { l.No = -4 }), "entry 2: line number -4 is not positive"},
+		{"a type nobody knows", with(func(l *Line) { l.Type = "payout" }), `entry 2: line 1: type "payout"`},
+		{"a currency in lower case", with(func(l *Line) { l.Currency = "eur" }), `entry 2: line 1: currency "eur"`},
+		{"no currency", with(func(l *Line) { l.Currency = "" }), `entry 2: line 1: currency ""`},
+		{"an order key too long", with(func(l *Line) { l.OrderKey = long(65) }), "entry 2: line 1: order key longer than 64 bytes"},
+		{"a reference too long", with(func(l *Line) { l.Reference = long(256) }), "entry 2: line 1: reference longer than 255 bytes"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckLines(tc.lines)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrBadReport) || !strings.HasSuffix(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want ErrBadReport ending %q", err, tc.want)
+			}
+		})
 	}
 }

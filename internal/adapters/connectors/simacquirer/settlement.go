@@ -2,6 +2,9 @@ package simacquirer
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -31,6 +34,12 @@ func (c *Connector) Settlement(ctx context.Context, day time.Time) ([]recon.Line
 		Lines []settlementLine `json:"lines"`
 	}
 	if err := c.client.do(ctx, "settlement "+date, http.MethodGet, "/v1/settlements/"+date, nil, &rep); err != nil {
+		var syntax *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &syntax) || errors.As(err, &typ) {
+			// An answer that is not the report reads the same next time.
+			return nil, fmt.Errorf("%w: %w", recon.ErrBadReport, err)
+		}
 		return nil, err
 	}
 	out := make([]recon.Line, 0, len(rep.Lines))

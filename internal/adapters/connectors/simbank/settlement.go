@@ -45,13 +45,13 @@ func (c *Client) Settlement(ctx context.Context, day time.Time) ([]recon.Line, e
 	}
 	rows, err := csv.NewReader(strings.NewReader(string(raw))).ReadAll()
 	if err != nil || len(rows) == 0 || !slices.Equal(rows[0], settlementHeader) {
-		return nil, fmt.Errorf("%s: %w: not the bank's report", what, connector.ErrRejected)
+		return nil, fmt.Errorf("%s: %w: not the bank's report", what, recon.ErrBadReport)
 	}
 	out := make([]recon.Line, 0, len(rows)-1)
 	for i, row := range rows[1:] {
 		l, err := settlementLine(row)
 		if err != nil {
-			return nil, fmt.Errorf("%s: line %d: %w: %v", what, i+1, connector.ErrRejected, err)
+			return nil, fmt.Errorf("%s: line %d: %w: %v", what, i+1, recon.ErrBadReport, err)
 		}
 		out = append(out, l)
 	}

@@ -1,4 +1,4 @@
-package payoutrerun
+package models
 
 import (
 	"strings"
@@ -6,10 +6,10 @@ import (
 	"unicode/utf8"
 )
 
-// TestTruncateKeepsText: a batch item's reason is cut to its column at a
-// character's boundary (half a character is not text, and the record
-// refuses it).
-func TestTruncateKeepsText(t *testing.T) {
+// TestCutTextKeepsText: a reason (a batch item's, a reconciliation run's)
+// is cut to its column at a character's boundary (half a character is not
+// text, and the record refuses it).
+func TestCutTextKeepsText(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
@@ -21,9 +21,9 @@ func TestTruncateKeepsText(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := truncate(tc.in, 10)
+			got := CutText(tc.in, 10)
 			if got != tc.want || !utf8.ValidString(got) {
-				t.Errorf("truncate(%q) = %q, want %q", tc.in, got, tc.want)
+				t.Errorf("CutText(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
 	}
