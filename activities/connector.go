@@ -163,7 +163,14 @@ func (a *Activities) authorise(ctx context.Context, in AuthoriseInput, opened <-
 		return outcomeOf(conn.Name(), charge), nil
 	case errors.Is(err, connector.ErrTimeout):
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer did not answer in time", ErrTypeAcquirerTimeout, err)
-	case errors.Is(err, connector.ErrRejected), errors.Is(err, connector.ErrConflict), errors.Is(err, connector.ErrUnsupported):
+	case errors.Is(err, connector.ErrConflict):
+		// The key reached the acquirer before with other content (a charge
+		// re-sent by the next worker once the first had dropped the
+		// security code): that earlier request may have charged, so the
+		// outcome is unknown and the order asks, as after a timeout. Read as
+		// a refusal, a route moved on and charged the card elsewhere.
+		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer saw this key before: its answer is unknown", ErrTypeAcquirerTimeout, err)
+	case errors.Is(err, connector.ErrRejected), errors.Is(err, connector.ErrUnsupported):
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer refused the request", ErrTypeAcquirerRejected, err)
 	case in.Failover && sentBefore && errors.Is(err, connector.ErrUnavailable):
 		return ChargeOutcome{}, temporal.NewNonRetryableApplicationError("acquirer unavailable after an earlier send: its answer is unknown", ErrTypeAcquirerTimeout, err)

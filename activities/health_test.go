@@ -116,6 +116,17 @@ func TestBreakerSkipsAConnectorThatIsDown(t *testing.T) {
 		{"a charge sent before is not skipped", []error{connector.ErrUnavailable},
 			[]bool{true, true, true, true},
 			[]string{ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerDown, ErrTypeAcquirerTimeout}, 4, []int{3}, false},
+		// A key the acquirer saw before with other content (Stripe's
+		// idempotency_error: a charge re-sent by the next worker after the
+		// first dropped the security code) proves an earlier request
+		// reached it: its outcome is unknown, never a refusal that lets
+		// the route charge elsewhere. A refusal stays one.
+		{"a key seen with other content is unknown", []error{fmt.Errorf("x: %w: idempotency_error", connector.ErrConflict)},
+			[]bool{true, false},
+			[]string{ErrTypeAcquirerTimeout, ErrTypeAcquirerTimeout}, 2, nil, false},
+		{"a refusal is one", []error{fmt.Errorf("x: %w: invalid_request", connector.ErrRejected)},
+			[]bool{true, false},
+			[]string{ErrTypeAcquirerRejected, ErrTypeAcquirerRejected}, 2, nil, false},
 		{"down after an earlier send is unknown", []error{connector.ErrUnavailable},
 			[]bool{true},
 			[]string{ErrTypeAcquirerTimeout}, 1, []int{0}, false},

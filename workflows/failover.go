@@ -108,9 +108,9 @@ func attemptOutcome(o activities.ChargeOutcome) routing.Outcome {
 // other its own, so that no connector ever sees another's key.
 func (w *orderWorkflow) chargeKey(conn string) string {
 	if conn == w.connectorName() {
-		return idempotencyKey(w.id, "authorise")
+		return w.key("authorise")
 	}
-	return idempotencyKey(w.id, "authorise/"+conn)
+	return w.key("authorise/" + conn)
 }
 
 // chargeConnector is the connector the charge's capture, void, refunds and

@@ -319,7 +319,7 @@ func (w *orderWorkflow) capture(ctx workflow.Context, req CaptureRequest) (Opera
 	}
 	amount := w.standing().CaptureAmount(req.CaptureAmount)
 	in := activities.CaptureInput{Connector: w.chargeConnector(), ChargeID: w.st.ChargeID,
-		IdempotencyKey: idempotencyKey(w.id, "capture"), Amount: amount, Currency: w.in.Currency}
+		IdempotencyKey: w.key("capture"), Amount: amount, Currency: w.in.Currency}
 	var out activities.CaptureOutcome
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.CaptureCharge, in).Get(ctx, &out)
 	if err != nil && !acquirerRefused(err) && w.version(ctx, changeOperationUnanswered, 1) != workflow.DefaultVersion {
@@ -580,7 +580,7 @@ func (w *orderWorkflow) reject(ctx workflow.Context) (PaymentResult, error) {
 
 func (w *orderWorkflow) void(ctx workflow.Context) error {
 	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.VoidCharge,
-		activities.VoidInput{Connector: w.chargeConnector(), ChargeID: w.st.ChargeID, IdempotencyKey: idempotencyKey(w.id, "void")}).Get(ctx, nil)
+		activities.VoidInput{Connector: w.chargeConnector(), ChargeID: w.st.ChargeID, IdempotencyKey: w.key("void")}).Get(ctx, nil)
 }
 
 func (w *orderWorkflow) validateRefund(ctx workflow.Context, req RefundRequest) error {
@@ -659,7 +659,7 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 // is the refund's own, so a request sent again is the same refund.
 func (w *orderWorkflow) refundInput(r order.Refund) activities.RefundInput {
 	return activities.RefundInput{Connector: w.chargeConnector(), ChargeID: w.st.ChargeID,
-		IdempotencyKey: idempotencyKey(w.id, "refund-"+r.Reference), Amount: r.Amount, Currency: w.in.Currency}
+		IdempotencyKey: w.key("refund-" + r.Reference), Amount: r.Amount, Currency: w.in.Currency}
 }
 
 // refundRow is refund r's row in the record.

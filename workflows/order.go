@@ -87,6 +87,12 @@ type OrderInput struct {
 	// (CurrentOrderShape for a new order; 0 for orders started before
 	// shapes): which changes it takes without asking GetVersion (shape.go).
 	Shape int `json:",omitempty"`
+	// Keys is how the order's acquirer keys are made from its workflow id
+	// (operationKey): 0, the id's '/' as ':', so that order numbers that
+	// differ only there ("INV/7", "INV:7") shared every key; 1, the id's
+	// ':' and '%' escaped first. Fixed on the order's first run and kept
+	// by its later runs, so that a key never changes under an operation.
+	Keys int `json:",omitempty"`
 	// Reopen starts a run of an order whose workflow closed when idle
 	// (shape 3): an operation reopened it, and the run takes its request
 	// and state from the record. Only TransactionID, OrderNo and Shape are
@@ -277,6 +283,12 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return PaymentResult{}, err
+	}
+	if !in.Reopen && in.Resume == nil && in.Keys == 0 && strings.ContainsAny(w.id, ":%") &&
+		workflow.GetVersion(ctx, changeOrderKeysEscaped, workflow.DefaultVersion, 1) == 1 {
+		// Asked only where the id holds what the old keys left ambiguous:
+		// other orders make the same keys either way and record nothing.
+		w.in.Keys = 1
 	}
 	if in.Reopen {
 		return w.reopen(ctx)
@@ -1072,10 +1084,23 @@ func threeDSData(d *connector.ThreeDSData) *activities.ThreeDSData {
 	return &activities.ThreeDSData{AuthenticationID: d.AuthenticationID, ECI: d.ECI, CAVV: d.CAVV}
 }
 
-// idempotencyKey derives the acquirer's idempotency key of one operation from
-// the workflow id; it holds no '/' so it can stand in an inquiry URL.
-func idempotencyKey(workflowID, operation string) string {
+// idempotencyKey derives the acquirer's idempotency key of one operation
+// from the workflow id, by the order's key scheme (OrderInput.Keys); the
+// id's part holds no '/'.
+func idempotencyKey(workflowID, operation string, scheme int) string {
+	if scheme >= 1 {
+		workflowID = keyEscaper.Replace(workflowID)
+	}
 	return strings.ReplaceAll(workflowID, "/", ":") + ":" + operation
+}
+
+// keyEscaper makes the id's ':' and '%' stand apart from its '/' once those
+// become ':'.
+var keyEscaper = strings.NewReplacer("%", "%25", ":", "%3A")
+
+// key is the acquirer's idempotency key of the order's operation.
+func (w *orderWorkflow) key(operation string) string {
+	return idempotencyKey(w.id, operation, w.in.Keys)
 }
 
 func outcomeCode(o activities.ChargeOutcome) codes.Code { return order.ChargeCode(chargeOf(o)) }

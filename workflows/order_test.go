@@ -1201,3 +1201,35 @@ var anyArg = mock.Anything
 func workflowOptions(name string) workflow.RegisterOptions {
 	return workflow.RegisterOptions{Name: name}
 }
+
+// TestOrderKeysTellOrderNumbersApart: two order numbers that differ only in
+// '/' and ':' make different acquirer keys (both made
+// "order:M100:A200:INV:7:authorise", and the second order was recorded
+// paid with the first order's charge); an order number holding neither
+// keeps the key orders always had.
+func TestOrderKeysTellOrderNumbersApart(t *testing.T) {
+	tests := []struct {
+		orderNo, wantKey string
+	}{
+		{"ORD-1", "order:M100:A200:ORD-1:authorise"},
+		{"INV/7", "order:M100:A200:INV:7:authorise"},
+		{"INV:7", "order:M100:A200:INV%3A7:authorise"},
+		{"INV%3A7", "order:M100:A200:INV%253A7:authorise"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.orderNo, func(t *testing.T) {
+			acq := &acquirer{risk: accepted, authorise: answer(approved(amount))}
+			env := newEnv(t, acq)
+			env.SetStartWorkflowOptions(client.StartWorkflowOptions{
+				ID: workflows.OrderWorkflowID(merchantID, accountID, tc.orderNo), TaskQueue: workflows.TaskQueue})
+			in := orderInput("auto")
+			in.OrderNo, in.Details.OrderNo = tc.orderNo, tc.orderNo
+			if res := run(t, env, in); res.PaymentStatus != status.Paid {
+				t.Fatalf("payment %v, want paid", res.PaymentStatus)
+			}
+			if len(acq.auths) != 1 || acq.auths[0].IdempotencyKey != tc.wantKey {
+				t.Errorf("charged %+v, want one charge under %q", acq.auths, tc.wantKey)
+			}
+		})
+	}
+}

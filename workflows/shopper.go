@@ -123,7 +123,7 @@ func (w *orderWorkflow) authenticate(ctx workflow.Context) (PaymentResult, error
 		activities.ThreeDSInput{
 			Connector:      w.connectorName(),
 			CardToken:      w.st.Card.Token,
-			IdempotencyKey: idempotencyKey(w.id, "3ds"),
+			IdempotencyKey: w.key("3ds"),
 			Amount:         w.in.Amount,
 			Currency:       w.in.Currency,
 			Reference:      w.in.TransactionID,
@@ -273,7 +273,7 @@ func (w *orderWorkflow) startAPM(ctx workflow.Context) (PaymentResult, error) {
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.CreateAPMPayment,
 		activities.APMInput{
 			Connector:      w.connectorName(),
-			IdempotencyKey: idempotencyKey(w.id, "apm"),
+			IdempotencyKey: w.key("apm"),
 			Method:         w.in.APM.Method,
 			Amount:         w.in.Amount,
 			Currency:       w.in.Currency,

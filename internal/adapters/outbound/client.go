@@ -99,8 +99,13 @@ func (f Failures) Of(ctx context.Context, what string, err error) error {
 }
 
 // JSONRequest builds a request to base's path (with query, if any) whose
-// body, when in is not nil, is in as JSON; it accepts JSON back.
+// body, when in is not nil, is in as JSON; it accepts JSON back. path is
+// escaped (url.PathEscape around each value in it) and goes out as it is.
 func JSONRequest(ctx context.Context, base *url.URL, method, path string, query url.Values, in any) (*http.Request, error) {
+	unescaped, err := url.PathUnescape(path)
+	if err != nil {
+		return nil, fmt.Errorf("build request: path %q: %w", path, err)
+	}
 	var body io.Reader
 	if in != nil {
 		b, err := json.Marshal(in)
@@ -110,7 +115,11 @@ func JSONRequest(ctx context.Context, base *url.URL, method, path string, query 
 		body = bytes.NewReader(b)
 	}
 	u := *base
-	u.Path += path
+	// Both forms, so that an escaped '/' or '%' in a value is sent escaped
+	// once: a key "a/b" went out as a%252Fb, and the acquirer's inquiry of
+	// it answered not found for a charge it held.
+	u.RawPath = base.EscapedPath() + path
+	u.Path += unescaped
 	u.RawQuery = query.Encode()
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
 	if err != nil {

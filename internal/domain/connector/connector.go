@@ -138,6 +138,11 @@ const (
 	DeclineIncorrectCVC           = DeclineReason("incorrect_cvc")
 	DeclineAuthenticationRequired = DeclineReason("authentication_required")
 	DeclineAuthenticationFailed   = DeclineReason("authentication_failed")
+	// DeclineDoNotRetry: the issuer says the card must not be tried again
+	// (lost, stolen, kept by the issuer, fraud, do not try again). The
+	// merchant hears a decline as for DeclineGeneric; no route sends the
+	// card on to another acquirer.
+	DeclineDoNotRetry = DeclineReason("do_not_retry")
 )
 
 // Charge is the acquirer's record of a charge. It holds no card data.

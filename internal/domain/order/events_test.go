@@ -55,6 +55,7 @@ func TestChargeCode(t *testing.T) {
 		{"expired card", Charge{Decline: connector.DeclineExpiredCard}, codes.ExpiredCard},
 		{"incorrect cvc", Charge{Decline: connector.DeclineIncorrectCVC}, codes.WrongCVV},
 		{"authentication required", Charge{Decline: connector.DeclineAuthenticationRequired}, codes.ThreeDSNotAvailable},
+		{"the issuer's do not retry: a decline to the merchant", Charge{Decline: connector.DeclineDoNotRetry}, codes.Declined},
 		{"any other reason", Charge{Decline: connector.DeclineReason("do_not_honour")}, codes.Declined},
 		{"no reason", Charge{}, codes.Declined},
 	}

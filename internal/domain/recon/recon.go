@@ -234,6 +234,13 @@ type key struct {
 	ref string
 }
 
+// ownKey is a chargeback line's dispute and whether it takes the money
+// (a debit) or gives it back (a reinstatement).
+type ownKey struct {
+	ref   string
+	debit bool
+}
+
 // Reconcile matches the report's lines of a day (dayEnd is the end of the
 // settlement day) against what is expected. A line matches the expected
 // settlement of its type and reference (or, for an acquirer that gives
@@ -257,8 +264,20 @@ func Reconcile(dayEnd time.Time, lines []Line, expected []Expected, cfg Config) 
 	}
 	sorted := slices.Clone(lines)
 	slices.SortStableFunc(sorted, func(a, b Line) int { return cmp.Compare(a.No, b.No) })
+	// The acquirer's own lines by their reference and direction (a
+	// chargeback's debit, its reinstatement), for the one line each.
+	own := map[ownKey]int{}
 	for _, l := range sorted {
-		rep.Lines = append(rep.Lines, classify(&rep, l, byRef, byOrder, func(k string) bool { return orders[k] || cfg.Orders[k] }, cfg))
+		r := classify(&rep, l, byRef, byOrder, func(k string) bool { return orders[k] || cfg.Orders[k] }, cfg)
+		if l.Type == Chargeback && l.Reference != "" && r.Class == Matched {
+			k := ownKey{l.Reference, l.Gross > 0}
+			if first, seen := own[k]; seen {
+				r.Class, r.Detail = Duplicate, fmt.Sprintf("already settled by line %d", first)
+			} else {
+				own[k] = l.No
+			}
+		}
+		rep.Lines = append(rep.Lines, r)
 	}
 	for i := range rep.Expected {
 		e := &rep.Expected[i]
@@ -323,6 +342,10 @@ func classify(rep *Report, l Line, byRef map[key]int, byOrder map[key][]int, kno
 		r.Class, r.Detail = CurrencyMismatch, fmt.Sprintf("settled in %s, recorded in %s", l.Currency, e.Currency)
 	case l.Gross != e.Amount && l.Type == Refund:
 		r.Class, r.Detail = RefundMismatch, fmt.Sprintf("settled %d, recorded %d", l.Gross, e.Amount)
+	case l.Type == Refund && l.Net != -(l.Gross+l.Fee):
+		// The refund and its fee are what the acquirer took: a net beyond
+		// them was written off unseen.
+		r.Class, r.Detail = RefundMismatch, fmt.Sprintf("gross %d and fee %d are not net %d", l.Gross, l.Fee, -l.Net)
 	case l.Gross != e.Amount:
 		r.Class, r.Detail = AmountMismatch, fmt.Sprintf("settled %d, recorded %d", l.Gross, e.Amount)
 	case l.Type == Capture && l.Gross-l.Fee != l.Net:

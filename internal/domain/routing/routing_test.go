@@ -223,6 +223,9 @@ func TestDeclineOutcome(t *testing.T) {
 		{connector.DeclineIncorrectCVC, HardDecline},
 		{connector.DeclineAuthenticationRequired, HardDecline},
 		{connector.DeclineAuthenticationFailed, HardDecline},
+		// Lost, stolen, fraud: the issuer's "never again" is no card for
+		// another acquirer.
+		{connector.DeclineDoNotRetry, HardDecline},
 	}
 	for _, tc := range tests {
 		t.Run(string(tc.reason), func(t *testing.T) {

@@ -677,3 +677,24 @@ func timelessLogger(w io.Writer) *slog.Logger {
 	}
 	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{ReplaceAttr: noTime}))
 }
+
+// TestInquireKeysOfAnyCharacter: a charge is found by its key whatever the
+// key holds (an order number may hold any printable character). Escaped
+// twice, the inquiry asked for another key and answered not found for a
+// charge the acquirer held, which the order took for "never charged".
+func TestInquireKeysOfAnyCharacter(t *testing.T) {
+	_, c := newEnv(t, sim.Options{}, 0)
+	for _, key := range []string{
+		"order:M-1:A-1:ORD-1:authorise",
+		"order:M-1:A-1:INV#7?x=1&y=%20,;[]{}|\\\"':authorise",
+		"order:M-1:A-1:50%2F50:authorise",
+	} {
+		t.Run(key, func(t *testing.T) {
+			ch := mustCharge(t, c, chargeReq(key, cardVisa, 1000, false))
+			got, err := c.Inquire(t.Context(), key)
+			if err != nil || got.ChargeID != ch.ChargeID {
+				t.Fatalf("Inquire(%q) = %q, %v; want %q", key, got.ChargeID, err, ch.ChargeID)
+			}
+		})
+	}
+}

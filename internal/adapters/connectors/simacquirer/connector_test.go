@@ -203,3 +203,39 @@ func TestConnectorReadsCallbacks(t *testing.T) {
 		})
 	}
 }
+
+// TestConnectorTakesARoutedChargesKey: a routed charge's key at a connector
+// other than the order's first ends "/<connector>"; the simulated acquirer
+// charges under it, finds the charge by it, and captures and refunds it
+// under the operations' keys. It refused the charge as a bad request
+// before, so no order ever failed over to it.
+func TestConnectorTakesARoutedChargesKey(t *testing.T) {
+	c := newConnector(t, testSecret)
+	ctx := t.Context()
+	tests := []struct{ name, key string }{
+		{"the order's first connector", "order:M-1:A-1:ORD-7:authorise"},
+		{"a connector the route moved on to", "order:M-1:A-1:ORD-7:authorise/sim-acquirer"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ch, err := c.Charge(ctx, connector.ChargeRequest{IdempotencyKey: tc.key, Reference: "ref-" + tc.name,
+				Card: connector.Card{Number: cardVisa, ExpiryMonth: "09", ExpiryYear: "2031", CVV: "321"}, Amount: 1500, Currency: "EUR"})
+			if err != nil || !ch.Approved() {
+				t.Fatalf("Charge = %+v, %v", ch, err)
+			}
+			found, err := c.Inquire(ctx, tc.key)
+			if err != nil || found.ID != ch.ID {
+				t.Fatalf("Inquire = %+v, %v; want %s", found, err, ch.ID)
+			}
+			if _, err := c.Capture(ctx, connector.CaptureRequest{ChargeID: ch.ID, IdempotencyKey: tc.key + ":capture", Amount: 1500, Currency: "EUR"}); err != nil {
+				t.Fatalf("Capture: %v", err)
+			}
+		})
+	}
+	// The two keys are two charges, not one.
+	a, errA := c.Inquire(ctx, tests[0].key)
+	b, errB := c.Inquire(ctx, tests[1].key)
+	if errA != nil || errB != nil || a.ID == b.ID {
+		t.Errorf("the keys' charges %s, %s (%v, %v); want two", a.ID, b.ID, errA, errB)
+	}
+}

@@ -160,7 +160,7 @@ func (c *Client) Charge(ctx context.Context, req connector.ChargeRequest) (conne
 		captureMethod = stripego.PaymentIntentCaptureMethodAutomatic
 	}
 	params := &stripego.PaymentIntentCreateParams{
-		Amount:             stripego.Int64(req.Amount),
+		Amount:             stripego.Int64(toStripe(req.Amount, req.Currency)),
 		Currency:           stripego.String(strings.ToLower(req.Currency)),
 		CaptureMethod:      stripego.String(string(captureMethod)),
 		Confirm:            stripego.Bool(true),
@@ -241,11 +241,11 @@ func (c *Client) paymentMethod(ctx context.Context, what, key string, card conne
 // settles it (Stripe answers a key it has seen with its first answer).
 func (c *Client) Inquire(ctx context.Context, idempotencyKey string) (connector.Charge, error) {
 	what := "inquire " + idempotencyKey
-	if idempotencyKey == "" || strings.ContainsAny(idempotencyKey, `'\`) {
+	if idempotencyKey == "" {
 		return connector.Charge{}, fmt.Errorf("%s: %w: unusable idempotency key", what, connector.ErrRejected)
 	}
 	params := &stripego.PaymentIntentSearchParams{}
-	params.Query = "metadata['" + metaKey + "']:'" + idempotencyKey + "'"
+	params.Query = "metadata['" + metaKey + "']:" + searchString(idempotencyKey)
 	params.Limit = stripego.Int64(1)
 	for pi, err := range c.api.V1PaymentIntents.Search(ctx, params) {
 		if err != nil {
@@ -254,6 +254,14 @@ func (c *Client) Inquire(ctx context.Context, idempotencyKey string) (connector.
 		return chargeOf(what, pi)
 	}
 	return connector.Charge{}, fmt.Errorf("%s: %w", what, connector.ErrNotFound)
+}
+
+// searchString is s as a string of Stripe's search query language: in
+// single quotes, a quote or a backslash in it escaped with a backslash. An
+// order number may hold either; such a key was refused, and the order's
+// inquiry retried for ever with the order pending.
+func searchString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
 // LookCharge reads the PaymentIntent chargeID as it stands now. Unlike
@@ -278,7 +286,7 @@ func (c *Client) Capture(ctx context.Context, req connector.CaptureRequest) (con
 	if err := connector.CheckIDs(what, req.ChargeID, req.IdempotencyKey); err != nil {
 		return connector.Charge{}, err
 	}
-	params := &stripego.PaymentIntentCaptureParams{AmountToCapture: stripego.Int64(req.Amount)}
+	params := &stripego.PaymentIntentCaptureParams{AmountToCapture: stripego.Int64(toStripe(req.Amount, req.Currency))}
 	params.SetIdempotencyKey(req.IdempotencyKey)
 	pi, err := c.api.V1PaymentIntents.Capture(ctx, req.ChargeID, params)
 	if err != nil {
@@ -309,7 +317,7 @@ func (c *Client) Refund(ctx context.Context, req connector.RefundRequest) (conne
 	if err := connector.CheckIDs(what, req.ChargeID, req.IdempotencyKey); err != nil {
 		return connector.Refund{}, err
 	}
-	params := &stripego.RefundCreateParams{PaymentIntent: stripego.String(req.ChargeID), Amount: stripego.Int64(req.Amount)}
+	params := &stripego.RefundCreateParams{PaymentIntent: stripego.String(req.ChargeID), Amount: stripego.Int64(toStripe(req.Amount, req.Currency))}
 	params.SetIdempotencyKey(req.IdempotencyKey)
 	r, err := c.api.V1Refunds.Create(ctx, params)
 	if err != nil {

@@ -27,7 +27,7 @@ import (
 
 // disputeOf maps a Stripe dispute (its PaymentIntent expanded).
 func disputeOf(d *stripego.Dispute) connector.Dispute {
-	out := connector.Dispute{ID: d.ID, Amount: d.Amount, Currency: strings.ToUpper(string(d.Currency)),
+	out := connector.Dispute{ID: d.ID, Amount: fromStripe(d.Amount, d.Currency), Currency: strings.ToUpper(string(d.Currency)),
 		Reason: string(d.Reason), Stage: "chargeback"}
 	if d.PaymentIntent != nil {
 		out.ChargeID, out.Reference = d.PaymentIntent.ID, d.PaymentIntent.Metadata[metaReference]
@@ -66,7 +66,8 @@ func disputeFee(d *stripego.Dispute) (int64, bool) {
 		taken := -bt.Amount
 		fee += (2*bt.Fee*d.Amount + taken) / (2 * taken)
 	}
-	return fee, known
+	// In Stripe's units of the dispute's currency until here.
+	return fromStripe(fee, d.Currency), known
 }
 
 // GetDispute reads a dispute, its PaymentIntent expanded for our reference.

@@ -151,6 +151,11 @@ func TestDisputeFee(t *testing.T) {
 		{"a yen chargeback on a dollar account: 15.00 USD at 1,000 JPY for 6.70 USD", "jpy", 1000,
 			[]*stripego.BalanceTransaction{withdrawal("usd", -670, 1500)}, 2239, true},
 		{"a euro chargeback on a dollar account, half up", "eur", 1000, []*stripego.BalanceTransaction{withdrawal("usd", -1080, 1500)}, 1389, true},
+		// Stripe's dispute of 5,000 ISK says 500000 (hundredths): the fee
+		// comes back in whole krónur.
+		{"a króna chargeback on a króna account", "isk", 500000, []*stripego.BalanceTransaction{withdrawal("isk", -500000, 200000)}, 2000, true},
+		{"a króna chargeback on a dollar account: 15.00 USD at 5,000 ISK for 36.00 USD", "isk", 500000,
+			[]*stripego.BalanceTransaction{withdrawal("usd", -3600, 1500)}, 2083, true},
 		{"won: the reinstatement adds no fee", "usd", 5000,
 			[]*stripego.BalanceTransaction{withdrawal("usd", -5000, 1500), withdrawal("usd", 5000, 0)}, 1500, true},
 	}

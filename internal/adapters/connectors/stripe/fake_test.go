@@ -127,7 +127,7 @@ func (f *fakeStripe) handle(method, path string, form, query url.Values) (int, a
 			searched = f.indexed
 		}
 		for _, pi := range searched {
-			if query.Get("query") == "metadata['paygate_key']:'"+pi["metadata"].(map[string]string)["paygate_key"]+"'" {
+			if query.Get("query") == "metadata['paygate_key']:"+searchString(pi["metadata"].(map[string]string)["paygate_key"]) {
 				found = append(found, pi)
 			}
 		}
@@ -262,7 +262,7 @@ func TestChargeOutcomes(t *testing.T) {
 			Amount: 1000, Currency: "USD", Message: "refused by the fake"}, nil, ""},
 		{"expired card, by its error code", cardExpired, false, connector.Charge{ID: "pi_1", Status: connector.Declined, DeclineReason: connector.DeclineExpiredCard,
 			Amount: 1000, Currency: "USD", Message: "refused by the fake"}, nil, ""},
-		{"stolen card is a generic decline", cardStolen, false, connector.Charge{ID: "pi_1", Status: connector.Declined, DeclineReason: connector.DeclineGeneric,
+		{"stolen card: never to be tried again", cardStolen, false, connector.Charge{ID: "pi_1", Status: connector.Declined, DeclineReason: connector.DeclineDoNotRetry,
 			Amount: 1000, Currency: "USD", Message: "refused by the fake"}, nil, ""},
 		{"authentication wanted", cardThreeDSecure, false, connector.Charge{ID: "pi_1", Status: connector.Declined, DeclineReason: connector.DeclineAuthenticationRequired,
 			Amount: 1000, Currency: "USD", Message: "refused by the fake"}, nil, ""},

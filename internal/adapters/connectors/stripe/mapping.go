@@ -23,6 +23,18 @@ var declineReasons = map[string]connector.DeclineReason{
 	string(stripego.DeclineCodeIncorrectCVC):           connector.DeclineIncorrectCVC,
 	string(stripego.DeclineCodeInvalidCVC):             connector.DeclineIncorrectCVC,
 	string(stripego.DeclineCodeAuthenticationRequired): connector.DeclineAuthenticationRequired,
+	// The issuer's "never again": a route must not take the card elsewhere.
+	string(stripego.DeclineCodeStolenCard):                    connector.DeclineDoNotRetry,
+	string(stripego.DeclineCodeLostCard):                      connector.DeclineDoNotRetry,
+	string(stripego.DeclineCodePickupCard):                    connector.DeclineDoNotRetry,
+	string(stripego.DeclineCodeFraudulent):                    connector.DeclineDoNotRetry,
+	string(stripego.DeclineCodeMerchantBlacklist):             connector.DeclineDoNotRetry,
+	string(stripego.DeclineCodeDoNotTryAgain):                 connector.DeclineDoNotRetry,
+	string(stripego.DeclineCodeRevocationOfAllAuthorizations): connector.DeclineDoNotRetry,
+	string(stripego.DeclineCodeRevocationOfAuthorization):     connector.DeclineDoNotRetry,
+	string(stripego.DeclineCodeRestrictedCard):                connector.DeclineDoNotRetry,
+	string(stripego.DeclineCodeSecurityViolation):             connector.DeclineDoNotRetry,
+	string(stripego.DeclineCodeStopPaymentOrder):              connector.DeclineDoNotRetry,
 }
 
 // declineReason is our word for a Stripe decline: its decline code first,
@@ -41,12 +53,12 @@ func declineReason(declineCode, code string) connector.DeclineReason {
 // way (processing, or waiting for a confirmation we did not leave it
 // waiting for) is an unknown outcome: the caller inquires again later.
 func chargeOf(what string, pi *stripego.PaymentIntent) (connector.Charge, error) {
-	c := connector.Charge{ID: pi.ID, Amount: pi.Amount, Currency: strings.ToUpper(string(pi.Currency))}
+	c := connector.Charge{ID: pi.ID, Amount: fromStripe(pi.Amount, pi.Currency), Currency: strings.ToUpper(string(pi.Currency))}
 	switch pi.Status {
 	case stripego.PaymentIntentStatusRequiresCapture:
 		c.Status = connector.Approved
 	case stripego.PaymentIntentStatusSucceeded:
-		c.Status, c.CapturedAmount = connector.Approved, pi.AmountReceived
+		c.Status, c.CapturedAmount = connector.Approved, fromStripe(pi.AmountReceived, pi.Currency)
 	case stripego.PaymentIntentStatusCanceled:
 		// Cancelled after an authorisation: a void. One cancelled after
 		// a failed attempt is that attempt's decline.
@@ -71,7 +83,7 @@ func chargeOf(what string, pi *stripego.PaymentIntent) (connector.Charge, error)
 // refundOf maps a Stripe refund onto ours: pending while Stripe says so or
 // waits for an action, done when it succeeded, failed otherwise.
 func refundOf(r *stripego.Refund) connector.Refund {
-	out := connector.Refund{ID: r.ID, Amount: r.Amount, Currency: strings.ToUpper(string(r.Currency)), Status: refund.Failed}
+	out := connector.Refund{ID: r.ID, Amount: fromStripe(r.Amount, r.Currency), Currency: strings.ToUpper(string(r.Currency)), Status: refund.Failed}
 	if r.PaymentIntent != nil {
 		out.ChargeID = r.PaymentIntent.ID
 	}
@@ -91,7 +103,7 @@ func declinedOr(ctx context.Context, what string, err error) (connector.Charge, 
 	if se := cardError(err); se != nil {
 		c := connector.Charge{Status: connector.Declined, DeclineReason: declineReason(string(se.DeclineCode), string(se.Code)), Message: se.Msg}
 		if pi := se.PaymentIntent; pi != nil {
-			c.ID, c.Amount, c.Currency = pi.ID, pi.Amount, strings.ToUpper(string(pi.Currency))
+			c.ID, c.Amount, c.Currency = pi.ID, fromStripe(pi.Amount, pi.Currency), strings.ToUpper(string(pi.Currency))
 		}
 		return c, nil
 	}

@@ -190,6 +190,12 @@ func TestAgainstStripeMock(t *testing.T) {
 			_, err := c.Inquire(ctx, "order/1/charge/1")
 			return err
 		}, []want{{"GET", "/v1/payment_intents/search", "", map[string]string{"query": "metadata['paygate_key']:'order/1/charge/1'"}}}},
+		// An order number may hold a quote or a backslash: each is escaped
+		// in the search's string, which refused the key before.
+		{"inquiry of a key with a quote and a backslash", func() error {
+			_, err := c.Inquire(ctx, `order:M:A:O'Neil\7:authorise`)
+			return err
+		}, []want{{"GET", "/v1/payment_intents/search", "", map[string]string{"query": `metadata['paygate_key']:'order:M:A:O\'Neil\\7:authorise'`}}}},
 		{"a charge read by its id", func() error {
 			_, err := c.LookCharge(ctx, "pi_1")
 			return err

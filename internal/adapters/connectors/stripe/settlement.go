@@ -78,6 +78,12 @@ func lineOf(bt *stripego.BalanceTransaction) (recon.Line, bool) {
 	default:
 		return recon.Line{}, false
 	}
+	if _, scaled := stripeScale[l.Currency]; scaled {
+		// In whole units the fee is what the gross and the net leave, so
+		// that gross less fee is net as in Stripe's figures.
+		amount, net := fromStripe(bt.Amount, l.Currency), fromStripe(bt.Net, l.Currency)
+		l.Gross, l.Fee, l.Net = fromStripe(l.Gross, l.Currency), amount-net, net
+	}
 	return l, true
 }
 

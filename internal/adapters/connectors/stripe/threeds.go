@@ -55,7 +55,7 @@ func (c *Client) Authenticate(ctx context.Context, req connector.AuthenticationR
 		return failedOr(ctx, what, err)
 	}
 	params := &stripego.PaymentIntentCreateParams{
-		Amount:             stripego.Int64(req.Amount),
+		Amount:             stripego.Int64(toStripe(req.Amount, req.Currency)),
 		Currency:           stripego.String(strings.ToLower(req.Currency)),
 		CaptureMethod:      stripego.String(string(stripego.PaymentIntentCaptureMethodManual)),
 		Confirm:            stripego.Bool(true),
@@ -159,11 +159,11 @@ func (c *Client) chargeAuthenticated(ctx context.Context, what string, req conne
 	if err != nil {
 		return connector.Charge{}, errorOf(ctx, what, err)
 	}
-	if pi.Metadata[metaReference] != req.Reference || pi.Amount != req.Amount || !strings.EqualFold(string(pi.Currency), req.Currency) {
+	if pi.Metadata[metaReference] != req.Reference || pi.Amount != toStripe(req.Amount, req.Currency) || !strings.EqualFold(string(pi.Currency), req.Currency) {
 		return connector.Charge{}, fmt.Errorf("%s: %w: PaymentIntent %s is not this order's authentication", what, connector.ErrRejected, id)
 	}
 	if pi.Status == stripego.PaymentIntentStatusRequiresCapture && req.Capture {
-		params := &stripego.PaymentIntentCaptureParams{AmountToCapture: stripego.Int64(req.Amount)}
+		params := &stripego.PaymentIntentCaptureParams{AmountToCapture: stripego.Int64(toStripe(req.Amount, req.Currency))}
 		params.SetIdempotencyKey(req.IdempotencyKey)
 		if pi, err = c.api.V1PaymentIntents.Capture(ctx, id, params); err != nil {
 			return connector.Charge{}, errorOf(ctx, what, err)

@@ -1,0 +1,116 @@
+package stripe
+
+import (
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/internal/domain/connector"
+	"github.com/paygate/paygate/internal/domain/recon"
+	"github.com/paygate/paygate/internal/domain/refund"
+)
+
+// TestKronurInStripesUnits: Stripe counts ISK in hundredths, where our
+// minor unit (ISO 4217's) is the króna: a charge, its capture and its
+// refund go out in Stripe's units and come back in ours, and a settlement
+// line of ISK is read in ours. Sent as they were, 5,000 ISK charged the
+// shopper 50 while the record said 5,000. Other currencies are sent as
+// they are.
+func TestKronurInStripesUnits(t *testing.T) {
+	f, c := newFakeStripe(t)
+	ctx := t.Context()
+	card := connector.Card{Number: cardApproved, ExpiryMonth: "12", ExpiryYear: "2035", CVV: "123"}
+	tests := []struct {
+		name      string
+		currency  string
+		amount    int64
+		wantSent  int64
+		captured  int64
+		wantCapt  int64
+		refunded  int64
+		wantRefnd int64
+	}{
+		{"krónur", "ISK", 5000, 500000, 3000, 300000, 1000, 100000},
+		{"yen, zero-decimal at both", "JPY", 5000, 5000, 3000, 3000, 1000, 1000},
+		{"euros", "EUR", 5000, 5000, 3000, 3000, 1000, 1000},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			key := "order/isk/" + tc.currency
+			auth, err := c.Charge(ctx, connector.ChargeRequest{IdempotencyKey: key, Reference: tc.currency, Card: card,
+				Amount: tc.amount, Currency: tc.currency})
+			if err != nil || auth.Amount != tc.amount || !auth.Approved() {
+				t.Fatalf("charge = %+v, %v; want %d %s approved", auth, err, tc.amount, tc.currency)
+			}
+			f.mu.Lock()
+			sent := f.intents[auth.ID]["amount"]
+			f.mu.Unlock()
+			if sent != tc.wantSent {
+				t.Errorf("Stripe was asked for %v, want %d", sent, tc.wantSent)
+			}
+			capt, err := c.Capture(ctx, connector.CaptureRequest{ChargeID: auth.ID, IdempotencyKey: key + "/cap", Amount: tc.captured, Currency: tc.currency})
+			if err != nil || capt.CapturedAmount != tc.captured || capt.Amount != tc.amount {
+				t.Fatalf("capture = %+v, %v; want %d captured of %d", capt, err, tc.captured, tc.amount)
+			}
+			f.mu.Lock()
+			got := f.intents[auth.ID]["amount_received"]
+			f.mu.Unlock()
+			if got != tc.wantCapt {
+				t.Errorf("Stripe captured %v, want %d", got, tc.wantCapt)
+			}
+			r, err := c.Refund(ctx, connector.RefundRequest{ChargeID: auth.ID, IdempotencyKey: key + "/ref", Amount: tc.refunded, Currency: tc.currency})
+			if err != nil || r.Amount != tc.refunded || r.Status != refund.Pending {
+				t.Fatalf("refund = %+v, %v; want %d pending", r, err, tc.refunded)
+			}
+		})
+	}
+
+	f.balance = []map[string]any{
+		{"id": "txn_1", "object": "balance_transaction", "type": "charge", "amount": 500000, "fee": 14550, "net": 485450, "currency": "isk",
+			"source": map[string]any{"id": "ch_1", "object": "charge", "payment_intent": "pi_1",
+				"metadata": map[string]string{"paygate_reference": "1379868670095785984"}}},
+		{"id": "txn_2", "object": "balance_transaction", "type": "refund", "amount": -100000, "fee": 0, "net": -100000, "currency": "isk",
+			"source": map[string]any{"id": "re_1", "object": "refund"}},
+	}
+	lines, err := c.Settlement(ctx, time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []recon.Line{
+		// The net, 4,854.50, rounds half up; the fee is what the gross
+		// leaves, so that gross less fee is net.
+		{No: 1, Reference: "pi_1", OrderKey: "1379868670095785984", Type: recon.Capture, Gross: 5000, Fee: 145, Net: 4855, Currency: "ISK", Batch: "txn_1"},
+		{No: 2, Reference: "re_1", Type: recon.Refund, Gross: 1000, Net: -1000, Currency: "ISK", Batch: "txn_2"},
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("lines %+v, want %d", lines, len(want))
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d = %+v, want %+v", i+1, lines[i], want[i])
+		}
+	}
+}
+
+// TestFromStripeRounds: Stripe's hundredths of a króna come back to whole
+// krónur half away from zero, either sign; other currencies as they are.
+func TestFromStripeRounds(t *testing.T) {
+	tests := []struct {
+		name     string
+		amount   int64
+		currency string
+		want     int64
+	}{
+		{"whole", 500000, "isk", 5000},
+		{"half up", 14550, "ISK", 146},
+		{"under half", 14549, "ISK", 145},
+		{"negative half", -14550, "ISK", -146},
+		{"euros untouched", 14550, "eur", 14550},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := fromStripe(tc.amount, tc.currency); got != tc.want {
+				t.Errorf("fromStripe(%d, %s) = %d, want %d", tc.amount, tc.currency, got, tc.want)
+			}
+		})
+	}
+}
