@@ -441,16 +441,24 @@ type StatementLine struct {
 	Net       int64
 }
 
+// MerchantsOwn keeps, of the items the ledger holds, those whose money is a
+// merchant's settlement: not a duplicate line or one of nothing owed here,
+// which a write-off booked to the gateway, nor the acquirer's fee
+// adjustments, the gateway's own cost. Counted in a merchant's totals they
+// told of captures and fees the merchant never had.
+const MerchantsOwn = "NOT (i.class IN ('duplicate','missing_here') AND i.source = 'line') AND i.type <> 'fee_adjustment'"
+
 // SettlementStatement lists what settled to a merchant account in a window
 // of settlement days (to exclusive): every item the ledger holds, by day,
 // connector, type and currency. Written-off items count with what came
 // (nothing, for a settlement never paid).
 func SettlementStatement(ctx context.Context, db *gorm.DB, merchantID, accountID string, from, to time.Time) ([]StatementLine, error) {
 	var out []StatementLine
-	err := db.WithContext(ctx).Model(&ReconItem{}).
+	err := db.WithContext(ctx).Table("recon_items AS i").
 		Select("day, connector, CASE WHEN status = 'written_off' THEN type || ' written off' ELSE type END AS type, currency, "+
 			"count(*) AS count, sum(gross) AS gross, sum(fee) AS fee, sum(net) AS net").
 		Where("merchant_id = ? AND account_id = ? AND day >= ? AND day < ? AND posted <> ''", merchantID, accountID, from, to).
+		Where(MerchantsOwn).
 		Group("day, connector, 3, currency").Order("day, connector, 3, currency").Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("settlement statement of %s/%s: %w", merchantID, accountID, err)

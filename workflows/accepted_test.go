@@ -28,7 +28,8 @@ func TestOperationsAcceptedBeforeTheirFirstStep(t *testing.T) {
 	}{
 		{"capture", "manual", workflows.UpdateCapture, workflows.CaptureRequest{Entry: entry}, "CaptureCharge"},
 		{"cancel", "manual", workflows.UpdateCancel, workflows.CancelRequest{Entry: entry}, "VoidCharge"},
-		{"refund", "auto", workflows.UpdateRefund, workflows.RefundRequest{Entry: entry, RefundAmount: 100}, "RefundCharge"},
+		// A refund's first step is its row, pending, then the acquirer.
+		{"refund", "auto", workflows.UpdateRefund, workflows.RefundRequest{Entry: entry, RefundAmount: 100}, "SaveRefund"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

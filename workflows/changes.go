@@ -248,6 +248,15 @@ const (
 	// that "INV/7" and "INV:7" no longer share them; orders begun before
 	// keep the keys they began with, and replay that.
 	changeOrderKeysEscaped = "order-keys-escaped"
+	// changeRefundRowFirst: a refund's row is written, pending, before its
+	// request goes to the acquirer; refunds asked before wrote it only
+	// with the acquirer's answer, and replay that.
+	changeRefundRowFirst = "refund-row-first"
+	// changeRefundAnsweredUnsaved: a refund the acquirer settled in its
+	// answer whose row the record would not take still debits the ledger,
+	// moves the order and notifies; runs that met one before failed the
+	// update there, and replay that.
+	changeRefundAnsweredUnsaved = "refund-answered-unsaved"
 )
 
 // endTaskOptions: endTask's pause is an activity that does nothing, run by

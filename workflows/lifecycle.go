@@ -606,6 +606,20 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 	w.operations++
 	next, r := w.st.RefundAsked(w.in.TransactionID, req.RefundAmount, req.Reason)
 	w.st = next
+	if w.version(ctx, changeRefundRowFirst, 1) != workflow.DefaultVersion {
+		// The refund is on record, pending, before the acquirer hears of
+		// it: a merchant whose answer did not come in time and who asks
+		// (retrievalRefund) finds it, where "not found" invited a second
+		// refund. The acquirer's answer writes over it. A row the record
+		// will not take (a day of retries, values it refuses) stops
+		// nothing: the refund goes, and its answer's row is written or
+		// watched as before.
+		pending := r
+		pending.Status, pending.Code = refund.Pending, codes.RefundPending
+		if err := w.saveRefund(ctx, w.refundRow(pending)); err != nil {
+			workflow.GetLogger(ctx).Error("refund not recorded before its send", "refund", r.Reference, "error", err)
+		}
+	}
 	var out activities.RefundOutcome
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, acquirerOpOptions), a.RefundCharge, w.refundInput(r)).Get(ctx, &out)
 	answer := order.RefundAnswered
@@ -618,7 +632,11 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 		answer = order.RefundRefused
 	}
 	next, r, effects := w.st.RefundSent(r, answer, out.Status, out.RefundID, w.in.Currency)
-	err = w.carryOut(ctx)(next, effects)
+	if answer == order.RefundAnswered && r.Settled {
+		err = w.carrySettled(ctx, r, next, effects)
+	} else {
+		err = w.carryOut(ctx)(next, effects)
+	}
 	switch {
 	case answer == order.RefundAnswered && r.Settled &&
 		(r.Status == refund.Succeeded || w.version(ctx, changeRefundFailedAnswer, 1) == workflow.DefaultVersion):
@@ -772,6 +790,29 @@ func (w *orderWorkflow) settleHeld(ctx workflow.Context, r order.Refund, settled
 		workflow.GetLogger(ctx).Error("record settled refund", "refund", r.Reference, "error", err)
 		return
 	}
+}
+
+// carrySettled carries out the effects of a refund the acquirer settled in
+// its answer. Its row the record will not take (a day of retries, values it
+// refuses) stops nothing after it: the refund is made or refused at the
+// acquirer whatever its row says, so the ledger, the order and the merchant
+// still hear of it, as for a refund settled later (settleHeld). Before, the
+// debit, the order's move and the notification were skipped.
+func (w *orderWorkflow) carrySettled(ctx workflow.Context, r order.Refund, next order.State, effects []order.Effect) error {
+	w.st = next
+	for _, e := range effects {
+		err := w.carry(ctx, e)
+		if err == nil {
+			continue
+		}
+		if _, row := e.(order.SaveRefund); row && !illegalMove(err) &&
+			w.version(ctx, changeRefundAnsweredUnsaved, 1) != workflow.DefaultVersion {
+			workflow.GetLogger(ctx).Error("settled refund's row not recorded", "refund", r.Reference, "error", err)
+			continue
+		}
+		return err
+	}
+	return nil
 }
 
 // acquirerRefused reports whether err is the acquirer's answer refusing the

@@ -337,7 +337,10 @@ func TestRefundReferencesAndKeys(t *testing.T) {
 	if len(acq.refunds) != 2 || acq.refunds[0].IdempotencyKey == acq.refunds[1].IdempotencyKey {
 		t.Errorf("refund keys = %+v, want two distinct", acq.refunds)
 	}
-	if len(acq.saved) != 2 || acq.saved[0].Status != "succeeded" || acq.saved[1].Reason != "b" || acq.saved[1].Amount != 200 {
+	// Each refund's row is written pending before its send, then as the
+	// acquirer answered.
+	if len(acq.saved) != 4 || acq.saved[0].Status != "pending" || acq.saved[0].AcquirerRef != "" || acq.saved[1].Status != "succeeded" ||
+		acq.saved[2].Status != "pending" || acq.saved[3].Reason != "b" || acq.saved[3].Amount != 200 {
 		t.Errorf("saved refunds = %+v", acq.saved)
 	}
 }
@@ -381,8 +384,9 @@ func TestPendingRefundSettlesLater(t *testing.T) {
 	if last.PaymentStatus != status.Refunded || last.RefundedAmount != amount {
 		t.Errorf("last saved state = %+v, want 4000 with %d refunded", last, amount)
 	}
-	if n := len(acq.saved); n != 2 || acq.saved[0].Status != "pending" || acq.saved[1].Status != "succeeded" {
-		t.Errorf("saved refunds = %+v", acq.saved)
+	if n := len(acq.saved); n != 3 || acq.saved[0].Status != "pending" || acq.saved[0].AcquirerRef != "" ||
+		acq.saved[1].Status != "pending" || acq.saved[1].AcquirerRef == "" || acq.saved[2].Status != "succeeded" {
+		t.Errorf("saved refunds = %+v, want pending before the send, pending as answered, then succeeded", acq.saved)
 	}
 }
 

@@ -34,11 +34,17 @@ func acquirerRefuses() error {
 }
 
 // rowRefusedFirst is a record that refuses the first refund row's values.
-func rowRefusedFirst(n int) error {
-	if n == 0 {
-		return temporal.NewNonRetryableApplicationError("refund row refused", activities.ErrTypeRecordRejected, nil)
+func rowRefusedFirst(n int) error { return rowRefusedAt(0)(n) }
+
+// rowRefusedAt is the record refusing the refund row written at call k
+// (the row before the send is call 0).
+func rowRefusedAt(k int) func(n int) error {
+	return func(n int) error {
+		if n == k {
+			return temporal.NewNonRetryableApplicationError("refund row refused", activities.ErrTypeRecordRejected, nil)
+		}
+		return nil
 	}
-	return nil
 }
 
 // TestRefundWithoutAnAnswer: a refund the acquirer never answered through
@@ -71,7 +77,7 @@ func TestRefundWithoutAnAnswer(t *testing.T) {
 			refundErr: silentFor(attempts),
 			wantFirst: workflows.EntryPending, wantFirstCode: "0001",
 			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
-			wantSaved:    []refund.Status{refund.Pending, refund.Succeeded},
+			wantSaved:    []refund.Status{refund.Pending, refund.Pending, refund.Succeeded},
 			wantRefunded: 100, wantStatus: status.PartiallyRefunded,
 		},
 		{
@@ -80,7 +86,7 @@ func TestRefundWithoutAnAnswer(t *testing.T) {
 			refundStatus: func(int) refund.Status { return refund.Pending },
 			wantFirst:    workflows.EntryPending, wantFirstCode: "0001",
 			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
-			wantSaved:    []refund.Status{refund.Pending, refund.Pending, refund.Succeeded},
+			wantSaved:    []refund.Status{refund.Pending, refund.Pending, refund.Pending, refund.Succeeded},
 			wantRefunded: 100, wantStatus: status.PartiallyRefunded,
 		},
 		{
@@ -93,7 +99,7 @@ func TestRefundWithoutAnAnswer(t *testing.T) {
 			},
 			wantFirst: workflows.EntryPending, wantFirstCode: "0001",
 			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
-			wantSaved:    []refund.Status{refund.Pending, refund.Failed},
+			wantSaved:    []refund.Status{refund.Pending, refund.Pending, refund.Failed},
 			wantRefunded: 0, wantStatus: status.Paid,
 		},
 		{
@@ -111,17 +117,27 @@ func TestRefundWithoutAnAnswer(t *testing.T) {
 			},
 			wantFirst: workflows.EntryPending, wantFirstCode: "0001",
 			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
-			wantSaved:    []refund.Status{refund.Pending, refund.Succeeded},
+			wantSaved:    []refund.Status{refund.Pending, refund.Pending, refund.Succeeded},
 			wantRefunded: 100, wantStatus: status.PartiallyRefunded, wantSends: attempts + 2,
 		},
 		{
 			// The record refuses the pending row; the refund is sent again
 			// all the same, and its row written once it is made.
 			name:      "no answer, its pending row refused by the record, then the refund made",
+			refundErr: silentFor(attempts), saveErr: rowRefusedAt(1),
+			wantFirst: workflows.EntryPending, wantFirstCode: "0001",
+			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
+			wantSaved:    []refund.Status{refund.Pending, refund.Succeeded},
+			wantRefunded: 100, wantStatus: status.PartiallyRefunded,
+		},
+		{
+			// The row before the send refused: the refund goes all the
+			// same, as it did before it had that row.
+			name:      "no answer, its row before the send refused by the record, then the refund made",
 			refundErr: silentFor(attempts), saveErr: rowRefusedFirst,
 			wantFirst: workflows.EntryPending, wantFirstCode: "0001",
 			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
-			wantSaved:    []refund.Status{refund.Succeeded},
+			wantSaved:    []refund.Status{refund.Pending, refund.Succeeded},
 			wantRefunded: 100, wantStatus: status.PartiallyRefunded,
 		},
 		{
@@ -136,11 +152,22 @@ func TestRefundWithoutAnAnswer(t *testing.T) {
 		},
 		{
 			name:         "answered pending, its row refused by the record, then made",
-			refundStatus: func(int) refund.Status { return refund.Pending }, saveErr: rowRefusedFirst,
+			refundStatus: func(int) refund.Status { return refund.Pending }, saveErr: rowRefusedAt(1),
 			wantFirst: workflows.EntryPending, wantFirstCode: "0001",
 			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
-			wantSaved:    []refund.Status{refund.Succeeded},
+			wantSaved:    []refund.Status{refund.Pending, refund.Succeeded},
 			wantRefunded: 100, wantStatus: status.PartiallyRefunded, wantSends: 1,
+		},
+		{
+			// Settled in the acquirer's answer, its row refused by the
+			// record: the ledger, the order and the entry still hear of
+			// it (before, the update failed and none of them did).
+			name:      "answered succeeded, its row refused by the record",
+			saveErr:   rowRefusedAt(1),
+			wantFirst: workflows.EntryDone, wantFirstCode: "0000",
+			wantSecond: workflows.EntryRefused, wantSecondCode: "I0003",
+			wantSaved:    []refund.Status{refund.Pending},
+			wantRefunded: 100, wantStatus: status.PartiallyRefunded,
 		},
 		{
 			name: "refused at once",
@@ -152,7 +179,7 @@ func TestRefundWithoutAnAnswer(t *testing.T) {
 			},
 			wantFirst: workflows.EntryRefused, wantFirstCode: "C0001",
 			wantSecond: workflows.EntryDone, wantSecondCode: "0000",
-			wantSaved:    []refund.Status{refund.Failed, refund.Succeeded},
+			wantSaved:    []refund.Status{refund.Pending, refund.Failed, refund.Pending, refund.Succeeded},
 			wantRefunded: amount, wantStatus: status.Refunded,
 		},
 	}

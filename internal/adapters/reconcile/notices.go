@@ -43,6 +43,7 @@ SELECT i.merchant_id, i.account_id, i.currency, a.settlement_notify_url AS url,
 FROM recon_items i
 JOIN accounts a ON a.merchant_id = i.merchant_id AND a.id = i.account_id
 WHERE i.connector = ? AND i.day = ? AND i.source = 'line' AND i.posted <> '' AND a.settlement_notify_url <> ''
+  AND `+models.MerchantsOwn+`
 GROUP BY i.merchant_id, i.account_id, i.currency, a.settlement_notify_url
 ORDER BY 1, 2, 3`, connector, day).Scan(&rows).Error
 	if err != nil {

@@ -61,8 +61,15 @@ func TestSettlementNotices(t *testing.T) {
 			AccountID: proofAccount, Posted: "x/" + key, Status: models.ReconNone}
 	}
 	run := &models.ReconRun{Connector: "sim-acquirer", Day: day, RanAt: time.Now()}
+	// A duplicate of line 1 written off to the gateway, and the acquirer's
+	// fee adjustment (the gateway's cost), are not the merchant's: they
+	// are in no total.
+	dup := item("line/5", "capture", 10000, 320, 9680)
+	dup.Class, dup.Status = "duplicate", models.ReconWrittenOff
+	adj := item("line/6", "fee_adjustment", 0, 15, -15)
 	if err := models.SaveReconRun(ctx, db, run, []models.ReconItem{
 		item("line/1", "capture", 10000, 320, 9680), item("line/2", "capture", 5000, 175, 4825), item("line/3", "refund", 2000, 0, -2000),
+		dup, adj,
 	}); err != nil {
 		t.Fatal(err)
 	}

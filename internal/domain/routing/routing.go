@@ -34,6 +34,10 @@ type Payment struct {
 // MethodCard is the Method of a card payment.
 const MethodCard = "card"
 
+// BINDigits is how many of a card number's first digits a payment's BIN
+// holds (the masked card keeps six).
+const BINDigits = 6
+
 // BINRange holds the BINs from From to To, compared on their common
 // length: {"400000", "499999"} holds every card starting with 4.
 type BINRange struct {
@@ -254,8 +258,13 @@ func (r Rules) Validate(known []string) error {
 			problems = append(problems, where+": the amount range is empty or negative")
 		}
 		for _, b := range c.BINRanges {
-			if len(b.From) < 1 || len(b.From) != len(b.To) || !digits(b.From) || !digits(b.To) || b.From > b.To {
+			switch {
+			case len(b.From) < 1 || len(b.From) != len(b.To) || !digits(b.From) || !digits(b.To) || b.From > b.To:
 				problems = append(problems, fmt.Sprintf("%s: BIN range %s-%s must be two numbers of one length, the first not above the second", where, b.From, b.To))
+			case len(b.From) > BINDigits:
+				// A payment's BIN is its masked card's first six digits: a
+				// longer range held no card, and the route never applied.
+				problems = append(problems, fmt.Sprintf("%s: BIN range %s-%s is longer than the %d digits a card's BIN has here", where, b.From, b.To, BINDigits))
 			}
 		}
 	}

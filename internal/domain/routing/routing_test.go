@@ -144,6 +144,8 @@ func TestValidate(t *testing.T) {
 		{"an empty amount range", route(func(r *Route) { r.When.MinAmount, r.When.MaxAmount = 10, 5 }), "amount range"},
 		{"a BIN range of two lengths", route(func(r *Route) { r.When.BINRanges = []BINRange{{From: "4", To: "4999"}} }), "BIN range 4-4999"},
 		{"a BIN range upside down", route(func(r *Route) { r.When.BINRanges = []BINRange{{From: "5", To: "4"}} }), "BIN range 5-4"},
+		{"a BIN range longer than a card's BIN", route(func(r *Route) { r.When.BINRanges = []BINRange{{From: "42424200", To: "42424299"}} }),
+			"BIN range 42424200-42424299 is longer than the 6 digits a card's BIN has here"},
 		{"a budget too big", Rules{Fallback: []string{"stripe"}, MaxAttempts: 11}, "max_attempts"},
 		{"two routes of one name", Rules{Routes: []Route{{Name: "a", Targets: []Target{{Connector: "stripe"}}}, {Name: "a", Targets: []Target{{Connector: "stripe"}}}}}, `"a" is taken`},
 	}

@@ -78,6 +78,28 @@ func lineOf(bt *stripego.BalanceTransaction) (recon.Line, bool) {
 	default:
 		return recon.Line{}, false
 	}
+	if amount, currency, ok := presented(bt); ok && l.Type != recon.FeeAdjustment && !strings.EqualFold(currency, string(bt.Currency)) && bt.Amount != 0 {
+		// Settled in the balance's currency, owed here in the payment's:
+		// the line is the payment's amount, its fee at the rate Stripe
+		// converted at (the payment's amount over the balance's, half up).
+		// In the balance's currency it matched nothing, and the money owed
+		// stayed pending for good.
+		gross := fromStripe(amount, currency)
+		settled := bt.Amount
+		if settled < 0 {
+			settled = -settled
+		}
+		fee := fromStripe((2*bt.Fee*amount+settled)/(2*settled), currency)
+		if l.Gross < 0 {
+			gross = -gross
+		}
+		l.Currency, l.Gross, l.Fee = strings.ToUpper(currency), gross, fee
+		l.Net = -l.Gross - l.Fee
+		if l.Type == recon.Capture {
+			l.Net = l.Gross - l.Fee
+		}
+		return l, true
+	}
 	if _, scaled := stripeScale[l.Currency]; scaled {
 		// In whole units the fee is what the gross and the net leave, so
 		// that gross less fee is net as in Stripe's figures.
@@ -85,6 +107,27 @@ func lineOf(bt *stripego.BalanceTransaction) (recon.Line, bool) {
 		l.Gross, l.Fee, l.Net = fromStripe(l.Gross, l.Currency), amount-net, net
 	}
 	return l, true
+}
+
+// presented is the amount and currency of the payment, refund or dispute a
+// balance transaction is of, in Stripe's units, when Stripe expanded it.
+func presented(bt *stripego.BalanceTransaction) (int64, string, bool) {
+	src := bt.Source
+	switch {
+	case src == nil:
+		return 0, "", false
+	case src.Charge != nil && src.Charge.Currency != "":
+		// What was captured, which a partial capture's transaction is of.
+		if src.Charge.AmountCaptured > 0 {
+			return src.Charge.AmountCaptured, string(src.Charge.Currency), true
+		}
+		return src.Charge.Amount, string(src.Charge.Currency), true
+	case src.Refund != nil && src.Refund.Currency != "":
+		return src.Refund.Amount, string(src.Refund.Currency), true
+	case src.Dispute != nil && src.Dispute.Currency != "":
+		return src.Dispute.Amount, string(src.Dispute.Currency), true
+	}
+	return 0, "", false
 }
 
 // chargeSource is the charge a balance transaction is of, when Stripe

@@ -114,3 +114,55 @@ func TestFromStripeRounds(t *testing.T) {
 		})
 	}
 }
+
+// TestSettledInAnotherCurrency: Stripe books a payment made in euros on a
+// dollar balance in dollars; the line is the payment's in euros, its fee
+// at the rate Stripe converted at, so that it matches what the record owes
+// (in dollars it matched nothing, and the money owed stayed pending for
+// good). A line already in the payment's currency is as Stripe gave it.
+func TestSettledInAnotherCurrency(t *testing.T) {
+	f, c := newFakeStripe(t)
+	charge := func(amount, captured int64, currency string) map[string]any {
+		return map[string]any{"id": "ch_1", "object": "charge", "payment_intent": "pi_1", "amount": amount, "amount_captured": captured,
+			"currency": currency, "metadata": map[string]string{"paygate_reference": "1379868670095785984"}}
+	}
+	f.balance = []map[string]any{
+		// 10.00 EUR at 1.08: 10.80 USD, a fee of 0.61 USD is 0.56 EUR.
+		{"id": "txn_1", "object": "balance_transaction", "type": "charge", "amount": 1080, "fee": 61, "net": 1019, "currency": "usd",
+			"source": charge(1000, 1000, "eur")},
+		// A partial capture of 6.00 EUR of 10.00.
+		{"id": "txn_2", "object": "balance_transaction", "type": "charge", "amount": 648, "fee": 49, "net": 599, "currency": "usd",
+			"source": charge(1000, 600, "eur")},
+		{"id": "txn_3", "object": "balance_transaction", "type": "refund", "amount": -270, "fee": 0, "net": -270, "currency": "usd",
+			"source": map[string]any{"id": "re_1", "object": "refund", "amount": 250, "currency": "eur"}},
+		{"id": "txn_4", "object": "balance_transaction", "type": "adjustment", "amount": -1080, "fee": 1500, "net": -2580, "currency": "usd",
+			"source": map[string]any{"id": "dp_1", "object": "dispute", "amount": 1000, "currency": "eur",
+				"charge": map[string]any{"id": "ch_1", "object": "charge", "metadata": map[string]string{"paygate_reference": "1379868670095785984"}}}},
+		// 5,000 ISK on a dollar balance: the króna's hundredths too.
+		{"id": "txn_5", "object": "balance_transaction", "type": "charge", "amount": 3600, "fee": 134, "net": 3466, "currency": "usd",
+			"source": charge(500000, 500000, "isk")},
+		{"id": "txn_6", "object": "balance_transaction", "type": "charge", "amount": 1000, "fee": 59, "net": 941, "currency": "usd",
+			"source": charge(1000, 1000, "usd")},
+	}
+	lines, err := c.Settlement(t.Context(), time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tx = "1379868670095785984"
+	want := []recon.Line{
+		{No: 1, Reference: "pi_1", OrderKey: tx, Type: recon.Capture, Gross: 1000, Fee: 56, Net: 944, Currency: "EUR", Batch: "txn_1"},
+		{No: 2, Reference: "pi_1", OrderKey: tx, Type: recon.Capture, Gross: 600, Fee: 45, Net: 555, Currency: "EUR", Batch: "txn_2"},
+		{No: 3, Reference: "re_1", Type: recon.Refund, Gross: 250, Net: -250, Currency: "EUR", Batch: "txn_3"},
+		{No: 4, Reference: "dp_1", OrderKey: tx, Type: recon.Chargeback, Gross: 1000, Fee: 1389, Net: -2389, Currency: "EUR", Batch: "txn_4"},
+		{No: 5, Reference: "pi_1", OrderKey: tx, Type: recon.Capture, Gross: 5000, Fee: 186, Net: 4814, Currency: "ISK", Batch: "txn_5"},
+		{No: 6, Reference: "pi_1", OrderKey: tx, Type: recon.Capture, Gross: 1000, Fee: 59, Net: 941, Currency: "USD", Batch: "txn_6"},
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("lines %+v, want %d", lines, len(want))
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d = %+v, want %+v", i+1, lines[i], want[i])
+		}
+	}
+}
