@@ -161,6 +161,88 @@ WHERE r.connector = ? AND r.day = ? AND a.id = r.account_id AND r.mode <> a.mode
 	return nil
 }
 
+// ReconOwedSettledElsewhere lists, as type/key, the owed settlements a
+// line of another day's report (from from to to, inclusive, not day)
+// settled: a neighbouring day's line took them.
+func ReconOwedSettledElsewhere(ctx context.Context, db *gorm.DB, connector string, day, from, to time.Time) (map[string]bool, error) {
+	var rows []struct{ Type, OwedKey string }
+	err := db.WithContext(ctx).Model(&ReconItem{}).Distinct("type", "owed_key").
+		Where("connector = ? AND day >= ? AND day <= ? AND day <> ? AND source = 'line' AND owed_key <> '' AND class <> 'duplicate'",
+			connector, from, to, day).Scan(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("settled elsewhere by %s: %w", connector, err)
+	}
+	out := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		out[r.Type+"/"+r.OwedKey] = true
+	}
+	return out, nil
+}
+
+// ReconOwedHeldElsewhere finds, by item key, the owed items of keys that
+// another day than day holds.
+func ReconOwedHeldElsewhere(ctx context.Context, db *gorm.DB, connector string, day time.Time, keys []string) (map[string]*ReconItem, error) {
+	out := map[string]*ReconItem{}
+	if len(keys) == 0 {
+		return out, nil
+	}
+	var items []ReconItem
+	err := db.WithContext(ctx).Where("connector = ? AND day <> ? AND source = 'owed' AND item_key IN ?", connector, day, keys).
+		Find(&items).Error
+	if err != nil {
+		return nil, fmt.Errorf("owed elsewhere by %s: %w", connector, err)
+	}
+	for i := range items {
+		out[items[i].ItemKey] = &items[i]
+	}
+	return out, nil
+}
+
+// ReconSettledElsewhere is an owed item (ID, of Day) that line Line of
+// LineDay's report settled.
+type ReconSettledElsewhere struct {
+	ID      int64
+	Day     time.Time
+	Line    int
+	LineDay time.Time
+}
+
+// SettleReconOwedElsewhere marks owed items settled by another day's line:
+// matched, no longer an exception unless finance already acted on it, and
+// their days' exception counts again.
+func SettleReconOwedElsewhere(ctx context.Context, db *gorm.DB, connector string, settled []ReconSettledElsewhere) error {
+	if len(settled) == 0 {
+		return nil
+	}
+	err := db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		days := map[time.Time]bool{}
+		for _, s := range settled {
+			err := tx.Model(&ReconItem{}).Where("id = ?", s.ID).Updates(map[string]any{
+				"class":   "matched",
+				"line_no": s.Line,
+				"detail":  fmt.Sprintf("settled by line %d of %s", s.Line, s.LineDay.Format(time.DateOnly)),
+				"status":  gorm.Expr("CASE WHEN status IN ('none','open') THEN 'none' ELSE status END"),
+			}).Error
+			if err != nil {
+				return err
+			}
+			days[s.Day] = true
+		}
+		for d := range days {
+			err := tx.Exec(`UPDATE recon_runs SET exceptions = (SELECT count(*) FROM recon_items WHERE connector = @c AND day = @d AND status = 'open')
+WHERE connector = @c AND day = @d`, map[string]any{"c": connector, "d": d}).Error
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("settle owed elsewhere by %s: %w", connector, err)
+	}
+	return nil
+}
+
 // RefuseReconRun records that the acquirer's report of a day was refused
 // (why): a day run before keeps its items and counts, one never run gets a
 // run of nothing, so that finance sees the day and why.

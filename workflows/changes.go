@@ -243,11 +243,6 @@ const (
 	// next day when a day's child failed (its acquirer's report unanswered
 	// for a day); runs that met one before failed there, and replay that.
 	changeReconDayFailedGoesOn = "recon-day-failed-goes-on"
-	// changeOrderKeysEscaped: an order whose workflow id holds ':' or '%'
-	// makes its acquirer keys with those escaped (OrderInput.Keys 1), so
-	// that "INV/7" and "INV:7" no longer share them; orders begun before
-	// keep the keys they began with, and replay that.
-	changeOrderKeysEscaped = "order-keys-escaped"
 	// changeRefundRowFirst: a refund's row is written, pending, before its
 	// request goes to the acquirer; refunds asked before wrote it only
 	// with the acquirer's answer, and replay that.

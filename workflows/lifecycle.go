@@ -616,7 +616,10 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 		// watched as before.
 		pending := r
 		pending.Status, pending.Code = refund.Pending, codes.RefundPending
-		if err := w.saveRefund(ctx, w.refundRow(pending)); err != nil {
+		row := w.refundRow(pending)
+		row.Version, row.Task = w.nextWrite(ctx)
+		err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, refundRowFirstOptions), a.SaveRefund, row).Get(ctx, nil)
+		if err != nil {
 			workflow.GetLogger(ctx).Error("refund not recorded before its send", "refund", r.Reference, "error", err)
 		}
 	}
@@ -672,6 +675,15 @@ func (w *orderWorkflow) refund(ctx workflow.Context, req RefundRequest) (Operati
 	return OperationResult{Status: entry, ResultCode: r.Code.ID, ResultMessage: r.Code.Message,
 		PaymentStatus: w.st.Status, RefundReferenceID: r.Reference, RefundReference: r.AcquirerRef}, nil
 }
+
+// refundRowFirstOptions: the row before a refund's send is tried for half a
+// minute, not the day a record write has, so that a database away holds
+// the refund back no longer than that.
+var refundRowFirstOptions = func() workflow.LocalActivityOptions {
+	o := storeOptions
+	o.ScheduleToCloseTimeout = 30 * time.Second
+	return o
+}()
 
 // refundInput is the acquirer's request for refund r; its idempotency key
 // is the refund's own, so a request sent again is the same refund.

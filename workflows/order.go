@@ -88,10 +88,11 @@ type OrderInput struct {
 	// shapes): which changes it takes without asking GetVersion (shape.go).
 	Shape int `json:",omitempty"`
 	// Keys is how the order's acquirer keys are made from its workflow id
-	// (operationKey): 0, the id's '/' as ':', so that order numbers that
-	// differ only there ("INV/7", "INV:7") shared every key; 1, the id's
-	// ':' and '%' escaped first. Fixed on the order's first run and kept
-	// by its later runs, so that a key never changes under an operation.
+	// (idempotencyKey): 0, the id's '/' as ':', so that order numbers that
+	// differ only there ("INV/7", "INV:7") shared every key; 1
+	// (CurrentOrderKeys), the id's ':' and '%' escaped first, under a
+	// prefix no key of 0 has. Set by whoever starts the order and kept by
+	// its later runs, so that a key never changes under an operation.
 	Keys int `json:",omitempty"`
 	// Reopen starts a run of an order whose workflow closed when idle
 	// (shape 3): an operation reopened it, and the run takes its request
@@ -283,12 +284,6 @@ func Order(ctx workflow.Context, in OrderInput) (PaymentResult, error) {
 	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return PaymentResult{}, err
-	}
-	if !in.Reopen && in.Resume == nil && in.Keys == 0 && strings.ContainsAny(w.id, ":%") &&
-		workflow.GetVersion(ctx, changeOrderKeysEscaped, workflow.DefaultVersion, 1) == 1 {
-		// Asked only where the id holds what the old keys left ambiguous:
-		// other orders make the same keys either way and record nothing.
-		w.in.Keys = 1
 	}
 	if in.Reopen {
 		return w.reopen(ctx)
@@ -1084,12 +1079,18 @@ func threeDSData(d *connector.ThreeDSData) *activities.ThreeDSData {
 	return &activities.ThreeDSData{AuthenticationID: d.AuthenticationID, ECI: d.ECI, CAVV: d.CAVV}
 }
 
+// CurrentOrderKeys is the key scheme new orders are started with
+// (OrderInput.Keys).
+const CurrentOrderKeys = 1
+
 // idempotencyKey derives the acquirer's idempotency key of one operation
 // from the workflow id, by the order's key scheme (OrderInput.Keys); the
-// id's part holds no '/'.
+// id's part holds no '/'. Scheme 1's keys begin "o1:", which no key of
+// scheme 0 ("order:...") does, so an order of each cannot share one.
 func idempotencyKey(workflowID, operation string, scheme int) string {
 	if scheme >= 1 {
-		workflowID = keyEscaper.Replace(workflowID)
+		id := keyEscaper.Replace(strings.TrimPrefix(workflowID, "order/"))
+		return "o1:" + strings.ReplaceAll(id, "/", ":") + ":" + operation
 	}
 	return strings.ReplaceAll(workflowID, "/", ":") + ":" + operation
 }

@@ -1202,28 +1202,33 @@ func workflowOptions(name string) workflow.RegisterOptions {
 	return workflow.RegisterOptions{Name: name}
 }
 
-// TestOrderKeysTellOrderNumbersApart: two order numbers that differ only in
-// '/' and ':' make different acquirer keys (both made
+// TestOrderKeysTellOrderNumbersApart: under the key scheme new orders
+// start with, order numbers that differ only in '/' and ':' make different
+// acquirer keys, and none is a key of an order begun before (both made
 // "order:M100:A200:INV:7:authorise", and the second order was recorded
-// paid with the first order's charge); an order number holding neither
-// keeps the key orders always had.
+// paid with the first order's charge). An order begun before keeps its
+// keys.
 func TestOrderKeysTellOrderNumbersApart(t *testing.T) {
 	tests := []struct {
-		orderNo, wantKey string
+		orderNo string
+		keys    int
+		wantKey string
 	}{
-		{"ORD-1", "order:M100:A200:ORD-1:authorise"},
-		{"INV/7", "order:M100:A200:INV:7:authorise"},
-		{"INV:7", "order:M100:A200:INV%3A7:authorise"},
-		{"INV%3A7", "order:M100:A200:INV%253A7:authorise"},
+		{"ORD-1", workflows.CurrentOrderKeys, "o1:M100:A200:ORD-1:authorise"},
+		{"INV/7", workflows.CurrentOrderKeys, "o1:M100:A200:INV:7:authorise"},
+		{"INV:7", workflows.CurrentOrderKeys, "o1:M100:A200:INV%3A7:authorise"},
+		{"INV%3A7", workflows.CurrentOrderKeys, "o1:M100:A200:INV%253A7:authorise"},
+		{"INV:7", 0, "order:M100:A200:INV:7:authorise"},
+		{"INV/7", 0, "order:M100:A200:INV:7:authorise"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.orderNo, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s, scheme %d", tc.orderNo, tc.keys), func(t *testing.T) {
 			acq := &acquirer{risk: accepted, authorise: answer(approved(amount))}
 			env := newEnv(t, acq)
 			env.SetStartWorkflowOptions(client.StartWorkflowOptions{
 				ID: workflows.OrderWorkflowID(merchantID, accountID, tc.orderNo), TaskQueue: workflows.TaskQueue})
 			in := orderInput("auto")
-			in.OrderNo, in.Details.OrderNo = tc.orderNo, tc.orderNo
+			in.OrderNo, in.Details.OrderNo, in.Keys = tc.orderNo, tc.orderNo, tc.keys
 			if res := run(t, env, in); res.PaymentStatus != status.Paid {
 				t.Fatalf("payment %v, want paid", res.PaymentStatus)
 			}

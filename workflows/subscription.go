@@ -402,6 +402,7 @@ func (w *subscriptionWorkflow) charge(ctx workflow.Context, cycle, attempt int) 
 		Kind:           order.KindCard,
 		Connector:      w.in.Connector,
 		Shape:          CurrentOrderShape,
+		Keys:           CurrentOrderKeys,
 		Recurring: &RecurringCharge{RecurringID: w.in.RecurringID, Cycle: cycle, Attempt: attempt,
 			WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID},
 	}

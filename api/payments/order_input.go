@@ -59,6 +59,7 @@ func (h *Handler) orderInput(account *merchant.Account, o newOrder) workflows.Or
 		Connector:    account.Connector,
 		Subscription: o.subscription,
 		Shape:        workflows.CurrentOrderShape,
+		Keys:         workflows.CurrentOrderKeys,
 		// The merchant's own 3-D Secure result replaces ours.
 		ExternalThreeDS: o.options.threeDS,
 		Installments:    o.options.installments,

@@ -64,6 +64,10 @@ func TestOrderInput(t *testing.T) {
 			if in.RequestFingerprint != requestFingerprint(d, tc.card.Token) {
 				t.Errorf("RequestFingerprint is not over the details and the card token")
 			}
+			// A new order starts at the current shape and key scheme.
+			if in.Shape != workflows.CurrentOrderShape || in.Keys != workflows.CurrentOrderKeys {
+				t.Errorf("shape %d, keys %d; want %d, %d", in.Shape, in.Keys, workflows.CurrentOrderShape, workflows.CurrentOrderKeys)
+			}
 		})
 	}
 }

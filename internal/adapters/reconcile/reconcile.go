@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -109,8 +110,7 @@ func (s *Service) Reconcile(ctx context.Context, connector string, day time.Time
 		}
 		return Summary{}, err
 	}
-	of := day.AddDate(0, 0, -c.Terms.Days)
-	owed, err := models.SettlementsOwed(ctx, s.DB, connector, of, of.AddDate(0, 0, 1))
+	owed, err := s.owed(ctx, connector, day, c.Terms.Days)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -139,6 +139,20 @@ func (s *Service) Reconcile(ctx context.Context, connector string, day time.Time
 	if err != nil {
 		return Summary{}, err
 	}
+	// A neighbour's settlement this day's line settled: where its own day
+	// already holds it (missing at the acquirer, a line late), that item is
+	// the one marked settled, and this day makes none of its own.
+	var neighbours []string
+	for _, e := range rep.Expected {
+		if e.Neighbour {
+			neighbours = append(neighbours, owedItemKey(e.Expected))
+		}
+	}
+	held, err := models.ReconOwedHeldElsewhere(ctx, s.DB, connector, day, neighbours)
+	if err != nil {
+		return Summary{}, err
+	}
+	items = slices.DeleteFunc(items, func(it models.ReconItem) bool { return it.Source == models.ReconSourceOwed && held[it.ItemKey] != nil })
 	sum := Summary{Connector: connector, Day: day.Format(time.DateOnly), Lines: len(rep.Lines), Owed: len(rep.Expected),
 		Classes: map[string]int{}}
 	for _, it := range items {
@@ -149,13 +163,59 @@ func (s *Service) Reconcile(ctx context.Context, connector string, day time.Time
 			sum.Classes[it.Class]++
 		}
 	}
-	run := &models.ReconRun{Connector: connector, Day: day, Lines: sum.Lines, Owed: sum.Owed, Exceptions: sum.Exceptions,
+	run := &models.ReconRun{Connector: connector, Day: day, Lines: sum.Lines, Owed: sum.Owed - len(held), Exceptions: sum.Exceptions,
 		RanAt: s.now()}
 	if err := models.SaveReconRun(ctx, s.DB, run, items); err != nil {
 		return Summary{}, err
 	}
+	var settled []models.ReconSettledElsewhere
+	for _, l := range rep.Lines {
+		if l.Settles < 0 || rep.Expected[l.Settles].Line != l.No {
+			continue // settles nothing, or a duplicate of the line that did
+		}
+		if it := held[owedItemKey(rep.Expected[l.Settles].Expected)]; it != nil {
+			settled = append(settled, models.ReconSettledElsewhere{ID: it.ID, Day: it.Day, Line: l.No, LineDay: day})
+		}
+	}
+	if err := models.SettleReconOwedElsewhere(ctx, s.DB, connector, settled); err != nil {
+		return Summary{}, err
+	}
+	sum.Owed = run.Owed
 	return sum, nil
 }
+
+// neighbourDays is how many days either side of its own an owed settlement
+// is offered to a line that names it: an acquirer's day that ends at
+// another moment than ours, or a settlement a day late.
+const neighbourDays = 1
+
+// owed is what the record says the connector owes for day: the captures and
+// refunds of the day settleDays before, and, as neighbours, those of the
+// days beside it, less any a line of another day's report already settled.
+func (s *Service) owed(ctx context.Context, connector string, day time.Time, settleDays int) ([]recon.Expected, error) {
+	of := day.AddDate(0, 0, -settleDays)
+	owed, err := models.SettlementsOwed(ctx, s.DB, connector, of.AddDate(0, 0, -neighbourDays), of.AddDate(0, 0, 1+neighbourDays))
+	if err != nil {
+		return nil, err
+	}
+	settled, err := models.ReconOwedSettledElsewhere(ctx, s.DB, connector, day, day.AddDate(0, 0, -2*neighbourDays), day.AddDate(0, 0, 2*neighbourDays))
+	if err != nil {
+		return nil, err
+	}
+	end := of.AddDate(0, 0, 1)
+	out := owed[:0]
+	for _, e := range owed {
+		if settled[string(e.Type)+"/"+e.Key] {
+			continue
+		}
+		e.Neighbour = e.At.Before(of) || !e.At.Before(end)
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// owedItemKey is the item key of an owed settlement, the same on every day.
+func owedItemKey(e recon.Expected) string { return "owed/" + string(e.Type) + "/" + e.Key }
 
 func (s *Service) now() time.Time {
 	if s.Now != nil {
@@ -192,7 +252,7 @@ func (s *Service) items(ctx context.Context, connector string, day time.Time, re
 		out = append(out, it)
 	}
 	for _, e := range rep.Expected {
-		out = append(out, models.ReconItem{Connector: connector, Day: day, ItemKey: "owed/" + string(e.Type) + "/" + e.Key,
+		out = append(out, models.ReconItem{Connector: connector, Day: day, ItemKey: owedItemKey(e.Expected),
 			Source: models.ReconSourceOwed, LineNo: e.Line, OrderKey: e.OrderKey, OwedKey: e.Key, Reference: e.Reference,
 			Type: string(e.Type), Gross: e.Amount, Currency: e.Currency, Class: string(e.Class), MerchantID: e.MerchantID,
 			AccountID: e.AccountID, Status: status(e.Class)})

@@ -12,7 +12,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // LineType is what a settlement line settles.
@@ -84,6 +86,9 @@ func CheckLines(lines []Line) error {
 			why = fmt.Sprintf("line %d: order key longer than %d bytes", l.No, maxOrderKey)
 		case len(l.Reference) > maxReference:
 			why = fmt.Sprintf("line %d: reference longer than %d bytes", l.No, maxReference)
+		case !isText(l.OrderKey) || !isText(l.Reference):
+			// Postgres takes no NUL and no bytes that are not UTF-8.
+			why = fmt.Sprintf("line %d: a reference or order key that is not text", l.No)
 		}
 		if why != "" {
 			return fmt.Errorf("%w: entry %d: %s", ErrBadReport, i+1, why)
@@ -100,6 +105,8 @@ func (t LineType) known() bool {
 	}
 	return false
 }
+
+func isText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
 
 func isCurrency(c string) bool {
 	if len(c) != 3 {
@@ -128,6 +135,12 @@ type Expected struct {
 	Key        string
 	MerchantID string
 	AccountID  string
+	// Neighbour marks a settlement owed on a day beside this one, offered
+	// here only to a line that names it by the acquirer's reference: an
+	// acquirer whose day ends at another moment than ours (a capture it
+	// made at 23:59:59.8, recorded here at 00:00:00.3), or that settles a
+	// day late. One no line settles is left out of the report.
+	Neighbour bool
 }
 
 // FeeSchedule is the contracted fee of a capture: Fixed minor units plus
@@ -257,7 +270,12 @@ func Reconcile(dayEnd time.Time, lines []Line, expected []Expected, cfg Config) 
 	for i, e := range expected {
 		rep.Expected = append(rep.Expected, ExpectedResult{Expected: e})
 		if e.Reference != "" {
-			byRef[key{e.Type, e.Reference}] = i
+			if j, taken := byRef[key{e.Type, e.Reference}]; !taken || expected[j].Neighbour {
+				byRef[key{e.Type, e.Reference}] = i
+			}
+		}
+		if e.Neighbour {
+			continue
 		}
 		byOrder[key{e.Type, e.OrderKey}] = append(byOrder[key{e.Type, e.OrderKey}], i)
 		orders[e.OrderKey] = true
@@ -290,7 +308,29 @@ func Reconcile(dayEnd time.Time, lines []Line, expected []Expected, cfg Config) 
 			e.Class = Pending
 		}
 	}
-	return rep
+	return rep.withoutIdleNeighbours()
+}
+
+// withoutIdleNeighbours drops the neighbouring days' settlements no line
+// settled here: they are their own day's.
+func (r Report) withoutIdleNeighbours() Report {
+	kept := make([]ExpectedResult, 0, len(r.Expected))
+	index := make([]int, len(r.Expected))
+	for i, e := range r.Expected {
+		index[i] = -1
+		if e.Neighbour && e.Line == 0 {
+			continue
+		}
+		index[i] = len(kept)
+		kept = append(kept, e)
+	}
+	for i := range r.Lines {
+		if s := r.Lines[i].Settles; s >= 0 {
+			r.Lines[i].Settles = index[s]
+		}
+	}
+	r.Expected = kept
+	return r
 }
 
 func classify(rep *Report, l Line, byRef map[key]int, byOrder map[key][]int, known func(string) bool, cfg Config) LineResult {

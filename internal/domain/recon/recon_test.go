@@ -20,6 +20,12 @@ func captured(order, ref string, amount int64, currency string) Expected {
 	return Expected{OrderKey: order, Reference: ref, Type: Capture, Amount: amount, Currency: currency, At: old}
 }
 
+// neighbour is e owed on a day beside the one reconciled.
+func neighbour(e Expected) Expected {
+	e.Neighbour = true
+	return e
+}
+
 // settled is the acquirer's line of a capture at the contracted fee.
 func settled(no int, order, ref string, gross int64, currency string) Line {
 	fee := cfg.Fees.Fee(gross)
@@ -115,6 +121,18 @@ func TestReconcile(t *testing.T) {
 				{No: 2, Reference: "dp_5", OrderKey: "T5", Type: Chargeback, Gross: 1000, Fee: 15, Net: -1015, Currency: "USD"},
 				{No: 3, Reference: "dp_5", OrderKey: "T5", Type: Chargeback, Gross: -1000, Net: 1000, Currency: "USD"}},
 			[]Class{Matched, Duplicate, Matched}, nil},
+		{"a neighbouring day's capture, settled here by its reference",
+			[]Expected{captured("T1", "ch_1", 1000, "USD"), neighbour(captured("T2", "ch_2", 500, "USD"))},
+			[]Line{settled(1, "T1", "ch_1", 1000, "USD"), settled(2, "T2", "ch_2", 500, "USD")},
+			[]Class{Matched, Matched}, []Class{Matched, Matched}},
+		{"a neighbouring day's capture no line settles is its own day's",
+			[]Expected{neighbour(captured("T2", "ch_2", 500, "USD")), captured("T1", "ch_1", 1000, "USD")},
+			[]Line{settled(1, "T1", "ch_1", 1000, "USD")},
+			[]Class{Matched}, []Class{Matched}},
+		{"a neighbour is not taken by its order key alone",
+			[]Expected{neighbour(Expected{OrderKey: "T2", Type: Refund, Amount: 100, Currency: "USD", At: old})},
+			[]Line{{No: 1, OrderKey: "T2", Type: Refund, Gross: 100, Net: -100, Currency: "USD"}},
+			[]Class{MissingHere}, nil},
 		{"a chargeback weeks after its capture, of an order here, and of one nowhere",
 			nil,
 			[]Line{{No: 1, Reference: "dp_5", OrderKey: "T5", Type: Chargeback, Gross: 1000, Fee: 15, Net: -1015, Currency: "USD"},
@@ -199,6 +217,8 @@ func TestCheckLines(t *testing.T) {
 		{"no currency", with(func(l *Line) { l.Currency = "" }), `entry 2: line 1: currency ""`},
 		{"an order key too long", with(func(l *Line) { l.OrderKey = long(65) }), "entry 2: line 1: order key longer than 64 bytes"},
 		{"a reference too long", with(func(l *Line) { l.Reference = long(256) }), "entry 2: line 1: reference longer than 255 bytes"},
+		{"a reference not UTF-8", with(func(l *Line) { l.Reference = "ch_\xff" }), "entry 2: line 1: a reference or order key that is not text"},
+		{"an order key with a NUL", with(func(l *Line) { l.OrderKey = "T\x001" }), "entry 2: line 1: a reference or order key that is not text"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ package simacquirer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -271,6 +272,15 @@ type errorBody struct {
 // do sends one request and decodes a 2xx answer into out. what names the
 // operation in errors and must not hold card data.
 func (c *Client) do(ctx context.Context, what, method, path string, in, out any) error {
+	return c.doUpTo(ctx, what, method, path, in, out, maxResponseBytes)
+}
+
+// errAnswerTooLong: the answer did not fit the bound its call reads.
+var errAnswerTooLong = errors.New("answer longer than the client reads")
+
+// doUpTo is do for an answer of at most limit bytes; a longer one is
+// errAnswerTooLong rather than a cut answer that fails to decode.
+func (c *Client) doUpTo(ctx context.Context, what, method, path string, in, out any, limit int64) error {
 	req, err := outbound.JSONRequest(ctx, c.baseURL, method, path, nil, in)
 	if err != nil {
 		return fmt.Errorf("%s: %w", what, err)
@@ -278,9 +288,12 @@ func (c *Client) do(ctx context.Context, what, method, path string, in, out any)
 	if method == http.MethodPost {
 		outbound.StampDeadline(req, c.http.Timeout)
 	}
-	statusCode, raw, err := failures.Exchange(ctx, c.http, req, maxResponseBytes, what)
+	statusCode, raw, err := failures.Exchange(ctx, c.http, req, limit+1, what)
 	if err != nil {
 		return err
+	}
+	if int64(len(raw)) > limit {
+		return fmt.Errorf("%s: %w: more than %d bytes", what, errAnswerTooLong, limit)
 	}
 
 	if statusCode >= 200 && statusCode < 300 {

@@ -11,6 +11,10 @@ import (
 	"github.com/paygate/paygate/internal/domain/recon"
 )
 
+// maxSettlementBytes bounds a day's report: some 400,000 lines. The
+// client's bound for other answers (1 MiB) cut a day of 7,000 lines.
+const maxSettlementBytes = 64 << 20
+
 // settlementLine is one line of the acquirer's settlement report as it
 // sends it.
 type settlementLine struct {
@@ -33,10 +37,11 @@ func (c *Connector) Settlement(ctx context.Context, day time.Time) ([]recon.Line
 	var rep struct {
 		Lines []settlementLine `json:"lines"`
 	}
-	if err := c.client.do(ctx, "settlement "+date, http.MethodGet, "/v1/settlements/"+date, nil, &rep); err != nil {
+	err := c.client.doUpTo(ctx, "settlement "+date, http.MethodGet, "/v1/settlements/"+date, nil, &rep, maxSettlementBytes)
+	if err != nil {
 		var syntax *json.SyntaxError
 		var typ *json.UnmarshalTypeError
-		if errors.As(err, &syntax) || errors.As(err, &typ) {
+		if errors.As(err, &syntax) || errors.As(err, &typ) || errors.Is(err, errAnswerTooLong) {
 			// An answer that is not the report reads the same next time.
 			return nil, fmt.Errorf("%w: %w", recon.ErrBadReport, err)
 		}

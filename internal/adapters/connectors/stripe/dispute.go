@@ -58,16 +58,17 @@ func disputeFee(d *stripego.Dispute) (int64, bool) {
 			continue
 		}
 		known = true
+		scale := scaleOf(d.Currency)
 		if strings.EqualFold(string(bt.Currency), string(d.Currency)) {
-			fee += bt.Fee
+			fee += roundDiv(bt.Fee, scale)
 			continue
 		}
-		// fee × dispute amount / |amount taken|, half up, in integers.
+		// fee × dispute amount / |amount taken|, in our units, rounded
+		// once, half away from zero.
 		taken := -bt.Amount
-		fee += (2*bt.Fee*d.Amount + taken) / (2 * taken)
+		fee += roundDiv(bt.Fee*d.Amount, taken*scale)
 	}
-	// In Stripe's units of the dispute's currency until here.
-	return fromStripe(fee, d.Currency), known
+	return fee, known
 }
 
 // GetDispute reads a dispute, its PaymentIntent expanded for our reference.

@@ -84,12 +84,14 @@ func lineOf(bt *stripego.BalanceTransaction) (recon.Line, bool) {
 		// converted at (the payment's amount over the balance's, half up).
 		// In the balance's currency it matched nothing, and the money owed
 		// stayed pending for good.
-		gross := fromStripe(amount, currency)
+		scale := scaleOf(currency)
+		gross := roundDiv(amount, scale)
 		settled := bt.Amount
 		if settled < 0 {
 			settled = -settled
 		}
-		fee := fromStripe((2*bt.Fee*amount+settled)/(2*settled), currency)
+		// One rounding, half away from zero, whatever the fee's sign.
+		fee := roundDiv(bt.Fee*amount, settled*scale)
 		if l.Gross < 0 {
 			gross = -gross
 		}

@@ -20,12 +20,22 @@ func toStripe(amount int64, currency string) int64 {
 // fromStripe is an amount in Stripe's units in ours, rounded half away
 // from zero (Stripe's charges in ISK are whole, its fees need not be).
 func fromStripe[C ~string](amount int64, currency C) int64 {
-	f, ok := stripeScale[strings.ToUpper(string(currency))]
-	if !ok {
-		return amount
+	return roundDiv(amount, scaleOf(currency))
+}
+
+// scaleOf is how many of Stripe's units of currency make one of ours.
+func scaleOf[C ~string](currency C) int64 {
+	if f, ok := stripeScale[strings.ToUpper(string(currency))]; ok {
+		return f
 	}
-	if amount < 0 {
-		return -((-amount + f/2) / f)
+	return 1
+}
+
+// roundDiv is n/d (d above zero) rounded half away from zero, either sign:
+// Go's division truncates a negative quotient toward zero.
+func roundDiv(n, d int64) int64 {
+	if n < 0 {
+		return -((-n + d/2) / d)
 	}
-	return (amount + f/2) / f
+	return (n + d/2) / d
 }

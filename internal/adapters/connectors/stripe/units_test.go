@@ -105,6 +105,7 @@ func TestFromStripeRounds(t *testing.T) {
 		{"under half", 14549, "ISK", 145},
 		{"negative half", -14550, "ISK", -146},
 		{"euros untouched", 14550, "eur", 14550},
+		{"negative, under half", -14549, "ISK", -145},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -143,6 +144,9 @@ func TestSettledInAnotherCurrency(t *testing.T) {
 			"source": charge(500000, 500000, "isk")},
 		{"id": "txn_6", "object": "balance_transaction", "type": "charge", "amount": 1000, "fee": 59, "net": 941, "currency": "usd",
 			"source": charge(1000, 1000, "usd")},
+		// A refund whose fee came back: -0.61 USD is -0.5648 EUR, -0.56.
+		{"id": "txn_7", "object": "balance_transaction", "type": "refund", "amount": -1080, "fee": -61, "net": -1019, "currency": "usd",
+			"source": map[string]any{"id": "re_2", "object": "refund", "amount": 1000, "currency": "eur"}},
 	}
 	lines, err := c.Settlement(t.Context(), time.Date(2026, 11, 25, 15, 0, 0, 0, time.UTC))
 	if err != nil {
@@ -156,6 +160,7 @@ func TestSettledInAnotherCurrency(t *testing.T) {
 		{No: 4, Reference: "dp_1", OrderKey: tx, Type: recon.Chargeback, Gross: 1000, Fee: 1389, Net: -2389, Currency: "EUR", Batch: "txn_4"},
 		{No: 5, Reference: "pi_1", OrderKey: tx, Type: recon.Capture, Gross: 5000, Fee: 186, Net: 4814, Currency: "ISK", Batch: "txn_5"},
 		{No: 6, Reference: "pi_1", OrderKey: tx, Type: recon.Capture, Gross: 1000, Fee: 59, Net: 941, Currency: "USD", Batch: "txn_6"},
+		{No: 7, Reference: "re_2", Type: recon.Refund, Gross: 1000, Fee: -56, Net: -944, Currency: "EUR", Batch: "txn_7"},
 	}
 	if len(lines) != len(want) {
 		t.Fatalf("lines %+v, want %d", lines, len(want))
@@ -163,6 +168,19 @@ func TestSettledInAnotherCurrency(t *testing.T) {
 	for i := range want {
 		if lines[i] != want[i] {
 			t.Errorf("line %d = %+v, want %+v", i+1, lines[i], want[i])
+		}
+	}
+}
+
+// TestRoundDiv: half away from zero whatever the sign; Go's own division
+// truncated -55.98 to -55.
+func TestRoundDiv(t *testing.T) {
+	tests := []struct{ n, d, want int64 }{
+		{-120920, 2160, -56}, {120920, 2160, 56}, {5, 10, 1}, {-5, 10, -1}, {4, 10, 0}, {-4, 10, 0}, {0, 7, 0},
+	}
+	for _, tc := range tests {
+		if got := roundDiv(tc.n, tc.d); got != tc.want {
+			t.Errorf("roundDiv(%d, %d) = %d, want %d", tc.n, tc.d, got, tc.want)
 		}
 	}
 }

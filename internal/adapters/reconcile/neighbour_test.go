@@ -1,0 +1,115 @@
+package reconcile_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/internal/adapters/ledger"
+	"github.com/paygate/paygate/internal/adapters/reconcile"
+	"github.com/paygate/paygate/internal/domain/recon"
+	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/models"
+)
+
+// TestSettlementOnADayBeside: a line on the report of a day beside the one
+// its capture is owed on settles it, by the acquirer's reference, either
+// way: early (the acquirer captured at 23:59:59.8, the record says
+// 00:00:00.3 the next day) and late (the acquirer settled a day after its
+// contract). Each capture is matched once, on the day of its line; the
+// late one's exception on its own day is closed; a day run again keeps
+// that. Before, each made two exceptions that nothing paired.
+func TestSettlementOnADayBeside(t *testing.T) {
+	db := testDB(t)
+	ctx := t.Context()
+	paid := func(tx, ref string, at time.Time) {
+		t.Helper()
+		o := models.Order{TransactionID: tx, WorkflowID: "order/" + tx, MerchantID: proofMerchant, AccountID: proofAccount,
+			OrderNo: "NB-" + tx[len(tx)-2:], Currency: proofCurrency, Amount: 1000, CapturedAmount: 1000, PaymentStatus: status.Paid,
+			OrderStatus: status.OrderStatusOf(status.Paid), CaptureMode: models.CaptureAuto, RequestFingerprint: "fp",
+			Connector: "sim-bank", ConnectorRef: ref, CreatedAt: at, UpdatedAt: at}
+		if err := db.Create(&o).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Exec("UPDATE order_status_changes SET at = ? WHERE transaction_id = ?", at, tx).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	const early, late = "1379868670095785901", "1379868670095785902"
+	// Owed, by the record: early on the report of 11-12 (captured 11-11),
+	// late on the report of 11-11 (captured 11-10).
+	paid(early, "ch_early", time.Date(2026, 11, 11, 0, 0, 0, 300_000_000, time.UTC))
+	paid(late, "ch_late", time.Date(2026, 11, 10, 12, 0, 0, 0, time.UTC))
+	line := func(no int, tx, ref string) recon.Line {
+		return recon.Line{No: no, Reference: ref, OrderKey: tx, Type: recon.Capture, Gross: 1000, Net: 1000, Currency: proofCurrency}
+	}
+	reports := map[string][]recon.Line{
+		"2026-11-11": {line(1, early, "ch_early")}, // early: a day before its own
+		"2026-11-12": {line(1, late, "ch_late")},   // late: a day after its own
+	}
+	report := &switchedReport{}
+	svc := &reconcile.Service{DB: db, Ledger: ledger.New(db),
+		Connectors: map[string]reconcile.Connector{"sim-bank": {Source: report, Terms: reconcile.Terms{Days: 1}}}}
+	reconcileDay := func(d string) reconcile.Summary {
+		t.Helper()
+		day, _ := time.Parse(time.DateOnly, d)
+		report.lines = reports[d]
+		sum, err := svc.Reconcile(ctx, "sim-bank", day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	type seen struct{ day, key, class, status, owedKey string }
+	items := func() []seen {
+		t.Helper()
+		var its []models.ReconItem
+		if err := db.Where("connector = ?", "sim-bank").Order("day, item_key").Find(&its).Error; err != nil {
+			t.Fatal(err)
+		}
+		var out []seen
+		for _, it := range its {
+			out = append(out, seen{it.Day.Format(time.DateOnly), it.ItemKey, it.Class, it.Status, it.OwedKey})
+		}
+		return out
+	}
+	exceptions := func(d string) int {
+		t.Helper()
+		var run models.ReconRun
+		if err := db.Where("connector = ? AND day = ?", "sim-bank", d).First(&run).Error; err != nil {
+			t.Fatal(err)
+		}
+		return run.Exceptions
+	}
+
+	if sum := reconcileDay("2026-11-11"); sum.Exceptions != 1 {
+		t.Errorf("11-11: %d exceptions, want the late capture's only", sum.Exceptions)
+	}
+	if sum := reconcileDay("2026-11-12"); sum.Exceptions != 0 {
+		t.Errorf("11-12: %d exceptions, want none", sum.Exceptions)
+	}
+	want := []seen{
+		{"2026-11-11", "line/1", "matched", "none", early},
+		{"2026-11-11", "owed/capture/" + early, "matched", "none", early},
+		{"2026-11-11", "owed/capture/" + late, "matched", "none", late},
+		{"2026-11-12", "line/1", "matched", "none", late},
+	}
+	check := func(when string) {
+		t.Helper()
+		got := items()
+		if len(got) != len(want) {
+			t.Fatalf("%s: items %+v, want %+v", when, got, want)
+		}
+		for i := range want {
+			if got[i] != want[i] {
+				t.Errorf("%s: item %d = %+v, want %+v", when, i, got[i], want[i])
+			}
+		}
+		if n := exceptions("2026-11-11"); n != 0 {
+			t.Errorf("%s: 11-11 counts %d exceptions, want none", when, n)
+		}
+	}
+	check("both days reconciled")
+	reconcileDay("2026-11-11")
+	reconcileDay("2026-11-12")
+	check("both days run again")
+}
