@@ -451,10 +451,32 @@ func ReconExceptions(ctx context.Context, db *gorm.DB, f ReconExceptionFilter) (
 		limit = 100
 	}
 	var out []ReconItem
-	if err := q.Order("id").Limit(min(limit, 10000)).Find(&out).Error; err != nil {
+	if err := q.Order("id").Limit(min(limit, ReconExceptionPage)).Find(&out).Error; err != nil {
 		return nil, fmt.Errorf("reconciliation exceptions: %w", err)
 	}
 	return out, nil
+}
+
+// ReconExceptionPage is the most exceptions one read returns.
+var ReconExceptionPage = 10000
+
+// AllReconExceptions is every exception a filter selects after its
+// AfterID, read a page at a time: an export of the queue, which stopped at
+// the first 10,000 without a word.
+func AllReconExceptions(ctx context.Context, db *gorm.DB, f ReconExceptionFilter) ([]ReconItem, error) {
+	var out []ReconItem
+	f.Limit = ReconExceptionPage
+	for {
+		page, err := ReconExceptions(ctx, db, f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if len(page) < f.Limit {
+			return out, nil
+		}
+		f.AfterID = page[len(page)-1].ID
+	}
 }
 
 // ReconItemByID loads one item.

@@ -24,6 +24,7 @@ type Reconciliation interface {
 	Modes(ctx context.Context, connector string, from, to time.Time) (live, test bool, err error)
 	Runs(ctx context.Context, connector string, from, to time.Time) ([]models.ReconRun, error)
 	Exceptions(ctx context.Context, f models.ReconExceptionFilter) ([]models.ReconItem, error)
+	AllExceptions(ctx context.Context, f models.ReconExceptionFilter) ([]models.ReconItem, error)
 	Act(ctx context.Context, id int64, action recon.Action, note, actor string) (models.ReconItem, error)
 	Statement(ctx context.Context, merchantID, accountID string, from, to time.Time) ([]models.StatementLine, error)
 }
@@ -229,7 +230,7 @@ func (s *Server) exceptionsCSV(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, "account modes", err)
 		return
 	}
-	items, err := s.Recon.Exceptions(r.Context(), f)
+	items, err := s.Recon.AllExceptions(r.Context(), f)
 	if err != nil {
 		s.fail(w, r, "reconciliation exceptions", err)
 		return

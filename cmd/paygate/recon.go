@@ -120,8 +120,8 @@ func runRecon(ctx context.Context, args []string, stdout io.Writer, logger *slog
 			l = l.AddDate(0, 0, 1)
 		}
 		return withLedger(ctx, logger, func(g *app.Gateway, _ *ledger.Ledger) error {
-			items, err := models.ReconExceptions(ctx, g.DB, models.ReconExceptionFilter{Connector: *connector, Mode: *mode, From: f, To: l,
-				Status: *status, Limit: 10000})
+			items, err := models.AllReconExceptions(ctx, g.DB, models.ReconExceptionFilter{Connector: *connector, Mode: *mode, From: f, To: l,
+				Status: *status})
 			if err != nil {
 				return err
 			}

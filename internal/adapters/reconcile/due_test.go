@@ -154,3 +154,33 @@ func TestDayWhosePostingStoppedIsDue(t *testing.T) {
 		t.Errorf("day matched again: run %+v, due %v; want its one posted line kept and the day not due", run, isDue())
 	}
 }
+
+// TestWrittenOffLineOfNoMoney: a line of no money written off is marked
+// posted with nothing to post, and its day is not due for it; the ledger
+// takes no empty entry, so it kept a post error and the day was run again
+// every day of the backfill window.
+func TestWrittenOffLineOfNoMoney(t *testing.T) {
+	db := testDB(t)
+	ctx := t.Context()
+	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	report := &switchedReport{lines: []recon.Line{{No: 1, Reference: "adj_1", OrderKey: "nobody", Type: recon.FeeAdjustment, Currency: "EUR"}}}
+	svc := &reconcile.Service{DB: db, Ledger: ledger.New(db),
+		Connectors: map[string]reconcile.Connector{"sim-bank": {Source: report, Terms: reconcile.Terms{Days: 1}}}}
+	if _, err := svc.Reconcile(ctx, "sim-bank", day); err != nil {
+		t.Fatal(err)
+	}
+	var item models.ReconItem
+	if err := db.Where("connector = ? AND day = ? AND item_key = ?", "sim-bank", day, "line/1").First(&item).Error; err != nil {
+		t.Fatal(err)
+	}
+	done, err := svc.Act(ctx, item.ID, recon.WriteOff, "a zero adjustment", "finance@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done.Posted != reconcile.NothingPosted || done.PostError != "" || done.Status != models.ReconWrittenOff {
+		t.Errorf("written off: posted %q, error %q, status %s; want nothing to post", done.Posted, done.PostError, done.Status)
+	}
+	if days, err := svc.DaysDue(ctx, "sim-bank", day, day); err != nil || len(days) != 0 {
+		t.Errorf("days due %v, %v; want none", days, err)
+	}
+}

@@ -112,4 +112,24 @@ func TestSettlementOnADayBeside(t *testing.T) {
 	reconcileDay("2026-11-11")
 	reconcileDay("2026-11-12")
 	check("both days run again")
+
+	// A late line a cent short: an amount mismatch whose owed settlement
+	// is its own day's; finance's write-off finds it there.
+	const short = "1379868670095785903"
+	paid(short, "ch_short", time.Date(2026, 11, 11, 12, 0, 0, 0, time.UTC))
+	reconcileDay("2026-11-12") // owed there, missing at the acquirer
+	cent := line(1, short, "ch_short")
+	cent.Gross, cent.Net = 999, 999
+	reports["2026-11-13"] = []recon.Line{cent}
+	reconcileDay("2026-11-13")
+	var it models.ReconItem
+	if err := db.Where("connector = ? AND day = ? AND item_key = ?", "sim-bank", "2026-11-13", "line/1").First(&it).Error; err != nil {
+		t.Fatal(err)
+	}
+	if it.Class != string(recon.AmountMismatch) || it.OwedKey != short {
+		t.Fatalf("the short line is %s of %q, want an amount mismatch of %s", it.Class, it.OwedKey, short)
+	}
+	if _, err := svc.Act(ctx, it.ID, recon.WriteOff, "a cent short", "finance@example.com"); err != nil {
+		t.Errorf("write-off of a line settling the day before's capture: %v", err)
+	}
 }

@@ -390,6 +390,10 @@ func (s *Service) Post(ctx context.Context, connector string, day time.Time, pro
 	return PostSummary{Posted: run.Posted, Unposted: run.Unposted}, nil
 }
 
+// NothingPosted is what a written-off line of no money is marked posted
+// with: no journal entry holds it.
+const NothingPosted = "nothing: no money"
+
 // postPage posts a page of items: the captures' and refunds' settlements
 // in one ledger batch, the rest one by one, and records what became of
 // each.
@@ -405,6 +409,12 @@ func (s *Service) postPage(ctx context.Context, c Connector, items []models.Reco
 		if !whole && (st.Kind == ledger.SettleCapture || st.Kind == ledger.SettleRefund) {
 			batch = append(batch, st)
 			batchIDs = append(batchIDs, it.ID)
+			continue
+		}
+		if whole && it.Net == 0 {
+			// A line of no money written off moves nothing; the ledger
+			// takes no empty entry, and the day stayed due for a week.
+			marks = append(marks, models.ReconPosting{ID: it.ID, Posted: NothingPosted})
 			continue
 		}
 		var e ledger.Entry
@@ -497,8 +507,9 @@ func (s *Service) settlementOf(ctx context.Context, c Connector, it models.Recon
 // owedOf is the record's amount of what a mismatched line settled.
 func (s *Service) owedOf(ctx context.Context, it models.ReconItem) (int64, error) {
 	var owed models.ReconItem
-	err := s.DB.WithContext(ctx).Where("connector = ? AND day = ? AND item_key = ?", it.Connector, it.Day,
-		"owed/"+it.Type+"/"+it.OwedKey).Take(&owed).Error
+	// Of any day: a line may settle a neighbouring day's settlement.
+	err := s.DB.WithContext(ctx).Where("connector = ? AND item_key = ?", it.Connector, "owed/"+it.Type+"/"+it.OwedKey).
+		Order("day DESC").Take(&owed).Error
 	if err != nil {
 		return 0, fmt.Errorf("owed settlement of line %s: %w", lineRef(it), err)
 	}
@@ -575,6 +586,11 @@ func (s *Service) Runs(ctx context.Context, connector string, from, to time.Time
 // Exceptions lists the exceptions a filter selects.
 func (s *Service) Exceptions(ctx context.Context, f models.ReconExceptionFilter) ([]models.ReconItem, error) {
 	return models.ReconExceptions(ctx, s.DB, f)
+}
+
+// AllExceptions lists every exception a filter selects, for an export.
+func (s *Service) AllExceptions(ctx context.Context, f models.ReconExceptionFilter) ([]models.ReconItem, error) {
+	return models.AllReconExceptions(ctx, s.DB, f)
 }
 
 // Statement is a merchant account's settlement statement for a window.

@@ -282,21 +282,38 @@ func Reconcile(dayEnd time.Time, lines []Line, expected []Expected, cfg Config) 
 	}
 	sorted := slices.Clone(lines)
 	slices.SortStableFunc(sorted, func(a, b Line) int { return cmp.Compare(a.No, b.No) })
+	// Lines that name what they settle by the acquirer's reference go
+	// first, so that a line matched by its order key alone never takes an
+	// expectation another line names (a charge of the order we never
+	// recorded took ours, and ours was called the duplicate).
+	named := map[key]bool{}
+	for _, l := range sorted {
+		if _, ok := byRef[key{l.Type, l.Reference}]; ok {
+			named[key{l.Type, l.Reference}] = true
+		}
+	}
 	// The acquirer's own lines by their reference and direction (a
 	// chargeback's debit, its reinstatement), for the one line each.
 	own := map[ownKey]int{}
-	for _, l := range sorted {
-		r := classify(&rep, l, byRef, byOrder, func(k string) bool { return orders[k] || cfg.Orders[k] }, cfg)
-		if l.Type == Chargeback && l.Reference != "" && r.Class == Matched {
-			k := ownKey{l.Reference, l.Gross > 0}
-			if first, seen := own[k]; seen {
-				r.Class, r.Detail = Duplicate, fmt.Sprintf("already settled by line %d", first)
-			} else {
-				own[k] = l.No
+	results := make([]LineResult, len(sorted))
+	for _, byReference := range []bool{true, false} {
+		for i, l := range sorted {
+			if named[key{l.Type, l.Reference}] != byReference {
+				continue
 			}
+			r := classify(&rep, l, byRef, byOrder, named, func(k string) bool { return orders[k] || cfg.Orders[k] }, cfg)
+			if l.Type == Chargeback && l.Reference != "" && r.Class == Matched {
+				k := ownKey{l.Reference, l.Gross > 0}
+				if first, seen := own[k]; seen {
+					r.Class, r.Detail = Duplicate, fmt.Sprintf("already settled by line %d", first)
+				} else {
+					own[k] = l.No
+				}
+			}
+			results[i] = r
 		}
-		rep.Lines = append(rep.Lines, r)
 	}
+	rep.Lines = append(rep.Lines, results...)
 	for i := range rep.Expected {
 		e := &rep.Expected[i]
 		if e.Line != 0 {
@@ -333,7 +350,7 @@ func (r Report) withoutIdleNeighbours() Report {
 	return r
 }
 
-func classify(rep *Report, l Line, byRef map[key]int, byOrder map[key][]int, known func(string) bool, cfg Config) LineResult {
+func classify(rep *Report, l Line, byRef map[key]int, byOrder map[key][]int, named map[key]bool, known func(string) bool, cfg Config) LineResult {
 	r := LineResult{Line: l, Settles: -1}
 	if l.Type == RefundFailure {
 		// Always a person's: the record says refunded, and nothing here
@@ -354,13 +371,23 @@ func classify(rep *Report, l Line, byRef map[key]int, byOrder map[key][]int, kno
 	}
 	i, ok := byRef[key{l.Type, l.Reference}]
 	if !ok {
-		// An acquirer without its own reference: the first open
-		// expectation of the order and type.
+		// An acquirer without its own reference: an open expectation of
+		// the order and type that no line names, one of the line's own
+		// amount first (two partial refunds of one order pair by amount).
+		var candidates []int
 		for _, j := range byOrder[key{l.Type, l.OrderKey}] {
-			if rep.Expected[j].Line == 0 {
+			if e := rep.Expected[j]; e.Line == 0 && (e.Reference == "" || !named[key{e.Type, e.Reference}]) {
+				candidates = append(candidates, j)
+			}
+		}
+		for _, j := range candidates {
+			if rep.Expected[j].Amount == l.Gross {
 				i, ok = j, true
 				break
 			}
+		}
+		if !ok && len(candidates) > 0 {
+			i, ok = candidates[0], true
 		}
 		if !ok && len(byOrder[key{l.Type, l.OrderKey}]) > 0 {
 			i, ok = byOrder[key{l.Type, l.OrderKey}][0], true
