@@ -180,20 +180,36 @@ func ReconOwedSettledElsewhere(ctx context.Context, db *gorm.DB, connector strin
 }
 
 // ReconOwedHeldElsewhere finds, by item key, the owed items of keys that
-// another day than day holds.
-func ReconOwedHeldElsewhere(ctx context.Context, db *gorm.DB, connector string, day time.Time, keys []string) (map[string]*ReconItem, error) {
+// another day than day, from from to to (inclusive), holds.
+func ReconOwedHeldElsewhere(ctx context.Context, db *gorm.DB, connector string, day, from, to time.Time, keys []string) (map[string]*ReconItem, error) {
 	out := map[string]*ReconItem{}
-	if len(keys) == 0 {
-		return out, nil
+	for start := 0; start < len(keys); start += reconItemBatch {
+		var items []ReconItem
+		err := db.WithContext(ctx).Where("connector = ? AND day >= ? AND day <= ? AND day <> ? AND source = 'owed' AND item_key IN ?",
+			connector, from, to, day, keys[start:min(start+reconItemBatch, len(keys))]).Find(&items).Error
+		if err != nil {
+			return nil, fmt.Errorf("owed elsewhere by %s: %w", connector, err)
+		}
+		for i := range items {
+			out[items[i].ItemKey] = &items[i]
+		}
 	}
+	return out, nil
+}
+
+// ReconOwedWrittenOff lists the owed items finance wrote off from from to
+// to (inclusive), by type/key: their settlement is posted, and a line that
+// comes for one later is the gateway's cash, not the order's.
+func ReconOwedWrittenOff(ctx context.Context, db *gorm.DB, connector string, from, to time.Time) (map[string]ReconItem, error) {
 	var items []ReconItem
-	err := db.WithContext(ctx).Where("connector = ? AND day <> ? AND source = 'owed' AND item_key IN ?", connector, day, keys).
-		Find(&items).Error
+	err := db.WithContext(ctx).Where("connector = ? AND day >= ? AND day <= ? AND source = 'owed' AND status = ?",
+		connector, from, to, ReconWrittenOff).Find(&items).Error
 	if err != nil {
-		return nil, fmt.Errorf("owed elsewhere by %s: %w", connector, err)
+		return nil, fmt.Errorf("owed written off by %s: %w", connector, err)
 	}
-	for i := range items {
-		out[items[i].ItemKey] = &items[i]
+	out := make(map[string]ReconItem, len(items))
+	for _, it := range items {
+		out[it.Type+"/"+it.OwedKey] = it
 	}
 	return out, nil
 }
@@ -208,8 +224,9 @@ type ReconSettledElsewhere struct {
 }
 
 // SettleReconOwedElsewhere marks owed items settled by another day's line:
-// matched, no longer an exception unless finance already acted on it, and
-// their days' exception counts again.
+// matched, no longer an exception (one claimed of the acquirer is settled
+// now; one finance resolved keeps that), and their days' exception counts
+// again.
 func SettleReconOwedElsewhere(ctx context.Context, db *gorm.DB, connector string, settled []ReconSettledElsewhere) error {
 	if len(settled) == 0 {
 		return nil
@@ -221,7 +238,7 @@ func SettleReconOwedElsewhere(ctx context.Context, db *gorm.DB, connector string
 				"class":   "matched",
 				"line_no": s.Line,
 				"detail":  fmt.Sprintf("settled by line %d of %s", s.Line, s.LineDay.Format(time.DateOnly)),
-				"status":  gorm.Expr("CASE WHEN status IN ('none','open') THEN 'none' ELSE status END"),
+				"status":  gorm.Expr("CASE WHEN status IN ('none','open','claimed') THEN 'none' ELSE status END"),
 			}).Error
 			if err != nil {
 				return err

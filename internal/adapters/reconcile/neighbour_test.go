@@ -1,6 +1,7 @@
 package reconcile_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -131,5 +132,35 @@ func TestSettlementOnADayBeside(t *testing.T) {
 	}
 	if _, err := svc.Act(ctx, it.ID, recon.WriteOff, "a cent short", "finance@example.com"); err != nil {
 		t.Errorf("write-off of a line settling the day before's capture: %v", err)
+	}
+
+	// Written off on its own day, then its line a day late: the line is a
+	// duplicate of what the write-off posted, for finance to book as the
+	// gateway's cash (matched, its posting was taken for a repeat of the
+	// write-off and the cash never booked).
+	const off = "1379868670095785904"
+	paid(off, "ch_off", time.Date(2026, 11, 12, 12, 0, 0, 0, time.UTC))
+	reports["2026-11-13"] = nil
+	reconcileDay("2026-11-13")
+	var owedOff models.ReconItem
+	if err := db.Where("connector = ? AND day = ? AND item_key = ?", "sim-bank", "2026-11-13", "owed/capture/"+off).First(&owedOff).Error; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Act(ctx, owedOff.ID, recon.WriteOff, "never paid", "finance@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	reports["2026-11-14"] = []recon.Line{line(1, off, "ch_off")}
+	reconcileDay("2026-11-14")
+	var late14 models.ReconItem
+	if err := db.Where("connector = ? AND day = ? AND item_key = ?", "sim-bank", "2026-11-14", "line/1").First(&late14).Error; err != nil {
+		t.Fatal(err)
+	}
+	if late14.Class != string(recon.Duplicate) || late14.Status != models.ReconOpen || late14.OwedKey != "" ||
+		!strings.Contains(late14.Detail, "which finance wrote off (2026-11-13)") {
+		t.Errorf("the late line of a written-off capture: %s %s owed %q (%s); want an open duplicate of the write-off",
+			late14.Class, late14.Status, late14.OwedKey, late14.Detail)
+	}
+	if err := db.First(&owedOff, owedOff.ID).Error; err != nil || owedOff.Status != models.ReconWrittenOff {
+		t.Errorf("the written-off item is %s, %v; want it as finance left it", owedOff.Status, err)
 	}
 }

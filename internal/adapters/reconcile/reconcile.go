@@ -110,7 +110,7 @@ func (s *Service) Reconcile(ctx context.Context, connector string, day time.Time
 		}
 		return Summary{}, err
 	}
-	owed, err := s.owed(ctx, connector, day, c.Terms.Days)
+	owed, writtenOff, err := s.owed(ctx, connector, day, c.Terms.Days)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -135,6 +135,7 @@ func (s *Service) Reconcile(ctx context.Context, connector string, day time.Time
 	}
 	rep := recon.Reconcile(day.AddDate(0, 0, 1), lines, owed,
 		recon.Config{SettleWithin: time.Duration(c.Terms.Days) * 24 * time.Hour, Fees: c.Terms.Fees, Orders: known})
+	settledLate(rep, writtenOff)
 	items, err := s.items(ctx, connector, day, rep)
 	if err != nil {
 		return Summary{}, err
@@ -148,7 +149,7 @@ func (s *Service) Reconcile(ctx context.Context, connector string, day time.Time
 			neighbours = append(neighbours, owedItemKey(e.Expected))
 		}
 	}
-	held, err := models.ReconOwedHeldElsewhere(ctx, s.DB, connector, day, neighbours)
+	held, err := models.ReconOwedHeldElsewhere(ctx, s.DB, connector, day, day.AddDate(0, 0, -2*neighbourDays), day.AddDate(0, 0, 2*neighbourDays), neighbours)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -191,27 +192,63 @@ const neighbourDays = 1
 
 // owed is what the record says the connector owes for day: the captures and
 // refunds of the day settleDays before, and, as neighbours, those of the
-// days beside it, less any a line of another day's report already settled.
-func (s *Service) owed(ctx context.Context, connector string, day time.Time, settleDays int) ([]recon.Expected, error) {
+// days beside it, less any a line of another day's report already settled
+// and any finance wrote off (returned apart: a line that comes for one is
+// the gateway's cash, not the order's).
+func (s *Service) owed(ctx context.Context, connector string, day time.Time, settleDays int) ([]recon.Expected, map[string]models.ReconItem, error) {
 	of := day.AddDate(0, 0, -settleDays)
 	owed, err := models.SettlementsOwed(ctx, s.DB, connector, of.AddDate(0, 0, -neighbourDays), of.AddDate(0, 0, 1+neighbourDays))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	settled, err := models.ReconOwedSettledElsewhere(ctx, s.DB, connector, day, day.AddDate(0, 0, -2*neighbourDays), day.AddDate(0, 0, 2*neighbourDays))
+	from, to := day.AddDate(0, 0, -2*neighbourDays), day.AddDate(0, 0, 2*neighbourDays)
+	settled, err := models.ReconOwedSettledElsewhere(ctx, s.DB, connector, day, from, to)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	writtenOff, err := models.ReconOwedWrittenOff(ctx, s.DB, connector, from, to)
+	if err != nil {
+		return nil, nil, err
 	}
 	end := of.AddDate(0, 0, 1)
 	out := owed[:0]
 	for _, e := range owed {
-		if settled[string(e.Type)+"/"+e.Key] {
+		k := string(e.Type) + "/" + e.Key
+		if _, off := writtenOff[k]; off || settled[k] {
 			continue
 		}
 		e.Neighbour = e.At.Before(of) || !e.At.Before(end)
 		out = append(out, e)
 	}
-	return out, nil
+	return out, writtenOff, nil
+}
+
+// settledLate makes a line that names a settlement finance wrote off a
+// duplicate of it: the write-off posted the order's settlement, so the cash
+// that came is the gateway's, which finance books by writing the line off.
+// Matched, the line's posting was taken for a repeat of the write-off and
+// the cash was never booked.
+func settledLate(rep recon.Report, writtenOff map[string]models.ReconItem) {
+	if len(writtenOff) == 0 {
+		return
+	}
+	byRef := map[string]models.ReconItem{}
+	for _, it := range writtenOff {
+		if it.Reference != "" {
+			byRef[it.Type+"/"+it.Reference] = it
+		}
+	}
+	for i := range rep.Lines {
+		l := &rep.Lines[i]
+		if l.Class != recon.MissingHere {
+			continue
+		}
+		if it, ok := byRef[string(l.Type)+"/"+l.Reference]; ok {
+			l.Class = recon.Duplicate
+			l.Detail = fmt.Sprintf("settles %s %s, which finance wrote off (%s): its cash is the gateway's", it.Type, it.OwedKey,
+				it.Day.Format(time.DateOnly))
+		}
+	}
 }
 
 // owedItemKey is the item key of an owed settlement, the same on every day.
@@ -507,8 +544,9 @@ func (s *Service) settlementOf(ctx context.Context, c Connector, it models.Recon
 // owedOf is the record's amount of what a mismatched line settled.
 func (s *Service) owedOf(ctx context.Context, it models.ReconItem) (int64, error) {
 	var owed models.ReconItem
-	// Of any day: a line may settle a neighbouring day's settlement.
-	err := s.DB.WithContext(ctx).Where("connector = ? AND item_key = ?", it.Connector, "owed/"+it.Type+"/"+it.OwedKey).
+	// Of the days around: a line may settle a neighbouring day's settlement.
+	err := s.DB.WithContext(ctx).Where("connector = ? AND day >= ? AND day <= ? AND item_key = ?", it.Connector,
+		it.Day.AddDate(0, 0, -2*neighbourDays), it.Day.AddDate(0, 0, 2*neighbourDays), "owed/"+it.Type+"/"+it.OwedKey).
 		Order("day DESC").Take(&owed).Error
 	if err != nil {
 		return 0, fmt.Errorf("owed settlement of line %s: %w", lineRef(it), err)
