@@ -37,10 +37,7 @@ func TestSettlementNoticesFollowTheDeploymentsSchedule(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var s testsuite.WorkflowTestSuite
-			env := s.NewTestWorkflowEnvironment()
-			env.RegisterWorkflowWithOptions(workflows.ReconcileDue, workflow.RegisterOptions{Name: workflows.ReconcileDueWorkflowType})
-			env.RegisterWorkflowWithOptions(workflows.ReconcileDay, workflow.RegisterOptions{Name: workflows.ReconcileDayWorkflowType})
+			env := newReconEnv()
 			var mu sync.Mutex
 			var got []workflows.RedeliverInput
 			env.RegisterWorkflowWithOptions(func(_ workflow.Context, in workflows.RedeliverInput) (workflows.RedeliverResult, error) {
@@ -94,10 +91,7 @@ func TestReconDaysDoNotFailOnData(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var s testsuite.WorkflowTestSuite
-			env := s.NewTestWorkflowEnvironment()
-			env.RegisterWorkflowWithOptions(workflows.ReconcileDue, workflow.RegisterOptions{Name: workflows.ReconcileDueWorkflowType})
-			env.RegisterWorkflowWithOptions(workflows.ReconcileDay, workflow.RegisterOptions{Name: workflows.ReconcileDayWorkflowType})
+			env := newReconEnv()
 			env.RegisterActivity(&activities.ReconActivities{})
 			env.OnActivity(racts.ReconDaysDue, mock.Anything, mock.Anything).Return([]string{"2026-11-27", "2026-11-28"}, nil)
 			env.OnActivity(racts.ReconcileSettlementDay, mock.Anything, mock.Anything).Return(
@@ -142,4 +136,14 @@ func TestReconDaysDoNotFailOnData(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newReconEnv is a test environment holding the reconciliation's two
+// workflows.
+func newReconEnv() *testsuite.TestWorkflowEnvironment {
+	var s testsuite.WorkflowTestSuite
+	env := s.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(workflows.ReconcileDue, workflow.RegisterOptions{Name: workflows.ReconcileDueWorkflowType})
+	env.RegisterWorkflowWithOptions(workflows.ReconcileDay, workflow.RegisterOptions{Name: workflows.ReconcileDayWorkflowType})
+	return env
 }

@@ -41,6 +41,15 @@ func TestSettlementFromBalanceTransactions(t *testing.T) {
 		{No: 4, Reference: "txn_4", Type: recon.FeeAdjustment, Net: -200, Currency: "EUR", Batch: "txn_4"},
 		{No: 5, Reference: "re_1", Type: recon.RefundFailure, Gross: -2500, Net: 2500, Currency: "EUR", Batch: "txn_6"},
 	}
+	sameLines(t, lines, want)
+	if f.listed.Get("created[gte]") != "1795392000" || f.listed.Get("created[lt]") != "1795478400" {
+		t.Errorf("listed %v, want the transactions created on 2026-11-23", f.listed)
+	}
+}
+
+// sameLines fails t unless the settlement report's lines are want, in order.
+func sameLines(t *testing.T, lines, want []recon.Line) {
+	t.Helper()
 	if len(lines) != len(want) {
 		t.Fatalf("lines %+v, want %d", lines, len(want))
 	}
@@ -48,8 +57,5 @@ func TestSettlementFromBalanceTransactions(t *testing.T) {
 		if lines[i] != want[i] {
 			t.Errorf("line %d = %+v, want %+v", i+1, lines[i], want[i])
 		}
-	}
-	if f.listed.Get("created[gte]") != "1795392000" || f.listed.Get("created[lt]") != "1795478400" {
-		t.Errorf("listed %v, want the transactions created on 2026-11-23", f.listed)
 	}
 }

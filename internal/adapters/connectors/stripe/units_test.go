@@ -81,14 +81,7 @@ func TestKronurInStripesUnits(t *testing.T) {
 		{No: 1, Reference: "pi_1", OrderKey: "1379868670095785984", Type: recon.Capture, Gross: 5000, Fee: 145, Net: 4855, Currency: "ISK", Batch: "txn_1"},
 		{No: 2, Reference: "re_1", Type: recon.Refund, Gross: 1000, Net: -1000, Currency: "ISK", Batch: "txn_2"},
 	}
-	if len(lines) != len(want) {
-		t.Fatalf("lines %+v, want %d", lines, len(want))
-	}
-	for i := range want {
-		if lines[i] != want[i] {
-			t.Errorf("line %d = %+v, want %+v", i+1, lines[i], want[i])
-		}
-	}
+	sameLines(t, lines, want)
 }
 
 // TestFromStripeRounds: Stripe's hundredths of a króna come back to whole
@@ -162,14 +155,7 @@ func TestSettledInAnotherCurrency(t *testing.T) {
 		{No: 6, Reference: "pi_1", OrderKey: tx, Type: recon.Capture, Gross: 1000, Fee: 59, Net: 941, Currency: "USD", Batch: "txn_6"},
 		{No: 7, Reference: "re_2", Type: recon.Refund, Gross: 1000, Fee: -56, Net: -944, Currency: "EUR", Batch: "txn_7"},
 	}
-	if len(lines) != len(want) {
-		t.Fatalf("lines %+v, want %d", lines, len(want))
-	}
-	for i := range want {
-		if lines[i] != want[i] {
-			t.Errorf("line %d = %+v, want %+v", i+1, lines[i], want[i])
-		}
-	}
+	sameLines(t, lines, want)
 }
 
 // TestRoundDiv: half away from zero whatever the sign; Go's own division
