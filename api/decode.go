@@ -96,9 +96,12 @@ func formToJSON(body string) ([]byte, error) {
 	if err != nil {
 		return nil, errors.New("body is neither JSON nor a valid form")
 	}
-	obj := make(map[string]json.RawMessage, len(values))
-	// Fields in name order, so the field a refusal names does not depend on
-	// map order.
+	// The object is written by hand, fields in name order (so the field a
+	// refusal names does not depend on map order), a nested field's JSON
+	// as the merchant wrote it: json.Marshal compacted it and wrote '<',
+	// '>' and '&' in it as \u escapes.
+	var obj bytes.Buffer
+	obj.WriteByte('{')
 	for _, key := range slices.Sorted(maps.Keys(values)) {
 		vals := values[key]
 		if len(vals) == 0 {
@@ -108,23 +111,45 @@ func formToJSON(body string) ([]byte, error) {
 		if code := checkFormText(key, v); code != nil {
 			return nil, &fieldError{code: *code}
 		}
+		name, err := jsonString(key)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", key, err)
+		}
+		value := []byte(nil)
 		if nestedFields[fieldKey(key)] {
 			t := strings.TrimSpace(v)
 			if t != "" && (t[0] == '[' || t[0] == '{') {
 				if !json.Valid([]byte(t)) {
 					return nil, fmt.Errorf("field %s: not valid JSON", key)
 				}
-				obj[key] = json.RawMessage(t)
-				continue
+				value = []byte(t)
 			}
 		}
-		quoted, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("field %s: %w", key, err)
+		if value == nil {
+			if value, err = jsonString(v); err != nil {
+				return nil, fmt.Errorf("field %s: %w", key, err)
+			}
 		}
-		obj[key] = quoted
+		if obj.Len() > 1 {
+			obj.WriteByte(',')
+		}
+		obj.Write(name)
+		obj.WriteByte(':')
+		obj.Write(value)
 	}
-	return json.Marshal(obj)
+	obj.WriteByte('}')
+	return obj.Bytes(), nil
+}
+
+// jsonString is s as a JSON string, '<', '>' and '&' as they are.
+func jsonString(s string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // describeJSONError says what is wrong without quoting the body, which may
