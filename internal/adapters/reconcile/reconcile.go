@@ -252,7 +252,10 @@ func settledLate(rep recon.Report, writtenOff map[string]models.ReconItem) {
 }
 
 // owedItemKey is the item key of an owed settlement, the same on every day.
-func owedItemKey(e recon.Expected) string { return "owed/" + string(e.Type) + "/" + e.Key }
+func owedItemKey(e recon.Expected) string { return owedKeyOf(string(e.Type), e.Key) }
+
+// owedKeyOf is the item key of the owed settlement of type typ and our key.
+func owedKeyOf(typ, key string) string { return "owed/" + typ + "/" + key }
 
 func (s *Service) now() time.Time {
 	if s.Now != nil {
@@ -546,7 +549,7 @@ func (s *Service) owedOf(ctx context.Context, it models.ReconItem) (int64, error
 	var owed models.ReconItem
 	// Of the days around: a line may settle a neighbouring day's settlement.
 	err := s.DB.WithContext(ctx).Where("connector = ? AND day >= ? AND day <= ? AND item_key = ?", it.Connector,
-		it.Day.AddDate(0, 0, -2*neighbourDays), it.Day.AddDate(0, 0, 2*neighbourDays), "owed/"+it.Type+"/"+it.OwedKey).
+		it.Day.AddDate(0, 0, -2*neighbourDays), it.Day.AddDate(0, 0, 2*neighbourDays), owedKeyOf(it.Type, it.OwedKey)).
 		Order("day DESC").Take(&owed).Error
 	if err != nil {
 		return 0, fmt.Errorf("owed settlement of line %s: %w", lineRef(it), err)

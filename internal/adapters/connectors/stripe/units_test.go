@@ -41,20 +41,14 @@ func TestKronurInStripesUnits(t *testing.T) {
 			if err != nil || auth.Amount != tc.amount || !auth.Approved() {
 				t.Fatalf("charge = %+v, %v; want %d %s approved", auth, err, tc.amount, tc.currency)
 			}
-			f.mu.Lock()
-			sent := f.intents[auth.ID]["amount"]
-			f.mu.Unlock()
-			if sent != tc.wantSent {
+			if sent := f.intentField(auth.ID, "amount"); sent != tc.wantSent {
 				t.Errorf("Stripe was asked for %v, want %d", sent, tc.wantSent)
 			}
 			capt, err := c.Capture(ctx, connector.CaptureRequest{ChargeID: auth.ID, IdempotencyKey: key + "/cap", Amount: tc.captured, Currency: tc.currency})
 			if err != nil || capt.CapturedAmount != tc.captured || capt.Amount != tc.amount {
 				t.Fatalf("capture = %+v, %v; want %d captured of %d", capt, err, tc.captured, tc.amount)
 			}
-			f.mu.Lock()
-			got := f.intents[auth.ID]["amount_received"]
-			f.mu.Unlock()
-			if got != tc.wantCapt {
+			if got := f.intentField(auth.ID, "amount_received"); got != tc.wantCapt {
 				t.Errorf("Stripe captured %v, want %d", got, tc.wantCapt)
 			}
 			r, err := c.Refund(ctx, connector.RefundRequest{ChargeID: auth.ID, IdempotencyKey: key + "/ref", Amount: tc.refunded, Currency: tc.currency})
@@ -82,6 +76,13 @@ func TestKronurInStripesUnits(t *testing.T) {
 		{No: 2, Reference: "re_1", Type: recon.Refund, Gross: 1000, Net: -1000, Currency: "ISK", Batch: "txn_2"},
 	}
 	sameLines(t, lines, want)
+}
+
+// intentField is a field of the fake's PaymentIntent id, as Stripe holds it.
+func (f *fakeStripe) intentField(id, name string) any {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.intents[id][name]
 }
 
 // TestFromStripeRounds: Stripe's hundredths of a króna come back to whole
