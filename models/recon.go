@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"strings"
@@ -175,6 +176,61 @@ func ReconOwedSettledElsewhere(ctx context.Context, db *gorm.DB, connector strin
 	out := make(map[string]bool, len(rows))
 	for _, r := range rows {
 		out[r.Type+"/"+r.OwedKey] = true
+	}
+	return out, nil
+}
+
+// reconLockClass is the first key of the reconciliation's advisory locks;
+// the second is the connector's name hashed.
+const reconLockClass = 0x7265636f // "reco"
+
+// LockReconConnector takes connector's reconciliation lock and returns its
+// release: one day of a connector is reconciled at a time, since a day
+// reads what its neighbours matched and settled (a line settles a
+// neighbouring day's capture, a chargeback is the first day's) and two at
+// once would each take the same one. The lock is a session-level advisory
+// lock on a connection of its own, so it goes with the session if the
+// process dies; taking it waits for the holder, or ctx.
+func LockReconConnector(ctx context.Context, db *gorm.DB, connector string) (func(), error) {
+	sqlDB, err := db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("reconciliation lock of %s: %w", connector, err)
+	}
+	conn, err := sqlDB.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reconciliation lock of %s: %w", connector, err)
+	}
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, reconLockClass, connector); err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("reconciliation lock of %s: %w", connector, err)
+	}
+	return func() {
+		// The connection goes back to the pool, which must not keep the
+		// lock: when unlocking fails it is discarded, ending the session.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, reconLockClass, connector); err != nil {
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		_ = conn.Close()
+	}, nil
+}
+
+// ReconChargebacksElsewhere lists the chargeback lines of orders orderKeys
+// that the reports of other days than day matched: each settled its
+// dispute's debit or reinstatement, and the same line on day's report is a
+// duplicate. A line another day called a duplicate is not one of them, so
+// the day reconciled first keeps the chargeback whichever day runs again.
+func ReconChargebacksElsewhere(ctx context.Context, db *gorm.DB, connector string, day time.Time, orderKeys []string) ([]ReconItem, error) {
+	var out []ReconItem
+	for start := 0; start < len(orderKeys); start += reconItemBatch {
+		var items []ReconItem
+		err := db.WithContext(ctx).Where("connector = ? AND day <> ? AND source = 'line' AND type = 'chargeback' AND class = 'matched' AND order_key IN ?",
+			connector, day, orderKeys[start:min(start+reconItemBatch, len(orderKeys))]).Order("day, line_no").Find(&items).Error
+		if err != nil {
+			return nil, fmt.Errorf("chargebacks elsewhere at %s: %w", connector, err)
+		}
+		out = append(out, items...)
 	}
 	return out, nil
 }

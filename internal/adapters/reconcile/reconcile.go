@@ -110,6 +110,13 @@ func (s *Service) Reconcile(ctx context.Context, connector string, day time.Time
 		}
 		return Summary{}, err
 	}
+	// The report is read before the lock: a slow acquirer holds no other
+	// day back.
+	unlock, err := models.LockReconConnector(ctx, s.DB, connector)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer unlock()
 	owed, writtenOff, err := s.owed(ctx, connector, day, c.Terms.Days)
 	if err != nil {
 		return Summary{}, err
@@ -133,8 +140,13 @@ func (s *Service) Reconcile(ctx context.Context, connector string, day time.Time
 	for k := range found {
 		known[k] = true
 	}
+	elsewhere, err := s.chargebacksElsewhere(ctx, connector, day, lines)
+	if err != nil {
+		return Summary{}, err
+	}
 	rep := recon.Reconcile(day.AddDate(0, 0, 1), lines, owed,
-		recon.Config{SettleWithin: time.Duration(c.Terms.Days) * 24 * time.Hour, Fees: c.Terms.Fees, Orders: known})
+		recon.Config{SettleWithin: time.Duration(c.Terms.Days) * 24 * time.Hour, Fees: c.Terms.Fees, Orders: known,
+			ChargebacksElsewhere: elsewhere})
 	settledLate(rep, writtenOff)
 	items, err := s.items(ctx, connector, day, rep)
 	if err != nil {
@@ -183,6 +195,36 @@ func (s *Service) Reconcile(ctx context.Context, connector string, day time.Time
 	}
 	sum.Owed = run.Owed
 	return sum, nil
+}
+
+// chargebacksElsewhere finds the chargebacks of lines that another day's
+// report settled, by the acquirer's reference and direction: an acquirer
+// that lists a chargeback again on a later report has not taken the money
+// twice, and posted again it would book the cash twice.
+func (s *Service) chargebacksElsewhere(ctx context.Context, connector string, day time.Time, lines []recon.Line) (map[recon.OwnLine]string, error) {
+	var orders []string
+	named := map[string]bool{}
+	for _, l := range lines {
+		if _, ok := recon.OwnLineOf(l); ok && !named[l.OrderKey] {
+			named[l.OrderKey] = true
+			orders = append(orders, l.OrderKey)
+		}
+	}
+	if len(orders) == 0 {
+		return nil, nil
+	}
+	items, err := models.ReconChargebacksElsewhere(ctx, s.DB, connector, day, orders)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[recon.OwnLine]string, len(items))
+	for _, it := range items {
+		k, ok := recon.OwnLineOf(recon.Line{Type: recon.Chargeback, Reference: it.Reference, Gross: it.Gross})
+		if _, seen := out[k]; ok && !seen {
+			out[k] = fmt.Sprintf("line %d of %s", it.LineNo, it.Day.Format(time.DateOnly))
+		}
+	}
+	return out, nil
 }
 
 // neighbourDays is how many days either side of its own an owed settlement

@@ -168,6 +168,11 @@ type Config struct {
 	// adjustments name, whatever day they were captured: a chargeback
 	// comes weeks after its capture.
 	Orders map[string]bool
+	// ChargebacksElsewhere are the chargeback lines of other days' reports
+	// that settle a dispute's debit or reinstatement, each with where it
+	// is ("line 4 of 2026-11-20"): the same one on this day's report is a
+	// duplicate, not the acquirer's money moved again.
+	ChargebacksElsewhere map[OwnLine]string
 }
 
 // Class is what reconciliation found of a line or an expected settlement.
@@ -247,11 +252,21 @@ type key struct {
 	ref string
 }
 
-// ownKey is a chargeback line's dispute and whether it takes the money
-// (a debit) or gives it back (a reinstatement).
-type ownKey struct {
-	ref   string
-	debit bool
+// OwnLine is a chargeback line's dispute (the acquirer's reference) and
+// whether it takes the money (a debit) or gives it back (a reinstatement):
+// one line of each settles it.
+type OwnLine struct {
+	Reference string
+	Debit     bool
+}
+
+// OwnLineOf is the chargeback that line l settles, if l is a chargeback
+// that names its dispute.
+func OwnLineOf(l Line) (OwnLine, bool) {
+	if l.Type != Chargeback || l.Reference == "" {
+		return OwnLine{}, false
+	}
+	return OwnLine{Reference: l.Reference, Debit: l.Gross > 0}, true
 }
 
 // Reconcile matches the report's lines of a day (dayEnd is the end of the
@@ -294,7 +309,7 @@ func Reconcile(dayEnd time.Time, lines []Line, expected []Expected, cfg Config) 
 	}
 	// The acquirer's own lines by their reference and direction (a
 	// chargeback's debit, its reinstatement), for the one line each.
-	own := map[ownKey]int{}
+	own := map[OwnLine]int{}
 	results := make([]LineResult, len(sorted))
 	for _, byReference := range []bool{true, false} {
 		for i, l := range sorted {
@@ -302,9 +317,10 @@ func Reconcile(dayEnd time.Time, lines []Line, expected []Expected, cfg Config) 
 				continue
 			}
 			r := classify(&rep, l, byRef, byOrder, named, func(k string) bool { return orders[k] || cfg.Orders[k] }, cfg)
-			if l.Type == Chargeback && l.Reference != "" && r.Class == Matched {
-				k := ownKey{l.Reference, l.Gross > 0}
-				if first, seen := own[k]; seen {
+			if k, ok := OwnLineOf(l); ok && r.Class == Matched {
+				if where, seen := cfg.ChargebacksElsewhere[k]; seen {
+					r.Class, r.Detail = Duplicate, "already settled by "+where
+				} else if first, seen := own[k]; seen {
 					r.Class, r.Detail = Duplicate, fmt.Sprintf("already settled by line %d", first)
 				} else {
 					own[k] = l.No

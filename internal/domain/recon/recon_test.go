@@ -141,6 +141,11 @@ func TestReconcile(t *testing.T) {
 			[]Expected{neighbour(Expected{OrderKey: "T2", Type: Refund, Amount: 100, Currency: "USD", At: old})},
 			[]Line{{No: 1, OrderKey: "T2", Type: Refund, Gross: 100, Net: -100, Currency: "USD"}},
 			[]Class{MissingHere}, nil},
+		{"a chargeback another day's report settled, again here; its reinstatement is new",
+			nil,
+			[]Line{{No: 1, Reference: "dp_7", OrderKey: "T5", Type: Chargeback, Gross: 1000, Fee: 15, Net: -1015, Currency: "USD"},
+				{No: 2, Reference: "dp_7", OrderKey: "T5", Type: Chargeback, Gross: -1000, Net: 1000, Currency: "USD"}},
+			[]Class{Duplicate, Matched}, nil},
 		{"a chargeback weeks after its capture, of an order here, and of one nowhere",
 			nil,
 			[]Line{{No: 1, Reference: "dp_5", OrderKey: "T5", Type: Chargeback, Gross: 1000, Fee: 15, Net: -1015, Currency: "USD"},
@@ -162,6 +167,8 @@ func TestReconcile(t *testing.T) {
 			cfg := cfg
 			// T5 was captured on another day.
 			cfg.Orders = map[string]bool{"T5": true}
+			// dp_7's debit was on an earlier report.
+			cfg.ChargebacksElsewhere = map[OwnLine]string{{Reference: "dp_7", Debit: true}: "line 3 of 2026-11-20"}
 			rep := Reconcile(dayEnd, tc.lines, tc.expected, cfg)
 			var lines, exp []Class
 			for _, l := range rep.Lines {

@@ -1,0 +1,138 @@
+package reconcile_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/paygate/paygate/internal/adapters/ledger"
+	"github.com/paygate/paygate/internal/adapters/reconcile"
+	"github.com/paygate/paygate/internal/domain/recon"
+	"github.com/paygate/paygate/internal/domain/status"
+	"github.com/paygate/paygate/models"
+)
+
+// TestChargebackOnAnotherDaysReport: an acquirer that lists a chargeback
+// again on a later report (or on an earlier day's report run late) has not
+// taken the money twice. The day reconciled first keeps the line matched;
+// the other's is a duplicate for finance, and each day run again says the
+// same. Before, both were matched and each posted the cash under its own
+// line's reference.
+func TestChargebackOnAnotherDaysReport(t *testing.T) {
+	db := testDB(t)
+	ctx := t.Context()
+	const tx = "1379868670095785951"
+	at := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
+	o := models.Order{TransactionID: tx, WorkflowID: "order/" + tx, MerchantID: proofMerchant, AccountID: proofAccount,
+		OrderNo: "CB-1", Currency: proofCurrency, Amount: 1000, CapturedAmount: 1000, PaymentStatus: status.Paid,
+		OrderStatus: status.OrderStatusOf(status.Paid), CaptureMode: models.CaptureAuto, RequestFingerprint: "fp",
+		Connector: "sim-bank", ConnectorRef: "ch_cb", CreatedAt: at, UpdatedAt: at}
+	if err := db.Create(&o).Error; err != nil {
+		t.Fatal(err)
+	}
+	debit := recon.Line{Reference: "dp_9", OrderKey: tx, Type: recon.Chargeback, Gross: 1000, Fee: 15, Net: -1015, Currency: proofCurrency}
+	reinstated := recon.Line{Reference: "dp_9", OrderKey: tx, Type: recon.Chargeback, Gross: -1000, Net: 1000, Currency: proofCurrency}
+	numbered := func(no int, l recon.Line) recon.Line {
+		l.No = no
+		return l
+	}
+	reports := map[string][]recon.Line{
+		"2026-11-19": {numbered(1, debit)},
+		"2026-11-20": {numbered(3, debit)},
+		"2026-11-21": {numbered(1, debit), numbered(2, reinstated)},
+	}
+	report := &switchedReport{}
+	svc := &reconcile.Service{DB: db, Ledger: ledger.New(db),
+		Connectors: map[string]reconcile.Connector{"sim-bank": {Source: report, Terms: reconcile.Terms{Days: 1}}}}
+	type seen struct{ day, key, class, status, detail string }
+	items := func() []seen {
+		t.Helper()
+		var its []models.ReconItem
+		if err := db.Where("connector = ?", "sim-bank").Order("day, item_key").Find(&its).Error; err != nil {
+			t.Fatal(err)
+		}
+		var out []seen
+		for _, it := range its {
+			out = append(out, seen{it.Day.Format(time.DateOnly), it.ItemKey, it.Class, it.Status, it.Detail})
+		}
+		return out
+	}
+	const mine = "the acquirer's own line, of an order here"
+	want := []seen{
+		{"2026-11-19", "line/1", "duplicate", models.ReconOpen, "already settled by line 3 of 2026-11-20"},
+		{"2026-11-20", "line/3", "matched", models.ReconNone, mine},
+		{"2026-11-21", "line/1", "duplicate", models.ReconOpen, "already settled by line 3 of 2026-11-20"},
+		{"2026-11-21", "line/2", "matched", models.ReconNone, mine},
+	}
+	// 11-20 first, then the day after, then the day before run late; then
+	// each again, in another order.
+	for _, d := range []string{"2026-11-20", "2026-11-21", "2026-11-19", "2026-11-21", "2026-11-19", "2026-11-20"} {
+		day, _ := time.Parse(time.DateOnly, d)
+		report.lines = reports[d]
+		if _, err := svc.Reconcile(ctx, "sim-bank", day); err != nil {
+			t.Fatalf("reconcile %s: %v", d, err)
+		}
+	}
+	got := items()
+	if len(got) != len(want) {
+		t.Fatalf("items = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("item %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestReconcileWaitsForTheConnectorsLock: a day is reconciled while no other
+// day of its connector is (models.LockReconConnector), since each reads
+// what its neighbours matched. A second reconciliation waits for the first
+// and then runs.
+func TestReconcileWaitsForTheConnectorsLock(t *testing.T) {
+	db := testDB(t)
+	ctx := t.Context()
+	report := &switchedReport{}
+	svc := &reconcile.Service{DB: db, Ledger: ledger.New(db),
+		Connectors: map[string]reconcile.Connector{"sim-bank": {Source: report, Terms: reconcile.Terms{Days: 1}}}}
+	unlock, err := models.LockReconConnector(ctx, db, "sim-bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another connector's lock is its own.
+	other, err := models.LockReconConnector(ctx, db, "stripe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other()
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.Reconcile(ctx, "sim-bank", time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC))
+		done <- err
+	}()
+	// Wait until the reconciliation's session waits for the lock.
+	for {
+		var waiting int64
+		if err := db.Raw(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+AND wait_event_type = 'Lock' AND wait_event = 'advisory'`).Scan(&waiting).Error; err != nil {
+			t.Fatal(err)
+		}
+		if waiting == 1 {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("reconciled while another held the connector's lock (err %v)", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	var runs int64
+	if err := db.Model(&models.ReconRun{}).Count(&runs).Error; err != nil || runs != 0 {
+		t.Fatalf("runs saved while waiting = %d (%v), want 0", runs, err)
+	}
+	unlock()
+	if err := <-done; err != nil {
+		t.Fatalf("reconcile after the lock was released: %v", err)
+	}
+	if err := db.Model(&models.ReconRun{}).Count(&runs).Error; err != nil || runs != 1 {
+		t.Fatalf("runs = %d (%v), want 1", runs, err)
+	}
+}
