@@ -625,18 +625,34 @@ type StatementLine struct {
 // told of captures and fees the merchant never had.
 const MerchantsOwn = "NOT (i.class IN ('duplicate','missing_here') AND i.source = 'line') AND i.type <> 'fee_adjustment'"
 
+// MerchantFeeJoin joins, as mf.fee, what the merchant was charged for
+// item i: the fee income its ledger entry booked, which is a capture's
+// settlement's merchant fee (the acquirer's passed through, or the
+// account's blended fee), and nothing for the other items, whose fees the
+// gateway bears (a refund's, a chargeback's).
+const MerchantFeeJoin = `LEFT JOIN LATERAL (SELECT coalesce(sum(l.amount), 0) AS fee FROM journal_entries e
+JOIN journal_lines l ON l.entry_id = e.id
+JOIN ledger_accounts la ON la.id = l.ledger_account_id AND la.kind = 'fee_income'
+WHERE e.reference = i.posted) mf ON true`
+
+// MerchantGross is item i's gross as the merchant's money moves: a
+// capture's comes in, a refund's and a chargeback's go out.
+const MerchantGross = "CASE WHEN i.type = 'capture' THEN i.gross ELSE -i.gross END"
+
 // SettlementStatement lists what settled to a merchant account in a window
 // of settlement days (to exclusive): every item the ledger holds, by day,
-// connector, type and currency. Written-off items count with what came
-// (nothing, for a settlement never paid).
+// connector, type and currency, with the fees the merchant was charged
+// (MerchantFeeJoin) and what it came to for the merchant (its gross in or
+// out, less those fees). A settlement finance wrote off counts as settled:
+// the ledger paid the merchant all the same.
 func SettlementStatement(ctx context.Context, db *gorm.DB, merchantID, accountID string, from, to time.Time) ([]StatementLine, error) {
 	var out []StatementLine
-	err := db.WithContext(ctx).Table("recon_items AS i").
-		Select("day, connector, CASE WHEN status = 'written_off' THEN type || ' written off' ELSE type END AS type, currency, "+
-			"count(*) AS count, sum(gross) AS gross, sum(fee) AS fee, sum(net) AS net").
-		Where("merchant_id = ? AND account_id = ? AND day >= ? AND day < ? AND posted <> ''", merchantID, accountID, from, to).
+	err := db.WithContext(ctx).Table("recon_items AS i").Joins(MerchantFeeJoin).
+		Select("i.day, i.connector, CASE WHEN i.status = 'written_off' THEN i.type || ' written off' ELSE i.type END AS type, i.currency, "+
+			"count(*) AS count, sum(i.gross) AS gross, sum(mf.fee) AS fee, sum("+MerchantGross+" - mf.fee) AS net").
+		Where("i.merchant_id = ? AND i.account_id = ? AND i.day >= ? AND i.day < ? AND i.posted <> ''", merchantID, accountID, from, to).
 		Where(MerchantsOwn).
-		Group("day, connector, 3, currency").Order("day, connector, 3, currency").Scan(&out).Error
+		Group("i.day, i.connector, 3, i.currency").Order("i.day, i.connector, 3, i.currency").Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("settlement statement of %s/%s: %w", merchantID, accountID, err)
 	}

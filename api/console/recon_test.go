@@ -39,6 +39,18 @@ func seedRecon(t *testing.T, c *testConsole) (day time.Time, missing, duplicate 
 	if err := models.SaveReconRun(t.Context(), c.db, run, items); err != nil {
 		t.Fatal(err)
 	}
+	// Line 1's settlement in the ledger, whose fee income the statement
+	// reads as the merchant's fee.
+	led := ledger.New(c.db)
+	if _, err := led.CreditOrder(t.Context(), ledger.OrderPosting{Reference: "order/1000000000000000001/paid", OrderKey: "1000000000000000001",
+		MerchantID: "A", AccountID: "A1", Currency: "USD", Amount: 5000}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := led.PostSettlement(t.Context(), ledger.Settlement{Kind: ledger.SettleCapture, OrderKey: "1000000000000000001",
+		MerchantID: "A", AccountID: "A1", Currency: "USD", Owed: 5000, Net: 4825, Fee: 175, MerchantFee: 175,
+		Line: "sim-acquirer/2026-11-20/1"}); err != nil {
+		t.Fatal(err)
+	}
 	var saved []models.ReconItem
 	if err := c.db.Order("id").Find(&saved).Error; err != nil {
 		t.Fatal(err)

@@ -24,6 +24,10 @@ type settlementTotal struct {
 // SettlementNotices records, for every merchant account with a settlement
 // notify URL that the day's settlement posted money to, a notification of
 // what settled (per currency), and returns their notify ids for delivery.
+// Its fees are what the account was charged (the ledger's fee income of
+// its captures' settlements: the acquirer's fee passed through, or the
+// account's blended fee), and its net what the day came to for it: the
+// captures less the refunds and chargebacks, less those fees.
 // The id is made of what the notification says, so a re-run of the day
 // that posted nothing more records nothing new, and one that posted more
 // (a capture the ledger took late) tells the merchant the day's new
@@ -38,10 +42,11 @@ SELECT i.merchant_id, i.account_id, i.currency, a.settlement_notify_url AS url,
        count(*) FILTER (WHERE i.type = 'chargeback') AS chargebacks,
        coalesce(sum(i.gross) FILTER (WHERE i.type = 'capture'), 0) AS captured,
        coalesce(sum(i.gross) FILTER (WHERE i.type = 'refund'), 0) AS refunded,
-       coalesce(sum(i.fee), 0) AS fees,
-       coalesce(sum(i.net), 0) AS net
+       coalesce(sum(mf.fee), 0) AS fees,
+       coalesce(sum(`+models.MerchantGross+` - mf.fee), 0) AS net
 FROM recon_items i
 JOIN accounts a ON a.merchant_id = i.merchant_id AND a.id = i.account_id
+`+models.MerchantFeeJoin+`
 WHERE i.connector = ? AND i.day = ? AND i.source = 'line' AND i.posted <> '' AND a.settlement_notify_url <> ''
   AND `+models.MerchantsOwn+`
 GROUP BY i.merchant_id, i.account_id, i.currency, a.settlement_notify_url
