@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/internal/adapters/ledger"
-	"github.com/paygate/paygate/internal/adapters/reconcile"
 	"github.com/paygate/paygate/internal/domain/recon"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
@@ -41,17 +39,12 @@ func TestChargebackOnAnotherDaysReport(t *testing.T) {
 		"2026-11-21": {numbered(1, debit), numbered(2, reinstated)},
 	}
 	report := &switchedReport{}
-	svc := &reconcile.Service{DB: db, Ledger: ledger.New(db),
-		Connectors: map[string]reconcile.Connector{"sim-bank": {Source: report, Terms: reconcile.Terms{Days: 1}}}}
+	svc := simBankOver(db, report)
 	type seen struct{ day, key, class, status, detail string }
 	items := func() []seen {
 		t.Helper()
-		var its []models.ReconItem
-		if err := db.Where("connector = ?", "sim-bank").Order("day, item_key").Find(&its).Error; err != nil {
-			t.Fatal(err)
-		}
 		var out []seen
-		for _, it := range its {
+		for _, it := range simBankItems(t, db) {
 			out = append(out, seen{it.Day.Format(time.DateOnly), it.ItemKey, it.Class, it.Status, it.Detail})
 		}
 		return out
@@ -91,8 +84,7 @@ func TestReconcileWaitsForTheConnectorsLock(t *testing.T) {
 	db := testDB(t)
 	ctx := t.Context()
 	report := &switchedReport{}
-	svc := &reconcile.Service{DB: db, Ledger: ledger.New(db),
-		Connectors: map[string]reconcile.Connector{"sim-bank": {Source: report, Terms: reconcile.Terms{Days: 1}}}}
+	svc := simBankOver(db, report)
 	unlock, err := models.LockReconConnector(ctx, db, "sim-bank")
 	if err != nil {
 		t.Fatal(err)

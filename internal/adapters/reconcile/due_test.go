@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/reconcile"
 	"github.com/paygate/paygate/internal/domain/recon"
@@ -21,6 +23,23 @@ func (r *switchedReport) Settlement(context.Context, time.Time) ([]recon.Line, e
 	return r.lines, nil
 }
 
+// simBankOver is a reconciliation of sim-bank, which settles T+1, reading
+// its reports from report.
+func simBankOver(db *gorm.DB, report *switchedReport) *reconcile.Service {
+	return &reconcile.Service{DB: db, Ledger: ledger.New(db),
+		Connectors: map[string]reconcile.Connector{"sim-bank": {Source: report, Terms: reconcile.Terms{Days: 1}}}}
+}
+
+// simBankItems lists sim-bank's items by day and item key.
+func simBankItems(t *testing.T, db *gorm.DB) []models.ReconItem {
+	t.Helper()
+	var its []models.ReconItem
+	if err := db.Where("connector = ?", "sim-bank").Order("day, item_key").Find(&its).Error; err != nil {
+		t.Fatal(err)
+	}
+	return its
+}
+
 // TestRefusedReportKeepsTheDay: a report that cannot be read (a line
 // numbered twice) stores no items, keeps the day's earlier run and says
 // why on it, and leaves the day due; a readable report clears the reason.
@@ -31,8 +50,7 @@ func TestRefusedReportKeepsTheDay(t *testing.T) {
 	stray := recon.Line{No: 1, Reference: "ch_x", OrderKey: "nobody", Type: recon.Capture, Gross: 100, Net: 100, Currency: "EUR"}
 	twice := []recon.Line{stray, {No: 1, Reference: "ch_y", OrderKey: "nobody", Type: recon.Capture, Gross: 200, Net: 200, Currency: "EUR"}}
 	report := &switchedReport{}
-	svc := &reconcile.Service{DB: db, Ledger: ledger.New(db),
-		Connectors: map[string]reconcile.Connector{"sim-bank": {Source: report, Terms: reconcile.Terms{Days: 1}}}}
+	svc := simBankOver(db, report)
 	runOf := func(d time.Time) models.ReconRun {
 		t.Helper()
 		var run models.ReconRun
@@ -164,8 +182,7 @@ func TestWrittenOffLineOfNoMoney(t *testing.T) {
 	ctx := t.Context()
 	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	report := &switchedReport{lines: []recon.Line{{No: 1, Reference: "adj_1", OrderKey: "nobody", Type: recon.FeeAdjustment, Currency: "EUR"}}}
-	svc := &reconcile.Service{DB: db, Ledger: ledger.New(db),
-		Connectors: map[string]reconcile.Connector{"sim-bank": {Source: report, Terms: reconcile.Terms{Days: 1}}}}
+	svc := simBankOver(db, report)
 	if _, err := svc.Reconcile(ctx, "sim-bank", day); err != nil {
 		t.Fatal(err)
 	}

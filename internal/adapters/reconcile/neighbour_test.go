@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/reconcile"
 	"github.com/paygate/paygate/internal/domain/recon"
 	"github.com/paygate/paygate/internal/domain/status"
@@ -48,8 +47,7 @@ func TestSettlementOnADayBeside(t *testing.T) {
 		"2026-11-12": {line(1, late, "ch_late")},   // late: a day after its own
 	}
 	report := &switchedReport{}
-	svc := &reconcile.Service{DB: db, Ledger: ledger.New(db),
-		Connectors: map[string]reconcile.Connector{"sim-bank": {Source: report, Terms: reconcile.Terms{Days: 1}}}}
+	svc := simBankOver(db, report)
 	reconcileDay := func(d string) reconcile.Summary {
 		t.Helper()
 		day, _ := time.Parse(time.DateOnly, d)
@@ -63,12 +61,8 @@ func TestSettlementOnADayBeside(t *testing.T) {
 	type seen struct{ day, key, class, status, owedKey string }
 	items := func() []seen {
 		t.Helper()
-		var its []models.ReconItem
-		if err := db.Where("connector = ?", "sim-bank").Order("day, item_key").Find(&its).Error; err != nil {
-			t.Fatal(err)
-		}
 		var out []seen
-		for _, it := range its {
+		for _, it := range simBankItems(t, db) {
 			out = append(out, seen{it.Day.Format(time.DateOnly), it.ItemKey, it.Class, it.Status, it.OwedKey})
 		}
 		return out
