@@ -533,20 +533,24 @@ func ReconExceptions(ctx context.Context, db *gorm.DB, f ReconExceptionFilter) (
 // ReconExceptionPage is the most exceptions one read returns.
 var ReconExceptionPage = 10000
 
-// AllReconExceptions is every exception a filter selects after its
-// AfterID, read a page at a time: an export of the queue, which stopped at
-// the first 10,000 without a word.
-func AllReconExceptions(ctx context.Context, db *gorm.DB, f ReconExceptionFilter) ([]ReconItem, error) {
-	var out []ReconItem
+// EachReconException reads every exception a filter selects, from its
+// AfterID on, a page at a time, and gives each page to fn; it stops at fn's
+// first error. An export writes page by page, so a queue of any size is
+// never held whole.
+func EachReconException(ctx context.Context, db *gorm.DB, f ReconExceptionFilter, fn func([]ReconItem) error) error {
 	f.Limit = ReconExceptionPage
 	for {
 		page, err := ReconExceptions(ctx, db, f)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		out = append(out, page...)
+		if len(page) > 0 {
+			if err := fn(page); err != nil {
+				return err
+			}
+		}
 		if len(page) < f.Limit {
-			return out, nil
+			return nil
 		}
 		f.AfterID = page[len(page)-1].ID
 	}

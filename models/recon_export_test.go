@@ -1,18 +1,21 @@
 package models_test
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/paygate/paygate/models"
 )
 
-// TestAllReconExceptionsReadsEveryPage: an export of the queue holds every
-// exception the filter selects, across pages (it stopped at the first
-// page's 10,000 without a word), from the filter's AfterID on.
-func TestAllReconExceptionsReadsEveryPage(t *testing.T) {
+// TestEachReconExceptionReadsEveryPage: an export of the queue holds every
+// exception the filter selects, a page at a time (it once stopped at the
+// first page's 10,000 without a word), from the filter's AfterID on; the
+// reader's error stops it.
+func TestEachReconExceptionReadsEveryPage(t *testing.T) {
 	db, err := models.Open(t.Context(), migratedDB(t), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -29,16 +32,36 @@ func TestAllReconExceptionsReadsEveryPage(t *testing.T) {
 	if err := models.SaveReconRun(t.Context(), db, &models.ReconRun{Connector: "sim-bank", Day: day, RanAt: time.Now()}, items); err != nil {
 		t.Fatal(err)
 	}
-	all, err := models.AllReconExceptions(t.Context(), db, models.ReconExceptionFilter{})
-	if err != nil || len(all) != 7 {
-		t.Fatalf("%d exceptions, %v; want all 7 across pages of 3", len(all), err)
+	read := func(f models.ReconExceptionFilter) (sizes []int, all []models.ReconItem) {
+		t.Helper()
+		err := models.EachReconException(t.Context(), db, f, func(p []models.ReconItem) error {
+			sizes = append(sizes, len(p))
+			all = append(all, p...)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sizes, all
+	}
+	sizes, all := read(models.ReconExceptionFilter{})
+	if !slices.Equal(sizes, []int{3, 3, 1}) || len(all) != 7 {
+		t.Fatalf("pages %v, %d exceptions; want all 7 in pages of 3, 3, 1", sizes, len(all))
 	}
 	one, err := models.ReconExceptions(t.Context(), db, models.ReconExceptionFilter{Limit: 100})
 	if err != nil || len(one) != 3 {
 		t.Errorf("one read: %d, %v; want a page of 3", len(one), err)
 	}
-	after, err := models.AllReconExceptions(t.Context(), db, models.ReconExceptionFilter{AfterID: all[1].ID})
-	if err != nil || len(after) != 5 || after[0].ID != all[2].ID {
-		t.Errorf("after the second: %d, %v; want the last 5", len(after), err)
+	if sizes, after := read(models.ReconExceptionFilter{AfterID: all[1].ID}); !slices.Equal(sizes, []int{3, 2}) || after[0].ID != all[2].ID {
+		t.Errorf("after the second: pages %v; want the last 5 in pages of 3, 2", sizes)
+	}
+	stop := errors.New("the reader stops")
+	calls := 0
+	err = models.EachReconException(t.Context(), db, models.ReconExceptionFilter{}, func([]models.ReconItem) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("a reader's error: %v after %d pages; want it after one", err, calls)
 	}
 }

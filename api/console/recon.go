@@ -24,7 +24,7 @@ type Reconciliation interface {
 	Modes(ctx context.Context, connector string, from, to time.Time) (live, test bool, err error)
 	Runs(ctx context.Context, connector string, from, to time.Time) ([]models.ReconRun, error)
 	Exceptions(ctx context.Context, f models.ReconExceptionFilter) ([]models.ReconItem, error)
-	AllExceptions(ctx context.Context, f models.ReconExceptionFilter) ([]models.ReconItem, error)
+	EachException(ctx context.Context, f models.ReconExceptionFilter, fn func([]models.ReconItem) error) error
 	Act(ctx context.Context, id int64, action recon.Action, note, actor string) (models.ReconItem, error)
 	Statement(ctx context.Context, merchantID, accountID string, from, to time.Time) ([]models.StatementLine, error)
 }
@@ -230,17 +230,45 @@ func (s *Server) exceptionsCSV(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, "account modes", err)
 		return
 	}
-	items, err := s.Recon.AllExceptions(r.Context(), f)
-	if err != nil {
+	// The export goes out a page at a time, each with a write deadline of
+	// its own: a queue of any size is neither held whole nor cut off by
+	// the server's write timeout.
+	rc := http.NewResponseController(w)
+	var out *reconcile.ItemsCSV
+	err = s.Recon.EachException(r.Context(), f, func(page []models.ReconItem) error {
+		_ = rc.SetWriteDeadline(time.Now().Add(exportPageTime))
+		if out == nil {
+			w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+			w.Header().Set("Content-Disposition", `attachment; filename="exceptions.csv"`)
+			out = reconcile.NewItemsCSV(w)
+		}
+		if err := out.Write(page); err != nil {
+			return err
+		}
+		// Each page goes to the browser as it is read.
+		_ = rc.Flush()
+		return nil
+	})
+	switch {
+	case err != nil && out == nil:
 		s.fail(w, r, "reconciliation exceptions", err)
-		return
-	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="exceptions.csv"`)
-	if err := reconcile.WriteItemsCSV(w, items); err != nil {
-		s.Logger.Error("console: export exceptions", "error", err)
+	case err != nil:
+		// Part of the file is sent: the connection is cut, so that the
+		// download fails rather than end as if it were whole.
+		s.Logger.Error("console: export exceptions cut short", "error", err)
+		panic(http.ErrAbortHandler)
+	case out == nil:
+		// No exception: the header alone.
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="exceptions.csv"`)
+		if err := reconcile.NewItemsCSV(w).Write(nil); err != nil {
+			s.Logger.Error("console: export exceptions", "error", err)
+		}
 	}
 }
+
+// exportPageTime is how long one page of an export may take to write.
+const exportPageTime = time.Minute
 
 // actOnException resolves, writes off or claims one exception, as the
 // signed-in finance user, with the note given.

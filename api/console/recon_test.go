@@ -1,8 +1,11 @@
 package console
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"html"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -437,4 +440,70 @@ func TestReconciliationKeepsTestAndLiveApart(t *testing.T) {
 	if code != http.StatusSeeOther || loc == nil || loc.Query().Get("mode") != "test" || loc.Query().Get("status") != "open" {
 		t.Errorf("act: %d, back to %v; want the test queue of open ones", code, loc)
 	}
+}
+
+// brokenExceptions is the reconciliation whose exceptions' read fails after
+// its first page.
+type brokenExceptions struct{ *reconcile.Service }
+
+func (b brokenExceptions) EachException(ctx context.Context, f models.ReconExceptionFilter, fn func([]models.ReconItem) error) error {
+	first := true
+	return b.Service.EachException(ctx, f, func(page []models.ReconItem) error {
+		if !first {
+			return errors.New("the database went away")
+		}
+		first = false
+		return fn(page)
+	})
+}
+
+// TestExceptionsExportGoesPageByPage: the exceptions' CSV is written a page
+// at a time (the queue was read whole into memory first), with its header
+// once; a read that fails part way cuts the download, which must not end as
+// if it were whole; one that fails before anything is written is an error
+// page.
+func TestExceptionsExportGoesPageByPage(t *testing.T) {
+	c := newTestConsole(t)
+	seedRecon(t, c)
+	page := models.ReconExceptionPage
+	models.ReconExceptionPage = 1
+	t.Cleanup(func() { models.ReconExceptionPage = page })
+	fin := c.browser(t)
+	c.signIn(t, fin, "finance@example.com")
+	get := func() (int, string, error) {
+		t.Helper()
+		resp, err := fin.Get(c.srv.URL + "/console/recon/exceptions.csv?status=all")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), err
+	}
+
+	code, body, err := get()
+	if code != 200 || err != nil || strings.Count(body, "id,day,connector") != 1 ||
+		!strings.Contains(body, ",missing_at_acquirer,open,") || !strings.Contains(body, ",duplicate,open,") {
+		t.Fatalf("export in pages of one = %d, %v:\n%s", code, err, body)
+	}
+
+	c.s.Recon = brokenExceptions{c.s.Recon.(*reconcile.Service)}
+	code, body, err = get()
+	if code != 200 || !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(body, ",missing_at_acquirer,open,") ||
+		strings.Contains(body, ",duplicate,open,") {
+		t.Errorf("export cut after its first page = %d, %v:\n%s\nwant the first page and a broken download", code, err, body)
+	}
+
+	models.ReconExceptionPage = 10
+	c.s.Recon = failingFirst{c.s.Recon.(brokenExceptions).Service}
+	if code, body, _ := get(); code == 200 || strings.Contains(body, "id,day,connector") {
+		t.Errorf("export failing at once = %d:\n%s\nwant an error page", code, body)
+	}
+}
+
+// failingFirst is the reconciliation whose exceptions cannot be read at all.
+type failingFirst struct{ *reconcile.Service }
+
+func (failingFirst) EachException(context.Context, models.ReconExceptionFilter, func([]models.ReconItem) error) error {
+	return errors.New("the database is away")
 }

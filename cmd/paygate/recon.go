@@ -120,15 +120,15 @@ func runRecon(ctx context.Context, args []string, stdout io.Writer, logger *slog
 			l = l.AddDate(0, 0, 1)
 		}
 		return withLedger(ctx, logger, func(g *app.Gateway, _ *ledger.Ledger) error {
-			items, err := models.AllReconExceptions(ctx, g.DB, models.ReconExceptionFilter{Connector: *connector, Mode: *mode, From: f, To: l,
-				Status: *status})
-			if err != nil {
-				return err
-			}
+			filter := models.ReconExceptionFilter{Connector: *connector, Mode: *mode, From: f, To: l, Status: *status}
 			if *format == "csv" {
-				return reconcile.WriteItemsCSV(stdout, items)
+				out := reconcile.NewItemsCSV(stdout)
+				if err := out.Write(nil); err != nil {
+					return err
+				}
+				return models.EachReconException(ctx, g.DB, filter, out.Write)
 			}
-			return encodeLines(stdout, items)
+			return models.EachReconException(ctx, g.DB, filter, func(page []models.ReconItem) error { return encodeLines(stdout, page) })
 		})
 	case "statement":
 		if *merchantID == "" || *accountID == "" {

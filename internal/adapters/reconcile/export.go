@@ -45,24 +45,35 @@ func WriteTotalsCSV(w io.Writer, totals []models.ReconClassTotal) error {
 	return nil
 }
 
-// WriteItemsCSV writes reconciliation items (exceptions, most often) as
-// CSV, amounts as decimals of their currency.
-func WriteItemsCSV(w io.Writer, items []models.ReconItem) error {
+// ItemsCSV writes reconciliation items (exceptions, most often) as CSV, a
+// page at a time, amounts as decimals of their currency.
+type ItemsCSV struct {
+	cw *csv.Writer
+}
+
+// NewItemsCSV returns an ItemsCSV on w; its header goes with the first
+// Write.
+func NewItemsCSV(w io.Writer) *ItemsCSV {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"id", "day", "connector", "source", "line", "class", "status", "type", "order_key", "reference",
 		"merchant_id", "account_id", "currency", "gross", "fee", "net", "detail", "posted", "post_error", "note", "acted_by", "acted_at"})
+	return &ItemsCSV{cw: cw}
+}
+
+// Write writes items and flushes them to the writer.
+func (c *ItemsCSV) Write(items []models.ReconItem) error {
 	for _, it := range items {
 		acted := ""
 		if it.ActedAt != nil {
 			acted = it.ActedAt.UTC().Format(time.RFC3339)
 		}
-		_ = cw.Write([]string{strconv.FormatInt(it.ID, 10), it.Day.UTC().Format(time.DateOnly), it.Connector, it.Source,
+		_ = c.cw.Write([]string{strconv.FormatInt(it.ID, 10), it.Day.UTC().Format(time.DateOnly), it.Connector, it.Source,
 			strconv.Itoa(it.LineNo), it.Class, it.Status, it.Type, text(it.OrderKey), text(it.Reference), it.MerchantID, it.AccountID,
 			it.Currency, decimal(it.Gross, it.Currency), decimal(it.Fee, it.Currency), decimal(it.Net, it.Currency),
 			text(it.Detail), it.Posted, text(it.PostError), text(it.Note), text(it.ActedBy), acted})
 	}
-	cw.Flush()
-	if err := cw.Error(); err != nil {
+	c.cw.Flush()
+	if err := c.cw.Error(); err != nil {
 		return fmt.Errorf("write items: %w", err)
 	}
 	return nil

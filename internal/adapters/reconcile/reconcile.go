@@ -671,9 +671,10 @@ func (s *Service) Exceptions(ctx context.Context, f models.ReconExceptionFilter)
 	return models.ReconExceptions(ctx, s.DB, f)
 }
 
-// AllExceptions lists every exception a filter selects, for an export.
-func (s *Service) AllExceptions(ctx context.Context, f models.ReconExceptionFilter) ([]models.ReconItem, error) {
-	return models.AllReconExceptions(ctx, s.DB, f)
+// EachException gives every exception a filter selects to fn, a page at a
+// time, for an export.
+func (s *Service) EachException(ctx context.Context, f models.ReconExceptionFilter, fn func([]models.ReconItem) error) error {
+	return models.EachReconException(ctx, s.DB, f, fn)
 }
 
 // Statement is a merchant account's settlement statement for a window.
