@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -32,6 +33,9 @@ type (
 // ReconActivities run the settlement reconciliation.
 type ReconActivities struct {
 	Recon Reconciler
+	// HeartbeatEvery is how often a day's matching beats its heart (30 s
+	// when zero).
+	HeartbeatEvery time.Duration
 }
 
 // ErrTypeNoSettlements: the connector gives no settlement reports here;
@@ -78,8 +82,35 @@ func (a *ReconActivities) ReconcileSettlementDay(ctx context.Context, in ReconDa
 	if err != nil {
 		return reconcile.Summary{}, err
 	}
+	// A day waits for its connector's lock while another day of it is
+	// matched (reconcile.Service.Reconcile): its heart beats meanwhile, so
+	// that the wait is not taken for a lost worker and the day started
+	// again beside it.
+	stop := beatEvery(ctx, cmp.Or(a.HeartbeatEvery, 30*time.Second))
+	defer stop()
 	s, err := a.Recon.Reconcile(ctx, in.Connector, d)
 	return s, reconError(err)
+}
+
+// beatEvery records the activity's heartbeat every interval until stop is
+// called or ctx ends.
+func beatEvery(ctx context.Context, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // PostSettlementDay posts the day's settled money to the ledger, beating

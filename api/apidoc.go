@@ -283,8 +283,8 @@ func Notifications() []apidoc.Webhook {
 			"merchant_id": "The merchant.", "account_id": "The account.", "connector": "The acquirer.",
 			"settlement_date": "The day settled (YYYY-MM-DD).", "currency": "The settlement's currency.",
 			"captures": "Captures settled.", "captured_amount": "Their amount.", "refunds": "Refunds settled.",
-			"refunded_amount": "Their amount.", "chargebacks": "Chargebacks settled.", "fees": "The acquirer's fees.",
-			"net_amount": "What is paid to the merchant.",
+			"refunded_amount": "Their amount.", "chargebacks": "Chargebacks settled.", "fees": "The fees the account was charged: its captures' under its pricing, and its chargebacks'.",
+			"net_amount": "What the day came to for the account: captures less refunds, chargebacks and fees.",
 		}},
 	}
 }

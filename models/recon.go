@@ -629,31 +629,47 @@ type StatementLine struct {
 // told of captures and fees the merchant never had.
 const MerchantsOwn = "NOT (i.class IN ('duplicate','missing_here') AND i.source = 'line') AND i.type <> 'fee_adjustment'"
 
-// MerchantFeeJoin joins, as mf.fee, what the merchant was charged for
-// item i: the fee income its ledger entry booked, which is a capture's
-// settlement's merchant fee (the acquirer's passed through, or the
-// account's blended fee), and nothing for the other items, whose fees the
-// gateway bears (a refund's, a chargeback's).
-const MerchantFeeJoin = `LEFT JOIN LATERAL (SELECT coalesce(sum(l.amount), 0) AS fee FROM journal_entries e
+// MerchantLedgerJoin joins, as mf, what item i's ledger entry moved for
+// the merchant: mf.fee the fee income it booked (a capture's settlement's
+// merchant fee, the acquirer's passed through or the account's blended
+// fee; none for a refund's, whose acquirer fee the gateway bears), and
+// mf.owed its acquirer clearing line, the record's amount it settled (in
+// for a capture, out for a refund; NULL where the entry has none). An
+// amount mismatch written off settles what the record owed, not what the
+// line says came.
+const MerchantLedgerJoin = `LEFT JOIN LATERAL (SELECT coalesce(sum(l.amount) FILTER (WHERE la.kind = 'fee_income'), 0) AS fee,
+       sum(l.amount) FILTER (WHERE la.kind = 'acquirer_clearing') AS owed
+FROM journal_entries e
 JOIN journal_lines l ON l.entry_id = e.id
-JOIN ledger_accounts la ON la.id = l.ledger_account_id AND la.kind = 'fee_income'
+JOIN ledger_accounts la ON la.id = l.ledger_account_id
 WHERE e.reference = i.posted) mf ON true`
 
-// MerchantGross is item i's gross as the merchant's money moves: a
-// capture's comes in, a refund's and a chargeback's go out.
-const MerchantGross = "CASE WHEN i.type = 'capture' THEN i.gross ELSE -i.gross END"
+// MerchantAmount is item i's amount as the merchant's settlement counts
+// it: a capture's or refund's as the ledger settled it, a chargeback's as
+// the acquirer's line says.
+const MerchantAmount = "CASE WHEN i.type = 'capture' THEN coalesce(mf.owed, i.gross) WHEN i.type = 'refund' THEN coalesce(-mf.owed, i.gross) ELSE i.gross END"
+
+// MerchantFee is what the merchant was charged for item i: its capture's
+// fee as the ledger booked it, or a chargeback's fee, which the dispute's
+// hold took from the merchant.
+const MerchantFee = "CASE WHEN i.type = 'chargeback' THEN i.fee ELSE mf.fee END"
+
+// MerchantNet is what item i came to for the merchant: a capture's amount
+// in, a refund's out, less the fee; a chargeback's line as the acquirer
+// took it (the dispute's hold moved that money).
+const MerchantNet = "CASE WHEN i.type = 'chargeback' THEN i.net WHEN i.type = 'capture' THEN " + MerchantAmount + " - mf.fee ELSE -(" + MerchantAmount + ") - mf.fee END"
 
 // SettlementStatement lists what settled to a merchant account in a window
 // of settlement days (to exclusive): every item the ledger holds, by day,
-// connector, type and currency, with the fees the merchant was charged
-// (MerchantFeeJoin) and what it came to for the merchant (its gross in or
-// out, less those fees). A settlement finance wrote off counts as settled:
-// the ledger paid the merchant all the same.
+// connector, type and currency, with its amount, the fees the merchant was
+// charged and what it came to for the merchant (MerchantAmount,
+// MerchantFee, MerchantNet). A settlement finance wrote off counts as
+// settled: the ledger paid the merchant all the same.
 func SettlementStatement(ctx context.Context, db *gorm.DB, merchantID, accountID string, from, to time.Time) ([]StatementLine, error) {
 	var out []StatementLine
-	err := db.WithContext(ctx).Table("recon_items AS i").Joins(MerchantFeeJoin).
+	err := db.WithContext(ctx).Table("recon_items AS i").Joins(MerchantLedgerJoin).
 		Select("i.day, i.connector, CASE WHEN i.status = 'written_off' THEN i.type || ' written off' ELSE i.type END AS type, i.currency, "+
-			"count(*) AS count, sum(i.gross) AS gross, sum(mf.fee) AS fee, sum("+MerchantGross+" - mf.fee) AS net").
+			"count(*) AS count, sum("+MerchantAmount+") AS gross, sum("+MerchantFee+") AS fee, sum("+MerchantNet+") AS net").
 		Where("i.merchant_id = ? AND i.account_id = ? AND i.day >= ? AND i.day < ? AND i.posted <> ''", merchantID, accountID, from, to).
 		Where(MerchantsOwn).
 		Group("i.day, i.connector, 3, i.currency").Order("i.day, i.connector, 3, i.currency").Scan(&out).Error

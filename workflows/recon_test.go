@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/mock"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -146,4 +148,48 @@ func newReconEnv() *testsuite.TestWorkflowEnvironment {
 	env.RegisterWorkflowWithOptions(workflows.ReconcileDue, workflow.RegisterOptions{Name: workflows.ReconcileDueWorkflowType})
 	env.RegisterWorkflowWithOptions(workflows.ReconcileDay, workflow.RegisterOptions{Name: workflows.ReconcileDayWorkflowType})
 	return env
+}
+
+// slowReconciler matches a day only once the activity's heart has beaten:
+// a day waiting for its connector's lock must not look like a lost worker.
+type slowReconciler struct {
+	beat <-chan struct{}
+}
+
+func (r slowReconciler) Reconcile(ctx context.Context, _ string, _ time.Time) (activities.ReconSummary, error) {
+	select {
+	case <-r.beat:
+		return activities.ReconSummary{Lines: 1}, nil
+	case <-ctx.Done():
+		return activities.ReconSummary{}, ctx.Err()
+	}
+}
+
+func (slowReconciler) Post(context.Context, string, time.Time, func(int64)) (activities.ReconPostSummary, error) {
+	return activities.ReconPostSummary{}, nil
+}
+
+func (slowReconciler) DaysDue(context.Context, string, time.Time, time.Time) ([]time.Time, error) {
+	return nil, nil
+}
+
+func (slowReconciler) SettlementNotices(context.Context, string, time.Time) ([]string, error) {
+	return nil, nil
+}
+
+// TestReconcilingADayBeatsItsHeart: ReconcileSettlementDay beats its heart
+// while it matches (and waits for its connector's lock), so a day held
+// behind another for longer than the heartbeat timeout is not started
+// again beside it.
+func TestReconcilingADayBeatsItsHeart(t *testing.T) {
+	env := newReconEnv()
+	beat := make(chan struct{})
+	var once sync.Once
+	env.SetOnActivityHeartbeatListener(func(*activity.Info, converter.EncodedValues) { once.Do(func() { close(beat) }) })
+	env.RegisterActivity(&activities.ReconActivities{Recon: slowReconciler{beat: beat}, HeartbeatEvery: 10 * time.Millisecond})
+	env.ExecuteWorkflow(workflows.ReconcileDayWorkflowType, activities.ReconDayInput{Connector: "sim-bank", Day: "2026-11-20"})
+	var res workflows.ReconDayResult
+	if err := env.GetWorkflowResult(&res); err != nil || res.Error != "" || res.Summary.Lines != 1 {
+		t.Fatalf("day = %+v, %v; want it matched after a heartbeat", res, err)
+	}
 }

@@ -1,6 +1,7 @@
 package reconcile_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -127,4 +128,12 @@ AND wait_event_type = 'Lock' AND wait_event = 'advisory'`).Scan(&waiting).Error;
 	if err := db.Model(&models.ReconRun{}).Count(&runs).Error; err != nil || runs != 1 {
 		t.Fatalf("runs = %d (%v), want 1", runs, err)
 	}
+	// The reconciliation let the lock go.
+	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	again, err := models.LockReconConnector(lctx, db, "sim-bank")
+	if err != nil {
+		t.Fatalf("the lock after the reconciliation: %v", err)
+	}
+	again()
 }

@@ -1,6 +1,7 @@
 package reconcile_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -127,5 +128,75 @@ func seedOwed(t *testing.T, db *gorm.DB, connector, account, order, refundKey st
 		OrderNo: o.OrderNo, Currency: proofCurrency, Amount: 2000, Status: refund.Succeeded, AcquirerRef: "re_" + order, SettledAt: &at}
 	if err := db.Create(&r).Error; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStatementCountsWhatTheLedgerMoved: a capture the acquirer paid short,
+// written off by finance, counts in the statement as the record's amount
+// the ledger settled to the merchant (100.00 less its fee), not the line's
+// 90.00; a chargeback counts as the acquirer's line took it, fee and all,
+// as the dispute's hold took it from the merchant.
+func TestStatementCountsWhatTheLedgerMoved(t *testing.T) {
+	db := testDB(t)
+	ctx := t.Context()
+	if err := db.Create(&models.Merchant{ID: proofMerchant, Name: "Fees"}).Error; err != nil {
+		t.Fatal(err)
+	}
+	const account, connector = "A-SHORT", "sim-short"
+	acc := models.Account{ID: account, MerchantID: proofMerchant, Name: account, SignKeyID: "k1", SignKeySealed: []byte{1},
+		AllowedQueryIPs: []string{}, Currencies: []string{proofCurrency}, AmountLimits: map[string]int64{},
+		SettlementNotifyURL: "http://127.0.0.1:1/settlements"}
+	if err := db.Create(&acc).Error; err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	led := ledger.New(db)
+	const order = "1379868670095786100"
+	if _, err := led.CreditOrder(ctx, ledger.OrderPosting{Reference: "order/" + order + "/paid", OrderKey: order,
+		MerchantID: proofMerchant, AccountID: account, Currency: proofCurrency, Amount: 10000}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := led.HoldDispute(ctx, ledger.DisputeHold{Reference: "dp_" + order, OrderKey: order, MerchantID: proofMerchant,
+		AccountID: account, Currency: proofCurrency, Amount: 1000, Fee: 1500}); err != nil {
+		t.Fatal(err)
+	}
+	seedOwed(t, db, connector, account, order, order+"-R1", day.AddDate(0, 0, -1))
+	lines := []recon.Line{
+		{No: 1, Reference: "ch_" + order, OrderKey: order, Type: recon.Capture, Gross: 9000, Fee: 290, Net: 8710, Currency: proofCurrency},
+		{No: 2, Reference: "dp_" + order, OrderKey: order, Type: recon.Chargeback, Gross: 1000, Fee: 1500, Net: -2500, Currency: proofCurrency},
+	}
+	svc := &reconcile.Service{DB: db, Ledger: led, Connectors: map[string]reconcile.Connector{connector: {
+		Source: &switchedReport{lines: lines}, Terms: reconcile.Terms{Days: 1}}}}
+	if _, err := svc.Reconcile(ctx, connector, day); err != nil {
+		t.Fatal(err)
+	}
+	var short models.ReconItem
+	if err := db.Where("connector = ? AND item_key = ?", connector, "line/1").Take(&short).Error; err != nil {
+		t.Fatal(err)
+	}
+	if short.Class != string(recon.AmountMismatch) {
+		t.Fatalf("the short line is %s, want an amount mismatch", short.Class)
+	}
+	if _, err := svc.Act(ctx, short.ID, recon.WriteOff, "the acquirer keeps 10.00", "finance@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := svc.Post(ctx, connector, day, nil); err != nil || sum.Unposted != 0 {
+		t.Fatalf("posted %+v, %v; want everything posted", sum, err)
+	}
+	got, err := svc.Statement(ctx, proofMerchant, account, day, day.AddDate(0, 0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		typ            string
+		gross, fee, ne int64
+	}
+	var rows []row
+	for _, l := range got {
+		rows = append(rows, row{l.Type, l.Gross, l.Fee, l.Net})
+	}
+	want := []row{{"capture written off", 10000, 290, 9710}, {"chargeback", 1000, 1500, -2500}}
+	if !slices.Equal(rows, want) {
+		t.Errorf("statement = %+v, want %+v", rows, want)
 	}
 }

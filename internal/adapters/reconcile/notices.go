@@ -24,10 +24,11 @@ type settlementTotal struct {
 // SettlementNotices records, for every merchant account with a settlement
 // notify URL that the day's settlement posted money to, a notification of
 // what settled (per currency), and returns their notify ids for delivery.
-// Its fees are what the account was charged (the ledger's fee income of
-// its captures' settlements: the acquirer's fee passed through, or the
-// account's blended fee), and its net what the day came to for it: the
-// captures less the refunds and chargebacks, less those fees.
+// Its amounts are the merchant's (models.MerchantAmount, MerchantFee,
+// MerchantNet): captures and refunds as the ledger settled them, the fees
+// the account was charged (its captures' merchant fee, the acquirer's
+// passed through or its blended fee, and its chargebacks' fees), and its
+// net the captures less the refunds, the chargebacks and those fees.
 // The id is made of what the notification says, so a re-run of the day
 // that posted nothing more records nothing new, and one that posted more
 // (a capture the ledger took late) tells the merchant the day's new
@@ -40,13 +41,13 @@ SELECT i.merchant_id, i.account_id, i.currency, a.settlement_notify_url AS url,
        count(*) FILTER (WHERE i.type = 'capture') AS captures,
        count(*) FILTER (WHERE i.type = 'refund') AS refunds,
        count(*) FILTER (WHERE i.type = 'chargeback') AS chargebacks,
-       coalesce(sum(i.gross) FILTER (WHERE i.type = 'capture'), 0) AS captured,
-       coalesce(sum(i.gross) FILTER (WHERE i.type = 'refund'), 0) AS refunded,
-       coalesce(sum(mf.fee), 0) AS fees,
-       coalesce(sum(`+models.MerchantGross+` - mf.fee), 0) AS net
+       coalesce(sum(`+models.MerchantAmount+`) FILTER (WHERE i.type = 'capture'), 0) AS captured,
+       coalesce(sum(`+models.MerchantAmount+`) FILTER (WHERE i.type = 'refund'), 0) AS refunded,
+       coalesce(sum(`+models.MerchantFee+`), 0) AS fees,
+       coalesce(sum(`+models.MerchantNet+`), 0) AS net
 FROM recon_items i
 JOIN accounts a ON a.merchant_id = i.merchant_id AND a.id = i.account_id
-`+models.MerchantFeeJoin+`
+`+models.MerchantLedgerJoin+`
 WHERE i.connector = ? AND i.day = ? AND i.source = 'line' AND i.posted <> '' AND a.settlement_notify_url <> ''
   AND `+models.MerchantsOwn+`
 GROUP BY i.merchant_id, i.account_id, i.currency, a.settlement_notify_url
