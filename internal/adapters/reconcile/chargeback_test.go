@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/domain/recon"
 	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
@@ -136,4 +137,39 @@ AND wait_event_type = 'Lock' AND wait_event = 'advisory'`).Scan(&waiting).Error;
 		t.Fatalf("the lock after the reconciliation: %v", err)
 	}
 	again()
+}
+
+// TestAcquirersOwnFeeIsBooked: a line of the acquirer's own fee that names
+// no payment (Stripe's stripe_fee, tax_fee) is the gateway's cost: matched
+// and posted to the connector's house account as fee expense, where it was
+// an exception finance wrote off by hand, one by one.
+func TestAcquirersOwnFeeIsBooked(t *testing.T) {
+	db := testDB(t)
+	ctx := t.Context()
+	report := &switchedReport{lines: []recon.Line{{No: 1, Reference: "txn_4", Type: recon.FeeAdjustment, Net: -200, Currency: proofCurrency}}}
+	svc := simBankOver(db, report)
+	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	sum, err := svc.Reconcile(ctx, "sim-bank", day)
+	if err != nil || sum.Exceptions != 0 {
+		t.Fatalf("reconciled %+v, %v; want no exception", sum, err)
+	}
+	if posted, err := svc.Post(ctx, "sim-bank", day, nil); err != nil || posted.Posted != 1 || posted.Unposted != 0 {
+		t.Fatalf("posted %+v, %v; want the fee", posted, err)
+	}
+	its := simBankItems(t, db)
+	if len(its) != 1 || its[0].Class != string(recon.Matched) || its[0].Status != models.ReconNone ||
+		its[0].Posted != "fee_adjustment/sim-bank/2026-11-20/1" {
+		t.Errorf("items = %+v, want the fee matched and posted", its)
+	}
+	var expense models.LedgerAccount
+	if err := db.Where("merchant_id = ? AND account_id = ? AND currency = ? AND kind = ?", ledger.HouseMerchant, "sim-bank", proofCurrency,
+		models.LedgerFeeExpense).Take(&expense).Error; err != nil {
+		t.Fatal(err)
+	}
+	if expense.Balance != -200 {
+		t.Errorf("the house's fee expense = %d, want -200", expense.Balance)
+	}
+	if v, err := ledger.New(db).Check(ctx); err != nil || len(v) != 0 {
+		t.Errorf("ledger check: %v, %v", v, err)
+	}
 }

@@ -582,6 +582,11 @@ func (s *Service) settlementOf(ctx context.Context, c Connector, it models.Recon
 		st.MerchantFee = p.MerchantFee(st.Owed, fee)
 	case ledger.SettleRefund:
 		st.RefundKey = it.OwedKey
+	case ledger.SettleFeeAdjustment:
+		if st.MerchantID == "" {
+			// The acquirer's own fee, of no order: the house's cost.
+			st.MerchantID, st.AccountID = ledger.HouseMerchant, it.Connector
+		}
 	}
 	return st, false, nil
 }

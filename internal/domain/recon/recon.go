@@ -377,6 +377,13 @@ func classify(rep *Report, l Line, byRef map[key]int, byOrder map[key][]int, nam
 		}
 		return r
 	}
+	if l.Type == FeeAdjustment && l.OrderKey == "" {
+		// The acquirer's charge to us that names no payment (Stripe's
+		// own fees): the gateway's cost, booked as such, not an exception
+		// for finance to write off one by one.
+		r.Class, r.Detail = Matched, "the acquirer's own fee, of no order: the gateway's cost"
+		return r
+	}
 	if l.Type == Chargeback || l.Type == FeeAdjustment {
 		if known(l.OrderKey) {
 			r.Class, r.Detail = Matched, "the acquirer's own line, of an order here"
