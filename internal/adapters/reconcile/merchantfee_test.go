@@ -45,12 +45,7 @@ func TestSettlementNoticeTellsTheMerchantsFees(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			acc := models.Account{ID: tc.account, MerchantID: proofMerchant, Name: tc.account, SignKeyID: "k1", SignKeySealed: []byte{1},
-				AllowedQueryIPs: []string{}, Currencies: []string{proofCurrency}, AmountLimits: map[string]int64{},
-				SettlementNotifyURL: "http://127.0.0.1:1/settlements", Pricing: tc.pricing}
-			if err := db.Create(&acc).Error; err != nil {
-				t.Fatal(err)
-			}
+			notifiedAccount(t, db, tc.account, "http://127.0.0.1:1/settlements", tc.pricing)
 			order := "13798686700957860" + string(rune('1'+i)) + "0"
 			if _, err := led.CreditOrder(ctx, ledger.OrderPosting{Reference: "order/" + order + "/paid", OrderKey: order,
 				MerchantID: proofMerchant, AccountID: tc.account, Currency: proofCurrency, Amount: 10000}); err != nil {
@@ -143,12 +138,7 @@ func TestStatementCountsWhatTheLedgerMoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	const account, connector = "A-SHORT", "sim-short"
-	acc := models.Account{ID: account, MerchantID: proofMerchant, Name: account, SignKeyID: "k1", SignKeySealed: []byte{1},
-		AllowedQueryIPs: []string{}, Currencies: []string{proofCurrency}, AmountLimits: map[string]int64{},
-		SettlementNotifyURL: "http://127.0.0.1:1/settlements"}
-	if err := db.Create(&acc).Error; err != nil {
-		t.Fatal(err)
-	}
+	notifiedAccount(t, db, account, "http://127.0.0.1:1/settlements", recon.Pricing{})
 	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	led := ledger.New(db)
 	const order = "1379868670095786100"
@@ -198,5 +188,17 @@ func TestStatementCountsWhatTheLedgerMoved(t *testing.T) {
 	want := []row{{"capture written off", 10000, 290, 9710}, {"chargeback", 1000, 1500, -2500}}
 	if !slices.Equal(rows, want) {
 		t.Errorf("statement = %+v, want %+v", rows, want)
+	}
+}
+
+// notifiedAccount makes account id of proofMerchant, in proofCurrency, with
+// pricing and a settlement notify URL.
+func notifiedAccount(t *testing.T, db *gorm.DB, id, notifyURL string, pricing recon.Pricing) {
+	t.Helper()
+	acc := models.Account{ID: id, MerchantID: proofMerchant, Name: id, SignKeyID: "k1", SignKeySealed: []byte{1},
+		AllowedQueryIPs: []string{}, Currencies: []string{proofCurrency}, AmountLimits: map[string]int64{},
+		SettlementNotifyURL: notifyURL, Pricing: pricing}
+	if err := db.Create(&acc).Error; err != nil {
+		t.Fatal(err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/notifyclient"
 	"github.com/paygate/paygate/internal/adapters/reconcile"
 	"github.com/paygate/paygate/internal/domain/notify"
+	"github.com/paygate/paygate/internal/domain/recon"
 	"github.com/paygate/paygate/models"
 	"github.com/paygate/paygate/workflows"
 )
@@ -48,12 +49,7 @@ func TestSettlementNotices(t *testing.T) {
 	if err := db.Create(&models.Merchant{ID: proofMerchant, Name: "Notices"}).Error; err != nil {
 		t.Fatal(err)
 	}
-	acc := models.Account{ID: proofAccount, MerchantID: proofMerchant, Name: "EUR", SignKeyID: "k1", SignKeySealed: []byte{1},
-		AllowedQueryIPs: []string{}, Currencies: []string{proofCurrency}, AmountLimits: map[string]int64{},
-		SettlementNotifyURL: receiver.URL + "/settlements"}
-	if err := db.Create(&acc).Error; err != nil {
-		t.Fatal(err)
-	}
+	notifiedAccount(t, db, proofAccount, receiver.URL+"/settlements", recon.Pricing{})
 	day := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	item := func(key string, typ string, gross, fee, net int64) models.ReconItem {
 		return models.ReconItem{Connector: "sim-acquirer", Day: day, ItemKey: key, Source: models.ReconSourceLine, Type: typ,
