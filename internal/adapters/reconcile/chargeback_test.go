@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"gorm.io/gorm"
+
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/domain/recon"
 	"github.com/paygate/paygate/internal/domain/status"
@@ -102,22 +104,7 @@ func TestReconcileWaitsForTheConnectorsLock(t *testing.T) {
 		_, err := svc.Reconcile(ctx, "sim-bank", time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC))
 		done <- err
 	}()
-	// Wait until the reconciliation's session waits for the lock.
-	for {
-		var waiting int64
-		if err := db.Raw(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
-AND wait_event_type = 'Lock' AND wait_event = 'advisory'`).Scan(&waiting).Error; err != nil {
-			t.Fatal(err)
-		}
-		if waiting == 1 {
-			break
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("reconciled while another held the connector's lock (err %v)", err)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	waitForLockWaiter(t, db, done, "reconciled")
 	var runs int64
 	if err := db.Model(&models.ReconRun{}).Count(&runs).Error; err != nil || runs != 0 {
 		t.Fatalf("runs saved while waiting = %d (%v), want 0", runs, err)
@@ -171,5 +158,66 @@ func TestAcquirersOwnFeeIsBooked(t *testing.T) {
 	}
 	if v, err := ledger.New(db).Check(ctx); err != nil || len(v) != 0 {
 		t.Errorf("ledger check: %v, %v", v, err)
+	}
+}
+
+// waitForLockWaiter returns once a session of the test's database waits for
+// an advisory lock; done reporting first (what should wait, did not) fails
+// the test.
+func waitForLockWaiter(t *testing.T, db *gorm.DB, done <-chan error, what string) {
+	t.Helper()
+	for {
+		var waiting int64
+		if err := db.Raw(`SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()
+AND wait_event_type = 'Lock' AND wait_event = 'advisory'`).Scan(&waiting).Error; err != nil {
+			t.Fatal(err)
+		}
+		if waiting == 1 {
+			return
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("%s while another held the connector's lock (err %v)", what, err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// TestActWaitsForTheConnectorsLock: finance's action on an exception waits
+// while a day of its connector is being reconciled, which may settle the
+// item by a line of a day beside (a write-off then would settle it twice),
+// and reads the item as the reconciliation left it.
+func TestActWaitsForTheConnectorsLock(t *testing.T) {
+	db := testDB(t)
+	ctx := t.Context()
+	report := &switchedReport{lines: []recon.Line{{No: 1, Reference: "ch_x", OrderKey: "nobody", Type: recon.Capture, Gross: 100, Net: 100,
+		Currency: proofCurrency}}}
+	svc := simBankOver(db, report)
+	if _, err := svc.Reconcile(ctx, "sim-bank", time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	its := simBankItems(t, db)
+	if len(its) != 1 || its[0].Status != models.ReconOpen {
+		t.Fatalf("items = %+v, want one open exception", its)
+	}
+	unlock, err := models.LockReconConnector(ctx, db, "sim-bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.Act(ctx, its[0].ID, recon.Resolve, "the acquirer's test charge", "finance@example.com")
+		done <- err
+	}()
+	waitForLockWaiter(t, db, done, "acted")
+	if its := simBankItems(t, db); its[0].Status != models.ReconOpen {
+		t.Fatalf("the item while the action waits = %s, want open", its[0].Status)
+	}
+	unlock()
+	if err := <-done; err != nil {
+		t.Fatalf("act after the lock was released: %v", err)
+	}
+	if its := simBankItems(t, db); its[0].Status != models.ReconResolved {
+		t.Errorf("the item after the action = %s, want resolved", its[0].Status)
 	}
 }

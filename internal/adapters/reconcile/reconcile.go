@@ -627,6 +627,17 @@ func (s *Service) Act(ctx context.Context, id int64, action recon.Action, note, 
 	if err != nil {
 		return models.ReconItem{}, err
 	}
+	// A reconciliation of a day beside may be settling this item (a line
+	// of its report took it): the action waits for it, as another day's
+	// matching would, and reads the item as it left it.
+	unlock, err := models.LockReconConnector(ctx, s.DB, it.Connector)
+	if err != nil {
+		return models.ReconItem{}, err
+	}
+	defer unlock()
+	if it, err = models.ReconItemByID(ctx, s.DB, id); err != nil {
+		return models.ReconItem{}, err
+	}
 	if !recon.Class(it.Class).Allows(action) {
 		return models.ReconItem{}, fmt.Errorf("%w: %s of a %s item", ErrNotAllowed, action, it.Class)
 	}
