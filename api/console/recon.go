@@ -235,12 +235,17 @@ func (s *Server) exceptionsCSV(w http.ResponseWriter, r *http.Request) {
 	// the server's write timeout.
 	rc := http.NewResponseController(w)
 	var out *reconcile.ItemsCSV
+	// The file begins with the first page read, so that a read that fails
+	// at once is an error page, not a download.
+	begin := func() {
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="exceptions.csv"`)
+		out = reconcile.NewItemsCSV(w)
+	}
 	err = s.Recon.EachException(r.Context(), f, func(page []models.ReconItem) error {
 		_ = rc.SetWriteDeadline(time.Now().Add(exportPageTime))
 		if out == nil {
-			w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-			w.Header().Set("Content-Disposition", `attachment; filename="exceptions.csv"`)
-			out = reconcile.NewItemsCSV(w)
+			begin()
 		}
 		if err := out.Write(page); err != nil {
 			return err
@@ -259,9 +264,8 @@ func (s *Server) exceptionsCSV(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	case out == nil:
 		// No exception: the header alone.
-		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-		w.Header().Set("Content-Disposition", `attachment; filename="exceptions.csv"`)
-		if err := reconcile.NewItemsCSV(w).Write(nil); err != nil {
+		begin()
+		if err := out.Write(nil); err != nil {
 			s.Logger.Error("console: export exceptions", "error", err)
 		}
 	}

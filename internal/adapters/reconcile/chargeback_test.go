@@ -9,7 +9,6 @@ import (
 
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/domain/recon"
-	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 )
 
@@ -23,14 +22,7 @@ func TestChargebackOnAnotherDaysReport(t *testing.T) {
 	db := testDB(t)
 	ctx := t.Context()
 	const tx = "1379868670095785951"
-	at := time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
-	o := models.Order{TransactionID: tx, WorkflowID: "order/" + tx, MerchantID: proofMerchant, AccountID: proofAccount,
-		OrderNo: "CB-1", Currency: proofCurrency, Amount: 1000, CapturedAmount: 1000, PaymentStatus: status.Paid,
-		OrderStatus: status.OrderStatusOf(status.Paid), CaptureMode: models.CaptureAuto, RequestFingerprint: "fp",
-		Connector: "sim-bank", ConnectorRef: "ch_cb", CreatedAt: at, UpdatedAt: at}
-	if err := db.Create(&o).Error; err != nil {
-		t.Fatal(err)
-	}
+	simBankPaid(t, db, tx, "ch_cb", time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC))
 	debit := recon.Line{Reference: "dp_9", OrderKey: tx, Type: recon.Chargeback, Gross: 1000, Fee: 15, Net: -1015, Currency: proofCurrency}
 	reinstated := recon.Line{Reference: "dp_9", OrderKey: tx, Type: recon.Chargeback, Gross: -1000, Net: 1000, Currency: proofCurrency}
 	numbered := func(no int, l recon.Line) recon.Line {

@@ -12,6 +12,7 @@ import (
 	"github.com/paygate/paygate/internal/adapters/ledger"
 	"github.com/paygate/paygate/internal/adapters/reconcile"
 	"github.com/paygate/paygate/internal/domain/recon"
+	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 )
 
@@ -28,6 +29,22 @@ func (r *switchedReport) Settlement(context.Context, time.Time) ([]recon.Line, e
 func simBankOver(db *gorm.DB, report *switchedReport) *reconcile.Service {
 	return &reconcile.Service{DB: db, Ledger: ledger.New(db),
 		Connectors: map[string]reconcile.Connector{"sim-bank": {Source: report, Terms: reconcile.Terms{Days: 1}}}}
+}
+
+// simBankPaid records order tx of proofAccount, paid 10.00 at sim-bank
+// under the acquirer's reference ref at at.
+func simBankPaid(t *testing.T, db *gorm.DB, tx, ref string, at time.Time) {
+	t.Helper()
+	o := models.Order{TransactionID: tx, WorkflowID: "order/" + tx, MerchantID: proofMerchant, AccountID: proofAccount,
+		OrderNo: "NB-" + tx[len(tx)-2:], Currency: proofCurrency, Amount: 1000, CapturedAmount: 1000, PaymentStatus: status.Paid,
+		OrderStatus: status.OrderStatusOf(status.Paid), CaptureMode: models.CaptureAuto, RequestFingerprint: "fp",
+		Connector: "sim-bank", ConnectorRef: ref, CreatedAt: at, UpdatedAt: at}
+	if err := db.Create(&o).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Exec("UPDATE order_status_changes SET at = ? WHERE transaction_id = ?", at, tx).Error; err != nil {
+		t.Fatal(err)
+	}
 }
 
 // simBankItems lists sim-bank's items by day and item key.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/paygate/paygate/internal/adapters/reconcile"
 	"github.com/paygate/paygate/internal/domain/recon"
-	"github.com/paygate/paygate/internal/domain/status"
 	"github.com/paygate/paygate/models"
 )
 
@@ -21,19 +20,7 @@ import (
 func TestSettlementOnADayBeside(t *testing.T) {
 	db := testDB(t)
 	ctx := t.Context()
-	paid := func(tx, ref string, at time.Time) {
-		t.Helper()
-		o := models.Order{TransactionID: tx, WorkflowID: "order/" + tx, MerchantID: proofMerchant, AccountID: proofAccount,
-			OrderNo: "NB-" + tx[len(tx)-2:], Currency: proofCurrency, Amount: 1000, CapturedAmount: 1000, PaymentStatus: status.Paid,
-			OrderStatus: status.OrderStatusOf(status.Paid), CaptureMode: models.CaptureAuto, RequestFingerprint: "fp",
-			Connector: "sim-bank", ConnectorRef: ref, CreatedAt: at, UpdatedAt: at}
-		if err := db.Create(&o).Error; err != nil {
-			t.Fatal(err)
-		}
-		if err := db.Exec("UPDATE order_status_changes SET at = ? WHERE transaction_id = ?", at, tx).Error; err != nil {
-			t.Fatal(err)
-		}
-	}
+	paid := func(tx, ref string, at time.Time) { simBankPaid(t, db, tx, ref, at) }
 	const early, late = "1379868670095785901", "1379868670095785902"
 	// Owed, by the record: early on the report of 11-12 (captured 11-11),
 	// late on the report of 11-11 (captured 11-10).
