@@ -224,7 +224,14 @@ func runDev(ctx context.Context, args []string, stdout io.Writer, logger *slog.L
 		"PAYGATE_RAIL_DATA="+filepath.Join(*dataDir, "rail-transfers.jsonl"), "PAYGATE_DEBUG_ADDR=")
 	gatewayEnv := withGatewayProcs(slices.Clone(env), os.Getenv, runtime.NumCPU())
 	workerEnv := append(slices.Clone(gatewayEnv), "PAYGATE_METRICS_ADDR="+workerMetricsLn.Addr().String())
-	apiEnv := append(slices.Clone(gatewayEnv), "PAYGATE_METRICS_ADDR="+apiMetricsLn.Addr().String(), "PAYGATE_DEBUG_ADDR=")
+	apiEnv := append(slices.Clone(gatewayEnv), "PAYGATE_METRICS_ADDR="+apiMetricsLn.Addr().String())
+	// The caller's PAYGATE_DEBUG_ADDR reaches one process only: two
+	// listeners cannot share its address.
+	if debugAddrTo(os.Getenv) == "api" {
+		workerEnv = append(workerEnv, "PAYGATE_DEBUG_ADDR=")
+	} else {
+		apiEnv = append(apiEnv, "PAYGATE_DEBUG_ADDR=")
+	}
 	var children devChildren
 	defer func() { children.stop(20*time.Second, logger) }()
 	for _, spec := range []struct {

@@ -211,6 +211,19 @@ func devChildEnv(cfg app.Config, temporalUIURL string) []string {
 	return env
 }
 
+// debugAddrTo names the process of `paygate dev` that gets the caller's
+// PAYGATE_DEBUG_ADDR ("api" or "worker"): the one where payments' work runs,
+// so that its profiles show that work. An API that starts payments eagerly,
+// as `paygate dev` has it unless told otherwise, runs their workflow tasks
+// and activities on a worker of its own; without eager starts the worker
+// process runs them.
+func debugAddrTo(getenv func(string) string) string {
+	if eager, err := strconv.ParseBool(getenv("PAYGATE_EAGER_START")); err == nil && !eager {
+		return "worker"
+	}
+	return "api"
+}
+
 // gatewayProcs is the GOMAXPROCS `paygate dev` gives its API and worker
 // processes on a machine of cpus CPUs: half of them, at least one. Locally
 // they share the machine with Temporal and Postgres, and a Go process

@@ -80,3 +80,32 @@ func TestDevChildEnvEagerStart(t *testing.T) {
 		})
 	}
 }
+
+// TestDebugAddrTo: paygate dev hands the caller's PAYGATE_DEBUG_ADDR to the
+// process where payments run: the API when it starts them eagerly (the
+// default), the worker when the caller turned eager starts off.
+func TestDebugAddrTo(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		eager string // PAYGATE_EAGER_START in paygate dev's environment
+		want  string
+	}{
+		{"unset: eager, the api", "", "api"},
+		{"eager: the api", "true", "api"},
+		{"not eager: the worker", "false", "worker"},
+		{"not eager, spelt 0: the worker", "0", "worker"},
+		{"unreadable: the api, whose config refuses it", "maybe", "api"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			getenv := func(k string) string {
+				if k == "PAYGATE_EAGER_START" {
+					return tc.eager
+				}
+				return ""
+			}
+			if got := debugAddrTo(getenv); got != tc.want {
+				t.Fatalf("debugAddrTo = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

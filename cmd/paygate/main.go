@@ -83,8 +83,8 @@ func run(args []string, stdout io.Writer) error {
 	defer stop()
 	logger := slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	cmd, rest := args[0], args[1:]
-	// `paygate dev` hands PAYGATE_DEBUG_ADDR to its worker process, where
-	// the work is.
+	// `paygate dev` hands PAYGATE_DEBUG_ADDR on to the process where the
+	// payments' work is (debugAddrTo).
 	if cmd != "dev" {
 		if _, err := startDebugListener(ctx, os.Getenv("PAYGATE_DEBUG_ADDR"), logger); err != nil {
 			return err
