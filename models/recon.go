@@ -190,7 +190,7 @@ const reconLockClass = 0x7265636f // "reco"
 // neighbouring day's capture, a chargeback is the first day's) and two at
 // once would each take the same one. The lock is a session-level advisory
 // lock on a connection of its own, so it goes with the session if the
-// process dies; taking it waits for the holder, or ctx.
+// process dies; taking it waits for the holder, or until ctx ends.
 func LockReconConnector(ctx context.Context, db *gorm.DB, connector string) (func(), error) {
 	sqlDB, err := db.DB()
 	if err != nil {
@@ -201,6 +201,9 @@ func LockReconConnector(ctx context.Context, db *gorm.DB, connector string) (fun
 		return nil, fmt.Errorf("reconciliation lock of %s: %w", connector, err)
 	}
 	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, reconLockClass, connector); err != nil {
+		// A wait cut short by ctx may have been granted the lock as it
+		// ended: the session is ended rather than handed back to the pool.
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		_ = conn.Close()
 		return nil, fmt.Errorf("reconciliation lock of %s: %w", connector, err)
 	}

@@ -295,7 +295,7 @@ func (s *Server) actOnException(w http.ResponseWriter, r *http.Request, act *mod
 		switch {
 		case errors.Is(err, models.ErrReconItemNotFound):
 			outcome = t(lang, "no_such_exception")
-		case errors.Is(err, models.ErrReconItemClosed), errors.Is(err, reconcile.ErrNotAllowed):
+		case errors.Is(err, models.ErrReconItemClosed), errors.Is(err, reconcile.ErrNotAllowed), errors.Is(err, reconcile.ErrConnectorBusy):
 			outcome = fmt.Sprintf("%s: %v", t(lang, "not_allowed"), err)
 		case err != nil:
 			s.fail(w, r, "act on exception", err)

@@ -112,20 +112,31 @@ func TestFinanceReconciles(t *testing.T) {
 		note       string
 		wantStatus string
 		wantPage   string
+		busy       bool // a day of the item's connector is being reconciled
 	}{
-		{"a note is required", duplicate, "claim", " ", models.ReconOpen, "A note is required"},
-		{"an unknown action", duplicate, "delete", "why", models.ReconOpen, "Unknown action"},
-		{"claim the duplicate", duplicate, "claim", "asked the acquirer on ticket 42", models.ReconClaimed, "claimed"},
-		{"resolve the claim", duplicate, "resolve", "the acquirer took it back on the 22nd", models.ReconResolved, "resolved"},
-		{"act on it again", duplicate, "claim", "again", models.ReconResolved, "Not done"},
-		{"resolve the missing capture", missing, "resolve", "settled by hand, see wire 7", models.ReconResolved, "resolved"},
+		{"a note is required", duplicate, "claim", " ", models.ReconOpen, "A note is required", false},
+		{"an unknown action", duplicate, "delete", "why", models.ReconOpen, "Unknown action", false},
+		{"claim the duplicate", duplicate, "claim", "asked the acquirer on ticket 42", models.ReconClaimed, "claimed", false},
+		{"resolve the claim", duplicate, "resolve", "the acquirer took it back on the 22nd", models.ReconResolved, "resolved", false},
+		{"act on it again", duplicate, "claim", "again", models.ReconResolved, "Not done", false},
+		{"while its connector is reconciled", missing, "resolve", "settled by hand, see wire 7", models.ReconOpen,
+			"Not done: a reconciliation of this connector is running (sim-acquirer", true},
+		{"resolve the missing capture", missing, "resolve", "settled by hand, see wire 7", models.ReconResolved, "resolved", false},
 	}
 	// The queue's filters ride with the form and come back in the redirect;
 	// only the filter's own keys are kept.
 	filters := map[int]string{2: "connector=sim-acquirer&from=2026-11-20&to=2026-11-20&status=all&done=forged&evil=1"}
 	wantBack := map[int]url.Values{2: {"connector": {"sim-acquirer"}, "from": {"2026-11-20"}, "to": {"2026-11-20"}, "status": {"all"}}}
+	c.s.Recon.(*reconcile.Service).ActWait = 200 * time.Millisecond
 	for i, a := range acts {
 		t.Run(a.name, func(t *testing.T) {
+			if a.busy {
+				unlock, err := models.LockReconConnector(t.Context(), c.db, "sim-acquirer")
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer unlock()
+			}
 			form := url.Values{"csrf": {csrf}, "form_id": {fmt.Sprintf("recon-act-%02d-0123456789abcdef", i)}, "action": {a.action}, "note": {a.note}}
 			if f, ok := filters[i]; ok {
 				form.Set("filters", f)

@@ -2,12 +2,15 @@ package reconcile_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"gorm.io/gorm"
 
 	"github.com/paygate/paygate/internal/adapters/ledger"
+	"github.com/paygate/paygate/internal/adapters/reconcile"
 	"github.com/paygate/paygate/internal/domain/recon"
 	"github.com/paygate/paygate/models"
 )
@@ -208,6 +211,51 @@ func TestActWaitsForTheConnectorsLock(t *testing.T) {
 	unlock()
 	if err := <-done; err != nil {
 		t.Fatalf("act after the lock was released: %v", err)
+	}
+	if its := simBankItems(t, db); its[0].Status != models.ReconResolved {
+		t.Errorf("the item after the action = %s, want resolved", its[0].Status)
+	}
+}
+
+// TestActGivesUpWhileTheConnectorIsBusy: an action that waits longer than
+// ActWait for its connector's reconciliation is not taken, says so
+// (ErrConnectorBusy), leaves the item as it was and the lock with its
+// holder; once the reconciliation ends the same action is taken.
+func TestActGivesUpWhileTheConnectorIsBusy(t *testing.T) {
+	db := testDB(t)
+	ctx := t.Context()
+	report := &switchedReport{lines: []recon.Line{{No: 1, Reference: "ch_y", OrderKey: "nobody", Type: recon.Capture, Gross: 100, Net: 100,
+		Currency: proofCurrency}}}
+	svc := simBankOver(db, report)
+	svc.ActWait = 200 * time.Millisecond
+	if _, err := svc.Reconcile(ctx, "sim-bank", time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	its := simBankItems(t, db)
+	if len(its) != 1 || its[0].Status != models.ReconOpen {
+		t.Fatalf("items = %+v, want one open exception", its)
+	}
+	unlock, err := models.LockReconConnector(ctx, db, "sim-bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = svc.Act(ctx, its[0].ID, recon.Resolve, "the acquirer's test charge", "finance@example.com")
+	if !errors.Is(err, reconcile.ErrConnectorBusy) || !strings.Contains(err.Error(), "sim-bank") {
+		t.Fatalf("act while the connector is reconciled: %v, want ErrConnectorBusy naming sim-bank", err)
+	}
+	if its := simBankItems(t, db); its[0].Status != models.ReconOpen {
+		t.Fatalf("the item after the action gave up = %s, want open", its[0].Status)
+	}
+	// The holder still has the lock: another taker still waits.
+	probe, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if again, err := models.LockReconConnector(probe, db, "sim-bank"); err == nil {
+		again()
+		t.Fatal("the lock was free while its holder had it")
+	}
+	unlock()
+	if _, err := svc.Act(ctx, its[0].ID, recon.Resolve, "the acquirer's test charge", "finance@example.com"); err != nil {
+		t.Fatalf("act after the reconciliation ended: %v", err)
 	}
 	if its := simBankItems(t, db); its[0].Status != models.ReconResolved {
 		t.Errorf("the item after the action = %s, want resolved", its[0].Status)

@@ -47,12 +47,24 @@ var ErrUnknownConnector = errors.New("no settlement reports from that connector"
 // ErrNotAllowed: the action does not apply to the item's class.
 var ErrNotAllowed = errors.New("that action does not apply to this exception")
 
+// ErrConnectorBusy: a day of the exception's connector is being
+// reconciled, and the action did not wait for it to end.
+var ErrConnectorBusy = errors.New("a reconciliation of this connector is running")
+
+// DefaultActWait is how long finance's action on an exception waits for a
+// reconciliation of its connector to end: well inside the console's 90 s
+// to write its page.
+const DefaultActWait = 30 * time.Second
+
 // Service reconciles.
 type Service struct {
 	DB         *gorm.DB
 	Ledger     *ledger.Ledger
 	Connectors map[string]Connector
 	Now        func() time.Time
+	// ActWait bounds Act's wait for its connector's lock (DefaultActWait
+	// when zero).
+	ActWait time.Duration
 }
 
 // Summary is one reconciliation of a day: the run as stored, and its items
@@ -629,9 +641,20 @@ func (s *Service) Act(ctx context.Context, id int64, action recon.Action, note, 
 	}
 	// A reconciliation of a day beside may be settling this item (a line
 	// of its report took it): the action waits for it, as another day's
-	// matching would, and reads the item as it left it.
-	unlock, err := models.LockReconConnector(ctx, s.DB, it.Connector)
+	// matching would, and reads the item as it left it. A day of many lines
+	// takes minutes, so the wait is bounded and finance told to come back,
+	// rather than the page timing out.
+	wait := s.ActWait
+	if wait <= 0 {
+		wait = DefaultActWait
+	}
+	lockCtx, cancel := context.WithTimeout(ctx, wait)
+	unlock, err := models.LockReconConnector(lockCtx, s.DB, it.Connector)
+	cancel()
 	if err != nil {
+		if ctx.Err() == nil && lockCtx.Err() != nil {
+			return models.ReconItem{}, fmt.Errorf("%w (%s, waited %s): try again when it ends", ErrConnectorBusy, it.Connector, wait)
+		}
 		return models.ReconItem{}, err
 	}
 	defer unlock()
