@@ -197,7 +197,12 @@ func FindNotifications(ctx context.Context, db *gorm.DB, s NotificationSelection
 	return out, nil
 }
 
-// LatestNotifications returns, per transaction id, its newest notification.
+// LatestNotifications returns, per transaction id, the newest notification
+// about the order: of its own changes or of a dispute of it. Newest is the
+// last made: each kind numbers its notifications from 1 (a dispute's
+// first notice is seq 1 after the order's payment notice), so seq only
+// breaks a tie. A subscription's notices are stored under its first
+// order's transaction id but tell of the subscription, not that order.
 func LatestNotifications(ctx context.Context, db *gorm.DB, transactionIDs []string) (map[string]Notification, error) {
 	out := map[string]Notification{}
 	if len(transactionIDs) == 0 {
@@ -205,7 +210,8 @@ func LatestNotifications(ctx context.Context, db *gorm.DB, transactionIDs []stri
 	}
 	var rows []Notification
 	err := db.WithContext(ctx).Raw(`SELECT DISTINCT ON (transaction_id) * FROM notifications
-		WHERE transaction_id IN ? ORDER BY transaction_id, seq DESC`, transactionIDs).Scan(&rows).Error
+		WHERE transaction_id IN ? AND notify_type <> ?
+		ORDER BY transaction_id, created_at DESC, seq DESC`, transactionIDs, notify.TypeSubscription).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("latest notifications: %w", err)
 	}
