@@ -197,16 +197,12 @@ func (s *Server) keyedHex(label string, data []byte) string {
 // and keeps its answer.
 func (s *Server) guarded(c *gin.Context, op string, who Echo, keys []models.ReplayKey, fingerprint string) {
 	ctx := c.Request.Context()
-	type held struct {
-		key   models.ReplayKey
-		claim string
-	}
-	var claims []held
+	var claims []replay.Held
 	release := func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		for _, h := range claims {
-			if err := s.Replays.Release(ctx, h.key, h.claim); err != nil {
+			if err := s.Replays.Release(ctx, h.Key, h.Claim); err != nil {
 				s.Logger.Error("release replay claim", "operation", op, "error", err)
 			}
 		}
@@ -215,9 +211,9 @@ func (s *Server) guarded(c *gin.Context, op string, who Echo, keys []models.Repl
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		for _, h := range claims {
-			if err := s.Replays.Complete(ctx, h.key, h.claim, a); err != nil {
+			if err := s.Replays.Complete(ctx, h.Key, h.Claim, a); err != nil {
 				s.Logger.Error("store replay answer", "operation", op, "error", err)
-				_ = s.Replays.Release(ctx, h.key, h.claim)
+				_ = s.Replays.Release(ctx, h.Key, h.Claim)
 			}
 		}
 	}
@@ -231,7 +227,7 @@ func (s *Server) guarded(c *gin.Context, op string, who Echo, keys []models.Repl
 		}
 		switch res.Outcome {
 		case replay.Claimed:
-			claims = append(claims, held{k, res.Claim})
+			claims = append(claims, replay.Held{Key: k, Claim: res.Claim})
 			if res.Abandoned && replayRoutes[op].notRerun {
 				s.abandoned(c, op, who, keep)
 				return
@@ -260,12 +256,15 @@ func (s *Server) guarded(c *gin.Context, op string, who Echo, keys []models.Repl
 	rec := &answerRecorder{ResponseWriter: c.Writer}
 	c.Writer = rec
 	finished := false
+	stopHolding := s.Replays.Hold(ctx, claims)
 	defer func() {
 		if !finished { // the handler panicked
+			stopHolding()
 			release()
 		}
 	}()
 	c.Next()
+	stopHolding()
 	finished = true
 	// A system error (S0001, which /v1/authorise answers with 200) says the
 	// outcome is not known yet: keeping it would answer every retry under

@@ -167,6 +167,19 @@ func CompleteReplay(ctx context.Context, db *gorm.DB, k ReplayKey, claim string,
 	return nil
 }
 
+// ExtendReplay renews the lease of the in-progress entry of the request
+// holding claim to lease from now; an entry answered, released or taken
+// over is left as it is.
+func ExtendReplay(ctx context.Context, db *gorm.DB, k ReplayKey, claim string, lease time.Duration) error {
+	err := db.WithContext(ctx).Exec(`UPDATE replay_entries SET claimed_until = now() + make_interval(secs => ?)
+		WHERE scope = ? AND operation = ? AND key = ? AND claim = ? AND state = ?`,
+		lease.Seconds(), k.Scope, k.Operation, k.Key, claim, ReplayInProgress).Error
+	if err != nil {
+		return fmt.Errorf("renew replay claim: %w", err)
+	}
+	return nil
+}
+
 // ReleaseReplay drops the in-progress entry of the request holding claim,
 // so the same request may be sent again and executed.
 func ReleaseReplay(ctx context.Context, db *gorm.DB, k ReplayKey, claim string) error {

@@ -41,9 +41,8 @@ const (
 	// DefaultTTL is how long a first answer is kept.
 	DefaultTTL = 24 * time.Hour
 	// DefaultLease is how long a claim holds before another request may
-	// take it over: well above the API's write timeout (90 s), so a live
-	// request is never overtaken; it only frees keys of requests whose
-	// process died.
+	// take it over, unless renewed (Hold): it frees the keys of requests
+	// whose process died.
 	DefaultLease = 5 * time.Minute
 	// DefaultNonceTTL covers every timestamp a strong signature may carry:
 	// one StrongTolerance ahead of the clock stays acceptable for two
@@ -81,9 +80,12 @@ type Result struct {
 
 // Store is the replay store over Postgres.
 type Store struct {
-	db         *gorm.DB
-	TTL        time.Duration
-	Lease      time.Duration
+	db    *gorm.DB
+	TTL   time.Duration
+	Lease time.Duration
+	// RenewEvery is how often Hold renews its claims (a third of Lease
+	// when zero).
+	RenewEvery time.Duration
 	NonceTTL   time.Duration
 	PruneEvery time.Duration
 	// Keys seal the answers kept; without them answers are kept in clear
@@ -148,6 +150,50 @@ func (s *Store) Claim(ctx context.Context, k models.ReplayKey, fingerprint strin
 		case <-time.After(pause):
 		}
 		pause = min(2*pause, 250*time.Millisecond)
+	}
+}
+
+// Held is a claim a request holds: its key and token.
+type Held struct {
+	Key   models.ReplayKey
+	Claim string
+}
+
+// Hold renews the leases of claims while their request runs, until the
+// stop it returns is called; stop waits for a renewal under way. A request
+// may run longer than a lease: a batch works the entries of one order one
+// after another, each waiting up to a minute for its workflow. A claim
+// that lapsed meanwhile would be taken over by the merchant's retry as
+// abandoned, and the first answer, when it came, could not be kept.
+func (s *Store) Hold(ctx context.Context, claims []Held) (stop func()) {
+	every := s.RenewEvery
+	if every <= 0 {
+		every = s.Lease / 3
+	}
+	// The request's own context ends when its caller goes away, while its
+	// handler may still be at work.
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			for _, h := range claims {
+				if err := models.ExtendReplay(ctx, s.db, h.Key, h.Claim, s.Lease); err != nil && ctx.Err() == nil {
+					s.Logger.Warn("renew replay claim", "operation", h.Key.Operation, "error", err)
+				}
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
 	}
 }
 

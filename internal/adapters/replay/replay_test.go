@@ -381,3 +381,63 @@ func TestAnswersAreKeptSealed(t *testing.T) {
 		t.Errorf("a sealed answer moved to another entry opened: %+v", got)
 	}
 }
+
+// TestHoldRenewsTheLease: a claim held by a request still at work is
+// renewed before it lapses, so a retry waits (Busy) instead of taking it
+// over as abandoned, and the first answer is kept when it comes; once the
+// request lets go, a lapsed claim is taken over as before.
+func TestHoldRenewsTheLease(t *testing.T) {
+	db := testDB(t)
+	s := replay.New(db)
+	s.Lease, s.RenewEvery = time.Minute, 20*time.Millisecond
+	ctx := t.Context()
+	first, err := s.Claim(ctx, key, "fp1", 0)
+	if err != nil || first.Outcome != replay.Claimed {
+		t.Fatalf("claim = %+v, %v", first, err)
+	}
+	// The request has run almost as long as its lease.
+	if err := db.Exec(`UPDATE replay_entries SET claimed_until = now() + interval '2 seconds'`).Error; err != nil {
+		t.Fatal(err)
+	}
+	stop := s.Hold(ctx, []replay.Held{{Key: key, Claim: first.Claim}})
+	for give := time.Now().Add(10 * time.Second); ; {
+		e, err := models.FindReplay(ctx, db, key)
+		if err != nil {
+			stop()
+			t.Fatal(err)
+		}
+		if time.Until(e.ClaimedUntil) > 30*time.Second {
+			break // renewed to a lease from now
+		}
+		if time.Now().After(give) {
+			stop()
+			t.Fatal("the lease was not renewed")
+		}
+		time.Sleep(10 * time.Millisecond) // polling the row, not standing in for it
+	}
+	if retry, err := s.Claim(ctx, key, "fp1", 0); err != nil || retry.Outcome != replay.Busy {
+		stop()
+		t.Fatalf("a retry while the request is held = %+v, %v; want busy", retry, err)
+	}
+	stop()
+	if err := s.Complete(ctx, key, first.Claim, answer("first")); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := s.Claim(ctx, key, "fp1", 0); err != nil || again.Outcome != replay.Answered || string(again.Answer.Body) != "first" {
+		t.Fatalf("a retry after the answer = %+v, %v; want the first answer", again, err)
+	}
+
+	// Let go of and lapsed, a claim is another request's to take.
+	other := models.ReplayKey{Scope: key.Scope, Operation: key.Operation, Key: key.Key + "-2"}
+	second, err := s.Claim(ctx, other, "fp2", 0)
+	if err != nil || second.Outcome != replay.Claimed {
+		t.Fatalf("claim = %+v, %v", second, err)
+	}
+	s.Hold(ctx, []replay.Held{{Key: other, Claim: second.Claim}})()
+	if err := db.Exec(`UPDATE replay_entries SET claimed_until = now() - interval '1 second' WHERE key = ?`, other.Key).Error; err != nil {
+		t.Fatal(err)
+	}
+	if taken, err := s.Claim(ctx, other, "fp2", 0); err != nil || taken.Outcome != replay.Claimed || !taken.Abandoned {
+		t.Fatalf("a lapsed claim let go = %+v, %v; want claimed from an abandoned request", taken, err)
+	}
+}
