@@ -169,7 +169,7 @@ type NotificationSelection struct {
 }
 
 // FindNotifications returns the selected notifications in delivery order
-// (per order, by sequence), at most limit.
+// (per order, as they were made), at most limit.
 func FindNotifications(ctx context.Context, db *gorm.DB, s NotificationSelection, limit int) ([]Notification, error) {
 	q := db.WithContext(ctx).Model(&Notification{})
 	if s.MerchantID != "" {
@@ -191,7 +191,8 @@ func FindNotifications(ctx context.Context, db *gorm.DB, s NotificationSelection
 		q = q.Where("created_at < ?", s.To)
 	}
 	var out []Notification
-	if err := q.Order("transaction_id, seq").Limit(limit).Find(&out).Error; err != nil {
+	// In the order they were made: each kind numbers its own from 1.
+	if err := q.Order("transaction_id, created_at NULLS FIRST, seq, notify_id").Limit(limit).Find(&out).Error; err != nil {
 		return nil, fmt.Errorf("find notifications: %w", err)
 	}
 	return out, nil
@@ -211,7 +212,7 @@ func LatestNotifications(ctx context.Context, db *gorm.DB, transactionIDs []stri
 	var rows []Notification
 	err := db.WithContext(ctx).Raw(`SELECT DISTINCT ON (transaction_id) * FROM notifications
 		WHERE transaction_id IN ? AND notify_type <> ?
-		ORDER BY transaction_id, created_at DESC, seq DESC`, transactionIDs, notify.TypeSubscription).Scan(&rows).Error
+		ORDER BY transaction_id, created_at DESC NULLS LAST, seq DESC, notify_id DESC`, transactionIDs, notify.TypeSubscription).Scan(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("latest notifications: %w", err)
 	}

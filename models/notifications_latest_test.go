@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
@@ -56,5 +57,44 @@ func TestLatestNotificationsIsTheLastMade(t *testing.T) {
 				t.Errorf("latest of %s = %q, want %q", tc.tx, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestFindNotificationsInTheOrderMade: a resend delivers an order's
+// notifications as they were made, a dispute's after the payment's it
+// followed, though each kind numbers its own from 1.
+func TestFindNotificationsInTheOrderMade(t *testing.T) {
+	db, err := models.Open(t.Context(), migratedDB(t), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	for _, m := range []struct {
+		id, typ string
+		seq     int
+		after   time.Duration
+	}{
+		{"dp-A-02", notify.TypeDispute, 2, 3 * time.Hour},
+		{"dp-A-01", notify.TypeDispute, 1, time.Hour},
+		{"A-n02", notify.TypeCapture, 2, time.Minute},
+		{"A-n01", notify.TypePayment, 1, 0},
+	} {
+		n := &models.Notification{NotifyID: m.id, TransactionID: "1000000000000000001", MerchantID: "M", AccountID: "A", OrderNo: "O",
+			Seq: m.seq, NotifyType: m.typ, URL: "https://shop.example/notify", Fields: map[string]string{}, Status: notify.Pending,
+			CreatedAt: at.Add(m.after)}
+		if err := models.InsertNotification(t.Context(), db, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := models.FindNotifications(t.Context(), db, models.NotificationSelection{OrderNos: []string{"O"}}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, n := range got {
+		ids = append(ids, n.NotifyID)
+	}
+	if want := []string{"A-n01", "A-n02", "dp-A-01", "dp-A-02"}; !slices.Equal(ids, want) {
+		t.Errorf("order of delivery = %v, want %v", ids, want)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"gorm.io/gorm"
 	"gorm.io/gorm/clause"
 )
@@ -184,6 +185,10 @@ func ReconOwedSettledElsewhere(ctx context.Context, db *gorm.DB, connector strin
 // the second is the connector's name hashed.
 const reconLockClass = 0x7265636f // "reco"
 
+// ErrReconLockBusy: the connector's reconciliation lock was not let go
+// within the wait asked for.
+var ErrReconLockBusy = errors.New("a reconciliation of this connector is running")
+
 // LockReconConnector takes connector's reconciliation lock and returns its
 // release: one day of a connector is reconciled at a time, since a day
 // reads what its neighbours matched and settled (a line settles a
@@ -192,6 +197,18 @@ const reconLockClass = 0x7265636f // "reco"
 // lock on a connection of its own, so it goes with the session if the
 // process dies; taking it waits for the holder, or until ctx ends.
 func LockReconConnector(ctx context.Context, db *gorm.DB, connector string) (func(), error) {
+	return lockReconConnector(ctx, db, connector, 0)
+}
+
+// LockReconConnectorWithin is LockReconConnector waiting at most wait for
+// the holder to let go (ErrReconLockBusy). Postgres times the wait itself
+// (lock_timeout), so a full pool or a slow server is not taken for a
+// reconciliation.
+func LockReconConnectorWithin(ctx context.Context, db *gorm.DB, connector string, wait time.Duration) (func(), error) {
+	return lockReconConnector(ctx, db, connector, max(wait, time.Millisecond))
+}
+
+func lockReconConnector(ctx context.Context, db *gorm.DB, connector string, wait time.Duration) (func(), error) {
 	sqlDB, err := db.DB()
 	if err != nil {
 		return nil, fmt.Errorf("reconciliation lock of %s: %w", connector, err)
@@ -200,12 +217,31 @@ func LockReconConnector(ctx context.Context, db *gorm.DB, connector string) (fun
 	if err != nil {
 		return nil, fmt.Errorf("reconciliation lock of %s: %w", connector, err)
 	}
-	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, reconLockClass, connector); err != nil {
-		// A wait cut short by ctx may have been granted the lock as it
-		// ended: the session is ended rather than handed back to the pool.
+	// A failed wait ends the session rather than handing it back to the
+	// pool: one cut short by ctx may have been granted the lock as it
+	// ended, and one timed by lock_timeout carries the setting.
+	discard := func() {
 		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
 		_ = conn.Close()
+	}
+	if wait > 0 {
+		if _, err := conn.ExecContext(ctx, `SELECT set_config('lock_timeout', $1, false)`, fmt.Sprintf("%dms", wait.Milliseconds())); err != nil {
+			discard()
+			return nil, fmt.Errorf("reconciliation lock of %s: %w", connector, err)
+		}
+	}
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1, hashtext($2))`, reconLockClass, connector); err != nil {
+		discard()
+		if pgErr := (*pgconn.PgError)(nil); errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
+			return nil, fmt.Errorf("%w (%s, waited %s)", ErrReconLockBusy, connector, wait)
+		}
 		return nil, fmt.Errorf("reconciliation lock of %s: %w", connector, err)
+	}
+	if wait > 0 {
+		if _, err := conn.ExecContext(ctx, `RESET lock_timeout`); err != nil {
+			discard()
+			return nil, fmt.Errorf("reconciliation lock of %s: %w", connector, err)
+		}
 	}
 	return func() {
 		// The connection goes back to the pool, which must not keep the

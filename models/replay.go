@@ -167,15 +167,22 @@ func CompleteReplay(ctx context.Context, db *gorm.DB, k ReplayKey, claim string,
 	return nil
 }
 
+// ErrReplayClaimLost: the request's claim is no longer in progress under
+// its token (taken over, or released).
+var ErrReplayClaimLost = errors.New("the replay claim is no longer this request's")
+
 // ExtendReplay renews the lease of the in-progress entry of the request
-// holding claim to lease from now; an entry answered, released or taken
-// over is left as it is.
+// holding claim to lease from now; ErrReplayClaimLost when that entry is
+// gone or another request's.
 func ExtendReplay(ctx context.Context, db *gorm.DB, k ReplayKey, claim string, lease time.Duration) error {
-	err := db.WithContext(ctx).Exec(`UPDATE replay_entries SET claimed_until = now() + make_interval(secs => ?)
+	res := db.WithContext(ctx).Exec(`UPDATE replay_entries SET claimed_until = now() + make_interval(secs => ?)
 		WHERE scope = ? AND operation = ? AND key = ? AND claim = ? AND state = ?`,
-		lease.Seconds(), k.Scope, k.Operation, k.Key, claim, ReplayInProgress).Error
-	if err != nil {
-		return fmt.Errorf("renew replay claim: %w", err)
+		lease.Seconds(), k.Scope, k.Operation, k.Key, claim, ReplayInProgress)
+	if res.Error != nil {
+		return fmt.Errorf("renew replay claim: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return ErrReplayClaimLost
 	}
 	return nil
 }

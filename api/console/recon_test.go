@@ -127,7 +127,6 @@ func TestFinanceReconciles(t *testing.T) {
 	// only the filter's own keys are kept.
 	filters := map[int]string{2: "connector=sim-acquirer&from=2026-11-20&to=2026-11-20&status=all&done=forged&evil=1"}
 	wantBack := map[int]url.Values{2: {"connector": {"sim-acquirer"}, "from": {"2026-11-20"}, "to": {"2026-11-20"}, "status": {"all"}}}
-	c.s.Recon.(*reconcile.Service).ActWait = 200 * time.Millisecond
 	for i, a := range acts {
 		t.Run(a.name, func(t *testing.T) {
 			if a.busy {
@@ -136,6 +135,9 @@ func TestFinanceReconciles(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer unlock()
+				svc := c.s.Recon.(*reconcile.Service)
+				svc.ActWait = 200 * time.Millisecond
+				defer func() { svc.ActWait = 0 }()
 			}
 			form := url.Values{"csrf": {csrf}, "form_id": {fmt.Sprintf("recon-act-%02d-0123456789abcdef", i)}, "action": {a.action}, "note": {a.note}}
 			if f, ok := filters[i]; ok {

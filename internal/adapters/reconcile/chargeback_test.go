@@ -227,7 +227,6 @@ func TestActGivesUpWhileTheConnectorIsBusy(t *testing.T) {
 	report := &switchedReport{lines: []recon.Line{{No: 1, Reference: "ch_y", OrderKey: "nobody", Type: recon.Capture, Gross: 100, Net: 100,
 		Currency: proofCurrency}}}
 	svc := simBankOver(db, report)
-	svc.ActWait = 200 * time.Millisecond
 	if _, err := svc.Reconcile(ctx, "sim-bank", time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
@@ -239,19 +238,31 @@ func TestActGivesUpWhileTheConnectorIsBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc.ActWait = 200 * time.Millisecond
 	_, err = svc.Act(ctx, its[0].ID, recon.Resolve, "the acquirer's test charge", "finance@example.com")
+	svc.ActWait = 0
 	if !errors.Is(err, reconcile.ErrConnectorBusy) || !strings.Contains(err.Error(), "sim-bank") {
 		t.Fatalf("act while the connector is reconciled: %v, want ErrConnectorBusy naming sim-bank", err)
 	}
 	if its := simBankItems(t, db); its[0].Status != models.ReconOpen {
 		t.Fatalf("the item after the action gave up = %s, want open", its[0].Status)
 	}
-	// The holder still has the lock: another taker still waits.
-	probe, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
-	defer cancel()
-	if again, err := models.LockReconConnector(probe, db, "sim-bank"); err == nil {
-		again()
-		t.Fatal("the lock was free while its holder had it")
+	// The action that gave up holds nothing and waits no more: the one
+	// advisory lock is the holder's.
+	var locks, waiting int64
+	if err := db.Raw(`SELECT count(*) FILTER (WHERE granted), count(*) FILTER (WHERE NOT granted) FROM pg_locks
+WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Row().Scan(&locks, &waiting); err != nil {
+		t.Fatal(err)
+	}
+	if locks != 1 || waiting != 0 {
+		t.Fatalf("advisory locks after the action gave up: %d granted, %d waiting; want the holder's alone", locks, waiting)
+	}
+	// The holder still has the lock: another taker is told so.
+	if again, err := models.LockReconConnectorWithin(ctx, db, "sim-bank", 50*time.Millisecond); !errors.Is(err, models.ErrReconLockBusy) {
+		if err == nil {
+			again()
+		}
+		t.Fatalf("take the held lock: %v, want ErrReconLockBusy", err)
 	}
 	unlock()
 	if _, err := svc.Act(ctx, its[0].ID, recon.Resolve, "the acquirer's test charge", "finance@example.com"); err != nil {

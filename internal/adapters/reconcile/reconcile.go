@@ -49,7 +49,7 @@ var ErrNotAllowed = errors.New("that action does not apply to this exception")
 
 // ErrConnectorBusy: a day of the exception's connector is being
 // reconciled, and the action did not wait for it to end.
-var ErrConnectorBusy = errors.New("a reconciliation of this connector is running")
+var ErrConnectorBusy = models.ErrReconLockBusy
 
 // DefaultActWait is how long finance's action on an exception waits for a
 // reconciliation of its connector to end: well inside the console's 90 s
@@ -648,13 +648,11 @@ func (s *Service) Act(ctx context.Context, id int64, action recon.Action, note, 
 	if wait <= 0 {
 		wait = DefaultActWait
 	}
-	lockCtx, cancel := context.WithTimeout(ctx, wait)
-	unlock, err := models.LockReconConnector(lockCtx, s.DB, it.Connector)
-	cancel()
+	unlock, err := models.LockReconConnectorWithin(ctx, s.DB, it.Connector, wait)
+	if errors.Is(err, ErrConnectorBusy) {
+		return models.ReconItem{}, fmt.Errorf("%w: try again when it ends", err)
+	}
 	if err != nil {
-		if ctx.Err() == nil && lockCtx.Err() != nil {
-			return models.ReconItem{}, fmt.Errorf("%w (%s, waited %s): try again when it ends", ErrConnectorBusy, it.Connector, wait)
-		}
 		return models.ReconItem{}, err
 	}
 	defer unlock()

@@ -170,6 +170,9 @@ func (s *Store) Hold(ctx context.Context, claims []Held) (stop func()) {
 	if every <= 0 {
 		every = s.Lease / 3
 	}
+	if every <= 0 || len(claims) == 0 {
+		return func() {}
+	}
 	// The request's own context ends when its caller goes away, while its
 	// handler may still be at work.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -185,6 +188,8 @@ func (s *Store) Hold(ctx context.Context, claims []Held) (stop func()) {
 			case <-tick.C:
 			}
 			for _, h := range claims {
+				// A lost claim means its answer will not be kept: worth
+				// an operator's look, though the request goes on.
 				if err := models.ExtendReplay(ctx, s.db, h.Key, h.Claim, s.Lease); err != nil && ctx.Err() == nil {
 					s.Logger.Warn("renew replay claim", "operation", h.Key.Operation, "error", err)
 				}

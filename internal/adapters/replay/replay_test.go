@@ -437,7 +437,18 @@ func TestHoldRenewsTheLease(t *testing.T) {
 	if err := db.Exec(`UPDATE replay_entries SET claimed_until = now() - interval '1 second' WHERE key = ?`, other.Key).Error; err != nil {
 		t.Fatal(err)
 	}
-	if taken, err := s.Claim(ctx, other, "fp2", 0); err != nil || taken.Outcome != replay.Claimed || !taken.Abandoned {
+	taken, err := s.Claim(ctx, other, "fp2", 0)
+	if err != nil || taken.Outcome != replay.Claimed || !taken.Abandoned {
 		t.Fatalf("a lapsed claim let go = %+v, %v; want claimed from an abandoned request", taken, err)
 	}
+	// The overtaken request's claim is no longer its own to renew.
+	if err := models.ExtendReplay(ctx, db, other, second.Claim, time.Minute); !errors.Is(err, models.ErrReplayClaimLost) {
+		t.Errorf("renew an overtaken claim: %v, want ErrReplayClaimLost", err)
+	}
+	if err := models.ExtendReplay(ctx, db, other, taken.Claim, time.Minute); err != nil {
+		t.Errorf("renew the claim that took over: %v", err)
+	}
+	// A store with no lease to renew holds nothing, and says so at once.
+	s.Lease, s.RenewEvery = 0, 0
+	s.Hold(ctx, []replay.Held{{Key: other, Claim: taken.Claim}})()
 }
