@@ -178,6 +178,23 @@ AND wait_event_type = 'Lock' AND wait_event = 'advisory'`).Scan(&waiting).Error;
 	}
 }
 
+// simBankException reconciles a sim-bank day whose one line matches no
+// order: the service and its one open exception.
+func simBankException(t *testing.T, db *gorm.DB) (*reconcile.Service, []models.ReconItem) {
+	t.Helper()
+	report := &switchedReport{lines: []recon.Line{{No: 1, Reference: "ch_x", OrderKey: "nobody", Type: recon.Capture, Gross: 100, Net: 100,
+		Currency: proofCurrency}}}
+	svc := simBankOver(db, report)
+	if _, err := svc.Reconcile(t.Context(), "sim-bank", time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	its := simBankItems(t, db)
+	if len(its) != 1 || its[0].Status != models.ReconOpen {
+		t.Fatalf("items = %+v, want one open exception", its)
+	}
+	return svc, its
+}
+
 // TestActWaitsForTheConnectorsLock: finance's action on an exception waits
 // while a day of its connector is being reconciled, which may settle the
 // item by a line of a day beside (a write-off then would settle it twice),
@@ -185,16 +202,7 @@ AND wait_event_type = 'Lock' AND wait_event = 'advisory'`).Scan(&waiting).Error;
 func TestActWaitsForTheConnectorsLock(t *testing.T) {
 	db := testDB(t)
 	ctx := t.Context()
-	report := &switchedReport{lines: []recon.Line{{No: 1, Reference: "ch_x", OrderKey: "nobody", Type: recon.Capture, Gross: 100, Net: 100,
-		Currency: proofCurrency}}}
-	svc := simBankOver(db, report)
-	if _, err := svc.Reconcile(ctx, "sim-bank", time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)); err != nil {
-		t.Fatal(err)
-	}
-	its := simBankItems(t, db)
-	if len(its) != 1 || its[0].Status != models.ReconOpen {
-		t.Fatalf("items = %+v, want one open exception", its)
-	}
+	svc, its := simBankException(t, db)
 	unlock, err := models.LockReconConnector(ctx, db, "sim-bank")
 	if err != nil {
 		t.Fatal(err)
@@ -224,16 +232,7 @@ func TestActWaitsForTheConnectorsLock(t *testing.T) {
 func TestActGivesUpWhileTheConnectorIsBusy(t *testing.T) {
 	db := testDB(t)
 	ctx := t.Context()
-	report := &switchedReport{lines: []recon.Line{{No: 1, Reference: "ch_y", OrderKey: "nobody", Type: recon.Capture, Gross: 100, Net: 100,
-		Currency: proofCurrency}}}
-	svc := simBankOver(db, report)
-	if _, err := svc.Reconcile(ctx, "sim-bank", time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)); err != nil {
-		t.Fatal(err)
-	}
-	its := simBankItems(t, db)
-	if len(its) != 1 || its[0].Status != models.ReconOpen {
-		t.Fatalf("items = %+v, want one open exception", its)
-	}
+	svc, its := simBankException(t, db)
 	unlock, err := models.LockReconConnector(ctx, db, "sim-bank")
 	if err != nil {
 		t.Fatal(err)
