@@ -249,7 +249,8 @@ func lockReconConnector(ctx context.Context, db *gorm.DB, connector string, wait
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_unlock($1, hashtext($2))`, reconLockClass, connector); err != nil {
-			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			discard()
+			return
 		}
 		_ = conn.Close()
 	}, nil

@@ -178,9 +178,11 @@ AND wait_event_type = 'Lock' AND wait_event = 'advisory'`).Scan(&waiting).Error;
 	}
 }
 
-// simBankException reconciles a sim-bank day whose one line matches no
-// order: the service and its one open exception.
-func simBankException(t *testing.T, db *gorm.DB) (*reconcile.Service, []models.ReconItem) {
+// simBankExceptionLocked reconciles a sim-bank day whose one line matches
+// no order and then takes sim-bank's reconciliation lock, as a day being
+// reconciled would: the service, its one open exception and the lock's
+// release.
+func simBankExceptionLocked(t *testing.T, db *gorm.DB) (*reconcile.Service, []models.ReconItem, func()) {
 	t.Helper()
 	report := &switchedReport{lines: []recon.Line{{No: 1, Reference: "ch_x", OrderKey: "nobody", Type: recon.Capture, Gross: 100, Net: 100,
 		Currency: proofCurrency}}}
@@ -192,7 +194,11 @@ func simBankException(t *testing.T, db *gorm.DB) (*reconcile.Service, []models.R
 	if len(its) != 1 || its[0].Status != models.ReconOpen {
 		t.Fatalf("items = %+v, want one open exception", its)
 	}
-	return svc, its
+	unlock, err := models.LockReconConnector(t.Context(), db, "sim-bank")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, its, unlock
 }
 
 // TestActWaitsForTheConnectorsLock: finance's action on an exception waits
@@ -202,11 +208,7 @@ func simBankException(t *testing.T, db *gorm.DB) (*reconcile.Service, []models.R
 func TestActWaitsForTheConnectorsLock(t *testing.T) {
 	db := testDB(t)
 	ctx := t.Context()
-	svc, its := simBankException(t, db)
-	unlock, err := models.LockReconConnector(ctx, db, "sim-bank")
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, its, unlock := simBankExceptionLocked(t, db)
 	done := make(chan error, 1)
 	go func() {
 		_, err := svc.Act(ctx, its[0].ID, recon.Resolve, "the acquirer's test charge", "finance@example.com")
@@ -232,13 +234,9 @@ func TestActWaitsForTheConnectorsLock(t *testing.T) {
 func TestActGivesUpWhileTheConnectorIsBusy(t *testing.T) {
 	db := testDB(t)
 	ctx := t.Context()
-	svc, its := simBankException(t, db)
-	unlock, err := models.LockReconConnector(ctx, db, "sim-bank")
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, its, unlock := simBankExceptionLocked(t, db)
 	svc.ActWait = 200 * time.Millisecond
-	_, err = svc.Act(ctx, its[0].ID, recon.Resolve, "the acquirer's test charge", "finance@example.com")
+	_, err := svc.Act(ctx, its[0].ID, recon.Resolve, "the acquirer's test charge", "finance@example.com")
 	svc.ActWait = 0
 	if !errors.Is(err, reconcile.ErrConnectorBusy) || !strings.Contains(err.Error(), "sim-bank") {
 		t.Fatalf("act while the connector is reconciled: %v, want ErrConnectorBusy naming sim-bank", err)
